@@ -1,0 +1,65 @@
+"""`dsl validate PATH…`: static checks of template files, in actionlint's style or as JSON.
+
+Exit 0 clean (warnings allowed), 1 problems (or warnings with --strict), 2 usage or I/O error.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from dsl import CheckResult, Diagnostic, check_source, format_json, format_text, has_errors
+from stdlib import REGISTRY
+
+from ._files import template_files
+
+
+def check_paths(paths: tuple[str, ...]) -> tuple[list[CheckResult], list[str]]:
+    """Results for every readable template file, and one message per path that could not be read."""
+    results, failures = [], []
+    for item in template_files(paths):
+        if isinstance(item, OSError):
+            failures.append(str(item))
+            continue
+        try:
+            text = item.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            failures.append(f"{item}: not UTF-8 text ({exc.reason} at byte {exc.start})")
+            continue
+        except OSError as exc:
+            failures.append(f"{item}: {exc.strerror or exc}")
+            continue
+        results.append(check_source(text, str(item), REGISTRY))
+    return results, failures
+
+
+@click.command("validate")
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--strict", is_flag=True, help="Treat warnings as errors (exit 1).")
+def command(paths: tuple[str, ...], fmt: str, strict: bool) -> None:
+    """Check template files (or every *.yaml under folders) without running them."""
+    results, failures = check_paths(paths)
+    diagnostics: list[Diagnostic] = sorted(
+        (d for r in results for d in r.diagnostics), key=Diagnostic.sort_key
+    )
+    sources = {r.file: r.source for r in results}
+    if fmt == "json":
+        click.echo(format_json(diagnostics))
+    else:
+        for d in diagnostics:
+            click.echo(format_text(d, sources.get(d.file)))
+    for message in failures:
+        click.echo(f"error: {message}", err=True)
+    if fmt == "text" and not failures:
+        errors = sum(d.severity == "error" for d in diagnostics)
+        warnings = len(diagnostics) - errors
+        click.echo(
+            f"{len(results)} template{'s' if len(results) != 1 else ''} checked: "
+            f"{errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}",
+            err=True,
+        )
+    if failures:
+        sys.exit(2)
+    sys.exit(1 if has_errors(diagnostics, strict) else 0)

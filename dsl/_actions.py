@@ -1,0 +1,32 @@
+"""What the language needs to know of an action: its schemas, capability level and retry codes.
+
+An interface only: `stdlib/` declares the actions, the checker and interpreter read them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ._contract import ErrorCode, Level
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    name: str
+    level: Level
+    summary: str
+    args_schema: dict[str, Any]
+    result_schema: dict[str, Any]
+    retryable: frozenset[ErrorCode] = frozenset()
+    needs_browser: bool = True
+    pure: bool = False  # no side effects: a result nobody reads is dead code
+    result_from_args: bool = False  # `set`: the result is the arguments
+    run: Callable[..., Awaitable[Any]] | None = field(default=None, compare=False)
+
+
+class ActionCatalog(Protocol):
+    def get(self, name: str) -> ActionSpec | None: ...
+
+    def names(self) -> Iterable[str]: ...

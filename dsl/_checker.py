@@ -1,0 +1,490 @@
+"""Static checks of a template (SPEC §3): every rule, every problem of a file in one pass.
+
+Pure: reads YAML text and an action catalog, returns the step graph and diagnostics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from ._actions import ActionCatalog, ActionSpec
+from ._contract import Level, TrustLevel
+from ._diagnostics import Diagnostic, Severity, Span
+from ._expr_infer import ExprScope, StepRef, infer, suggest
+from ._metaschema import MAX_RUN_TIMEOUT_MS, MAX_TABS_PER_SESSION, TEMPLATE
+from ._model import Step, Template, build_template
+from ._schema_errors import explain, pointer_of
+from ._types import ANY, BOOLEAN, NUMBER, STRING, Type, array_of, fits, from_schema, join_all, object_of, of_value
+from ._values import DYNAMIC, Const, Expr, Interp, ListValue, MapValue, Single, Value, literal
+from ._yaml import LoadedYaml, YamlError, escape_pointer, load_yaml
+
+_META_VALIDATOR = jsonschema.Draft202012Validator(TEMPLATE)
+_SCHEMA_VALIDATOR = jsonschema.Draft202012Validator(jsonschema.Draft202012Validator.META_SCHEMA)
+_RUN_TYPE = object_of(
+    {k: STRING for k in ("runId", "templateId", "templateVersion", "sessionId", "profileId", "startedAt")}
+)
+_ITEM_ERROR = object_of({"code": STRING, "message": STRING})
+_SUMMARY = object_of({k: NUMBER for k in ("total", "succeeded", "failed", "skipped")})
+_FOREACH_ONLY = ("as", "concurrency", "steps", "collect")
+
+
+@dataclass
+class CheckResult:
+    file: str
+    template: Template | None
+    diagnostics: list[Diagnostic]
+    source: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not any(d.severity is Severity.ERROR for d in self.diagnostics)
+
+
+@dataclass
+class _Place:
+    """What is in scope at one point of the step tree."""
+
+    names: dict[str, Type]
+    visible: set[str]
+    loops: tuple[str, ...] = ()  # pointers of the enclosing forEach steps
+
+
+@dataclass
+class _StepInfo:
+    step: Step
+    loop: str | None  # pointer of the nearest enclosing forEach, if any
+    loop_id: str | None
+    type: Type = field(default_factory=lambda: ANY)
+
+
+class _Checker:
+    def __init__(self, file: str, loaded: LoadedYaml, catalog: ActionCatalog) -> None:
+        self.file = file
+        self.loaded = loaded
+        self.raw: Any = loaded.data
+        self.catalog = catalog
+        self.diagnostics: list[Diagnostic] = []
+        self.infos: dict[str, _StepInfo] = {}
+        self.used_inputs: set[str] = set()
+        self.used_steps: set[str] = set()
+
+    # -- reporting ---------------------------------------------------------------------------
+    def add(self, rule: str, message: str, pointer: str, *, key: bool = False,
+            severity: Severity = Severity.ERROR, span: Span | None = None) -> None:
+        span = span or self.loaded.span(pointer, key=key)
+        self.diagnostics.append(Diagnostic(self.file, span, severity, rule, message, pointer))
+
+    def add_in_expr(self, rule: str, message: str, pointer: str, start: int, end: int) -> None:
+        info = self.loaded.nodes.get(pointer)
+        if info is None:
+            self.add(rule, message, pointer)
+            return
+        s = info.span
+        if s.line == s.end_line and info.style in (None, "'", '"'):
+            column = s.column + start + (1 if info.style else 0)
+            span = Span(s.line, column, s.line, column + max(1, end - start))
+        else:
+            span = Span.point(s.line, s.column)
+        self.add(rule, message, pointer, span=span)
+
+    # -- the rules ---------------------------------------------------------------------------
+    def run(self) -> Template | None:
+        if not isinstance(self.raw, dict):
+            got = "an empty file" if self.raw is None else f"a {type(self.raw).__name__}"
+            self.add("template-schema", f"a template must be a YAML map of keys, got {got}", "")
+            return None
+        self.check_meta_schema()
+        self.check_json_schemas()
+        template, bad = build_template(self.raw, self.file)
+        self.template = template
+        self.steps = template.all_steps()
+        for b in bad:
+            self.add_in_expr("expr-syntax", b.message, b.pointer, b.start, b.end)
+        self.check_structure(template)
+        self.check_scopes(template)
+        self.check_template_level(template)
+        self.check_unused(template)
+        return template
+
+    def check_meta_schema(self) -> None:
+        for error in _META_VALIDATOR.iter_errors(self.raw):
+            where = self.where(list(error.absolute_path))
+            for problem in explain(error, where, "the template"):
+                self.add("template-schema", problem.message, problem.pointer, key=problem.at_key)
+
+    def where(self, path: list[Any]) -> str:
+        if not path:
+            return "the template"
+        node: Any = self.raw
+        for p in path:
+            node = node[p] if isinstance(node, dict | list) else None
+        if len(path) >= 2 and path[-2] == "steps" and isinstance(node, dict):
+            return f'step "{node["id"]}"' if isinstance(node.get("id"), str) else "step"
+        return f'"{path[-1]}"'
+
+    def check_json_schemas(self) -> None:
+        for key in ("inputs", "outputs"):
+            schema = self.raw.get(key)
+            if not isinstance(schema, dict):
+                continue
+            for error in _SCHEMA_VALIDATOR.iter_errors(schema):
+                pointer = f"/{key}{pointer_of(error.absolute_path)}"
+                self.add("json-schema", f"{key} is not a valid JSON Schema: {error.message}", pointer)
+            if schema.get("type", "object") != "object":
+                self.add("json-schema", f'{key} must describe a map (type: object), got type {schema.get("type")!r}', f"/{key}/type")
+
+    def check_structure(self, template: Template) -> None:
+        seen: dict[str, Step] = {}
+        for step in template.all_steps():
+            data = self.node(step.pointer)
+            if not isinstance(data, dict):
+                continue
+            if step.id is not None and step.id in seen:
+                first = self.loaded.span(f"{seen[step.id].pointer}/id")
+                self.add("duplicate-id", f'duplicate step id "{step.id}" (first used at line {first.line})', f"{step.pointer}/id")
+            elif step.id is not None:
+                seen[step.id] = step
+            self.check_step_shape(step, data)
+        for siblings in self.sibling_lists(template):
+            self.check_needs(siblings)
+
+    def node(self, pointer: str) -> Any:
+        node: Any = self.raw
+        for token in pointer.split("/")[1:]:
+            token = token.replace("~1", "/").replace("~0", "~")
+            if isinstance(node, dict):
+                node = node.get(token)
+            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                node = node[int(token)]
+            else:
+                return None
+        return node
+
+    def check_step_shape(self, step: Step, data: dict[str, Any]) -> None:
+        has_action, has_loop = "action" in data, "forEach" in data
+        if has_action and has_loop:
+            self.add("template-schema", f"step {step.label} has both action and forEach; a step is one or the other", f"{step.pointer}/forEach", key=True)
+        elif not has_action and not has_loop:
+            self.add("template-schema", f"step {step.label} needs either action or forEach", step.pointer)
+        elif has_action:
+            for key in _FOREACH_ONLY:
+                if key in data:
+                    self.add("template-schema", f'"{key}" only applies to forEach steps', f"{step.pointer}/{key}", key=True)
+            if isinstance(step.action, str) and self.catalog.get(step.action) is None:
+                self.add("unknown-action", f'unknown action "{step.action}"{suggest(step.action, self.catalog.names(), "actions")}', f"{step.pointer}/action")
+        else:
+            if "with" in data:
+                self.add("template-schema", '"with" only applies to action steps', f"{step.pointer}/with", key=True)
+            if "steps" not in data:
+                self.add("template-schema", f"forEach step {step.label} needs steps to run for each item", step.pointer)
+        if isinstance(step.tab, Const) and step.tab.value not in ("new", "main") and isinstance(step.tab.value, str):
+            self.add("template-schema", f'"tab" must be new, main or an expression yielding a tab id, got "{step.tab.value}"', f"{step.pointer}/tab")
+
+    def sibling_lists(self, template: Template) -> Iterable[list[Step]]:
+        yield template.steps
+        for step in template.all_steps():
+            if step.steps:
+                yield step.steps
+
+    def check_needs(self, siblings: list[Step]) -> None:
+        ids = {s.id: s for s in siblings if s.id}
+        all_ids = {s.id for s in self.steps if s.id}
+        for step in siblings:
+            for i, need in enumerate(step.needs):
+                pointer = f"{step.pointer}/needs" + (f"/{i}" if isinstance(self.node(f"{step.pointer}/needs"), list) else "")
+                if need == step.id:
+                    self.add("cycle", f'step "{need}" needs itself', pointer)
+                elif need not in ids:
+                    if need in all_ids:
+                        self.add("unknown-ref", f'needs can only name sibling steps; "{need}" is not a sibling of {step.label}', pointer)
+                    else:
+                        self.add("unknown-ref", f'needs names no step "{need}"{suggest(need, ids, "siblings")}', pointer)
+        for cycle in _cycles({s.id: [n for n in s.needs if n in ids and n != s.id] for s in siblings if s.id}):
+            first = ids[cycle[0]]
+            self.add("cycle", f"needs form a cycle: {' → '.join([*cycle, cycle[0]])}", f"{first.pointer}/needs")
+
+    # -- scopes, references and types ---------------------------------------------------------
+    def check_scopes(self, template: Template) -> None:
+        self.inputs_type = from_schema(template.inputs_schema)
+        names = {"inputs": self.inputs_type, "run": _RUN_TYPE}
+        self.walk(template.steps, _Place(names, set()), None, None)
+        for value in (template.async_when, template.profile):
+            if value is not None:
+                self.check_value(value, _Place({"inputs": self.inputs_type}, set()))
+        if template.output is not None:
+            top = {s.id for s in template.steps if s.id}
+            self.output_type = self.check_value(template.output, _Place(names, top))
+            self.check_output(template)
+
+    def walk(self, siblings: list[Step], outer: _Place, loop: str | None, loop_id: str | None) -> None:
+        for step in siblings:
+            if step.id and step.id not in self.infos:
+                self.infos[step.id] = _StepInfo(step, loop, loop_id)
+        dag = any(s.needs for s in siblings)
+        ids = {s.id: s for s in siblings if s.id}
+        for index, step in enumerate(siblings):
+            if dag:
+                before = _ancestors(step, ids)
+            else:
+                before = {s.id for s in siblings[:index] if s.id}
+            place = _Place(outer.names, outer.visible | before, outer.loops)
+            self.check_step(step, place)
+
+    def step_refs(self, place: _Place, current: Step | None) -> dict[str, StepRef]:
+        refs: dict[str, StepRef] = {}
+        later = "is used before it is guaranteed to have run; move it earlier or list it in needs"
+        for step_id, info in self.infos.items():
+            if step_id in place.visible:
+                refs[step_id] = StepRef(info.type, info.step.action)
+            elif current is not None and step_id == current.id:
+                refs[step_id] = StepRef(ANY, visible=False, why_not=f'step "{step_id}" cannot use its own result')
+            elif info.loop is not None and info.loop not in place.loops:
+                refs[step_id] = StepRef(
+                    ANY,
+                    visible=False,
+                    rule="unknown-ref",
+                    why_not=f'step "{step_id}" runs inside forEach "{info.loop_id or info.loop}"; read its results through steps.{info.loop_id or "<loop>"}.items',
+                )
+            else:
+                refs[step_id] = StepRef(ANY, visible=False, why_not=f'step "{step_id}" {later}')
+        for step in self.steps:  # steps not walked yet (later siblings, later loops)
+            if step.id and step.id not in refs:
+                refs[step.id] = StepRef(ANY, visible=False, why_not=f'step "{step.id}" {later}')
+        return refs
+
+    def check_value(self, value: Value, place: _Place, current: Step | None = None) -> Type:
+        match value:
+            case Const(value=v):
+                return of_value(v)
+            case Single(expr=expr):
+                return self.check_expr(expr, place, current)
+            case Interp(parts=parts):
+                for part in parts:
+                    if isinstance(part, Expr):
+                        self.check_expr(part, place, current)
+                return STRING
+            case ListValue(items=items):
+                return array_of(join_all([self.check_value(i, place, current) for i in items]))
+            case MapValue(entries=entries):
+                return object_of({k: self.check_value(v, place, current) for k, v in entries})
+        return ANY
+
+    def check_expr(self, expr: Expr, place: _Place, current: Step | None) -> Type:
+        scope = ExprScope(place.names, self.step_refs(place, current))
+        result, problems = infer(expr.node, scope)
+        self.used_inputs |= scope.used_inputs
+        self.used_steps |= scope.used_steps
+        for p in problems:
+            self.add_in_expr(p.rule, p.message, expr.pointer, expr.offset + p.start, expr.offset + p.end)
+        return result
+
+    def check_step(self, step: Step, place: _Place) -> None:
+        if step.when is not None:
+            self.check_value(step.when, place, step)
+        if step.timeout_ms is not None:
+            self.check_number(step.timeout_ms, place, step, f"{step.pointer}/timeoutMs", "timeoutMs")
+        if step.tab is not None and step.tab != Const("new"):
+            self.check_value(step.tab, place, step)
+        info = self.infos.get(step.id) if step.id else None
+        if step.is_loop:
+            result = self.check_loop(step, place)
+        else:
+            result = self.check_action(step, place)
+        if info is not None and info.step is step:
+            info.type = result
+
+    def check_number(self, value: Value, place: _Place, step: Step, pointer: str, name: str) -> None:
+        kind = self.check_value(value, place, step).kind
+        if kind not in ("number", "any", "null"):
+            self.add("type", f"{name} must be a number, got {kind}", pointer)
+
+    def check_action(self, step: Step, place: _Place) -> Type:
+        spec = self.catalog.get(step.action) if step.action else None
+        args_type = self.check_value(step.args, place, step)
+        if spec is None:
+            return ANY
+        self.check_args(step, spec, args_type)
+        if spec.level is Level.L2 and TrustLevel.REMOTE in self.template.trust:
+            self.add(
+                "trust",
+                f'action "{spec.name}" needs host access (L2), which remote callers may not use; '
+                'remove "remote" from trust or use another action',
+                f"{step.pointer}/action",
+            )
+        if spec.result_from_args:
+            return args_type if args_type.kind == "object" else ANY
+        result = from_schema(spec.result_schema)
+        if result.kind == "object":
+            props = dict(result.props)
+            props.setdefault("warnings", array_of(STRING))
+            result = object_of(props, result.closed)
+        return result
+
+    def check_args(self, step: Step, spec: ActionSpec, args_type: Type) -> None:
+        pointer = f"{step.pointer}/with"
+        if isinstance(step.args, Single):
+            return
+        args = literal(step.args)
+        if not isinstance(args, dict):
+            return
+        validator = jsonschema.Draft202012Validator(spec.args_schema)
+        for error in validator.iter_errors(args):
+            if _touches_dynamic(args, list(error.absolute_path)) or error.instance is DYNAMIC:
+                continue
+            for problem in explain(error, f'action "{spec.name}"', "the arguments", key_word="argument"):
+                self.add("action-args", problem.message, pointer + problem.pointer, key=problem.at_key)
+        props = spec.args_schema.get("properties", {})
+        for name, value in (step.args.entries if isinstance(step.args, MapValue) else ()):
+            if isinstance(value, Single | Interp) and name in props:
+                value_type = args_type.props.get(name, ANY)
+                if not fits(value_type, props[name]):
+                    self.add("type", f'argument "{name}" of {spec.name} must be {props[name].get("type")}, but the expression gives {value_type.describe()}', f"{pointer}/{escape_pointer(name)}")
+
+    def check_loop(self, step: Step, place: _Place) -> Type:
+        assert step.for_each is not None
+        items_type = self.check_value(step.for_each, place, step)
+        if items_type.kind not in ("array", "any", "null"):
+            self.add("type", f"forEach needs a list, got {items_type.describe()}", f"{step.pointer}/forEach")
+        if step.concurrency is not None:
+            self.check_number(step.concurrency, place, step, f"{step.pointer}/concurrency", "concurrency")
+        self.check_loop_limits(step)
+        names = dict(place.names)
+        names[step.var] = items_type.items or ANY if items_type.kind == "array" else ANY
+        names["index"] = NUMBER
+        inner = _Place(names, set(place.visible), (*place.loops, step.pointer))
+        self.walk(step.steps, inner, step.pointer, step.id)
+        collect_type = ANY
+        if step.collect is not None:
+            children = {s.id for s in step.steps if s.id}
+            collect_type = self.check_value(step.collect, _Place(names, inner.visible | children, inner.loops), step)
+        props = dict(collect_type.props) if collect_type.kind == "object" else {}
+        props.update({"success": BOOLEAN, "error": _ITEM_ERROR})
+        closed = step.collect is None or isinstance(step.collect, MapValue)
+        item = object_of(props, closed)
+        return object_of({"items": array_of(item), "summary": _SUMMARY})
+
+    def check_loop_limits(self, step: Step) -> None:
+        limits = self.template.limits
+        concurrency = step.concurrency.value if isinstance(step.concurrency, Const) else None
+        if isinstance(concurrency, int) and limits.max_concurrency and concurrency > limits.max_concurrency:
+            self.add("limits", f"concurrency {concurrency} is above limits.maxConcurrency ({limits.max_concurrency})", f"{step.pointer}/concurrency")
+        items = step.for_each.value if isinstance(step.for_each, Const) else None
+        if isinstance(items, list) and limits.max_items and len(items) > limits.max_items:
+            self.add("limits", f"forEach lists {len(items)} items, above limits.maxItems ({limits.max_items})", f"{step.pointer}/forEach")
+
+    # -- template-wide ------------------------------------------------------------------------
+    def check_template_level(self, template: Template) -> None:
+        limits = template.limits
+        if limits.max_concurrency and limits.max_concurrency > MAX_TABS_PER_SESSION:
+            self.add("limits", f"limits.maxConcurrency {limits.max_concurrency} is above the {MAX_TABS_PER_SESSION} tabs a session may have", "/limits/maxConcurrency")
+        if limits.max_timeout_ms and limits.max_timeout_ms > MAX_RUN_TIMEOUT_MS:
+            self.add("limits", f"limits.maxTimeoutMs {limits.max_timeout_ms} is above the runtime's maximum ({MAX_RUN_TIMEOUT_MS} ms)", "/limits/maxTimeoutMs")
+        for step in template.all_steps():
+            t = step.timeout_ms.value if isinstance(step.timeout_ms, Const) else None
+            if isinstance(t, int) and limits.max_timeout_ms and t > limits.max_timeout_ms:
+                self.add("limits", f"timeoutMs {t} is above limits.maxTimeoutMs ({limits.max_timeout_ms})", f"{step.pointer}/timeoutMs")
+        props = template.inputs_schema.get("properties")
+        if limits.max_items and isinstance(props, dict):
+            for name, schema in props.items():
+                most = schema.get("maxItems") if isinstance(schema, dict) else None
+                if isinstance(most, int) and most > limits.max_items:
+                    self.add("limits", f'input "{name}" allows {most} items, above limits.maxItems ({limits.max_items})', f"/inputs/properties/{escape_pointer(name)}/maxItems")
+        ps = template.partial_success
+        has_loop = any(s.is_loop for s in template.all_steps())
+        if ps.allowed and not has_loop:
+            self.add("partial-success", "partialSuccess is allowed but the template has no forEach whose items could fail alone", "/partialSuccess/allowed")
+        if not ps.allowed and ps.threshold is not None:
+            self.add("partial-success", "partialSuccess.threshold has no effect while allowed is false", "/partialSuccess/threshold")
+        if template.outputs_schema is not None and template.output is None and isinstance(self.raw, dict):
+            self.add("template-schema", "outputs is declared but there is no output to check against it", "/outputs", key=True)
+
+    def check_output(self, template: Template) -> None:
+        schema = template.outputs_schema
+        if not isinstance(schema, dict) or not isinstance(template.output, MapValue):
+            return
+        given = dict(template.output.entries)
+        for name in schema.get("required", []) if isinstance(schema.get("required"), list) else []:
+            if name not in given:
+                self.add("type", f'output has no "{name}", which outputs requires', "/output", key=True)
+        props = schema.get("properties", {}) if isinstance(schema.get("properties"), dict) else {}
+        for name, value in given.items():
+            if name not in props:
+                if schema.get("additionalProperties") is False:
+                    self.add("type", f'output "{name}" is not declared in outputs{suggest(name, props)}', f"/output/{escape_pointer(name)}", key=True)
+                continue
+            value_type = self.output_type.props.get(name, ANY)
+            if not fits(value_type, props[name]):
+                self.add("type", f'output "{name}" must be {props[name].get("type")}, but gives {value_type.describe()}', f"/output/{escape_pointer(name)}")
+
+    def check_unused(self, template: Template) -> None:
+        props = template.inputs_schema.get("properties")
+        if isinstance(props, dict):
+            for name in props:
+                if name not in self.used_inputs:
+                    self.add("unused-input", f'input "{name}" is never used', f"/inputs/properties/{escape_pointer(name)}", key=True, severity=Severity.WARNING)
+        for step in template.all_steps():
+            spec = self.catalog.get(step.action) if step.action else None
+            if step.id and step.id not in self.used_steps and spec is not None and spec.pure:
+                self.add("unused-step", f'the result of step "{step.id}" ({spec.name}) is never used', f"{step.pointer}/id", severity=Severity.WARNING)
+
+
+def _ancestors(step: Step, ids: dict[str, Step]) -> set[str]:
+    seen: set[str] = set()
+    stack = list(step.needs)
+    while stack:
+        need = stack.pop()
+        if need in ids and need not in seen and need != step.id:
+            seen.add(need)
+            stack.extend(ids[need].needs)
+    return seen
+
+
+def _cycles(graph: dict[str, list[str]]) -> list[list[str]]:
+    """Each elementary cycle once (by its smallest-id rotation), found by depth-first search."""
+    found: dict[tuple[str, ...], list[str]] = {}
+    for start in sorted(graph):
+        stack: list[tuple[str, list[str]]] = [(start, [start])]
+        while stack:
+            node, path = stack.pop()
+            for nxt in graph.get(node, []):
+                if nxt == start:
+                    i = path.index(min(path))
+                    rotated = path[i:] + path[:i]
+                    found.setdefault(tuple(rotated), rotated)
+                elif nxt not in path and nxt > start:
+                    stack.append((nxt, [*path, nxt]))
+    return list(found.values())
+
+
+def _touches_dynamic(args: Any, path: list[Any]) -> bool:
+    node = args
+    for token in path:
+        if node is DYNAMIC:
+            return True
+        node = node[token] if isinstance(node, dict | list) else None
+    return node is DYNAMIC
+
+
+def check_source(text: str, file: str, catalog: ActionCatalog) -> CheckResult:
+    """Check one template's YAML text; never raises on bad input."""
+    try:
+        loaded = load_yaml(text)
+    except YamlError as exc:
+        diag = Diagnostic(file, exc.span, Severity.ERROR, "yaml-syntax", exc.message)
+        return CheckResult(file, None, [diag], text)
+    checker = _Checker(file, loaded, catalog)
+    template = checker.run()
+    unique = {(d.span, d.rule, d.message): d for d in checker.diagnostics}
+    diagnostics = sorted(unique.values(), key=Diagnostic.sort_key)
+    return CheckResult(file, template, diagnostics, text)
+
+
+def check_file(path: Path, catalog: ActionCatalog, display: str | None = None) -> CheckResult:
+    """Check one file; raises OSError/UnicodeDecodeError when it cannot be read."""
+    text = path.read_text(encoding="utf-8")
+    return check_source(text, display or str(path), catalog)

@@ -1,0 +1,163 @@
+"""The template meta-schema (JSON Schema 2020-12), published as docs/template.schema.json.
+
+Structure only; the checker's rules do everything a schema cannot (references, types, trust).
+`x-hint` keywords carry the human wording of a constraint; editors ignore them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._contract import STEP_ERROR_CODES
+
+MAX_TABS_PER_SESSION = 20
+MAX_RUN_TIMEOUT_MS = 900_000
+ID_PATTERN = r"^[a-z][a-z0-9_]{0,63}$"
+STEP_ID_PATTERN = r"^[a-z][a-z0-9_]*$"
+NAME_PATTERN = r"^[a-z_][a-zA-Z0-9_]*$"
+SEMVER_PATTERN = (
+    r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
+    r"(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$"
+)
+EXPR_PATTERN = r"^\s*\$\{\{[\s\S]*\}\}\s*$"
+
+_EXPR = {"type": "string", "pattern": EXPR_PATTERN, "x-hint": "an expression ${{ … }}"}
+
+
+def _int_or_expr(minimum: int, maximum: int | None = None) -> dict[str, Any]:
+    number: dict[str, Any] = {"type": "integer", "minimum": minimum}
+    if maximum is not None:
+        number["maximum"] = maximum
+    span = f"{minimum}–{maximum}" if maximum is not None else f"≥ {minimum}"
+    return {"anyOf": [number, _EXPR], "x-hint": f"a whole number ({span}) or an expression"}
+
+
+STEP: dict[str, Any] = {
+    "type": "object",
+    "description": "A step: an action (`action` + `with`) or a loop (`forEach` + `as` + `steps`).",
+    "additionalProperties": False,
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": STEP_ID_PATTERN,
+            "x-hint": "a lower-case name such as open_page",
+            "description": "Unique in the template; needed when something refers to the step.",
+        },
+        "name": {"type": "string", "description": "A human label."},
+        "action": {"type": "string", "description": "A built-in action (see docs/actions.md)."},
+        "with": {"type": "object", "description": "The action's arguments."},
+        "forEach": {
+            "anyOf": [{"type": "array"}, _EXPR],
+            "x-hint": "a list or an expression yielding one",
+            "description": "Items to run `steps` for.",
+        },
+        "as": {
+            "type": "string",
+            "pattern": NAME_PATTERN,
+            "x-hint": "a variable name such as url",
+            "description": "The name of the current item inside the loop (default `item`).",
+        },
+        "concurrency": _int_or_expr(1, MAX_TABS_PER_SESSION)
+        | {"description": "Items in flight at once (sliding window)."},
+        "steps": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/step"}},
+        "collect": {"description": "What each item contributes to the loop's `items`."},
+        "when": {
+            "anyOf": [{"type": "boolean"}, _EXPR],
+            "x-hint": "true, false or an expression",
+            "description": "Run the step only when true; otherwise it is `skipped`.",
+        },
+        "needs": {
+            "anyOf": [
+                {"type": "string", "pattern": STEP_ID_PATTERN},
+                {"type": "array", "items": {"type": "string", "pattern": STEP_ID_PATTERN}},
+            ],
+            "x-hint": "a step id or a list of step ids",
+            "description": "Earlier sibling steps this one waits for (makes the siblings a DAG).",
+        },
+        "retry": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "attempts": {"type": "integer", "minimum": 1, "maximum": 10},
+                "backoffMs": {"type": "integer", "minimum": 0, "maximum": 60_000},
+                "on": {"type": "array", "items": {"enum": [str(c) for c in STEP_ERROR_CODES]}},
+            },
+        },
+        "timeoutMs": _int_or_expr(1, MAX_RUN_TIMEOUT_MS),
+        "onError": {"enum": ["fail", "continue"]},
+        "tab": {
+            "type": "string",
+            "x-hint": "new, main or an expression yielding a tab id",
+            "description": "Where the step runs: `new` (a fresh tab per item), `main`, or a tab id.",
+        },
+    },
+}
+
+TEMPLATE: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$id": "https://taskplate.dev/schemas/template.schema.json",
+    "title": "taskplate template",
+    "description": "A declarative browser task: inputs, outputs and steps.",
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["template", "version", "steps"],
+    "properties": {
+        "template": {
+            "type": "string",
+            "pattern": ID_PATTERN,
+            "x-hint": "a lower-case id such as batch_extract_pages (at most 64 characters)",
+        },
+        "version": {"type": "string", "pattern": SEMVER_PATTERN, "x-hint": "a semantic version such as 1.0.0"},
+        "name": {"type": "string"},
+        "description": {"type": "string"},
+        "trust": {
+            "type": "array",
+            "minItems": 1,
+            "uniqueItems": True,
+            "items": {"enum": ["local", "remote"]},
+            "description": "Caller trust levels allowed to run the template (default [local]).",
+        },
+        "partialSuccess": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["allowed"],
+            "properties": {
+                "allowed": {"type": "boolean"},
+                "threshold": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+            },
+        },
+        "limits": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "maxItems": {"type": "integer", "minimum": 1},
+                "maxConcurrency": {"type": "integer", "minimum": 1},
+                "maxTimeoutMs": {"type": "integer", "minimum": 1},
+            },
+        },
+        "mode": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "default": {"enum": ["sync", "async", "auto"]},
+                "asyncWhen": _EXPR,
+            },
+        },
+        "session": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "keep": {"type": "boolean", "description": "Leave an auto-created session open."},
+                "profile": {
+                    "type": "string",
+                    "description": "The profile whose latest snapshot seeds the session (default master).",
+                },
+            },
+        },
+        "inputs": {"type": "object", "description": "JSON Schema 2020-12 of the inputs."},
+        "outputs": {"type": "object", "description": "JSON Schema 2020-12 of the result."},
+        "steps": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/step"}},
+        "output": {"description": "The run's result, built from step results."},
+    },
+    "$defs": {"step": STEP},
+}

@@ -1,0 +1,179 @@
+"""The step graph: a template's parsed, compiled form, shared by the checker and the interpreter.
+
+Built leniently from loaded YAML (wrong-typed fields are dropped; the meta-schema reports them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._contract import ErrorCode, TrustLevel
+from ._values import BadExpr, Const, Value, compile_value
+
+
+@dataclass(frozen=True)
+class Retry:
+    attempts: int = 1
+    backoff_ms: int = 0
+    on: frozenset[ErrorCode] | None = None  # None: the action's retryable codes
+
+
+@dataclass
+class Step:
+    pointer: str
+    id: str | None = None
+    name: str | None = None
+    action: str | None = None
+    args: Value = field(default_factory=lambda: Const({}))
+    for_each: Value | None = None
+    var: str = "item"
+    concurrency: Value | None = None
+    steps: list[Step] = field(default_factory=list)
+    collect: Value | None = None
+    when: Value | None = None
+    needs: list[str] = field(default_factory=list)
+    retry: Retry = field(default_factory=Retry)
+    timeout_ms: Value | None = None
+    on_error: str | None = None
+    tab: Value | None = None
+
+    @property
+    def is_loop(self) -> bool:
+        return self.for_each is not None
+
+    @property
+    def label(self) -> str:
+        return f'"{self.id}"' if self.id else f"at {self.pointer}"
+
+
+@dataclass(frozen=True)
+class PartialSuccess:
+    allowed: bool = False
+    threshold: float | None = None
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_items: int | None = None
+    max_concurrency: int | None = None
+    max_timeout_ms: int | None = None
+
+
+@dataclass
+class Template:
+    id: str
+    version: str
+    name: str = ""
+    description: str = ""
+    trust: tuple[TrustLevel, ...] = (TrustLevel.LOCAL,)
+    partial_success: PartialSuccess = field(default_factory=PartialSuccess)
+    limits: Limits = field(default_factory=Limits)
+    mode_default: str = "auto"
+    async_when: Value | None = None
+    keep_session: bool = False
+    profile: Value | None = None
+    inputs_schema: dict[str, Any] = field(default_factory=lambda: {"type": "object"})
+    outputs_schema: dict[str, Any] | None = None
+    steps: list[Step] = field(default_factory=list)
+    output: Value | None = None
+    source: str = ""
+
+    def all_steps(self) -> list[Step]:
+        out: list[Step] = []
+        stack = list(reversed(self.steps))
+        while stack:
+            step = stack.pop()
+            out.append(step)
+            stack.extend(reversed(step.steps))
+        return out
+
+
+def _get(data: Any, key: str, kind: type | tuple[type, ...], default: Any = None) -> Any:
+    if not isinstance(data, dict):
+        return default
+    value = data.get(key, default)
+    if isinstance(value, bool) and kind in (int, float, (int, float)):
+        return default
+    return value if isinstance(value, kind) else default
+
+
+class _Builder:
+    def __init__(self) -> None:
+        self.errors: list[BadExpr] = []
+
+    def value(self, raw: Any, pointer: str) -> Value:
+        return compile_value(raw, pointer, self.errors)
+
+    def optional(self, data: dict[str, Any], key: str, pointer: str) -> Value | None:
+        return self.value(data[key], f"{pointer}/{key}") if key in data else None
+
+    def step(self, data: Any, pointer: str) -> Step:
+        step = Step(pointer=pointer)
+        if not isinstance(data, dict):
+            return step
+        step.id = _get(data, "id", str)
+        step.name = _get(data, "name", str)
+        step.action = _get(data, "action", str)
+        step.args = self.value(_get(data, "with", dict, {}), f"{pointer}/with")
+        step.for_each = self.optional(data, "forEach", pointer)
+        step.var = _get(data, "as", str, "item")
+        step.concurrency = self.optional(data, "concurrency", pointer)
+        raw_steps = _get(data, "steps", list, [])
+        step.steps = [self.step(s, f"{pointer}/steps/{i}") for i, s in enumerate(raw_steps)]
+        step.collect = self.optional(data, "collect", pointer)
+        step.when = self.optional(data, "when", pointer)
+        needs = data.get("needs")
+        needs_list = [needs] if isinstance(needs, str) else needs if isinstance(needs, list) else []
+        step.needs = [n for n in needs_list if isinstance(n, str)]
+        retry = _get(data, "retry", dict, {})
+        on = _get(retry, "on", list)
+        codes = {str(c) for c in ErrorCode}
+        step.retry = Retry(
+            attempts=_get(retry, "attempts", int, 1),
+            backoff_ms=_get(retry, "backoffMs", int, 0),
+            on=frozenset(ErrorCode(c) for c in on if c in codes) if on is not None else None,
+        )
+        step.timeout_ms = self.optional(data, "timeoutMs", pointer)
+        step.on_error = _get(data, "onError", str)
+        step.tab = self.optional(data, "tab", pointer)
+        return step
+
+    def template(self, data: Any, source: str) -> Template:
+        data = data if isinstance(data, dict) else {}
+        trust = tuple(TrustLevel(t) for t in _get(data, "trust", list, ["local"]) if t in ("local", "remote"))
+        ps = _get(data, "partialSuccess", dict, {})
+        limits = _get(data, "limits", dict, {})
+        mode = _get(data, "mode", dict, {})
+        return Template(
+            id=_get(data, "template", str, ""),
+            version=_get(data, "version", str, ""),
+            name=_get(data, "name", str, ""),
+            description=_get(data, "description", str, ""),
+            trust=trust or (TrustLevel.LOCAL,),
+            partial_success=PartialSuccess(
+                allowed=_get(ps, "allowed", bool, False),
+                threshold=_get(ps, "threshold", (int, float)),
+            ),
+            limits=Limits(
+                max_items=_get(limits, "maxItems", int),
+                max_concurrency=_get(limits, "maxConcurrency", int),
+                max_timeout_ms=_get(limits, "maxTimeoutMs", int),
+            ),
+            mode_default=_get(mode, "default", str, "auto"),
+            async_when=self.optional(mode, "asyncWhen", "/mode"),
+            keep_session=_get(_get(data, "session", dict, {}), "keep", bool, False),
+            profile=self.optional(_get(data, "session", dict, {}), "profile", "/session"),
+            inputs_schema=_get(data, "inputs", dict, {"type": "object"}),
+            outputs_schema=_get(data, "outputs", dict),
+            steps=[self.step(s, f"/steps/{i}") for i, s in enumerate(_get(data, "steps", list, []))],
+            output=self.optional(data, "output", ""),
+            source=source,
+        )
+
+
+def build_template(data: Any, source: str = "") -> tuple[Template, list[BadExpr]]:
+    """The step graph of loaded template data, and the expressions that did not parse."""
+    builder = _Builder()
+    template = builder.template(data, source)
+    return template, builder.errors

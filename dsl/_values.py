@@ -1,0 +1,189 @@
+"""Template values compiled once: constants, `${{ }}` expressions and interpolated strings.
+
+A scalar that is exactly one expression keeps the value's type; otherwise parts are joined as text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ._expr_ast import ExpressionError, Node, parse_expression
+from ._expr_eval import evaluate
+from ._expr_functions import check_size, to_text
+from ._yaml import escape_pointer
+
+OPEN, CLOSE = "${{", "}}"
+
+
+@dataclass(frozen=True)
+class Expr:
+    """One `${{ }}` expression: its text, AST and where it stands (pointer, offset in the scalar)."""
+
+    source: str
+    node: Node
+    pointer: str
+    offset: int
+
+    def evaluate(self, scope: Mapping[str, Any]) -> Any:
+        return evaluate(self.node, scope)
+
+
+@dataclass(frozen=True)
+class BadExpr:
+    """An expression that did not parse; kept so that checks can go on without cascading."""
+
+    message: str
+    pointer: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Const:
+    value: Any
+
+
+@dataclass(frozen=True)
+class Single:
+    expr: Expr
+
+
+@dataclass(frozen=True)
+class Interp:
+    parts: tuple[str | Expr, ...]
+
+
+@dataclass(frozen=True)
+class ListValue:
+    items: tuple[Value, ...]
+
+
+@dataclass(frozen=True)
+class MapValue:
+    entries: tuple[tuple[str, Value], ...]
+
+
+Value = Const | Single | Interp | ListValue | MapValue
+
+
+def _split(text: str) -> list[tuple[int, int]] | ExpressionError:
+    """(start, end) of each expression body; brackets and quotes may contain braces."""
+    spans, i = [], 0
+    while (begin := text.find(OPEN, i)) >= 0:
+        j, depth, quote = begin + len(OPEN), 0, ""
+        while j < len(text):
+            ch = text[j]
+            if quote:
+                j += 2 if ch == "\\" else 1
+                quote = "" if ch == quote else quote
+                continue
+            if depth == 0 and text.startswith(CLOSE, j):
+                break
+            if ch in "'\"":
+                quote = ch
+            elif ch in "{[(":
+                depth += 1
+            elif ch in "}])":
+                depth -= 1
+            j += 1
+        else:
+            # Unbalanced brackets: end at the first "}}" so that the parser names the real problem.
+            j = text.find(CLOSE, begin + len(OPEN))
+            if j < 0:
+                return ExpressionError('expression is missing its closing "}}"', begin, len(text))
+        spans.append((begin + len(OPEN), j))
+        i = j + len(CLOSE)
+    return spans
+
+
+def compile_value(raw: Any, pointer: str, errors: list[BadExpr]) -> Value:
+    """Compile a YAML value; problems are appended to `errors` and compile to `Const(None)`."""
+    if isinstance(raw, dict):
+        return MapValue(
+            tuple((k, compile_value(v, f"{pointer}/{escape_pointer(k)}", errors)) for k, v in raw.items())
+        )
+    if isinstance(raw, list):
+        return ListValue(tuple(compile_value(v, f"{pointer}/{i}", errors) for i, v in enumerate(raw)))
+    if not isinstance(raw, str) or OPEN not in raw:
+        return Const(raw)
+    spans = _split(raw)
+    if isinstance(spans, ExpressionError):
+        errors.append(BadExpr(spans.message, pointer, spans.start, spans.end))
+        return Const(None)
+    parts: list[str | Expr] = []
+    cursor, failed = 0, False
+    for start, end in spans:
+        if start - len(OPEN) > cursor:
+            parts.append(raw[cursor : start - len(OPEN)])
+        body = raw[start:end]
+        try:
+            parts.append(Expr(body, parse_expression(body), pointer, start))
+        except ExpressionError as exc:
+            errors.append(BadExpr(exc.message, pointer, start + exc.start, start + exc.end))
+            failed = True
+        cursor = end + len(CLOSE)
+    if cursor < len(raw):
+        parts.append(raw[cursor:])
+    if failed:
+        return Const(None)
+    start, end = spans[0]
+    if len(spans) == 1 and raw.strip() == raw[start - len(OPEN) : end + len(CLOSE)]:
+        return Single(parts[0])  # type: ignore[arg-type]
+    return Interp(tuple(parts))
+
+
+def render(value: Value, scope: Mapping[str, Any]) -> Any:
+    """The value with every expression evaluated; raises ExpressionError on the first problem."""
+    match value:
+        case Const(value=v):
+            return v
+        case Single(expr=expr):
+            return expr.evaluate(scope)
+        case Interp(parts=parts):
+            text = "".join(p if isinstance(p, str) else to_text(p.evaluate(scope)) for p in parts)
+            return check_size(text)
+        case ListValue(items=items):
+            return [render(i, scope) for i in items]
+        case MapValue(entries=entries):
+            return {k: render(v, scope) for k, v in entries}
+    raise TypeError(value)
+
+
+def expressions(value: Value) -> Iterator[Expr]:
+    match value:
+        case Single(expr=expr):
+            yield expr
+        case Interp(parts=parts):
+            yield from (p for p in parts if isinstance(p, Expr))
+        case ListValue(items=items):
+            for item in items:
+                yield from expressions(item)
+        case MapValue(entries=entries):
+            for _, item in entries:
+                yield from expressions(item)
+
+
+def is_dynamic(value: Value) -> bool:
+    return next(expressions(value), None) is not None
+
+
+def literal(value: Value) -> Any:
+    """The plain value of a compiled value whose expressions are replaced by a marker."""
+    match value:
+        case Const(value=v):
+            return v
+        case ListValue(items=items):
+            return [literal(i) for i in items]
+        case MapValue(entries=entries):
+            return {k: literal(v) for k, v in entries}
+    return DYNAMIC
+
+
+class _Dynamic:
+    def __repr__(self) -> str:
+        return "DYNAMIC"
+
+
+DYNAMIC = _Dynamic()

@@ -1,0 +1,180 @@
+"""YAML loading that keeps where every value came from, so diagnostics point into the user's file.
+
+Follows the YAML 1.2 core schema for scalars (`on`/`yes` stay strings); refuses duplicate keys,
+custom tags and alias bombs. Knows nothing of templates.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from ._diagnostics import Span
+
+MAX_NODES = 20_000
+MAX_DEPTH = 100
+
+
+@dataclass(frozen=True)
+class NodeInfo:
+    span: Span
+    style: str | None = None  # a scalar's YAML style: None (plain), "'", '"', "|", ">"
+
+
+@dataclass
+class LoadedYaml:
+    data: Any
+    nodes: dict[str, NodeInfo] = field(default_factory=dict)
+    keys: dict[str, NodeInfo] = field(default_factory=dict)
+
+    def span(self, pointer: str, *, key: bool = False) -> Span:
+        """The span at a pointer, or of its closest ancestor that has one."""
+        table = self.keys if key else self.nodes
+        while True:
+            if pointer in table:
+                return table[pointer].span
+            if pointer in self.nodes:
+                return self.nodes[pointer].span
+            if not pointer:
+                return Span(1, 1, 1, 2)
+            pointer = pointer.rsplit("/", 1)[0]
+
+
+class YamlError(Exception):
+    def __init__(self, message: str, span: Span) -> None:
+        super().__init__(message)
+        self.message = message
+        self.span = span
+
+
+def escape_pointer(token: str | int) -> str:
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def _span(node: yaml.Node) -> Span:
+    start, end = node.start_mark, node.end_mark
+    if end.line == start.line and end.column <= start.column:
+        return Span(start.line + 1, start.column + 1, start.line + 1, start.column + 2)
+    return Span(start.line + 1, start.column + 1, end.line + 1, end.column + 1)
+
+
+_NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
+_BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
+_INT = re.compile(r"^[-+]?[0-9]+$")
+_INT_OTHER = re.compile(r"^0x[0-9a-fA-F]+$|^0o[0-7]+$")
+_FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$")
+_INF = re.compile(r"^[-+]?\.(?:inf|Inf|INF)$")
+_NAN = re.compile(r"^\.(?:nan|NaN|NAN)$")
+_STR_TAG = "tag:yaml.org,2002:str"
+_KNOWN_TAGS = {
+    _STR_TAG,
+    "tag:yaml.org,2002:int",
+    "tag:yaml.org,2002:float",
+    "tag:yaml.org,2002:bool",
+    "tag:yaml.org,2002:null",
+    "tag:yaml.org,2002:timestamp",
+    "tag:yaml.org,2002:seq",
+    "tag:yaml.org,2002:map",
+}
+
+
+def _scalar(node: yaml.ScalarNode) -> Any:
+    text = node.value
+    if node.style is not None:  # quoted and block scalars are always strings
+        return text
+    if _NULL.match(text):
+        return None
+    if text in _BOOL:
+        return _BOOL[text]
+    if _INT.match(text):
+        return int(text)
+    if _INT_OTHER.match(text):
+        return int(text, 0)
+    if _FLOAT.match(text):
+        return float(text)
+    if _INF.match(text):
+        return -math.inf if text.startswith("-") else math.inf
+    if _NAN.match(text):
+        return math.nan
+    return text
+
+
+class _Builder:
+    """Turns a composed node graph into plain values, counting nodes to bound alias expansion."""
+
+    def __init__(self, result: LoadedYaml) -> None:
+        self.result = result
+        self.count = 0
+
+    def build(self, node: yaml.Node, pointer: str, depth: int) -> Any:
+        self.count += 1
+        if self.count > MAX_NODES:
+            raise YamlError(
+                f"the document expands to more than {MAX_NODES} values; "
+                "anchors and aliases may not be used to multiply content",
+                _span(node),
+            )
+        if depth > MAX_DEPTH:
+            raise YamlError(f"the document nests deeper than {MAX_DEPTH} levels", _span(node))
+        if node.tag not in _KNOWN_TAGS and not node.tag.startswith("tag:yaml.org,2002:"):
+            raise YamlError(f"custom YAML tag {node.tag!r} is not supported", _span(node))
+        self.result.nodes.setdefault(
+            pointer, NodeInfo(_span(node), node.style if isinstance(node, yaml.ScalarNode) else None)
+        )
+        if isinstance(node, yaml.ScalarNode):
+            return _scalar(node)
+        if isinstance(node, yaml.SequenceNode):
+            return [
+                self.build(item, f"{pointer}/{i}", depth + 1) for i, item in enumerate(node.value)
+            ]
+        if isinstance(node, yaml.MappingNode):
+            return self._mapping(node, pointer, depth)
+        raise YamlError("unsupported YAML node", _span(node))
+
+    def _mapping(self, node: yaml.MappingNode, pointer: str, depth: int) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        seen: dict[str, Span] = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise YamlError("mapping keys must be plain strings", _span(key_node))
+            key = key_node.value
+            if key == "<<" and key_node.style is None:
+                raise YamlError("merge keys (<<) are not supported", _span(key_node))
+            if key in seen:
+                first = seen[key]
+                raise YamlError(
+                    f'duplicate key "{key}" (first defined at line {first.line}, '
+                    f"column {first.column})",
+                    _span(key_node),
+                )
+            seen[key] = _span(key_node)
+            child = f"{pointer}/{escape_pointer(key)}"
+            self.result.keys.setdefault(child, NodeInfo(_span(key_node)))
+            out[key] = self.build(value_node, child, depth + 1)
+        return out
+
+
+def load_yaml(text: str) -> LoadedYaml:
+    """Parse one YAML document; raises YamlError with a position on any problem."""
+    result = LoadedYaml(data=None)
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        problem = exc.problem or "invalid YAML"
+        if exc.context:
+            problem = f"{problem} ({exc.context})"
+        raise YamlError(problem, Span.point(line, column)) from None
+    except yaml.YAMLError as exc:
+        raise YamlError(str(exc).splitlines()[0], Span.point(1, 1)) from None
+    except RecursionError:
+        raise YamlError(f"the document nests deeper than {MAX_DEPTH} levels", Span.point(1, 1))
+    if node is None:
+        return result
+    result.data = _Builder(result).build(node, "", 0)
+    return result

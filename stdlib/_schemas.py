@@ -1,0 +1,54 @@
+"""Schema fragments that several actions share: element targets, timeouts, result fields.
+
+Plain dicts only; each action's module composes them into its own schemas.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+TIMEOUT_MS = {"type": "integer", "minimum": 1, "maximum": 300_000, "description": "Give up after this many milliseconds."}
+
+TARGET_PROPS: dict[str, Any] = {
+    "selector": {"type": "string", "minLength": 1, "description": "A CSS selector."},
+    "xpath": {"type": "string", "minLength": 1, "description": "An XPath expression."},
+    "text": {"type": "string", "minLength": 1, "description": "Visible text of the element."},
+    "ref": {"type": "string", "pattern": "^e[0-9]+$", "description": "A ref from `snapshot`."},
+}
+
+TARGET_REQUIRED = {
+    "anyOf": [{"required": [name]} for name in TARGET_PROPS],
+    "x-message": "needs an element target: one of selector, xpath, text or ref",
+}
+
+STRATEGY = {
+    "enum": ["input", "dom"],
+    "default": "input",
+    "description": "input: real input events (trusted); dom: element.click()/value set.",
+}
+
+
+def args(properties: dict[str, Any], required: list[str] | None = None, *, target: bool = False) -> dict[str, Any]:
+    """An argument schema: a closed map; with `target`, one element target is required."""
+    props = {**(TARGET_PROPS if target else {}), **properties}
+    schema: dict[str, Any] = {"type": "object", "additionalProperties": False, "properties": props}
+    if required:
+        schema["required"] = required
+    if target:
+        schema["allOf"] = [TARGET_REQUIRED]
+    return schema
+
+
+def result(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {**properties, "warnings": {"type": "array", "items": {"type": "string"}}},
+    }
+    schema["required"] = required if required is not None else list(properties)
+    return schema
+
+
+STRING = {"type": "string"}
+NULLABLE_STRING = {"type": ["string", "null"]}
+INTEGER = {"type": "integer"}
+BOOLEAN = {"type": "boolean"}
