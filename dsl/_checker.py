@@ -18,9 +18,9 @@ from ._diagnostics import Diagnostic, Severity, Span
 from ._expr_infer import ExprScope, StepRef, infer, suggest
 from ._metaschema import MAX_RUN_TIMEOUT_MS, MAX_TABS_PER_SESSION, TEMPLATE
 from ._model import Step, Template, build_template
-from ._schema_errors import explain, pointer_of
+from ._schema_errors import explain, kinds_text, pointer_of
 from ._types import ANY, BOOLEAN, NUMBER, STRING, Type, array_of, fits, from_schema, join_all, object_of, of_value
-from ._values import DYNAMIC, Const, Expr, Interp, ListValue, MapValue, Single, Value, literal
+from ._values import DYNAMIC, Broken, Const, Expr, Interp, ListValue, MapValue, Single, Value, literal
 from ._yaml import LoadedYaml, YamlError, escape_pointer, load_yaml
 
 _META_VALIDATOR = jsonschema.Draft202012Validator(TEMPLATE)
@@ -133,6 +133,8 @@ class _Checker:
             if not isinstance(schema, dict):
                 continue
             for error in _SCHEMA_VALIDATOR.iter_errors(schema):
+                if error.context:
+                    error = jsonschema.exceptions.best_match(error.context)
                 pointer = f"/{key}{pointer_of(error.absolute_path)}"
                 self.add("json-schema", f"{key} is not a valid JSON Schema: {error.message}", pointer)
             if schema.get("type", "object") != "object":
@@ -195,6 +197,7 @@ class _Checker:
         ids = {s.id: s for s in siblings if s.id}
         all_ids = {s.id for s in self.steps if s.id}
         for step in siblings:
+            self.used_steps.update(step.needs)
             for i, need in enumerate(step.needs):
                 pointer = f"{step.pointer}/needs" + (f"/{i}" if isinstance(self.node(f"{step.pointer}/needs"), list) else "")
                 if need == step.id:
@@ -343,7 +346,8 @@ class _Checker:
             if isinstance(value, Single | Interp) and name in props:
                 value_type = args_type.props.get(name, ANY)
                 if not fits(value_type, props[name]):
-                    self.add("type", f'argument "{name}" of {spec.name} must be {props[name].get("type")}, but the expression gives {value_type.describe()}', f"{pointer}/{escape_pointer(name)}")
+                    want = kinds_text(props[name].get("type"))
+                    self.add("type", f'argument "{name}" of {spec.name} must be {want}, but the expression gives {value_type.describe()}', f"{pointer}/{escape_pointer(name)}")
 
     def check_loop(self, step: Step, place: _Place) -> Type:
         assert step.for_each is not None
@@ -419,7 +423,8 @@ class _Checker:
                 continue
             value_type = self.output_type.props.get(name, ANY)
             if not fits(value_type, props[name]):
-                self.add("type", f'output "{name}" must be {props[name].get("type")}, but gives {value_type.describe()}', f"/output/{escape_pointer(name)}")
+                want = kinds_text(props[name].get("type"))
+                self.add("type", f'output "{name}" must be {want}, but gives {value_type.describe()}', f"/output/{escape_pointer(name)}")
 
     def check_unused(self, template: Template) -> None:
         props = template.inputs_schema.get("properties")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -118,15 +119,19 @@ _PARSER = lark.Lark(
 
 
 def _decode_string(token: str) -> str:
+    """'…' keeps backslashes (regex-friendly) but for \\' and \\\\; "…" takes JSON escapes."""
     body = token[1:-1]
     if token[0] == "'":
-        body = body.replace('"', '\\"').replace("\\'", "'")
+        return _SINGLE_ESCAPE.sub(lambda m: m.group(0)[1], body)
     try:
         value = json.loads(f'"{body}"')
     except json.JSONDecodeError:
         raise ExpressionError(f"invalid escape in string literal {token}") from None
     assert isinstance(value, str)
     return value
+
+
+_SINGLE_ESCAPE = re.compile(r"\\['\\]")
 
 
 def _number(token: str) -> int | float:

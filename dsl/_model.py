@@ -44,7 +44,10 @@ class Step:
 
     @property
     def label(self) -> str:
-        return f'"{self.id}"' if self.id else f"at {self.pointer}"
+        """"open" for a step with an id, else where it stands: steps[0].steps[2]."""
+        if self.id:
+            return f'"{self.id}"'
+        return self.pointer.strip("/").replace("steps/", "steps[").replace("/", "].") + "]"
 
 
 @dataclass(frozen=True)

@@ -51,7 +51,7 @@ def _field(path: list[Any], noun: str) -> str:
     return f'"{names[-1]}"' if names else noun
 
 
-def _kinds(schema_type: Any) -> str:
+def kinds_text(schema_type: Any) -> str:
     kinds = [schema_type] if isinstance(schema_type, str) else list(schema_type)
     return " or ".join(_KIND.get(k, k) for k in kinds)
 
@@ -80,7 +80,7 @@ def explain(
     elif hint:
         yield SchemaProblem(pointer, f"{field} must be {hint}, got {_show(instance)}")
     elif validator == "type":
-        yield SchemaProblem(pointer, f"{field} must be {_kinds(value)}, got {_KIND[_kind_of(instance)]}")
+        yield SchemaProblem(pointer, f"{field} must be {kinds_text(value)}, got {_KIND[_kind_of(instance)]}")
     elif validator in ("enum", "const"):
         options = value if validator == "enum" else [value]
         yield SchemaProblem(pointer, f"{field} must be one of {', '.join(_show(o) for o in options)}; got {_show(instance)}")

@@ -41,6 +41,13 @@ class BadExpr:
 
 
 @dataclass(frozen=True)
+class Broken:
+    """A value whose expression did not parse: unknown to the checks, an error when rendered."""
+
+    error: BadExpr
+
+
+@dataclass(frozen=True)
 class Const:
     value: Any
 
@@ -65,7 +72,7 @@ class MapValue:
     entries: tuple[tuple[str, Value], ...]
 
 
-Value = Const | Single | Interp | ListValue | MapValue
+Value = Const | Single | Interp | ListValue | MapValue | Broken
 
 
 def _split(text: str) -> list[tuple[int, int]] | ExpressionError:
@@ -110,10 +117,11 @@ def compile_value(raw: Any, pointer: str, errors: list[BadExpr]) -> Value:
         return Const(raw)
     spans = _split(raw)
     if isinstance(spans, ExpressionError):
-        errors.append(BadExpr(spans.message, pointer, spans.start, spans.end))
-        return Const(None)
+        bad = BadExpr(spans.message, pointer, spans.start, spans.end)
+        errors.append(bad)
+        return Broken(bad)
     parts: list[str | Expr] = []
-    cursor, failed = 0, False
+    cursor, failed = 0, None
     for start, end in spans:
         if start - len(OPEN) > cursor:
             parts.append(raw[cursor : start - len(OPEN)])
@@ -121,13 +129,13 @@ def compile_value(raw: Any, pointer: str, errors: list[BadExpr]) -> Value:
         try:
             parts.append(Expr(body, parse_expression(body), pointer, start))
         except ExpressionError as exc:
-            errors.append(BadExpr(exc.message, pointer, start + exc.start, start + exc.end))
-            failed = True
+            failed = failed or BadExpr(exc.message, pointer, start + exc.start, start + exc.end)
+            errors.append(failed)
         cursor = end + len(CLOSE)
     if cursor < len(raw):
         parts.append(raw[cursor:])
     if failed:
-        return Const(None)
+        return Broken(failed)
     start, end = spans[0]
     if len(spans) == 1 and raw.strip() == raw[start - len(OPEN) : end + len(CLOSE)]:
         return Single(parts[0])  # type: ignore[arg-type]
@@ -148,6 +156,8 @@ def render(value: Value, scope: Mapping[str, Any]) -> Any:
             return [render(i, scope) for i in items]
         case MapValue(entries=entries):
             return {k: render(v, scope) for k, v in entries}
+        case Broken(error=error):
+            raise ExpressionError(error.message, error.start, error.end)
     raise TypeError(value)
 
 

@@ -120,7 +120,7 @@ class _Builder:
             )
         if depth > MAX_DEPTH:
             raise YamlError(f"the document nests deeper than {MAX_DEPTH} levels", _span(node))
-        if node.tag not in _KNOWN_TAGS and not node.tag.startswith("tag:yaml.org,2002:"):
+        if node.tag not in _KNOWN_TAGS:
             raise YamlError(f"custom YAML tag {node.tag!r} is not supported", _span(node))
         self.result.nodes.setdefault(
             pointer, NodeInfo(_span(node), node.style if isinstance(node, yaml.ScalarNode) else None)
@@ -167,6 +167,8 @@ def load_yaml(text: str) -> LoadedYaml:
         mark = exc.problem_mark or exc.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         problem = exc.problem or "invalid YAML"
+        if "'\\t'" in problem:
+            problem = "a tab character cannot indent YAML; indent with spaces"
         if exc.context:
             problem = f"{problem} ({exc.context})"
         raise YamlError(problem, Span.point(line, column)) from None

@@ -1,0 +1,63 @@
+"""Validator cases as data: ok/*.yaml give no diagnostic; err/NAME.yaml give exactly NAME.out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dsl import check_source
+from stdlib import REGISTRY
+
+CASES = Path(__file__).parent / "cases"
+OK = sorted((CASES / "ok").glob("*.yaml"))
+ERR = sorted((CASES / "err").glob("*.yaml"))
+RULES = {
+    "yaml-syntax", "template-schema", "json-schema", "expr-syntax", "unknown-action",
+    "action-args", "unknown-ref", "ref-order", "duplicate-id", "cycle", "type", "trust",
+    "limits", "partial-success", "unused-input", "unused-step",
+}
+
+
+def diagnostics_of(path: Path) -> list[str]:
+    result = check_source(path.read_text(encoding="utf-8"), path.name, REGISTRY)
+    return [d.header() for d in result.diagnostics]
+
+
+@pytest.mark.parametrize("path", OK, ids=lambda p: p.stem)
+def test_valid_template_gives_no_diagnostic(path: Path) -> None:
+    assert diagnostics_of(path) == []
+
+
+@pytest.mark.parametrize("path", ERR, ids=lambda p: p.stem)
+def test_invalid_template_gives_exactly_the_expected_lines(path: Path) -> None:
+    expected = path.with_suffix(".out").read_text(encoding="utf-8").splitlines()
+    actual = diagnostics_of(path)
+    assert len(actual) == len(expected), "\n".join(actual)
+    assert actual == expected
+
+
+def test_there_are_at_least_40_invalid_cases_each_with_its_expectations() -> None:
+    assert len(ERR) >= 40
+    assert all(p.with_suffix(".out").exists() for p in ERR)
+
+
+def test_every_rule_is_hit_by_some_case() -> None:
+    hit = set()
+    for path in ERR:
+        for line in path.with_suffix(".out").read_text(encoding="utf-8").splitlines():
+            hit.add(line.rsplit("[", 1)[1].rstrip("]"))
+    assert hit >= RULES, RULES - hit
+
+
+def test_one_file_with_eight_mistakes_yields_all_eight() -> None:
+    lines = diagnostics_of(CASES / "err" / "eight_mistakes.yaml")
+    assert len(lines) == 8
+    assert len({line.rsplit("[", 1)[1] for line in lines}) >= 7  # seven rules among eight mistakes
+
+
+def test_shipped_templates_validate_clean() -> None:
+    root = Path(__file__).parents[2] / "templates"
+    for path in sorted(root.glob("*.yaml")):
+        result = check_source(path.read_text(encoding="utf-8"), str(path), REGISTRY)
+        assert result.diagnostics == [], path
