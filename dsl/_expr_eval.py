@@ -143,7 +143,9 @@ class _Evaluator:
             raise self.fail(node, f"'{op}' needs numbers, got {type_name(a)} and {type_name(b)}")
         if op in ("/", "%") and b == 0:
             raise self.fail(node, "division by zero")
-        if op == "*":
+        if op == "-":
+            result = a - b
+        elif op == "*":
             result = a * b
         elif op == "/":
             result = a / b

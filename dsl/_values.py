@@ -137,8 +137,9 @@ def compile_value(raw: Any, pointer: str, errors: list[BadExpr]) -> Value:
     if failed:
         return Broken(failed)
     start, end = spans[0]
+    exprs = [p for p in parts if isinstance(p, Expr)]
     if len(spans) == 1 and raw.strip() == raw[start - len(OPEN) : end + len(CLOSE)]:
-        return Single(parts[0])  # type: ignore[arg-type]
+        return Single(exprs[0])
     return Interp(tuple(parts))
 
 

@@ -1,0 +1,224 @@
+"""The expression language: parsing, evaluation semantics, functions, limits and the sandbox."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from dsl import ExpressionError, evaluate, parse_expression
+from dsl._values import Broken, Const, Interp, Single, compile_value, render
+
+SCOPE: dict[str, Any] = {
+    "inputs": {"urls": ["https://a.test/x", "https://b.test/y"], "n": 3, "name": "Ada", "empty": ""},
+    "steps": {"info": {"title": "Home", "status": 200}},
+    "item": {"k": [1, 2, 3]},
+    "index": 1,
+}
+
+
+def ev(text: str, scope: dict[str, Any] | None = None) -> Any:
+    return evaluate(parse_expression(text), SCOPE if scope is None else scope)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("inputs.n * 2 + 1", 7),
+        ("(inputs.n + 1) * 2", 8),
+        ("7 / 2", 3.5),
+        ("5 - 2 - 1", 2),
+        ("2.5 - 1", 1.5),
+        ("6 / 2", 3),
+        ("7 % 3", 1),
+        ("-inputs.n", -3),
+        ("1 < 2 && 2 <= 2 && 3 > 2 && 3 >= 3", True),
+        ("'a' < 'b'", True),
+        ("1 == 1.0", True),
+        ("true == 1", False),
+        ("[1, {a: 2}] == [1, {a: 2}]", True),
+        ("inputs.name || 'anonymous'", "Ada"),
+        ("inputs.empty || 'anonymous'", "anonymous"),
+        ("inputs.empty && 'x'", ""),
+        ("inputs.n > 2 ? 'many' : 'few'", "many"),
+        ("!inputs.empty", True),
+        ("'b' in ['a', 'b']", True),
+        ("'da' in inputs.name", True),
+        ("'title' in steps.info", True),
+        ("inputs.urls[-1]", "https://b.test/y"),
+        ("inputs.urls[5]", None),
+        ("steps.info['title']", "Home"),
+        ("steps.missing.title", None),
+        ("item.k[index]", 2),
+        ("{a: 1, 'b c': [true, null]}", {"a": 1, "b c": [True, None]}),
+        ("'it\\'s'", "it's"),
+        ("'^\\d+$'", "^\\d+$"),
+        ('"line\\nbreak"', "line\nbreak"),
+        ("1e3", 1000.0),
+    ],
+)
+def test_operators_and_literals(text: str, expected: Any) -> None:
+    assert ev(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("length(inputs.urls)", 2),
+        ("lower('AbC') + upper('x') + trim('  y ')", "abcXy"),
+        ("contains(inputs.urls, 'https://a.test/x') && contains('abc', 'b')", True),
+        ("startsWith('abc', 'ab') && endsWith('abc', 'bc')", True),
+        ("join(['a', 1, true, null], '-')", "a-1-true-"),
+        ("join(['a', 'b'])", "a,b"),
+        ("split('a,b,,c', ',')", ["a", "b", "", "c"]),
+        ("replace('a-b-c', '-', '+')", "a+b+c"),
+        ("regexMatch('order 42', '\\d+$')", True),
+        ("regexReplace('a1b22', '\\d+', '#')", "a#b#"),
+        ("default(null, 5)", 5),
+        ("default(0, 5)", 0),
+        ("coalesce(null, null, 'x', 'y')", "x"),
+        ("toJson({b: 1, a: [2]})", '{"a": [2], "b": 1}'),
+        ("fromJson('{\"a\": [1, 2]}').a[1]", 2),
+        ("keys({a: 1, b: 2})", ["a", "b"]),
+        ("values({a: 1, b: 2})", [1, 2]),
+        ("pluck([{a: 1}, {b: 2}, 3], 'a')", [1, None, None]),
+        ("unique([1, 1, 'a', 'a', {x: 1}, {x: 1}])", [1, "a", {"x": 1}]),
+        ("flatten([[1], 2, [3, [4]]])", [1, 2, 3, [4]]),
+        ("min(3, 1, 2) + max([3, 7, 2])", 8),
+        ("min([])", None),
+        ("round(2.567, 2)", 2.57),
+        ("round(2.5)", 2),
+        ("urlHost(inputs.urls[0])", "a.test"),
+        ("urlJoin('https://a.test/x/y', '../z')", "https://a.test/z"),
+        ("format('{0} of {1} {{braces}}', 1, 'two')", "1 of two {braces}"),
+    ],
+)
+def test_functions(text: str, expected: Any) -> None:
+    assert ev(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("inputs.n + 'x'", "cannot add number and string"),
+        ("1 / 0", "division by zero"),
+        ("inputs.n.foo", "cannot read 'foo' of number"),
+        ("nothing", 'unknown name "nothing"'),
+        ("lenght(inputs.urls)", 'unknown function "lenght"'),
+        ("length(1)", "length() argument 1 must be"),
+        ("length(1, 2)", "length() takes 1 argument, got 2"),
+        ("split('a', '')", "separator must not be empty"),
+        ("regexMatch('a', '(')", "pattern is invalid"),
+        ("format('{3}', 1)", "has no matching argument"),
+        ("fromJson('{')", "invalid JSON"),
+        ("'a' < 1", "cannot compare string with number"),
+        ("[1][0.5]", "whole number"),
+    ],
+)
+def test_runtime_errors_are_clear(text: str, message: str) -> None:
+    with pytest.raises(ExpressionError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        ev(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "start"),
+    [
+        ("1 +", "unexpected end of expression", 3),
+        ("a..b", "unexpected '.'", 2),
+        ("a ? b", "unexpected end", 5),
+        ("a @ b", "unexpected character '@'", 2),
+        ("", "empty expression", 0),
+    ],
+)
+def test_syntax_errors_point_at_the_problem(text: str, message: str, start: int) -> None:
+    with pytest.raises(ExpressionError, match=message) as caught:
+        parse_expression(text)
+    assert caught.value.start == start
+
+
+def test_python_attributes_are_unreachable() -> None:
+    scope = {"inputs": {"x": "text"}, "steps": {}}
+    for text in (
+        "inputs.__class__",
+        "inputs['__class__']",
+        "inputs.x.__class__",
+        "steps.__dict__",
+        "inputs.keys",
+        "lower.__globals__",
+    ):
+        try:
+            value = ev(text, scope)
+        except ExpressionError:
+            continue
+        assert value is None, text
+
+
+def test_no_name_reaches_the_environment_or_files() -> None:
+    for text in ("os", "open('x')", "__import__('os')", "environ", "eval('1')", "getattr(inputs, 'x')"):
+        with pytest.raises(ExpressionError):
+            ev(text, {"inputs": {}})
+
+
+def test_deep_nesting_is_refused_when_parsed() -> None:
+    with pytest.raises(ExpressionError, match="nests deeper than 64 levels"):
+        parse_expression("-" * 200 + "1")
+    with pytest.raises(ExpressionError, match="nests deeper"):
+        parse_expression("[" * 100 + "]" * 100)
+    assert parse_expression("(" * 30 + "1" + ")" * 30)
+
+
+def test_long_expressions_are_refused() -> None:
+    with pytest.raises(ExpressionError, match="longer than 4096"):
+        parse_expression("1 + " * 2000 + "1")
+
+
+def test_huge_strings_and_lists_stop_with_a_clear_error() -> None:
+    big = "x" * (600 * 1024)
+    with pytest.raises(ExpressionError, match="longer than"):
+        ev("s + s", {"s": big})
+    with pytest.raises(ExpressionError, match="longer than"):
+        ev("replace(s, 'x', 'xx')", {"s": big})
+    with pytest.raises(ExpressionError, match="longer than"):
+        ev("join([s, s, s], '')", {"s": big})
+    with pytest.raises(ExpressionError, match="longer than"):
+        ev("split(s, 'x')", {"s": big})
+
+
+def test_catastrophic_regex_is_stopped() -> None:
+    with pytest.raises(ExpressionError, match="took too long"):
+        ev("regexMatch(s, '(a|aa)+$')", {"s": "a" * 40 + "!"})
+
+
+def test_a_scalar_that_is_one_expression_keeps_its_type() -> None:
+    errors: list[Any] = []
+    value = compile_value("${{ inputs.urls }}", "/x", errors)
+    assert isinstance(value, Single)
+    assert render(value, SCOPE) == SCOPE["inputs"]["urls"]
+    padded = compile_value("  ${{ inputs.n }}  ", "/x", errors)
+    assert render(padded, SCOPE) == 3
+
+
+def test_interpolation_joins_parts_as_text() -> None:
+    errors: list[Any] = []
+    value = compile_value("n=${{ inputs.n }}, none=${{ null }}, ok=${{ true }}, l=${{ [1] }}", "/x", errors)
+    assert isinstance(value, Interp)
+    assert render(value, SCOPE) == "n=3, none=, ok=true, l=[1]"
+    assert errors == []
+
+
+def test_braces_inside_expression_strings_do_not_end_it() -> None:
+    errors: list[Any] = []
+    value = compile_value("${{ '}}' + \"{{\" }}", "/x", errors)
+    assert render(value, {}) == "}}{{"
+    assert render(compile_value("${{ {a: {b: 1}} }}", "/x", errors), {}) == {"a": {"b": 1}}
+    assert errors == []
+
+
+def test_broken_expressions_are_recorded_not_raised() -> None:
+    errors: list[Any] = []
+    value = compile_value("x ${{ 1 + }}", "/steps/0/with/a", errors)
+    assert isinstance(value, Broken)
+    assert errors[0].pointer == "/steps/0/with/a"
+    with pytest.raises(ExpressionError):
+        render(value, {})
+    assert compile_value(5, "/x", errors) == Const(5)
