@@ -26,7 +26,7 @@ def show(value: Value | None) -> str:
         case Single(expr=expr):
             return "${{ " + expr.source.strip() + " }}"
         case Interp():
-            return "\"…${{ }}…\""
+            return '"…${{ }}…"'
         case ListValue(items=items):
             return f"[{len(items)} items]"
         case MapValue(entries=entries):
@@ -78,12 +78,19 @@ def render_graph(template: Template) -> str:
         facts.append(f"partial success at ≥ {ps.threshold if ps.threshold is not None else 0.5}")
     limit_text = ", ".join(
         f"{k} {v}"
-        for k, v in (("maxItems", limits.max_items), ("maxConcurrency", limits.max_concurrency), ("maxTimeoutMs", limits.max_timeout_ms))
+        for k, v in (
+            ("maxItems", limits.max_items),
+            ("maxConcurrency", limits.max_concurrency),
+            ("maxTimeoutMs", limits.max_timeout_ms),
+        )
         if v is not None
     )
     if limit_text:
         facts.append(f"limits: {limit_text}")
-    lines = [f"{template.id} {template.version}" + (f" — {template.name}" if template.name else ""), " · ".join(facts)]
+    lines = [
+        f"{template.id} {template.version}" + (f" — {template.name}" if template.name else ""),
+        " · ".join(facts),
+    ]
     lines.extend(_tree(template.steps, ""))
     if template.output is not None:
         lines.append(f"output {show(template.output)}")

@@ -36,7 +36,9 @@ def check_paths(paths: tuple[str, ...]) -> tuple[list[CheckResult], list[str]]:
 
 @click.command("validate")
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
 @click.option("--strict", is_flag=True, help="Treat warnings as errors (exit 1).")
 def command(paths: tuple[str, ...], fmt: str, strict: bool) -> None:
     """Check template files (or every *.yaml under folders) without running them."""

@@ -16,17 +16,42 @@ from ._actions import ActionCatalog, ActionSpec
 from ._contract import Level, TrustLevel
 from ._diagnostics import Diagnostic, Severity, Span
 from ._expr_infer import ExprScope, StepRef, infer, suggest
+from ._json_schema_check import schema_errors
 from ._metaschema import MAX_RUN_TIMEOUT_MS, MAX_TABS_PER_SESSION, TEMPLATE
 from ._model import Step, Template, build_template
 from ._schema_errors import explain, kinds_text, pointer_of
-from ._types import ANY, BOOLEAN, NUMBER, STRING, Type, array_of, fits, from_schema, join_all, object_of, of_value
-from ._values import DYNAMIC, Broken, Const, Expr, Interp, ListValue, MapValue, Single, Value, literal
+from ._types import (
+    ANY,
+    BOOLEAN,
+    NUMBER,
+    STRING,
+    Type,
+    array_of,
+    fits,
+    from_schema,
+    join_all,
+    object_of,
+    of_value,
+)
+from ._values import (
+    DYNAMIC,
+    Const,
+    Expr,
+    Interp,
+    ListValue,
+    MapValue,
+    Single,
+    Value,
+    literal,
+)
 from ._yaml import LoadedYaml, YamlError, escape_pointer, load_yaml
 
 _META_VALIDATOR = jsonschema.Draft202012Validator(TEMPLATE)
-_SCHEMA_VALIDATOR = jsonschema.Draft202012Validator(jsonschema.Draft202012Validator.META_SCHEMA)
 _RUN_TYPE = object_of(
-    {k: STRING for k in ("runId", "templateId", "templateVersion", "sessionId", "profileId", "startedAt")}
+    {
+        k: STRING
+        for k in ("runId", "templateId", "templateVersion", "sessionId", "profileId", "startedAt")
+    }
 )
 _ITEM_ERROR = object_of({"code": STRING, "message": STRING})
 _SUMMARY = object_of({k: NUMBER for k in ("total", "succeeded", "failed", "skipped")})
@@ -74,8 +99,16 @@ class _Checker:
         self.used_steps: set[str] = set()
 
     # -- reporting ---------------------------------------------------------------------------
-    def add(self, rule: str, message: str, pointer: str, *, key: bool = False,
-            severity: Severity = Severity.ERROR, span: Span | None = None) -> None:
+    def add(
+        self,
+        rule: str,
+        message: str,
+        pointer: str,
+        *,
+        key: bool = False,
+        severity: Severity = Severity.ERROR,
+        span: Span | None = None,
+    ) -> None:
         span = span or self.loaded.span(pointer, key=key)
         self.diagnostics.append(Diagnostic(self.file, span, severity, rule, message, pointer))
 
@@ -132,13 +165,17 @@ class _Checker:
             schema = self.raw.get(key)
             if not isinstance(schema, dict):
                 continue
-            for error in _SCHEMA_VALIDATOR.iter_errors(schema):
-                if error.context:
-                    error = jsonschema.exceptions.best_match(error.context)
+            for error in schema_errors(schema):
                 pointer = f"/{key}{pointer_of(error.absolute_path)}"
-                self.add("json-schema", f"{key} is not a valid JSON Schema: {error.message}", pointer)
+                self.add(
+                    "json-schema", f"{key} is not a valid JSON Schema: {error.message}", pointer
+                )
             if schema.get("type", "object") != "object":
-                self.add("json-schema", f'{key} must describe a map (type: object), got type {schema.get("type")!r}', f"/{key}/type")
+                self.add(
+                    "json-schema",
+                    f"{key} must describe a map (type: object), got type {schema.get('type')!r}",
+                    f"/{key}/type",
+                )
 
     def check_structure(self, template: Template) -> None:
         seen: dict[str, Step] = {}
@@ -148,7 +185,11 @@ class _Checker:
                 continue
             if step.id is not None and step.id in seen:
                 first = self.loaded.span(f"{seen[step.id].pointer}/id")
-                self.add("duplicate-id", f'duplicate step id "{step.id}" (first used at line {first.line})', f"{step.pointer}/id")
+                self.add(
+                    "duplicate-id",
+                    f'duplicate step id "{step.id}" (first used at line {first.line})',
+                    f"{step.pointer}/id",
+                )
             elif step.id is not None:
                 seen[step.id] = step
             self.check_step_shape(step, data)
@@ -170,22 +211,55 @@ class _Checker:
     def check_step_shape(self, step: Step, data: dict[str, Any]) -> None:
         has_action, has_loop = "action" in data, "forEach" in data
         if has_action and has_loop:
-            self.add("template-schema", f"step {step.label} has both action and forEach; a step is one or the other", f"{step.pointer}/forEach", key=True)
+            self.add(
+                "template-schema",
+                f"step {step.label} has both action and forEach; a step is one or the other",
+                f"{step.pointer}/forEach",
+                key=True,
+            )
         elif not has_action and not has_loop:
-            self.add("template-schema", f"step {step.label} needs either action or forEach", step.pointer)
+            self.add(
+                "template-schema", f"step {step.label} needs either action or forEach", step.pointer
+            )
         elif has_action:
             for key in _FOREACH_ONLY:
                 if key in data:
-                    self.add("template-schema", f'"{key}" only applies to forEach steps', f"{step.pointer}/{key}", key=True)
+                    self.add(
+                        "template-schema",
+                        f'"{key}" only applies to forEach steps',
+                        f"{step.pointer}/{key}",
+                        key=True,
+                    )
             if isinstance(step.action, str) and self.catalog.get(step.action) is None:
-                self.add("unknown-action", f'unknown action "{step.action}"{suggest(step.action, self.catalog.names(), "actions")}', f"{step.pointer}/action")
+                self.add(
+                    "unknown-action",
+                    f'unknown action "{step.action}"{suggest(step.action, self.catalog.names(), "actions")}',
+                    f"{step.pointer}/action",
+                )
         else:
             if "with" in data:
-                self.add("template-schema", '"with" only applies to action steps', f"{step.pointer}/with", key=True)
+                self.add(
+                    "template-schema",
+                    '"with" only applies to action steps',
+                    f"{step.pointer}/with",
+                    key=True,
+                )
             if "steps" not in data:
-                self.add("template-schema", f"forEach step {step.label} needs steps to run for each item", step.pointer)
-        if isinstance(step.tab, Const) and step.tab.value not in ("new", "main") and isinstance(step.tab.value, str):
-            self.add("template-schema", f'"tab" must be new, main or an expression yielding a tab id, got "{step.tab.value}"', f"{step.pointer}/tab")
+                self.add(
+                    "template-schema",
+                    f"forEach step {step.label} needs steps to run for each item",
+                    step.pointer,
+                )
+        if (
+            isinstance(step.tab, Const)
+            and step.tab.value not in ("new", "main")
+            and isinstance(step.tab.value, str)
+        ):
+            self.add(
+                "template-schema",
+                f'"tab" must be new, main or an expression yielding a tab id, got "{step.tab.value}"',
+                f"{step.pointer}/tab",
+            )
 
     def sibling_lists(self, template: Template) -> Iterable[list[Step]]:
         yield template.steps
@@ -199,17 +273,33 @@ class _Checker:
         for step in siblings:
             self.used_steps.update(step.needs)
             for i, need in enumerate(step.needs):
-                pointer = f"{step.pointer}/needs" + (f"/{i}" if isinstance(self.node(f"{step.pointer}/needs"), list) else "")
+                pointer = f"{step.pointer}/needs" + (
+                    f"/{i}" if isinstance(self.node(f"{step.pointer}/needs"), list) else ""
+                )
                 if need == step.id:
                     self.add("cycle", f'step "{need}" needs itself', pointer)
                 elif need not in ids:
                     if need in all_ids:
-                        self.add("unknown-ref", f'needs can only name sibling steps; "{need}" is not a sibling of {step.label}', pointer)
+                        self.add(
+                            "unknown-ref",
+                            f'needs can only name sibling steps; "{need}" is not a sibling of {step.label}',
+                            pointer,
+                        )
                     else:
-                        self.add("unknown-ref", f'needs names no step "{need}"{suggest(need, ids, "siblings")}', pointer)
-        for cycle in _cycles({s.id: [n for n in s.needs if n in ids and n != s.id] for s in siblings if s.id}):
+                        self.add(
+                            "unknown-ref",
+                            f'needs names no step "{need}"{suggest(need, ids, "siblings")}',
+                            pointer,
+                        )
+        for cycle in _cycles(
+            {s.id: [n for n in s.needs if n in ids and n != s.id] for s in siblings if s.id}
+        ):
             first = ids[cycle[0]]
-            self.add("cycle", f"needs form a cycle: {' → '.join([*cycle, cycle[0]])}", f"{first.pointer}/needs")
+            self.add(
+                "cycle",
+                f"needs form a cycle: {' → '.join([*cycle, cycle[0]])}",
+                f"{first.pointer}/needs",
+            )
 
     # -- scopes, references and types ---------------------------------------------------------
     def check_scopes(self, template: Template) -> None:
@@ -224,17 +314,16 @@ class _Checker:
             self.output_type = self.check_value(template.output, _Place(names, top))
             self.check_output(template)
 
-    def walk(self, siblings: list[Step], outer: _Place, loop: str | None, loop_id: str | None) -> None:
+    def walk(
+        self, siblings: list[Step], outer: _Place, loop: str | None, loop_id: str | None
+    ) -> None:
         for step in siblings:
             if step.id and step.id not in self.infos:
                 self.infos[step.id] = _StepInfo(step, loop, loop_id)
         dag = any(s.needs for s in siblings)
         ids = {s.id: s for s in siblings if s.id}
         for index, step in enumerate(siblings):
-            if dag:
-                before = _ancestors(step, ids)
-            else:
-                before = {s.id for s in siblings[:index] if s.id}
+            before = _ancestors(step, ids) if dag else {s.id for s in siblings[:index] if s.id}
             place = _Place(outer.names, outer.visible | before, outer.loops)
             self.check_step(step, place)
 
@@ -245,7 +334,9 @@ class _Checker:
             if step_id in place.visible:
                 refs[step_id] = StepRef(info.type, info.step.action)
             elif current is not None and step_id == current.id:
-                refs[step_id] = StepRef(ANY, visible=False, why_not=f'step "{step_id}" cannot use its own result')
+                refs[step_id] = StepRef(
+                    ANY, visible=False, why_not=f'step "{step_id}" cannot use its own result'
+                )
             elif info.loop is not None and info.loop not in place.loops:
                 refs[step_id] = StepRef(
                     ANY,
@@ -283,25 +374,28 @@ class _Checker:
         self.used_inputs |= scope.used_inputs
         self.used_steps |= scope.used_steps
         for p in problems:
-            self.add_in_expr(p.rule, p.message, expr.pointer, expr.offset + p.start, expr.offset + p.end)
+            self.add_in_expr(
+                p.rule, p.message, expr.pointer, expr.offset + p.start, expr.offset + p.end
+            )
         return result
 
     def check_step(self, step: Step, place: _Place) -> None:
         if step.when is not None:
             self.check_value(step.when, place, step)
         if step.timeout_ms is not None:
-            self.check_number(step.timeout_ms, place, step, f"{step.pointer}/timeoutMs", "timeoutMs")
+            self.check_number(
+                step.timeout_ms, place, step, f"{step.pointer}/timeoutMs", "timeoutMs"
+            )
         if step.tab is not None and step.tab != Const("new"):
             self.check_value(step.tab, place, step)
         info = self.infos.get(step.id) if step.id else None
-        if step.is_loop:
-            result = self.check_loop(step, place)
-        else:
-            result = self.check_action(step, place)
+        result = self.check_loop(step, place) if step.is_loop else self.check_action(step, place)
         if info is not None and info.step is step:
             info.type = result
 
-    def check_number(self, value: Value, place: _Place, step: Step, pointer: str, name: str) -> None:
+    def check_number(
+        self, value: Value, place: _Place, step: Step, pointer: str, name: str
+    ) -> None:
         kind = self.check_value(value, place, step).kind
         if kind not in ("number", "any", "null"):
             self.add("type", f"{name} must be a number, got {kind}", pointer)
@@ -339,23 +433,37 @@ class _Checker:
         for error in validator.iter_errors(args):
             if _touches_dynamic(args, list(error.absolute_path)) or error.instance is DYNAMIC:
                 continue
-            for problem in explain(error, f'action "{spec.name}"', "the arguments", key_word="argument"):
-                self.add("action-args", problem.message, pointer + problem.pointer, key=problem.at_key)
+            for problem in explain(
+                error, f'action "{spec.name}"', "the arguments", key_word="argument"
+            ):
+                self.add(
+                    "action-args", problem.message, pointer + problem.pointer, key=problem.at_key
+                )
         props = spec.args_schema.get("properties", {})
-        for name, value in (step.args.entries if isinstance(step.args, MapValue) else ()):
+        for name, value in step.args.entries if isinstance(step.args, MapValue) else ():
             if isinstance(value, Single | Interp) and name in props:
                 value_type = args_type.props.get(name, ANY)
                 if not fits(value_type, props[name]):
                     want = kinds_text(props[name].get("type"))
-                    self.add("type", f'argument "{name}" of {spec.name} must be {want}, but the expression gives {value_type.describe()}', f"{pointer}/{escape_pointer(name)}")
+                    self.add(
+                        "type",
+                        f'argument "{name}" of {spec.name} must be {want}, but the expression gives {value_type.describe()}',
+                        f"{pointer}/{escape_pointer(name)}",
+                    )
 
     def check_loop(self, step: Step, place: _Place) -> Type:
         assert step.for_each is not None
         items_type = self.check_value(step.for_each, place, step)
         if items_type.kind not in ("array", "any", "null"):
-            self.add("type", f"forEach needs a list, got {items_type.describe()}", f"{step.pointer}/forEach")
+            self.add(
+                "type",
+                f"forEach needs a list, got {items_type.describe()}",
+                f"{step.pointer}/forEach",
+            )
         if step.concurrency is not None:
-            self.check_number(step.concurrency, place, step, f"{step.pointer}/concurrency", "concurrency")
+            self.check_number(
+                step.concurrency, place, step, f"{step.pointer}/concurrency", "concurrency"
+            )
         self.check_loop_limits(step)
         names = dict(place.names)
         names[step.var] = items_type.items or ANY if items_type.kind == "array" else ANY
@@ -365,7 +473,9 @@ class _Checker:
         collect_type = ANY
         if step.collect is not None:
             children = {s.id for s in step.steps if s.id}
-            collect_type = self.check_value(step.collect, _Place(names, inner.visible | children, inner.loops), step)
+            collect_type = self.check_value(
+                step.collect, _Place(names, inner.visible | children, inner.loops), step
+            )
         props = dict(collect_type.props) if collect_type.kind == "object" else {}
         props.update({"success": BOOLEAN, "error": _ITEM_ERROR})
         closed = step.collect is None or isinstance(step.collect, MapValue)
@@ -375,37 +485,82 @@ class _Checker:
     def check_loop_limits(self, step: Step) -> None:
         limits = self.template.limits
         concurrency = step.concurrency.value if isinstance(step.concurrency, Const) else None
-        if isinstance(concurrency, int) and limits.max_concurrency and concurrency > limits.max_concurrency:
-            self.add("limits", f"concurrency {concurrency} is above limits.maxConcurrency ({limits.max_concurrency})", f"{step.pointer}/concurrency")
+        if (
+            isinstance(concurrency, int)
+            and limits.max_concurrency
+            and concurrency > limits.max_concurrency
+        ):
+            self.add(
+                "limits",
+                f"concurrency {concurrency} is above limits.maxConcurrency ({limits.max_concurrency})",
+                f"{step.pointer}/concurrency",
+            )
         items = step.for_each.value if isinstance(step.for_each, Const) else None
         if isinstance(items, list) and limits.max_items and len(items) > limits.max_items:
-            self.add("limits", f"forEach lists {len(items)} items, above limits.maxItems ({limits.max_items})", f"{step.pointer}/forEach")
+            self.add(
+                "limits",
+                f"forEach lists {len(items)} items, above limits.maxItems ({limits.max_items})",
+                f"{step.pointer}/forEach",
+            )
 
     # -- template-wide ------------------------------------------------------------------------
     def check_template_level(self, template: Template) -> None:
         limits = template.limits
         if limits.max_concurrency and limits.max_concurrency > MAX_TABS_PER_SESSION:
-            self.add("limits", f"limits.maxConcurrency {limits.max_concurrency} is above the {MAX_TABS_PER_SESSION} tabs a session may have", "/limits/maxConcurrency")
+            self.add(
+                "limits",
+                f"limits.maxConcurrency {limits.max_concurrency} is above the {MAX_TABS_PER_SESSION} tabs a session may have",
+                "/limits/maxConcurrency",
+            )
         if limits.max_timeout_ms and limits.max_timeout_ms > MAX_RUN_TIMEOUT_MS:
-            self.add("limits", f"limits.maxTimeoutMs {limits.max_timeout_ms} is above the runtime's maximum ({MAX_RUN_TIMEOUT_MS} ms)", "/limits/maxTimeoutMs")
+            self.add(
+                "limits",
+                f"limits.maxTimeoutMs {limits.max_timeout_ms} is above the runtime's maximum ({MAX_RUN_TIMEOUT_MS} ms)",
+                "/limits/maxTimeoutMs",
+            )
         for step in template.all_steps():
             t = step.timeout_ms.value if isinstance(step.timeout_ms, Const) else None
             if isinstance(t, int) and limits.max_timeout_ms and t > limits.max_timeout_ms:
-                self.add("limits", f"timeoutMs {t} is above limits.maxTimeoutMs ({limits.max_timeout_ms})", f"{step.pointer}/timeoutMs")
+                self.add(
+                    "limits",
+                    f"timeoutMs {t} is above limits.maxTimeoutMs ({limits.max_timeout_ms})",
+                    f"{step.pointer}/timeoutMs",
+                )
         props = template.inputs_schema.get("properties")
         if limits.max_items and isinstance(props, dict):
             for name, schema in props.items():
                 most = schema.get("maxItems") if isinstance(schema, dict) else None
                 if isinstance(most, int) and most > limits.max_items:
-                    self.add("limits", f'input "{name}" allows {most} items, above limits.maxItems ({limits.max_items})', f"/inputs/properties/{escape_pointer(name)}/maxItems")
+                    self.add(
+                        "limits",
+                        f'input "{name}" allows {most} items, above limits.maxItems ({limits.max_items})',
+                        f"/inputs/properties/{escape_pointer(name)}/maxItems",
+                    )
         ps = template.partial_success
         has_loop = any(s.is_loop for s in template.all_steps())
         if ps.allowed and not has_loop:
-            self.add("partial-success", "partialSuccess is allowed but the template has no forEach whose items could fail alone", "/partialSuccess/allowed")
+            self.add(
+                "partial-success",
+                "partialSuccess is allowed but the template has no forEach whose items could fail alone",
+                "/partialSuccess/allowed",
+            )
         if not ps.allowed and ps.threshold is not None:
-            self.add("partial-success", "partialSuccess.threshold has no effect while allowed is false", "/partialSuccess/threshold")
-        if template.outputs_schema is not None and template.output is None and isinstance(self.raw, dict):
-            self.add("template-schema", "outputs is declared but there is no output to check against it", "/outputs", key=True)
+            self.add(
+                "partial-success",
+                "partialSuccess.threshold has no effect while allowed is false",
+                "/partialSuccess/threshold",
+            )
+        if (
+            template.outputs_schema is not None
+            and template.output is None
+            and isinstance(self.raw, dict)
+        ):
+            self.add(
+                "template-schema",
+                "outputs is declared but there is no output to check against it",
+                "/outputs",
+                key=True,
+            )
 
     def check_output(self, template: Template) -> None:
         schema = template.outputs_schema
@@ -414,28 +569,50 @@ class _Checker:
         given = dict(template.output.entries)
         for name in schema.get("required", []) if isinstance(schema.get("required"), list) else []:
             if name not in given:
-                self.add("type", f'output has no "{name}", which outputs requires', "/output", key=True)
+                self.add(
+                    "type", f'output has no "{name}", which outputs requires', "/output", key=True
+                )
         props = schema.get("properties", {}) if isinstance(schema.get("properties"), dict) else {}
-        for name, value in given.items():
+        for name, _value in given.items():
             if name not in props:
                 if schema.get("additionalProperties") is False:
-                    self.add("type", f'output "{name}" is not declared in outputs{suggest(name, props)}', f"/output/{escape_pointer(name)}", key=True)
+                    self.add(
+                        "type",
+                        f'output "{name}" is not declared in outputs{suggest(name, props)}',
+                        f"/output/{escape_pointer(name)}",
+                        key=True,
+                    )
                 continue
             value_type = self.output_type.props.get(name, ANY)
             if not fits(value_type, props[name]):
                 want = kinds_text(props[name].get("type"))
-                self.add("type", f'output "{name}" must be {want}, but gives {value_type.describe()}', f"/output/{escape_pointer(name)}")
+                self.add(
+                    "type",
+                    f'output "{name}" must be {want}, but gives {value_type.describe()}',
+                    f"/output/{escape_pointer(name)}",
+                )
 
     def check_unused(self, template: Template) -> None:
         props = template.inputs_schema.get("properties")
         if isinstance(props, dict):
             for name in props:
                 if name not in self.used_inputs:
-                    self.add("unused-input", f'input "{name}" is never used', f"/inputs/properties/{escape_pointer(name)}", key=True, severity=Severity.WARNING)
+                    self.add(
+                        "unused-input",
+                        f'input "{name}" is never used',
+                        f"/inputs/properties/{escape_pointer(name)}",
+                        key=True,
+                        severity=Severity.WARNING,
+                    )
         for step in template.all_steps():
             spec = self.catalog.get(step.action) if step.action else None
             if step.id and step.id not in self.used_steps and spec is not None and spec.pure:
-                self.add("unused-step", f'the result of step "{step.id}" ({spec.name}) is never used', f"{step.pointer}/id", severity=Severity.WARNING)
+                self.add(
+                    "unused-step",
+                    f'the result of step "{step.id}" ({spec.name}) is never used',
+                    f"{step.pointer}/id",
+                    severity=Severity.WARNING,
+                )
 
 
 def _ancestors(step: Step, ids: dict[str, Step]) -> set[str]:

@@ -89,4 +89,12 @@ def has_errors(diagnostics: list[Diagnostic], strict: bool = False) -> bool:
     return any(d.severity is Severity.ERROR or strict for d in diagnostics)
 
 
-__all__ = ["UNKNOWN_SPAN", "Diagnostic", "Severity", "Span", "format_json", "format_text", "has_errors"]
+__all__ = [
+    "UNKNOWN_SPAN",
+    "Diagnostic",
+    "Severity",
+    "Span",
+    "format_json",
+    "format_text",
+    "has_errors",
+]

@@ -115,6 +115,7 @@ _PARSER = lark.Lark(
     parser="lalr",
     propagate_positions=True,
     maybe_placeholders=False,
+    cache=True,  # the compiled LALR tables, keyed by grammar hash, in the temp dir
 )
 
 
@@ -138,7 +139,7 @@ def _number(token: str) -> int | float:
     return float(token) if any(c in token for c in ".eE") else int(token)
 
 
-def _depth(tree: lark.Tree) -> int:
+def _depth(tree: lark.Tree[Any]) -> int:
     deepest, stack = 0, [(tree, 1)]
     while stack:
         node, depth = stack.pop()
@@ -147,14 +148,14 @@ def _depth(tree: lark.Tree) -> int:
     return deepest
 
 
-def _pos(item: lark.Tree | lark.Token) -> tuple[int, int]:
+def _pos(item: lark.Tree[Any] | lark.Token) -> tuple[int, int]:
     if isinstance(item, lark.Token):
         return item.start_pos or 0, item.end_pos or 0
     meta = item.meta
     return getattr(meta, "start_pos", 0), getattr(meta, "end_pos", 0)
 
 
-def _convert(item: lark.Tree | lark.Token) -> Node:
+def _convert(item: lark.Tree[Any] | lark.Token) -> Node:
     start, end = _pos(item)
     if isinstance(item, lark.Token):
         raise ExpressionError(f"unexpected {item!r}", start, end)
@@ -190,7 +191,7 @@ def _convert(item: lark.Tree | lark.Token) -> Node:
         for pair in ch:
             key_token = pair.children[0]
             key = str(key_token)
-            if key_token.type == "STRING":
+            if isinstance(key_token, lark.Token) and key_token.type == "STRING":
                 key = _decode_string(key)
             pairs.append((key, _convert(pair.children[1])))
         return MapLit(start, end, tuple(pairs))
@@ -211,8 +212,9 @@ def _describe_unexpected(exc: lark.exceptions.UnexpectedInput, text: str) -> Exp
             token.end_pos or (token.start_pos or 0) + 1,
         )
     if isinstance(exc, lark.exceptions.UnexpectedCharacters):
-        char = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else "?"
-        return ExpressionError(f"unexpected character {char!r}", exc.pos_in_stream)
+        at = exc.pos_in_stream or 0
+        char = text[at] if at < len(text) else "?"
+        return ExpressionError(f"unexpected character {char!r}", at)
     return ExpressionError("invalid expression", pos)
 
 

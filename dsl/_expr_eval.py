@@ -131,11 +131,15 @@ class _Evaluator:
         if op == "+":
             if is_number(a) and is_number(b):
                 return a + b
-            if isinstance(a, str) and isinstance(b, str) or isinstance(a, list) and isinstance(b, list):
+            if isinstance(a, str) and isinstance(b, str):
+                return self._sized(node, a + b)
+            if isinstance(a, list) and isinstance(b, list):
                 return self._sized(node, a + b)
             raise self.fail(node, f"cannot add {type_name(a)} and {type_name(b)}")
         if op in ("<", "<=", ">", ">="):
-            comparable = (is_number(a) and is_number(b)) or (isinstance(a, str) and isinstance(b, str))
+            comparable = (is_number(a) and is_number(b)) or (
+                isinstance(a, str) and isinstance(b, str)
+            )
             if not comparable:
                 raise self.fail(node, f"cannot compare {type_name(a)} with {type_name(b)}")
             return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
@@ -149,7 +153,12 @@ class _Evaluator:
             result = a * b
         elif op == "/":
             result = a / b
-            if isinstance(result, float) and result.is_integer() and isinstance(a, int) and isinstance(b, int):
+            if (
+                isinstance(result, float)
+                and result.is_integer()
+                and isinstance(a, int)
+                and isinstance(b, int)
+            ):
                 result = int(result)
         else:
             result = math.fmod(a, b) if isinstance(a, float) or isinstance(b, float) else a % b
@@ -168,7 +177,9 @@ class _Evaluator:
         if spec is None:
             raise ExpressionError(f'unknown function "{func}"', node.start, node.name_end)
         if len(args) < spec.min_args or (spec.max_args is not None and len(args) > spec.max_args):
-            raise self.fail(node, f"{func}() takes {_arity(spec.min_args, spec.max_args)}, got {len(args)}")
+            raise self.fail(
+                node, f"{func}() takes {_arity(spec.min_args, spec.max_args)}, got {len(args)}"
+            )
         try:
             return spec.impl(*args)
         except FunctionError as exc:

@@ -9,7 +9,7 @@ import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urljoin, urlsplit
 
 import regex
@@ -43,7 +43,10 @@ def is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def check_size(value: Any) -> Any:
+T = TypeVar("T")
+
+
+def check_size(value: T) -> T:
     if isinstance(value, str) and len(value) > MAX_STRING:
         raise FunctionError(f"string result longer than {MAX_STRING} characters")
     if isinstance(value, list) and len(value) > MAX_LIST:
@@ -106,7 +109,7 @@ def to_text(value: Any) -> str:
 def _join(items: Any, sep: Any = ",") -> str:
     _want("join", 1, items, "array")
     _want("join", 2, sep, "string")
-    return check_size(sep.join(to_text(i) for i in items))  # type: ignore[no-any-return]
+    return check_size(str(sep).join(to_text(i) for i in items))
 
 
 def _split(s: Any, sep: Any) -> list[str]:
@@ -114,7 +117,7 @@ def _split(s: Any, sep: Any) -> list[str]:
     _want("split", 2, sep, "string")
     if sep == "":
         raise FunctionError("split() separator must not be empty")
-    return check_size(s.split(sep))  # type: ignore[no-any-return]
+    return check_size(s.split(sep))
 
 
 def _replace(s: Any, old: Any, new: Any) -> str:
@@ -153,7 +156,7 @@ def _regex_replace(s: Any, pattern: Any, repl: Any) -> str:
         raise FunctionError("regexReplace() took too long; simplify the pattern") from None
     except (regex.error, IndexError) as exc:
         raise FunctionError(f"regexReplace() replacement is invalid: {exc}") from None
-    return check_size(out)  # type: ignore[no-any-return]
+    return check_size(out)
 
 
 def _default(value: Any, fallback: Any) -> Any:
@@ -165,7 +168,7 @@ def _coalesce(*values: Any) -> Any:
 
 
 def _to_json(value: Any) -> str:
-    return check_size(json.dumps(value, ensure_ascii=False, sort_keys=True))  # type: ignore[no-any-return]
+    return check_size(json.dumps(value, ensure_ascii=False, sort_keys=True))
 
 
 def _from_json(s: Any) -> Any:
@@ -230,7 +233,7 @@ def _round(x: Any, digits: Any = 0) -> int | float:
     _want("round", 1, x, "number")
     _want("round", 2, digits, "number")
     if not math.isfinite(x):
-        return x  # type: ignore[no-any-return]
+        return float(x)
     out = round(x, int(digits))
     return int(out) if int(digits) <= 0 else out
 
@@ -246,7 +249,7 @@ def _url_host(url: Any) -> str:
 def _url_join(base: Any, ref: Any) -> str:
     _want("urlJoin", 1, base, "string")
     _want("urlJoin", 2, ref, "string")
-    return urljoin(base, ref)
+    return urljoin(str(base), str(ref))
 
 
 def _format(template: Any, *args: Any) -> str:
@@ -269,7 +272,7 @@ def _format(template: Any, *args: Any) -> str:
             continue
         out.append(ch)
         i += 1
-    return check_size("".join(out))  # type: ignore[no-any-return]
+    return check_size("".join(out))
 
 
 @dataclass(frozen=True)
@@ -288,15 +291,38 @@ FUNCTIONS: Mapping[str, Function] = {
         Function("length", _length, 1, 1, "number", "Length of a string, list or map."),
         Function("lower", _str_fn("lower", str.lower), 1, 1, "string", "Lower-case text."),
         Function("upper", _str_fn("upper", str.upper), 1, 1, "string", "Upper-case text."),
-        Function("trim", _str_fn("trim", str.strip), 1, 1, "string", "Text without surrounding white space."),
-        Function("contains", _contains, 2, 2, "boolean", "Substring of a string, or item of a list."),
+        Function(
+            "trim",
+            _str_fn("trim", str.strip),
+            1,
+            1,
+            "string",
+            "Text without surrounding white space.",
+        ),
+        Function(
+            "contains", _contains, 2, 2, "boolean", "Substring of a string, or item of a list."
+        ),
         Function("startsWith", _starts_with, 2, 2, "boolean", "Whether text starts with a prefix."),
         Function("endsWith", _ends_with, 2, 2, "boolean", "Whether text ends with a suffix."),
         Function("join", _join, 1, 2, "string", "Items joined by a separator (default `,`)."),
         Function("split", _split, 2, 2, "array", "Text split at a separator."),
         Function("replace", _replace, 3, 3, "string", "Every occurrence of a text replaced."),
-        Function("regexMatch", _regex_match, 2, 2, "boolean", "Whether a regular expression matches somewhere in the text."),
-        Function("regexReplace", _regex_replace, 3, 3, "string", "Every match of a regular expression replaced (`\\1` for groups)."),
+        Function(
+            "regexMatch",
+            _regex_match,
+            2,
+            2,
+            "boolean",
+            "Whether a regular expression matches somewhere in the text.",
+        ),
+        Function(
+            "regexReplace",
+            _regex_replace,
+            3,
+            3,
+            "string",
+            "Every match of a regular expression replaced (`\\1` for groups).",
+        ),
         Function("default", _default, 2, 2, "arg0", "The value, or the fallback when it is null."),
         Function("coalesce", _coalesce, 1, None, "arg0", "The first argument that is not null."),
         Function("toJson", _to_json, 1, 1, "string", "A value as JSON text."),
@@ -306,11 +332,32 @@ FUNCTIONS: Mapping[str, Function] = {
         Function("pluck", _pluck, 2, 2, "array", "One field from every map of a list."),
         Function("unique", _unique, 1, 1, "array", "A list without repeated items, first kept."),
         Function("flatten", _flatten, 1, 1, "array", "A list of lists made one list (one level)."),
-        Function("min", _extreme("min", min), 1, None, "number", "Smallest number (of a list or of the arguments)."),
-        Function("max", _extreme("max", max), 1, None, "number", "Largest number (of a list or of the arguments)."),
+        Function(
+            "min",
+            _extreme("min", min),
+            1,
+            None,
+            "number",
+            "Smallest number (of a list or of the arguments).",
+        ),
+        Function(
+            "max",
+            _extreme("max", max),
+            1,
+            None,
+            "number",
+            "Largest number (of a list or of the arguments).",
+        ),
         Function("round", _round, 1, 2, "number", "A number rounded to some digits (default 0)."),
         Function("urlHost", _url_host, 1, 1, "string", "The host name of a URL."),
         Function("urlJoin", _url_join, 2, 2, "string", "A URL resolved against a base URL."),
-        Function("format", _format, 1, None, "string", "Text with `{0}`, `{1}`… replaced by the arguments."),
+        Function(
+            "format",
+            _format,
+            1,
+            None,
+            "string",
+            "Text with `{0}`, `{1}`… replaced by the arguments.",
+        ),
     ]
 }

@@ -11,7 +11,18 @@ from dataclasses import dataclass, field
 
 from ._expr_ast import Attr, Binary, Call, Cond, Index, ListLit, Lit, MapLit, Name, Node, Unary
 from ._expr_functions import FUNCTIONS
-from ._types import ANY, BOOLEAN, NUMBER, STRING, Type, array_of, join, join_all, object_of, of_value
+from ._types import (
+    ANY,
+    BOOLEAN,
+    NUMBER,
+    STRING,
+    Type,
+    array_of,
+    join,
+    join_all,
+    object_of,
+    of_value,
+)
 
 
 def suggest(name: str, candidates: Iterable[str], noun: str = "") -> str:
@@ -59,7 +70,9 @@ class _Inferer:
         self.problems: list[Problem] = []
 
     def report(self, rule: str, message: str, node: Node, end: int | None = None) -> Type:
-        self.problems.append(Problem(rule, message, node.start, end if end is not None else node.end))
+        self.problems.append(
+            Problem(rule, message, node.start, end if end is not None else node.end)
+        )
         return ANY
 
     def infer(self, node: Node) -> Type:
@@ -80,7 +93,9 @@ class _Inferer:
                     return self._property(node, obj, key.value, base)
                 if base.kind == "array":
                     if key_type.kind not in ("number", "any"):
-                        return self.report("type", f"list index must be a number, got {key_type.kind}", key)
+                        return self.report(
+                            "type", f"list index must be a number, got {key_type.kind}", key
+                        )
                     return base.items or ANY
                 return ANY
             case Unary(op="!", operand=operand):
@@ -110,14 +125,18 @@ class _Inferer:
         if name in self.scope.names:
             return self.scope.names[name]
         return self.report(
-            "unknown-ref", f'unknown name "{name}"{suggest(name, [*self.scope.names, "steps"])}', node
+            "unknown-ref",
+            f'unknown name "{name}"{suggest(name, [*self.scope.names, "steps"])}',
+            node,
         )
 
     def _step(self, node: Node, step_id: str) -> Type:
         ref = self.scope.steps.get(step_id)
         if ref is None:
             visible = [k for k, v in self.scope.steps.items() if v.visible]
-            return self.report("unknown-ref", f'no step "{step_id}"{suggest(step_id, visible, "steps")}', node)
+            return self.report(
+                "unknown-ref", f'no step "{step_id}"{suggest(step_id, visible, "steps")}', node
+            )
         self.scope.used_steps.add(step_id)
         if not ref.visible:
             return self.report(ref.rule, ref.why_not, node)
@@ -136,9 +155,13 @@ class _Inferer:
         if found is not None:
             return found
         if is_inputs:
-            return self.report("unknown-ref", f'inputs has no property "{name}"{suggest(name, base.props)}', node)
+            return self.report(
+                "unknown-ref", f'inputs has no property "{name}"{suggest(name, base.props)}', node
+            )
         owner = _describe_owner(obj, self.scope)
-        return self.report("type", f'{owner} has no property "{name}"{suggest(name, base.props)}', node)
+        return self.report(
+            "type", f'{owner} has no property "{name}"{suggest(name, base.props)}', node
+        )
 
     def _binary(self, node: Node, op: str, a: Type, b: Type) -> Type:
         if op in ("==", "!=", "in"):
@@ -155,7 +178,11 @@ class _Inferer:
                 return self.report("type", f"cannot add {a.kind} and {b.kind}", node)
             return STRING if "string" in (a.kind, b.kind) else ANY
         if op in ("<", "<=", ">", ">="):
-            if known and "null" not in (a.kind, b.kind) and (a.kind != b.kind or a.kind not in ("number", "string")):
+            if (
+                known
+                and "null" not in (a.kind, b.kind)
+                and (a.kind != b.kind or a.kind not in ("number", "string"))
+            ):
                 self.report("type", f"cannot compare {a.kind} with {b.kind}", node)
             return BOOLEAN
         for side in (a, b):
@@ -167,11 +194,20 @@ class _Inferer:
         spec = FUNCTIONS.get(func)
         if spec is None:
             return self.report(
-                "unknown-ref", f'unknown function "{func}"{suggest(func, FUNCTIONS, "functions")}', node, node.name_end
+                "unknown-ref",
+                f'unknown function "{func}"{suggest(func, FUNCTIONS, "functions")}',
+                node,
+                node.name_end,
             )
         high = spec.max_args
         if len(args) < spec.min_args or (high is not None and len(args) > high):
-            want = f"{spec.min_args}" if spec.min_args == high else f"{spec.min_args} to {high}" if high else f"at least {spec.min_args}"
+            want = (
+                f"{spec.min_args}"
+                if spec.min_args == high
+                else f"{spec.min_args} to {high}"
+                if high
+                else f"at least {spec.min_args}"
+            )
             return self.report("type", f"{func}() takes {want} argument(s), got {len(args)}", node)
         if spec.returns == "arg0":
             return args[0] if args else ANY

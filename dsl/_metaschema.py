@@ -107,7 +107,11 @@ TEMPLATE: dict[str, Any] = {
             "pattern": ID_PATTERN,
             "x-hint": "a lower-case id such as batch_extract_pages (at most 64 characters)",
         },
-        "version": {"type": "string", "pattern": SEMVER_PATTERN, "x-hint": "a semantic version such as 1.0.0"},
+        "version": {
+            "type": "string",
+            "pattern": SEMVER_PATTERN,
+            "x-hint": "a semantic version such as 1.0.0",
+        },
         "name": {"type": "string"},
         "description": {"type": "string"},
         "trust": {

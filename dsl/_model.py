@@ -44,7 +44,7 @@ class Step:
 
     @property
     def label(self) -> str:
-        """"open" for a step with an id, else where it stands: steps[0].steps[2]."""
+        """ "open" for a step with an id, else where it stands: steps[0].steps[2]."""
         if self.id:
             return f'"{self.id}"'
         return self.pointer.strip("/").replace("steps/", "steps[").replace("/", "].") + "]"
@@ -144,7 +144,9 @@ class _Builder:
 
     def template(self, data: Any, source: str) -> Template:
         data = data if isinstance(data, dict) else {}
-        trust = tuple(TrustLevel(t) for t in _get(data, "trust", list, ["local"]) if t in ("local", "remote"))
+        trust = tuple(
+            TrustLevel(t) for t in _get(data, "trust", list, ["local"]) if t in ("local", "remote")
+        )
         ps = _get(data, "partialSuccess", dict, {})
         limits = _get(data, "limits", dict, {})
         mode = _get(data, "mode", dict, {})
@@ -169,7 +171,9 @@ class _Builder:
             profile=self.optional(_get(data, "session", dict, {}), "profile", "/session"),
             inputs_schema=_get(data, "inputs", dict, {"type": "object"}),
             outputs_schema=_get(data, "outputs", dict),
-            steps=[self.step(s, f"/steps/{i}") for i, s in enumerate(_get(data, "steps", list, []))],
+            steps=[
+                self.step(s, f"/steps/{i}") for i, s in enumerate(_get(data, "steps", list, []))
+            ],
             output=self.optional(data, "output", ""),
             source=source,
         )

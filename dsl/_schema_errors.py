@@ -15,8 +15,15 @@ import jsonschema
 from ._expr_infer import suggest
 from ._yaml import escape_pointer
 
-_KIND = {"object": "a map", "array": "a list", "string": "a string", "integer": "a whole number",
-         "number": "a number", "boolean": "true or false", "null": "null"}
+_KIND = {
+    "object": "a map",
+    "array": "a list",
+    "string": "a string",
+    "integer": "a whole number",
+    "number": "a number",
+    "boolean": "true or false",
+    "null": "null",
+}
 
 
 @dataclass(frozen=True)
@@ -65,25 +72,35 @@ def explain(
     field = _field(path, noun)
     schema = error.schema if isinstance(error.schema, dict) else {}
     hint = schema.get("x-hint")
-    validator, value, instance = error.validator, error.validator_value, error.instance
+    validator, instance = error.validator, error.instance
+    value: Any = error.validator_value
     if validator == "additionalProperties" and isinstance(instance, dict):
         allowed = list(schema.get("properties", {}))
         for extra in sorted(set(instance) - set(allowed)):
-            text = f'unknown {key_word} "{extra}" in {where}{suggest(extra, allowed, key_word + "s")}'
+            text = (
+                f'unknown {key_word} "{extra}" in {where}{suggest(extra, allowed, key_word + "s")}'
+            )
             yield SchemaProblem(f"{pointer}/{escape_pointer(extra)}", text, at_key=True)
     elif validator == "required" and isinstance(instance, dict):
         for name in value:
             if name not in instance:
-                yield SchemaProblem(pointer, f'{where} is missing required {key_word} "{name}"', at_key=True)
+                yield SchemaProblem(
+                    pointer, f'{where} is missing required {key_word} "{name}"', at_key=True
+                )
     elif "x-message" in schema:
         yield SchemaProblem(pointer, f"{where} {schema['x-message']}")
     elif hint:
         yield SchemaProblem(pointer, f"{field} must be {hint}, got {_show(instance)}")
     elif validator == "type":
-        yield SchemaProblem(pointer, f"{field} must be {kinds_text(value)}, got {_KIND[_kind_of(instance)]}")
+        yield SchemaProblem(
+            pointer, f"{field} must be {kinds_text(value)}, got {_KIND[_kind_of(instance)]}"
+        )
     elif validator in ("enum", "const"):
         options = value if validator == "enum" else [value]
-        yield SchemaProblem(pointer, f"{field} must be one of {', '.join(_show(o) for o in options)}; got {_show(instance)}")
+        yield SchemaProblem(
+            pointer,
+            f"{field} must be one of {', '.join(_show(o) for o in options)}; got {_show(instance)}",
+        )
     elif validator in ("minimum", "exclusiveMinimum"):
         bound = "at least" if validator == "minimum" else "more than"
         yield SchemaProblem(pointer, f"{field} must be {bound} {value}, got {_show(instance)}")
@@ -91,7 +108,9 @@ def explain(
         bound = "at most" if validator == "maximum" else "less than"
         yield SchemaProblem(pointer, f"{field} must be {bound} {value}, got {_show(instance)}")
     elif validator == "minItems":
-        yield SchemaProblem(pointer, f"{field} needs at least {value} item{'s' if value != 1 else ''}")
+        yield SchemaProblem(
+            pointer, f"{field} needs at least {value} item{'s' if value != 1 else ''}"
+        )
     elif validator == "maxItems":
         yield SchemaProblem(pointer, f"{field} allows at most {value} items")
     elif validator == "uniqueItems":

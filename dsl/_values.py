@@ -109,10 +109,15 @@ def compile_value(raw: Any, pointer: str, errors: list[BadExpr]) -> Value:
     """Compile a YAML value; problems are appended to `errors` and compile to `Const(None)`."""
     if isinstance(raw, dict):
         return MapValue(
-            tuple((k, compile_value(v, f"{pointer}/{escape_pointer(k)}", errors)) for k, v in raw.items())
+            tuple(
+                (k, compile_value(v, f"{pointer}/{escape_pointer(k)}", errors))
+                for k, v in raw.items()
+            )
         )
     if isinstance(raw, list):
-        return ListValue(tuple(compile_value(v, f"{pointer}/{i}", errors) for i, v in enumerate(raw)))
+        return ListValue(
+            tuple(compile_value(v, f"{pointer}/{i}", errors) for i, v in enumerate(raw))
+        )
     if not isinstance(raw, str) or OPEN not in raw:
         return Const(raw)
     spans = _split(raw)

@@ -7,7 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
-TIMEOUT_MS = {"type": "integer", "minimum": 1, "maximum": 300_000, "description": "Give up after this many milliseconds."}
+TIMEOUT_MS = {
+    "type": "integer",
+    "minimum": 1,
+    "maximum": 300_000,
+    "description": "Give up after this many milliseconds.",
+}
 
 TARGET_PROPS: dict[str, Any] = {
     "selector": {"type": "string", "minLength": 1, "description": "A CSS selector."},
@@ -28,7 +33,9 @@ STRATEGY = {
 }
 
 
-def args(properties: dict[str, Any], required: list[str] | None = None, *, target: bool = False) -> dict[str, Any]:
+def args(
+    properties: dict[str, Any], required: list[str] | None = None, *, target: bool = False
+) -> dict[str, Any]:
     """An argument schema: a closed map; with `target`, one element target is required."""
     props = {**(TARGET_PROPS if target else {}), **properties}
     schema: dict[str, Any] = {"type": "object", "additionalProperties": False, "properties": props}

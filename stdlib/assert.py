@@ -13,7 +13,11 @@ from ._schemas import BOOLEAN, args, result
 async def run(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     if not truthy(args.get("that")):
         message = args.get("message") or "assertion failed"
-        raise TaskplateError(ErrorCode.ASSERTION_FAILED, message, "Check the condition and the page it was computed from.")
+        raise TaskplateError(
+            ErrorCode.ASSERTION_FAILED,
+            message,
+            "Check the condition and the page it was computed from.",
+        )
     return {"passed": True}
 
 

@@ -11,7 +11,9 @@ ACTION = ActionSpec(
     name="check",
     level=Level.L1,
     summary="Set a checkbox or radio button to checked (or unchecked with checked: false).",
-    args_schema=args({"checked": {"type": "boolean", "default": True}, "timeoutMs": TIMEOUT_MS}, target=True),
+    args_schema=args(
+        {"checked": {"type": "boolean", "default": True}, "timeoutMs": TIMEOUT_MS}, target=True
+    ),
     result_schema=result({"checked": BOOLEAN}),
     retryable=frozenset({ErrorCode.ELEMENT_NOT_FOUND}),
 )

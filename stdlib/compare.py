@@ -48,7 +48,10 @@ ACTION = ActionSpec(
             "items": {"type": "array", "items": {"type": "object"}},
             "fields": {"type": "array", "minItems": 1, "items": {"type": "string"}},
             "key": {"type": "string", "description": "The field that names each item (e.g. url)."},
-            "within": {"type": "string", "description": "The map inside each item that holds the fields."},
+            "within": {
+                "type": "string",
+                "description": "The map inside each item that holds the fields.",
+            },
         },
         ["items", "fields"],
     ),

@@ -11,7 +11,9 @@ ACTION = ActionSpec(
     name="download",
     level=Level.L2,
     summary="Download a file (by clicking a target or from a URL) into an artifact.",
-    args_schema=args({**TARGET_PROPS, "url": {"type": "string", "minLength": 1}, "timeoutMs": TIMEOUT_MS}),
+    args_schema=args(
+        {**TARGET_PROPS, "url": {"type": "string", "minLength": 1}, "timeoutMs": TIMEOUT_MS}
+    ),
     result_schema=result({"artifactId": STRING, "name": STRING, "size": INTEGER}),
     retryable=frozenset({ErrorCode.NAVIGATION_TIMEOUT}),
 )

@@ -21,13 +21,21 @@ def encode(data: Any, fmt: str) -> bytes:
     """JSON as is; CSV from a list of maps, one column per key (first seen order)."""
     if fmt == "json":
         return json.dumps(data, ensure_ascii=False, indent=2).encode()
-    rows = [r if isinstance(r, dict) else {"value": r} for r in (data if isinstance(data, list) else [data])]
+    rows = [
+        r if isinstance(r, dict) else {"value": r}
+        for r in (data if isinstance(data, list) else [data])
+    ]
     columns = list(dict.fromkeys(k for row in rows for k in row))
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=columns, extrasaction="ignore")
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: v if isinstance(v, str | int | float) or v is None else json.dumps(v) for k, v in row.items()})
+        writer.writerow(
+            {
+                k: v if isinstance(v, str | int | float) or v is None else json.dumps(v)
+                for k, v in row.items()
+            }
+        )
     return out.getvalue().encode()
 
 

@@ -13,12 +13,19 @@ _FIELD_MAP = {
     "required": ["selector"],
     "properties": {
         "selector": {"type": "string", "minLength": 1},
-        "attr": {"type": "string", "minLength": 1, "description": "An attribute instead of the text."},
+        "attr": {
+            "type": "string",
+            "minLength": 1,
+            "description": "An attribute instead of the text.",
+        },
         "all": {"type": "boolean", "default": False, "description": "Every match as a list."},
     },
 }
 # A bare string is shorthand for {selector: the string}.
-FIELD = {"anyOf": [{"type": "string", "minLength": 1}, _FIELD_MAP], "x-hint": "a selector or {selector, attr, all}"}
+FIELD = {
+    "anyOf": [{"type": "string", "minLength": 1}, _FIELD_MAP],
+    "x-hint": "a selector or {selector, attr, all}",
+}
 
 ACTION = ActionSpec(
     name="extract",
@@ -26,7 +33,11 @@ ACTION = ActionSpec(
     summary="Read named fields (text or an attribute, one or all matches) under an optional root.",
     args_schema=args(
         {
-            "root": {"type": "string", "minLength": 1, "description": "Only look inside this element."},
+            "root": {
+                "type": "string",
+                "minLength": 1,
+                "description": "Only look inside this element.",
+            },
             "fields": {"type": "object", "minProperties": 1, "additionalProperties": FIELD},
         },
         ["fields"],

@@ -12,7 +12,9 @@ from ._schemas import args
 
 async def run(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     code = ErrorCode(args.get("code", ErrorCode.EXECUTION_ERROR))
-    raise TaskplateError(code, str(args["message"]), "The template stopped on purpose; read the message.")
+    raise TaskplateError(
+        code, str(args["message"]), "The template stopped on purpose; read the message."
+    )
 
 
 ACTION = ActionSpec(
@@ -22,7 +24,13 @@ ACTION = ActionSpec(
     args_schema=args(
         {
             "message": {"type": "string", "minLength": 1},
-            "code": {"enum": [str(ErrorCode.EXECUTION_ERROR), str(ErrorCode.ASSERTION_FAILED), str(ErrorCode.ELEMENT_NOT_FOUND)]},
+            "code": {
+                "enum": [
+                    str(ErrorCode.EXECUTION_ERROR),
+                    str(ErrorCode.ASSERTION_FAILED),
+                    str(ErrorCode.ELEMENT_NOT_FOUND),
+                ]
+            },
         },
         ["message"],
     ),

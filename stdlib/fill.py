@@ -11,7 +11,9 @@ ACTION = ActionSpec(
     name="fill",
     level=Level.L1,
     summary="Set the value of an input, textarea or contenteditable element.",
-    args_schema=args({"value": {"type": "string"}, "timeoutMs": TIMEOUT_MS}, ["value"], target=True),
+    args_schema=args(
+        {"value": {"type": "string"}, "timeoutMs": TIMEOUT_MS}, ["value"], target=True
+    ),
     result_schema=result({"strategy": STRING}),
     retryable=frozenset({ErrorCode.ELEMENT_NOT_FOUND}),
 )

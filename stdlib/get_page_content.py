@@ -15,10 +15,16 @@ ACTION = ActionSpec(
         {
             "format": {"enum": ["markdown", "html", "text", "links"], "default": "markdown"},
             "onlyMainContent": {"type": "boolean", "default": True},
-            "selector": {"type": "string", "minLength": 1, "description": "Only this element's content."},
+            "selector": {
+                "type": "string",
+                "minLength": 1,
+                "description": "Only this element's content.",
+            },
             "maxBytes": {"type": "integer", "minimum": 1, "maximum": 50_000_000},
         }
     ),
-    result_schema=result({"format": STRING, "content": STRING, "bytes": INTEGER, "truncated": BOOLEAN}),
+    result_schema=result(
+        {"format": STRING, "content": STRING, "bytes": INTEGER, "truncated": BOOLEAN}
+    ),
     pure=True,
 )

@@ -14,7 +14,10 @@ ACTION = ActionSpec(
     args_schema=args(
         {
             "url": {"type": "string", "minLength": 1, "description": "Absolute http(s) URL."},
-            "waitUntil": {"enum": ["load", "domcontentloaded", "networkidle", "commit"], "default": "load"},
+            "waitUntil": {
+                "enum": ["load", "domcontentloaded", "networkidle", "commit"],
+                "default": "load",
+            },
             "timeoutMs": TIMEOUT_MS,
         },
         ["url"],

@@ -11,7 +11,10 @@ ACTION = ActionSpec(
     name="press",
     level=Level.L1,
     summary="Press a key or chord, on an element when a target is given, else on the page.",
-    args_schema=args({**TARGET_PROPS, "key": {"type": "string", "minLength": 1}, "timeoutMs": TIMEOUT_MS}, ["key"]),
+    args_schema=args(
+        {**TARGET_PROPS, "key": {"type": "string", "minLength": 1}, "timeoutMs": TIMEOUT_MS},
+        ["key"],
+    ),
     result_schema=result({"key": STRING}),
     retryable=frozenset({ErrorCode.ELEMENT_NOT_FOUND}),
 )

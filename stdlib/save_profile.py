@@ -11,6 +11,8 @@ ACTION = ActionSpec(
     name="save_profile",
     level=Level.L1,
     summary="Publish the session's cookies and storage as the profile's newest snapshot.",
-    args_schema=args({"profileId": {"type": "string", "pattern": "^[a-zA-Z0-9._-]{1,64}$", "default": "master"}}),
+    args_schema=args(
+        {"profileId": {"type": "string", "pattern": "^[a-zA-Z0-9._-]{1,64}$", "default": "master"}}
+    ),
     result_schema=result({"profileId": STRING, "version": INTEGER, "published": BOOLEAN}),
 )

@@ -13,9 +13,23 @@ ACTION = ActionSpec(
     summary="Interactive elements with stable refs for click/fill, paged by maxBytes.",
     args_schema=args(
         {
-            "selector": {"type": "string", "minLength": 1, "description": "Only inside this element."},
-            "maxBytes": {"type": "integer", "minimum": 1_000, "maximum": 1_000_000, "default": 50_000},
-            "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "First element index."},
+            "selector": {
+                "type": "string",
+                "minLength": 1,
+                "description": "Only inside this element.",
+            },
+            "maxBytes": {
+                "type": "integer",
+                "minimum": 1_000,
+                "maximum": 1_000_000,
+                "default": 50_000,
+            },
+            "offset": {
+                "type": "integer",
+                "minimum": 0,
+                "default": 0,
+                "description": "First element index.",
+            },
         }
     ),
     result_schema=result(

@@ -13,7 +13,10 @@ ACTION = ActionSpec(
     summary="Type text into an element key by key (input events), or set it through the DOM.",
     args_schema=args(
         {
-            "text": {"type": "string", "description": "What to type (also names a target when no other is given)."},
+            "text": {
+                "type": "string",
+                "description": "What to type (also names a target when no other is given).",
+            },
             "delayMs": {"type": "integer", "minimum": 0, "maximum": 1_000, "default": 0},
             "strategy": STRATEGY,
             "timeoutMs": TIMEOUT_MS,

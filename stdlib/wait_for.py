@@ -17,7 +17,11 @@ ACTION = ActionSpec(
         "properties": {
             "selector": {"type": "string", "minLength": 1},
             "text": {"type": "string", "minLength": 1},
-            "urlMatches": {"type": "string", "minLength": 1, "description": "A regular expression."},
+            "urlMatches": {
+                "type": "string",
+                "minLength": 1,
+                "description": "A regular expression.",
+            },
             "state": {"enum": ["attached", "detached", "visible", "hidden"], "default": "visible"},
             "timeoutMs": TIMEOUT_MS,
         },

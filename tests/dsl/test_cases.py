@@ -13,9 +13,22 @@ CASES = Path(__file__).parent / "cases"
 OK = sorted((CASES / "ok").glob("*.yaml"))
 ERR = sorted((CASES / "err").glob("*.yaml"))
 RULES = {
-    "yaml-syntax", "template-schema", "json-schema", "expr-syntax", "unknown-action",
-    "action-args", "unknown-ref", "ref-order", "duplicate-id", "cycle", "type", "trust",
-    "limits", "partial-success", "unused-input", "unused-step",
+    "yaml-syntax",
+    "template-schema",
+    "json-schema",
+    "expr-syntax",
+    "unknown-action",
+    "action-args",
+    "unknown-ref",
+    "ref-order",
+    "duplicate-id",
+    "cycle",
+    "type",
+    "trust",
+    "limits",
+    "partial-success",
+    "unused-input",
+    "unused-step",
 }
 
 

@@ -10,7 +10,12 @@ from dsl import ExpressionError, evaluate, parse_expression
 from dsl._values import Broken, Const, Interp, Single, compile_value, render
 
 SCOPE: dict[str, Any] = {
-    "inputs": {"urls": ["https://a.test/x", "https://b.test/y"], "n": 3, "name": "Ada", "empty": ""},
+    "inputs": {
+        "urls": ["https://a.test/x", "https://b.test/y"],
+        "n": 3,
+        "name": "Ada",
+        "empty": "",
+    },
     "steps": {"info": {"title": "Home", "status": 200}},
     "item": {"k": [1, 2, 3]},
     "index": 1,
@@ -154,7 +159,14 @@ def test_python_attributes_are_unreachable() -> None:
 
 
 def test_no_name_reaches_the_environment_or_files() -> None:
-    for text in ("os", "open('x')", "__import__('os')", "environ", "eval('1')", "getattr(inputs, 'x')"):
+    for text in (
+        "os",
+        "open('x')",
+        "__import__('os')",
+        "environ",
+        "eval('1')",
+        "getattr(inputs, 'x')",
+    ):
         with pytest.raises(ExpressionError):
             ev(text, {"inputs": {}})
 
@@ -200,7 +212,9 @@ def test_a_scalar_that_is_one_expression_keeps_its_type() -> None:
 
 def test_interpolation_joins_parts_as_text() -> None:
     errors: list[Any] = []
-    value = compile_value("n=${{ inputs.n }}, none=${{ null }}, ok=${{ true }}, l=${{ [1] }}", "/x", errors)
+    value = compile_value(
+        "n=${{ inputs.n }}, none=${{ null }}, ok=${{ true }}, l=${{ [1] }}", "/x", errors
+    )
     assert isinstance(value, Interp)
     assert render(value, SCOPE) == "n=3, none=, ok=true, l=[1]"
     assert errors == []

@@ -18,15 +18,27 @@ def test_every_value_and_key_keeps_its_position() -> None:
 
 
 def test_scalars_follow_the_yaml_1_2_core_schema() -> None:
-    data = load_yaml("a: on\nb: yes\nc: true\nd: 1.0.0\ne: 0x10\nf: 2.5\ng: ~\nh: '1'\ni: 2024-01-01\n").data
-    assert data == {"a": "on", "b": "yes", "c": True, "d": "1.0.0", "e": 16, "f": 2.5, "g": None, "h": "1", "i": "2024-01-01"}
+    data = load_yaml(
+        "a: on\nb: yes\nc: true\nd: 1.0.0\ne: 0x10\nf: 2.5\ng: ~\nh: '1'\ni: 2024-01-01\n"
+    ).data
+    assert data == {
+        "a": "on",
+        "b": "yes",
+        "c": True,
+        "d": "1.0.0",
+        "e": 16,
+        "f": 2.5,
+        "g": None,
+        "h": "1",
+        "i": "2024-01-01",
+    }
 
 
 @pytest.mark.parametrize(
     ("text", "message"),
     [
         ("a: 1\na: 2\n", 'duplicate key "a" (first defined at line 1, column 1)'),
-        ("a: [1,\n", "expected the node content"),
+        ("a: [1,\n", "expected (the )?node content"),
         ("a: !!python/object:os.system x\n", "custom YAML tag"),
         ("a: !custom x\n", "custom YAML tag"),
         ("<<: {a: 1}\n", "merge keys (<<) are not supported"),
@@ -37,7 +49,12 @@ def test_scalars_follow_the_yaml_1_2_core_schema() -> None:
     ],
 )
 def test_bad_documents_are_refused_with_a_position(text: str, message: str) -> None:
-    with pytest.raises(YamlError, match=message.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[")):
+    pattern = (
+        message
+        if "?" in message
+        else message.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[")
+    )
+    with pytest.raises(YamlError, match=pattern):
         load_yaml(text)
 
 

@@ -1,0 +1,67 @@
+"""Checks that a template's inputs/outputs are valid JSON Schema 2020-12, quickly.
+
+The official meta-schema resolves `$dynamicRef` on every node, which costs milliseconds per
+template. With no extension vocabularies in play every `$dynamicRef: "#meta"` resolves to the
+root, so the seven vocabulary meta-schemas merge into one static schema with the same verdicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import jsonschema
+from jsonschema_specifications import REGISTRY
+
+_BASE = "https://json-schema.org/draft/2020-12/meta/"
+_VOCABULARIES = (
+    "core",
+    "applicator",
+    "unevaluated",
+    "validation",
+    "meta-data",
+    "format-annotation",
+    "content",
+)
+
+
+def _static(node: Any) -> Any:
+    if isinstance(node, dict):
+        if node.get("$dynamicRef") == "#meta":
+            return {"$ref": "#", **{k: _static(v) for k, v in node.items() if k != "$dynamicRef"}}
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("meta/") and "#" in ref:
+            node = {**node, "$ref": "#" + ref.split("#", 1)[1]}  # every $defs now sits at the root
+        return {k: _static(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_static(v) for v in node]
+    return node
+
+
+def flattened_meta_schema() -> dict[str, Any]:
+    root = jsonschema.Draft202012Validator.META_SCHEMA
+    properties: dict[str, Any] = {}
+    defs: dict[str, Any] = {}
+    for name in _VOCABULARIES:
+        vocabulary = REGISTRY.contents(_BASE + name)
+        properties.update(vocabulary.get("properties", {}))
+        defs.update(vocabulary.get("$defs", {}))
+    properties.update(root.get("properties", {}))
+    flat: dict[str, Any] = _static(
+        {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": ["object", "boolean"],
+            "properties": properties,
+            "$defs": defs,
+        }
+    )
+    return flat
+
+
+_VALIDATOR = jsonschema.Draft202012Validator(flattened_meta_schema())
+
+
+def schema_errors(schema: Any) -> Iterator[jsonschema.ValidationError]:
+    """Every way `schema` breaks the 2020-12 meta-schema, best sub-error first for anyOf."""
+    for error in _VALIDATOR.iter_errors(schema):
+        yield jsonschema.exceptions.best_match(error.context) if error.context else error

@@ -1,0 +1,123 @@
+"""`dsl validate` as a user runs it: output formats, exit codes, folders and unreadable files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from cli.main import cli
+
+ROOT = Path(__file__).parents[2]
+ERR = ROOT / "tests" / "dsl" / "cases" / "err"
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, ["validate", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_shipped_templates_exit_0() -> None:
+    code, out, err = run(str(ROOT / "templates"))
+    assert code == 0, out
+    assert out == ""
+    assert "3 templates checked: 0 errors, 0 warnings" in err
+
+
+def test_text_output_points_at_the_span(tmp_path: Path) -> None:
+    path = tmp_path / "x.yaml"
+    path.write_text(
+        "template: x\nversion: 1.0.0\ninputs: {type: object, properties: {urls: {type: array}}}\n"
+        "steps:\n  - forEach: ${{ inputs.urlz }}\n    steps: [{action: wait, with: {ms: 1}}]\n"
+    )
+    code, out, _ = run(str(path))
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0] == f'{path}:3:37: warning: input "urls" is never used [unused-input]'
+    assert (
+        lines[3]
+        == f'{path}:5:18: error: inputs has no property "urlz"; did you mean "urls"? [unknown-ref]'
+    )
+    assert lines[4] == "   5 |   - forEach: ${{ inputs.urlz }}"
+    assert lines[5] == "     |                  ^~~~~~~~~~~"
+
+
+def test_json_output_has_every_field() -> None:
+    code, out, _ = run("--format", "json", str(ERR / "ref_unknown_input.yaml"))
+    assert code == 1
+    items = json.loads(out)
+    assert [i["rule"] for i in items] == ["unused-input", "unknown-ref"]
+    assert items[1] == {
+        "file": str(ERR / "ref_unknown_input.yaml"),
+        "line": 8,
+        "column": 18,
+        "endLine": 8,
+        "endColumn": 29,
+        "severity": "error",
+        "rule": "unknown-ref",
+        "message": 'inputs has no property "urlz"; did you mean "urls"?',
+        "pointer": "/steps/0/forEach",
+    }
+
+
+def test_warnings_pass_unless_strict() -> None:
+    assert run(str(ERR / "unused_input.yaml"))[0] == 0
+    assert run("--strict", str(ERR / "unused_input.yaml"))[0] == 1
+
+
+def test_many_files_are_sorted_by_file_line_and_column() -> None:
+    code, out, _ = run("--format", "json", str(ERR))
+    assert code == 1
+    items = json.loads(out)
+    keys = [(i["file"], i["line"], i["column"]) for i in items]
+    assert keys == sorted(keys)
+    assert len({i["file"] for i in items}) == len(list(ERR.glob("*.yaml")))
+
+
+def test_missing_path_is_an_io_error_but_the_rest_are_checked(tmp_path: Path) -> None:
+    code, _out, err = run(str(ROOT / "templates"), str(tmp_path / "nope.yaml"))
+    assert code == 2
+    assert f"error: {tmp_path / 'nope.yaml'}: no such file or folder" in err
+
+
+def test_non_utf8_file_is_an_io_error(tmp_path: Path) -> None:
+    path = tmp_path / "latin.yaml"
+    path.write_bytes("template: caf\xe9\n".encode("latin-1"))
+    code, _, err = run(str(path))
+    assert code == 2
+    assert "not UTF-8 text" in err
+
+
+def test_usage_error_exits_2() -> None:
+    assert run()[0] == 2
+    assert run("--format", "xml", "x")[0] == 2
+
+
+def test_the_installed_command_runs_without_a_traceback(tmp_path: Path) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text("template: [\n")
+    dsl = Path(sys.executable).parent / "dsl"
+    done = subprocess.run(
+        [str(dsl), "validate", str(path)], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 1
+    assert "[yaml-syntax]" in done.stdout
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("name", ["batch_extract_pages", "login_keep_session", "multi_tab_compare"])
+def test_graph_prints_the_step_tree(name: str) -> None:
+    result = CliRunner().invoke(cli, ["graph", str(ROOT / "templates" / f"{name}.yaml")])
+    assert result.exit_code == 0
+    assert result.stdout.startswith(f"{name} 1.0.0")
+    assert "└─" in result.stdout
+
+
+def test_graph_refuses_an_invalid_template() -> None:
+    result = CliRunner().invoke(cli, ["graph", str(ERR / "cycle_two_steps.yaml")])
+    assert result.exit_code == 1
+    assert "[cycle]" in result.stderr

@@ -1,0 +1,77 @@
+"""The documentation is tested: generated references are current, the published meta-schema
+accepts every shipped template, and every example in the guides gives what the guide says."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from cli.docgen import generated
+from cli.main import cli
+from dsl import check_source
+from dsl._yaml import load_yaml
+from stdlib import REGISTRY
+
+ROOT = Path(__file__).parents[1]
+DOCS = ROOT / "docs"
+TEMPLATES = sorted((ROOT / "templates").glob("*.yaml")) + sorted(
+    (ROOT / "tests/dsl/cases/ok").glob("*.yaml")
+)
+
+
+@pytest.mark.parametrize("path", list(generated()), ids=lambda p: p.name)
+def test_generated_reference_is_up_to_date(path: Path) -> None:
+    assert path.read_text(encoding="utf-8") == generated()[path], "run `make docs`"
+
+
+def test_published_meta_schema_is_valid_and_accepts_every_shipped_template() -> None:
+    schema = json.loads((DOCS / "template.schema.json").read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    for path in TEMPLATES:
+        # YAML 1.2, as taskplate and editors read it (PyYAML's 1.1 would read the key `on` as true).
+        errors = list(validator.iter_errors(load_yaml(path.read_text(encoding="utf-8")).data))
+        assert errors == [], path
+
+
+def test_every_action_and_function_is_documented() -> None:
+    actions = (DOCS / "actions.md").read_text(encoding="utf-8")
+    expressions = (DOCS / "expressions.md").read_text(encoding="utf-8")
+    assert all(f"## `{name}`" in actions for name in REGISTRY)
+    from dsl import FUNCTIONS
+
+    assert all(f"| `{name}` |" in expressions for name in FUNCTIONS)
+
+
+def _blocks(path: Path, lang: str) -> list[str]:
+    return re.findall(rf"```{lang}\n(.*?)```", path.read_text(encoding="utf-8"), flags=re.S)
+
+
+@pytest.mark.parametrize("guide", ["authoring.md"])
+def test_full_templates_in_guides_validate_clean(guide: str) -> None:
+    blocks = [
+        b
+        for b in _blocks(DOCS / guide, "yaml")
+        if b.startswith("template:") and "# invalid" not in b
+    ]
+    assert blocks
+    for block in blocks:
+        result = check_source(block, guide, REGISTRY)
+        assert result.diagnostics == [], block
+
+
+def test_validate_guide_shows_the_real_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bad = next(b for b in _blocks(DOCS / "validate.md", "yaml") if "# invalid" in b)
+    expected = _blocks(DOCS / "validate.md", "text")[0]
+    (tmp_path / "broken.yaml").write_text(bad, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["validate", "broken.yaml"])
+    assert result.exit_code == 1
+    assert result.stdout == expected
