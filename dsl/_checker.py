@@ -443,13 +443,14 @@ class _Checker:
         for name, value in step.args.entries if isinstance(step.args, MapValue) else ():
             if isinstance(value, Single | Interp) and name in props:
                 value_type = args_type.props.get(name, ANY)
-                if not fits(value_type, props[name]):
-                    want = kinds_text(props[name].get("type"))
-                    self.add(
-                        "type",
-                        f'argument "{name}" of {spec.name} must be {want}, but the expression gives {value_type.describe()}',
-                        f"{pointer}/{escape_pointer(name)}",
-                    )
+                where = f"{pointer}/{escape_pointer(name)}"
+                self.check_fits(f'argument "{name}" of {spec.name}', value_type, props[name], where)
+
+    def check_fits(self, what: str, value_type: Type, schema: Any, pointer: str) -> None:
+        if not fits(value_type, schema):
+            want = kinds_text(schema.get("type"))
+            message = f"{what} must be {want}, but the expression gives {value_type.describe()}"
+            self.add("type", message, pointer)
 
     def check_loop(self, step: Step, place: _Place) -> Type:
         assert step.for_each is not None
@@ -584,13 +585,9 @@ class _Checker:
                     )
                 continue
             value_type = self.output_type.props.get(name, ANY)
-            if not fits(value_type, props[name]):
-                want = kinds_text(props[name].get("type"))
-                self.add(
-                    "type",
-                    f'output "{name}" must be {want}, but gives {value_type.describe()}',
-                    f"/output/{escape_pointer(name)}",
-                )
+            self.check_fits(
+                f'output "{name}"', value_type, props[name], f"/output/{escape_pointer(name)}"
+            )
 
     def check_unused(self, template: Template) -> None:
         props = template.inputs_schema.get("properties")
