@@ -1,1 +1,27 @@
-"""Placeholder package; filled by its issue."""
+"""The Playwright runtime: browser launch and relaunch, sessions and tabs, the URL policy.
+
+Knows nothing of templates; errors come out as the contract's TaskplateError.
+"""
+
+from ._errors import crashed, is_crash, translate
+from ._policy import UrlPolicy, system_resolver
+from ._runtime import BrowserConfig, BrowserRuntime, find_chromium
+from ._session import MAX_TABS_PER_PROCESS, MAX_TABS_PER_SESSION, Session, Sessions, Tab
+from ._wait import wait_for_stable
+
+__all__ = [
+    "MAX_TABS_PER_PROCESS",
+    "MAX_TABS_PER_SESSION",
+    "BrowserConfig",
+    "BrowserRuntime",
+    "Session",
+    "Sessions",
+    "Tab",
+    "UrlPolicy",
+    "crashed",
+    "find_chromium",
+    "is_crash",
+    "system_resolver",
+    "translate",
+    "wait_for_stable",
+]

@@ -1,11 +1,30 @@
 """The `check` action: tick or untick a checkbox or radio button.
 
-Declaration only until the browser runtime lands.
+Declaration and implementation; page access goes through the browser runtime.
 """
 
+from typing import Any
+
+from browser import translate
 from dsl import ActionSpec, ErrorCode, Level
+from stdlib._context import ActionContext
+from stdlib._elements import describe, find
 
 from ._schemas import BOOLEAN, TIMEOUT_MS, args, result
+
+
+async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
+    page = await ctx.page()
+    target = await find(page, args)
+    checked = args.get("checked", True)
+    try:
+        await target.set_checked(checked, timeout=args.get("timeoutMs", 5_000))
+    except Exception as exc:
+        raise translate(
+            exc, doing=f"checking {describe(args)}", timeout_code=ErrorCode.ELEMENT_NOT_FOUND
+        ) from None
+    return {"checked": checked}
+
 
 ACTION = ActionSpec(
     name="check",
@@ -16,4 +35,5 @@ ACTION = ActionSpec(
     ),
     result_schema=result({"checked": BOOLEAN}),
     retryable=frozenset({ErrorCode.ELEMENT_NOT_FOUND}),
+    run=run,
 )

@@ -1,11 +1,20 @@
 """The `close_tab` action: close one tab of the session.
 
-Declaration only until the browser runtime lands.
+Declaration and implementation; page access goes through the browser runtime.
 """
 
+from typing import Any
+
 from dsl import ActionSpec, Level
+from stdlib._context import ActionContext
 
 from ._schemas import BOOLEAN, args, result
+
+
+async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
+    await ctx.need_session().close_tab(args["tabId"])
+    return {"closed": True}
+
 
 ACTION = ActionSpec(
     name="close_tab",
@@ -13,4 +22,5 @@ ACTION = ActionSpec(
     summary="Close a tab of the session by its id.",
     args_schema=args({"tabId": {"type": "string", "minLength": 1}}, ["tabId"]),
     result_schema=result({"closed": BOOLEAN}),
+    run=run,
 )

@@ -1,11 +1,41 @@
 """The `create_tab` action: open a new tab in the session, optionally at a URL.
 
-Declaration only until the browser runtime lands.
+Declaration and implementation; page access goes through the browser runtime.
 """
 
-from dsl import ActionSpec, Level
+from typing import Any
+
+from browser import translate
+from dsl import ActionSpec, ErrorCode, Level, TaskplateError
+from stdlib._context import ActionContext
 
 from ._schemas import STRING, args, result
+
+
+async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
+    session = ctx.need_session()
+    url = args.get("url")
+    if url:
+        await ctx.check_url(url)
+    tab = await session.new_tab()
+    if url:
+        try:
+            response = await tab.page.goto(url)
+        except Exception as exc:
+            await session.close_tab(tab.id)
+            if tab.refused:
+                raise TaskplateError(
+                    ErrorCode.URL_NOT_ALLOWED,
+                    tab.refused,
+                    "Use a public http(s) URL.",
+                    {"url": url},
+                ) from None
+            raise translate(
+                exc, doing=f"opening {url}", timeout_code=ErrorCode.NAVIGATION_TIMEOUT
+            ) from None
+        tab.status = response.status if response is not None else None
+    return {"tabId": tab.id, "url": tab.page.url}
+
 
 ACTION = ActionSpec(
     name="create_tab",
@@ -13,4 +43,5 @@ ACTION = ActionSpec(
     summary="Open a new tab in the session (at most 20 per session); answers its tab id.",
     args_schema=args({"url": {"type": "string", "minLength": 1}}),
     result_schema=result({"tabId": STRING, "url": STRING}),
+    run=run,
 )

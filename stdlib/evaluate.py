@@ -1,11 +1,27 @@
 """The `evaluate` action: run JavaScript in the page (host access: local callers only).
 
-Declaration only until the browser runtime lands.
+Declaration and implementation; page access goes through the browser runtime.
 """
 
-from dsl import ActionSpec, Level
+from typing import Any
+
+from browser import translate
+from dsl import ActionSpec, ErrorCode, Level
+from stdlib._context import ActionContext
 
 from ._schemas import args, result
+
+
+async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
+    page = await ctx.page()
+    try:
+        value = await page.evaluate(args["script"], args.get("arg"))
+    except Exception as exc:
+        raise translate(
+            exc, doing="running the script", timeout_code=ErrorCode.EXECUTION_ERROR
+        ) from None
+    return {"value": value}
+
 
 ACTION = ActionSpec(
     name="evaluate",
@@ -13,4 +29,5 @@ ACTION = ActionSpec(
     summary="Run a JavaScript function body in the page and answer its JSON value.",
     args_schema=args({"script": {"type": "string", "minLength": 1}, "arg": {}}, ["script"]),
     result_schema=result({"value": {}}),
+    run=run,
 )

@@ -1,11 +1,69 @@
 """The `get_page_content` action: the page as Markdown, HTML, text or a list of links.
 
-Declaration only until the browser runtime lands.
+Declaration and implementation; page access goes through the browser runtime.
 """
 
+from typing import Any
+
+import anyio
+
 from dsl import ActionSpec, Level
+from stdlib._context import ActionContext
+from stdlib._elements import find
+from stdlib._markdown import to_links, to_markdown, to_text
 
 from ._schemas import BOOLEAN, INTEGER, STRING, args, result
+
+
+def truncate(text: str, max_bytes: int | None) -> tuple[str, int, bool]:
+    """The text cut to at most max_bytes of UTF-8 on a character boundary, its size, and whether cut."""
+    data = text.encode()
+    if max_bytes is None or len(data) <= max_bytes:
+        return text, len(data), False
+    cut = data[:max_bytes].decode("utf-8", errors="ignore")
+    return cut, len(cut.encode()), True
+
+
+def render(html: str, url: str, fmt: str, only_main: bool) -> tuple[str, bool]:
+    if fmt == "markdown":
+        return to_markdown(html, url, only_main)
+    if fmt == "text":
+        return to_text(html, url, only_main)
+    if fmt == "links":
+        links, is_main = to_links(html, url, only_main)
+        return "".join(f"[{link['text']}]({link['url']})\n" for link in links), is_main
+    return html, True
+
+
+async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
+    page = await ctx.page()
+    fmt = args.get("format", "markdown")
+    only_main = args.get("onlyMainContent", True) and "selector" not in args
+    if "selector" in args:
+        html = await (await find(page, args)).evaluate("el => el.outerHTML")
+    else:
+        html = await page.content()
+    if fmt == "html" and not only_main:
+        content, is_main = html, True
+    else:
+        # Extraction is CPU work of tens of milliseconds: keep the event loop free meanwhile.
+        content, is_main = await anyio.to_thread.run_sync(render, html, page.url, fmt, only_main)
+    content, size, truncated = truncate(content, args.get("maxBytes"))
+    warnings = []
+    if only_main and not is_main:
+        warnings.append("no main content was found; this is the whole page")
+    if truncated:
+        warnings.append(f"the content was cut at {args['maxBytes']} bytes")
+    result: dict[str, Any] = {
+        "format": fmt,
+        "content": content,
+        "bytes": size,
+        "truncated": truncated,
+    }
+    if warnings:
+        result["warnings"] = warnings
+    return result
+
 
 ACTION = ActionSpec(
     name="get_page_content",
@@ -27,4 +85,5 @@ ACTION = ActionSpec(
         {"format": STRING, "content": STRING, "bytes": INTEGER, "truncated": BOOLEAN}
     ),
     pure=True,
+    run=run,
 )

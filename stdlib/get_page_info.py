@@ -1,11 +1,32 @@
 """The `get_page_info` action: the current page's URL, title and metadata.
 
-Declaration only until the browser runtime lands.
+Declaration and implementation; page access goes through the browser runtime.
 """
 
+from typing import Any
+
 from dsl import ActionSpec, Level
+from stdlib._context import ActionContext
 
 from ._schemas import NULLABLE_STRING, STRING, args, result
+
+_META = """() => {
+  const attr = (sel, name) => { const el = document.querySelector(sel); return el ? el.getAttribute(name) : null; };
+  const canonical = document.querySelector('link[rel="canonical"]');
+  return {
+    description: attr('meta[name="description"]', 'content') || attr('meta[property="og:description"]', 'content'),
+    lang: document.documentElement.getAttribute('lang'),
+    canonical: canonical ? canonical.href : null,
+  };
+}"""
+
+
+async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
+    tab = await ctx.tab()
+    page = await ctx.page()
+    meta = await page.evaluate(_META)
+    return {"url": page.url, "title": await page.title(), **meta, "status": tab.status}
+
 
 ACTION = ActionSpec(
     name="get_page_info",
@@ -23,4 +44,5 @@ ACTION = ActionSpec(
         }
     ),
     pure=True,
+    run=run,
 )

@@ -1,11 +1,29 @@
 """The `hover` action: move the mouse over an element (menus, tooltips).
 
-Declaration only until the browser runtime lands.
+Declaration and implementation; page access goes through the browser runtime.
 """
 
+from typing import Any
+
+from browser import translate
 from dsl import ActionSpec, ErrorCode, Level
+from stdlib._context import ActionContext
+from stdlib._elements import describe, find
 
 from ._schemas import TIMEOUT_MS, args, result
+
+
+async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
+    page = await ctx.page()
+    target = await find(page, args)
+    try:
+        await target.hover(timeout=args.get("timeoutMs", 5_000))
+    except Exception as exc:
+        raise translate(
+            exc, doing=f"hovering {describe(args)}", timeout_code=ErrorCode.ELEMENT_NOT_FOUND
+        ) from None
+    return {}
+
 
 ACTION = ActionSpec(
     name="hover",
@@ -14,4 +32,5 @@ ACTION = ActionSpec(
     args_schema=args({"timeoutMs": TIMEOUT_MS}, target=True),
     result_schema=result({}),
     retryable=frozenset({ErrorCode.ELEMENT_NOT_FOUND}),
+    run=run,
 )

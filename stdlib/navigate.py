@@ -1,11 +1,38 @@
 """The `navigate` action: open a URL in the current tab and report where it landed.
 
-Declaration only until the browser runtime lands; no page logic here.
+Declaration and implementation; page access goes through the browser runtime.
 """
 
-from dsl import ActionSpec, ErrorCode, Level
+from typing import Any
+
+from browser import translate
+from dsl import ActionSpec, ErrorCode, Level, TaskplateError
+from stdlib._context import ActionContext
 
 from ._schemas import STRING, TIMEOUT_MS, args, result
+
+
+async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
+    url = args["url"]
+    await ctx.check_url(url)
+    tab = await ctx.tab()
+    page = await ctx.page()
+    tab.refused = None
+    try:
+        response = await page.goto(
+            url, wait_until=args.get("waitUntil", "load"), timeout=args.get("timeoutMs", 30_000)
+        )
+    except Exception as exc:
+        if tab.refused:
+            raise TaskplateError(
+                ErrorCode.URL_NOT_ALLOWED, tab.refused, "Use a public http(s) URL.", {"url": url}
+            ) from None
+        raise translate(
+            exc, doing=f"opening {url}", timeout_code=ErrorCode.NAVIGATION_TIMEOUT
+        ) from None
+    tab.status = response.status if response is not None else None
+    return {"url": page.url, "status": tab.status, "title": await page.title()}
+
 
 ACTION = ActionSpec(
     name="navigate",
@@ -24,4 +51,5 @@ ACTION = ActionSpec(
     ),
     result_schema=result({"url": STRING, "status": {"type": ["integer", "null"]}, "title": STRING}),
     retryable=frozenset({ErrorCode.NAVIGATION_TIMEOUT, ErrorCode.PAGE_CRASHED}),
+    run=run,
 )

@@ -1,11 +1,42 @@
 """The `press` action: press a key or a chord (Enter, Control+A) on the page or an element.
 
-Declaration only until the browser runtime lands.
+Declaration and implementation; page access goes through the browser runtime.
 """
 
-from dsl import ActionSpec, ErrorCode, Level
+from typing import Any
+
+from browser import translate
+from dsl import ActionSpec, ErrorCode, Level, TaskplateError
+from stdlib._context import ActionContext
+from stdlib._elements import describe, find
 
 from ._schemas import STRING, TARGET_PROPS, TIMEOUT_MS, args, result
+
+
+async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
+    page = await ctx.page()
+    key = args["key"]
+    try:
+        if args.keys() & {"selector", "xpath", "text", "ref"}:
+            await (await find(page, args)).press(key, timeout=args.get("timeoutMs", 5_000))
+        else:
+            await page.keyboard.press(key)
+    except TaskplateError:
+        raise
+    except Exception as exc:
+        if "Unknown key" in str(exc):
+            raise TaskplateError(
+                ErrorCode.INVALID_PARAMETER,
+                f'unknown key "{key}"',
+                "Use names such as Enter, Tab, ArrowDown or Control+A.",
+            ) from None
+        raise translate(
+            exc,
+            doing=f"pressing {key} on {describe(args)}",
+            timeout_code=ErrorCode.ELEMENT_NOT_FOUND,
+        ) from None
+    return {"key": key}
+
 
 ACTION = ActionSpec(
     name="press",
@@ -17,4 +48,5 @@ ACTION = ActionSpec(
     ),
     result_schema=result({"key": STRING}),
     retryable=frozenset({ErrorCode.ELEMENT_NOT_FOUND}),
+    run=run,
 )

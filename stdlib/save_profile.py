@@ -1,11 +1,25 @@
 """The `save_profile` action: publish the session's login state as a profile snapshot.
 
-Declaration only until the profile layer lands.
+Declaration and implementation; the profile store does the publishing.
 """
 
-from dsl import ActionSpec, Level
+from typing import Any
+
+from dsl import ActionSpec, ErrorCode, Level, TaskplateError
+from stdlib._context import ActionContext
 
 from ._schemas import BOOLEAN, INTEGER, STRING, args, result
+
+
+async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
+    if ctx.profiles is None:
+        raise TaskplateError(
+            ErrorCode.EXECUTION_ERROR,
+            "profiles are not available here",
+            "Run the template through a runtime with a profile store.",
+        )
+    return await ctx.profiles.publish(ctx.need_session(), args.get("profileId", "master"))
+
 
 ACTION = ActionSpec(
     name="save_profile",
@@ -15,4 +29,5 @@ ACTION = ActionSpec(
         {"profileId": {"type": "string", "pattern": "^[a-zA-Z0-9._-]{1,64}$", "default": "master"}}
     ),
     result_schema=result({"profileId": STRING, "version": INTEGER, "published": BOOLEAN}),
+    run=run,
 )

@@ -1,11 +1,41 @@
 """The `screenshot` action: a PNG of the page or of one element, stored as an artifact.
 
-Declaration only until the browser runtime lands.
+Declaration and implementation; page access goes through the browser runtime.
 """
 
-from dsl import ActionSpec, ErrorCode, Level
+import struct
+from typing import Any
+
+from browser import translate
+from dsl import ActionSpec, ErrorCode, Level, TaskplateError
+from stdlib._context import ActionContext
+from stdlib._elements import find
 
 from ._schemas import INTEGER, STRING, args, result
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    width, height = struct.unpack(">II", data[16:24])
+    return int(width), int(height)
+
+
+async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
+    page = await ctx.page()
+    try:
+        if "selector" in args:
+            data = await (await find(page, args, state="visible")).screenshot()
+        else:
+            data = await page.screenshot(full_page=args.get("fullPage", False))
+    except TaskplateError:
+        raise
+    except Exception as exc:
+        raise translate(
+            exc, doing="taking a screenshot", timeout_code=ErrorCode.EXECUTION_ERROR
+        ) from None
+    width, height = png_size(data)
+    artifact_id = await ctx.save_artifact(args.get("name", "screenshot.png"), data, "image/png")
+    return {"artifactId": artifact_id, "width": width, "height": height}
+
 
 ACTION = ActionSpec(
     name="screenshot",
@@ -20,4 +50,5 @@ ACTION = ActionSpec(
     ),
     result_schema=result({"artifactId": STRING, "width": INTEGER, "height": INTEGER}),
     retryable=frozenset({ErrorCode.ELEMENT_NOT_FOUND}),
+    run=run,
 )

@@ -1,13 +1,38 @@
 """The `select_option` action: choose options of a <select> by value, label or index.
 
-Declaration only until the browser runtime lands.
+Declaration and implementation; page access goes through the browser runtime.
 """
 
-from dsl import ActionSpec, ErrorCode, Level
+from typing import Any
+
+from browser import translate
+from dsl import ActionSpec, ErrorCode, Level, TaskplateError
+from stdlib._context import ActionContext
+from stdlib._elements import describe, find
 
 from ._schemas import TIMEOUT_MS, args, result
 
 _ONE_OR_MANY = {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}
+
+
+async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
+    page = await ctx.page()
+    target = await find(page, args)
+    choice = {k: args[k] for k in ("value", "label", "index") if k in args}
+    if not choice:
+        raise TaskplateError(
+            ErrorCode.INVALID_PARAMETER,
+            "select_option needs value, label or index",
+            "Say which option to choose.",
+        )
+    try:
+        selected = await target.select_option(**choice, timeout=args.get("timeoutMs", 5_000))
+    except Exception as exc:
+        raise translate(
+            exc, doing=f"selecting in {describe(args)}", timeout_code=ErrorCode.ELEMENT_NOT_FOUND
+        ) from None
+    return {"selected": list(selected)}
+
 
 ACTION = ActionSpec(
     name="select_option",
@@ -24,4 +49,5 @@ ACTION = ActionSpec(
     ),
     result_schema=result({"selected": {"type": "array", "items": {"type": "string"}}}),
     retryable=frozenset({ErrorCode.ELEMENT_NOT_FOUND}),
+    run=run,
 )

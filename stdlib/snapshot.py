@@ -1,11 +1,102 @@
 """The `snapshot` action: the page's interactive elements, indexed with refs agents can click.
 
-Declaration only until the browser runtime lands.
+Declaration and implementation; page access goes through the browser runtime.
 """
 
-from dsl import ActionSpec, Level
+import json
+from typing import Any
+
+from browser import translate
+from dsl import ActionSpec, ErrorCode, Level, TaskplateError
+from stdlib._context import ActionContext
+from stdlib._elements import REF_ATTRIBUTE
 
 from ._schemas import BOOLEAN, INTEGER, STRING, args, result
+
+_COLLECT = """([scope, attr]) => {
+  const INTERACTIVE = 'a[href], button, input, select, textarea, summary, [role=button], [role=link], [role=checkbox], [role=tab], [role=menuitem], [onclick], [contenteditable=""], [contenteditable=true], [tabindex]:not([tabindex="-1"])';
+  window.__taskplateRef = window.__taskplateRef || 0;
+  const root = scope ? document.querySelector(scope) : document;
+  if (!root) return null;
+  const out = [];
+  const labelText = (label) => {
+    const copy = label.cloneNode(true);
+    copy.querySelectorAll('select, textarea, input, button').forEach((n) => n.remove());
+    return copy.textContent.trim().replace(/\\s+/g, ' ');
+  };
+  const implicitRole = (el, tag) => {
+    if (tag === 'a') return 'link';
+    if (tag === 'select') return 'combobox';
+    if (tag === 'textarea') return 'textbox';
+    if (tag === 'input') return ({checkbox: 'checkbox', radio: 'radio', submit: 'button', button: 'button', file: 'button', range: 'slider'})[el.type] || 'textbox';
+    return tag === 'summary' ? 'button' : (tag === 'button' ? 'button' : 'generic');
+  };
+  const visit = (node) => {
+    for (const el of node.querySelectorAll('*')) {
+      if (el.shadowRoot) visit(el.shadowRoot);
+      if (!el.matches(INTERACTIVE)) continue;
+      const box = el.getBoundingClientRect();
+      const style = getComputedStyle(el);
+      if ((box.width === 0 && box.height === 0 && el.type !== 'file') || style.visibility === 'hidden' || style.display === 'none') continue;
+      let ref = el.getAttribute(attr);
+      if (!ref) { ref = 'e' + (++window.__taskplateRef); el.setAttribute(attr, ref); }
+      const tag = el.tagName.toLowerCase();
+      const control = tag === 'input' || tag === 'select' || tag === 'textarea';
+      const text = control ? '' : (el.innerText || '').trim().replace(/\\s+/g, ' ');
+      const label = el.labels && el.labels.length ? labelText(el.labels[0]) : '';
+      const name = el.getAttribute('aria-label') || label || text || el.getAttribute('placeholder') || el.getAttribute('title') || el.getAttribute('alt') || el.getAttribute('name') || el.id || '';
+      const item = {ref, tag, role: el.getAttribute('role') || implicitRole(el, tag), name: name.slice(0, 100)};
+      if (el.type && tag === 'input') item.type = el.type;
+      if ((tag === 'input' || tag === 'textarea' || tag === 'select') && el.type !== 'password') item.value = String(el.value).slice(0, 100);
+      if (el.type === 'checkbox' || el.type === 'radio') item.checked = el.checked;
+      if (tag === 'a') item.href = el.href;
+      if (el.disabled) item.disabled = true;
+      out.push(item);
+    }
+  };
+  visit(root);
+  return out;
+}"""
+
+
+def page_of(
+    elements: list[dict[str, Any]], offset: int, max_bytes: int
+) -> tuple[list[dict[str, Any]], int | None]:
+    """Elements from offset while their JSON fits in max_bytes, and the next offset if any."""
+    chosen, size = [], 0
+    for index in range(offset, len(elements)):
+        size += len(json.dumps(elements[index], ensure_ascii=False)) + 1
+        if size > max_bytes and chosen:
+            return chosen, index
+        chosen.append(elements[index])
+    return chosen, None
+
+
+async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
+    page = await ctx.page()
+    try:
+        elements = await page.evaluate(_COLLECT, [args.get("selector"), REF_ATTRIBUTE])
+    except Exception as exc:
+        raise translate(
+            exc, doing="taking a snapshot", timeout_code=ErrorCode.EXECUTION_ERROR
+        ) from None
+    if elements is None:
+        raise TaskplateError(
+            ErrorCode.ELEMENT_NOT_FOUND,
+            f'selector "{args["selector"]}" matches no element',
+            "Check the selector.",
+        )
+    offset = args.get("offset", 0)
+    chosen, next_offset = page_of(elements, offset, args.get("maxBytes", 50_000))
+    return {
+        "url": page.url,
+        "title": await page.title(),
+        "elements": chosen,
+        "total": len(elements),
+        "truncated": next_offset is not None,
+        "nextOffset": next_offset,
+    }
+
 
 ACTION = ActionSpec(
     name="snapshot",
@@ -43,4 +134,5 @@ ACTION = ActionSpec(
         }
     ),
     pure=True,
+    run=run,
 )

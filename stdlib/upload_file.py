@@ -1,11 +1,38 @@
 """The `upload_file` action: set local files on a file input (host access: local callers only).
 
-Declaration only until the browser runtime lands.
+Declaration and implementation; page access goes through the browser runtime.
 """
 
-from dsl import ActionSpec, ErrorCode, Level
+from pathlib import Path
+from typing import Any
+
+from browser import translate
+from dsl import ActionSpec, ErrorCode, Level, TaskplateError
+from stdlib._context import ActionContext
+from stdlib._elements import describe, find
 
 from ._schemas import INTEGER, args, result
+
+
+async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
+    files = [Path(f).expanduser() for f in args["files"]]
+    missing = [str(f) for f in files if not f.is_file()]
+    if missing:
+        raise TaskplateError(
+            ErrorCode.INVALID_PARAMETER,
+            f"no such file: {', '.join(missing)}",
+            "Give paths of existing files on this machine.",
+        )
+    page = await ctx.page()
+    target = await find(page, args)
+    try:
+        await target.set_input_files(files)
+    except Exception as exc:
+        raise translate(
+            exc, doing=f"uploading to {describe(args)}", timeout_code=ErrorCode.ELEMENT_NOT_FOUND
+        ) from None
+    return {"files": len(files)}
+
 
 ACTION = ActionSpec(
     name="upload_file",
@@ -18,4 +45,5 @@ ACTION = ActionSpec(
     ),
     result_schema=result({"files": INTEGER}),
     retryable=frozenset({ErrorCode.ELEMENT_NOT_FOUND}),
+    run=run,
 )

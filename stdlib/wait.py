@@ -1,11 +1,21 @@
 """The `wait` action: a fixed pause, for pages whose readiness cannot be observed.
 
-Declaration only until the browser runtime lands.
+Declaration and implementation; page access goes through the browser runtime.
 """
+
+from typing import Any
+
+import anyio
 
 from dsl import ActionSpec, Level
 
 from ._schemas import INTEGER, args, result
+
+
+async def run(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+    await anyio.sleep(args["ms"] / 1000)
+    return {"waitedMs": args["ms"]}
+
 
 ACTION = ActionSpec(
     name="wait",
@@ -13,4 +23,6 @@ ACTION = ActionSpec(
     summary="Pause for a fixed number of milliseconds (at most 60 s).",
     args_schema=args({"ms": {"type": "integer", "minimum": 0, "maximum": 60_000}}, ["ms"]),
     result_schema=result({"waitedMs": INTEGER}),
+    needs_browser=False,
+    run=run,
 )

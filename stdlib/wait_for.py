@@ -1,11 +1,45 @@
 """The `wait_for` action: wait for an element, a text or a URL to appear (or go away).
 
-Declaration only until the browser runtime lands.
+Declaration and implementation; page access goes through the browser runtime.
 """
 
-from dsl import ActionSpec, ErrorCode, Level
+import re
+import time
+from typing import Any
+
+from browser import translate
+from dsl import ActionSpec, ErrorCode, Level, TaskplateError
+from stdlib._context import ActionContext
 
 from ._schemas import BOOLEAN, INTEGER, TIMEOUT_MS, result
+
+
+async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
+    page = await ctx.page()
+    timeout = args.get("timeoutMs", 10_000)
+    state = args.get("state", "visible")
+    start = time.monotonic()
+    try:
+        if "urlMatches" in args:
+            await page.wait_for_url(re.compile(args["urlMatches"]), timeout=timeout)
+            what = f'a URL matching "{args["urlMatches"]}"'
+        elif "selector" in args:
+            await page.locator(args["selector"]).first.wait_for(state=state, timeout=timeout)
+        else:
+            await page.get_by_text(args["text"]).first.wait_for(state=state, timeout=timeout)
+    except re.error as exc:
+        raise TaskplateError(
+            ErrorCode.INVALID_PARAMETER, f"urlMatches is not a valid regular expression: {exc}", ""
+        ) from None
+    except Exception as exc:
+        what = args.get("selector") or args.get("text") or args.get("urlMatches")
+        raise translate(
+            exc,
+            doing=f'waiting for "{what}" to be {state}',
+            timeout_code=ErrorCode.ELEMENT_NOT_FOUND,
+        ) from None
+    return {"matched": True, "waitedMs": int((time.monotonic() - start) * 1000)}
+
 
 ACTION = ActionSpec(
     name="wait_for",
@@ -30,4 +64,5 @@ ACTION = ActionSpec(
     },
     result_schema=result({"matched": BOOLEAN, "waitedMs": INTEGER}),
     retryable=frozenset({ErrorCode.ELEMENT_NOT_FOUND}),
+    run=run,
 )

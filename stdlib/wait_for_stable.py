@@ -1,11 +1,27 @@
 """The `wait_for_stable` action: wait until the network is quiet and the DOM stops changing.
 
-Declaration only until the browser runtime lands.
+Declaration and implementation; page access goes through the browser runtime.
 """
 
+from typing import Any
+
+from browser import wait_for_stable
 from dsl import ActionSpec, Level
+from stdlib._context import ActionContext
 
 from ._schemas import BOOLEAN, INTEGER, TIMEOUT_MS, args, result
+
+
+async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
+    tab = await ctx.tab()
+    stable, waited = await wait_for_stable(
+        tab, args.get("timeoutMs", 10_000), args.get("quietMs", 500)
+    )
+    result: dict[str, Any] = {"stable": stable, "waitedMs": waited}
+    if not stable:
+        result["warnings"] = [f"the page was still busy after {waited} ms; read as it is"]
+    return result
+
 
 ACTION = ActionSpec(
     name="wait_for_stable",
@@ -18,4 +34,5 @@ ACTION = ActionSpec(
         }
     ),
     result_schema=result({"stable": BOOLEAN, "waitedMs": INTEGER}),
+    run=run,
 )

@@ -1,8 +1,76 @@
-"""Shared test configuration: async tests run on asyncio through anyio's pytest plugin."""
+"""Shared test configuration: anyio on asyncio for async tests, the fixture site, and a real
+Chromium per test module (launched through Playwright, closed when the module's tests end)."""
 
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import jsonschema
 import pytest
+
+from browser import BrowserConfig, BrowserRuntime, Sessions, UrlPolicy
+from dsl import TrustLevel
+from stdlib import REGISTRY
+from stdlib._context import ActionContext, MemoryArtifacts
+from tests.fixtures.server import FixtureServer, serve
+
+PUBLIC_HOST = "public.test"  # resolves "publicly" for the URL policy, to the fixture site for Chromium
+
+
+@pytest.fixture(scope="session")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="session")
+def site() -> Iterator[FixtureServer]:
+    with serve() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+async def runtime(site: FixtureServer) -> AsyncIterator[BrowserRuntime]:
+    port = site.server_address[1]
+    rules = f"--host-resolver-rules=MAP {PUBLIC_HOST} 127.0.0.1:{port}, MAP private.test 127.0.0.1:{port}"
+    rt = BrowserRuntime(BrowserConfig(extra_args=(rules,)))
+    yield rt
+    await rt.close()
+
+
+def fake_dns(host: str) -> list[str]:
+    """Public for public.test, private for private.test, the real answer for anything else."""
+    from browser import system_resolver
+
+    return {"public.test": ["93.184.216.34"], "private.test": ["10.1.2.3"]}.get(host) or system_resolver(host)
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
+async def sessions(runtime: BrowserRuntime) -> AsyncIterator[Sessions]:
+    registry = Sessions(runtime)
+    yield registry
+    await registry.close_all()
+    assert registry.open_tabs == 0, "a test left tabs open"
+
+
+@pytest.fixture
+async def ctx(sessions: Sessions) -> ActionContext:
+    session = await sessions.create()
+    return ActionContext(session=session, artifacts=MemoryArtifacts())
+
+
+@pytest.fixture
+async def remote_ctx(sessions: Sessions) -> ActionContext:
+    policy = UrlPolicy(TrustLevel.REMOTE, resolver=fake_dns)
+    session = await sessions.create(policy=policy)
+    return ActionContext(session=session, trust=TrustLevel.REMOTE, artifacts=MemoryArtifacts())
+
+
+async def act(action: str, ctx: ActionContext, /, **args: Any) -> Any:
+    """Run an action as the interpreter does: arguments checked against its schema first."""
+    spec = REGISTRY[action]
+    jsonschema.validate(args, spec.args_schema)
+    assert spec.run is not None
+    result = await spec.run(ctx, args)
+    jsonschema.validate(result, spec.result_schema)
+    return result

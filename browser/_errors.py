@@ -1,0 +1,61 @@
+"""Translates Playwright's exceptions into the contract's error codes with useful hints.
+
+The only place that reads Playwright's error texts; everything else sees TaskplateError.
+"""
+
+from __future__ import annotations
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+from dsl import ErrorCode, TaskplateError
+
+_CRASH_MARKERS = (
+    "target crashed",
+    "page crashed",
+    "has been closed",
+    "browser closed",
+    "connection closed",
+    "target closed",
+    "browser has disconnected",
+    "session closed",
+)
+
+
+def is_crash(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return any(marker in text for marker in _CRASH_MARKERS)
+
+
+def crashed(detail: str = "") -> TaskplateError:
+    return TaskplateError(
+        ErrorCode.PAGE_CRASHED,
+        "the page or the browser crashed" + (f": {detail}" if detail else ""),
+        "Retry the call: a new browser is started automatically.",
+    )
+
+
+def translate(exc: BaseException, *, doing: str, timeout_code: ErrorCode) -> TaskplateError:
+    """The contract error for a Playwright failure while `doing` something."""
+    if isinstance(exc, TaskplateError):
+        return exc
+    first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if is_crash(exc):
+        return crashed(first_line)
+    if isinstance(exc, PlaywrightTimeout):
+        if timeout_code is ErrorCode.ELEMENT_NOT_FOUND:
+            return TaskplateError(
+                timeout_code,
+                f"{doing}: no matching element appeared in time",
+                "Check the selector (try snapshot to list elements) or raise timeoutMs.",
+            )
+        return TaskplateError(
+            timeout_code, f"{doing} timed out", "Raise timeoutMs or use waitUntil: commit."
+        )
+    if isinstance(exc, PlaywrightError) and "net::ERR_" in first_line:
+        code = (
+            ErrorCode.NAVIGATION_TIMEOUT if "TIMED_OUT" in first_line else ErrorCode.EXECUTION_ERROR
+        )
+        reason = first_line.split("net::", 1)[1].split()[0]
+        return TaskplateError(code, f"{doing} failed: {reason}", "Check that the URL is reachable.")
+    return TaskplateError(ErrorCode.EXECUTION_ERROR, f"{doing} failed: {first_line}", "")

@@ -1,0 +1,115 @@
+"""URL policy for remote callers (SPEC §5): http(s) only, and no loopback, private, link-local,
+multicast or metadata address after DNS resolution. Knows no templates or pages.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import ipaddress
+import socket
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+import anyio
+
+from dsl import ErrorCode, TaskplateError, TrustLevel
+
+Resolver = Callable[[str], list[str]]
+METADATA_HOSTS = frozenset({"metadata.google.internal", "metadata", "instance-data"})
+_HINT = "Use a public http(s) URL, or ask the operator to allow the host (allowHosts)."
+
+
+def system_resolver(host: str) -> list[str]:
+    """Every address the host resolves to (an IP literal resolves to itself)."""
+    try:
+        infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
+    except (socket.gaierror, UnicodeError):
+        return []
+    return sorted({str(info[4][0]) for info in infos})
+
+
+def _forbidden(address: str) -> str | None:
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return "an unparsable address"
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    checks = (
+        (ip.is_loopback, "a loopback address"),
+        (ip.is_link_local, "a link-local (metadata) address"),
+        (ip.is_private, "a private address"),
+        (ip.is_multicast, "a multicast address"),
+        (ip.is_reserved or ip.is_unspecified, "a reserved address"),
+    )
+    return next((why for hit, why in checks if hit), None)
+
+
+def _matches(host: str, patterns: Iterable[str]) -> bool:
+    return any(fnmatch.fnmatch(host, p.lower()) for p in patterns)
+
+
+@dataclass
+class UrlPolicy:
+    """Which URLs a caller of a trust level may open; `check` raises URL_NOT_ALLOWED."""
+
+    trust: TrustLevel = TrustLevel.LOCAL
+    allow_hosts: tuple[str, ...] = ()
+    deny_hosts: tuple[str, ...] = ()
+    resolver: Resolver = system_resolver
+    _cache: dict[str, str | None] = field(default_factory=dict, repr=False)
+
+    @property
+    def enforced(self) -> bool:
+        return self.trust is TrustLevel.REMOTE or bool(self.deny_hosts)
+
+    def refusal(self, url: str) -> str | None:
+        """Why the URL is refused, or None when it may be opened."""
+        parts = urlsplit(url)
+        scheme, host = parts.scheme.lower(), (parts.hostname or "").lower().rstrip(".")
+        if scheme in ("about", "data", "blob") and self.trust is TrustLevel.LOCAL:
+            return None
+        if host and _matches(host, self.deny_hosts):
+            return f'the host "{host}" is denied by the operator'
+        if self.trust is TrustLevel.LOCAL:
+            return None
+        if scheme in ("about",) and url.startswith("about:blank"):
+            return None
+        if scheme not in ("http", "https"):
+            return f'the scheme "{scheme}:" is not allowed for remote callers (http and https only)'
+        if not host:
+            return "the URL has no host"
+        if _matches(host, self.allow_hosts):
+            return None
+        if host in self._cache:
+            return self._cache[host]
+        why = self._resolve_refusal(host)
+        self._cache[host] = why
+        return why
+
+    def _resolve_refusal(self, host: str) -> str | None:
+        if host in METADATA_HOSTS:
+            return f'"{host}" is a cloud metadata host'
+        addresses = self.resolver(host)
+        if not addresses:
+            return f'the host "{host}" does not resolve'
+        for address in addresses:
+            why = _forbidden(address)
+            if why:
+                return f'"{host}" resolves to {address}, {why}'
+        return None
+
+    async def refusal_async(self, url: str) -> str | None:
+        """`refusal`, with a DNS look-up (on a cache miss) in a worker thread."""
+        host = (urlsplit(url).hostname or "").lower().rstrip(".")
+        if self.trust is TrustLevel.REMOTE and host and host not in self._cache:
+            await anyio.to_thread.run_sync(self.refusal, url)
+        return self.refusal(url)
+
+    def check(self, url: str) -> None:
+        why = self.refusal(url)
+        if why:
+            raise TaskplateError(
+                ErrorCode.URL_NOT_ALLOWED, f"{url} is not allowed: {why}", _HINT, {"url": url}
+            )

@@ -1,0 +1,137 @@
+"""The browser process: launched lazily through Playwright (or connected to a remote one), one
+per taskplate process, relaunched after a crash. Knows nothing of templates or sessions' use.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
+
+from dsl import ErrorCode, TaskplateError
+
+LAUNCH_ARGS = (
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+)
+DEBIAN_CHROMIUM = "/usr/bin/chromium"
+
+
+@dataclass(frozen=True)
+class BrowserConfig:
+    """Where the browser comes from: a local executable, or a remote endpoint."""
+
+    executable: str | None = None  # None: TASKPLATE_CHROMIUM, Playwright's own, /usr/bin/chromium
+    endpoint: str | None = None  # ws://… (Playwright server) or http://… (CDP)
+    headless: bool = True
+    extra_args: tuple[str, ...] = ()
+
+    @staticmethod
+    def from_env() -> BrowserConfig:
+        return BrowserConfig(endpoint=os.environ.get("TASKPLATE_BROWSER_ENDPOINT") or None)
+
+
+def find_chromium(playwright_path: str | None = None) -> str:
+    """TASKPLATE_CHROMIUM, then Playwright's own Chromium if installed, then Debian's."""
+    configured = os.environ.get("TASKPLATE_CHROMIUM")
+    if configured:
+        if not Path(configured).exists():
+            raise TaskplateError(
+                ErrorCode.EXECUTION_ERROR,
+                f"TASKPLATE_CHROMIUM points at {configured}, which does not exist",
+                "Set TASKPLATE_CHROMIUM to a Chromium executable or unset it.",
+            )
+        return configured
+    if playwright_path and Path(playwright_path).exists():
+        return playwright_path
+    found = DEBIAN_CHROMIUM if Path(DEBIAN_CHROMIUM).exists() else shutil.which("chromium")
+    if not found:
+        raise TaskplateError(
+            ErrorCode.EXECUTION_ERROR,
+            "no Chromium found",
+            "Install it (apt-get install chromium) or set TASKPLATE_CHROMIUM.",
+        )
+    return found
+
+
+@dataclass
+class BrowserRuntime:
+    """Owns Playwright and the browser; `browser()` answers a live one, starting it if needed."""
+
+    config: BrowserConfig = field(default_factory=BrowserConfig)
+    marker: str = field(default_factory=lambda: f"--taskplate-instance={uuid.uuid4().hex}")
+    launches: int = 0
+    _playwright: Playwright | None = None
+    _browser: Browser | None = None
+    _lock: anyio.Lock = field(default_factory=anyio.Lock)
+
+    async def browser(self) -> Browser:
+        async with self._lock:
+            if self._browser is not None and self._browser.is_connected():
+                return self._browser
+            if self._playwright is None:
+                self._playwright = await async_playwright().start()
+            self._browser = await self._start(self._playwright)
+            self.launches += 1
+            return self._browser
+
+    async def _start(self, pw: Playwright) -> Browser:
+        endpoint = self.config.endpoint
+        try:
+            if endpoint and endpoint.startswith(("ws://", "wss://")):
+                return await pw.chromium.connect(endpoint)
+            if endpoint:
+                return await pw.chromium.connect_over_cdp(endpoint)
+            path = self.config.executable or find_chromium(pw.chromium.executable_path)
+            return await pw.chromium.launch(
+                executable_path=path,
+                headless=self.config.headless,
+                args=[*LAUNCH_ARGS, self.marker, *self.config.extra_args],
+            )
+        except TaskplateError:
+            raise
+        except Exception as exc:
+            where = endpoint or "the local Chromium"
+            raise TaskplateError(
+                ErrorCode.EXECUTION_ERROR,
+                f"could not start or reach {where}: {str(exc).splitlines()[0]}",
+                "Run `dsl doctor` to check the browser set-up.",
+            ) from None
+
+    async def new_context(self, **options: Any) -> BrowserContext:
+        browser = await self.browser()
+        try:
+            return await browser.new_context(**options)
+        except Exception:
+            # The browser may have died between the check and the call: one relaunch, one retry.
+            browser = await self.browser()
+            return await browser.new_context(**options)
+
+    @property
+    def version(self) -> str:
+        return self._browser.version if self._browser is not None else ""
+
+    async def close(self) -> None:
+        async with self._lock:
+            if self._browser is not None:
+                with anyio.CancelScope(shield=True):
+                    with contextlib.suppress(Exception):
+                        await self._browser.close()
+                self._browser = None
+            if self._playwright is not None:
+                with anyio.CancelScope(shield=True):
+                    await self._playwright.stop()
+                self._playwright = None

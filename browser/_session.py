@@ -1,0 +1,279 @@
+"""Sessions and tabs: an isolated browser context each, with tracked pages, caps, dialogs
+dismissed and recorded, popups adopted as tabs and the URL policy on every request.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+from playwright.async_api import BrowserContext, Dialog, Page, Request
+
+from dsl import ErrorCode, TaskplateError
+
+from ._errors import crashed, is_crash
+from ._policy import UrlPolicy
+from ._runtime import BrowserRuntime
+
+MAX_TABS_PER_SESSION = 20
+MAX_TABS_PER_PROCESS = 50
+
+
+@dataclass
+class Tab:
+    """One page of a session, with what smart waiting and error reports need to know of it."""
+
+    id: str
+    page: Page
+    inflight: int = 0
+    last_network: float = field(default_factory=time.monotonic)
+    dialogs: list[dict[str, str]] = field(default_factory=list)
+    refused: str | None = None  # the last URL the policy refused in this tab, and why
+    status: int | None = None  # the HTTP status of the last navigation
+    crashed: bool = False
+
+    def _request_started(self, _: Request) -> None:
+        self.inflight += 1
+        self.last_network = time.monotonic()
+
+    def _request_ended(self, _: Request) -> None:
+        self.inflight = max(0, self.inflight - 1)
+        self.last_network = time.monotonic()
+
+    async def _dialog(self, dialog: Dialog) -> None:
+        self.dialogs.append({"type": dialog.type, "message": dialog.message})
+        with contextlib.suppress(Exception):
+            await dialog.dismiss()
+
+    def _crash(self, _: Page) -> None:
+        self.crashed = True
+
+    def watch(self) -> None:
+        self.page.on("request", self._request_started)
+        self.page.on("requestfinished", self._request_ended)
+        self.page.on("requestfailed", self._request_ended)
+        self.page.on("dialog", self._dialog)
+        self.page.on("crash", self._crash)
+
+
+class Session:
+    """An isolated context (cookies, storage) with up to 20 tabs; closes every page it opened."""
+
+    def __init__(self, registry: Sessions, session_id: str, policy: UrlPolicy, seed: Any) -> None:
+        self.registry = registry
+        self.id = session_id
+        self.policy = policy
+        self.seed = seed  # the storageState it started from
+        self.context: BrowserContext | None = None
+        self.tabs: dict[str, Tab] = {}
+        self.main_tab: str | None = None
+        self.created_at = time.time()
+        self.warnings: list[str] = []
+        self._counter = 0
+        self._lock = anyio.Lock()
+
+    # -- life cycle ---------------------------------------------------------------------------
+    async def open(self) -> None:
+        context = await self.registry.runtime.new_context(
+            storage_state=self.seed, accept_downloads=False, viewport={"width": 1280, "height": 900}
+        )
+        self.context = context
+        context.on("page", self._adopt_popup)
+
+    async def ensure_open(self) -> BrowserContext:
+        """The live context; after a browser crash, a fresh one from the session's seed."""
+        async with self._lock:
+            if self.context is not None and self._alive():
+                return self.context
+            if self.context is not None:
+                self.warnings.append(
+                    "the browser restarted; the session reopened from its initial state"
+                )
+                self.registry.forget_tabs(self)
+                self.tabs.clear()
+                self.main_tab = None
+            await self.open()
+            assert self.context is not None
+            return self.context
+
+    def _alive(self) -> bool:
+        assert self.context is not None
+        browser = self.context.browser
+        return browser is None or browser.is_connected()
+
+    async def close(self) -> None:
+        self.registry.forget_tabs(self)
+        self.tabs.clear()
+        context, self.context = self.context, None
+        if context is not None:
+            with anyio.CancelScope(shield=True):
+                with contextlib.suppress(Exception):
+                    await context.close()
+
+    # -- tabs ---------------------------------------------------------------------------------
+    async def new_tab(self) -> Tab:
+        context = await self.ensure_open()
+        self.registry.reserve_tab(self)
+        try:
+            page = await context.new_page()
+            return await self._register(page)
+        except Exception as exc:
+            self.registry.release_tab()
+            if is_crash(exc):
+                raise crashed(str(exc).splitlines()[0]) from None
+            raise
+
+    async def _register(self, page: Page) -> Tab:
+        self._counter += 1
+        tab = Tab(f"tab_{self._counter}", page)
+        tab.watch()
+        self.tabs[tab.id] = tab
+        page.on("close", lambda _: self._closed(tab.id))
+        if self.policy.enforced:
+            await self._guard(tab)
+        return tab
+
+    def _closed(self, tab_id: str) -> None:
+        if self.tabs.pop(tab_id, None) is not None:
+            self.registry.release_tab()
+        if self.main_tab == tab_id:
+            self.main_tab = None
+
+    async def _adopt_popup(self, page: Page) -> None:
+        if page.opener is None or any(t.page is page for t in self.tabs.values()):
+            return
+        if not self.registry.has_room(self):
+            self.warnings.append(f"a popup to {page.url} was closed: the tab limit is reached")
+            await page.close()
+            return
+        self.registry.reserve_tab(self)
+        tab = await self._register(page)
+        # A popup's first request may leave before its guard is attached: check where it went.
+        why = await self.policy.refusal_async(page.url) if page.url != "about:blank" else None
+        if why:
+            self.warnings.append(f"a popup to {page.url} was closed: {why}")
+            await self.close_tab(tab.id)
+
+    def tab(self, tab_id: str) -> Tab:
+        tab = self.tabs.get(tab_id)
+        if tab is None:
+            raise TaskplateError(
+                ErrorCode.INVALID_PARAMETER,
+                f'session {self.id} has no tab "{tab_id}"',
+                f"Open tabs: {', '.join(self.tabs) or 'none'}; create one with create_tab.",
+            )
+        return tab
+
+    async def main(self) -> Tab:
+        """The session's main tab, opened on first use (and again if it was closed)."""
+        await self.ensure_open()
+        if self.main_tab is None or self.main_tab not in self.tabs:
+            self.main_tab = (await self.new_tab()).id
+        return self.tabs[self.main_tab]
+
+    async def close_tab(self, tab_id: str) -> None:
+        tab = self.tab(tab_id)
+        with anyio.CancelScope(shield=True):
+            with contextlib.suppress(Exception):
+                await tab.page.close()
+        self._closed(tab_id)
+
+    # -- URL policy ---------------------------------------------------------------------------
+    async def _guard(self, tab: Tab) -> None:
+        """Check every request of the tab, redirect hops included, in the browser itself.
+
+        Playwright's routes never see redirects, so the tab gets its own DevTools session with
+        request interception: each request (and each hop of a redirect chain) pauses until the
+        policy has looked at its URL, and a refused one fails before anything is sent."""
+        assert self.context is not None
+        cdp = await self.context.new_cdp_session(tab.page)
+
+        async def paused(event: dict[str, Any]) -> None:
+            url = event["request"]["url"]
+            try:
+                why = await self.policy.refusal_async(url)
+                if why is None:
+                    await cdp.send("Fetch.continueRequest", {"requestId": event["requestId"]})
+                    return
+                if event.get("resourceType") == "Document" and event.get("frameId") == main_frame:
+                    tab.refused = f"{url} is not allowed: {why}"
+                failure = {"requestId": event["requestId"], "errorReason": "BlockedByClient"}
+                await cdp.send("Fetch.failRequest", failure)
+            except Exception:
+                pass
+
+        frame_tree = await cdp.send("Page.getFrameTree")
+        main_frame = frame_tree["frameTree"]["frame"]["id"]
+        cdp.on("Fetch.requestPaused", paused)
+        await cdp.send(
+            "Fetch.enable", {"patterns": [{"urlPattern": "*", "requestStage": "Request"}]}
+        )
+
+
+class Sessions:
+    """Every session of this process, with the process-wide tab cap."""
+
+    def __init__(self, runtime: BrowserRuntime) -> None:
+        self.runtime = runtime
+        self.sessions: dict[str, Session] = {}
+        self.open_tabs = 0
+
+    async def create(
+        self, *, policy: UrlPolicy | None = None, seed: Any = None, session_id: str | None = None
+    ) -> Session:
+        sid = session_id or f"ses_{uuid.uuid4().hex[:12]}"
+        if sid in self.sessions:
+            raise TaskplateError(
+                ErrorCode.INVALID_PARAMETER, f"session {sid} exists already", "Choose another id."
+            )
+        session = Session(self, sid, policy or UrlPolicy(), seed)
+        await session.open()
+        self.sessions[sid] = session
+        return session
+
+    def get(self, session_id: str) -> Session:
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise TaskplateError(
+                ErrorCode.SESSION_NOT_FOUND,
+                f"no session {session_id}",
+                "List sessions with list_sessions or create one with create_session.",
+            )
+        return session
+
+    async def close(self, session_id: str) -> None:
+        session = self.get(session_id)
+        del self.sessions[session_id]
+        await session.close()
+
+    async def close_all(self) -> None:
+        for sid in list(self.sessions):
+            await self.close(sid)
+
+    def has_room(self, session: Session) -> bool:
+        return len(session.tabs) < MAX_TABS_PER_SESSION and self.open_tabs < MAX_TABS_PER_PROCESS
+
+    def reserve_tab(self, session: Session) -> None:
+        if len(session.tabs) >= MAX_TABS_PER_SESSION:
+            raise TaskplateError(
+                ErrorCode.INVALID_PARAMETER,
+                f"session {session.id} has {MAX_TABS_PER_SESSION} tabs open, the most a session may have",
+                "Close a tab (close_tab) before opening another.",
+            )
+        if self.open_tabs >= MAX_TABS_PER_PROCESS:
+            raise TaskplateError(
+                ErrorCode.INVALID_PARAMETER,
+                f"{MAX_TABS_PER_PROCESS} tabs are open in this process, the most it may have",
+                "Close tabs or sessions, or wait for running work to finish.",
+            )
+        self.open_tabs += 1
+
+    def release_tab(self) -> None:
+        self.open_tabs = max(0, self.open_tabs - 1)
+
+    def forget_tabs(self, session: Session) -> None:
+        self.open_tabs = max(0, self.open_tabs - len(session.tabs))

@@ -1,0 +1,84 @@
+"""What an action gets to work with: the session and tab it runs in, the caller's trust and
+URL policy, and where its artifacts go. Built by the interpreter or a tool call, never by actions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from playwright.async_api import Page
+
+from browser import Session, Tab, UrlPolicy
+from dsl import ErrorCode, TaskplateError, TrustLevel
+
+
+class ArtifactSink(Protocol):
+    async def save(self, name: str, data: bytes, mime_type: str) -> str: ...
+
+
+class ProfilePublisher(Protocol):
+    async def publish(self, session: Session, profile_id: str) -> dict[str, Any]: ...
+
+
+@dataclass
+class MemoryArtifacts:
+    """Artifacts kept in memory: for tool calls without a run, and for tests."""
+
+    items: dict[str, tuple[str, bytes, str]] = field(default_factory=dict)
+
+    async def save(self, name: str, data: bytes, mime_type: str) -> str:
+        artifact_id = f"art_{len(self.items) + 1}"
+        self.items[artifact_id] = (name, data, mime_type)
+        return artifact_id
+
+
+@dataclass
+class ActionContext:
+    session: Session | None = None
+    tab_id: str | None = None  # None: the session's main tab
+    trust: TrustLevel = TrustLevel.LOCAL
+    artifacts: ArtifactSink = field(default_factory=MemoryArtifacts)
+    profiles: ProfilePublisher | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def policy(self) -> UrlPolicy:
+        return self.session.policy if self.session is not None else UrlPolicy(self.trust)
+
+    def need_session(self) -> Session:
+        if self.session is None:
+            raise TaskplateError(
+                ErrorCode.SESSION_NOT_FOUND,
+                "this action needs a browser session",
+                "Run it in a session.",
+            )
+        return self.session
+
+    async def tab(self) -> Tab:
+        session = self.need_session()
+        if self.tab_id is None:
+            return await session.main()
+        await session.ensure_open()
+        return session.tab(self.tab_id)
+
+    async def page(self) -> Page:
+        tab = await self.tab()
+        if tab.crashed:
+            from browser import crashed
+
+            raise crashed("this tab crashed earlier; open a new tab")
+        return tab.page
+
+    async def check_url(self, url: str) -> None:
+        why = await self.policy.refusal_async(url)
+        if why:
+            raise TaskplateError(
+                ErrorCode.URL_NOT_ALLOWED,
+                f"{url} is not allowed: {why}",
+                "Use a public http(s) URL, or ask the operator to allow the host (allowHosts).",
+                {"url": url},
+            )
+
+    async def save_artifact(self, name: str, data: bytes, mime_type: str) -> str:
+        return await self.artifacts.save(name, data, mime_type)

@@ -1,0 +1,59 @@
+"""Finding the element an action targets: CSS selector, XPath, visible text or a snapshot ref.
+
+One helper for every element action, so they all report a missing element the same way.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playwright.async_api import Locator, Page
+
+from browser import translate
+from dsl import ErrorCode, TaskplateError
+
+DEFAULT_TIMEOUT_MS = 5_000
+REF_ATTRIBUTE = "data-taskplate-ref"
+
+
+def describe(args: dict[str, Any]) -> str:
+    for key in ("selector", "xpath", "text", "ref"):
+        if key in args:
+            return f'{key} "{args[key]}"'
+    return "the element"
+
+
+def locator(page: Page, args: dict[str, Any]) -> Locator:
+    if "selector" in args:
+        found = page.locator(args["selector"])
+    elif "xpath" in args:
+        found = page.locator(f"xpath={args['xpath']}")
+    elif "text" in args:
+        found = page.get_by_text(args["text"])
+    elif "ref" in args:
+        found = page.locator(f'[{REF_ATTRIBUTE}="{args["ref"]}"]')
+    else:
+        raise TaskplateError(
+            ErrorCode.INVALID_PARAMETER,
+            "no element target given",
+            "Give selector, xpath, text or ref.",
+        )
+    return found.first
+
+
+async def find(page: Page, args: dict[str, Any], state: str = "attached") -> Locator:
+    """The first matching element, waited for up to timeoutMs; ELEMENT_NOT_FOUND otherwise."""
+    target = locator(page, args)
+    timeout = args.get("timeoutMs", DEFAULT_TIMEOUT_MS)
+    try:
+        await target.wait_for(state=state, timeout=timeout)  # type: ignore[arg-type]
+    except Exception as exc:
+        error = translate(
+            exc, doing=f"finding {describe(args)}", timeout_code=ErrorCode.ELEMENT_NOT_FOUND
+        )
+        if error.code is ErrorCode.ELEMENT_NOT_FOUND and "ref" in args:
+            error.recover_hint = (
+                "Refs come from the latest snapshot of this tab; take a new snapshot."
+            )
+        raise error from None
+    return target

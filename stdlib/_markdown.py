@@ -1,0 +1,116 @@
+"""Page HTML to what agents read: main-content selection (trafilatura) and HTML→Markdown
+(markdownify) with absolute links; pure functions of HTML text, no browser.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import lxml.html
+import trafilatura
+from markdownify import MarkdownConverter
+
+MIN_MAIN_WORDS = 10
+_BLANK_RUNS = re.compile(r"\n{3,}")
+
+
+class _Converter(MarkdownConverter):  # type: ignore[misc]
+    """markdownify, with code blocks fenced and scripts, styles and forms dropped."""
+
+    def convert_pre(self, el: Any, text: str, parent_tags: Any) -> str:
+        code = el.get_text()
+        return f"\n\n```\n{code.strip(chr(10))}\n```\n\n" if code.strip() else ""
+
+
+def _convert(html: str) -> str:
+    converter = _Converter(
+        heading_style="ATX",
+        bullets="-",
+        strip=["script", "style", "noscript", "form", "button", "svg", "iframe"],
+        escape_underscores=False,
+        escape_asterisks=False,
+    )
+    markdown: str = converter.convert(html)
+    return _BLANK_RUNS.sub("\n\n", markdown).strip() + "\n"
+
+
+def absolute(html: str, url: str) -> str:
+    """The page with every link and image URL made absolute against the page's URL."""
+    if not html.strip():
+        return html
+    try:
+        doc = lxml.html.document_fromstring(html)
+    except (ValueError, lxml.etree.ParserError):
+        return html
+    if url.startswith(("http://", "https://", "file:")):
+        doc.make_links_absolute(url, resolve_base_href=True, handle_failures="ignore")
+    for node in doc.xpath("//script|//style|//noscript|//template"):
+        node.drop_tree()
+    return lxml.html.tostring(doc, encoding="unicode")
+
+
+def main_html(html: str, url: str) -> str | None:
+    """The main content as HTML, or None when nothing substantial is found."""
+    found = trafilatura.extract(
+        html,
+        url=url or None,
+        output_format="html",
+        include_comments=False,
+        include_tables=True,
+        include_links=True,
+        include_images=True,
+        include_formatting=True,
+        deduplicate=False,
+    )
+    if (
+        not found
+        or len(re.findall(r"\w+", lxml.html.fromstring(found).text_content())) < MIN_MAIN_WORDS
+    ):
+        return None
+    return str(found)
+
+
+def _body(html: str) -> str:
+    try:
+        doc = lxml.html.document_fromstring(html)
+    except (ValueError, lxml.etree.ParserError):
+        return html
+    body = doc.find("body")
+    return lxml.html.tostring(body if body is not None else doc, encoding="unicode")
+
+
+def select(html: str, url: str, only_main: bool) -> tuple[str, bool]:
+    """(HTML to render, whether it is the main content) with links absolute."""
+    page = absolute(html, url)
+    if only_main:
+        main = main_html(page, url)
+        if main is not None:
+            return main, True
+    return _body(page), False
+
+
+def to_markdown(html: str, url: str, only_main: bool = True) -> tuple[str, bool]:
+    chosen, is_main = select(html, url, only_main)
+    return _convert(chosen), is_main
+
+
+def to_text(html: str, url: str, only_main: bool = True) -> tuple[str, bool]:
+    chosen, is_main = select(html, url, only_main)
+    text = lxml.html.fromstring(chosen).text_content() if chosen.strip() else ""
+    lines = (line.strip() for line in text.splitlines())
+    return "\n".join(line for line in lines if line) + "\n", is_main
+
+
+def to_links(html: str, url: str, only_main: bool = True) -> tuple[list[dict[str, str]], bool]:
+    chosen, is_main = select(html, url, only_main)
+    if not chosen.strip():
+        return [], is_main
+    seen, links = set(), []
+    for a in lxml.html.fromstring(chosen).iter("a"):
+        href = (a.get("href") or "").strip()
+        if not href or href.startswith(("javascript:", "#")) or href in seen:
+            continue
+        seen.add(href)
+        links.append({"text": " ".join(a.text_content().split()), "url": href})
+    return links, is_main

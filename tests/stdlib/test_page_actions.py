@@ -1,0 +1,268 @@
+"""Reading actions against the fixture site in real headless Chromium."""
+
+from __future__ import annotations
+
+import pytest
+
+from dsl import ErrorCode, TaskplateError
+from stdlib._context import ActionContext, MemoryArtifacts
+from tests.conftest import act
+from tests.fixtures.server import FixtureServer
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_navigate_answers_final_url_status_and_title(ctx: ActionContext, site: FixtureServer) -> None:
+    result = await act("navigate", ctx, url=site.url("/redirect?to=/article.html"))
+    assert result == {"url": site.url("/article.html"), "status": 200, "title": "Tuning the sliding window"}
+
+
+async def test_navigate_reports_http_errors_as_status(ctx: ActionContext, site: FixtureServer) -> None:
+    assert (await act("navigate", ctx, url=site.url("/status/404")))["status"] == 404
+    assert (await act("navigate", ctx, url=site.url("/status/500")))["status"] == 500
+
+
+async def test_navigate_timeout_has_its_code(ctx: ActionContext, site: FixtureServer) -> None:
+    with pytest.raises(TaskplateError) as caught:
+        await act("navigate", ctx, url=site.url("/hang"), timeoutMs=500)
+    assert caught.value.code is ErrorCode.NAVIGATION_TIMEOUT
+    assert caught.value.recover_hint
+
+
+async def test_redirect_loop_is_a_clear_error(ctx: ActionContext, site: FixtureServer) -> None:
+    with pytest.raises(TaskplateError, match="TOO_MANY_REDIRECTS") as caught:
+        await act("navigate", ctx, url=site.url("/loop"))
+    assert caught.value.code is ErrorCode.EXECUTION_ERROR
+
+
+async def test_page_info_reads_metadata(ctx: ActionContext, site: FixtureServer) -> None:
+    await act("navigate", ctx, url=site.url("/article.html"))
+    info = await act("get_page_info", ctx)
+    assert info == {
+        "url": site.url("/article.html"),
+        "title": "Tuning the sliding window",
+        "description": "How a sliding window keeps tabs busy.",
+        "lang": "en",
+        "canonical": site.url("/article.html"),
+        "status": 200,
+    }
+
+
+ARTICLE_MAIN = [
+    "# Tuning the sliding window",
+    "## Why batches are slow",
+    "## Measured throughput",
+    "### Ordered steps",
+    "| Window | Pages per second |",
+    "| 1 | 4.1 |",
+    "| 3 | 10.8 |",
+    "| 5 | 15.2 |",
+    "async with window:",
+    "    page = await open_tab()",
+    "    result = await read(page)",
+    "    await page.close()",
+    "- Batches wait for their slowest member.",
+    "- Idle tabs still hold memory.",
+    "- A window frees each slot as soon as it is done.",
+    "Open a tab for the item.",
+    "Read the page and collect the fields.",
+    "Close the tab and free the slot.",
+    "![Throughput chart by window size](BASE/chart.png)",
+    "[window reference](BASE/docs/window.html)",
+]
+ARTICLE_BOILERPLATE = ["News desk", "Contact support team", "Celebrity gossip", "newsletter", "Copyright 2026", "Privacy policy"]
+RECIPE_MAIN = [
+    "# Weeknight lentil soup",
+    "## Ingredients",
+    "## Method",
+    "## Nutrition per bowl",
+    "## Scaling the recipe",
+    "- Two hundred grams of red lentils",
+    "- One litre of vegetable stock",
+    "Blend half of the soup and stir it back into the pot.",
+    "| Energy | 310 kcal |",
+    "| Protein | 18 g |",
+    "| Fibre | 9 g |",
+    "def scale(grams, batches):",
+    "    return grams * batches",
+]
+RECIPE_BOILERPLATE = ["All the recipes", "Kitchen shop deals", "Sponsored", "deluxe cookware", "Terms of use"]
+
+
+@pytest.mark.parametrize(
+    ("page", "kept", "dropped"),
+    [("/article.html", ARTICLE_MAIN, ARTICLE_BOILERPLATE), ("/recipe.html", RECIPE_MAIN, RECIPE_BOILERPLATE)],
+)
+async def test_markdown_keeps_all_main_content_and_no_boilerplate(
+    ctx: ActionContext, site: FixtureServer, page: str, kept: list[str], dropped: list[str]
+) -> None:
+    await act("navigate", ctx, url=site.url(page))
+    result = await act("get_page_content", ctx)
+    markdown = result["content"]
+    for line in kept:
+        assert line.replace("BASE", site.base) in markdown, line
+    for text in dropped:
+        assert text not in markdown, text
+    assert "```" in markdown
+    assert result["truncated"] is False and result["bytes"] == len(markdown.encode())
+
+
+async def test_whole_page_formats(ctx: ActionContext, site: FixtureServer) -> None:
+    await act("navigate", ctx, url=site.url("/article.html"))
+    whole = await act("get_page_content", ctx, format="markdown", onlyMainContent=False)
+    assert "Contact support team" in whole["content"]
+    html = await act("get_page_content", ctx, format="html", onlyMainContent=False)
+    assert html["content"].startswith("<!DOCTYPE html>") and "site-footer" in html["content"]
+    text = await act("get_page_content", ctx, format="text")
+    assert "Idle tabs still hold memory." in text["content"] and "#" not in text["content"]
+    links = await act("get_page_content", ctx, format="links", onlyMainContent=False)
+    assert f"[News desk]({site.base}/news.html)" in links["content"]
+    only = await act("get_page_content", ctx, format="markdown", selector="table")
+    assert "| 5 | 15.2 |" in only["content"] and "sliding window keeps" not in only["content"]
+
+
+async def test_empty_main_content_falls_back_to_the_whole_page(ctx: ActionContext, site: FixtureServer) -> None:
+    await act("navigate", ctx, url=site.url("/sparse.html"))
+    result = await act("get_page_content", ctx)
+    assert f"[Beta]({site.base}/b.html)" in result["content"]
+    assert result["warnings"] == ["no main content was found; this is the whole page"]
+
+
+async def test_max_bytes_cuts_on_a_character_boundary(ctx: ActionContext, site: FixtureServer) -> None:
+    await act("navigate", ctx, url=site.url("/latin1"))
+    full = await act("get_page_content", ctx, format="text", onlyMainContent=False)
+    assert "Crème brûlée" in full["content"] and "Déjà vu à la française." in full["content"]
+    cut_at = full["content"].encode().index("è".encode()) + 1  # in the middle of è
+    cut = await act("get_page_content", ctx, format="text", onlyMainContent=False, maxBytes=cut_at)
+    assert cut["truncated"] is True and cut["bytes"] == cut_at - 1
+    assert cut["content"].endswith("Cr") and "the content was cut" in cut["warnings"][0]
+
+
+async def test_very_large_page_is_read_and_truncated(ctx: ActionContext, site: FixtureServer) -> None:
+    await act("navigate", ctx, url=site.url("/large?n=20000"))
+    result = await act("get_page_content", ctx, format="text", maxBytes=100_000)
+    assert result["truncated"] is True and result["bytes"] <= 100_000
+
+
+async def test_js_rendered_page_is_read_after_it_settles(ctx: ActionContext, site: FixtureServer) -> None:
+    await act("navigate", ctx, url=site.url("/js.html"))
+    stable = await act("wait_for_stable", ctx, quietMs=300)
+    assert stable["stable"] is True
+    content = await act("get_page_content", ctx)
+    assert "written by JavaScript" in content["content"]
+
+
+async def test_wait_for_stable_gives_up_on_a_page_that_never_loads(ctx: ActionContext, site: FixtureServer) -> None:
+    await act("navigate", ctx, url=site.url("/never-loads"), waitUntil="domcontentloaded")
+    result = await act("wait_for_stable", ctx, timeoutMs=800, quietMs=300)
+    assert result["stable"] is False and 800 <= result["waitedMs"] < 3000
+    assert result["warnings"]
+
+
+async def test_wait_for_and_wait(ctx: ActionContext, site: FixtureServer) -> None:
+    await act("navigate", ctx, url=site.url("/js.html"), waitUntil="domcontentloaded")
+    assert (await act("wait_for", ctx, selector="#late"))["matched"] is True
+    assert (await act("wait_for", ctx, text="Late paragraph"))["matched"] is True
+    assert (await act("wait_for", ctx, urlMatches=r"/js\.html$"))["matched"] is True
+    with pytest.raises(TaskplateError) as caught:
+        await act("wait_for", ctx, selector="#never", timeoutMs=300)
+    assert caught.value.code is ErrorCode.ELEMENT_NOT_FOUND
+    assert (await act("wait", ctx, ms=10)) == {"waitedMs": 10}
+
+
+async def test_non_utf8_page_is_decoded(ctx: ActionContext, site: FixtureServer) -> None:
+    result = await act("navigate", ctx, url=site.url("/latin1"))
+    assert result["title"] == "Café"
+
+
+async def test_screenshot_is_an_artifact(ctx: ActionContext, site: FixtureServer) -> None:
+    await act("navigate", ctx, url=site.url("/article.html"))
+    shot = await act("screenshot", ctx, name="article.png")
+    assert shot["width"] == 1280 and shot["height"] == 900
+    assert isinstance(ctx.artifacts, MemoryArtifacts)
+    name, data, mime = ctx.artifacts.items[shot["artifactId"]]
+    assert (name, mime) == ("article.png", "image/png") and data.startswith(b"\x89PNG")
+    full = await act("screenshot", ctx, fullPage=True)
+    assert full["height"] > 900
+    part = await act("screenshot", ctx, selector="table")
+    assert part["height"] < 300
+    with pytest.raises(TaskplateError) as caught:
+        await act("screenshot", ctx, selector="#missing")
+    assert caught.value.code is ErrorCode.ELEMENT_NOT_FOUND
+
+
+async def test_extract_reads_fields(ctx: ActionContext, site: FixtureServer) -> None:
+    await act("navigate", ctx, url=site.url("/article.html"))
+    result = await act(
+        "extract",
+        ctx,
+        root="article",
+        fields={
+            "title": "h1",
+            "sections": {"selector": "h2", "all": True},
+            "link": {"selector": "a", "attr": "href"},
+            "absent": ".nope",
+        },
+    )
+    assert result["values"] == {
+        "title": "Tuning the sliding window",
+        "sections": ["Why batches are slow", "Measured throughput", "Code"],
+        "link": "/docs/window.html",
+        "absent": None,
+    }
+    assert result["missing"] == ["absent"]
+    with pytest.raises(TaskplateError) as caught:
+        await act("extract", ctx, root="#nowhere", fields={"x": "p"})
+    assert caught.value.code is ErrorCode.ELEMENT_NOT_FOUND
+
+
+async def test_snapshot_lists_interactive_elements_with_refs_that_work(ctx: ActionContext, site: FixtureServer) -> None:
+    await act("navigate", ctx, url=site.url("/form.html"))
+    snap = await act("snapshot", ctx)
+    by_name = {e["name"]: e for e in snap["elements"]}
+    assert {k: (v["tag"], v["role"]) for k, v in by_name.items() if k in ("Name", "Colour", "I agree", "Send", "Report")} == {
+        "Name": ("input", "textbox"),
+        "Colour": ("select", "combobox"),
+        "I agree": ("input", "checkbox"),
+        "Send": ("button", "button"),
+        "Report": ("a", "link"),
+    }
+    assert by_name["Report"]["href"] == site.url("/report.txt")
+    assert by_name["I agree"]["checked"] is False
+    await act("fill", ctx, ref=by_name["Name"]["ref"], value="Ada")
+    again = await act("snapshot", ctx)
+    assert [e["ref"] for e in again["elements"]] == [e["ref"] for e in snap["elements"]]  # refs are stable
+    assert next(e for e in again["elements"] if e["name"] == "Name")["value"] == "Ada"
+    await act("click", ctx, ref=by_name["Send"]["ref"])
+    out = await act("extract", ctx, fields={"out": "#out"})
+    assert '"name":"Ada"' in out["values"]["out"]
+
+
+async def test_stale_ref_is_element_not_found_with_a_hint(ctx: ActionContext, site: FixtureServer) -> None:
+    await act("navigate", ctx, url=site.url("/form.html"))
+    with pytest.raises(TaskplateError) as caught:
+        await act("click", ctx, ref="e999", timeoutMs=300)
+    assert caught.value.code is ErrorCode.ELEMENT_NOT_FOUND
+    assert "snapshot" in caught.value.recover_hint
+
+
+async def test_snapshot_pages_by_max_bytes(ctx: ActionContext, site: FixtureServer) -> None:
+    await act("navigate", ctx, url=site.url("/form.html"))
+    await act("evaluate", ctx, script="() => { for (let i = 0; i < 60; i++) { const b = document.createElement('button'); b.textContent = 'Button number ' + i; document.body.appendChild(b); } }")
+    first = await act("snapshot", ctx, maxBytes=1000)
+    assert first["truncated"] is True and first["nextOffset"] == len(first["elements"])
+    assert first["total"] > 60
+    pages, offset = [first], first["nextOffset"]
+    while offset is not None:
+        pages.append(await act("snapshot", ctx, maxBytes=1000, offset=offset))
+        offset = pages[-1]["nextOffset"]
+    refs = [e["ref"] for p in pages for e in p["elements"]]
+    assert len(refs) == len(set(refs)) == first["total"]
+
+
+async def test_snapshot_sees_into_shadow_dom(ctx: ActionContext, site: FixtureServer) -> None:
+    await act("navigate", ctx, url=site.url("/shadow.html"))
+    snap = await act("snapshot", ctx)
+    button = next(e for e in snap["elements"] if e["name"] == "Shadow button")
+    await act("click", ctx, ref=button["ref"])
+    assert (await act("extract", ctx, fields={"r": "#result"}))["values"]["r"] == "shadow clicked"
