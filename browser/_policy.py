@@ -39,9 +39,9 @@ def _forbidden(address: str) -> str | None:
     checks = (
         (ip.is_loopback, "a loopback address"),
         (ip.is_link_local, "a link-local (metadata) address"),
-        (ip.is_private, "a private address"),
+        (ip.is_unspecified or ip.is_reserved, "a reserved address"),
         (ip.is_multicast, "a multicast address"),
-        (ip.is_reserved or ip.is_unspecified, "a reserved address"),
+        (ip.is_private, "a private address"),
     )
     return next((why for hit, why in checks if hit), None)
 

@@ -144,7 +144,8 @@ class Session:
             self.main_tab = None
 
     async def _adopt_popup(self, page: Page) -> None:
-        if page.opener is None or any(t.page is page for t in self.tabs.values()):
+        """Pages opened by a page (target=_blank, window.open) become tabs of the session."""
+        if await page.opener() is None or any(t.page is page for t in self.tabs.values()):
             return
         if not self.registry.has_room(self):
             self.warnings.append(f"a popup to {page.url} was closed: the tab limit is reached")

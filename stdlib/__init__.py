@@ -7,8 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from importlib import import_module
+from typing import Any
 
-from dsl import ActionSpec
+import jsonschema
+
+from browser import translate
+from dsl import ActionSpec, ErrorCode, TaskplateError
+
+from ._context import ActionContext
 
 # One line per action; the module of the same name (a keyword such as `assert` included).
 _MODULES = (
@@ -64,4 +70,41 @@ class Registry(Mapping[str, ActionSpec]):
 
 REGISTRY = Registry([import_module(f"{__name__}.{m}").ACTION for m in _MODULES])
 
-__all__ = ["REGISTRY", "Registry"]
+
+def argument_errors(spec: ActionSpec, args: Any) -> list[dict[str, str]]:
+    """Each way the arguments break the action's schema, with a JSON pointer."""
+    validator = jsonschema.Draft202012Validator(spec.args_schema)
+    return [
+        {"pointer": "/" + "/".join(str(p) for p in e.absolute_path), "message": e.message}
+        for e in sorted(validator.iter_errors(args), key=lambda e: list(e.absolute_path))
+    ]
+
+
+async def run_action(name: str, ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
+    """The one way to run an action: arguments checked, errors in the contract's codes.
+
+    Template steps and tool-level MCP calls both come through here."""
+    spec = REGISTRY.get(name)
+    if spec is None or spec.run is None:
+        raise TaskplateError(
+            ErrorCode.INVALID_PARAMETER, f'unknown action "{name}"', "See docs/actions.md."
+        )
+    problems = argument_errors(spec, args)
+    if problems:
+        listed = "; ".join(f"{p['pointer'] or '/'}: {p['message']}" for p in problems)
+        raise TaskplateError(
+            ErrorCode.INVALID_PARAMETER,
+            f"invalid arguments for {name}: {listed}",
+            "Fix the arguments (docs/actions.md lists them).",
+            {"violations": problems},
+        )
+    try:
+        result: dict[str, Any] = await spec.run(ctx, args)
+    except TaskplateError:
+        raise
+    except Exception as exc:
+        raise translate(exc, doing=name, timeout_code=ErrorCode.EXECUTION_ERROR) from None
+    return result
+
+
+__all__ = ["REGISTRY", "ActionContext", "Registry", "argument_errors", "run_action"]

@@ -11,11 +11,13 @@ import pytest
 
 from browser import BrowserConfig, BrowserRuntime, Sessions, UrlPolicy
 from dsl import TrustLevel
-from stdlib import REGISTRY
+from stdlib import REGISTRY, run_action
 from stdlib._context import ActionContext, MemoryArtifacts
 from tests.fixtures.server import FixtureServer, serve
 
-PUBLIC_HOST = "public.test"  # resolves "publicly" for the URL policy, to the fixture site for Chromium
+PUBLIC_HOST = (
+    "public.test"  # resolves "publicly" for the URL policy, to the fixture site for Chromium
+)
 
 
 @pytest.fixture(scope="session")
@@ -42,7 +44,9 @@ def fake_dns(host: str) -> list[str]:
     """Public for public.test, private for private.test, the real answer for anything else."""
     from browser import system_resolver
 
-    return {"public.test": ["93.184.216.34"], "private.test": ["10.1.2.3"]}.get(host) or system_resolver(host)
+    return {"public.test": ["93.184.216.34"], "private.test": ["10.1.2.3"]}.get(
+        host
+    ) or system_resolver(host)
 
 
 @pytest.fixture
@@ -67,10 +71,7 @@ async def remote_ctx(sessions: Sessions) -> ActionContext:
 
 
 async def act(action: str, ctx: ActionContext, /, **args: Any) -> Any:
-    """Run an action as the interpreter does: arguments checked against its schema first."""
-    spec = REGISTRY[action]
-    jsonschema.validate(args, spec.args_schema)
-    assert spec.run is not None
-    result = await spec.run(ctx, args)
-    jsonschema.validate(result, spec.result_schema)
+    """Run an action as the interpreter does, and check its result against its schema."""
+    result = await run_action(action, ctx, args)
+    jsonschema.validate(result, REGISTRY[action].result_schema)
     return result

@@ -12,12 +12,20 @@ from tests.fixtures.server import FixtureServer
 pytestmark = pytest.mark.anyio
 
 
-async def test_navigate_answers_final_url_status_and_title(ctx: ActionContext, site: FixtureServer) -> None:
+async def test_navigate_answers_final_url_status_and_title(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
     result = await act("navigate", ctx, url=site.url("/redirect?to=/article.html"))
-    assert result == {"url": site.url("/article.html"), "status": 200, "title": "Tuning the sliding window"}
+    assert result == {
+        "url": site.url("/article.html"),
+        "status": 200,
+        "title": "Tuning the sliding window",
+    }
 
 
-async def test_navigate_reports_http_errors_as_status(ctx: ActionContext, site: FixtureServer) -> None:
+async def test_navigate_reports_http_errors_as_status(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
     assert (await act("navigate", ctx, url=site.url("/status/404")))["status"] == 404
     assert (await act("navigate", ctx, url=site.url("/status/500")))["status"] == 500
 
@@ -70,7 +78,14 @@ ARTICLE_MAIN = [
     "![Throughput chart by window size](BASE/chart.png)",
     "[window reference](BASE/docs/window.html)",
 ]
-ARTICLE_BOILERPLATE = ["News desk", "Contact support team", "Celebrity gossip", "newsletter", "Copyright 2026", "Privacy policy"]
+ARTICLE_BOILERPLATE = [
+    "News desk",
+    "Contact support team",
+    "Celebrity gossip",
+    "newsletter",
+    "Copyright 2026",
+    "Privacy policy",
+]
 RECIPE_MAIN = [
     "# Weeknight lentil soup",
     "## Ingredients",
@@ -86,12 +101,21 @@ RECIPE_MAIN = [
     "def scale(grams, batches):",
     "    return grams * batches",
 ]
-RECIPE_BOILERPLATE = ["All the recipes", "Kitchen shop deals", "Sponsored", "deluxe cookware", "Terms of use"]
+RECIPE_BOILERPLATE = [
+    "All the recipes",
+    "Kitchen shop deals",
+    "Sponsored",
+    "deluxe cookware",
+    "Terms of use",
+]
 
 
 @pytest.mark.parametrize(
     ("page", "kept", "dropped"),
-    [("/article.html", ARTICLE_MAIN, ARTICLE_BOILERPLATE), ("/recipe.html", RECIPE_MAIN, RECIPE_BOILERPLATE)],
+    [
+        ("/article.html", ARTICLE_MAIN, ARTICLE_BOILERPLATE),
+        ("/recipe.html", RECIPE_MAIN, RECIPE_BOILERPLATE),
+    ],
 )
 async def test_markdown_keeps_all_main_content_and_no_boilerplate(
     ctx: ActionContext, site: FixtureServer, page: str, kept: list[str], dropped: list[str]
@@ -121,14 +145,18 @@ async def test_whole_page_formats(ctx: ActionContext, site: FixtureServer) -> No
     assert "| 5 | 15.2 |" in only["content"] and "sliding window keeps" not in only["content"]
 
 
-async def test_empty_main_content_falls_back_to_the_whole_page(ctx: ActionContext, site: FixtureServer) -> None:
+async def test_empty_main_content_falls_back_to_the_whole_page(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
     await act("navigate", ctx, url=site.url("/sparse.html"))
     result = await act("get_page_content", ctx)
     assert f"[Beta]({site.base}/b.html)" in result["content"]
     assert result["warnings"] == ["no main content was found; this is the whole page"]
 
 
-async def test_max_bytes_cuts_on_a_character_boundary(ctx: ActionContext, site: FixtureServer) -> None:
+async def test_max_bytes_cuts_on_a_character_boundary(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
     await act("navigate", ctx, url=site.url("/latin1"))
     full = await act("get_page_content", ctx, format="text", onlyMainContent=False)
     assert "Crème brûlée" in full["content"] and "Déjà vu à la française." in full["content"]
@@ -138,13 +166,17 @@ async def test_max_bytes_cuts_on_a_character_boundary(ctx: ActionContext, site: 
     assert cut["content"].endswith("Cr") and "the content was cut" in cut["warnings"][0]
 
 
-async def test_very_large_page_is_read_and_truncated(ctx: ActionContext, site: FixtureServer) -> None:
+async def test_very_large_page_is_read_and_truncated(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
     await act("navigate", ctx, url=site.url("/large?n=20000"))
     result = await act("get_page_content", ctx, format="text", maxBytes=100_000)
     assert result["truncated"] is True and result["bytes"] <= 100_000
 
 
-async def test_js_rendered_page_is_read_after_it_settles(ctx: ActionContext, site: FixtureServer) -> None:
+async def test_js_rendered_page_is_read_after_it_settles(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
     await act("navigate", ctx, url=site.url("/js.html"))
     stable = await act("wait_for_stable", ctx, quietMs=300)
     assert stable["stable"] is True
@@ -152,7 +184,9 @@ async def test_js_rendered_page_is_read_after_it_settles(ctx: ActionContext, sit
     assert "written by JavaScript" in content["content"]
 
 
-async def test_wait_for_stable_gives_up_on_a_page_that_never_loads(ctx: ActionContext, site: FixtureServer) -> None:
+async def test_wait_for_stable_gives_up_on_a_page_that_never_loads(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
     await act("navigate", ctx, url=site.url("/never-loads"), waitUntil="domcontentloaded")
     result = await act("wait_for_stable", ctx, timeoutMs=800, quietMs=300)
     assert result["stable"] is False and 800 <= result["waitedMs"] < 3000
@@ -216,11 +250,17 @@ async def test_extract_reads_fields(ctx: ActionContext, site: FixtureServer) -> 
     assert caught.value.code is ErrorCode.ELEMENT_NOT_FOUND
 
 
-async def test_snapshot_lists_interactive_elements_with_refs_that_work(ctx: ActionContext, site: FixtureServer) -> None:
+async def test_snapshot_lists_interactive_elements_with_refs_that_work(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
     await act("navigate", ctx, url=site.url("/form.html"))
     snap = await act("snapshot", ctx)
     by_name = {e["name"]: e for e in snap["elements"]}
-    assert {k: (v["tag"], v["role"]) for k, v in by_name.items() if k in ("Name", "Colour", "I agree", "Send", "Report")} == {
+    assert {
+        k: (v["tag"], v["role"])
+        for k, v in by_name.items()
+        if k in ("Name", "Colour", "I agree", "Send", "Report")
+    } == {
         "Name": ("input", "textbox"),
         "Colour": ("select", "combobox"),
         "I agree": ("input", "checkbox"),
@@ -231,14 +271,18 @@ async def test_snapshot_lists_interactive_elements_with_refs_that_work(ctx: Acti
     assert by_name["I agree"]["checked"] is False
     await act("fill", ctx, ref=by_name["Name"]["ref"], value="Ada")
     again = await act("snapshot", ctx)
-    assert [e["ref"] for e in again["elements"]] == [e["ref"] for e in snap["elements"]]  # refs are stable
+    assert [e["ref"] for e in again["elements"]] == [
+        e["ref"] for e in snap["elements"]
+    ]  # refs are stable
     assert next(e for e in again["elements"] if e["name"] == "Name")["value"] == "Ada"
     await act("click", ctx, ref=by_name["Send"]["ref"])
     out = await act("extract", ctx, fields={"out": "#out"})
     assert '"name":"Ada"' in out["values"]["out"]
 
 
-async def test_stale_ref_is_element_not_found_with_a_hint(ctx: ActionContext, site: FixtureServer) -> None:
+async def test_stale_ref_is_element_not_found_with_a_hint(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
     await act("navigate", ctx, url=site.url("/form.html"))
     with pytest.raises(TaskplateError) as caught:
         await act("click", ctx, ref="e999", timeoutMs=300)
@@ -248,7 +292,11 @@ async def test_stale_ref_is_element_not_found_with_a_hint(ctx: ActionContext, si
 
 async def test_snapshot_pages_by_max_bytes(ctx: ActionContext, site: FixtureServer) -> None:
     await act("navigate", ctx, url=site.url("/form.html"))
-    await act("evaluate", ctx, script="() => { for (let i = 0; i < 60; i++) { const b = document.createElement('button'); b.textContent = 'Button number ' + i; document.body.appendChild(b); } }")
+    await act(
+        "evaluate",
+        ctx,
+        script="() => { for (let i = 0; i < 60; i++) { const b = document.createElement('button'); b.textContent = 'Button number ' + i; document.body.appendChild(b); } }",
+    )
     first = await act("snapshot", ctx, maxBytes=1000)
     assert first["truncated"] is True and first["nextOffset"] == len(first["elements"])
     assert first["total"] > 60

@@ -63,7 +63,7 @@ def test_capability_levels_follow_the_spec() -> None:
 
 
 def test_data_actions_need_no_browser_and_run() -> None:
-    data = {"set", "assert", "fail", "compare", "export"}
+    data = {"set", "assert", "fail", "compare", "export", "wait"}
     assert {n for n, s in REGISTRY.items() if not s.needs_browser} == data
     assert all(REGISTRY[n].run is not None for n in data)
 
@@ -128,3 +128,17 @@ def test_export_encodes_json_and_csv() -> None:
         'b,,"[""x""]"',
     ]
     assert b'"url": "a"' in encode(rows, "json")
+
+
+@pytest.mark.anyio
+async def test_run_action_refuses_bad_arguments_with_pointers() -> None:
+    from stdlib import run_action
+    from stdlib._context import ActionContext
+
+    with pytest.raises(TaskplateError) as caught:
+        await run_action("compare", ActionContext(), {"items": "nope", "fields": [], "bogus": 1})
+    assert caught.value.code is ErrorCode.INVALID_PARAMETER
+    pointers = {v["pointer"] for v in caught.value.details["violations"]}
+    assert pointers == {"/", "/items", "/fields"}
+    with pytest.raises(TaskplateError, match='unknown action "frobnicate"'):
+        await run_action("frobnicate", ActionContext(), {})

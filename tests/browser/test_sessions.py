@@ -1,0 +1,155 @@
+"""Sessions, tabs and the browser process: caps, dialogs, popups, crashes and relaunch."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+from pathlib import Path
+
+import anyio
+import pytest
+from playwright.async_api import Error as PlaywrightError
+
+from browser import MAX_TABS_PER_PROCESS, MAX_TABS_PER_SESSION, BrowserRuntime, Sessions
+from dsl import ErrorCode, TaskplateError
+from stdlib._context import ActionContext
+from tests.conftest import act
+from tests.fixtures.server import FixtureServer
+
+pytestmark = pytest.mark.anyio
+
+
+def browser_pids(runtime: BrowserRuntime) -> list[int]:
+    """Processes of this runtime's Chromium (its launch carries a unique marker argument)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if runtime.marker.encode() in (entry / "cmdline").read_bytes():
+                    pids.append(int(entry.name))
+            except OSError:
+                continue
+    return pids
+
+
+def kill_browser(runtime: BrowserRuntime) -> None:
+    pids = browser_pids(runtime)
+    assert pids, "no Chromium process found"
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+async def test_a_session_holds_at_most_20_tabs(sessions: Sessions) -> None:
+    session = await sessions.create()
+    for _ in range(MAX_TABS_PER_SESSION):
+        await session.new_tab()
+    with pytest.raises(TaskplateError, match="20 tabs open") as caught:
+        await session.new_tab()
+    assert (
+        caught.value.code is ErrorCode.INVALID_PARAMETER
+        and "close_tab" in caught.value.recover_hint
+    )
+    assert sessions.open_tabs == MAX_TABS_PER_SESSION
+    await sessions.close(session.id)
+    assert sessions.open_tabs == 0
+
+
+async def test_the_process_holds_at_most_50_tabs(sessions: Sessions) -> None:
+    created = [await sessions.create() for _ in range(3)]
+    for session in created:
+        for _ in range(min(MAX_TABS_PER_SESSION, MAX_TABS_PER_PROCESS - sessions.open_tabs)):
+            await session.new_tab()
+    assert sessions.open_tabs == MAX_TABS_PER_PROCESS
+    with pytest.raises(TaskplateError, match="50 tabs are open in this process"):
+        await created[2].new_tab()
+
+
+async def test_unknown_session_is_session_not_found(sessions: Sessions) -> None:
+    with pytest.raises(TaskplateError) as caught:
+        sessions.get("ses_nope")
+    assert caught.value.code is ErrorCode.SESSION_NOT_FOUND
+
+
+async def test_sessions_do_not_share_cookies(sessions: Sessions, site: FixtureServer) -> None:
+    from tests.fixtures.server import PASSWORD, USER
+
+    first = ActionContext(session=await sessions.create())
+    await act("navigate", first, url=site.url("/login"))
+    await act("fill", first, selector="input[name=username]", value=USER)
+    await act("fill", first, selector="input[name=password]", value=PASSWORD)
+    await act("click", first, selector="button[type=submit]")
+    await act("wait_for", first, selector="#welcome")
+    second = ActionContext(session=await sessions.create())
+    await act("navigate", second, url=site.url("/members"))
+    assert (await act("get_page_info", second))["title"] == "Sign in"
+
+
+async def test_dialogs_are_dismissed_and_recorded(ctx: ActionContext, site: FixtureServer) -> None:
+    await act("navigate", ctx, url=site.url("/dialogs.html"))
+    await act("click", ctx, selector="#confirm")
+    assert (await act("extract", ctx, fields={"a": "#after"}))["values"]["a"] == "dismissed"
+    tab = await ctx.tab()
+    assert {"type": "alert", "message": "Loaded alert"} in tab.dialogs
+    assert {"type": "confirm", "message": "Sure?"} in tab.dialogs
+
+
+async def test_popups_become_tabs_of_the_session(ctx: ActionContext, site: FixtureServer) -> None:
+    assert ctx.session is not None
+    await act("navigate", ctx, url=site.url("/popup.html"))
+    await act("click", ctx, selector="#open")
+    with anyio.fail_after(5):
+        while len(ctx.session.tabs) < 2:
+            await anyio.sleep(0.05)
+    popup = next(t for t in ctx.session.tabs.values() if t.id != ctx.session.main_tab)
+    await popup.page.wait_for_load_state()
+    assert popup.page.url == site.url("/article.html")
+
+
+async def test_iframes_load_with_their_page(ctx: ActionContext, site: FixtureServer) -> None:
+    await act("navigate", ctx, url=site.url("/iframe.html"))
+    assert (await act("wait_for_stable", ctx, quietMs=200))["stable"] is True
+    page = await ctx.page()
+    inner = page.frame_locator("#inner").locator("#in-frame")
+    assert await inner.inner_text() == "Text inside the frame"
+
+
+async def test_a_crashed_tab_is_page_crashed(ctx: ActionContext, site: FixtureServer) -> None:
+    await act("navigate", ctx, url=site.url("/article.html"))
+    page = await ctx.page()
+    with pytest.raises(PlaywrightError):
+        await page.goto("chrome://crash")
+    with pytest.raises(TaskplateError) as caught:
+        await act("get_page_info", ctx)
+    assert caught.value.code is ErrorCode.PAGE_CRASHED
+    assert ctx.session is not None
+    fresh = await act("create_tab", ctx, url=site.url("/recipe.html"))
+    assert fresh["url"] == site.url("/recipe.html")
+
+
+async def test_killing_chromium_fails_the_call_and_the_next_call_relaunches(
+    runtime: BrowserRuntime, sessions: Sessions, site: FixtureServer
+) -> None:
+    ctx = ActionContext(session=await sessions.create())
+    await act("navigate", ctx, url=site.url("/article.html"))
+    launches = runtime.launches
+
+    async def kill_soon() -> None:
+        await anyio.sleep(0.3)
+        kill_browser(runtime)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(kill_soon)
+        with pytest.raises(TaskplateError) as caught:
+            await act("navigate", ctx, url=site.url("/slow?ms=3000"))
+    assert caught.value.code is ErrorCode.PAGE_CRASHED
+    assert caught.value.recover_hint
+
+    # The same session works again, on a new browser, without restarting anything.
+    again = await act("navigate", ctx, url=site.url("/recipe.html"))
+    assert again["title"] == "Weeknight lentil soup"
+    assert runtime.launches == launches + 1
+    assert ctx.session is not None and any("browser restarted" in w for w in ctx.session.warnings)
+    other = ActionContext(session=await sessions.create())
+    assert (await act("navigate", other, url=site.url("/article.html")))["status"] == 200
