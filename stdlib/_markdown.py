@@ -50,25 +50,55 @@ def absolute(html: str, url: str) -> str:
     return lxml.html.tostring(doc, encoding="unicode")
 
 
+_OPTIONS: dict[str, Any] = {
+    "output_format": "html",
+    "include_comments": False,
+    "include_tables": True,
+    "include_links": True,
+    "include_formatting": True,
+    "deduplicate": False,
+}
+_BLOCKS = ("p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote", "td", "th")
+
+
+def _key(element: Any) -> str:
+    return " ".join(re.findall(r"\w+", element.text_content().lower()))
+
+
+def _with_images(text_doc: Any, image_doc: Any) -> None:
+    """Put the images of the image-aware selection after the text block they follow.
+
+    Selecting with images on also pulls in captions, photo credits and related-media titles;
+    selecting without them gives the cleaner text. So the text comes from the text-only pass
+    and only the images (with their alt text) from the other, anchored to shared blocks."""
+    anchors: dict[str, Any] = {}
+    for block in text_doc.iter(*_BLOCKS):
+        anchors.setdefault(_key(block), block)
+    last = None
+    for element in image_doc.iter("img", *_BLOCKS):
+        if element.tag != "img":
+            last = anchors.get(_key(element), last)
+            continue
+        image = lxml.html.Element("img", src=element.get("src", ""), alt=element.get("alt", ""))
+        if last is not None:
+            last.addnext(image)
+            last = image
+        else:
+            text_doc.insert(0, image)
+
+
 def main_html(html: str, url: str) -> str | None:
     """The main content as HTML, or None when nothing substantial is found."""
-    found = trafilatura.extract(
-        html,
-        url=url or None,
-        output_format="html",
-        include_comments=False,
-        include_tables=True,
-        include_links=True,
-        include_images=True,
-        include_formatting=True,
-        deduplicate=False,
-    )
-    if (
-        not found
-        or len(re.findall(r"\w+", lxml.html.fromstring(found).text_content())) < MIN_MAIN_WORDS
-    ):
+    text_only = trafilatura.extract(html, url=url or None, **_OPTIONS)
+    if not text_only:
         return None
-    return str(found)
+    doc = lxml.html.fromstring(text_only)
+    if len(re.findall(r"\w+", doc.text_content())) < MIN_MAIN_WORDS:
+        return None
+    with_images = trafilatura.extract(html, url=url or None, include_images=True, **_OPTIONS)
+    if with_images:
+        _with_images(doc, lxml.html.fromstring(with_images))
+    return lxml.html.tostring(doc, encoding="unicode")
 
 
 def _body(html: str) -> str:

@@ -1,0 +1,199 @@
+"""Main-content quality and speed on the real pages of ../shared/data/article-extraction/.
+
+Serves the 90 saved pages on 127.0.0.1, reads each through real Chromium with taskplate's own
+`navigate` + `get_page_content` (Markdown, main content), and scores the result with the
+benchmark's metric beside the alternatives run directly on the saved HTML.
+Scored text of a Markdown answer = what a reader sees: link text (not URLs), no images.
+
+Run: .venv/bin/python bench/content.py   (TASKPLATE_ARTICLE_DATA overrides the data folder)
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import anyio
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from browser import BrowserRuntime, Sessions  # noqa: E402
+from stdlib import run_action  # noqa: E402
+from stdlib._context import ActionContext  # noqa: E402
+from stdlib._markdown import to_markdown  # noqa: E402
+
+DATA = Path(
+    os.environ.get("TASKPLATE_ARTICLE_DATA", ROOT.parent / "shared" / "data" / "article-extraction")
+)
+
+
+def shingles(text: str) -> Counter[tuple[str, ...]]:
+    tokens = re.findall(r"\w+", text or "")
+    return Counter(tuple(tokens[i : i + 4]) for i in range(max(0, len(tokens) - 3)))
+
+
+def score(predicted: dict[str, str], truth: dict[str, str]) -> tuple[float, float, float]:
+    """The benchmark's metric: per-page 4-shingle TP/FP/FN normalised, then mean P and R."""
+    precisions, recalls = [], []
+    for key, expected in truth.items():
+        got, want = shingles(predicted.get(key, "")), shingles(expected)
+        tp, fp, fn = (
+            sum((got & want).values()),
+            sum((got - want).values()),
+            sum((want - got).values()),
+        )
+        total = tp + fp + fn
+        if total == 0:
+            continue
+        tp, fp, fn = tp / total, fp / total, fn / total
+        if tp + fp > 0:
+            precisions.append(tp / (tp + fp))
+        if tp + fn > 0:
+            recalls.append(tp / (tp + fn))
+    p, r = sum(precisions) / len(precisions), sum(recalls) / len(recalls)
+    return 2 * p * r / (p + r), p, r
+
+
+def visible(markdown: str) -> str:
+    markdown = re.sub(r"!\[[^\]]*\]\([^)]*\)", "", markdown)
+    return re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", markdown)
+
+
+def load() -> tuple[dict[str, str], dict[str, bytes], dict[str, str]]:
+    truth = json.loads((DATA / "ground-truth.json").read_text(encoding="utf-8"))
+    pages = {k: gzip.decompress((DATA / "html" / f"{k}.html.gz").read_bytes()) for k in truth}
+    return (
+        {k: v["articleBody"] for k, v in truth.items()},
+        pages,
+        {k: v["url"] for k, v in truth.items()},
+    )
+
+
+def serve(pages: dict[str, bytes]) -> ThreadingHTTPServer:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            body = pages.get(self.path.strip("/").removesuffix(".html"))
+            self.send_response(200 if body else 404)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body or b"")))
+            self.end_headers()
+            self.wfile.write(body or b"")
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+async def through_browser(pages: dict[str, bytes], base: str) -> tuple[dict[str, str], float]:
+    runtime = BrowserRuntime()
+    sessions = Sessions(runtime)
+    out, start = {}, time.perf_counter()
+    try:
+        session = await sessions.create()
+        context = await session.ensure_open()
+        # The saved pages reference the live web; nothing but this machine is reachable here.
+        await context.route(lambda url: not url.startswith(base), lambda route: route.abort())
+        ctx = ActionContext(session=session)
+        for key in pages:
+            try:
+                await run_action(
+                    "navigate", ctx, {"url": f"{base}/{key}.html", "waitUntil": "domcontentloaded"}
+                )
+                result = await run_action("get_page_content", ctx, {"format": "markdown"})
+                out[key] = result["content"]
+            except Exception as exc:
+                print(f"  {key}: {exc}", file=sys.stderr)
+                out[key] = ""
+    finally:
+        await sessions.close_all()
+        await runtime.close()
+    return out, (time.perf_counter() - start) / len(pages) * 1000
+
+
+def direct(
+    name: str, extract: Callable[[str, str], str], pages: dict[str, bytes], urls: dict[str, str]
+) -> tuple[str, dict[str, str], float]:
+    start = time.perf_counter()
+    out = {k: extract(pages[k].decode("utf-8", errors="replace"), urls[k]) or "" for k in pages}
+    return name, out, (time.perf_counter() - start) / len(pages) * 1000
+
+
+def main() -> None:
+    if not (DATA / "ground-truth.json").exists():
+        print(f"no data at {DATA}; set TASKPLATE_ARTICLE_DATA")
+        return
+    import lxml.html
+    import trafilatura
+    from readability import Document
+
+    truth, pages, urls = load()
+    server = serve(pages)
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    rows = []
+    markdown, ms = anyio.run(through_browser, pages, base)
+    rows.append(
+        (
+            "taskplate markdown, through Chromium (chosen)",
+            {k: visible(v) for k, v in markdown.items()},
+            ms,
+        )
+    )
+    rows.append(("  same, scored on the raw Markdown (URLs count)", markdown, ms))
+    rows.append(
+        direct(
+            "taskplate markdown, on the saved HTML",
+            lambda h, u: visible(to_markdown(h, u)[0]),
+            pages,
+            urls,
+        )
+    )
+    rows.append(
+        direct(
+            "trafilatura 2 (defaults, text)",
+            lambda h, u: trafilatura.extract(h, url=u) or "",
+            pages,
+            urls,
+        )
+    )
+    rows.append(
+        direct(
+            "trafilatura 2 (no comments, text)",
+            lambda h, u: trafilatura.extract(h, url=u, include_comments=False) or "",
+            pages,
+            urls,
+        )
+    )
+    rows.append(
+        direct(
+            "readability-lxml",
+            lambda h, u: lxml.html.fromstring(Document(h).summary()).text_content(),
+            pages,
+            urls,
+        )
+    )
+    rows.append(
+        direct("whole page text", lambda h, u: lxml.html.fromstring(h).text_content(), pages, urls)
+    )
+    server.shutdown()
+    print(f"{len(truth)} pages from {DATA}")
+    print(f"{'pipeline':<52} {'F1':>6} {'P':>6} {'R':>6} {'ms/page':>8}")
+    for name, predicted, ms in rows:
+        f1, p, r = score(predicted, truth)
+        print(f"{name:<52} {f1:6.3f} {p:6.3f} {r:6.3f} {ms:8.1f}")
+
+
+if __name__ == "__main__":
+    main()
