@@ -25,7 +25,7 @@ chromium:
 
 demo: bootstrap
 	$(BIN)/dsl validate templates
-	$(BIN)/dsl graph templates/batch_extract_pages.yaml
+	$(BIN)/python bench/demo.py
 
 test: bootstrap
 	$(BIN)/python -m pytest -q -p no:cacheprovider

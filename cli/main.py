@@ -9,7 +9,7 @@ import sys
 
 import click
 
-from . import graph, validate
+from . import doctor, graph, run, runs, validate
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -20,6 +20,10 @@ def cli() -> None:
 
 cli.add_command(validate.command)
 cli.add_command(graph.command)
+cli.add_command(run.command)
+cli.add_command(runs.runs)
+cli.add_command(runs.artifact)
+cli.add_command(doctor.command)
 
 
 def main() -> None:

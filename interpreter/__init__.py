@@ -1,1 +1,25 @@
-"""Placeholder package; filled by its issue."""
+"""Runs templates: the run manager and its state machine, the sliding-window executor,
+retries, timeouts, cancellation, trust checks, the SQLite run store and the artifact store.
+"""
+
+from ._artifacts import ArtifactStore, Chunk
+from ._executor import Progress
+from ._home import data_home
+from ._library import SHIPPED, TemplateLibrary, matches
+from ._runs import Limits, RunManager, check_inputs, new_run_id
+from ._store import RunStore
+
+__all__ = [
+    "SHIPPED",
+    "ArtifactStore",
+    "Chunk",
+    "Limits",
+    "Progress",
+    "RunManager",
+    "RunStore",
+    "TemplateLibrary",
+    "check_inputs",
+    "data_home",
+    "matches",
+    "new_run_id",
+]

@@ -1,0 +1,64 @@
+"""`dsl doctor`: checks what taskplate needs (Chromium, the data home, the templates) and
+says what to fix. Changes nothing.
+"""
+
+from __future__ import annotations
+
+import sys
+from importlib.metadata import version
+
+import anyio
+import click
+
+from browser import BrowserRuntime, find_chromium
+from dsl import TaskplateError
+from interpreter import data_home
+
+from ._common import library
+
+
+async def _browser_version() -> str:
+    runtime = BrowserRuntime()
+    try:
+        await runtime.browser()
+        return runtime.version
+    finally:
+        await runtime.close()
+
+
+@click.command("doctor")
+def command() -> None:
+    """Check Chromium, the data home, versions and the templates."""
+    problems = 0
+
+    def line(ok: bool, text: str) -> None:
+        nonlocal problems
+        problems += not ok
+        click.echo(f"{'ok ' if ok else 'BAD'}  {text}")
+
+    line(
+        True,
+        f"python {sys.version.split()[0]}, taskplate {version('taskplate')}, playwright {version('playwright')}, mcp {version('mcp')}",
+    )
+    try:
+        path = find_chromium()
+        line(True, f"chromium at {path}")
+        line(True, f"chromium starts: {anyio.run(_browser_version)}")
+    except TaskplateError as exc:
+        line(False, f"{exc.message}; {exc.recover_hint}")
+    home = data_home()
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+        probe = home / ".doctor"
+        probe.write_text("ok")
+        probe.unlink()
+        line(True, f"data home {home} is writable")
+    except OSError as exc:
+        line(False, f"data home {home}: {exc}")
+    lib = library()
+    line(
+        not lib.rejected,
+        f"{len(lib.all())} templates served"
+        + (f", {len(lib.rejected)} rejected: {', '.join(lib.rejected)}" if lib.rejected else ""),
+    )
+    sys.exit(1 if problems else 0)

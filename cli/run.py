@@ -1,0 +1,188 @@
+"""`dsl run TEMPLATE`: run a template here, with a live progress bar on a terminal and the
+final run (as get_task_run answers it) as JSON on stdout. Ctrl-C cancels the run.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import click
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from dsl import ErrorCode, RunStatus, TaskplateError, format_text
+from interpreter import Progress as RunProgress
+
+from ._common import emit, library, manager, user_errors
+
+EXIT = {
+    RunStatus.SUCCEEDED: 0,
+    RunStatus.PARTIAL_SUCCESS: 0,
+    RunStatus.FAILED: 1,
+    RunStatus.CANCELED: 130,
+}
+
+
+def parse_inputs(pairs: tuple[str, ...], inputs_file: str | None) -> dict[str, Any]:
+    inputs: dict[str, Any] = {}
+    if inputs_file:
+        try:
+            loaded = json.loads(Path(inputs_file).read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise TaskplateError(
+                ErrorCode.INVALID_PARAMETER,
+                f"cannot read {inputs_file}: {exc}",
+                "Give a JSON file with an object.",
+            ) from None
+        if not isinstance(loaded, dict):
+            raise TaskplateError(
+                ErrorCode.INVALID_PARAMETER,
+                f"{inputs_file} holds no JSON object",
+                "Give a JSON object.",
+            )
+        inputs.update(loaded)
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise TaskplateError(
+                ErrorCode.INVALID_PARAMETER,
+                f'--input "{pair}" is not key=value',
+                "Write --input urls='[\"https://…\"]'.",
+            )
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError:
+            value = raw  # plain text
+        if key in inputs and key in dict.fromkeys(
+            p.partition("=")[0] for p in pairs[: pairs.index(pair)]
+        ):
+            previous = inputs[key]
+            inputs[key] = [*previous, value] if isinstance(previous, list) else [previous, value]
+        else:
+            inputs[key] = value
+    return inputs
+
+
+class Bar:
+    """A rich progress bar of items (or steps) on stderr, only when stderr is a terminal."""
+
+    def __init__(self, label: str) -> None:
+        self.console = Console(stderr=True)
+        self.enabled = self.console.is_terminal
+        self.progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[failed]} failed"),
+            TextColumn("{task.fields[rate]}"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=self.console,
+        )
+        self.task = self.progress.add_task(label, total=None, failed=0, rate="")
+
+    def update(self, p: RunProgress) -> None:
+        if not self.enabled:
+            return
+        total, done = (p.items_total, p.items_done) if p.has_loop else (p.total_steps, p.done_steps)
+        elapsed = self.progress.tasks[0].elapsed or 0
+        rate = f"{done / elapsed:.1f}/s" if elapsed > 0 and done else ""
+        self.progress.update(
+            self.task, total=total or None, completed=done, failed=p.items_failed, rate=rate
+        )
+
+
+async def _run(
+    template_ref: str,
+    inputs: dict[str, Any],
+    mode: str | None,
+    timeout: int | None,
+    folders: tuple[str, ...],
+    as_json: bool,
+) -> int:
+    lib = library(folders)
+    path = Path(template_ref)
+    if path.suffix in (".yaml", ".yml") and path.exists():
+        template = lib.add_file(path)
+        if template is None:
+            for d in lib.rejected[str(path)]:
+                click.echo(format_text(d, path.read_text(encoding="utf-8")), err=True)
+            return 1
+        template_id, version = template.id, template.version
+    else:
+        template_id, _, wanted = template_ref.partition("@")
+        version = wanted or None
+    runs = manager(lib)
+    bar = Bar(template_id)
+    async with runs.running():
+        options: dict[str, Any] = {"mode": mode} if mode else {}
+        if timeout:
+            options["timeoutMs"] = timeout
+        run_id = await runs.submit(template_id, inputs, version=version, options=options)
+        if mode == "async":
+            emit({"runId": run_id, "status": "queued"})
+        try:
+            if bar.enabled:
+                with bar.progress:
+                    answer = await runs.wait(run_id, bar.update)
+            else:
+                answer = await runs.wait(run_id)
+        except (KeyboardInterrupt, anyio.get_cancelled_exc_class()):
+            runs.cancel(run_id, force=True)
+            raise
+    emit(answer if as_json or not bar.enabled else answer)
+    return EXIT.get(RunStatus(answer["status"]), 1)
+
+
+@click.command("run")
+@click.argument("template")
+@click.option(
+    "--input",
+    "pairs",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="An input; VALUE is JSON or plain text. Repeat a key to make a list.",
+)
+@click.option("--inputs", "inputs_file", metavar="FILE", help="A JSON file with the inputs.")
+@click.option(
+    "--mode",
+    type=click.Choice(["sync", "async", "auto"]),
+    help="async prints the queued answer first.",
+)
+@click.option(
+    "--timeout",
+    type=int,
+    metavar="MS",
+    help="The run's time limit (at most the template's maxTimeoutMs).",
+)
+@click.option("--templates", "folders", multiple=True, metavar="DIR", help="More template folders.")
+@click.option("--json", "as_json", is_flag=True, help="No progress bar; only the final JSON.")
+@user_errors
+def command(
+    template: str,
+    pairs: tuple[str, ...],
+    inputs_file: str | None,
+    mode: str | None,
+    timeout: int | None,
+    folders: tuple[str, ...],
+    as_json: bool,
+) -> None:
+    """Run TEMPLATE (an id, id@version, or a .yaml file) and print the finished run as JSON."""
+    inputs = parse_inputs(pairs, inputs_file)
+    try:
+        code = anyio.run(_run, template, inputs, mode, timeout, folders, as_json)
+    except KeyboardInterrupt:
+        click.echo("canceled", err=True)
+        code = 130
+    sys.exit(code)

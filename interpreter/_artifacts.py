@@ -1,0 +1,115 @@
+"""Artifacts on disk: written atomically under the data home, read back in chunks, expired by
+TTL counted from their run's terminal time (the data is then deleted). Files and rows only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dsl import ErrorCode, TaskplateError
+
+from ._store import RunStore
+
+DEFAULT_TTL_MS = 86_400_000
+
+
+@dataclass
+class Chunk:
+    meta: dict[str, Any]
+    data: bytes
+    offset: int
+
+    @property
+    def complete(self) -> bool:
+        return self.offset + len(self.data) >= int(self.meta["size"])
+
+
+class ArtifactStore:
+    def __init__(self, root: Path, store: RunStore, ttl_ms: int = DEFAULT_TTL_MS) -> None:
+        self.root = root
+        self.store = store
+        self.ttl_ms = ttl_ms
+        root.mkdir(parents=True, exist_ok=True, mode=0o700)
+
+    def path(self, run_id: str, artifact_id: str) -> Path:
+        return self.root / run_id / artifact_id
+
+    def save(self, run_id: str, name: str, data: bytes, mime_type: str) -> str:
+        artifact_id = f"art_{uuid.uuid4().hex[:20]}"
+        target = self.path(run_id, artifact_id)
+        target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        temporary = target.with_suffix(".tmp")
+        with open(temporary, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, target)
+        self.store.insert_artifact(
+            artifact_id, run_id, name, mime_type, len(data), hashlib.sha256(data).hexdigest()
+        )
+        return artifact_id
+
+    def _expired(self, meta: dict[str, Any]) -> bool:
+        if meta["expired"]:
+            return True
+        run = self.store.run(meta["run_id"])
+        ended = run.ended_at if run is not None else None
+        return ended is not None and (time.time() - ended) * 1000 > self.ttl_ms
+
+    def _drop(self, meta: dict[str, Any]) -> None:
+        self.path(meta["run_id"], meta["artifact_id"]).unlink(missing_ok=True)
+        self.store.mark_expired(meta["artifact_id"])
+
+    def read(self, artifact_id: str, offset: int = 0, limit: int | None = None) -> Chunk:
+        meta = self.store.artifact(artifact_id)
+        if meta is None:
+            raise TaskplateError(
+                ErrorCode.ARTIFACT_NOT_FOUND,
+                f"no artifact {artifact_id}",
+                "Use an artifactId from get_task_run.",
+            )
+        if self._expired(meta):
+            self._drop(meta)
+            raise TaskplateError(
+                ErrorCode.ARTIFACT_EXPIRED,
+                f"artifact {artifact_id} expired and was deleted",
+                "Run the task again to produce it anew.",
+            )
+        if offset < 0 or offset > meta["size"]:
+            raise TaskplateError(
+                ErrorCode.INVALID_PARAMETER,
+                f"offset {offset} is outside 0..{meta['size']}",
+                "Start at 0.",
+            )
+        with open(self.path(meta["run_id"], artifact_id), "rb") as source:
+            source.seek(offset)
+            data = source.read(limit if limit is not None else -1)
+        return Chunk(meta, data, offset)
+
+    def sweep(self) -> int:
+        """Delete the data of every expired artifact; answers how many went."""
+        count = 0
+        rows = self.store.db.execute("SELECT * FROM artifacts WHERE expired = 0").fetchall()
+        for row in rows:
+            meta = dict(row)
+            if self._expired(meta):
+                self._drop(meta)
+                count += 1
+        return count
+
+
+@dataclass
+class RunArtifacts:
+    """The artifact sink actions of one run write to."""
+
+    store: ArtifactStore
+    run_id: str
+
+    async def save(self, name: str, data: bytes, mime_type: str) -> str:
+        return self.store.save(self.run_id, name, data, mime_type)

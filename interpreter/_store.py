@@ -1,0 +1,266 @@
+"""The run store: runs, step executions and artifact metadata in SQLite (WAL) under the data
+home, shared safely by every taskplate process on the machine. Rows only; no run logic.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    run_id TEXT PRIMARY KEY,
+    template_id TEXT NOT NULL,
+    template_version TEXT NOT NULL,
+    status TEXT NOT NULL,
+    inputs TEXT NOT NULL,
+    options TEXT NOT NULL,
+    progress TEXT NOT NULL DEFAULT '{}',
+    result TEXT,
+    error TEXT,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL,
+    started_at REAL,
+    ended_at REAL,
+    owner TEXT,
+    heartbeat_at REAL,
+    cancel TEXT
+);
+CREATE INDEX IF NOT EXISTS runs_by_created ON runs (created_at DESC);
+CREATE TABLE IF NOT EXISTS steps (
+    run_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    step_id TEXT,
+    item_index INTEGER,
+    action TEXT,
+    status TEXT NOT NULL,
+    attempts INTEGER NOT NULL,
+    started_at REAL,
+    ended_at REAL,
+    args_preview TEXT,
+    result_preview TEXT,
+    error TEXT,
+    PRIMARY KEY (run_id, seq)
+);
+CREATE TABLE IF NOT EXISTS artifacts (
+    artifact_id TEXT PRIMARY KEY,
+    run_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    mime_type TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    sha256 TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    expired INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS artifacts_by_run ON artifacts (run_id);
+"""
+TERMINAL = ("succeeded", "failed", "partial_success", "canceled")
+
+
+def _dump(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _load(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+@dataclass
+class RunRow:
+    run_id: str
+    template_id: str
+    template_version: str
+    status: str
+    inputs: dict[str, Any]
+    options: dict[str, Any]
+    progress: dict[str, Any]
+    result: Any
+    error: dict[str, Any] | None
+    created_at: float
+    updated_at: float
+    started_at: float | None
+    ended_at: float | None
+    owner: str | None
+    heartbeat_at: float | None
+    cancel: str | None  # None, "cooperative" or "force"
+
+    @staticmethod
+    def of(row: sqlite3.Row) -> RunRow:
+        data = dict(row)
+        for key in ("inputs", "options", "progress", "result", "error"):
+            data[key] = _load(data[key])
+        return RunRow(**data)
+
+
+class RunStore:
+    """One connection per process; every write is a short transaction, WAL lets readers in."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self.db = sqlite3.connect(
+            str(path), timeout=30, isolation_level=None, check_same_thread=False
+        )
+        self.db.row_factory = sqlite3.Row
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute("PRAGMA busy_timeout=30000")
+        with self.transaction():
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    self.db.execute(statement)
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- runs ---------------------------------------------------------------------------------
+    def insert_run(
+        self,
+        run_id: str,
+        template_id: str,
+        version: str,
+        inputs: dict[str, Any],
+        options: dict[str, Any],
+        owner: str,
+    ) -> None:
+        now = time.time()
+        with self.transaction() as db:
+            db.execute(
+                "INSERT INTO runs (run_id, template_id, template_version, status, inputs, options, created_at, updated_at, owner, heartbeat_at)"
+                " VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?)",
+                (run_id, template_id, version, _dump(inputs), _dump(options), now, now, owner, now),
+            )
+
+    def run(self, run_id: str) -> RunRow | None:
+        row = self.db.execute("SELECT * FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        return RunRow.of(row) if row else None
+
+    def update_run(self, run_id: str, **fields: Any) -> None:
+        """Set fields of a run that is not terminal yet (terminal states never change)."""
+        encoded = {
+            k: _dump(v) if k in ("progress", "result", "error", "options") else v
+            for k, v in fields.items()
+        }
+        encoded["updated_at"] = time.time()
+        assignments = ", ".join(f"{k} = ?" for k in encoded)
+        placeholders = ",".join("?" for _ in TERMINAL)
+        with self.transaction() as db:
+            db.execute(
+                f"UPDATE runs SET {assignments} WHERE run_id = ? AND status NOT IN ({placeholders})",
+                (*encoded.values(), run_id, *TERMINAL),
+            )
+
+    def list_runs(
+        self, status: str | None, template_id: str | None, limit: int, offset: int
+    ) -> tuple[list[RunRow], int]:
+        where, params = [], []
+        if status:
+            where.append("status = ?")
+            params.append(status)
+        if template_id:
+            where.append("template_id = ?")
+            params.append(template_id)
+        clause = f"WHERE {' AND '.join(where)}" if where else ""
+        total = self.db.execute(f"SELECT COUNT(*) FROM runs {clause}", params).fetchone()[0]
+        rows = self.db.execute(
+            f"SELECT * FROM runs {clause} ORDER BY created_at DESC LIMIT ? OFFSET ?",
+            (*params, limit, offset),
+        ).fetchall()
+        return [RunRow.of(r) for r in rows], int(total)
+
+    def request_cancel(self, run_id: str, force: bool) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE runs SET cancel = ?, updated_at = ? WHERE run_id = ? AND status IN ('queued', 'running')",
+                ("force" if force else "cooperative", time.time(), run_id),
+            )
+
+    def cancel_flag(self, run_id: str) -> str | None:
+        row = self.db.execute("SELECT cancel FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        return row[0] if row else None
+
+    def heartbeat(self, owner: str) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE runs SET heartbeat_at = ? WHERE owner = ? AND status IN ('queued', 'running')",
+                (time.time(), owner),
+            )
+
+    def active_of_others(self, me: str) -> list[RunRow]:
+        rows = self.db.execute(
+            "SELECT * FROM runs WHERE status IN ('queued', 'running') AND owner != ?", (me,)
+        ).fetchall()
+        return [RunRow.of(r) for r in rows]
+
+    def claim(self, run_id: str, previous_owner: str | None, me: str) -> bool:
+        """Take over a queued run of a dead owner; True when this process got it."""
+        with self.transaction() as db:
+            done = db.execute(
+                "UPDATE runs SET owner = ?, heartbeat_at = ?, updated_at = ? WHERE run_id = ? AND owner IS ? AND status = 'queued'",
+                (me, time.time(), time.time(), run_id, previous_owner),
+            )
+            return done.rowcount == 1
+
+    # -- steps --------------------------------------------------------------------------------
+    def record_step(self, run_id: str, seq: int, **fields: Any) -> None:
+        fields["error"] = _dump(fields.get("error"))
+        columns = ", ".join(["run_id", "seq", *fields])
+        marks = ", ".join("?" for _ in range(len(fields) + 2))
+        with self.transaction() as db:
+            db.execute(
+                f"INSERT OR REPLACE INTO steps ({columns}) VALUES ({marks})",
+                (run_id, seq, *fields.values()),
+            )
+
+    def steps(self, run_id: str) -> list[dict[str, Any]]:
+        rows = self.db.execute(
+            "SELECT * FROM steps WHERE run_id = ? ORDER BY seq", (run_id,)
+        ).fetchall()
+        out = []
+        for row in rows:
+            data = dict(row)
+            data["error"] = _load(data["error"])
+            out.append(data)
+        return out
+
+    # -- artifacts ----------------------------------------------------------------------------
+    def insert_artifact(
+        self, artifact_id: str, run_id: str, name: str, mime_type: str, size: int, sha256: str
+    ) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "INSERT INTO artifacts (artifact_id, run_id, name, mime_type, size, sha256, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (artifact_id, run_id, name, mime_type, size, sha256, time.time()),
+            )
+
+    def artifact(self, artifact_id: str) -> dict[str, Any] | None:
+        row = self.db.execute(
+            "SELECT * FROM artifacts WHERE artifact_id = ?", (artifact_id,)
+        ).fetchone()
+        return dict(row) if row else None
+
+    def artifacts_of(self, run_id: str) -> list[dict[str, Any]]:
+        rows = self.db.execute(
+            "SELECT * FROM artifacts WHERE run_id = ? ORDER BY created_at", (run_id,)
+        ).fetchall()
+        return [dict(r) for r in rows]
+
+    def mark_expired(self, artifact_id: str) -> None:
+        with self.transaction() as db:
+            db.execute("UPDATE artifacts SET expired = 1 WHERE artifact_id = ?", (artifact_id,))
