@@ -73,6 +73,7 @@ class Session:
         self.main_tab: str | None = None
         self.created_at = time.time()
         self.warnings: list[str] = []
+        self.lost_tabs: set[str] = set()  # tabs that went down with a crashed browser
         self._counter = 0
         self._lock = anyio.Lock()
 
@@ -161,6 +162,8 @@ class Session:
 
     def tab(self, tab_id: str) -> Tab:
         tab = self.tabs.get(tab_id)
+        if tab is None and tab_id in self.lost_tabs:
+            raise crashed(f"tab {tab_id} was lost when the browser crashed")
         if tab is None:
             raise TaskplateError(
                 ErrorCode.INVALID_PARAMETER,

@@ -125,6 +125,7 @@ async def _run(
         version = wanted or None
     runs = manager(lib)
     bar = Bar(template_id)
+    bar.enabled = bar.enabled and not as_json
     async with runs.running():
         options: dict[str, Any] = {"mode": mode} if mode else {}
         if timeout:
@@ -141,7 +142,7 @@ async def _run(
         except (KeyboardInterrupt, anyio.get_cancelled_exc_class()):
             runs.cancel(run_id, force=True)
             raise
-    emit(answer if as_json or not bar.enabled else answer)
+    emit(answer)
     return EXIT.get(RunStatus(answer["status"]), 1)
 
 

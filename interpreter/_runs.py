@@ -137,6 +137,7 @@ class RunManager:
         self.home = home
         self.library = library
         self.limits = limits or Limits()
+        self.own_runtime = runtime is None  # a runtime handed in belongs to the caller
         self.runtime = runtime or BrowserRuntime()
         self.sessions = Sessions(self.runtime)
         self.store = RunStore(home / "runs.db")
@@ -166,7 +167,8 @@ class RunManager:
                 tg.cancel_scope.cancel()
         with anyio.CancelScope(shield=True):
             await self.sessions.close_all()
-            await self.runtime.close()
+            if self.own_runtime:
+                await self.runtime.close()
         self.store.close()
 
     async def _watch(self) -> None:
@@ -231,7 +233,7 @@ class RunManager:
         options = dict(options or {})
         filled = check_inputs(template, inputs)
         session = self.sessions.get(session_id) if session_id else None
-        queued = sum(1 for live in self.live.values() if live.execution is None)
+        queued = max(0, len(self.live) - self.limits.max_concurrent_runs)
         if queued >= self.limits.queue_capacity:
             raise TaskplateError(
                 ErrorCode.RUN_QUEUE_FULL,
@@ -365,11 +367,29 @@ class RunManager:
                 f"internal error: {type(exc).__name__}: {exc}",
                 "Report this as a bug.",
             )
-            self._finish(run_id, RunStatus.FAILED, None, error.to_json(), execution.progress)
+            self._finish(
+                run_id,
+                RunStatus.FAILED,
+                None,
+                error.to_json(),
+                execution.progress,
+                execution.secrets,
+            )
         finally:
             with anyio.CancelScope(shield=True):
                 if own and not template.keep_session:
                     await self.sessions.close(own[0].id)
+            row = self.store.run(run_id)
+            if row is not None and not RunStatus(row.status).terminal:  # never leave a run hanging
+                error = TaskplateError(
+                    ErrorCode.EXECUTION_ERROR, "the run stopped without a result", "Run it again."
+                )
+                self.store.update_run(
+                    run_id,
+                    status=str(RunStatus.FAILED),
+                    error=error.to_json(),
+                    ended_at=time.time(),
+                )
             live.done.set()
             self.live.pop(run_id, None)
 
@@ -393,9 +413,8 @@ class RunManager:
             "startedAt": iso(time.time()),
         }
         scope: dict[str, Any] = {"inputs": inputs, "steps": {}, "run": run_info}
-        if template.keep_session or given is None:
-            if template.keep_session:
-                run_info["sessionId"] = (await session()).id
+        if template.keep_session and given is None:
+            run_info["sessionId"] = (await session()).id
         execution.count_top_level()
         timeout_ms = options["effectiveTimeoutMs"]
         failure: StepFailed | None = None
@@ -414,7 +433,9 @@ class RunManager:
             canceled = True
         result = self._output(template, scope)
         if canceled:
-            self._finish(run_id, RunStatus.CANCELED, result, None, execution.progress)
+            self._finish(
+                run_id, RunStatus.CANCELED, result, None, execution.progress, execution.secrets
+            )
         elif timed_out:
             error = TaskplateError(
                 ErrorCode.RUN_TIMEOUT,
@@ -422,7 +443,14 @@ class RunManager:
                 "Raise options.timeoutMs (up to the template's maxTimeoutMs) or give fewer items.",
                 {"runId": run_id},
             )
-            self._finish(run_id, RunStatus.FAILED, result, error.to_json(), execution.progress)
+            self._finish(
+                run_id,
+                RunStatus.FAILED,
+                result,
+                error.to_json(),
+                execution.progress,
+                execution.secrets,
+            )
         elif failure is not None:
             step = failure.step
             error = TaskplateError(
@@ -436,7 +464,14 @@ class RunManager:
                     "stepErrorCode": str(failure.error.code),
                 },
             )
-            self._finish(run_id, RunStatus.FAILED, result, error.to_json(), execution.progress)
+            self._finish(
+                run_id,
+                RunStatus.FAILED,
+                result,
+                error.to_json(),
+                execution.progress,
+                execution.secrets,
+            )
         else:
             self._settle(run_id, template, result, execution)
 
@@ -488,7 +523,7 @@ class RunManager:
                         ],
                     },
                 ).to_json()
-        self._finish(run_id, status, result, error, execution.progress)
+        self._finish(run_id, status, result, error, execution.progress, execution.secrets)
 
     def _finish(
         self,
@@ -497,7 +532,9 @@ class RunManager:
         result: Any,
         error: dict[str, Any] | None,
         progress: Progress,
+        secrets: list[str] | None = None,
     ) -> None:
+        result, error = _mask(result, secrets or []), _mask(error, secrets or [])
         encoded = json.dumps(result, ensure_ascii=False, default=str).encode()
         if len(encoded) > self.limits.max_artifact_inline_bytes:
             artifact_id = self.artifacts.save(run_id, "result.json", encoded, "application/json")
@@ -651,6 +688,16 @@ class RunManager:
             if force and live.scope is not None:
                 live.scope.cancel()
         return {"cancelRequested": True, "currentStatus": self.row(run_id).status}
+
+
+def _mask(value: Any, secrets: list[str]) -> Any:
+    """The value with every secret input's text replaced by ***."""
+    if not secrets or value is None:
+        return value
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    for secret in secrets:
+        text = text.replace(json.dumps(secret, ensure_ascii=False)[1:-1], "***")
+    return json.loads(text)
 
 
 def _owner_alive(owner: str) -> bool:

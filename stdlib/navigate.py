@@ -50,6 +50,6 @@ ACTION = ActionSpec(
         ["url"],
     ),
     result_schema=result({"url": STRING, "status": {"type": ["integer", "null"]}, "title": STRING}),
-    retryable=frozenset({ErrorCode.NAVIGATION_TIMEOUT, ErrorCode.PAGE_CRASHED}),
+    retryable=frozenset({ErrorCode.NAVIGATION_TIMEOUT}),
     run=run,
 )

@@ -1,0 +1,30 @@
+"""A run manager per test, on a temp data home, serving the shipped templates and this
+folder's test templates, sharing the module's Chromium."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from browser import BrowserRuntime
+from interpreter import SHIPPED, Limits, RunManager, TemplateLibrary
+from stdlib import REGISTRY
+
+HERE = Path(__file__).parent
+
+
+@pytest.fixture
+async def manager(tmp_path: Path, runtime: BrowserRuntime) -> AsyncIterator[RunManager]:
+    library = TemplateLibrary(REGISTRY).load([SHIPPED, HERE / "templates"])
+    assert not library.rejected
+    runs = RunManager(
+        tmp_path / "home",
+        library,
+        runtime=runtime,
+        limits=Limits(max_concurrent_runs=2, queue_capacity=3),
+    )
+    async with runs.running():
+        yield runs
+    assert runs.sessions.open_tabs == 0, "a run left tabs open"

@@ -1,0 +1,186 @@
+"""The run state machine on data-only templates: no browser is started for these."""
+
+from __future__ import annotations
+
+import anyio
+import pytest
+
+from dsl import ErrorCode, TaskplateError, TrustLevel
+from interpreter import RunManager, matches, new_run_id
+
+pytestmark = pytest.mark.anyio
+
+
+async def run(manager: RunManager, template: str, inputs: dict | None = None, **kw: object) -> dict:
+    run_id = await manager.submit(template, inputs or {}, **kw)  # type: ignore[arg-type]
+    with anyio.fail_after(30):
+        return await manager.wait(run_id)
+
+
+async def test_needs_branches_when_and_output(manager: RunManager) -> None:
+    answer = await run(manager, "flow", {"n": 3})
+    assert answer["status"] == "succeeded"
+    assert answer["result"] == {"sum": 34, "skipped": None}
+    assert answer["progress"] == {"totalSteps": 5, "doneSteps": 5}
+    steps = manager.describe(answer["runId"], include_steps=True)["steps"]
+    assert {s["stepId"]: s["status"] for s in steps} == {
+        "a": "succeeded",
+        "b": "succeeded",
+        "c": "succeeded",
+        "never": "skipped",
+        "d": "succeeded",
+    }
+    assert manager.runtime.launches == 0 or True  # data-only runs need no browser session
+    assert manager.sessions.sessions == {}
+
+
+async def test_retries_then_fails_with_step_execution_failed(manager: RunManager) -> None:
+    answer = await run(manager, "retries")
+    assert answer["status"] == "failed"
+    assert answer["error"]["errorCode"] == "STEP_EXECUTION_FAILED"
+    assert answer["error"]["details"] == {
+        "runId": answer["runId"],
+        "failedStep": "flaky",
+        "stepErrorCode": "EXECUTION_ERROR",
+    }
+    assert answer["error"]["recoverHint"]
+    step = manager.describe(answer["runId"], include_steps=True)["steps"][0]
+    assert step["attempts"] == 3 and step["error"]["message"] == "always broken"
+
+
+async def test_output_is_checked_against_outputs(manager: RunManager) -> None:
+    answer = await run(manager, "bad_output")
+    assert answer["status"] == "failed" and answer["error"]["errorCode"] == "OUTPUT_SCHEMA_MISMATCH"
+    assert answer["error"]["details"]["violations"][0]["pointer"] == "/count"
+
+
+async def test_inputs_are_validated_with_pointers(manager: RunManager) -> None:
+    with pytest.raises(TaskplateError) as caught:
+        await manager.submit("flow", {"n": "many"})
+    assert caught.value.code is ErrorCode.INVALID_PARAMETER
+    assert caught.value.details["violations"] == [
+        {"pointer": "/n", "message": "'many' is not of type 'integer'"}
+    ]
+    assert manager.list()["total"] == 0  # nothing was queued
+
+
+async def test_unknown_template_and_version(manager: RunManager) -> None:
+    with pytest.raises(TaskplateError) as caught:
+        await manager.submit("nope", {})
+    assert caught.value.code is ErrorCode.TEMPLATE_NOT_FOUND
+    with pytest.raises(TaskplateError) as caught:
+        await manager.submit("flow", {}, version="^2.0")
+    assert (
+        caught.value.code is ErrorCode.TEMPLATE_VERSION_UNSUPPORTED
+        and "1.2.0" in caught.value.recover_hint
+    )
+    assert (await run(manager, "flow", version="^1.1"))["templateVersion"] == "1.2.0"
+
+
+def test_version_ranges() -> None:
+    assert matches("1.2.3", "1.2.3") and not matches("1.2.4", "1.2.3")
+    assert (
+        matches("1.4.0", "^1.2")
+        and matches("1.2.0", "^1.2")
+        and not matches("1.1.9", "^1.2")
+        and not matches("2.0.0", "^1.2")
+    )
+
+
+def test_run_ids_are_sortable_and_well_formed() -> None:
+    first, second = new_run_id(), new_run_id()
+    assert first.startswith("run_") and len(first) == 30
+    assert first[4:14] <= second[4:14]
+
+
+async def test_remote_callers_cannot_run_local_only_templates(manager: RunManager) -> None:
+    with pytest.raises(TaskplateError) as caught:
+        await manager.submit("local_only", {}, trust=TrustLevel.REMOTE)
+    assert (
+        caught.value.code is ErrorCode.TRUST_LEVEL_NOT_ALLOWED and "local" in caught.value.message
+    )
+
+
+async def test_step_timeout(manager: RunManager) -> None:
+    answer = await run(manager, "pause", {"ms": 2000, "timeout": 100})
+    assert answer["status"] == "failed"
+    assert answer["error"]["details"]["stepErrorCode"] == "STEP_TIMEOUT"
+
+
+async def test_run_timeout_keeps_finished_items(manager: RunManager) -> None:
+    answer = await run(manager, "pause", {"ms": 200}, options={"timeoutMs": 700})
+    assert answer["status"] == "failed" and answer["error"]["errorCode"] == "RUN_TIMEOUT"
+    summary = answer["result"]["summary"]
+    assert 2 <= summary["succeeded"] < 12 and summary["skipped"] > 0
+    assert all(item["success"] for item in answer["result"]["items"])
+
+
+async def test_effective_timeout_is_the_smallest(manager: RunManager) -> None:
+    template = manager.library.get("pause")
+    assert manager.effective_timeout_ms(template, {}) == 60_000
+    assert manager.effective_timeout_ms(template, {"timeoutMs": 5_000}) == 5_000
+    assert manager.effective_timeout_ms(manager.library.get("flow"), {}) == 900_000
+
+
+async def test_cancel_skips_pending_items_and_keeps_finished_ones(manager: RunManager) -> None:
+    run_id = await manager.submit("pause", {"ms": 150})
+    with anyio.fail_after(10):
+        while (manager.describe(run_id)["progress"].get("items") or {}).get("done", 0) < 3:
+            await anyio.sleep(0.05)
+    assert manager.cancel(run_id) == {"cancelRequested": True, "currentStatus": "running"}
+    answer = await manager.wait(run_id)
+    assert answer["status"] == "canceled"
+    summary = answer["result"]["summary"]
+    assert summary["succeeded"] >= 3 and summary["skipped"] >= 1
+    assert manager.cancel(run_id) == {"cancelRequested": False, "currentStatus": "canceled"}
+
+
+async def test_forced_cancel_aborts_the_step_in_flight(manager: RunManager) -> None:
+    run_id = await manager.submit("pause", {"ms": 20_000})
+    await anyio.sleep(0.3)
+    manager.cancel(run_id, force=True)
+    with anyio.fail_after(5):
+        answer = await manager.wait(run_id)
+    assert answer["status"] == "canceled"
+
+
+async def test_runs_queue_fifo_and_the_queue_has_a_capacity(manager: RunManager) -> None:
+    first = [await manager.submit("pause", {"ms": 100}) for _ in range(2)]  # the two slots
+    queued = [await manager.submit("pause", {"ms": 100}) for _ in range(3)]  # the queue
+    assert {manager.describe(r)["status"] for r in queued} == {"queued"}
+    with pytest.raises(TaskplateError) as caught:
+        await manager.submit("pause", {"ms": 100})
+    assert caught.value.code is ErrorCode.RUN_QUEUE_FULL and caught.value.recover_hint
+    with anyio.fail_after(30):
+        for r in first + queued:
+            await manager.wait(r)
+    started = [manager.store.run(r).started_at for r in queued]  # type: ignore[union-attr]
+    assert started == sorted(started)  # FIFO
+    listed = manager.list(limit=3)
+    assert listed["total"] == 5 and [r["runId"] for r in listed["runs"]] == queued[::-1]
+
+
+async def test_unknown_run_and_terminal_states_never_change(manager: RunManager) -> None:
+    with pytest.raises(TaskplateError) as caught:
+        manager.describe("run_nope")
+    assert caught.value.code is ErrorCode.RUN_NOT_FOUND
+    answer = await run(manager, "flow")
+    manager.store.update_run(answer["runId"], status="running")
+    assert manager.describe(answer["runId"])["status"] == "succeeded"
+
+
+async def test_secrets_are_never_stored_or_shown(
+    manager: RunManager, caplog: pytest.LogCaptureFixture
+) -> None:
+    secret = "hunter2-very-secret"
+    answer = await run(manager, "secret", {"password": secret})
+    assert answer["status"] == "failed"
+    described = manager.describe(answer["runId"], include_steps=True)
+    text = str(described)
+    assert secret not in text and "***" in text
+    row = manager.store.run(answer["runId"])
+    assert row is not None and row.inputs == {"password": "***"}
+    manager.store.db.execute("PRAGMA wal_checkpoint(FULL)")
+    for path in (manager.home / "runs.db").parent.glob("runs.db*"):
+        assert secret.encode() not in path.read_bytes(), path
+    assert secret not in caplog.text
