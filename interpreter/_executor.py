@@ -348,6 +348,7 @@ class Execution:
         self.on_progress(self.progress)
 
         results: list[dict[str, Any] | None] = [None] * len(items)
+        spare_tabs: list[str] = []  # tabs of finished items, reset and ready for the next
         loop_result: dict[str, Any] = {"items": [], "summary": {}}
         if step.id:
             scope["steps"][step.id] = loop_result
@@ -356,7 +357,7 @@ class Execution:
         async def one(index: int, value: Any) -> None:
             try:
                 results[index] = await self.run_item(
-                    step, scope, value, index, tab_id, new_tabs, tolerant
+                    step, scope, value, index, tab_id, spare_tabs if new_tabs else None, tolerant
                 )
             finally:
                 slots.release()
@@ -376,6 +377,11 @@ class Execution:
                 raise Canceled() from None
         finally:
             self._fill(loop_result, results)
+            if spare_tabs and self._session is not None:
+                with anyio.CancelScope(shield=True):
+                    for spare in spare_tabs:
+                        if spare in self._session.tabs:
+                            await self._session.close_tab(spare)
         if self.cancel_requested:
             raise Canceled()
         return loop_result
@@ -391,6 +397,38 @@ class Execution:
             "skipped": len(results) - len(done),
         }
 
+    async def _item_tab(self, spare_tabs: list[str]) -> str:
+        """A clean tab for an item: a finished item's tab reset to about:blank, or a new one.
+
+        `tab: new` promises a clean page, not a new process: the page is navigated away (its
+        scripts, DOM and listeners go with it), its dialogs and status records are cleared,
+        and the popups it opened are closed before it is handed on."""
+        session = await self.session()
+        while spare_tabs:
+            tab_id = spare_tabs.pop()
+            tab = session.tabs.get(tab_id)
+            if tab is not None and not tab.crashed:
+                return tab_id
+        return (await session.new_tab()).id
+
+    async def _recycle(self, tab_id: str, spare_tabs: list[str]) -> None:
+        session = self._session
+        tab = session.tabs.get(tab_id) if session is not None else None
+        if session is None or tab is None:
+            return
+        try:
+            with anyio.fail_after(5):
+                for other in list(session.tabs.values()):
+                    if other is not tab and await other.page.opener() is tab.page:
+                        await session.close_tab(other.id)
+                await tab.page.goto("about:blank")
+        except Exception:  # a tab that cannot be reset is closed instead
+            await session.close_tab(tab_id)
+            return
+        tab.dialogs.clear()
+        tab.refused, tab.status = None, None
+        spare_tabs.append(tab_id)
+
     async def run_item(
         self,
         step: Step,
@@ -398,14 +436,13 @@ class Execution:
         value: Any,
         index: int,
         tab_id: str | None,
-        new_tab: bool,
+        spare_tabs: list[str] | None,
         tolerant: bool,
     ) -> dict[str, Any] | None:
         scope = {**outer, "steps": dict(outer["steps"]), step.var: value, "index": index}
         executed = [0]
         _ITEM_STEPS.set(executed)
-        session = await self.session() if new_tab else None
-        item_tab = (await session.new_tab()).id if session is not None else tab_id
+        item_tab = await self._item_tab(spare_tabs) if spare_tabs is not None else tab_id
         try:
             await self.run_block(step.steps, scope, item_tab, index)
             outcome: dict[str, Any] = {"success": True}
@@ -423,8 +460,9 @@ class Execution:
             self._done(max(0, len(step.steps) - executed[0]))
             return None
         finally:
-            if session is not None and item_tab is not None and item_tab in session.tabs:
-                await session.close_tab(item_tab)
+            if spare_tabs is not None and item_tab is not None:
+                with anyio.CancelScope(shield=True):
+                    await self._recycle(item_tab, spare_tabs)
         self._count_item(True, tolerant)
         return self._collect(step, scope, outcome)
 

@@ -71,8 +71,14 @@ class Limits:
         }
 
 
+def _properties(schema: dict[str, Any]) -> dict[str, Any]:
+    props = schema.get("properties")
+    return props if isinstance(props, dict) else {}
+
+
 def secret_names(schema: dict[str, Any]) -> set[str]:
-    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    """Inputs that are secrets (writeOnly or format password): never stored, logged or shown."""
+    props = _properties(schema)
     return {
         k
         for k, v in props.items()
@@ -81,7 +87,7 @@ def secret_names(schema: dict[str, Any]) -> set[str]:
 
 
 def with_defaults(schema: dict[str, Any], inputs: dict[str, Any]) -> dict[str, Any]:
-    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    props = _properties(schema)
     out = dict(inputs)
     for name, prop in props.items():
         if name not in out and isinstance(prop, dict) and "default" in prop:

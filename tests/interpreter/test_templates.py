@@ -1,0 +1,186 @@
+"""The shipped templates end to end, over real Chromium against the fixture site."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import anyio
+import pytest
+
+from interpreter import RunManager
+from tests.browser.test_sessions import kill_browser
+from tests.fixtures.server import FixtureServer
+
+pytestmark = pytest.mark.anyio
+
+
+async def batch(manager: RunManager, urls: list[str], **inputs: object) -> dict:
+    run_id = await manager.submit(
+        "batch_extract_pages", {"urls": urls, **inputs}, options={"timeoutMs": 60_000}
+    )
+    with anyio.fail_after(90):
+        return await manager.wait(run_id)
+
+
+async def test_all_good_pages_succeed_with_an_export(
+    manager: RunManager, site: FixtureServer
+) -> None:
+    answer = await batch(
+        manager, [site.url("/article.html"), site.url("/recipe.html"), site.url("/js.html")]
+    )
+    assert answer["status"] == "succeeded"
+    items = answer["result"]["items"]
+    assert [i["title"] for i in items] == [
+        "Tuning the sliding window",
+        "Weeknight lentil soup",
+        "Rendered by script",
+    ]
+    assert "written by JavaScript" in items[2]["content"]
+    export = manager.artifacts.read(answer["result"]["exportArtifactId"])
+    assert json.loads(export.data)[0]["url"] == site.url("/article.html")
+    assert answer["artifacts"][0]["name"] == "pages.json"
+
+
+async def test_four_good_of_six_is_partial_success(
+    manager: RunManager, site: FixtureServer
+) -> None:
+    good = [site.url(p) for p in ("/article.html", "/recipe.html", "/latin1", "/js.html")]
+    answer = await batch(manager, [*good, site.url("/status/404"), site.url("/status/500")])
+    assert answer["status"] == "partial_success"
+    summary = answer["result"]["summary"]
+    assert summary == {"total": 6, "succeeded": 4, "failed": 2, "skipped": 0}
+    failed = [i for i in answer["result"]["items"] if not i["success"]]
+    assert {f["error"]["message"] for f in failed} == {
+        "the page answered HTTP 404",
+        "the page answered HTTP 500",
+    }
+
+
+async def test_two_good_of_six_fails(manager: RunManager, site: FixtureServer) -> None:
+    bad = [site.url(f"/status/{c}") for c in (404, 410, 500, 503)]
+    answer = await batch(manager, [site.url("/article.html"), site.url("/recipe.html"), *bad])
+    assert answer["status"] == "failed"
+    assert (
+        answer["error"]["errorCode"] == "STEP_EXECUTION_FAILED"
+        and "2 of 6" in answer["error"]["error"]
+    )
+    assert answer["result"]["summary"]["succeeded"] == 2
+
+
+async def test_the_window_is_exact_and_a_slow_item_holds_nothing_back(
+    manager: RunManager, site: FixtureServer
+) -> None:
+    site.traffic.reset()
+    urls = [site.url(f"/slow?ms=1000&n={i}") for i in range(12)]
+    samples: list[int] = []
+    run_id = await manager.submit(
+        "batch_extract_pages", {"urls": urls, "concurrency": 3, "waitFor": 1}
+    )
+    with anyio.fail_after(60):
+        while manager.describe(run_id)["status"] in ("queued", "running"):
+            samples.append(site.traffic.inflight)
+            await anyio.sleep(0.02)
+    assert manager.describe(run_id)["status"] == "succeeded"
+    assert site.traffic.most == 3
+    busy = [s for s in samples if s > 0]
+    assert sum(1 for s in busy if s == 3) / len(busy) >= 0.6, samples
+
+    mixed = [site.url("/slow?ms=3000&n=slow")] + [site.url(f"/slow?ms=200&n={i}") for i in range(8)]
+    run_id = await manager.submit(
+        "batch_extract_pages", {"urls": mixed, "concurrency": 3, "waitFor": 1}
+    )
+    with anyio.fail_after(60):
+        answer = await manager.wait(run_id)
+    ends = {
+        s["itemIndex"]: s["endedAt"]
+        for s in manager.describe(run_id, include_steps=True)["steps"]
+        if s["action"] == "get_page_content"
+    }
+    assert all(ends[i] < ends[0] for i in range(1, 9)), (
+        ends
+    )  # the fast ones finished while the slow one still loaded
+    assert answer["status"] == "succeeded"
+
+
+async def test_run_timeout_over_a_hanging_page_keeps_finished_items(
+    manager: RunManager, site: FixtureServer
+) -> None:
+    urls = [site.url("/article.html"), site.url("/recipe.html"), site.url("/hang")]
+    run_id = await manager.submit(
+        "batch_extract_pages",
+        {"urls": urls, "concurrency": 3, "waitFor": 1},
+        options={"timeoutMs": 3000},
+    )
+    with anyio.fail_after(30):
+        answer = await manager.wait(run_id)
+    assert answer["status"] == "failed" and answer["error"]["errorCode"] == "RUN_TIMEOUT"
+    kept = [i["url"] for i in answer["result"]["items"] if i["success"]]
+    assert sorted(kept) == sorted(urls[:2])
+    assert manager.sessions.open_tabs == 0 and manager.sessions.sessions == {}
+
+
+async def test_killing_chromium_mid_batch_fails_only_the_items_in_flight(
+    manager: RunManager, site: FixtureServer
+) -> None:
+    site.traffic.reset()
+    urls = [site.url(f"/slow?ms=1500&n={i}") for i in range(6)]
+    run_id = await manager.submit(
+        "batch_extract_pages", {"urls": urls, "concurrency": 3, "waitFor": 1}
+    )
+    with anyio.fail_after(20):
+        while site.traffic.inflight < 3:
+            await anyio.sleep(0.02)
+    kill_browser(manager.runtime)
+    with anyio.fail_after(60):
+        answer = await manager.wait(run_id)
+    items = answer["result"]["items"]
+    crashed = [i for i in items if not i["success"]]
+    assert len(crashed) == 3 and {i["error"]["code"] for i in crashed} == {"PAGE_CRASHED"}
+    assert sum(1 for i in items if i["success"]) == 3
+    assert answer["status"] == "partial_success"
+
+
+async def test_login_with_a_wrong_password_fails_never_partially(
+    manager: RunManager, site: FixtureServer
+) -> None:
+    inputs = {
+        "loginUrl": site.url("/login"),
+        "checkUrl": site.url("/members"),
+        "username": "ada",
+        "password": "wrong-password-123",
+        "successSelector": "#welcome",
+        "timeoutMs": 1000,
+    }
+    run_id = await manager.submit("login_keep_session", inputs)
+    with anyio.fail_after(30):
+        answer = await manager.wait(run_id)
+    assert answer["status"] == "failed"
+    assert answer["error"]["details"]["stepErrorCode"] == "ELEMENT_NOT_FOUND"
+    assert "wrong-password-123" not in str(manager.describe(run_id, include_steps=True))
+    await manager.sessions.close_all()  # the template keeps its session; this test is done with it
+
+
+async def test_multi_tab_compare_reports_differences_with_screenshots(
+    manager: RunManager, site: FixtureServer
+) -> None:
+    inputs = {
+        "urls": [site.url("/article.html"), site.url("/recipe.html")],
+        "fields": {"title": "h1", "lang": "html"},
+    }
+    start = time.monotonic()
+    run_id = await manager.submit(
+        "multi_tab_compare", {**inputs, "fields": {"title": "h1", "tables": "table"}}
+    )
+    with anyio.fail_after(60):
+        answer = await manager.wait(run_id)
+    assert answer["status"] == "succeeded", answer.get("error")
+    result = answer["result"]
+    assert [d["field"] for d in result["differences"]] == ["title", "tables"]
+    assert result["differences"][0]["values"] == [
+        {"key": site.url("/article.html"), "value": "Tuning the sliding window"},
+        {"key": site.url("/recipe.html"), "value": "Weeknight lentil soup"},
+    ]
+    names = sorted(a["name"] for a in answer["artifacts"])
+    assert names == ["comparison.json", "page-0.png", "page-1.png"]
+    assert time.monotonic() - start < 30
