@@ -5,6 +5,7 @@ Knows nothing of templates; errors come out as the contract's TaskplateError.
 
 from ._errors import crashed, is_crash, translate
 from ._policy import UrlPolicy, system_resolver
+from ._profiles import ProfileStore, Snapshot
 from ._runtime import BrowserConfig, BrowserRuntime, find_chromium
 from ._session import MAX_TABS_PER_PROCESS, MAX_TABS_PER_SESSION, Session, Sessions, Tab
 from ._wait import wait_for_stable
@@ -14,8 +15,10 @@ __all__ = [
     "MAX_TABS_PER_SESSION",
     "BrowserConfig",
     "BrowserRuntime",
+    "ProfileStore",
     "Session",
     "Sessions",
+    "Snapshot",
     "Tab",
     "UrlPolicy",
     "crashed",

@@ -74,6 +74,8 @@ class Session:
         self.created_at = time.time()
         self.warnings: list[str] = []
         self.lost_tabs: set[str] = set()  # tabs that went down with a crashed browser
+        self.profile_id: str | None = None  # the profile the session was seeded from
+        self.profile_version = 0  # and the snapshot version it started with
         self._counter = 0
         self._lock = anyio.Lock()
 

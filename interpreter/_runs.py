@@ -21,7 +21,7 @@ from typing import Any
 import anyio
 import jsonschema
 
-from browser import BrowserRuntime, Session, Sessions, UrlPolicy
+from browser import BrowserRuntime, ProfileStore, Session, Sessions, UrlPolicy
 from dsl import ErrorCode, RunStatus, TaskplateError, Template, TrustLevel, render, truthy
 
 from ._artifacts import ArtifactStore, RunArtifacts
@@ -150,7 +150,7 @@ class RunManager:
         self.artifacts = ArtifactStore(home / "artifacts", self.store, self.limits.artifact_ttl_ms)
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.allow_hosts, self.deny_hosts = allow_hosts, deny_hosts
-        self.profiles = profiles
+        self.profiles = profiles if profiles is not None else ProfileStore(home / "profiles")
         self.live: dict[str, _Live] = {}
         self.slots = anyio.CapacityLimiter(self.limits.max_concurrent_runs)
         self._tg: anyio.abc.TaskGroup | None = None
@@ -285,19 +285,13 @@ class RunManager:
         self, trust: TrustLevel, template: Template, inputs: dict[str, Any], profile_id: str | None
     ) -> Session:
         policy = UrlPolicy(trust, self.allow_hosts, self.deny_hosts)
-        seed = None
-        if self.profiles is not None:
-            wanted = (
-                profile_id
-                or (
-                    render(template.profile, {"inputs": inputs})
-                    if template.profile is not None
-                    else None
-                )
-                or "master"
-            )
-            seed = self.profiles.snapshot(str(wanted))
-        return await self.sessions.create(policy=policy, seed=seed)
+        named = (
+            render(template.profile, {"inputs": inputs}) if template.profile is not None else None
+        )
+        snapshot = self.profiles.read(str(profile_id or named or "master"))
+        session = await self.sessions.create(policy=policy, seed=snapshot.state)
+        session.profile_id, session.profile_version = snapshot.profile_id, snapshot.version
+        return session
 
     async def _run(
         self,

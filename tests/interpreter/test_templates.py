@@ -184,3 +184,34 @@ async def test_multi_tab_compare_reports_differences_with_screenshots(
     names = sorted(a["name"] for a in answer["artifacts"])
     assert names == ["comparison.json", "page-0.png", "page-1.png"]
     assert time.monotonic() - start < 30
+
+
+async def test_login_publishes_the_profile_keeps_the_session_and_later_runs_are_signed_in(
+    manager: RunManager, site: FixtureServer
+) -> None:
+    from tests.fixtures.server import PASSWORD
+
+    inputs = {
+        "loginUrl": site.url("/login"),
+        "checkUrl": site.url("/members"),
+        "username": "ada",
+        "password": PASSWORD,
+        "successSelector": "#welcome",
+        "profileId": "work",
+    }
+    first = await manager.wait(await manager.submit("login_keep_session", inputs))
+    assert first["status"] == "succeeded", first.get("error")
+    result = first["result"]
+    assert result["alreadyLoggedIn"] is False and result["profileVersion"] == 1
+    assert result["sessionId"] in manager.sessions.sessions  # kept open for later calls
+    assert [a["name"] for a in first["artifacts"]] == ["signed-in.png"]
+    assert manager.profiles.read("work").version == 1
+
+    again = await manager.wait(await manager.submit("login_keep_session", inputs))
+    assert again["status"] == "succeeded" and again["result"]["alreadyLoggedIn"] is True
+
+    members = await batch(manager, [site.url("/members")], profileId="work")
+    assert "Members-only content" in members["result"]["items"][0]["content"]
+    stranger = await batch(manager, [site.url("/members")], profileId="nobody")
+    assert stranger["result"]["items"][0]["title"] == "Sign in"
+    await manager.sessions.close_all()

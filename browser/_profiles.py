@@ -1,0 +1,180 @@
+"""Profiles: named login states stored as Playwright storageState snapshots under the data home,
+shared by every process without a daemon. Publishing is compare-and-set under a short lock;
+writes go through tmp/ and an atomic rename; state content is never logged.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import hashlib
+import json
+import logging
+import os
+import re
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dsl import ErrorCode, TaskplateError
+
+from ._session import Session
+
+log = logging.getLogger("taskplate.profiles")
+PROFILE_ID = re.compile(r"^[a-zA-Z0-9._-]{1,64}$")
+EMPTY_STATE: dict[str, Any] = {"cookies": [], "origins": []}
+LOCK_TIMEOUT_S = 2.0
+WRITER = f"{os.uname().nodename}:{os.getpid()}"
+
+
+def _invalid(profile_id: object, why: str) -> TaskplateError:
+    return TaskplateError(
+        ErrorCode.INVALID_PARAMETER,
+        f"profileId {json.dumps(profile_id)} is not allowed: {why}",
+        "Use 1–64 letters, digits, dots, dashes or underscores, e.g. master.",
+    )
+
+
+def _checksum(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    profile_id: str
+    version: int
+    state: dict[str, Any]
+
+
+class ProfileStore:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    # -- paths --------------------------------------------------------------------------------
+    def folder(self, profile_id: Any) -> Path:
+        """The profile's folder; INVALID_PARAMETER (and nothing touched) for a bad id."""
+        if not isinstance(profile_id, str) or not PROFILE_ID.match(profile_id):
+            raise _invalid(profile_id, "it must match ^[a-zA-Z0-9._-]{1,64}$")
+        if profile_id in (".", ".."):
+            raise _invalid(profile_id, "it names a folder, not a profile")
+        root = self.root.resolve()
+        folder = (self.root / profile_id).resolve()
+        if folder.parent != root:
+            raise _invalid(profile_id, "its folder lies outside the profiles folder")
+        return folder
+
+    def ensure(self, profile_id: str) -> Path:
+        """The profile's folder, created on first use: version 0, empty state, modes 700/600."""
+        folder = self.folder(profile_id)
+        self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if (self.root / profile_id).is_symlink():
+            raise _invalid(profile_id, "its folder is a symbolic link")
+        folder.mkdir(exist_ok=True, mode=0o700)
+        (folder / "tmp").mkdir(exist_ok=True, mode=0o700)
+        if not (folder / "meta.json").exists():
+            with self._lock(folder, "publish.lock"):
+                if not (folder / "meta.json").exists():
+                    self._write(folder, EMPTY_STATE, 0)
+        return folder
+
+    # -- reading ------------------------------------------------------------------------------
+    def read(self, profile_id: str) -> Snapshot:
+        """The latest snapshot; a state that does not match its meta (mid-publish) is read again."""
+        folder = self.ensure(profile_id)
+        for _ in range(50):
+            meta = json.loads((folder / "meta.json").read_bytes())
+            data = (folder / "state.json").read_bytes()
+            if _checksum(data) == meta["checksum"]:
+                return Snapshot(profile_id, int(meta["version"]), json.loads(data))
+            time.sleep(0.01)
+        raise TaskplateError(
+            ErrorCode.EXECUTION_ERROR, f"profile {profile_id} keeps changing while read", "Retry."
+        )
+
+    def snapshot(self, profile_id: str) -> Snapshot:
+        return self.read(profile_id)
+
+    # -- writing ------------------------------------------------------------------------------
+    def _atomic(self, folder: Path, name: str, data: bytes) -> None:
+        temporary = folder / "tmp" / f"{name}.{uuid.uuid4().hex}"
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(data)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(temporary, folder / name)
+        finally:
+            temporary.unlink(missing_ok=True)
+
+    def _write(self, folder: Path, state: dict[str, Any], version: int) -> None:
+        data = json.dumps(state, separators=(",", ":")).encode()
+        meta = {
+            "profileId": folder.name,
+            "version": version,
+            "updatedAt": time.time(),
+            "writerId": WRITER,
+            "checksum": _checksum(data),
+        }
+        self._atomic(folder, "state.json", data)  # state first: readers check it against meta
+        self._atomic(folder, "meta.json", json.dumps(meta).encode())
+
+    @contextmanager
+    def _lock(self, folder: Path, name: str, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
+        fd = os.open(folder / name, os.O_RDWR | os.O_CREAT, 0o600)
+        deadline = time.monotonic() + timeout
+        try:
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except OSError as exc:
+                    if exc.errno not in (errno.EAGAIN, errno.EACCES) or time.monotonic() > deadline:
+                        raise TaskplateError(
+                            ErrorCode.EXECUTION_ERROR,
+                            f"profile {folder.name} is busy",
+                            "Retry in a moment.",
+                        ) from None
+                    time.sleep(0.005)
+            yield
+        finally:
+            os.close(fd)  # closing releases the lock
+
+    def publish_state(
+        self, profile_id: str, state: dict[str, Any], based_on: int
+    ) -> tuple[bool, int]:
+        """Write state as the next version if the current one is still `based_on`.
+
+        Answers (published, current version); a stale publisher's state is dropped."""
+        folder = self.ensure(profile_id)
+        with self._lock(folder, "publish.lock"):
+            current = int(json.loads((folder / "meta.json").read_bytes())["version"])
+            if current != based_on:
+                log.info(
+                    "profile %s: dropped a stale publish (based on version %d, current %d)",
+                    profile_id,
+                    based_on,
+                    current,
+                )
+                return False, current
+            self._write(folder, state, current + 1)
+            return True, current + 1
+
+    # -- sessions -----------------------------------------------------------------------------
+    async def publish(self, session: Session, profile_id: str) -> dict[str, Any]:
+        """save_profile: the session's storageState, published against the version it started from."""
+        context = await session.ensure_open()
+        state = await context.storage_state()
+        based_on = (
+            session.profile_version
+            if session.profile_id == profile_id
+            else self.read(profile_id).version
+        )
+        published, version = self.publish_state(profile_id, dict(state), based_on)
+        if published and session.profile_id == profile_id:
+            session.profile_version = version
+        return {"profileId": profile_id, "version": version, "published": published}
