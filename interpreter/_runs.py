@@ -158,24 +158,32 @@ class RunManager:
     # -- life cycle ---------------------------------------------------------------------------
     @asynccontextmanager
     async def running(self) -> AsyncIterator[RunManager]:
-        """The manager's background work (heartbeat, cancel watch) and runs live in here."""
-        async with anyio.create_task_group() as tg:
-            self._tg = tg
-            tg.start_soon(self._watch)
-            try:
-                yield self
-            finally:
-                for run_id, live in list(self.live.items()):
-                    if live.execution is not None:
-                        self.store.request_cancel(run_id, force=True)
-                    if live.scope is not None:
-                        live.scope.cancel()
-                tg.cancel_scope.cancel()
-        with anyio.CancelScope(shield=True):
-            await self.sessions.close_all()
-            if self.own_runtime:
-                await self.runtime.close()
-        self.store.close()
+        """The manager's background work (heartbeat, cancel watch) and runs live in here.
+
+        An error raised by the caller inside comes out as itself, not wrapped in a group."""
+        try:
+            async with anyio.create_task_group() as tg:
+                self._tg = tg
+                tg.start_soon(self._watch)
+                try:
+                    yield self
+                finally:
+                    for run_id, live in list(self.live.items()):
+                        if live.execution is not None:
+                            self.store.request_cancel(run_id, force=True)
+                        if live.scope is not None:
+                            live.scope.cancel()
+                    tg.cancel_scope.cancel()
+        except BaseExceptionGroup as group:
+            if len(group.exceptions) == 1:
+                raise group.exceptions[0] from None
+            raise
+        finally:
+            with anyio.CancelScope(shield=True):
+                await self.sessions.close_all()
+                if self.own_runtime:
+                    await self.runtime.close()
+            self.store.close()
 
     async def _watch(self) -> None:
         last_beat = 0.0
