@@ -35,6 +35,17 @@ class Tab:
     refused: str | None = None  # the last URL the policy refused in this tab, and why
     status: int | None = None  # the HTTP status of the last navigation
     crashed: bool = False
+    opened_by: str | None = None  # the tab whose page opened this one (a popup)
+    stale: bool = False  # still shows a finished item's page; blanked before anyone reads it
+
+    async def blank(self) -> None:
+        """Replace a stale page with about:blank, so nothing of the last item can be read.
+
+        A tab that cannot be blanked (crashed, closed) is not readable either: no error."""
+        if self.stale:
+            with contextlib.suppress(Exception):
+                await self.page.goto("about:blank", wait_until="commit")
+            self.stale = False
 
     def _request_started(self, _: Request) -> None:
         self.inflight += 1
@@ -154,8 +165,10 @@ class Session:
             self.warnings.append(f"a popup to {page.url} was closed: the tab limit is reached")
             await page.close()
             return
+        opener = await page.opener()
         self.registry.reserve_tab(self)
         tab = await self._register(page)
+        tab.opened_by = next((t.id for t in self.tabs.values() if t.page is opener), None)
         # A popup's first request may leave before its guard is attached: check where it went.
         why = await self.policy.refusal_async(page.url) if page.url != "about:blank" else None
         if why:

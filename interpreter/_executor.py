@@ -400,9 +400,9 @@ class Execution:
     async def _item_tab(self, spare_tabs: list[str]) -> str:
         """A clean tab for an item: a finished item's tab reset to about:blank, or a new one.
 
-        `tab: new` promises a clean page, not a new process: the page is navigated away (its
-        scripts, DOM and listeners go with it), its dialogs and status records are cleared,
-        and the popups it opened are closed before it is handed on."""
+        `tab: new` promises a clean page, not a new process: the popups it opened are closed
+        and its dialog and status records cleared; its page is marked stale, so the next
+        item's navigation replaces it, and any action that would read it first blanks it."""
         session = await self.session()
         while spare_tabs:
             tab_id = spare_tabs.pop()
@@ -416,17 +416,13 @@ class Execution:
         tab = session.tabs.get(tab_id) if session is not None else None
         if session is None or tab is None:
             return
-        try:
-            with anyio.fail_after(5):
-                for other in list(session.tabs.values()):
-                    if other is not tab and await other.page.opener() is tab.page:
-                        await session.close_tab(other.id)
-                await tab.page.goto("about:blank")
-        except Exception:  # a tab that cannot be reset is closed instead
+        if tab.crashed:
             await session.close_tab(tab_id)
             return
+        for other in [t for t in session.tabs.values() if t.opened_by == tab_id]:
+            await session.close_tab(other.id)
         tab.dialogs.clear()
-        tab.refused, tab.status = None, None
+        tab.refused, tab.status, tab.stale = None, None, True
         spare_tabs.append(tab_id)
 
     async def run_item(

@@ -71,9 +71,14 @@ class Registry(Mapping[str, ActionSpec]):
 REGISTRY = Registry([import_module(f"{__name__}.{m}").ACTION for m in _MODULES])
 
 
+_VALIDATORS: dict[str, jsonschema.Draft202012Validator] = {}
+
+
 def argument_errors(spec: ActionSpec, args: Any) -> list[dict[str, str]]:
     """Each way the arguments break the action's schema, with a JSON pointer."""
-    validator = jsonschema.Draft202012Validator(spec.args_schema)
+    validator = _VALIDATORS.get(spec.name)
+    if validator is None:
+        validator = _VALIDATORS[spec.name] = jsonschema.Draft202012Validator(spec.args_schema)
     return [
         {"pointer": "/" + "/".join(str(p) for p in e.absolute_path), "message": e.message}
         for e in sorted(validator.iter_errors(args), key=lambda e: list(e.absolute_path))

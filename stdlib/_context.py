@@ -62,12 +62,15 @@ class ActionContext:
         await session.ensure_open()
         return session.tab(self.tab_id)
 
-    async def page(self) -> Page:
+    async def page(self, *, replacing: bool = False) -> Page:
+        """The tab's page; a recycled tab is blanked first unless the caller replaces the page."""
         tab = await self.tab()
         if tab.crashed:
             from browser import crashed
 
             raise crashed("this tab crashed earlier; open a new tab")
+        if not replacing:
+            await tab.blank()
         return tab.page
 
     async def check_url(self, url: str) -> None:

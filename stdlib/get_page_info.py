@@ -14,6 +14,7 @@ _META = """() => {
   const attr = (sel, name) => { const el = document.querySelector(sel); return el ? el.getAttribute(name) : null; };
   const canonical = document.querySelector('link[rel="canonical"]');
   return {
+    title: document.title,
     description: attr('meta[name="description"]', 'content') || attr('meta[property="og:description"]', 'content'),
     lang: document.documentElement.getAttribute('lang'),
     canonical: canonical ? canonical.href : null,
@@ -25,7 +26,7 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     tab = await ctx.tab()
     page = await ctx.page()
     meta = await page.evaluate(_META)
-    return {"url": page.url, "title": await page.title(), **meta, "status": tab.status}
+    return {"url": page.url, **meta, "status": tab.status}
 
 
 ACTION = ActionSpec(

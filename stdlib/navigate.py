@@ -16,13 +16,14 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     url = args["url"]
     await ctx.check_url(url)
     tab = await ctx.tab()
-    page = await ctx.page()
+    page = await ctx.page(replacing=True)
     tab.refused = None
     try:
         response = await page.goto(
             url, wait_until=args.get("waitUntil", "load"), timeout=args.get("timeoutMs", 30_000)
         )
     except Exception as exc:
+        await tab.blank()  # a failed navigation must not leave the last item's page readable
         if tab.refused:
             raise TaskplateError(
                 ErrorCode.URL_NOT_ALLOWED, tab.refused, "Use a public http(s) URL.", {"url": url}
@@ -30,6 +31,7 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
         raise translate(
             exc, doing=f"opening {url}", timeout_code=ErrorCode.NAVIGATION_TIMEOUT
         ) from None
+    tab.stale = False
     tab.status = response.status if response is not None else None
     return {"url": page.url, "status": tab.status, "title": await page.title()}
 

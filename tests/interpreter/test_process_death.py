@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from interpreter import RunStore, SHIPPED, RunManager, TemplateLibrary
+from interpreter import SHIPPED, RunManager, RunStore, TemplateLibrary
 from stdlib import REGISTRY
 from tests.fixtures.server import FixtureServer
 
