@@ -142,7 +142,7 @@ async def test_killing_chromium_mid_batch_fails_only_the_items_in_flight(
 
 
 async def test_login_with_a_wrong_password_fails_never_partially(
-    manager: RunManager, site: FixtureServer
+    manager: RunManager, site: FixtureServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     inputs = {
         "loginUrl": site.url("/login"),
@@ -158,6 +158,10 @@ async def test_login_with_a_wrong_password_fails_never_partially(
     assert answer["status"] == "failed"
     assert answer["error"]["details"]["stepErrorCode"] == "ELEMENT_NOT_FOUND"
     assert "wrong-password-123" not in str(manager.describe(run_id, include_steps=True))
+    manager.store.db.execute("PRAGMA wal_checkpoint(FULL)")
+    for path in manager.home.glob("runs.db*"):
+        assert b"wrong-password-123" not in path.read_bytes(), path
+    assert "wrong-password-123" not in caplog.text
     await manager.sessions.close_all()  # the template keeps its session; this test is done with it
 
 
@@ -215,3 +219,19 @@ async def test_login_publishes_the_profile_keeps_the_session_and_later_runs_are_
     stranger = await batch(manager, [site.url("/members")], profileId="nobody")
     assert stranger["result"]["items"][0]["title"] == "Sign in"
     await manager.sessions.close_all()
+
+
+async def test_cancel_mid_batch_skips_pending_items_and_keeps_finished_ones(manager: RunManager, site: FixtureServer) -> None:
+    urls = [site.url(f"/slow?ms=400&n={i}") for i in range(12)]
+    run_id = await manager.submit("batch_extract_pages", {"urls": urls, "concurrency": 2, "waitFor": 1})
+    with anyio.fail_after(30):
+        while (manager.describe(run_id)["progress"].get("items") or {}).get("succeeded", 0) < 2:
+            await anyio.sleep(0.05)
+    assert manager.cancel(run_id)["cancelRequested"] is True
+    with anyio.fail_after(30):
+        answer = await manager.wait(run_id)
+    assert answer["status"] == "canceled"
+    summary = answer["result"]["summary"]
+    assert summary["succeeded"] >= 2 and summary["skipped"] >= 6
+    assert all(i["success"] and i["content"] for i in answer["result"]["items"])
+    assert manager.sessions.open_tabs == 0
