@@ -112,7 +112,13 @@ def test_cli_runs_show_list_cancel_and_artifact_get(
 
 
 def test_doctor_checks_the_set_up(tmp_path: Path) -> None:
-    done = subprocess.run([DSL, "doctor"], env={**os.environ, "TASKPLATE_HOME": str(tmp_path)}, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [DSL, "doctor"],
+        env={**os.environ, "TASKPLATE_HOME": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "ok   chromium starts" in done.stdout and "3 templates served" in done.stdout
 
@@ -120,8 +126,18 @@ def test_doctor_checks_the_set_up(tmp_path: Path) -> None:
 def test_run_shows_a_live_progress_bar_on_a_terminal(tmp_path: Path, site: FixtureServer) -> None:
     env = {**os.environ, "TASKPLATE_HOME": str(tmp_path), "FORCE_COLOR": "1", "COLUMNS": "160"}
     urls = [site.url(f"/slow?ms=300&n={i}") for i in range(4)]
-    command = [DSL, "run", "batch_extract_pages", "--input", f"urls={json.dumps(urls)}", "--input", "waitFor=1"]
+    command = [
+        DSL,
+        "run",
+        "batch_extract_pages",
+        "--input",
+        f"urls={json.dumps(urls)}",
+        "--input",
+        "waitFor=1",
+    ]
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert "batch_extract_pages" in done.stderr and "4/4" in done.stderr and "0 failed" in done.stderr
+    assert (
+        "batch_extract_pages" in done.stderr and "4/4" in done.stderr and "0 failed" in done.stderr
+    )
     assert json.loads(done.stdout)["status"] == "succeeded"  # the JSON stays clean on stdout

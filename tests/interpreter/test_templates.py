@@ -8,6 +8,7 @@ import time
 import anyio
 import pytest
 
+from dsl import TaskplateError
 from interpreter import RunManager
 from tests.browser.test_sessions import kill_browser
 from tests.fixtures.server import FixtureServer
@@ -221,9 +222,13 @@ async def test_login_publishes_the_profile_keeps_the_session_and_later_runs_are_
     await manager.sessions.close_all()
 
 
-async def test_cancel_mid_batch_skips_pending_items_and_keeps_finished_ones(manager: RunManager, site: FixtureServer) -> None:
+async def test_cancel_mid_batch_skips_pending_items_and_keeps_finished_ones(
+    manager: RunManager, site: FixtureServer
+) -> None:
     urls = [site.url(f"/slow?ms=400&n={i}") for i in range(12)]
-    run_id = await manager.submit("batch_extract_pages", {"urls": urls, "concurrency": 2, "waitFor": 1})
+    run_id = await manager.submit(
+        "batch_extract_pages", {"urls": urls, "concurrency": 2, "waitFor": 1}
+    )
     with anyio.fail_after(30):
         while (manager.describe(run_id)["progress"].get("items") or {}).get("succeeded", 0) < 2:
             await anyio.sleep(0.05)
@@ -235,3 +240,24 @@ async def test_cancel_mid_batch_skips_pending_items_and_keeps_finished_ones(mana
     assert summary["succeeded"] >= 2 and summary["skipped"] >= 6
     assert all(i["success"] and i["content"] for i in answer["result"]["items"])
     assert manager.sessions.open_tabs == 0
+
+
+async def test_a_given_session_is_used_and_never_closed(
+    manager: RunManager, site: FixtureServer
+) -> None:
+    session = await manager.sessions.create()
+    answer = await manager.wait(
+        await manager.submit(
+            "batch_extract_pages",
+            {"urls": [site.url("/article.html")], "waitFor": 1},
+            session_id=session.id,
+        )
+    )
+    assert answer["status"] == "succeeded"
+    assert manager.sessions.get(session.id) is session and session.context is not None
+    assert "sessionId" not in answer  # it was not the run's own
+    await manager.sessions.close(session.id)
+    with pytest.raises(TaskplateError, match="no session"):
+        await manager.submit(
+            "batch_extract_pages", {"urls": [site.url("/article.html")]}, session_id=session.id
+        )
