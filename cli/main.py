@@ -9,7 +9,7 @@ import sys
 
 import click
 
-from . import doctor, graph, run, runs, validate
+from . import doctor, graph, run, runs, serve, validate
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -24,6 +24,7 @@ cli.add_command(run.command)
 cli.add_command(runs.runs)
 cli.add_command(runs.artifact)
 cli.add_command(doctor.command)
+cli.add_command(serve.command)
 
 
 def main() -> None:

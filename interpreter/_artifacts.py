@@ -59,7 +59,8 @@ class ArtifactStore:
         if meta["expired"]:
             return True
         run = self.store.run(meta["run_id"])
-        ended = run.ended_at if run is not None else None
+        # Artifacts of tool calls belong to no run: their TTL counts from their creation.
+        ended = run.ended_at if run is not None else meta["created_at"]
         return ended is not None and (time.time() - ended) * 1000 > self.ttl_ms
 
     def _drop(self, meta: dict[str, Any]) -> None:

@@ -138,7 +138,13 @@ class Execution:
     ) -> None:
         if not any(s.needs for s in steps):
             for step in steps:
-                await self.run_step(step, scope, tab_id, item)
+                try:
+                    await self.run_step(step, scope, tab_id, item)
+                except StepFailed:
+                    if step.on_error != "continue" or step.is_loop:
+                        raise
+                    if step.id:  # a tolerated failure reads as a missing result
+                        scope["steps"][step.id] = None
             return
         finished = {s.id: anyio.Event() for s in steps if s.id}
 

@@ -234,10 +234,11 @@ class RunManager:
         trust: TrustLevel = TrustLevel.LOCAL,
         session_id: str | None = None,
         profile_id: str | None = None,
+        template: Template | None = None,
     ) -> str:
         """Validate and queue a run; answers its runId at once."""
         assert self._tg is not None, "use `async with manager.running()`"
-        template = self.library.get(template_id, version)
+        template = template or self.library.get(template_id, version)
         if trust not in template.trust:
             raise TaskplateError(
                 ErrorCode.TRUST_LEVEL_NOT_ALLOWED,

@@ -1,0 +1,47 @@
+"""The taskplate MCP server: every tool, templates as resources, on the official `mcp` SDK.
+
+Built around a running RunManager; transports (stdio, streamable HTTP) are chosen by `serve`.
+"""
+
+from __future__ import annotations
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.resources import TextResource
+
+from dsl import TrustLevel
+from interpreter import RunManager
+
+from ._browser_tools import BrowserTools
+from ._contract_tools import contract_tools
+from ._state import ServerState
+
+INSTRUCTIONS = """taskplate runs browser task templates. Prefer one run_task_template call (see
+list_task_templates) over many single tools; use run_steps for a deterministic sequence the
+templates do not cover, and single tools (navigate, snapshot, click, …) for exploration.
+Long runs: options.mode async, then poll get_task_run every 2 s. Large results are artifacts:
+read them with get_artifact in chunks."""
+
+
+def build_server(
+    manager: RunManager, http_trust: TrustLevel = TrustLevel.REMOTE
+) -> tuple[MCPServer, ServerState]:
+    state = ServerState(manager, http_trust)
+    specs = [*contract_tools(state), *BrowserTools(state).specs()]
+    server = MCPServer(
+        "taskplate",
+        instructions=INSTRUCTIONS,
+        tools=[s.tool() for s in specs],
+        warn_on_duplicate_resources=False,
+    )
+    for template in manager.library.all():
+        text = manager.library.sources[(template.id, template.version)]
+        server.add_resource(
+            TextResource(
+                uri=f"template://{template.id}@{template.version}",
+                name=f"{template.id}@{template.version}",
+                description=template.description or template.name,
+                mime_type="application/yaml",
+                text=text,
+            )
+        )
+    return server, state

@@ -1,0 +1,383 @@
+"""Tool-level browser tools (SPEC §8): named sessions and tabs, the page actions, `scrape` and
+`run_steps`. They call the same action functions as template steps, under the caller's trust.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+from typing import Any
+
+from mcp.server.mcpserver import Context
+from mcp_types import CallToolResult, ImageContent
+
+from browser import Session, UrlPolicy
+from dsl import ErrorCode, Level, TaskplateError, TrustLevel, check_source, format_text
+from interpreter._artifacts import RunArtifacts
+from interpreter._runs import iso
+from stdlib import REGISTRY, ActionContext, run_action
+
+from . import _schemas as schemas
+from ._results import ok
+from ._state import ServerState
+from ._tools import ToolSpec, params
+
+PAGE_ACTIONS = (
+    "navigate",
+    "wait_for_stable",
+    "get_page_info",
+    "get_page_content",
+    "create_tab",
+    "close_tab",
+    "snapshot",
+    "click",
+    "fill",
+    "press",
+    "select_option",
+    "screenshot",
+    "evaluate",
+)
+SESSION_ID = {"type": "string", "minLength": 1, "description": "From create_session."}
+TAB_ID = {"type": "string", "description": "A tab of the session (default: its main tab)."}
+
+
+def action_input_schema(name: str) -> dict[str, Any]:
+    schema = copy.deepcopy(REGISTRY[name].args_schema)
+    schema["properties"] = {
+        "sessionId": SESSION_ID,
+        **({} if name in ("create_tab", "close_tab") else {"tabId": TAB_ID}),
+        **schema.get("properties", {}),
+    }
+    schema["required"] = ["sessionId", *schema.get("required", [])]
+    return schema
+
+
+def action_output_schema(name: str) -> dict[str, Any]:
+    schema = copy.deepcopy(REGISTRY[name].result_schema)
+    if name in ("get_page_content", "screenshot"):
+        schema.setdefault("properties", {})["artifactId"] = {"type": "string"}
+        schema["properties"]["inlined"] = {"type": "boolean"}
+    return schema
+
+
+class BrowserTools:
+    def __init__(self, state: ServerState) -> None:
+        self.state = state
+        self.manager = state.manager
+        self.inline = self.manager.limits.max_artifact_inline_bytes
+        self.session_trust: dict[str, TrustLevel] = {}
+
+    # -- sessions -----------------------------------------------------------------------------
+    async def open_session(self, trust: TrustLevel, profile_id: str | None) -> Session:
+        snapshot = self.manager.profiles.read(profile_id or "master")
+        policy = UrlPolicy(trust, self.manager.allow_hosts, self.manager.deny_hosts)
+        session = await self.manager.sessions.create(policy=policy, seed=snapshot.state)
+        session.profile_id, session.profile_version = snapshot.profile_id, snapshot.version
+        self.session_trust[session.id] = trust
+        return session
+
+    def session_for(self, session_id: str, trust: TrustLevel) -> Session:
+        session = self.manager.sessions.get(session_id)
+        if (
+            trust is TrustLevel.REMOTE
+            and self.session_trust.get(session_id, TrustLevel.LOCAL) is TrustLevel.LOCAL
+        ):
+            raise TaskplateError(
+                ErrorCode.TRUST_LEVEL_NOT_ALLOWED,
+                f"session {session_id} was opened by a local caller; remote callers may not use it",
+                "Open your own session with create_session.",
+            )
+        return session
+
+    def describe(self, session: Session) -> dict[str, Any]:
+        return {
+            "sessionId": session.id,
+            "profileId": session.profile_id,
+            "tabs": len(session.tabs),
+            "createdAt": iso(session.created_at) or "",
+        }
+
+    async def create_session(self, args: dict[str, Any], ctx: Context) -> CallToolResult:
+        session = await self.open_session(self.state.trust(ctx), args.get("profileId"))
+        self.state.owners[session.id] = self.state.connection(ctx)
+        return ok(self.describe(session))
+
+    async def close_session(self, args: dict[str, Any], ctx: Context) -> CallToolResult:
+        self.session_for(args["sessionId"], self.state.trust(ctx))
+        await self.manager.sessions.close(args["sessionId"])
+        self.state.owners.pop(args["sessionId"], None)
+        return ok({"closed": True})
+
+    async def list_sessions(self, args: dict[str, Any], ctx: Context) -> CallToolResult:
+        mine = self.state.connection(ctx)
+        sessions = [
+            self.describe(s)
+            for sid, s in self.manager.sessions.sessions.items()
+            if self.state.owners.get(sid) == mine
+        ]
+        return ok({"sessions": sessions})
+
+    async def list_tabs(self, args: dict[str, Any], ctx: Context) -> CallToolResult:
+        session = self.session_for(args["sessionId"], self.state.trust(ctx))
+        tabs = []
+        for tab in session.tabs.values():
+            try:
+                title = await tab.page.title()
+            except Exception:  # a crashed page has no title
+                title = ""
+            tabs.append(
+                {
+                    "tabId": tab.id,
+                    "url": tab.page.url,
+                    "title": title,
+                    "main": tab.id == session.main_tab,
+                }
+            )
+        return ok({"tabs": tabs})
+
+    # -- page actions ---------------------------------------------------------------------------
+    def page_action(self, name: str) -> Any:
+        spec = REGISTRY[name]
+
+        async def handler(args: dict[str, Any], ctx: Context) -> CallToolResult:
+            trust = self.state.trust(ctx)
+            if not spec.level.allowed_for(trust):
+                raise TaskplateError(
+                    ErrorCode.TRUST_LEVEL_NOT_ALLOWED,
+                    f'"{name}" needs host access ({Level.L2}), which remote callers may not use',
+                    "Connect over stdio (local trust) to use it.",
+                )
+            session = self.session_for(args["sessionId"], trust)
+            action_args = {k: v for k, v in args.items() if k not in ("sessionId", "tabId")}
+            artifacts = RunArtifacts(self.manager.artifacts, f"session_{session.id}")
+            action_ctx = ActionContext(
+                session=session,
+                tab_id=args.get("tabId"),
+                trust=trust,
+                artifacts=artifacts,
+                profiles=self.manager.profiles,
+            )
+            result = await run_action(name, action_ctx, action_args)
+            return await self.small(name, result, artifacts)
+
+        return handler
+
+    async def small(
+        self, name: str, result: dict[str, Any], artifacts: RunArtifacts
+    ) -> CallToolResult:
+        """Answers stay under maxArtifactInlineBytes; the rest is an artifact to read by reference."""
+        if name == "screenshot":
+            chunk = self.manager.artifacts.read(result["artifactId"])
+            if len(chunk.data) * 4 // 3 + 1000 < self.inline:
+                image = ImageContent(
+                    type="image", data=base64.b64encode(chunk.data).decode(), mime_type="image/png"
+                )
+                return ok({**result, "inlined": True}, image)
+            return ok({**result, "inlined": False})
+        if name == "get_page_content" and len(json.dumps(result)) > self.inline:
+            artifact_id = await artifacts.save(
+                f"content.{result['format']}", result["content"].encode(), "text/plain"
+            )
+            cut = (
+                result["content"].encode()[: self.inline * 3 // 4].decode("utf-8", errors="ignore")
+            )
+            warnings = [
+                *result.get("warnings", []),
+                f"the content is longer than this answer may be; all of it is artifact {artifact_id}",
+            ]
+            return ok(
+                {
+                    **result,
+                    "content": cut,
+                    "bytes": len(cut.encode()),
+                    "truncated": True,
+                    "artifactId": artifact_id,
+                    "warnings": warnings,
+                }
+            )
+        return ok(result)
+
+    # -- scrape -------------------------------------------------------------------------------
+    async def scrape(self, args: dict[str, Any], ctx: Context) -> CallToolResult:
+        trust = self.state.trust(ctx)
+        session = await self.open_session(trust, args.get("profileId"))
+        action_ctx = ActionContext(
+            session=session,
+            trust=trust,
+            artifacts=RunArtifacts(self.manager.artifacts, f"scrape_{session.id}"),
+        )
+        fmt = args.get("format", "markdown")
+        try:
+            page = await run_action("navigate", action_ctx, {"url": args["url"]})
+            wait_ms = args.get("waitFor", 0)
+            if wait_ms > 0:
+                await run_action("wait", action_ctx, {"ms": wait_ms})
+            else:
+                await run_action(
+                    "wait_for_stable", action_ctx, {"timeoutMs": 10_000, "quietMs": 500}
+                )
+            base = {
+                "url": page["url"],
+                "format": fmt,
+                "title": page["title"],
+                "status": page["status"],
+            }
+            if fmt in ("screenshot", "fullscreenshot"):
+                shot = await run_action(
+                    "screenshot", action_ctx, {"fullPage": fmt == "fullscreenshot"}
+                )
+                answer = await self.small("screenshot", shot, action_ctx.artifacts)  # type: ignore[arg-type]
+                answer.structured_content = {**base, **(answer.structured_content or {})}
+                return answer
+            content = await run_action(
+                "get_page_content",
+                action_ctx,
+                {"format": fmt, "onlyMainContent": args.get("onlyMainContent", True)},
+            )
+            answer = await self.small("get_page_content", content, action_ctx.artifacts)  # type: ignore[arg-type]
+            merged = {**base, **(answer.structured_content or {})}
+            return ok(merged)
+        finally:
+            await self.manager.sessions.close(session.id)
+
+    # -- run_steps ----------------------------------------------------------------------------
+    async def run_steps(self, args: dict[str, Any], ctx: Context) -> CallToolResult:
+        trust = self.state.trust(ctx)
+        steps = copy.deepcopy(args["steps"])
+        for index, step in enumerate(steps):
+            if isinstance(step, dict):
+                step.setdefault("id", f"step_{index + 1}")
+                if not args.get("stopOnError", True):
+                    step.setdefault("onError", "continue")
+        text = json.dumps(
+            {"template": "run_steps", "version": "0.0.0", "trust": [str(trust)], "steps": steps},
+            indent=1,
+        )
+        checked = check_source(text, "run_steps", REGISTRY)
+        if not checked.ok or checked.template is None:
+            problems = [d for d in checked.diagnostics if d.severity == "error"]
+            raise TaskplateError(
+                ErrorCode.INVALID_PARAMETER,
+                "the steps are not valid: "
+                + "; ".join(f"{d.pointer or '/'}: {d.message}" for d in problems[:5]),
+                "Fix the steps (template syntax, docs/authoring.md).",
+                {
+                    "diagnostics": [
+                        {**d.to_json(), "pointer": d.pointer.replace("/steps", "/steps", 1)}
+                        for d in problems
+                    ],
+                    "text": [format_text(d, text) for d in problems[:3]],
+                },
+            )
+        options = {"timeoutMs": args["timeoutMs"]} if "timeoutMs" in args else {}
+        session_id = args.get("sessionId")
+        if session_id:
+            self.session_for(session_id, trust)
+        run_id = await self.manager.submit(
+            "run_steps",
+            {},
+            template=checked.template,
+            options=options,
+            trust=trust,
+            session_id=session_id,
+        )
+        answer = await self.manager.wait(run_id)
+        described = self.manager.describe(run_id, include_steps=True)
+        out = {
+            "runId": run_id,
+            "status": answer["status"],
+            "results": answer.get("result") or {},
+            "steps": described.get("steps", []),
+        }
+        if answer.get("error"):
+            out["error"] = answer["error"]
+        return ok(out)
+
+    # -- the list -------------------------------------------------------------------------------
+    def specs(self) -> list[ToolSpec]:
+        specs = [
+            ToolSpec(
+                "create_session",
+                "Open a named browser session (isolated cookies and storage, up to 20 tabs), seeded from a login profile.",
+                params({"profileId": {"type": "string"}}),
+                schemas.SESSION,
+                self.create_session,
+            ),
+            ToolSpec(
+                "close_session",
+                "Close a session and every tab it opened.",
+                params({"sessionId": SESSION_ID}, ["sessionId"]),
+                schemas.CLOSED,
+                self.close_session,
+            ),
+            ToolSpec(
+                "list_sessions",
+                "The sessions this connection opened.",
+                params({}),
+                schemas.SESSIONS,
+                self.list_sessions,
+            ),
+            ToolSpec(
+                "list_tabs",
+                "The tabs of a session with their URLs and titles.",
+                params({"sessionId": SESSION_ID}, ["sessionId"]),
+                schemas.TABS,
+                self.list_tabs,
+            ),
+        ]
+        for name in PAGE_ACTIONS:
+            spec = REGISTRY[name]
+            description = spec.summary + (" Local callers only." if spec.level is Level.L2 else "")
+            specs.append(
+                ToolSpec(
+                    name,
+                    description,
+                    action_input_schema(name),
+                    action_output_schema(name),
+                    self.page_action(name),
+                )
+            )
+        specs.append(
+            ToolSpec(
+                "scrape",
+                "One page in one call: open it in a fresh context seeded from a profile, wait (smart by default), and answer it as markdown, html, links, or a (full) screenshot.",
+                params(
+                    {
+                        "url": {"type": "string", "minLength": 1},
+                        "format": {
+                            "enum": ["markdown", "html", "links", "screenshot", "fullscreenshot"]
+                        },
+                        "onlyMainContent": {"type": "boolean"},
+                        "waitFor": {
+                            "type": "integer",
+                            "minimum": 0,
+                            "maximum": 60_000,
+                            "description": ">0: a fixed wait in ms; 0: wait until the page is stable.",
+                        },
+                        "profileId": {"type": "string"},
+                    },
+                    ["url"],
+                ),
+                schemas.SCRAPE,
+                self.scrape,
+            )
+        )
+        specs.append(
+            ToolSpec(
+                "run_steps",
+                "Run a list of steps (template syntax, validated like a template) in one call, under your trust level; answers every step's result.",
+                params(
+                    {
+                        "steps": {"type": "array", "minItems": 1, "items": {"type": "object"}},
+                        "sessionId": SESSION_ID,
+                        "stopOnError": {"type": "boolean"},
+                        "timeoutMs": {"type": "integer", "minimum": 1},
+                    },
+                    ["steps"],
+                ),
+                schemas.RUN_STEPS,
+                self.run_steps,
+            )
+        )
+        return specs

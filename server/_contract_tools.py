@@ -1,0 +1,265 @@
+"""The seven contract tools of SPEC §8: templates, runs and artifacts, all through the one run
+manager. Each answers structuredContent, or an error result with a code and a recovery hint.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from importlib.metadata import version
+from typing import Any
+
+import anyio
+from mcp.server.mcpserver import Context
+from mcp_types import CallToolResult
+
+from dsl import ErrorCode, RunStatus, TaskplateError, Template
+
+from . import _schemas as schemas
+from ._results import ok
+from ._state import ServerState
+from ._tools import ToolSpec, params
+
+ID = {"type": "string", "minLength": 1}
+
+
+def template_info(t: Template) -> dict[str, Any]:
+    limits = {
+        k: v
+        for k, v in (
+            ("maxItems", t.limits.max_items),
+            ("maxConcurrency", t.limits.max_concurrency),
+            ("maxTimeoutMs", t.limits.max_timeout_ms),
+        )
+        if v is not None
+    }
+    threshold = (
+        t.partial_success.threshold
+        if t.partial_success.threshold is not None
+        else (0.5 if t.partial_success.allowed else None)
+    )
+    return {
+        "templateId": t.id,
+        "version": t.version,
+        "name": t.name,
+        "description": t.description,
+        "trustLevelSupport": [str(x) for x in t.trust],
+        "supportsPartialSuccess": t.partial_success.allowed,
+        "partialSuccessThreshold": threshold,
+        "limits": limits,
+        "inputsSchema": t.inputs_schema,
+        "outputsSchema": t.outputs_schema,
+    }
+
+
+def fit(answer: dict[str, Any], limit: int) -> dict[str, Any]:
+    """Keep an answer under the inline limit: steps are cut first (and flagged)."""
+    if len(json.dumps(answer, default=str)) <= limit or "steps" not in answer:
+        return answer
+    steps = answer["steps"]
+    while steps and len(json.dumps({**answer, "steps": steps}, default=str)) > limit:
+        steps = steps[: len(steps) // 2]
+    return {**answer, "steps": steps, "stepsTruncated": True}
+
+
+def contract_tools(state: ServerState) -> list[ToolSpec]:
+    manager = state.manager
+    inline = manager.limits.max_artifact_inline_bytes
+
+    async def get_runtime_profile(args: dict[str, Any], ctx: Context) -> CallToolResult:
+        await manager.runtime.browser()
+        return ok(
+            {
+                "runtimeVersion": version("taskplate"),
+                "trustLevel": str(state.trust(ctx)),
+                "limits": manager.limits.to_json(),
+                "browser": {"name": "chromium", "version": manager.runtime.version},
+            }
+        )
+
+    async def list_task_templates(args: dict[str, Any], ctx: Context) -> CallToolResult:
+        return ok({"templates": [template_info(t) for t in manager.library.all()]})
+
+    async def wait_with_progress(ctx: Context, run_id: str) -> dict[str, Any]:
+        """Wait for a sync run, sending MCP progress notifications (a no-op without a token)."""
+        latest: list[Any] = []
+
+        async def forward() -> None:
+            sent = None
+            while True:
+                if latest:
+                    p = latest[-1]
+                    total, done = (
+                        (p.items_total, p.items_done)
+                        if p.has_loop
+                        else (p.total_steps, p.done_steps)
+                    )
+                    if (done, total) != sent:
+                        sent = (done, total)
+                        await ctx.report_progress(done, total or None, f"{done} of {total} done")
+                await anyio.sleep(0.3)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(forward)
+            answer: dict[str, Any] = await manager.wait(run_id, latest.append)
+            tg.cancel_scope.cancel()
+        return answer
+
+    async def run_task_template(args: dict[str, Any], ctx: Context) -> CallToolResult:
+        template = manager.library.get(args["templateId"], args.get("templateVersion"))
+        options = dict(args.get("options") or {})
+        inputs = args.get("inputs") or {}
+        mode = manager.decide_mode(template, inputs, options)
+        run_id = await manager.submit(
+            template.id,
+            inputs,
+            version=template.version,
+            options=options,
+            trust=state.trust(ctx),
+            session_id=args.get("sessionId"),
+            profile_id=args.get("profileId"),
+        )
+        if mode == "async":
+            return ok(
+                {
+                    "runId": run_id,
+                    "status": "queued",
+                    "createdAt": manager.describe(run_id)["createdAt"],
+                }
+            )
+        return ok(fit(await wait_with_progress(ctx, run_id), inline))
+
+    async def get_task_run(args: dict[str, Any], ctx: Context) -> CallToolResult:
+        return ok(
+            fit(
+                manager.describe(args["runId"], include_steps=args.get("includeSteps", False)),
+                inline,
+            )
+        )
+
+    async def list_task_runs(args: dict[str, Any], ctx: Context) -> CallToolResult:
+        return ok(
+            manager.list(
+                args.get("status"),
+                args.get("templateId"),
+                args.get("limit", 20),
+                args.get("offset", 0),
+            )
+        )
+
+    async def cancel_task_run(args: dict[str, Any], ctx: Context) -> CallToolResult:
+        return ok(manager.cancel(args["runId"], args.get("force", False)))
+
+    async def get_artifact(args: dict[str, Any], ctx: Context) -> CallToolResult:
+        limit = args.get("limit", inline * 3 // 4)
+        if limit > inline:
+            raise TaskplateError(
+                ErrorCode.INVALID_PARAMETER,
+                f"limit {limit} is above maxArtifactInlineBytes ({inline})",
+                f"Ask for at most {inline} bytes.",
+            )
+        chunk = manager.artifacts.read(args["artifactId"], args.get("offset", 0), limit)
+        return ok(
+            {
+                "artifactId": args["artifactId"],
+                "mimeType": chunk.meta["mime_type"],
+                "size": chunk.meta["size"],
+                "data": base64.b64encode(chunk.data).decode(),
+                "offset": chunk.offset,
+                "bytesReturned": len(chunk.data),
+                "complete": chunk.complete,
+            }
+        )
+
+    return [
+        ToolSpec(
+            "get_runtime_profile",
+            "The runtime's version, your trust level (local or remote), the limits and the browser.",
+            params({}),
+            schemas.RUNTIME_PROFILE,
+            get_runtime_profile,
+        ),
+        ToolSpec(
+            "list_task_templates",
+            "Every installed template: what it does, its inputs and outputs schemas, trust levels, limits and partial-success rule.",
+            params({}),
+            schemas.LIST_TEMPLATES,
+            list_task_templates,
+        ),
+        ToolSpec(
+            "run_task_template",
+            "Run a template. mode sync answers the finished run (with progress notifications); async answers {runId, status: queued} at once (then poll get_task_run every 2 s); auto lets the template decide.",
+            params(
+                {
+                    "templateId": ID,
+                    "templateVersion": {
+                        "type": "string",
+                        "description": "Exact (1.2.3) or a range (^1.2); default the newest.",
+                    },
+                    "sessionId": {
+                        "type": "string",
+                        "description": "Run in this session (never closed by the run).",
+                    },
+                    "profileId": {
+                        "type": "string",
+                        "description": "Seed the run's own session from this login profile.",
+                    },
+                    "inputs": {
+                        "type": "object",
+                        "description": "Checked against the template's inputsSchema.",
+                    },
+                    "options": params(
+                        {
+                            "timeoutMs": {"type": "integer", "minimum": 1},
+                            "mode": {"enum": ["sync", "async", "auto"]},
+                        }
+                    ),
+                },
+                ["templateId"],
+            ),
+            schemas.RUN_OR_QUEUED,
+            run_task_template,
+        ),
+        ToolSpec(
+            "get_task_run",
+            "A run's status, progress, result, error and artifacts (includeSteps: every step execution).",
+            params({"runId": ID, "includeSteps": {"type": "boolean"}}, ["runId"]),
+            schemas.RUN,
+            get_task_run,
+        ),
+        ToolSpec(
+            "list_task_runs",
+            "Runs of every taskplate process on this machine, newest first.",
+            params(
+                {
+                    "status": {"enum": [str(s) for s in RunStatus]},
+                    "templateId": {"type": "string"},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": 100},
+                    "offset": {"type": "integer", "minimum": 0},
+                }
+            ),
+            schemas.LIST_RUNS,
+            list_task_runs,
+        ),
+        ToolSpec(
+            "cancel_task_run",
+            "Cancel a run of any process: running steps finish, pending ones are skipped, results kept. force also aborts the steps in flight.",
+            params({"runId": ID, "force": {"type": "boolean"}}, ["runId"]),
+            schemas.CANCEL,
+            cancel_task_run,
+        ),
+        ToolSpec(
+            "get_artifact",
+            "A chunk of an artifact as base64; read on from offset + bytesReturned until complete.",
+            params(
+                {
+                    "artifactId": ID,
+                    "offset": {"type": "integer", "minimum": 0},
+                    "limit": {"type": "integer", "minimum": 1},
+                },
+                ["artifactId"],
+            ),
+            schemas.ARTIFACT_CHUNK,
+            get_artifact,
+        ),
+    ]

@@ -1,0 +1,158 @@
+"""Output schemas of the MCP tools, exactly the contract of SPEC §8 (JSON Schema 2020-12).
+
+Data only; the tools publish them and docs/contract/ examples are checked against them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+S: dict[str, Any] = {"type": "string"}
+I: dict[str, Any] = {"type": "integer"}
+B: dict[str, Any] = {"type": "boolean"}
+ANY: dict[str, Any] = {}
+STATUS = {"enum": ["queued", "running", "succeeded", "failed", "partial_success", "canceled"]}
+
+
+def obj(
+    props: dict[str, Any], required: list[str] | None = None, extra: bool = True
+) -> dict[str, Any]:
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": props,
+        "required": required if required is not None else list(props),
+    }
+    if not extra:
+        schema["additionalProperties"] = False
+    return schema
+
+
+ERROR = obj({"error": S, "errorCode": S, "recoverHint": S, "details": {"type": "object"}})
+LIMITS = obj(
+    {
+        k: I
+        for k in (
+            "maxConcurrentRuns",
+            "maxRunTimeoutMs",
+            "maxArtifactInlineBytes",
+            "maxTabsPerSession",
+            "artifactTtlMs",
+        )
+    }
+)
+PROGRESS = obj(
+    {
+        "totalSteps": I,
+        "doneSteps": I,
+        "items": obj({k: I for k in ("total", "done", "succeeded", "failed")}),
+    },
+    ["totalSteps", "doneSteps"],
+)
+ARTIFACT = obj({"artifactId": S, "type": S, "mimeType": S, "size": I, "name": S})
+
+RUNTIME_PROFILE = obj(
+    {
+        "runtimeVersion": S,
+        "trustLevel": {"enum": ["local", "remote"]},
+        "limits": LIMITS,
+        "browser": obj({"name": S, "version": S}),
+    }
+)
+TEMPLATE_INFO = obj(
+    {
+        "templateId": S,
+        "version": S,
+        "name": S,
+        "description": S,
+        "trustLevelSupport": {"type": "array", "items": {"enum": ["local", "remote"]}},
+        "supportsPartialSuccess": B,
+        "partialSuccessThreshold": {"type": ["number", "null"]},
+        "limits": {"type": "object"},
+        "inputsSchema": {"type": "object"},
+        "outputsSchema": {"type": ["object", "null"]},
+    }
+)
+LIST_TEMPLATES = obj({"templates": {"type": "array", "items": TEMPLATE_INFO}})
+RUN = obj(
+    {
+        "runId": S,
+        "templateId": S,
+        "templateVersion": S,
+        "status": STATUS,
+        "progress": PROGRESS,
+        "metrics": obj({"elapsedMs": I}),
+        "createdAt": S,
+        "updatedAt": S,
+        "sessionId": S,
+        "result": ANY,
+        "error": ERROR,
+        "artifacts": {"type": "array", "items": ARTIFACT},
+        "steps": {"type": "array", "items": {"type": "object"}},
+        "stepsTruncated": B,
+    },
+    [
+        "runId",
+        "templateId",
+        "templateVersion",
+        "status",
+        "progress",
+        "metrics",
+        "createdAt",
+        "updatedAt",
+    ],
+)
+QUEUED = obj({"runId": S, "status": {"const": "queued"}, "createdAt": S})
+RUN_OR_QUEUED = {"anyOf": [RUN, QUEUED]}
+LIST_RUNS = obj(
+    {
+        "runs": {
+            "type": "array",
+            "items": obj(
+                {"runId": S, "templateId": S, "status": STATUS, "createdAt": S, "updatedAt": S}
+            ),
+        },
+        "total": I,
+    }
+)
+CANCEL = obj({"cancelRequested": B, "currentStatus": STATUS})
+ARTIFACT_CHUNK = obj(
+    {
+        "artifactId": S,
+        "mimeType": S,
+        "size": I,
+        "data": S,
+        "offset": I,
+        "bytesReturned": I,
+        "complete": B,
+    }
+)
+
+SESSION = obj(
+    {"sessionId": S, "profileId": {"type": ["string", "null"]}, "tabs": I, "createdAt": S}
+)
+SESSIONS = obj({"sessions": {"type": "array", "items": SESSION}})
+TABS = obj({"tabs": {"type": "array", "items": obj({"tabId": S, "url": S, "title": S, "main": B})}})
+CLOSED = obj({"closed": B})
+SCRAPE = obj(
+    {
+        "url": S,
+        "format": S,
+        "content": S,
+        "bytes": I,
+        "truncated": B,
+        "artifactId": S,
+        "title": S,
+        "status": {"type": ["integer", "null"]},
+    },
+    ["url", "format"],
+)
+RUN_STEPS = obj(
+    {
+        "runId": S,
+        "status": STATUS,
+        "results": {"type": "object"},
+        "steps": {"type": "array"},
+        "error": ERROR,
+    },
+    ["runId", "status", "results", "steps"],
+)

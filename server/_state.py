@@ -1,0 +1,49 @@
+"""What every tool of one server shares: the run manager, the operator's trust setting, and
+which client opened which session. Trust is decided here, per connection (SPEC §5).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp.server.mcpserver import Context
+
+from dsl import TrustLevel
+from interpreter import RunManager
+
+
+def _loopback(host: str | None) -> bool:
+    try:
+        return host is not None and ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+@dataclass
+class ServerState:
+    manager: RunManager
+    http_trust: TrustLevel = (
+        TrustLevel.REMOTE
+    )  # `dsl serve --trust local` lets loopback callers be local
+    owners: dict[str, int] = field(
+        default_factory=dict
+    )  # sessionId -> the MCP connection that opened it
+    started: float = field(default_factory=time.time)
+
+    def trust(self, ctx: Context[Any]) -> TrustLevel:
+        """stdio is local; HTTP is remote unless started with --trust local and called from loopback."""
+        request = ctx.request_context.request if ctx is not None else None
+        if request is None:
+            return TrustLevel.LOCAL
+        client = getattr(request, "client", None)
+        host = getattr(client, "host", None)
+        if self.http_trust is TrustLevel.LOCAL and _loopback(host):
+            return TrustLevel.LOCAL
+        return TrustLevel.REMOTE
+
+    @staticmethod
+    def connection(ctx: Context[Any]) -> int:
+        return id(ctx.request_context.session)

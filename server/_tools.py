@@ -1,0 +1,87 @@
+"""How a taskplate tool becomes an MCP tool: an exact input schema (checked here, errors in the
+contract's shape), an exact output schema, and a handler that answers a CallToolResult.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import jsonschema
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.tools.base import Tool
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
+from mcp_types import CallToolResult
+from pydantic import ConfigDict
+
+from dsl import ErrorCode, TaskplateError
+
+from ._results import failed
+
+Handler = Callable[[dict[str, Any], Context], Awaitable[CallToolResult]]
+
+
+class _AllArguments(ArgModelBase):
+    """Takes the arguments as they came; the tool's own JSON Schema checks them."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="allow")
+
+    def model_dump_one_level(self) -> dict[str, Any]:
+        return {"arguments": dict(self.model_extra or {})}
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any]
+    handler: Handler
+
+    def check(self, arguments: dict[str, Any]) -> TaskplateError | None:
+        validator = jsonschema.Draft202012Validator(self.input_schema)
+        violations = [
+            {"pointer": "/" + "/".join(str(p) for p in e.absolute_path), "message": e.message}
+            for e in sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
+        ]
+        if not violations:
+            return None
+        listed = "; ".join(f"{v['pointer']}: {v['message']}" for v in violations[:5])
+        return TaskplateError(
+            ErrorCode.INVALID_PARAMETER,
+            f"invalid arguments for {self.name}: {listed}",
+            "Fix the arguments; the tool's input schema lists them.",
+            {"violations": violations},
+        )
+
+    def tool(self) -> Tool:
+        spec = self
+
+        async def call(arguments: dict[str, Any], ctx: Context) -> CallToolResult:
+            problem = spec.check(arguments)
+            if problem is not None:
+                return failed(problem)
+            try:
+                return await spec.handler(arguments, ctx)
+            except TaskplateError as error:
+                return failed(error)
+
+        return Tool(
+            fn=call,
+            name=self.name,
+            description=self.description,
+            parameters=self.input_schema,
+            fn_metadata=FuncMetadata(arg_model=_AllArguments, output_schema=self.output_schema),
+            is_async=True,
+            context_kwarg="ctx",
+        )
+
+
+def params(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": required or [],
+        "additionalProperties": False,
+    }
