@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 S: dict[str, Any] = {"type": "string"}
-I: dict[str, Any] = {"type": "integer"}
+INT: dict[str, Any] = {"type": "integer"}
 B: dict[str, Any] = {"type": "boolean"}
 ANY: dict[str, Any] = {}
 STATUS = {"enum": ["queued", "running", "succeeded", "failed", "partial_success", "canceled"]}
@@ -30,7 +30,7 @@ def obj(
 ERROR = obj({"error": S, "errorCode": S, "recoverHint": S, "details": {"type": "object"}})
 LIMITS = obj(
     {
-        k: I
+        k: INT
         for k in (
             "maxConcurrentRuns",
             "maxRunTimeoutMs",
@@ -42,13 +42,13 @@ LIMITS = obj(
 )
 PROGRESS = obj(
     {
-        "totalSteps": I,
-        "doneSteps": I,
-        "items": obj({k: I for k in ("total", "done", "succeeded", "failed")}),
+        "totalSteps": INT,
+        "doneSteps": INT,
+        "items": obj({k: INT for k in ("total", "done", "succeeded", "failed")}),
     },
     ["totalSteps", "doneSteps"],
 )
-ARTIFACT = obj({"artifactId": S, "type": S, "mimeType": S, "size": I, "name": S})
+ARTIFACT = obj({"artifactId": S, "type": S, "mimeType": S, "size": INT, "name": S})
 
 RUNTIME_PROFILE = obj(
     {
@@ -80,7 +80,7 @@ RUN = obj(
         "templateVersion": S,
         "status": STATUS,
         "progress": PROGRESS,
-        "metrics": obj({"elapsedMs": I}),
+        "metrics": obj({"elapsedMs": INT}),
         "createdAt": S,
         "updatedAt": S,
         "sessionId": S,
@@ -111,7 +111,7 @@ LIST_RUNS = obj(
                 {"runId": S, "templateId": S, "status": STATUS, "createdAt": S, "updatedAt": S}
             ),
         },
-        "total": I,
+        "total": INT,
     }
 )
 CANCEL = obj({"cancelRequested": B, "currentStatus": STATUS})
@@ -119,16 +119,16 @@ ARTIFACT_CHUNK = obj(
     {
         "artifactId": S,
         "mimeType": S,
-        "size": I,
+        "size": INT,
         "data": S,
-        "offset": I,
-        "bytesReturned": I,
+        "offset": INT,
+        "bytesReturned": INT,
         "complete": B,
     }
 )
 
 SESSION = obj(
-    {"sessionId": S, "profileId": {"type": ["string", "null"]}, "tabs": I, "createdAt": S}
+    {"sessionId": S, "profileId": {"type": ["string", "null"]}, "tabs": INT, "createdAt": S}
 )
 SESSIONS = obj({"sessions": {"type": "array", "items": SESSION}})
 TABS = obj({"tabs": {"type": "array", "items": obj({"tabId": S, "url": S, "title": S, "main": B})}})
@@ -138,7 +138,7 @@ SCRAPE = obj(
         "url": S,
         "format": S,
         "content": S,
-        "bytes": I,
+        "bytes": INT,
         "truncated": B,
         "artifactId": S,
         "title": S,
