@@ -257,8 +257,13 @@ class BrowserTools:
         checked = check_source(text, "run_steps", REGISTRY)
         if not checked.ok or checked.template is None:
             problems = [d for d in checked.diagnostics if d.severity == "error"]
+            code = (
+                ErrorCode.TRUST_LEVEL_NOT_ALLOWED
+                if any(d.rule == "trust" for d in problems)
+                else ErrorCode.INVALID_PARAMETER
+            )
             raise TaskplateError(
-                ErrorCode.INVALID_PARAMETER,
+                code,
                 "the steps are not valid: "
                 + "; ".join(f"{d.pointer or '/'}: {d.message}" for d in problems[:5]),
                 "Fix the steps (template syntax, docs/authoring.md).",
