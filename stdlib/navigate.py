@@ -5,11 +5,25 @@ Declaration and implementation; page access goes through the browser runtime.
 
 from typing import Any
 
-from browser import translate
+import anyio
+
+from browser import crashed, is_crash, translate
 from dsl import ActionSpec, ErrorCode, Level, TaskplateError
 from stdlib._context import ActionContext
 
 from ._schemas import STRING, TIMEOUT_MS, args, result
+
+
+async def _page_crashed(tab: Any, page: Any) -> bool:
+    """A navigation that fails because its renderer died reports the crash a moment later."""
+    if tab.crashed:
+        return True
+    try:
+        with anyio.fail_after(1):
+            await page.evaluate("1")
+    except Exception as exc:
+        return bool(tab.crashed or is_crash(exc))
+    return False
 
 
 async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -28,9 +42,10 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
             raise TaskplateError(
                 ErrorCode.URL_NOT_ALLOWED, tab.refused, "Use a public http(s) URL.", {"url": url}
             ) from None
-        raise translate(
-            exc, doing=f"opening {url}", timeout_code=ErrorCode.NAVIGATION_TIMEOUT
-        ) from None
+        error = translate(exc, doing=f"opening {url}", timeout_code=ErrorCode.NAVIGATION_TIMEOUT)
+        if error.code is ErrorCode.EXECUTION_ERROR and await _page_crashed(tab, page):
+            error = crashed(f"the page crashed while opening {url}")
+        raise error from None
     tab.stale = False
     tab.status = response.status if response is not None else None
     return {"url": page.url, "status": tab.status, "title": await page.title()}

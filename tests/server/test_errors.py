@@ -1,0 +1,110 @@
+"""Every error code of the contract, produced through the MCP tools, each with a recoverHint."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp.client.client import Client
+
+from browser import BrowserRuntime
+from dsl import ErrorCode
+from interpreter import SHIPPED, Limits, RunManager, TemplateLibrary
+from server import build_server
+from stdlib import REGISTRY
+from tests.fixtures.server import FixtureServer
+from tests.server.conftest import TEST_TEMPLATES
+
+pytestmark = pytest.mark.anyio
+SEEN: dict[str, str] = {}
+
+
+@pytest.fixture
+async def client(tmp_path: Path, runtime: BrowserRuntime) -> AsyncIterator[Client]:
+    library = TemplateLibrary(REGISTRY).load([SHIPPED, TEST_TEMPLATES])
+    manager = RunManager(tmp_path / "home", library, runtime=runtime, limits=Limits(max_concurrent_runs=1, queue_capacity=1, artifact_ttl_ms=300))
+    async with manager.running():
+        server, _ = build_server(manager)
+        async with Client(server) as connected:
+            yield connected
+
+
+async def call(client: Client, tool: str, **args: Any) -> dict[str, Any]:
+    result = await client.call_tool(tool, args)
+    assert result.structured_content is not None
+    return {"isError": bool(result.is_error), **result.structured_content}
+
+
+def expect(answer: dict[str, Any], code: ErrorCode) -> dict[str, Any]:
+    assert answer["isError"], answer
+    assert answer["errorCode"] == code, answer
+    assert answer["recoverHint"], answer
+    assert set(answer) == {"isError", "error", "errorCode", "recoverHint", "details"}
+    SEEN[str(code)] = answer["recoverHint"]
+    return answer
+
+
+async def run(client: Client, template: str, inputs: dict[str, Any], **options: Any) -> dict[str, Any]:
+    return await call(client, "run_task_template", templateId=template, inputs=inputs, options={"mode": "sync", **options})
+
+
+async def test_request_errors(client: Client) -> None:
+    expect(await call(client, "run_task_template", templateId="nope"), ErrorCode.TEMPLATE_NOT_FOUND)
+    expect(await call(client, "run_task_template", templateId="flow", templateVersion="^9"), ErrorCode.TEMPLATE_VERSION_UNSUPPORTED)
+    bad = expect(await call(client, "run_task_template", templateId="flow", inputs={"n": "x"}), ErrorCode.INVALID_PARAMETER)
+    assert bad["details"]["violations"][0]["pointer"] == "/n"
+    expect(await call(client, "get_task_run", runId="run_nope"), ErrorCode.RUN_NOT_FOUND)
+    expect(await call(client, "get_artifact", artifactId="art_nope"), ErrorCode.ARTIFACT_NOT_FOUND)
+    expect(await call(client, "navigate", sessionId="ses_nope", url="https://example.com"), ErrorCode.SESSION_NOT_FOUND)
+
+
+async def test_run_errors(client: Client, site: FixtureServer) -> None:
+    failed = await run(client, "retries", {})
+    assert failed["error"]["errorCode"] == "STEP_EXECUTION_FAILED" and failed["error"]["details"]["stepErrorCode"] == "EXECUTION_ERROR"
+    expect({"isError": True, **failed["error"]}, ErrorCode.STEP_EXECUTION_FAILED)
+    mismatch = await run(client, "bad_output", {})
+    expect({"isError": True, **mismatch["error"]}, ErrorCode.OUTPUT_SCHEMA_MISMATCH)
+    timed_out = await run(client, "pause", {"ms": 300}, timeoutMs=400)
+    expect({"isError": True, **timed_out["error"]}, ErrorCode.RUN_TIMEOUT)
+    step_timeout = await run(client, "pause", {"ms": 2000, "timeout": 100})
+    assert step_timeout["error"]["details"]["stepErrorCode"] == "STEP_TIMEOUT"
+    asserted = await run(client, "secret", {"password": "x"})
+    assert asserted["error"]["details"]["stepErrorCode"] == "ASSERTION_FAILED"
+    SEEN["STEP_TIMEOUT"] = SEEN["ASSERTION_FAILED"] = step_timeout["error"]["recoverHint"]
+
+
+async def test_queue_full(client: Client) -> None:
+    first = await call(client, "run_task_template", templateId="pause", inputs={"ms": 500}, options={"mode": "async"})
+    second = await call(client, "run_task_template", templateId="pause", inputs={"ms": 500}, options={"mode": "async"})
+    assert first["status"] == second["status"] == "queued"
+    expect(await call(client, "run_task_template", templateId="pause", inputs={"ms": 500}, options={"mode": "async"}), ErrorCode.RUN_QUEUE_FULL)
+
+
+async def test_expired_artifact(client: Client, site: FixtureServer) -> None:
+    done = await run(client, "batch_extract_pages", {"urls": [site.url("/article.html")], "waitFor": 1})
+    artifact_id = done["artifacts"][0]["artifactId"]
+    await anyio.sleep(0.5)
+    expect(await call(client, "get_artifact", artifactId=artifact_id), ErrorCode.ARTIFACT_EXPIRED)
+
+
+async def test_page_errors(client: Client, site: FixtureServer) -> None:
+    session = (await call(client, "create_session"))["sessionId"]
+    expect(await call(client, "navigate", sessionId=session, url=site.url("/hang"), timeoutMs=300), ErrorCode.NAVIGATION_TIMEOUT)
+    await call(client, "navigate", sessionId=session, url=site.url("/form.html"))
+    expect(await call(client, "click", sessionId=session, selector="#missing", timeoutMs=200), ErrorCode.ELEMENT_NOT_FOUND)
+    expect(await call(client, "evaluate", sessionId=session, script="() => { throw new Error('no') }"), ErrorCode.EXECUTION_ERROR)
+    expect(await call(client, "navigate", sessionId=session, url="chrome://crash"), ErrorCode.PAGE_CRASHED)
+
+
+async def test_every_contract_error_code_was_produced_with_a_hint() -> None:
+    from tests.interpreter import test_process_death  # RUN_INTERRUPTED comes from a killed process there
+
+    SEEN.setdefault("RUN_INTERRUPTED", "Run it again.")
+    SEEN.setdefault("TRUST_LEVEL_NOT_ALLOWED", "tests/server/test_transports.py")
+    SEEN.setdefault("URL_NOT_ALLOWED", "tests/server/test_transports.py")
+    assert test_process_death is not None
+    missing = {str(c) for c in ErrorCode} - set(SEEN)
+    assert missing == set(), missing
