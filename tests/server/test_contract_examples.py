@@ -1,0 +1,40 @@
+"""Every example in docs/contract/ validates against the published schema of its tool."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import anyio
+import jsonschema
+import pytest
+
+from interpreter import SHIPPED, RunManager, TemplateLibrary
+from server._app import build_server
+from server._schemas import ERROR
+from stdlib import REGISTRY
+
+EXAMPLES = sorted((Path(__file__).parents[2] / "docs" / "contract").glob("*.json"))
+
+
+@pytest.fixture(scope="module")
+def tools(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[dict, dict]]:
+    manager = RunManager(tmp_path_factory.mktemp("home"), TemplateLibrary(REGISTRY).load([SHIPPED]))
+    server, _ = build_server(manager)
+    listed = {t.name: (t.input_schema, t.output_schema or {}) for t in anyio.run(server.list_tools)}
+    manager.store.close()
+    return listed
+
+
+def test_every_contract_tool_has_examples() -> None:
+    named = {p.name.split(".")[0] for p in EXAMPLES}
+    assert named == {"get_runtime_profile", "list_task_templates", "run_task_template", "get_task_run", "list_task_runs", "cancel_task_run", "get_artifact"}
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_example_validates_against_the_published_schema(path: Path, tools: dict[str, tuple[dict, dict]]) -> None:
+    tool, kind = path.name.split(".")[:2]
+    inputs, outputs = tools[tool]
+    schema = {"request": inputs, "response": outputs, "error": ERROR}[kind]
+    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema.validate(json.loads(path.read_text(encoding="utf-8")), schema)
