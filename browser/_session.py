@@ -244,7 +244,7 @@ class Sessions:
     async def create(
         self, *, policy: UrlPolicy | None = None, seed: Any = None, session_id: str | None = None
     ) -> Session:
-        sid = session_id or f"ses_{uuid.uuid4().hex[:12]}"
+        sid = session_id or f"ses_{uuid.uuid4().hex}"  # 128 random bits: the id is the key
         if sid in self.sessions:
             raise TaskplateError(
                 ErrorCode.INVALID_PARAMETER, f"session {sid} exists already", "Choose another id."

@@ -34,9 +34,32 @@ from ._common import library, manager, user_errors
     metavar="DIR",
     help="More template folders (also TASKPLATE_TEMPLATES).",
 )
+@click.option(
+    "--allow-host",
+    "allow",
+    multiple=True,
+    metavar="HOST",
+    help="A host remote callers may reach although it is private (wildcards allowed).",
+)
+@click.option(
+    "--deny-host",
+    "deny",
+    multiple=True,
+    metavar="HOST",
+    help="A host nobody may reach (wildcards allowed).",
+)
 @user_errors
-def command(transport: str, host: str, port: int, trust: str, folders: tuple[str, ...]) -> None:
+def command(
+    transport: str,
+    host: str,
+    port: int,
+    trust: str,
+    folders: tuple[str, ...],
+    allow: tuple[str, ...],
+    deny: tuple[str, ...],
+) -> None:
     """Serve the templates and browser tools over MCP."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     runs = manager(library(folders))
+    runs.allow_hosts, runs.deny_hosts = allow, deny
     run(runs, "stdio" if transport == "stdio" else "streamable-http", host, port, TrustLevel(trust))

@@ -100,7 +100,7 @@ class BrowserTools:
 
     async def create_session(self, args: dict[str, Any], ctx: Context) -> CallToolResult:
         session = await self.open_session(self.state.trust(ctx), args.get("profileId"))
-        self.state.owners[session.id] = self.state.connection(ctx)
+        self.state.owners[session.id] = self.state.caller(ctx)
         return ok(self.describe(session))
 
     async def close_session(self, args: dict[str, Any], ctx: Context) -> CallToolResult:
@@ -110,13 +110,15 @@ class BrowserTools:
         return ok({"closed": True})
 
     async def list_sessions(self, args: dict[str, Any], ctx: Context) -> CallToolResult:
-        mine = self.state.connection(ctx)
-        sessions = [
-            self.describe(s)
+        mine = self.state.caller(ctx)
+        if mine is None:  # a stateless HTTP caller cannot be told from another
+            return ok({"sessions": []})
+        owned = [
+            s
             for sid, s in self.manager.sessions.sessions.items()
             if self.state.owners.get(sid) == mine
         ]
-        return ok({"sessions": sessions})
+        return ok({"sessions": [self.describe(s) for s in owned]})
 
     async def list_tabs(self, args: dict[str, Any], ctx: Context) -> CallToolResult:
         session = self.session_for(args["sessionId"], self.state.trust(ctx))
@@ -318,7 +320,7 @@ class BrowserTools:
             ),
             ToolSpec(
                 "list_sessions",
-                "The sessions this connection opened.",
+                "The sessions you opened (over stateless HTTP, where callers cannot be told apart: none; keep your session ids).",
                 params({}),
                 schemas.SESSIONS,
                 self.list_sessions,

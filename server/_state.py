@@ -45,5 +45,12 @@ class ServerState:
         return TrustLevel.REMOTE
 
     @staticmethod
-    def connection(ctx: Context[Any]) -> int:
-        return id(ctx.request_context.session)
+    def caller(ctx: Context[Any]) -> str | None:
+        """Who is calling, as far as the transport tells: the stdio client (one per process), the
+        HTTP client's Mcp-Session-Id, or None (a stateless HTTP request cannot be told apart)."""
+        request = ctx.request_context.request
+        if request is None:
+            return "stdio"
+        headers = getattr(request, "headers", {}) or {}
+        session_id = headers.get("mcp-session-id")
+        return f"http:{session_id}" if session_id else None

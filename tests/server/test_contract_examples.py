@@ -28,11 +28,21 @@ def tools(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[dict, dic
 
 def test_every_contract_tool_has_examples() -> None:
     named = {p.name.split(".")[0] for p in EXAMPLES}
-    assert named == {"get_runtime_profile", "list_task_templates", "run_task_template", "get_task_run", "list_task_runs", "cancel_task_run", "get_artifact"}
+    assert named == {
+        "get_runtime_profile",
+        "list_task_templates",
+        "run_task_template",
+        "get_task_run",
+        "list_task_runs",
+        "cancel_task_run",
+        "get_artifact",
+    }
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
-def test_example_validates_against_the_published_schema(path: Path, tools: dict[str, tuple[dict, dict]]) -> None:
+def test_example_validates_against_the_published_schema(
+    path: Path, tools: dict[str, tuple[dict, dict]]
+) -> None:
     tool, kind = path.name.split(".")[:2]
     inputs, outputs = tools[tool]
     schema = {"request": inputs, "response": outputs, "error": ERROR}[kind]

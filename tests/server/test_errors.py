@@ -25,7 +25,12 @@ SEEN: dict[str, str] = {}
 @pytest.fixture
 async def client(tmp_path: Path, runtime: BrowserRuntime) -> AsyncIterator[Client]:
     library = TemplateLibrary(REGISTRY).load([SHIPPED, TEST_TEMPLATES])
-    manager = RunManager(tmp_path / "home", library, runtime=runtime, limits=Limits(max_concurrent_runs=1, queue_capacity=1, artifact_ttl_ms=300))
+    manager = RunManager(
+        tmp_path / "home",
+        library,
+        runtime=runtime,
+        limits=Limits(max_concurrent_runs=1, queue_capacity=1, artifact_ttl_ms=300),
+    )
     async with manager.running():
         server, _ = build_server(manager)
         async with Client(server) as connected:
@@ -47,23 +52,43 @@ def expect(answer: dict[str, Any], code: ErrorCode) -> dict[str, Any]:
     return answer
 
 
-async def run(client: Client, template: str, inputs: dict[str, Any], **options: Any) -> dict[str, Any]:
-    return await call(client, "run_task_template", templateId=template, inputs=inputs, options={"mode": "sync", **options})
+async def run(
+    client: Client, template: str, inputs: dict[str, Any], **options: Any
+) -> dict[str, Any]:
+    return await call(
+        client,
+        "run_task_template",
+        templateId=template,
+        inputs=inputs,
+        options={"mode": "sync", **options},
+    )
 
 
 async def test_request_errors(client: Client) -> None:
     expect(await call(client, "run_task_template", templateId="nope"), ErrorCode.TEMPLATE_NOT_FOUND)
-    expect(await call(client, "run_task_template", templateId="flow", templateVersion="^9"), ErrorCode.TEMPLATE_VERSION_UNSUPPORTED)
-    bad = expect(await call(client, "run_task_template", templateId="flow", inputs={"n": "x"}), ErrorCode.INVALID_PARAMETER)
+    expect(
+        await call(client, "run_task_template", templateId="flow", templateVersion="^9"),
+        ErrorCode.TEMPLATE_VERSION_UNSUPPORTED,
+    )
+    bad = expect(
+        await call(client, "run_task_template", templateId="flow", inputs={"n": "x"}),
+        ErrorCode.INVALID_PARAMETER,
+    )
     assert bad["details"]["violations"][0]["pointer"] == "/n"
     expect(await call(client, "get_task_run", runId="run_nope"), ErrorCode.RUN_NOT_FOUND)
     expect(await call(client, "get_artifact", artifactId="art_nope"), ErrorCode.ARTIFACT_NOT_FOUND)
-    expect(await call(client, "navigate", sessionId="ses_nope", url="https://example.com"), ErrorCode.SESSION_NOT_FOUND)
+    expect(
+        await call(client, "navigate", sessionId="ses_nope", url="https://example.com"),
+        ErrorCode.SESSION_NOT_FOUND,
+    )
 
 
 async def test_run_errors(client: Client, site: FixtureServer) -> None:
     failed = await run(client, "retries", {})
-    assert failed["error"]["errorCode"] == "STEP_EXECUTION_FAILED" and failed["error"]["details"]["stepErrorCode"] == "EXECUTION_ERROR"
+    assert (
+        failed["error"]["errorCode"] == "STEP_EXECUTION_FAILED"
+        and failed["error"]["details"]["stepErrorCode"] == "EXECUTION_ERROR"
+    )
     expect({"isError": True, **failed["error"]}, ErrorCode.STEP_EXECUTION_FAILED)
     mismatch = await run(client, "bad_output", {})
     expect({"isError": True, **mismatch["error"]}, ErrorCode.OUTPUT_SCHEMA_MISMATCH)
@@ -77,14 +102,37 @@ async def test_run_errors(client: Client, site: FixtureServer) -> None:
 
 
 async def test_queue_full(client: Client) -> None:
-    first = await call(client, "run_task_template", templateId="pause", inputs={"ms": 500}, options={"mode": "async"})
-    second = await call(client, "run_task_template", templateId="pause", inputs={"ms": 500}, options={"mode": "async"})
+    first = await call(
+        client,
+        "run_task_template",
+        templateId="pause",
+        inputs={"ms": 500},
+        options={"mode": "async"},
+    )
+    second = await call(
+        client,
+        "run_task_template",
+        templateId="pause",
+        inputs={"ms": 500},
+        options={"mode": "async"},
+    )
     assert first["status"] == second["status"] == "queued"
-    expect(await call(client, "run_task_template", templateId="pause", inputs={"ms": 500}, options={"mode": "async"}), ErrorCode.RUN_QUEUE_FULL)
+    expect(
+        await call(
+            client,
+            "run_task_template",
+            templateId="pause",
+            inputs={"ms": 500},
+            options={"mode": "async"},
+        ),
+        ErrorCode.RUN_QUEUE_FULL,
+    )
 
 
 async def test_expired_artifact(client: Client, site: FixtureServer) -> None:
-    done = await run(client, "batch_extract_pages", {"urls": [site.url("/article.html")], "waitFor": 1})
+    done = await run(
+        client, "batch_extract_pages", {"urls": [site.url("/article.html")], "waitFor": 1}
+    )
     artifact_id = done["artifacts"][0]["artifactId"]
     await anyio.sleep(0.5)
     expect(await call(client, "get_artifact", artifactId=artifact_id), ErrorCode.ARTIFACT_EXPIRED)
@@ -92,15 +140,29 @@ async def test_expired_artifact(client: Client, site: FixtureServer) -> None:
 
 async def test_page_errors(client: Client, site: FixtureServer) -> None:
     session = (await call(client, "create_session"))["sessionId"]
-    expect(await call(client, "navigate", sessionId=session, url=site.url("/hang"), timeoutMs=300), ErrorCode.NAVIGATION_TIMEOUT)
+    expect(
+        await call(client, "navigate", sessionId=session, url=site.url("/hang"), timeoutMs=300),
+        ErrorCode.NAVIGATION_TIMEOUT,
+    )
     await call(client, "navigate", sessionId=session, url=site.url("/form.html"))
-    expect(await call(client, "click", sessionId=session, selector="#missing", timeoutMs=200), ErrorCode.ELEMENT_NOT_FOUND)
-    expect(await call(client, "evaluate", sessionId=session, script="() => { throw new Error('no') }"), ErrorCode.EXECUTION_ERROR)
-    expect(await call(client, "navigate", sessionId=session, url="chrome://crash"), ErrorCode.PAGE_CRASHED)
+    expect(
+        await call(client, "click", sessionId=session, selector="#missing", timeoutMs=200),
+        ErrorCode.ELEMENT_NOT_FOUND,
+    )
+    expect(
+        await call(client, "evaluate", sessionId=session, script="() => { throw new Error('no') }"),
+        ErrorCode.EXECUTION_ERROR,
+    )
+    expect(
+        await call(client, "navigate", sessionId=session, url="chrome://crash"),
+        ErrorCode.PAGE_CRASHED,
+    )
 
 
 async def test_every_contract_error_code_was_produced_with_a_hint() -> None:
-    from tests.interpreter import test_process_death  # RUN_INTERRUPTED comes from a killed process there
+    from tests.interpreter import (
+        test_process_death,  # RUN_INTERRUPTED comes from a killed process there
+    )
 
     SEEN.setdefault("RUN_INTERRUPTED", "Run it again.")
     SEEN.setdefault("TRUST_LEVEL_NOT_ALLOWED", "tests/server/test_transports.py")

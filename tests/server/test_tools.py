@@ -1,0 +1,151 @@
+"""Browser tools through MCP: small answers, private sessions, scrape, run_steps, and the docs."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp.client.client import Client
+from mcp.server.mcpserver import MCPServer
+
+from browser import BrowserRuntime
+from interpreter import SHIPPED, RunManager, TemplateLibrary
+from server import build_server
+from stdlib import REGISTRY
+from tests.fixtures.server import FixtureServer
+from tests.server.conftest import Served
+
+pytestmark = pytest.mark.anyio
+DOCS = Path(__file__).parents[2] / "docs"
+LIMIT = 262_144
+
+
+@pytest.fixture
+async def server(tmp_path: Path, runtime: BrowserRuntime) -> AsyncIterator[MCPServer]:
+    manager = RunManager(
+        tmp_path / "home", TemplateLibrary(REGISTRY).load([SHIPPED]), runtime=runtime
+    )
+    async with manager.running():
+        built, _ = build_server(manager)
+        yield built
+
+
+async def call(client: Client, tool: str, **args: Any) -> dict[str, Any]:
+    result = await client.call_tool(tool, args)
+    assert result.structured_content is not None
+    assert len(json.dumps(result.structured_content)) <= LIMIT, (
+        f"{tool} answered more than maxArtifactInlineBytes"
+    )
+    return {"isError": bool(result.is_error), **result.structured_content}
+
+
+async def test_answers_stay_small_and_the_rest_is_an_artifact(
+    server: MCPServer, site: FixtureServer
+) -> None:
+    async with Client(server) as client:
+        session = (await call(client, "create_session"))["sessionId"]
+        await call(client, "navigate", sessionId=session, url=site.url("/large?n=20000"))
+        content = await call(
+            client, "get_page_content", sessionId=session, format="html", onlyMainContent=False
+        )
+        assert content["truncated"] is True and content["artifactId"]
+        whole = await call(
+            client, "get_artifact", artifactId=content["artifactId"], offset=0, limit=1000
+        )
+        assert whole["size"] > LIMIT
+        snap = await call(client, "snapshot", sessionId=session, maxBytes=5000)
+        assert not snap["isError"]
+        await call(client, "navigate", sessionId=session, url=site.url("/large?n=3000"))
+        shot = await client.call_tool("screenshot", {"sessionId": session, "fullPage": True})
+        assert shot.structured_content is not None and shot.structured_content["inlined"] is False
+        assert not any(c.type == "image" for c in shot.content)
+        await call(client, "navigate", sessionId=session, url=site.url("/article.html"))
+        small = await client.call_tool("screenshot", {"sessionId": session})
+        assert any(c.type == "image" for c in small.content)
+
+
+async def test_clients_do_not_see_each_others_sessions(
+    local_http: Served, site: FixtureServer
+) -> None:
+    async with Client(local_http.url) as first, Client(local_http.url) as second:
+        mine = (await call(first, "create_session"))["sessionId"]
+        assert len(mine) >= 36  # an unguessable id: knowing it is what sharing means
+        assert mine not in [
+            s["sessionId"] for s in (await call(second, "list_sessions"))["sessions"]
+        ]
+        await call(first, "navigate", sessionId=mine, url=site.url("/recipe.html"))
+        shared = await call(second, "get_page_info", sessionId=mine)  # only with the id, on purpose
+        assert shared["title"] == "Weeknight lentil soup"
+        await call(first, "close_session", sessionId=mine)
+
+
+async def test_scrape_formats(server: MCPServer, site: FixtureServer) -> None:
+    async with Client(server) as client:
+        markdown = await call(client, "scrape", url=site.url("/article.html"))
+        assert (
+            markdown["format"] == "markdown"
+            and "| 5 | 15.2 |" in markdown["content"]
+            and "Contact support" not in markdown["content"]
+        )
+        links = await call(
+            client, "scrape", url=site.url("/article.html"), format="links", onlyMainContent=False
+        )
+        assert f"({site.base}/news.html)" in links["content"]
+        shot = await client.call_tool(
+            "scrape", {"url": site.url("/js.html"), "format": "screenshot", "waitFor": 600}
+        )
+        assert any(c.type == "image" for c in shot.content)
+        assert (await call(client, "list_sessions"))["sessions"] == []  # its context is gone
+
+
+async def test_run_steps_answers_every_step_and_checks_them_first(
+    server: MCPServer, site: FixtureServer
+) -> None:
+    async with Client(server) as client:
+        done = await call(
+            client,
+            "run_steps",
+            steps=[
+                {"action": "navigate", "with": {"url": site.url("/form.html")}},
+                {"action": "fill", "with": {"selector": "#name", "value": "Ada"}},
+                {"id": "clicked", "action": "click", "with": {"selector": "#submit"}},
+                {"id": "out", "action": "extract", "with": {"fields": {"out": "#out"}}},
+            ],
+        )
+        assert (
+            done["status"] == "succeeded"
+            and '"name":"Ada"' in done["results"]["out"]["values"]["out"]
+        )
+        assert [s["action"] for s in done["steps"]] == ["navigate", "fill", "click", "extract"]
+        bad = await call(client, "run_steps", steps=[{"action": "navgate", "with": {"url": "x"}}])
+        assert bad["errorCode"] == "INVALID_PARAMETER" and 'did you mean "navigate"' in bad["error"]
+        tolerant = await call(
+            client,
+            "run_steps",
+            stopOnError=False,
+            steps=[
+                {"action": "click", "with": {"selector": "#missing", "timeoutMs": 100}},
+                {"id": "after", "action": "set", "with": {"ran": True}},
+            ],
+        )
+        assert tolerant["status"] == "succeeded" and tolerant["results"]["after"] == {"ran": True}
+
+
+async def test_every_tool_is_documented_and_the_guides_examples_are_valid(
+    server: MCPServer,
+) -> None:
+    names = {t.name for t in await server.list_tools()}
+    guide = (DOCS / "mcp.md").read_text(encoding="utf-8")
+    assert {n for n in names if f"`{n}`" not in guide} == set()
+    skill = (DOCS / "SKILL.md").read_text(encoding="utf-8")
+    steps = json.loads(re.search(r"```json\n(.*?)```", skill, re.S).group(1))["steps"]  # type: ignore[union-attr]
+    from dsl import check_source
+
+    text = json.dumps({"template": "example", "version": "1.0.0", "steps": steps})
+    assert [
+        d for d in check_source(text, "SKILL.md", REGISTRY).diagnostics if d.severity == "error"
+    ] == []
