@@ -4,6 +4,7 @@ Knows nothing of templates; errors come out as the contract's TaskplateError.
 """
 
 from ._errors import crashed, is_crash, translate
+from ._home import data_home
 from ._policy import UrlPolicy, system_resolver
 from ._profiles import ProfileStore, Snapshot
 from ._runtime import BrowserConfig, BrowserRuntime, find_chromium
@@ -22,6 +23,7 @@ __all__ = [
     "Tab",
     "UrlPolicy",
     "crashed",
+    "data_home",
     "find_chromium",
     "is_crash",
     "system_resolver",

@@ -53,6 +53,7 @@ class Snapshot:
 class ProfileStore:
     def __init__(self, root: Path) -> None:
         self.root = root
+        self._publishing: set[str] = set()  # profiles with a publish in flight in this process
 
     # -- paths --------------------------------------------------------------------------------
     def folder(self, profile_id: Any) -> Path:
@@ -176,5 +177,31 @@ class ProfileStore:
         )
         published, version = self.publish_state(profile_id, dict(state), based_on)
         if published and session.profile_id == profile_id:
-            session.profile_version = version
+            session.profile_version, session.seed = version, dict(state)  # the new baseline
         return {"profileId": profile_id, "version": version, "published": published}
+
+    async def settle(self, session: Session) -> bool:
+        """After a run: publish what the run changed (refreshed cookies, say) to its profile.
+
+        Compare-and-set against the version the session started from, so a newer login is never
+        overwritten; single-flight per profile in this process (a publish already in flight
+        stands for this one); nothing is written when the state did not change."""
+        profile_id = session.profile_id
+        if profile_id is None or profile_id in self._publishing or session.context is None:
+            return False
+        self._publishing.add(profile_id)
+        try:
+            state = dict(await session.context.storage_state())
+            if json.dumps(state, sort_keys=True) == json.dumps(
+                session.seed or EMPTY_STATE, sort_keys=True
+            ):
+                return False
+            published, version = self.publish_state(profile_id, state, session.profile_version)
+            if published:
+                session.profile_version, session.seed = version, state
+            return published
+        except Exception:  # a crashed browser has nothing to publish; the profile stays as it was
+            log.info("profile %s: nothing published after the run", profile_id)
+            return False
+        finally:
+            self._publishing.discard(profile_id)

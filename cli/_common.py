@@ -4,17 +4,14 @@ and turning a TaskplateError into one clear line and an exit code.
 
 from __future__ import annotations
 
-import functools
 import json
 import os
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
-from dsl import TaskplateError
 from interpreter import SHIPPED, RunManager, TemplateLibrary, data_home
 from stdlib import REGISTRY
 
@@ -35,26 +32,6 @@ def library(extra: tuple[str, ...] = ()) -> TemplateLibrary:
 
 def manager(lib: TemplateLibrary | None = None) -> RunManager:
     return RunManager(data_home(), lib or library())
-
-
-def fail(error: TaskplateError) -> None:
-    click.echo(f"error: {error.message} [{error.code}]", err=True)
-    if error.recover_hint:
-        click.echo(f"hint: {error.recover_hint}", err=True)
-    sys.exit(1)
-
-
-def user_errors(function: F) -> F:
-    """User mistakes come out as one line and exit 1, never as a traceback."""
-
-    @functools.wraps(function)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return function(*args, **kwargs)
-        except TaskplateError as error:
-            fail(error)
-
-    return wrapper  # type: ignore[return-value]
 
 
 def emit(value: Any) -> None:

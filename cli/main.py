@@ -1,30 +1,44 @@
-"""The `dsl` command: one click group whose subcommands live in their own modules.
-
-Translates errors into one clear line and an exit code; never shows a traceback for user mistakes.
+"""The `dsl` command: a click group whose subcommands live in their own modules, each imported
+only when it runs (so `dsl login` does not load the MCP SDK). Never a traceback for user mistakes.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import click
 
-from . import doctor, graph, run, runs, serve, validate
+# command name -> "module:attribute", imported on first use
+COMMANDS = {
+    "validate": "cli.validate:command",
+    "graph": "cli.graph:command",
+    "run": "cli.run:command",
+    "runs": "cli.runs:runs",
+    "artifact": "cli.runs:artifact",
+    "doctor": "cli.doctor:command",
+    "serve": "cli.serve:command",
+    "login": "cli.login:command",
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module, _, attribute = target.partition(":")
+        command: click.Command = getattr(importlib.import_module(module), attribute)
+        return command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="taskplate", prog_name="dsl")
 def cli() -> None:
     """taskplate: declarative browser task templates for AI agents."""
-
-
-cli.add_command(validate.command)
-cli.add_command(graph.command)
-cli.add_command(run.command)
-cli.add_command(runs.runs)
-cli.add_command(runs.artifact)
-cli.add_command(doctor.command)
-cli.add_command(serve.command)
 
 
 def main() -> None:

@@ -24,7 +24,8 @@ from rich.progress import (
 from dsl import ErrorCode, RunStatus, TaskplateError, format_text
 from interpreter import Progress as RunProgress
 
-from ._common import emit, library, manager, user_errors
+from ._common import emit, library, manager
+from ._errors import user_errors
 
 EXIT = {
     RunStatus.SUCCEEDED: 0,

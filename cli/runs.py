@@ -9,7 +9,8 @@ from pathlib import Path
 
 import click
 
-from ._common import emit, manager, user_errors
+from ._common import emit, manager
+from ._errors import user_errors
 
 
 @click.group("runs")

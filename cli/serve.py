@@ -11,7 +11,8 @@ import click
 from dsl import TrustLevel
 from server._serve import run
 
-from ._common import library, manager, user_errors
+from ._common import library, manager
+from ._errors import user_errors
 
 
 @click.command("serve")

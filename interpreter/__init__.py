@@ -2,9 +2,10 @@
 retries, timeouts, cancellation, trust checks, the SQLite run store and the artifact store.
 """
 
+from browser import data_home
+
 from ._artifacts import ArtifactStore, Chunk
 from ._executor import Progress
-from ._home import data_home
 from ._library import SHIPPED, TemplateLibrary, matches
 from ._runs import Limits, RunManager, check_inputs, new_run_id
 from ._store import RunStore

@@ -386,6 +386,8 @@ class RunManager:
             )
         finally:
             with anyio.CancelScope(shield=True):
+                if own:
+                    await self.profiles.settle(own[0])
                 if own and not template.keep_session:
                     await self.sessions.close(own[0].id)
             row = self.store.run(run_id)

@@ -261,3 +261,32 @@ async def test_a_given_session_is_used_and_never_closed(
         await manager.submit(
             "batch_extract_pages", {"urls": [site.url("/article.html")]}, session_id=session.id
         )
+
+
+async def test_runs_publish_what_they_changed_to_their_profile_and_never_a_stale_state(
+    manager: RunManager, site: FixtureServer
+) -> None:
+    from tests.fixtures.server import PASSWORD
+
+    inputs = {
+        "loginUrl": site.url("/login"),
+        "checkUrl": site.url("/members"),
+        "username": "ada",
+        "password": PASSWORD,
+        "successSelector": "#welcome",
+        "profileId": "pub",
+    }
+    assert (await manager.wait(await manager.submit("login_keep_session", inputs)))[
+        "status"
+    ] == "succeeded"
+    await manager.sessions.close_all()
+    before = manager.profiles.read("pub").version
+    visit = await batch(manager, [site.url("/members")], profileId="pub")
+    assert visit["status"] == "succeeded"
+    after = manager.profiles.read("pub")
+    assert after.version == before + 1  # the refreshed lastVisit cookie was published
+    assert any(c["name"] == "lastVisit" for c in after.state["cookies"])
+    untouched = await batch(manager, [site.url("/article.html")], profileId="pub")
+    assert (
+        untouched["status"] == "succeeded" and manager.profiles.read("pub").version == after.version
+    )

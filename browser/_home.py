@@ -1,4 +1,4 @@
-"""Where taskplate keeps its data: TASKPLATE_HOME (default ~/.taskplate) and its layout.
+"""Where taskplate keeps its data: TASKPLATE_HOME (default ~/.taskplate).
 
 Paths only; creating and securing them is the caller's business.
 """
