@@ -21,7 +21,7 @@ from playwright.async_api import BrowserContext, async_playwright
 
 from dsl import ErrorCode, TaskplateError
 
-from ._profiles import ProfileStore
+from ._profiles import ProfileStore, with_indexed_db
 from ._runtime import LAUNCH_ARGS, find_chromium
 
 log = logging.getLogger("taskplate.login")
@@ -66,7 +66,7 @@ def login_lock(folder: Path, profile_id: str) -> Iterator[None]:
 
 
 async def _publish(store: ProfileStore, profile_id: str, context: BrowserContext) -> int:
-    state = await context.storage_state()
+    state = await context.storage_state(indexed_db=with_indexed_db())
     current = store.read(profile_id).version
     _, version = store.publish_state(profile_id, dict(state), current)
     log.info("profile %s: published snapshot version %d", profile_id, version)

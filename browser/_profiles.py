@@ -39,6 +39,11 @@ def _invalid(profile_id: object, why: str) -> TaskplateError:
     )
 
 
+def with_indexed_db() -> bool:
+    """IndexedDB goes into snapshots only when configured (TASKPLATE_PROFILE_INDEXEDDB=1)."""
+    return os.environ.get("TASKPLATE_PROFILE_INDEXEDDB") == "1"
+
+
 def _checksum(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -169,7 +174,7 @@ class ProfileStore:
     async def publish(self, session: Session, profile_id: str) -> dict[str, Any]:
         """save_profile: the session's storageState, published against the version it started from."""
         context = await session.ensure_open()
-        state = await context.storage_state()
+        state = await context.storage_state(indexed_db=with_indexed_db())
         based_on = (
             session.profile_version
             if session.profile_id == profile_id
@@ -191,7 +196,7 @@ class ProfileStore:
             return False
         self._publishing.add(profile_id)
         try:
-            state = dict(await session.context.storage_state())
+            state = dict(await session.context.storage_state(indexed_db=with_indexed_db()))
             if json.dumps(state, sort_keys=True) == json.dumps(
                 session.seed or EMPTY_STATE, sort_keys=True
             ):
