@@ -153,3 +153,48 @@ async def test_killing_chromium_fails_the_call_and_the_next_call_relaunches(
     assert ctx.session is not None and any("browser restarted" in w for w in ctx.session.warnings)
     other = ActionContext(session=await sessions.create())
     assert (await act("navigate", other, url=site.url("/article.html")))["status"] == 200
+
+
+async def test_a_remote_browser_is_used_through_its_cdp_endpoint(
+    site: FixtureServer, tmp_path: Path
+) -> None:
+    import socket
+    import subprocess
+
+    from browser import BrowserConfig, find_chromium
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    chromium = subprocess.Popen(
+        [
+            find_chromium(),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            f"--remote-debugging-port={port}",
+            f"--user-data-dir={tmp_path}",
+            "about:blank",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    runtime = BrowserRuntime(BrowserConfig(endpoint=f"http://127.0.0.1:{port}"))
+    try:
+        with anyio.fail_after(20):
+            while True:
+                try:
+                    await runtime.browser()
+                    break
+                except TaskplateError:
+                    await anyio.sleep(0.2)
+        sessions = Sessions(runtime)
+        ctx = ActionContext(session=await sessions.create())
+        assert (await act("navigate", ctx, url=site.url("/article.html")))[
+            "title"
+        ] == "Tuning the sliding window"
+        await sessions.close_all()
+    finally:
+        await runtime.close()
+        chromium.terminate()
+        chromium.wait(timeout=10)

@@ -176,6 +176,15 @@ async def test_remote_callers_are_refused_what_they_may_not_do(
         )["value"] == "Tuning the sliding window"
         ran = await call(client, "run_task_template", templateId="local_only", inputs={})
         assert ran["status"] == "succeeded"
+        upload = await call(
+            client,
+            "run_steps",
+            steps=[
+                {"action": "navigate", "with": {"url": site.url("/form.html")}},
+                {"action": "upload_file", "with": {"selector": "#file", "files": [__file__]}},
+            ],
+        )
+        assert upload["status"] == "succeeded", upload
 
 
 async def test_two_clients_and_two_servers_share_runs_and_cancel_across_processes(
