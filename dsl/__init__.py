@@ -20,6 +20,7 @@ from ._expr_eval import evaluate, truthy
 from ._expr_functions import FUNCTIONS
 from ._metaschema import TEMPLATE as TEMPLATE_SCHEMA
 from ._model import Limits, PartialSuccess, Retry, Step, Template
+from ._schema_errors import listed, violations
 from ._values import Value, expressions, render
 
 __all__ = [
@@ -52,7 +53,9 @@ __all__ = [
     "format_json",
     "format_text",
     "has_errors",
+    "listed",
     "parse_expression",
     "render",
     "truthy",
+    "violations",
 ]

@@ -122,3 +122,16 @@ def explain(
         yield from explain(best, where, noun, key_word)
     else:
         yield SchemaProblem(pointer, f"{field}: {error.message}")
+
+
+def violations(validator: jsonschema.protocols.Validator, instance: Any) -> list[dict[str, str]]:
+    """Every way `instance` breaks the validator's schema: a JSON pointer and a message each."""
+    errors = sorted(
+        validator.iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path]
+    )
+    return [{"pointer": pointer_of(e.absolute_path) or "/", "message": e.message} for e in errors]
+
+
+def listed(found: list[dict[str, str]], most: int = 5) -> str:
+    """`/a: message; /b: message` for an error's one line."""
+    return "; ".join(f"{v['pointer']}: {v['message']}" for v in found[:most])

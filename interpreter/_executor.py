@@ -276,41 +276,50 @@ class Execution:
                 ):
                     await session.close_tab(own_tab)
         except StepFailed as failure:
-            self.record(
-                StepRecord(
-                    next(self._seq),
-                    step.id,
-                    item,
-                    step.action,
-                    StepStatus.FAILED,
-                    attempts,
-                    started,
-                    time.time(),
-                    args_preview=preview(args, self.secrets) if args is not None else None,
-                    error={
-                        "code": str(failure.error.code),
-                        "message": preview(failure.error.message, self.secrets),
-                    },
-                )
+            reported = {
+                "code": str(failure.error.code),
+                "message": preview(failure.error.message, self.secrets),
+            }
+            self._record_action(
+                step, item, StepStatus.FAILED, attempts, started, args, error=reported
             )
-            self._done()
             raise
+        self._record_action(
+            step, item, StepStatus.SUCCEEDED, attempts, started, args, result=result
+        )
+        return result
+
+    def _record_action(
+        self,
+        step: Step,
+        item: int | None,
+        status: StepStatus,
+        attempts: int,
+        started: float,
+        args: Any,
+        *,
+        result: Any = None,
+        error: dict[str, Any] | None = None,
+    ) -> None:
+        """One step execution recorded (previews masked) and counted."""
         self.record(
             StepRecord(
                 next(self._seq),
                 step.id,
                 item,
                 step.action,
-                StepStatus.SUCCEEDED,
+                status,
                 attempts,
                 started,
                 time.time(),
-                args_preview=preview(args, self.secrets),
-                result_preview=preview(result, self.secrets),
+                args_preview=preview(args, self.secrets) if args is not None else None,
+                result_preview=preview(result, self.secrets)
+                if status is StepStatus.SUCCEEDED
+                else None,
+                error=error,
             )
         )
         self._done()
-        return result
 
     # -- forEach: the sliding window -----------------------------------------------------------
     async def run_loop(

@@ -22,7 +22,17 @@ import anyio
 import jsonschema
 
 from browser import BrowserRuntime, ProfileStore, Session, Sessions, UrlPolicy
-from dsl import ErrorCode, RunStatus, TaskplateError, Template, TrustLevel, render, truthy
+from dsl import (
+    ErrorCode,
+    RunStatus,
+    TaskplateError,
+    Template,
+    TrustLevel,
+    listed,
+    render,
+    truthy,
+    violations,
+)
 
 from ._artifacts import ArtifactStore, RunArtifacts
 from ._executor import Canceled, Execution, Progress, StepFailed, StepRecord
@@ -104,17 +114,13 @@ def check_inputs(template: Template, inputs: Any) -> dict[str, Any]:
     validator = jsonschema.Draft202012Validator(
         template.inputs_schema, format_checker=jsonschema.FormatChecker()
     )
-    violations = [
-        {"pointer": "/" + "/".join(str(p) for p in e.absolute_path), "message": e.message}
-        for e in sorted(validator.iter_errors(filled), key=lambda e: list(e.absolute_path))
-    ]
-    if violations:
-        listed = "; ".join(f"{v['pointer']}: {v['message']}" for v in violations[:5])
+    problems = violations(validator, filled)
+    if problems:
         raise TaskplateError(
             ErrorCode.INVALID_PARAMETER,
-            f"inputs do not match the template's inputs schema: {listed}",
+            f"inputs do not match the template's inputs schema: {listed(problems)}",
             "Fix the inputs (list_task_templates shows the inputs schema).",
-            {"violations": violations},
+            {"violations": problems},
         )
     return filled
 

@@ -15,7 +15,7 @@ from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetad
 from mcp_types import CallToolResult
 from pydantic import ConfigDict
 
-from dsl import ErrorCode, TaskplateError
+from dsl import ErrorCode, TaskplateError, listed, violations
 
 from ._results import failed
 
@@ -40,19 +40,14 @@ class ToolSpec:
     handler: Handler
 
     def check(self, arguments: dict[str, Any]) -> TaskplateError | None:
-        validator = jsonschema.Draft202012Validator(self.input_schema)
-        violations = [
-            {"pointer": "/" + "/".join(str(p) for p in e.absolute_path), "message": e.message}
-            for e in sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
-        ]
-        if not violations:
+        problems = violations(jsonschema.Draft202012Validator(self.input_schema), arguments)
+        if not problems:
             return None
-        listed = "; ".join(f"{v['pointer']}: {v['message']}" for v in violations[:5])
         return TaskplateError(
             ErrorCode.INVALID_PARAMETER,
-            f"invalid arguments for {self.name}: {listed}",
+            f"invalid arguments for {self.name}: {listed(problems)}",
             "Fix the arguments; the tool's input schema lists them.",
-            {"violations": violations},
+            {"violations": problems},
         )
 
     def tool(self) -> Tool:

@@ -12,7 +12,7 @@ from typing import Any
 import jsonschema
 
 from browser import translate
-from dsl import ActionSpec, ErrorCode, TaskplateError
+from dsl import ActionSpec, ErrorCode, TaskplateError, listed, violations
 
 from ._context import ActionContext
 
@@ -79,10 +79,7 @@ def argument_errors(spec: ActionSpec, args: Any) -> list[dict[str, str]]:
     validator = _VALIDATORS.get(spec.name)
     if validator is None:
         validator = _VALIDATORS[spec.name] = jsonschema.Draft202012Validator(spec.args_schema)
-    return [
-        {"pointer": "/" + "/".join(str(p) for p in e.absolute_path), "message": e.message}
-        for e in sorted(validator.iter_errors(args), key=lambda e: list(e.absolute_path))
-    ]
+    return violations(validator, args)
 
 
 async def run_action(name: str, ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -96,10 +93,9 @@ async def run_action(name: str, ctx: ActionContext, args: dict[str, Any]) -> dic
         )
     problems = argument_errors(spec, args)
     if problems:
-        listed = "; ".join(f"{p['pointer'] or '/'}: {p['message']}" for p in problems)
         raise TaskplateError(
             ErrorCode.INVALID_PARAMETER,
-            f"invalid arguments for {name}: {listed}",
+            f"invalid arguments for {name}: {listed(problems)}",
             "Fix the arguments (docs/actions.md lists them).",
             {"violations": problems},
         )

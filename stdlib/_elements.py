@@ -5,11 +5,12 @@ One helper for every element action, so they all report a missing element the sa
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from playwright.async_api import Locator, Page
 
-from browser import translate
+from browser import is_crash, translate
 from dsl import ErrorCode, TaskplateError
 
 DEFAULT_TIMEOUT_MS = 5_000
@@ -57,3 +58,33 @@ async def find(page: Page, args: dict[str, Any], state: str = "attached") -> Loc
             )
         raise error from None
     return target
+
+
+async def input_or_dom(
+    args: dict[str, Any],
+    doing: str,
+    by_input: Callable[[], Awaitable[Any]],
+    by_dom: Callable[[], Awaitable[Any]],
+    fallback_note: str,
+) -> dict[str, Any]:
+    """SPEC §6's strategies: real input events by default; the DOM when asked, or when input
+    events fail on a present element (then with a warning saying why)."""
+    reason = ""
+    if args.get("strategy", "input") == "input":
+        try:
+            await by_input()
+            return {"strategy": "input"}
+        except Exception as exc:
+            if is_crash(exc):
+                raise translate(
+                    exc, doing=doing, timeout_code=ErrorCode.ELEMENT_NOT_FOUND
+                ) from None
+            reason = str(exc).splitlines()[0]
+    try:
+        await by_dom()
+    except Exception as exc:
+        raise translate(exc, doing=doing, timeout_code=ErrorCode.ELEMENT_NOT_FOUND) from None
+    result: dict[str, Any] = {"strategy": "dom"}
+    if reason:
+        result["warnings"] = [f"input events failed ({reason}); {fallback_note}"]
+    return result

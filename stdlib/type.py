@@ -5,10 +5,9 @@ Declaration and implementation; page access goes through the browser runtime.
 
 from typing import Any
 
-from browser import is_crash, translate
 from dsl import ActionSpec, ErrorCode, Level
 from stdlib._context import ActionContext
-from stdlib._elements import describe, find
+from stdlib._elements import describe, find, input_or_dom
 
 from ._schemas import STRATEGY, STRING, TIMEOUT_MS, args, result
 
@@ -23,30 +22,18 @@ _SET_VALUE = """(el, text) => {
 async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     page = await ctx.page()
     target = await find(page, args)
-    doing = f"typing into {describe(args)}"
-    reason = ""
-    if args.get("strategy", "input") == "input":
-        try:
-            await target.press_sequentially(
-                args["value"], delay=args.get("delayMs", 0), timeout=args.get("timeoutMs", 5_000)
-            )
-            return {"strategy": "input"}
-        except Exception as exc:
-            if is_crash(exc):
-                raise translate(
-                    exc, doing=doing, timeout_code=ErrorCode.ELEMENT_NOT_FOUND
-                ) from None
-            reason = str(exc).splitlines()[0]
-    try:
+
+    async def by_input() -> None:
+        await target.press_sequentially(
+            args["value"], delay=args.get("delayMs", 0), timeout=args.get("timeoutMs", 5_000)
+        )
+
+    async def by_dom() -> None:
         await target.evaluate(_SET_VALUE, args["value"])
-    except Exception as exc:
-        raise translate(exc, doing=doing, timeout_code=ErrorCode.ELEMENT_NOT_FOUND) from None
-    result: dict[str, Any] = {"strategy": "dom"}
-    if reason:
-        result["warnings"] = [
-            f"input events could not type ({reason}); set the value through the DOM"
-        ]
-    return result
+
+    return await input_or_dom(
+        args, f"typing into {describe(args)}", by_input, by_dom, "set the value through the DOM"
+    )
 
 
 ACTION = ActionSpec(
