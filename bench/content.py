@@ -60,8 +60,9 @@ def score(predicted: dict[str, str], truth: dict[str, str]) -> tuple[float, floa
             precisions.append(tp / (tp + fp))
         if tp + fn > 0:
             recalls.append(tp / (tp + fn))
-    p, r = sum(precisions) / len(precisions), sum(recalls) / len(recalls)
-    return 2 * p * r / (p + r), p, r
+    p = sum(precisions) / len(precisions) if precisions else 0.0
+    r = sum(recalls) / len(recalls) if recalls else 0.0
+    return (2 * p * r / (p + r) if p + r else 0.0), p, r
 
 
 def visible(markdown: str) -> str:
