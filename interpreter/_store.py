@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,6 +63,22 @@ CREATE INDEX IF NOT EXISTS artifacts_by_run ON artifacts (run_id);
 TERMINAL = ("succeeded", "failed", "partial_success", "canceled")
 
 
+def _settled(step: Callable[[], object], seconds: float = 30.0) -> None:
+    """Run a set-up step, again while another process holds the new database.
+
+    Switching a new database to WAL can fail at once with "database is locked" (SQLite does not
+    wait on its busy handler there) when two processes create the store at the same moment."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            step()
+            return
+        except sqlite3.OperationalError as exc:
+            if ("locked" not in str(exc) and "busy" not in str(exc)) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 def _dump(value: Any) -> str | None:
     return None if value is None else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
@@ -108,9 +124,12 @@ class RunStore:
             str(path), timeout=30, isolation_level=None, check_same_thread=False
         )
         self.db.row_factory = sqlite3.Row
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA busy_timeout=30000")
+        _settled(lambda: self.db.execute("PRAGMA journal_mode=WAL"))
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        _settled(self._create_schema)
+
+    def _create_schema(self) -> None:
         with self.transaction():
             for statement in _SCHEMA.split(";"):
                 if statement.strip():

@@ -67,3 +67,20 @@ def test_sweep_deletes_every_expired_artifact(tmp_path: Path) -> None:
     assert artifacts.sweep() == 3
     assert all(not (tmp_path / "artifacts" / "run_1" / i).exists() for i in ids)
     store.close()
+
+
+def test_many_processes_can_create_the_store_at_once(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    root, db, start = str(Path(__file__).parents[2]), str(tmp_path / "runs.db"), time.time() + 3
+    code = (
+        f"import sys, time; sys.path.insert(0, {root!r}); from pathlib import Path; from interpreter import RunStore; "
+        f"time.sleep(max(0, {start!r} - time.time())); RunStore(Path({db!r})).close()"  # all at the same instant
+    )
+    started = [
+        subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True)
+        for _ in range(8)
+    ]
+    errors = [p.communicate(timeout=60)[1] for p in started]
+    assert [p.returncode for p in started] == [0] * 8, errors
