@@ -1,15 +1,51 @@
-"""The Playwright runtime: browser launch and relaunch, sessions and tabs, the URL policy.
-
-Knows nothing of templates; errors come out as the contract's TaskplateError.
+"""The Playwright runtime: browser launch and relaunch, sessions and tabs, the URL policy,
+profiles and their snapshots. Knows nothing of templates; errors come out as TaskplateError.
 """
 
-from ._errors import crashed, is_crash, translate
-from ._home import data_home
-from ._policy import UrlPolicy, system_resolver
-from ._profiles import ProfileStore, Snapshot
-from ._runtime import BrowserConfig, BrowserRuntime, find_chromium
-from ._session import MAX_TABS_PER_PROCESS, MAX_TABS_PER_SESSION, Session, Sessions, Tab
-from ._wait import wait_for_stable
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._errors import crashed, is_crash, translate
+    from ._home import data_home
+    from ._policy import UrlPolicy, system_resolver
+    from ._profiles import ProfileStore, Snapshot
+    from ._runtime import BrowserConfig, BrowserRuntime, find_chromium
+    from ._session import MAX_TABS_PER_PROCESS, MAX_TABS_PER_SESSION, Session, Sessions, Tab
+    from ._wait import wait_for_stable
+
+# Public names, loaded on first use: a command that needs only a few pays only for those.
+_LAZY: dict[str, tuple[str, str]] = {
+    "crashed": ("._errors", "crashed"),
+    "is_crash": ("._errors", "is_crash"),
+    "translate": ("._errors", "translate"),
+    "data_home": ("._home", "data_home"),
+    "UrlPolicy": ("._policy", "UrlPolicy"),
+    "system_resolver": ("._policy", "system_resolver"),
+    "ProfileStore": ("._profiles", "ProfileStore"),
+    "Snapshot": ("._profiles", "Snapshot"),
+    "BrowserConfig": ("._runtime", "BrowserConfig"),
+    "BrowserRuntime": ("._runtime", "BrowserRuntime"),
+    "find_chromium": ("._runtime", "find_chromium"),
+    "MAX_TABS_PER_PROCESS": ("._session", "MAX_TABS_PER_PROCESS"),
+    "MAX_TABS_PER_SESSION": ("._session", "MAX_TABS_PER_SESSION"),
+    "Session": ("._session", "Session"),
+    "Sessions": ("._session", "Sessions"),
+    "Tab": ("._session", "Tab"),
+    "wait_for_stable": ("._wait", "wait_for_stable"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, attribute = _LAZY[name]
+    value = getattr(import_module(module, __name__), attribute)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "MAX_TABS_PER_PROCESS",

@@ -15,14 +15,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
-from playwright.async_api import BrowserContext, async_playwright
 
 from dsl import ErrorCode, TaskplateError
 
 from ._profiles import ProfileStore, with_indexed_db
-from ._runtime import LAUNCH_ARGS, find_chromium
+
+if TYPE_CHECKING:
+    from playwright.async_api import BrowserContext
 
 log = logging.getLogger("taskplate.login")
 PUBLISH_EVERY_S = 5.0
@@ -87,6 +89,10 @@ async def login(
     folder = store.ensure(profile_id)
     pattern = re.compile(until_url) if until_url else None
     with login_lock(folder, profile_id):
+        from playwright.async_api import async_playwright  # only once the lock is ours
+
+        from ._runtime import LAUNCH_ARGS, find_chromium
+
         user_data = data_dir / profile_id
         user_data.mkdir(parents=True, exist_ok=True, mode=0o700)
         async with async_playwright() as pw:

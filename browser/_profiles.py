@@ -18,11 +18,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dsl import ErrorCode, TaskplateError
 
-from ._session import Session
+if TYPE_CHECKING:
+    from ._session import Session
 
 log = logging.getLogger("taskplate.profiles")
 PROFILE_ID = re.compile(r"^[a-zA-Z0-9._-]{1,64}$")

@@ -3,25 +3,79 @@
 Knows nothing of Playwright; actions are described to it through `ActionCatalog`.
 """
 
-from ._actions import ActionCatalog, ActionSpec
-from ._checker import CheckResult, check_file, check_source
-from ._contract import (
-    STEP_ERROR_CODES,
-    ErrorCode,
-    Level,
-    RunStatus,
-    StepStatus,
-    TaskplateError,
-    TrustLevel,
-)
-from ._diagnostics import Diagnostic, Severity, Span, format_json, format_text, has_errors
-from ._expr_ast import ExpressionError, parse_expression
-from ._expr_eval import evaluate, truthy
-from ._expr_functions import FUNCTIONS
-from ._metaschema import TEMPLATE as TEMPLATE_SCHEMA
-from ._model import Limits, PartialSuccess, Retry, Step, Template
-from ._schema_errors import listed, violations
-from ._values import Value, expressions, render
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._actions import ActionCatalog, ActionSpec
+    from ._checker import CheckResult, check_file, check_source
+    from ._contract import (
+        STEP_ERROR_CODES,
+        ErrorCode,
+        Level,
+        RunStatus,
+        StepStatus,
+        TaskplateError,
+        TrustLevel,
+    )
+    from ._diagnostics import Diagnostic, Severity, Span, format_json, format_text, has_errors
+    from ._expr_ast import ExpressionError, parse_expression
+    from ._expr_eval import evaluate, truthy
+    from ._expr_functions import FUNCTIONS
+    from ._metaschema import TEMPLATE as TEMPLATE_SCHEMA
+    from ._model import Limits, PartialSuccess, Retry, Step, Template
+    from ._schema_errors import listed, violations
+    from ._values import Value, expressions, render
+
+# Public names, loaded on first use: a command that needs only a few pays only for those.
+_LAZY: dict[str, tuple[str, str]] = {
+    "ActionCatalog": ("._actions", "ActionCatalog"),
+    "ActionSpec": ("._actions", "ActionSpec"),
+    "CheckResult": ("._checker", "CheckResult"),
+    "check_file": ("._checker", "check_file"),
+    "check_source": ("._checker", "check_source"),
+    "STEP_ERROR_CODES": ("._contract", "STEP_ERROR_CODES"),
+    "ErrorCode": ("._contract", "ErrorCode"),
+    "Level": ("._contract", "Level"),
+    "RunStatus": ("._contract", "RunStatus"),
+    "StepStatus": ("._contract", "StepStatus"),
+    "TaskplateError": ("._contract", "TaskplateError"),
+    "TrustLevel": ("._contract", "TrustLevel"),
+    "Diagnostic": ("._diagnostics", "Diagnostic"),
+    "Severity": ("._diagnostics", "Severity"),
+    "Span": ("._diagnostics", "Span"),
+    "format_json": ("._diagnostics", "format_json"),
+    "format_text": ("._diagnostics", "format_text"),
+    "has_errors": ("._diagnostics", "has_errors"),
+    "ExpressionError": ("._expr_ast", "ExpressionError"),
+    "parse_expression": ("._expr_ast", "parse_expression"),
+    "evaluate": ("._expr_eval", "evaluate"),
+    "truthy": ("._expr_eval", "truthy"),
+    "FUNCTIONS": ("._expr_functions", "FUNCTIONS"),
+    "TEMPLATE_SCHEMA": ("._metaschema", "TEMPLATE"),
+    "Limits": ("._model", "Limits"),
+    "PartialSuccess": ("._model", "PartialSuccess"),
+    "Retry": ("._model", "Retry"),
+    "Step": ("._model", "Step"),
+    "Template": ("._model", "Template"),
+    "listed": ("._schema_errors", "listed"),
+    "violations": ("._schema_errors", "violations"),
+    "Value": ("._values", "Value"),
+    "expressions": ("._values", "expressions"),
+    "render": ("._values", "render"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, attribute = _LAZY[name]
+    value = getattr(import_module(module, __name__), attribute)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "FUNCTIONS",
