@@ -92,6 +92,7 @@ async def test_a_login_is_seen_by_every_server_process_and_profiles_do_not_leak(
 def test_a_second_login_for_the_same_profile_fails_at_once(
     tmp_path: Path, site: FixtureServer
 ) -> None:
+    opened = site.traffic.paths.count("/form.html") + 1
     first = subprocess.Popen(
         [
             DSL,
@@ -113,7 +114,13 @@ def test_a_second_login_for_the_same_profile_fails_at_once(
     try:
         lock = tmp_path / "profiles" / "p" / "login.lock"
         deadline = time.monotonic() + 30
-        while not (lock.exists() and lock.read_text().strip()) and time.monotonic() < deadline:
+        # Running means: holding the lock and showing its page (its browser has started).
+        while not (
+            lock.exists()
+            and lock.read_text().strip()
+            and site.traffic.paths.count("/form.html") >= opened
+        ):
+            assert time.monotonic() < deadline, "the first login never started"
             time.sleep(0.05)
         start = time.monotonic()
         second = dsl_login(tmp_path, "--profile", "p", "--url", site.url("/form.html"))
