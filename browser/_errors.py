@@ -5,9 +5,6 @@ The only place that reads Playwright's error texts; everything else sees Taskpla
 
 from __future__ import annotations
 
-from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import TimeoutError as PlaywrightTimeout
-
 from dsl import ErrorCode, TaskplateError
 
 _CRASH_MARKERS = (
@@ -39,6 +36,10 @@ def translate(exc: BaseException, *, doing: str, timeout_code: ErrorCode) -> Tas
     """The contract error for a Playwright failure while `doing` something."""
     if isinstance(exc, TaskplateError):
         return exc
+    # Imported here: checking templates loads the actions but needs no Playwright.
+    from playwright.async_api import Error as PlaywrightError
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
     first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     if is_crash(exc):
         return crashed(first_line)

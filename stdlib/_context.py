@@ -5,12 +5,15 @@ URL policy, and where its artifacts go. Built by the interpreter or a tool call,
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from playwright.async_api import Page
-
-from browser import Session, Tab, UrlPolicy
+from browser import UrlPolicy
 from dsl import ErrorCode, TaskplateError, TrustLevel
+
+if TYPE_CHECKING:
+    from playwright.async_api import Page
+
+    from browser import Session, Tab
 
 
 class ArtifactSink(Protocol):

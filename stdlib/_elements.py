@@ -6,12 +6,13 @@ One helper for every element action, so they all report a missing element the sa
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
-
-from playwright.async_api import Locator, Page
+from typing import TYPE_CHECKING, Any
 
 from browser import is_crash, translate
 from dsl import ErrorCode, TaskplateError
+
+if TYPE_CHECKING:
+    from playwright.async_api import Locator, Page
 
 DEFAULT_TIMEOUT_MS = 5_000
 REF_ATTRIBUTE = "data-taskplate-ref"

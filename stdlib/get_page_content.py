@@ -10,7 +10,6 @@ import anyio
 from dsl import ActionSpec, Level
 from stdlib._context import ActionContext
 from stdlib._elements import find
-from stdlib._markdown import to_links, to_markdown, to_text
 
 from ._schemas import BOOLEAN, INTEGER, STRING, args, result
 
@@ -25,6 +24,9 @@ def truncate(text: str, max_bytes: int | None) -> tuple[str, int, bool]:
 
 
 def render(html: str, url: str, fmt: str, only_main: bool) -> tuple[str, bool]:
+    # Imported here: trafilatura is heavy, and checking templates needs only the declaration.
+    from stdlib._markdown import to_links, to_markdown, to_text
+
     if fmt == "markdown":
         return to_markdown(html, url, only_main)
     if fmt == "text":

@@ -5,7 +5,6 @@ Declaration and implementation; page access goes through the browser runtime.
 
 from typing import Any
 
-from browser import wait_for_stable
 from dsl import ActionSpec, Level
 from stdlib._context import ActionContext
 
@@ -13,6 +12,8 @@ from ._schemas import BOOLEAN, INTEGER, TIMEOUT_MS, args, result
 
 
 async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
+    from browser import wait_for_stable  # the page watcher is loaded only when used
+
     tab = await ctx.tab()
     stable, waited = await wait_for_stable(
         tab, args.get("timeoutMs", 10_000), args.get("quietMs", 500)
