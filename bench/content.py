@@ -1,9 +1,11 @@
 """Main-content quality and speed on the real pages of ../shared/data/article-extraction/.
 
-Serves the 90 saved pages on 127.0.0.1, reads each through real Chromium with taskplate's own
-`navigate` + `get_page_content` (Markdown, main content), and scores the result with the
-benchmark's metric beside the alternatives run directly on the saved HTML.
-Scored text of a Markdown answer = what a reader sees: link text (not URLs), no images.
+Serves the 90 saved pages over HTTPS on 127.0.0.1 (a throw-away self-signed certificate, made
+with `openssl`), reads each through real Chromium with taskplate's own `navigate` +
+`get_page_content` (Markdown, main content), and scores the result with the benchmark's metric
+beside the alternatives run directly on the saved HTML.
+Scored text of a Markdown answer = what a reader of the rendered Markdown sees (CommonMark,
+markdown-it-py): text and link text, not URLs, not images.
 
 Run: .venv/bin/python bench/content.py   (TASKPLATE_ARTICLE_DATA overrides the data folder)
 """
@@ -14,7 +16,11 @@ import gzip
 import json
 import os
 import re
+import shutil
+import ssl
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections import Counter
@@ -23,11 +29,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import anyio
+import lxml.html
+from markdown_it import MarkdownIt
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from browser import BrowserRuntime, Sessions  # noqa: E402
+from browser import BrowserConfig, BrowserRuntime, Sessions  # noqa: E402
 from stdlib import run_action  # noqa: E402
 from stdlib._context import ActionContext  # noqa: E402
 from stdlib._markdown import to_markdown  # noqa: E402
@@ -65,9 +73,13 @@ def score(predicted: dict[str, str], truth: dict[str, str]) -> tuple[float, floa
     return (2 * p * r / (p + r) if p + r else 0.0), p, r
 
 
+_RENDERER = MarkdownIt("commonmark", {"html": False}).enable("table")
+
+
 def visible(markdown: str) -> str:
-    markdown = re.sub(r"!\[[^\]]*\]\([^)]*\)", "", markdown)
-    return re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", markdown)
+    """What a reader of the rendered Markdown sees: text and link text; no URLs, no images."""
+    html = _RENDERER.render(markdown)
+    return lxml.html.fromstring(f"<div>{html}</div>").text_content() if html.strip() else ""
 
 
 def load() -> tuple[dict[str, str], dict[str, bytes], dict[str, str]]:
@@ -80,7 +92,12 @@ def load() -> tuple[dict[str, str], dict[str, bytes], dict[str, str]]:
     )
 
 
-def serve(pages: dict[str, bytes]) -> ThreadingHTTPServer:
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: object, client_address: object) -> None:
+        pass  # a page left before its answer was written: nothing to report
+
+
+def serve(pages: dict[str, bytes], folder: Path) -> ThreadingHTTPServer:
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: object) -> None:
             pass
@@ -93,13 +110,32 @@ def serve(pages: dict[str, bytes]) -> ThreadingHTTPServer:
             self.end_headers()
             self.wfile.write(body or b"")
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = _QuietServer(("127.0.0.1", 0), Handler)
+    server.socket = _tls(folder).wrap_socket(server.socket, server_side=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 
 
+def _tls(folder: Path) -> ssl.SSLContext:
+    """A throw-away self-signed certificate for 127.0.0.1: the pages were saved from https sites
+    and some of their scripts send an http visitor to https, so they are served over TLS."""
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    if shutil.which("openssl") is None:
+        sys.exit("bench/content.py needs the openssl command: apt-get install -y openssl")
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+         "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+         "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    return context
+
+
 async def through_browser(pages: dict[str, bytes], base: str) -> tuple[dict[str, str], float]:
-    runtime = BrowserRuntime()
+    # This browser alone accepts the bench's self-signed certificate.
+    runtime = BrowserRuntime(BrowserConfig(extra_args=("--ignore-certificate-errors",)))
     sessions = Sessions(runtime)
     out, start = {}, time.perf_counter()
     try:
@@ -136,13 +172,13 @@ def main() -> None:
     if not (DATA / "ground-truth.json").exists():
         print(f"no data at {DATA}; set TASKPLATE_ARTICLE_DATA")
         return
-    import lxml.html
     import trafilatura
     from readability import Document
 
     truth, pages, urls = load()
-    server = serve(pages)
-    base = f"http://127.0.0.1:{server.server_address[1]}"
+    folder = tempfile.TemporaryDirectory()
+    server = serve(pages, Path(folder.name))
+    base = f"https://127.0.0.1:{server.server_address[1]}"
     rows = []
     markdown, ms = anyio.run(through_browser, pages, base)
     rows.append(

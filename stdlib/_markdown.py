@@ -11,6 +11,8 @@ import lxml.html
 import trafilatura
 from markdownify import MarkdownConverter
 
+from . import _boilerplate as boilerplate
+
 MIN_MAIN_WORDS = 10
 _BLANK_RUNS = re.compile(r"\n{3,}")
 
@@ -87,8 +89,18 @@ def _with_images(text_doc: Any, image_doc: Any) -> None:
             text_doc.insert(0, image)
 
 
+def _without_boilerplate(html: str) -> str:
+    try:
+        doc = lxml.html.document_fromstring(html)
+    except (ValueError, lxml.etree.ParserError):
+        return html
+    boilerplate.clean(doc)
+    return lxml.html.tostring(doc, encoding="unicode")
+
+
 def main_html(html: str, url: str) -> str | None:
     """The main content as HTML, or None when nothing substantial is found."""
+    html = _without_boilerplate(html)
     text_only = trafilatura.extract(html, url=url or None, **_OPTIONS)
     if not text_only:
         return None

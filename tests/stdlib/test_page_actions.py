@@ -110,11 +110,31 @@ RECIPE_BOILERPLATE = [
 ]
 
 
+STORY_MAIN = [
+    "# River towns brace for the spring flood",
+    "Snowmelt in the northern hills",
+    "a second crest is expected on Thursday",
+    "## What the water board expects",
+    "The board's forecast puts the second crest",
+    "register with the town hall",
+]
+STORY_BOILERPLATE = [
+    "Weather desk",
+    "flood bulletin",
+    "Old mill bridge",
+    "You may also like",
+    "Allotment holders",
+    "Town choir",
+    "Valley Courier",
+]
+
+
 @pytest.mark.parametrize(
     ("page", "kept", "dropped"),
     [
         ("/article.html", ARTICLE_MAIN, ARTICLE_BOILERPLATE),
         ("/recipe.html", RECIPE_MAIN, RECIPE_BOILERPLATE),
+        ("/story.html", STORY_MAIN, STORY_BOILERPLATE),
     ],
 )
 async def test_markdown_keeps_all_main_content_and_no_boilerplate(
@@ -127,7 +147,7 @@ async def test_markdown_keeps_all_main_content_and_no_boilerplate(
         assert line.replace("BASE", site.base) in markdown, line
     for text in dropped:
         assert text not in markdown, text
-    assert "```" in markdown
+    assert "```" in markdown or page == "/story.html"
     assert result["truncated"] is False and result["bytes"] == len(markdown.encode())
 
 

@@ -1,0 +1,111 @@
+"""Page clean-up before main-content selection: three page shapes the selector misreads.
+
+- Teasers nested in the article: an `<article>` inside the article is another story's card
+  ("you may also like"), unless it holds most of the text (a wrapper around the real story).
+- Blocks named as boilerplate in their class or id: newsletters, sign-ups, related,
+  recommended, trending or most-popular lists, ad networks' widgets. Matched on whole words of
+  the names in any case ("Newsletter-container", "relatedPosts"), never on a block holding the
+  title or most of the page's text.
+- An article body split by ad rows into several containers of the same tag and class: the
+  parts are joined into the first, so the selector sees one body instead of taking the first.
+
+All three work on a parsed page (lxml) in place and only remove or move nodes.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+# Single words of class and id names that mark a block as not the page's own content.
+BOILERPLATE_WORDS = frozenset(
+    {
+        "newsletter",
+        "newsletters",
+        "signup",
+        "subscribe",
+        "subscription",
+        "related",
+        "recommend",
+        "recommended",
+        "recommendations",
+        "promo",
+        "promos",
+        "trending",
+        "popular",
+        "outbrain",
+        "taboola",
+    }
+)
+# Pairs that name a listing of other content ("latest-news", "moreStories").
+LISTING_FIRST = frozenset({"latest", "more"})
+LISTING_SECOND = frozenset({"news", "stories", "posts", "articles", "videos"})
+
+MAJORITY = 0.5  # a nested article holding this share of its outer article is the story itself
+DOMINANT = 0.4  # a block holding this share of the page's words is never dropped as boilerplate
+MIN_PART_WORDS = 20  # a split body's part has paragraphs of at least this many words
+
+_NAME_PARTS = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])")
+_WORD = re.compile(r"\w+")
+
+
+def words(element: Any) -> int:
+    return len(_WORD.findall(element.text_content()))
+
+
+def clean(doc: Any) -> None:
+    """Apply the three clean-ups to a parsed page, in place."""
+    body = doc.find("body")
+    if body is None:
+        return
+    drop_nested_teasers(body)
+    drop_named_boilerplate(body)
+    join_split_body(body)
+
+
+def drop_nested_teasers(body: Any) -> None:
+    for outer in body.xpath(".//article[not(ancestor::article)]"):
+        total = words(outer)
+        for inner in outer.xpath(".//article"):
+            if inner.getparent() is not None and words(inner) < MAJORITY * total:
+                inner.drop_tree()
+
+
+def _names_boilerplate(element: Any) -> bool:
+    names = f"{element.get('class', '')} {element.get('id', '')}"
+    parts = {part.lower() for part in _NAME_PARTS.findall(names)}
+    return bool(parts & BOILERPLATE_WORDS) or bool(parts & LISTING_FIRST and parts & LISTING_SECOND)
+
+
+def drop_named_boilerplate(body: Any) -> None:
+    limit = DOMINANT * words(body)
+    for element in body.xpath(".//*[@class or @id][not(self::article or self::main)]"):
+        if (
+            element.getparent() is not None
+            and _names_boilerplate(element)
+            and not element.xpath(".//h1")
+            and words(element) < limit
+        ):
+            element.drop_tree()
+
+
+def join_split_body(body: Any) -> None:
+    total = words(body)
+    groups: dict[tuple[str, str], list[Any]] = {}
+    for element in body.xpath(".//*[@class][p]"):
+        name = " ".join(element.get("class").split())
+        if name:
+            groups.setdefault((element.tag, name), []).append(element)
+    for parts in groups.values():
+        members = set(parts)
+        outermost = [p for p in parts if not any(a in members for a in p.iterancestors())]
+        if len(outermost) < 2:
+            continue
+        text = [sum(words(p) for p in part.findall("p")) for part in outermost]
+        if sum(text) < DOMINANT * total or sum(n >= MIN_PART_WORDS for n in text) < 2:
+            continue
+        first = outermost[0]
+        for part in outermost[1:]:
+            for child in list(part):
+                first.append(child)
+            part.drop_tree()

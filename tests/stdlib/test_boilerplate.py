@@ -1,0 +1,91 @@
+"""The clean-ups run before main-content selection, on small pages: what each removes or joins,
+and what its guards keep."""
+
+from __future__ import annotations
+
+import lxml.html
+
+from stdlib._boilerplate import clean
+from stdlib._markdown import to_markdown
+
+SENTENCE = "The council met on Tuesday to decide how the new bridge over the river will be paid for"
+
+
+def paragraphs(label: str, count: int = 2) -> str:
+    return "".join(f"<p>{label} {n}: {SENTENCE}.</p>" for n in range(count))
+
+
+def cleaned(body: str) -> str:
+    doc = lxml.html.document_fromstring(f"<html><body>{body}</body></html>")
+    clean(doc)
+    return doc.text_content()
+
+
+def test_teaser_articles_nested_in_the_story_are_dropped() -> None:
+    text = cleaned(
+        f"<article><h1>Bridge</h1>{paragraphs('Story', 4)}"
+        f"<article><h3>Seed fair</h3><p>Growers trade beans.</p></article></article>"
+    )
+    assert "Story 3" in text and "Seed fair" not in text
+
+
+def test_an_article_wrapping_the_story_is_kept() -> None:
+    text = cleaned(f"<article><p>Dateline</p><article><h1>Bridge</h1>{paragraphs('Story', 4)}"
+                   "</article></article>")  # fmt: skip
+    assert "Story 3" in text
+
+
+def test_blocks_named_as_boilerplate_are_dropped_in_any_case_and_spelling() -> None:
+    text = cleaned(
+        f"<article><h1>Bridge</h1>{paragraphs('Story', 6)}</article>"
+        '<div class="Newsletter-container">Sign up today</div>'
+        '<section id="moreStories">Other stories</section>'
+        '<ul class="relatedPosts"><li>Related one</li></ul>'
+        '<div class="latest-news-box">Latest headline</div>'
+    )
+    assert "Story 5" in text
+    for gone in ("Sign up today", "Other stories", "Related one", "Latest headline"):
+        assert gone not in text, gone
+
+
+def test_names_match_whole_words_only() -> None:
+    text = cleaned(
+        f"<article><h1>Bridge</h1>{paragraphs('Story', 6)}"
+        '<p class="unrelated-note">Kept note</p><div class="promotional">Kept offer</div>'
+        '<div class="more-info">Kept info</div></article>'
+    )
+    assert "Kept note" in text and "Kept offer" in text and "Kept info" in text
+
+
+def test_a_boilerplate_name_never_drops_the_title_or_most_of_the_page() -> None:
+    text = cleaned(
+        f'<div class="promo-wrapper"><h1>Bridge</h1>{paragraphs("Titled", 2)}</div>'
+        f'<div class="subscription-content">{paragraphs("Paywalled", 8)}</div>'
+        '<div class="promo">Short offer</div>'
+    )
+    assert "Titled 1" in text and "Paywalled 7" in text and "Short offer" not in text
+
+
+def test_a_body_split_by_ad_rows_is_joined_in_order() -> None:
+    page = (
+        f'<h1>Bridge</h1><div class="grid"><div class="body part">{paragraphs("First", 3)}</div>'
+        '<aside class="rail">Ad</aside></div><div class="ad-row">Advertisement</div>'
+        f'<div class="grid"><div class="body part">{paragraphs("Second", 3)}</div></div>'
+    )
+    doc = lxml.html.document_fromstring(f"<html><body>{page}</body></html>")
+    clean(doc)
+    parts = doc.xpath("//div[@class='body part']")
+    assert len(parts) == 1
+    assert [p.text_content()[:8] for p in parts[0]] == ["First 0:", "First 1:", "First 2:",
+                                                         "Second 0", "Second 1", "Second 2"]  # fmt: skip
+    markdown, is_main = to_markdown(lxml.html.tostring(doc, encoding="unicode"), "http://x/")
+    assert is_main and "First 0" in markdown and "Second 2" in markdown
+
+
+def test_small_repeated_blocks_are_not_joined() -> None:
+    comments = "".join(f'<div class="comment"><p>Nice {n}</p></div>' for n in range(5))
+    doc = lxml.html.document_fromstring(
+        f"<html><body><article>{paragraphs('Story', 6)}</article>{comments}</body></html>"
+    )
+    clean(doc)
+    assert len(doc.xpath("//div[@class='comment']")) == 5
