@@ -5,6 +5,7 @@ per taskplate process, relaunched after a crash. Knows nothing of templates or s
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import uuid
@@ -36,12 +37,28 @@ class BrowserConfig:
 
     executable: str | None = None  # None: TASKPLATE_CHROMIUM, Playwright's own, /usr/bin/chromium
     endpoint: str | None = None  # ws://… (Playwright server) or http://… (CDP)
+    endpoint_headers: tuple[tuple[str, str], ...] = ()  # sent when connecting (auth, options)
     headless: bool = True
     extra_args: tuple[str, ...] = ()
 
     @staticmethod
     def from_env() -> BrowserConfig:
-        return BrowserConfig(endpoint=os.environ.get("TASKPLATE_BROWSER_ENDPOINT") or None)
+        """TASKPLATE_BROWSER_ENDPOINT, and TASKPLATE_BROWSER_HEADERS (a JSON object)."""
+        raw = os.environ.get("TASKPLATE_BROWSER_HEADERS") or "{}"
+        try:
+            headers = json.loads(raw)
+        except ValueError:
+            headers = None
+        if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
+            raise TaskplateError(
+                ErrorCode.EXECUTION_ERROR,
+                "TASKPLATE_BROWSER_HEADERS is not a JSON object of strings",
+                'Set it like {"Authorization": "Bearer …"} or unset it.',
+            )
+        return BrowserConfig(
+            endpoint=os.environ.get("TASKPLATE_BROWSER_ENDPOINT") or None,
+            endpoint_headers=tuple(headers.items()),
+        )
 
 
 def find_chromium(playwright_path: str | None = None) -> str:
@@ -71,7 +88,7 @@ def find_chromium(playwright_path: str | None = None) -> str:
 class BrowserRuntime:
     """Owns Playwright and the browser; `browser()` answers a live one, starting it if needed."""
 
-    config: BrowserConfig = field(default_factory=BrowserConfig)
+    config: BrowserConfig = field(default_factory=BrowserConfig.from_env)
     marker: str = field(default_factory=lambda: f"--taskplate-instance={uuid.uuid4().hex}")
     launches: int = 0
     _playwright: Playwright | None = None
@@ -91,10 +108,11 @@ class BrowserRuntime:
     async def _start(self, pw: Playwright) -> Browser:
         endpoint = self.config.endpoint
         try:
+            headers = dict(self.config.endpoint_headers)
             if endpoint and endpoint.startswith(("ws://", "wss://")):
-                return await pw.chromium.connect(endpoint)
+                return await pw.chromium.connect(endpoint, headers=headers)
             if endpoint:
-                return await pw.chromium.connect_over_cdp(endpoint)
+                return await pw.chromium.connect_over_cdp(endpoint, headers=headers)
             path = self.config.executable or find_chromium(pw.chromium.executable_path)
             return await pw.chromium.launch(
                 executable_path=path,

@@ -10,7 +10,7 @@ from importlib.metadata import version
 import anyio
 import click
 
-from browser import BrowserRuntime, find_chromium
+from browser import BrowserConfig, BrowserRuntime, find_chromium
 from dsl import TaskplateError
 from interpreter import data_home
 
@@ -41,9 +41,12 @@ def command() -> None:
         f"python {sys.version.split()[0]}, taskplate {version('taskplate')}, playwright {version('playwright')}, mcp {version('mcp')}",
     )
     try:
-        path = find_chromium()
-        line(True, f"chromium at {path}")
-        line(True, f"chromium starts: {anyio.run(_browser_version)}")
+        endpoint = BrowserConfig.from_env().endpoint
+        if endpoint:
+            line(True, f"remote browser at {endpoint} (TASKPLATE_BROWSER_ENDPOINT)")
+        else:
+            line(True, f"chromium at {find_chromium()}")
+        line(True, f"browser answers: version {anyio.run(_browser_version)}")
     except TaskplateError as exc:
         line(False, f"{exc.message}; {exc.recover_hint}")
     home = data_home()

@@ -198,3 +198,63 @@ async def test_a_remote_browser_is_used_through_its_cdp_endpoint(
         await runtime.close()
         chromium.terminate()
         chromium.wait(timeout=10)
+
+
+async def test_a_remote_playwright_server_is_used_through_its_ws_endpoint(
+    site: FixtureServer,
+) -> None:
+    import json
+    import socket
+    import subprocess
+    import sys
+
+    from browser import BrowserConfig, find_chromium
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "playwright", "run-server", "--host", "127.0.0.1",
+         "--port", str(port), "--unsafe"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    # This server has no browser of its own: the launch options name the local Chromium.
+    options = {"executablePath": find_chromium(), "headless": True, "args": ["--no-sandbox"]}
+    runtime = BrowserRuntime(
+        BrowserConfig(
+            endpoint=f"ws://127.0.0.1:{port}/",
+            endpoint_headers=(("x-playwright-launch-options", json.dumps(options)),),
+        )
+    )
+    try:
+        with anyio.fail_after(30):
+            while True:
+                try:
+                    await runtime.browser()
+                    break
+                except TaskplateError:
+                    await anyio.sleep(0.2)
+        sessions = Sessions(runtime)
+        ctx = ActionContext(session=await sessions.create())
+        result = await act("navigate", ctx, url=site.url("/article.html"))
+        assert result["title"] == "Tuning the sliding window"
+        await sessions.close_all()
+    finally:
+        await runtime.close()
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def test_the_endpoint_and_its_headers_come_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from browser import BrowserConfig
+
+    monkeypatch.setenv("TASKPLATE_BROWSER_HEADERS", "[1, 2]")
+    with pytest.raises(TaskplateError, match="TASKPLATE_BROWSER_HEADERS"):
+        BrowserConfig.from_env()
+    monkeypatch.setenv("TASKPLATE_BROWSER_HEADERS", '{"Authorization": "Bearer t"}')
+    monkeypatch.setenv("TASKPLATE_BROWSER_ENDPOINT", "ws://browsers.example:3000/")
+    config = BrowserRuntime().config
+    assert config.endpoint == "ws://browsers.example:3000/"
+    assert config.endpoint_headers == (("Authorization", "Bearer t"),)
