@@ -3,15 +3,26 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
+import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import anyio
 import pytest
 from playwright.async_api import Error as PlaywrightError
 
-from browser import MAX_TABS_PER_PROCESS, MAX_TABS_PER_SESSION, BrowserRuntime, Sessions
+from browser import (
+    MAX_TABS_PER_PROCESS,
+    MAX_TABS_PER_SESSION,
+    BrowserConfig,
+    BrowserRuntime,
+    Sessions,
+    find_chromium,
+)
 from dsl import ErrorCode, TaskplateError
 from stdlib._context import ActionContext
 from tests.conftest import act
@@ -155,77 +166,19 @@ async def test_killing_chromium_fails_the_call_and_the_next_call_relaunches(
     assert (await act("navigate", other, url=site.url("/article.html")))["status"] == 200
 
 
-async def test_a_remote_browser_is_used_through_its_cdp_endpoint(
-    site: FixtureServer, tmp_path: Path
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+async def read_through_remote(
+    process: subprocess.Popen[bytes], config: BrowserConfig, site: FixtureServer
 ) -> None:
-    import socket
-    import subprocess
-
-    from browser import BrowserConfig, find_chromium
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    chromium = subprocess.Popen(
-        [
-            find_chromium(),
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            f"--remote-debugging-port={port}",
-            f"--user-data-dir={tmp_path}",
-            "about:blank",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    runtime = BrowserRuntime(BrowserConfig(endpoint=f"http://127.0.0.1:{port}"))
-    try:
-        with anyio.fail_after(20):
-            while True:
-                try:
-                    await runtime.browser()
-                    break
-                except TaskplateError:
-                    await anyio.sleep(0.2)
-        sessions = Sessions(runtime)
-        ctx = ActionContext(session=await sessions.create())
-        assert (await act("navigate", ctx, url=site.url("/article.html")))[
-            "title"
-        ] == "Tuning the sliding window"
-        await sessions.close_all()
-    finally:
-        await runtime.close()
-        chromium.terminate()
-        chromium.wait(timeout=10)
-
-
-async def test_a_remote_playwright_server_is_used_through_its_ws_endpoint(
-    site: FixtureServer,
-) -> None:
-    import json
-    import socket
-    import subprocess
-    import sys
-
-    from browser import BrowserConfig, find_chromium
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = subprocess.Popen(
-        [sys.executable, "-m", "playwright", "run-server", "--host", "127.0.0.1",
-         "--port", str(port), "--unsafe"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    # This server has no browser of its own: the launch options name the local Chromium.
-    options = {"executablePath": find_chromium(), "headless": True, "args": ["--no-sandbox"]}
-    runtime = BrowserRuntime(
-        BrowserConfig(
-            endpoint=f"ws://127.0.0.1:{port}/",
-            endpoint_headers=(("x-playwright-launch-options", json.dumps(options)),),
-        )
-    )
+    """Waits (30 s at most) for the remote browser to answer, reads a fixture page on it, then
+    stops both the runtime and the process serving the browser."""
+    runtime = BrowserRuntime(config)
     try:
         with anyio.fail_after(30):
             while True:
@@ -241,15 +194,43 @@ async def test_a_remote_playwright_server_is_used_through_its_ws_endpoint(
         await sessions.close_all()
     finally:
         await runtime.close()
-        server.terminate()
-        server.wait(timeout=10)
+        process.terminate()
+        process.wait(timeout=10)
+
+
+async def test_a_remote_browser_is_used_through_its_cdp_endpoint(
+    site: FixtureServer, tmp_path: Path
+) -> None:
+    port = free_port()
+    chromium = subprocess.Popen(
+        [find_chromium(), "--headless", "--no-sandbox", "--disable-gpu",
+         f"--remote-debugging-port={port}", f"--user-data-dir={tmp_path}", "about:blank"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    await read_through_remote(chromium, BrowserConfig(endpoint=f"http://127.0.0.1:{port}"), site)
+
+
+async def test_a_remote_playwright_server_is_used_through_its_ws_endpoint(
+    site: FixtureServer,
+) -> None:
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "playwright", "run-server", "--host", "127.0.0.1",
+         "--port", str(port), "--unsafe"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    # This server has no browser of its own: the launch options name the local Chromium.
+    options = {"executablePath": find_chromium(), "headless": True, "args": ["--no-sandbox"]}
+    config = BrowserConfig(
+        endpoint=f"ws://127.0.0.1:{port}/",
+        endpoint_headers=(("x-playwright-launch-options", json.dumps(options)),),
+    )
+    await read_through_remote(server, config, site)
 
 
 def test_the_endpoint_and_its_headers_come_from_the_environment(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from browser import BrowserConfig
-
     monkeypatch.setenv("TASKPLATE_BROWSER_HEADERS", "[1, 2]")
     with pytest.raises(TaskplateError, match="TASKPLATE_BROWSER_HEADERS"):
         BrowserConfig.from_env()
