@@ -93,7 +93,7 @@ class Session:
     # -- life cycle ---------------------------------------------------------------------------
     async def open(self) -> None:
         context = await self.registry.runtime.new_context(
-            storage_state=self.seed, accept_downloads=False, viewport={"width": 1280, "height": 900}
+            storage_state=self.seed, accept_downloads=False, viewport={"width": 1280, "height": 720}
         )
         self.context = context
         context.on("page", self._adopt_popup)

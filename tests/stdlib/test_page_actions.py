@@ -232,12 +232,12 @@ async def test_non_utf8_page_is_decoded(ctx: ActionContext, site: FixtureServer)
 async def test_screenshot_is_an_artifact(ctx: ActionContext, site: FixtureServer) -> None:
     await act("navigate", ctx, url=site.url("/article.html"))
     shot = await act("screenshot", ctx, name="article.png")
-    assert shot["width"] == 1280 and shot["height"] == 900
+    assert shot["width"] == 1280 and shot["height"] == 720
     assert isinstance(ctx.artifacts, MemoryArtifacts)
     name, data, mime = ctx.artifacts.items[shot["artifactId"]]
     assert (name, mime) == ("article.png", "image/png") and data.startswith(b"\x89PNG")
     full = await act("screenshot", ctx, fullPage=True)
-    assert full["height"] > 900
+    assert full["height"] > 720
     part = await act("screenshot", ctx, selector="table")
     assert part["height"] < 300
     with pytest.raises(TaskplateError) as caught:
