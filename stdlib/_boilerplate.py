@@ -3,7 +3,7 @@
 - Teasers nested in the article: an `<article>` inside the article is another story's card
   ("you may also like"), unless it holds most of the text (a wrapper around the real story).
 - Blocks named as boilerplate in their class or id: newsletters, sign-ups, related,
-  recommended, trending or most-popular lists, ad networks' widgets. Matched on whole words of
+  recommended, promoted or trending lists, ad networks' widgets. Matched on whole words of
   the names in any case ("Newsletter-container", "relatedPosts"), never on a block holding the
   title or most of the page's text.
 - An article body split by ad rows into several containers of the same tag and class: the
@@ -24,7 +24,6 @@ BOILERPLATE_WORDS = frozenset(
         "newsletters",
         "signup",
         "subscribe",
-        "subscription",
         "related",
         "recommend",
         "recommended",
@@ -32,7 +31,6 @@ BOILERPLATE_WORDS = frozenset(
         "promo",
         "promos",
         "trending",
-        "popular",
         "outbrain",
         "taboola",
     }

@@ -60,10 +60,10 @@ def test_names_match_whole_words_only() -> None:
 def test_a_boilerplate_name_never_drops_the_title_or_most_of_the_page() -> None:
     text = cleaned(
         f'<div class="promo-wrapper"><h1>Bridge</h1>{paragraphs("Titled", 2)}</div>'
-        f'<div class="subscription-content">{paragraphs("Paywalled", 8)}</div>'
+        f'<div class="related-body">{paragraphs("Dominant", 8)}</div>'
         '<div class="promo">Short offer</div>'
     )
-    assert "Titled 1" in text and "Paywalled 7" in text and "Short offer" not in text
+    assert "Titled 1" in text and "Dominant 7" in text and "Short offer" not in text
 
 
 def test_a_body_split_by_ad_rows_is_joined_in_order() -> None:
