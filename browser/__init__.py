@@ -4,8 +4,9 @@ profiles and their snapshots. Knows nothing of templates; errors come out as Tas
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from dsl._lazy import lazy_names
 
 if TYPE_CHECKING:
     from ._errors import crashed, is_crash, translate
@@ -37,14 +38,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "wait_for_stable": ("._wait", "wait_for_stable"),
 }
 
-
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module, attribute = _LAZY[name]
-    value = getattr(import_module(module, __name__), attribute)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _LAZY, globals())
 
 
 __all__ = [

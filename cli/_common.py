@@ -1,21 +1,18 @@
-"""What every `dsl` subcommand shares: the data home, the template library and run manager,
-and turning a TaskplateError into one clear line and an exit code.
+"""What the `dsl` subcommands that run templates share: the template folders, the library,
+the run manager, JSON output. (Errors are reported by `_errors`.)
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
 from interpreter import SHIPPED, RunManager, TemplateLibrary, data_home
 from stdlib import REGISTRY
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 
 def template_folders(extra: tuple[str, ...] = ()) -> list[Path]:

@@ -96,7 +96,7 @@ class Bar:
     def update(self, p: RunProgress) -> None:
         if not self.enabled:
             return
-        total, done = (p.items_total, p.items_done) if p.has_loop else (p.total_steps, p.done_steps)
+        done, total, _ = p.counted()
         elapsed = self.progress.tasks[0].elapsed or 0
         rate = f"{done / elapsed:.1f}/s" if elapsed > 0 and done else ""
         self.progress.update(

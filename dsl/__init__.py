@@ -5,8 +5,9 @@ Knows nothing of Playwright; actions are described to it through `ActionCatalog`
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ._lazy import lazy_names
 
 if TYPE_CHECKING:
     from ._actions import ActionCatalog, ActionSpec
@@ -67,14 +68,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "render": ("._values", "render"),
 }
 
-
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module, attribute = _LAZY[name]
-    value = getattr(import_module(module, __name__), attribute)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _LAZY, globals())
 
 
 __all__ = [

@@ -59,6 +59,12 @@ class Progress:
     items_failed: int = 0
     has_loop: bool = False
 
+    def counted(self) -> tuple[int, int, str]:
+        """(done, total, noun): a loop's items when the run has one, else its steps."""
+        if self.has_loop:
+            return self.items_done, self.items_total, "items"
+        return self.done_steps, self.total_steps, "steps"
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"totalSteps": self.total_steps, "doneSteps": self.done_steps}
         if self.has_loop:
@@ -138,13 +144,7 @@ class Execution:
     ) -> None:
         if not any(s.needs for s in steps):
             for step in steps:
-                try:
-                    await self.run_step(step, scope, tab_id, item)
-                except StepFailed:
-                    if step.on_error != "continue" or step.is_loop:
-                        raise
-                    if step.id:  # a tolerated failure reads as a missing result
-                        scope["steps"][step.id] = None
+                await self.run_step(step, scope, tab_id, item)
             return
         finished = {s.id: anyio.Event() for s in steps if s.id}
 
@@ -186,7 +186,12 @@ class Execution:
         if step.is_loop:
             result = await self.run_loop(step, scope, tab_id, item)
         else:
-            result = await self.run_action_step(step, scope, tab_id, item)
+            try:
+                result = await self.run_action_step(step, scope, tab_id, item)
+            except StepFailed:
+                if step.on_error != "continue":
+                    raise
+                result = None  # a tolerated failure reads as a missing result
         if step.id:
             scope["steps"][step.id] = result
 

@@ -296,17 +296,21 @@ class RunManager:
         return self.describe(run_id)
 
     # -- one run ------------------------------------------------------------------------------
-    async def _session_for(
-        self, trust: TrustLevel, template: Template, inputs: dict[str, Any], profile_id: str | None
-    ) -> Session:
+    async def open_session(self, trust: TrustLevel, profile_id: str) -> Session:
+        """A new session under the caller's URL policy, seeded from the profile's snapshot."""
         policy = UrlPolicy(trust, self.allow_hosts, self.deny_hosts)
-        named = (
-            render(template.profile, {"inputs": inputs}) if template.profile is not None else None
-        )
-        snapshot = self.profiles.read(str(profile_id or named or "master"))
+        snapshot = self.profiles.read(profile_id)
         session = await self.sessions.create(policy=policy, seed=snapshot.state)
         session.profile_id, session.profile_version = snapshot.profile_id, snapshot.version
         return session
+
+    async def _session_for(
+        self, trust: TrustLevel, template: Template, inputs: dict[str, Any], profile_id: str | None
+    ) -> Session:
+        named = (
+            render(template.profile, {"inputs": inputs}) if template.profile is not None else None
+        )
+        return await self.open_session(trust, str(profile_id or named or "master"))
 
     async def _run(
         self,

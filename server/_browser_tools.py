@@ -12,7 +12,7 @@ from typing import Any
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, ImageContent
 
-from browser import Session, UrlPolicy
+from browser import Session
 from dsl import ErrorCode, Level, TaskplateError, TrustLevel, check_source, format_text
 from interpreter._artifacts import RunArtifacts
 from interpreter._runs import iso
@@ -70,10 +70,7 @@ class BrowserTools:
 
     # -- sessions -----------------------------------------------------------------------------
     async def open_session(self, trust: TrustLevel, profile_id: str | None) -> Session:
-        snapshot = self.manager.profiles.read(profile_id or "master")
-        policy = UrlPolicy(trust, self.manager.allow_hosts, self.manager.deny_hosts)
-        session = await self.manager.sessions.create(policy=policy, seed=snapshot.state)
-        session.profile_id, session.profile_version = snapshot.profile_id, snapshot.version
+        session = await self.manager.open_session(trust, profile_id or "master")
         self.session_trust[session.id] = trust
         return session
 
@@ -270,10 +267,7 @@ class BrowserTools:
                 + "; ".join(f"{d.pointer or '/'}: {d.message}" for d in problems[:5]),
                 "Fix the steps (template syntax, docs/authoring.md).",
                 {
-                    "diagnostics": [
-                        {**d.to_json(), "pointer": d.pointer.replace("/steps", "/steps", 1)}
-                        for d in problems
-                    ],
+                    "diagnostics": [d.to_json() for d in problems],
                     "text": [format_text(d, text) for d in problems[:3]],
                 },
             )

@@ -14,6 +14,7 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 
 from dsl import ErrorCode, RunStatus, TaskplateError, Template
+from interpreter import Progress
 
 from . import _schemas as schemas
 from ._results import ok
@@ -82,31 +83,32 @@ def contract_tools(state: ServerState) -> list[ToolSpec]:
 
     async def wait_with_progress(ctx: Context, run_id: str) -> dict[str, Any]:
         """Wait for a sync run, sending MCP progress notifications (a no-op without a token)."""
-        latest: list[Any] = []
-        sent: list[tuple[int, int]] = []
+        latest: Progress | None = None
+        sent: tuple[int, int] | None = None
+
+        def seen(progress: Progress) -> None:
+            nonlocal latest
+            latest = progress
 
         async def send() -> None:
-            p = latest[-1]
-            done, total = (
-                (p.items_done, p.items_total) if p.has_loop else (p.done_steps, p.total_steps)
-            )
-            if not sent or sent[-1] != (done, total):
-                sent.append((done, total))
-                noun = "items" if p.has_loop else "steps"
+            nonlocal sent
+            if latest is None:
+                return
+            done, total, noun = latest.counted()
+            if sent != (done, total):
+                sent = (done, total)
                 await ctx.report_progress(done, total or None, f"{done} of {total} {noun} done")
 
         async def forward() -> None:
             while True:
-                if latest:
-                    await send()
+                await send()
                 await anyio.sleep(0.3)
 
         async with anyio.create_task_group() as tg:
             tg.start_soon(forward)
-            answer: dict[str, Any] = await manager.wait(run_id, latest.append)
+            answer: dict[str, Any] = await manager.wait(run_id, seen)
             tg.cancel_scope.cancel()
-        if latest:
-            await send()  # the last state, so that a client's bar ends full
+        await send()  # the last state, so that a client's bar ends full
         return answer
 
     async def run_task_template(args: dict[str, Any], ctx: Context) -> CallToolResult:

@@ -25,12 +25,10 @@ def _loopback(host: str | None) -> bool:
 @dataclass
 class ServerState:
     manager: RunManager
-    http_trust: TrustLevel = (
-        TrustLevel.REMOTE
-    )  # `dsl serve --trust local` lets loopback callers be local
-    owners: dict[str, int] = field(
-        default_factory=dict
-    )  # sessionId -> the MCP connection that opened it
+    # `dsl serve --trust local` lets loopback callers be local
+    http_trust: TrustLevel = TrustLevel.REMOTE
+    # sessionId -> the caller that opened it (see `caller`)
+    owners: dict[str, str | None] = field(default_factory=dict)
     started: float = field(default_factory=time.time)
 
     def trust(self, ctx: Context[Any]) -> TrustLevel:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import jsonschema
@@ -39,8 +40,12 @@ class ToolSpec:
     output_schema: dict[str, Any]
     handler: Handler
 
+    @cached_property
+    def validator(self) -> jsonschema.Draft202012Validator:
+        return jsonschema.Draft202012Validator(self.input_schema)
+
     def check(self, arguments: dict[str, Any]) -> TaskplateError | None:
-        problems = violations(jsonschema.Draft202012Validator(self.input_schema), arguments)
+        problems = violations(self.validator, arguments)
         if not problems:
             return None
         return TaskplateError(

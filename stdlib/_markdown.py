@@ -37,19 +37,20 @@ def _convert(html: str) -> str:
     return _BLANK_RUNS.sub("\n\n", markdown).strip() + "\n"
 
 
-def absolute(html: str, url: str) -> str:
-    """The page with every link and image URL made absolute against the page's URL."""
+def _page(html: str, url: str) -> Any | None:
+    """The parsed page, every link and image URL absolute against the page's URL, scripts and
+    styles dropped; None when there is nothing to parse."""
     if not html.strip():
-        return html
+        return None
     try:
         doc = lxml.html.document_fromstring(html)
     except (ValueError, lxml.etree.ParserError):
-        return html
+        return None
     if url.startswith(("http://", "https://", "file:")):
         doc.make_links_absolute(url, resolve_base_href=True, handle_failures="ignore")
     for node in doc.xpath("//script|//style|//noscript|//template"):
         node.drop_tree()
-    return lxml.html.tostring(doc, encoding="unicode")
+    return doc
 
 
 _OPTIONS: dict[str, Any] = {
@@ -89,47 +90,36 @@ def _with_images(text_doc: Any, image_doc: Any) -> None:
             text_doc.insert(0, image)
 
 
-def _without_boilerplate(html: str) -> str:
-    try:
-        doc = lxml.html.document_fromstring(html)
-    except (ValueError, lxml.etree.ParserError):
-        return html
+def main_html(doc: Any, url: str) -> str | None:
+    """The main content of a parsed page as HTML, or None when nothing substantial is found.
+
+    The page is cleaned of boilerplate in place first."""
     boilerplate.clean(doc)
-    return lxml.html.tostring(doc, encoding="unicode")
-
-
-def main_html(html: str, url: str) -> str | None:
-    """The main content as HTML, or None when nothing substantial is found."""
-    html = _without_boilerplate(html)
+    html = lxml.html.tostring(doc, encoding="unicode")
     text_only = trafilatura.extract(html, url=url or None, **_OPTIONS)
     if not text_only:
         return None
-    doc = lxml.html.fromstring(text_only)
-    if len(re.findall(r"\w+", doc.text_content())) < MIN_MAIN_WORDS:
+    main = lxml.html.fromstring(text_only)
+    if len(re.findall(r"\w+", main.text_content())) < MIN_MAIN_WORDS:
         return None
     with_images = trafilatura.extract(html, url=url or None, include_images=True, **_OPTIONS)
     if with_images:
-        _with_images(doc, lxml.html.fromstring(with_images))
-    return lxml.html.tostring(doc, encoding="unicode")
-
-
-def _body(html: str) -> str:
-    try:
-        doc = lxml.html.document_fromstring(html)
-    except (ValueError, lxml.etree.ParserError):
-        return html
-    body = doc.find("body")
-    return lxml.html.tostring(body if body is not None else doc, encoding="unicode")
+        _with_images(main, lxml.html.fromstring(with_images))
+    return lxml.html.tostring(main, encoding="unicode")
 
 
 def select(html: str, url: str, only_main: bool) -> tuple[str, bool]:
     """(HTML to render, whether it is the main content) with links absolute."""
-    page = absolute(html, url)
+    doc = _page(html, url)
+    if doc is None:
+        return html, False
     if only_main:
-        main = main_html(page, url)
+        main = main_html(doc, url)
         if main is not None:
             return main, True
-    return _body(page), False
+        doc = _page(html, url)  # the whole page, as it was before the clean-ups
+    body = doc.find("body")
+    return lxml.html.tostring(body if body is not None else doc, encoding="unicode"), False
 
 
 def to_markdown(html: str, url: str, only_main: bool = True) -> tuple[str, bool]:

@@ -75,3 +75,17 @@ async def act(action: str, ctx: ActionContext, /, **args: Any) -> Any:
     result = await run_action(action, ctx, args)
     jsonschema.validate(result, REGISTRY[action].result_schema)
     return result
+
+
+def login_inputs(site: FixtureServer, **extra: Any) -> dict[str, Any]:
+    """login_keep_session's inputs for the fixture site's login form, right password included."""
+    from tests.fixtures.server import PASSWORD
+
+    return {
+        "loginUrl": site.url("/login"),
+        "checkUrl": site.url("/members"),
+        "username": "ada",
+        "password": PASSWORD,
+        "successSelector": "#welcome",
+        **extra,
+    }

@@ -33,6 +33,19 @@ async def test_needs_branches_when_and_output(manager: RunManager) -> None:
     assert manager.sessions.sessions == {}
 
 
+async def test_on_error_continue_holds_between_steps_joined_by_needs(
+    manager: RunManager,
+) -> None:
+    answer = await run(manager, "tolerated")
+    assert answer["status"] == "succeeded" and answer["result"] == {"missing": True}
+    steps = manager.describe(answer["runId"], include_steps=True)["steps"]
+    assert {s["stepId"]: s["status"] for s in steps} == {
+        "a": "succeeded",
+        "broken": "failed",
+        "after": "succeeded",
+    }
+
+
 async def test_retries_then_fails_with_step_execution_failed(manager: RunManager) -> None:
     answer = await run(manager, "retries")
     assert answer["status"] == "failed"

@@ -11,6 +11,7 @@ import pytest
 from dsl import TaskplateError
 from interpreter import RunManager
 from tests.browser.test_sessions import kill_browser
+from tests.conftest import login_inputs
 from tests.fixtures.server import FixtureServer
 
 pytestmark = pytest.mark.anyio
@@ -145,14 +146,7 @@ async def test_killing_chromium_mid_batch_fails_only_the_items_in_flight(
 async def test_login_with_a_wrong_password_fails_never_partially(
     manager: RunManager, site: FixtureServer, caplog: pytest.LogCaptureFixture
 ) -> None:
-    inputs = {
-        "loginUrl": site.url("/login"),
-        "checkUrl": site.url("/members"),
-        "username": "ada",
-        "password": "wrong-password-123",
-        "successSelector": "#welcome",
-        "timeoutMs": 1000,
-    }
+    inputs = login_inputs(site, password="wrong-password-123", timeoutMs=1000)
     run_id = await manager.submit("login_keep_session", inputs)
     with anyio.fail_after(30):
         answer = await manager.wait(run_id)
@@ -194,16 +188,7 @@ async def test_multi_tab_compare_reports_differences_with_screenshots(
 async def test_login_publishes_the_profile_keeps_the_session_and_later_runs_are_signed_in(
     manager: RunManager, site: FixtureServer
 ) -> None:
-    from tests.fixtures.server import PASSWORD
-
-    inputs = {
-        "loginUrl": site.url("/login"),
-        "checkUrl": site.url("/members"),
-        "username": "ada",
-        "password": PASSWORD,
-        "successSelector": "#welcome",
-        "profileId": "work",
-    }
+    inputs = login_inputs(site, profileId="work")
     first = await manager.wait(await manager.submit("login_keep_session", inputs))
     assert first["status"] == "succeeded", first.get("error")
     result = first["result"]
@@ -266,16 +251,7 @@ async def test_a_given_session_is_used_and_never_closed(
 async def test_runs_publish_what_they_changed_to_their_profile_and_never_a_stale_state(
     manager: RunManager, site: FixtureServer
 ) -> None:
-    from tests.fixtures.server import PASSWORD
-
-    inputs = {
-        "loginUrl": site.url("/login"),
-        "checkUrl": site.url("/members"),
-        "username": "ada",
-        "password": PASSWORD,
-        "successSelector": "#welcome",
-        "profileId": "pub",
-    }
+    inputs = login_inputs(site, profileId="pub")
     assert (await manager.wait(await manager.submit("login_keep_session", inputs)))[
         "status"
     ] == "succeeded"

@@ -102,31 +102,18 @@ async def test_run_errors(client: Client, site: FixtureServer) -> None:
 
 
 async def test_queue_full(client: Client) -> None:
-    first = await call(
-        client,
-        "run_task_template",
-        templateId="pause",
-        inputs={"ms": 500},
-        options={"mode": "async"},
-    )
-    second = await call(
-        client,
-        "run_task_template",
-        templateId="pause",
-        inputs={"ms": 500},
-        options={"mode": "async"},
-    )
-    assert first["status"] == second["status"] == "queued"
-    expect(
-        await call(
+    async def queue_a_pause() -> dict[str, Any]:
+        return await call(
             client,
             "run_task_template",
             templateId="pause",
             inputs={"ms": 500},
             options={"mode": "async"},
-        ),
-        ErrorCode.RUN_QUEUE_FULL,
-    )
+        )
+
+    first, second = await queue_a_pause(), await queue_a_pause()
+    assert first["status"] == second["status"] == "queued"
+    expect(await queue_a_pause(), ErrorCode.RUN_QUEUE_FULL)
 
 
 async def test_expired_artifact(client: Client, site: FixtureServer) -> None:

@@ -11,7 +11,8 @@ import anyio
 import pytest
 from mcp.client.client import Client
 
-from tests.fixtures.server import PASSWORD, FixtureServer
+from tests.conftest import login_inputs
+from tests.fixtures.server import FixtureServer
 from tests.server.conftest import Served, start_http, stop
 
 pytestmark = pytest.mark.anyio
@@ -29,14 +30,7 @@ def inputs_for(site: FixtureServer) -> dict[str, dict[str, Any]]:
             "urls": [site.url("/article.html"), site.url("/recipe.html")],
             "waitFor": 1,
         },
-        "login_keep_session": {
-            "loginUrl": site.url("/login"),
-            "checkUrl": site.url("/members"),
-            "username": "ada",
-            "password": PASSWORD,
-            "successSelector": "#welcome",
-            "profileId": "mcp",
-        },
+        "login_keep_session": login_inputs(site, profileId="mcp"),
         "multi_tab_compare": {
             "urls": [site.url("/article.html"), site.url("/recipe.html")],
             "fields": {"title": "h1"},
