@@ -36,7 +36,7 @@ lint: bootstrap
 	$(BIN)/mypy
 
 docs: bootstrap
-	$(BIN)/python -m cli.docgen --write
+	$(BIN)/python -m taskplate.cli.docgen --write
 
 bench: bootstrap
 	$(BIN)/python bench/validate.py

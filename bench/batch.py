@@ -31,10 +31,10 @@ import anyio
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from browser import BrowserRuntime  # noqa: E402
-from interpreter import SHIPPED, RunManager, TemplateLibrary  # noqa: E402
-from stdlib import REGISTRY  # noqa: E402
-from stdlib._markdown import to_markdown  # noqa: E402
+from taskplate.browser import BrowserRuntime  # noqa: E402
+from taskplate.interpreter import SHIPPED, RunManager, TemplateLibrary  # noqa: E402
+from taskplate.stdlib import REGISTRY  # noqa: E402
+from taskplate.stdlib._markdown import to_markdown  # noqa: E402
 
 CONCURRENCY = 5
 ROUNDS = 5

@@ -35,10 +35,10 @@ from markdown_it import MarkdownIt
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from browser import BrowserConfig, BrowserRuntime, Sessions  # noqa: E402
-from stdlib import run_action  # noqa: E402
-from stdlib._context import ActionContext  # noqa: E402
-from stdlib._markdown import to_markdown  # noqa: E402
+from taskplate.browser import BrowserConfig, BrowserRuntime, Sessions  # noqa: E402
+from taskplate.stdlib import run_action  # noqa: E402
+from taskplate.stdlib._context import ActionContext  # noqa: E402
+from taskplate.stdlib._markdown import to_markdown  # noqa: E402
 
 DATA = Path(
     os.environ.get("TASKPLATE_ARTICLE_DATA", ROOT.parent / "shared" / "data" / "article-extraction")

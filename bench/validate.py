@@ -15,8 +15,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from dsl import check_source  # noqa: E402
-from stdlib import REGISTRY  # noqa: E402
+from taskplate.dsl import check_source  # noqa: E402
+from taskplate.stdlib import REGISTRY  # noqa: E402
 
 TEMPLATES = sorted((ROOT / "templates").glob("*.yaml"))
 TARGET_MS = 5.0

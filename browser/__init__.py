@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from dsl._lazy import lazy_names
+from taskplate.dsl._lazy import lazy_names
 
 if TYPE_CHECKING:
     from ._errors import crashed, is_crash, translate

@@ -16,7 +16,7 @@ from typing import Any
 import anyio
 from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
 
-from dsl import ErrorCode, TaskplateError
+from taskplate.dsl import ErrorCode, TaskplateError
 
 LAUNCH_ARGS = (
     "--no-sandbox",

@@ -13,7 +13,7 @@ from typing import Any
 import anyio
 from playwright.async_api import BrowserContext, Dialog, Page, Request
 
-from dsl import ErrorCode, TaskplateError
+from taskplate.dsl import ErrorCode, TaskplateError
 
 from ._errors import crashed, is_crash
 from ._policy import UrlPolicy

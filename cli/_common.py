@@ -11,8 +11,8 @@ from typing import Any
 
 import click
 
-from interpreter import SHIPPED, RunManager, TemplateLibrary, data_home
-from stdlib import REGISTRY
+from taskplate.interpreter import SHIPPED, RunManager, TemplateLibrary, data_home
+from taskplate.stdlib import REGISTRY
 
 
 def template_folders(extra: tuple[str, ...] = ()) -> list[Path]:

@@ -10,9 +10,9 @@ from importlib.metadata import version
 import anyio
 import click
 
-from browser import BrowserConfig, BrowserRuntime, find_chromium
-from dsl import TaskplateError
-from interpreter import data_home
+from taskplate.browser import BrowserConfig, BrowserRuntime, find_chromium
+from taskplate.dsl import TaskplateError
+from taskplate.interpreter import data_home
 
 from ._common import library
 

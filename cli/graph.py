@@ -10,9 +10,9 @@ import sys
 
 import click
 
-from dsl import CheckResult, Step, Template, Value, format_text
-from dsl._values import Const, Interp, ListValue, MapValue, Single
-from stdlib import REGISTRY
+from taskplate.dsl import CheckResult, Step, Template, Value, format_text
+from taskplate.dsl._values import Const, Interp, ListValue, MapValue, Single
+from taskplate.stdlib import REGISTRY
 
 from .validate import check_paths
 

@@ -9,8 +9,8 @@ import sys
 import anyio
 import click
 
-from browser import ProfileStore, data_home
-from browser._login import login
+from taskplate.browser import ProfileStore, data_home
+from taskplate.browser._login import login
 
 from ._errors import user_errors
 

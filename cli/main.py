@@ -11,14 +11,14 @@ import click
 
 # command name -> "module:attribute", imported on first use
 COMMANDS = {
-    "validate": "cli.validate:command",
-    "graph": "cli.graph:command",
-    "run": "cli.run:command",
-    "runs": "cli.runs:runs",
-    "artifact": "cli.runs:artifact",
-    "doctor": "cli.doctor:command",
-    "serve": "cli.serve:command",
-    "login": "cli.login:command",
+    "validate": "taskplate.cli.validate:command",
+    "graph": "taskplate.cli.graph:command",
+    "run": "taskplate.cli.run:command",
+    "runs": "taskplate.cli.runs:runs",
+    "artifact": "taskplate.cli.runs:artifact",
+    "doctor": "taskplate.cli.doctor:command",
+    "serve": "taskplate.cli.serve:command",
+    "login": "taskplate.cli.login:command",
 }
 
 

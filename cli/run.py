@@ -21,8 +21,8 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from dsl import ErrorCode, RunStatus, TaskplateError, format_text
-from interpreter import Progress as RunProgress
+from taskplate.dsl import ErrorCode, RunStatus, TaskplateError, format_text
+from taskplate.interpreter import Progress as RunProgress
 
 from ._common import emit, library, manager
 from ._errors import user_errors

@@ -8,8 +8,8 @@ import logging
 
 import click
 
-from dsl import TrustLevel
-from server._serve import run
+from taskplate.dsl import TrustLevel
+from taskplate.server._serve import run
 
 from ._common import library, manager
 from ._errors import user_errors

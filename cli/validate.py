@@ -9,8 +9,15 @@ import sys
 
 import click
 
-from dsl import CheckResult, Diagnostic, check_source, format_json, format_text, has_errors
-from stdlib import REGISTRY
+from taskplate.dsl import (
+    CheckResult,
+    Diagnostic,
+    check_source,
+    format_json,
+    format_text,
+    has_errors,
+)
+from taskplate.stdlib import REGISTRY
 
 from ._files import template_files
 

@@ -9,7 +9,7 @@ import functools
 import json
 import re
 from dataclasses import dataclass
-from pathlib import Path
+from importlib.resources import files
 from typing import Any
 
 import lark
@@ -111,7 +111,7 @@ _BINARY = {
 }
 
 _PARSER = lark.Lark(
-    (Path(__file__).parent / "expr.lark").read_text(encoding="utf-8"),
+    (files(__package__ or "taskplate.dsl") / "expr.lark").read_text(encoding="utf-8"),
     parser="lalr",
     propagate_positions=True,
     maybe_placeholders=False,

@@ -2,7 +2,7 @@
 retries, timeouts, cancellation, trust checks, the SQLite run store and the artifact store.
 """
 
-from browser import data_home
+from taskplate.browser import data_home
 
 from ._artifacts import ArtifactStore, Chunk
 from ._executor import Progress

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dsl import ErrorCode, TaskplateError
+from taskplate.dsl import ErrorCode, TaskplateError
 
 from ._store import RunStore
 

@@ -17,8 +17,8 @@ from typing import Any
 
 import anyio
 
-from browser import MAX_TABS_PER_SESSION, Session
-from dsl import (
+from taskplate.browser import MAX_TABS_PER_SESSION, Session
+from taskplate.dsl import (
     ErrorCode,
     ExpressionError,
     Step,
@@ -29,8 +29,8 @@ from dsl import (
     render,
     truthy,
 )
-from dsl._values import Const
-from stdlib import REGISTRY, ActionContext, run_action
+from taskplate.dsl._values import Const
+from taskplate.stdlib import REGISTRY, ActionContext, run_action
 
 PREVIEW_CHARS = 200
 # Steps executed so far by the current forEach item (each item task sets its own counter).

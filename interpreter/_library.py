@@ -5,13 +5,36 @@ invalid template is not served and its diagnostics are logged. Lookup by id and 
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 
-from dsl import ActionCatalog, Diagnostic, ErrorCode, TaskplateError, Template, check_source
+from taskplate.dsl import (
+    ActionCatalog,
+    Diagnostic,
+    ErrorCode,
+    TaskplateError,
+    Template,
+    check_source,
+)
 
 log = logging.getLogger("taskplate.templates")
-SHIPPED = Path(__file__).resolve().parents[1] / "templates"
+# The templates shipped inside the package: a folder in a checkout or a wheel, a zip member in a
+# zipapp; read through importlib.resources so every form works.
+SHIPPED: Traversable = files("taskplate") / "templates"
+
+
+def _template_files(folder: Traversable) -> Iterator[Traversable]:
+    """A folder's `*.yaml`/`*.yml` files at any depth, in name order; a file is itself."""
+    if not folder.is_dir():
+        yield folder
+        return
+    for child in sorted(folder.iterdir(), key=lambda c: c.name):
+        if child.is_dir():
+            yield from _template_files(child)
+        elif child.name.endswith((".yaml", ".yml")):
+            yield child
 
 
 def _version_key(version: str) -> tuple[int, int, int]:
@@ -39,13 +62,13 @@ class TemplateLibrary:
     sources: dict[tuple[str, str], str] = field(default_factory=dict)
     rejected: dict[str, list[Diagnostic]] = field(default_factory=dict)
 
-    def load(self, folders: list[Path]) -> TemplateLibrary:
+    def load(self, folders: list[Traversable]) -> TemplateLibrary:
         for folder in folders:
-            for path in sorted(folder.rglob("*.y*ml")) if folder.is_dir() else [folder]:
+            for path in _template_files(folder):
                 self.add_file(path)
         return self
 
-    def add_file(self, path: Path) -> Template | None:
+    def add_file(self, path: Traversable) -> Template | None:
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:

@@ -21,8 +21,8 @@ from typing import Any
 import anyio
 import jsonschema
 
-from browser import BrowserRuntime, ProfileStore, Session, Sessions, UrlPolicy
-from dsl import (
+from taskplate.browser import BrowserRuntime, ProfileStore, Session, Sessions, UrlPolicy
+from taskplate.dsl import (
     ErrorCode,
     RunStatus,
     TaskplateError,

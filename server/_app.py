@@ -8,8 +8,8 @@ from __future__ import annotations
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.resources import TextResource
 
-from dsl import TrustLevel
-from interpreter import RunManager
+from taskplate.dsl import TrustLevel
+from taskplate.interpreter import RunManager
 
 from ._browser_tools import BrowserTools
 from ._contract_tools import contract_tools

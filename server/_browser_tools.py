@@ -12,11 +12,11 @@ from typing import Any
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, ImageContent
 
-from browser import Session
-from dsl import ErrorCode, Level, TaskplateError, TrustLevel, check_source, format_text
-from interpreter._artifacts import RunArtifacts
-from interpreter._runs import iso
-from stdlib import REGISTRY, ActionContext, run_action
+from taskplate.browser import Session
+from taskplate.dsl import ErrorCode, Level, TaskplateError, TrustLevel, check_source, format_text
+from taskplate.interpreter._artifacts import RunArtifacts
+from taskplate.interpreter._runs import iso
+from taskplate.stdlib import REGISTRY, ActionContext, run_action
 
 from . import _schemas as schemas
 from ._results import ok

@@ -13,8 +13,8 @@ import anyio
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 
-from dsl import ErrorCode, RunStatus, TaskplateError, Template
-from interpreter import Progress
+from taskplate.dsl import ErrorCode, RunStatus, TaskplateError, Template
+from taskplate.interpreter import Progress
 
 from . import _schemas as schemas
 from ._results import ok

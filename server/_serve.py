@@ -6,8 +6,8 @@ import logging
 
 import anyio
 
-from dsl import TrustLevel
-from interpreter import RunManager
+from taskplate.dsl import TrustLevel
+from taskplate.interpreter import RunManager
 
 from ._app import build_server
 

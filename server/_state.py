@@ -11,8 +11,8 @@ from typing import Any
 
 from mcp.server.mcpserver import Context
 
-from dsl import TrustLevel
-from interpreter import RunManager
+from taskplate.dsl import TrustLevel
+from taskplate.interpreter import RunManager
 
 
 def _loopback(host: str | None) -> bool:

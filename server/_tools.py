@@ -16,7 +16,7 @@ from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetad
 from mcp_types import CallToolResult
 from pydantic import ConfigDict
 
-from dsl import ErrorCode, TaskplateError, listed, violations
+from taskplate.dsl import ErrorCode, TaskplateError, listed, violations
 
 from ._results import failed
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import jsonschema
 
-from browser import translate
-from dsl import ActionSpec, ErrorCode, TaskplateError, listed, violations
+from taskplate.browser import translate
+from taskplate.dsl import ActionSpec, ErrorCode, TaskplateError, listed, violations
 
 from ._context import ActionContext
 

@@ -7,13 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from browser import UrlPolicy
-from dsl import ErrorCode, TaskplateError, TrustLevel
+from taskplate.browser import UrlPolicy
+from taskplate.dsl import ErrorCode, TaskplateError, TrustLevel
 
 if TYPE_CHECKING:
     from playwright.async_api import Page
 
-    from browser import Session, Tab
+    from taskplate.browser import Session, Tab
 
 
 class ArtifactSink(Protocol):
@@ -69,7 +69,7 @@ class ActionContext:
         """The tab's page; a recycled tab is blanked first unless the caller replaces the page."""
         tab = await self.tab()
         if tab.crashed:
-            from browser import crashed
+            from taskplate.browser import crashed
 
             raise crashed("this tab crashed earlier; open a new tab")
         if not replacing:

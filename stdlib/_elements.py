@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from browser import is_crash, translate
-from dsl import ErrorCode, TaskplateError
+from taskplate.browser import is_crash, translate
+from taskplate.dsl import ErrorCode, TaskplateError
 
 if TYPE_CHECKING:
     from playwright.async_api import Locator, Page

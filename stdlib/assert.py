@@ -5,7 +5,7 @@ Data only: runs without a browser.
 
 from typing import Any
 
-from dsl import ActionSpec, ErrorCode, Level, TaskplateError, truthy
+from taskplate.dsl import ActionSpec, ErrorCode, Level, TaskplateError, truthy
 
 from ._schemas import BOOLEAN, args, result
 

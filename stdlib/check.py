@@ -5,10 +5,10 @@ Declaration and implementation; page access goes through the browser runtime.
 
 from typing import Any
 
-from browser import translate
-from dsl import ActionSpec, ErrorCode, Level
-from stdlib._context import ActionContext
-from stdlib._elements import describe, find
+from taskplate.browser import translate
+from taskplate.dsl import ActionSpec, ErrorCode, Level
+from taskplate.stdlib._context import ActionContext
+from taskplate.stdlib._elements import describe, find
 
 from ._schemas import BOOLEAN, TIMEOUT_MS, args, result
 

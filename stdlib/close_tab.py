@@ -5,8 +5,8 @@ Declaration and implementation; page access goes through the browser runtime.
 
 from typing import Any
 
-from dsl import ActionSpec, Level
-from stdlib._context import ActionContext
+from taskplate.dsl import ActionSpec, Level
+from taskplate.stdlib._context import ActionContext
 
 from ._schemas import BOOLEAN, args, result
 

@@ -6,7 +6,7 @@ Data only: runs without a browser.
 import json
 from typing import Any
 
-from dsl import ActionSpec, Level
+from taskplate.dsl import ActionSpec, Level
 
 from ._schemas import args, result
 

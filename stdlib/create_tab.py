@@ -5,9 +5,9 @@ Declaration and implementation; page access goes through the browser runtime.
 
 from typing import Any
 
-from browser import translate
-from dsl import ActionSpec, ErrorCode, Level, TaskplateError
-from stdlib._context import ActionContext
+from taskplate.browser import translate
+from taskplate.dsl import ActionSpec, ErrorCode, Level, TaskplateError
+from taskplate.stdlib._context import ActionContext
 
 from ._schemas import STRING, args, result
 

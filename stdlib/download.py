@@ -8,10 +8,10 @@ from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from browser import translate
-from dsl import ActionSpec, ErrorCode, Level, TaskplateError
-from stdlib._context import ActionContext
-from stdlib._elements import find
+from taskplate.browser import translate
+from taskplate.dsl import ActionSpec, ErrorCode, Level, TaskplateError
+from taskplate.stdlib._context import ActionContext
+from taskplate.stdlib._elements import find
 
 from ._schemas import INTEGER, STRING, TARGET_PROPS, TIMEOUT_MS, args, result
 

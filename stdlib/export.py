@@ -10,7 +10,7 @@ import io
 import json
 from typing import Any
 
-from dsl import ActionSpec, Level
+from taskplate.dsl import ActionSpec, Level
 
 from ._schemas import INTEGER, STRING, args, result
 

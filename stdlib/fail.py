@@ -5,7 +5,7 @@ Data only: runs without a browser.
 
 from typing import Any
 
-from dsl import ActionSpec, ErrorCode, Level, TaskplateError
+from taskplate.dsl import ActionSpec, ErrorCode, Level, TaskplateError
 
 from ._schemas import args
 

@@ -7,9 +7,9 @@ from typing import Any
 
 import anyio
 
-from dsl import ActionSpec, Level
-from stdlib._context import ActionContext
-from stdlib._elements import find
+from taskplate.dsl import ActionSpec, Level
+from taskplate.stdlib._context import ActionContext
+from taskplate.stdlib._elements import find
 
 from ._schemas import BOOLEAN, INTEGER, STRING, args, result
 
@@ -25,7 +25,7 @@ def truncate(text: str, max_bytes: int | None) -> tuple[str, int, bool]:
 
 def render(html: str, url: str, fmt: str, only_main: bool) -> tuple[str, bool]:
     # Imported here: trafilatura is heavy, and checking templates needs only the declaration.
-    from stdlib._markdown import to_links, to_markdown, to_text
+    from taskplate.stdlib._markdown import to_links, to_markdown, to_text
 
     if fmt == "markdown":
         return to_markdown(html, url, only_main)

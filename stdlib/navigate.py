@@ -7,9 +7,9 @@ from typing import Any
 
 import anyio
 
-from browser import crashed, is_crash, translate
-from dsl import ActionSpec, ErrorCode, Level, TaskplateError
-from stdlib._context import ActionContext
+from taskplate.browser import crashed, is_crash, translate
+from taskplate.dsl import ActionSpec, ErrorCode, Level, TaskplateError
+from taskplate.stdlib._context import ActionContext
 
 from ._schemas import STRING, TIMEOUT_MS, args, result
 

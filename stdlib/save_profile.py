@@ -5,8 +5,8 @@ Declaration and implementation; the profile store does the publishing.
 
 from typing import Any
 
-from dsl import ActionSpec, ErrorCode, Level, TaskplateError
-from stdlib._context import ActionContext
+from taskplate.dsl import ActionSpec, ErrorCode, Level, TaskplateError
+from taskplate.stdlib._context import ActionContext
 
 from ._schemas import BOOLEAN, INTEGER, STRING, args, result
 

@@ -6,10 +6,10 @@ Declaration and implementation; page access goes through the browser runtime.
 import struct
 from typing import Any
 
-from browser import translate
-from dsl import ActionSpec, ErrorCode, Level, TaskplateError
-from stdlib._context import ActionContext
-from stdlib._elements import find
+from taskplate.browser import translate
+from taskplate.dsl import ActionSpec, ErrorCode, Level, TaskplateError
+from taskplate.stdlib._context import ActionContext
+from taskplate.stdlib._elements import find
 
 from ._schemas import INTEGER, STRING, args, result
 

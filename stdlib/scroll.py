@@ -7,9 +7,9 @@ from typing import Any
 
 import anyio
 
-from dsl import ActionSpec, Level
-from stdlib._context import ActionContext
-from stdlib._elements import find
+from taskplate.dsl import ActionSpec, Level
+from taskplate.stdlib._context import ActionContext
+from taskplate.stdlib._elements import find
 
 from ._schemas import INTEGER, TARGET_PROPS, args, result
 

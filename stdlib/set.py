@@ -5,7 +5,7 @@ Data only: runs without a browser; its result is its arguments.
 
 from typing import Any
 
-from dsl import ActionSpec, Level
+from taskplate.dsl import ActionSpec, Level
 
 
 async def run(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:

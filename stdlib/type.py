@@ -5,9 +5,9 @@ Declaration and implementation; page access goes through the browser runtime.
 
 from typing import Any
 
-from dsl import ActionSpec, ErrorCode, Level
-from stdlib._context import ActionContext
-from stdlib._elements import describe, find, input_or_dom
+from taskplate.dsl import ActionSpec, ErrorCode, Level
+from taskplate.stdlib._context import ActionContext
+from taskplate.stdlib._elements import describe, find, input_or_dom
 
 from ._schemas import STRATEGY, STRING, TIMEOUT_MS, args, result
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import anyio
 
-from dsl import ActionSpec, Level
+from taskplate.dsl import ActionSpec, Level
 
 from ._schemas import INTEGER, args, result
 

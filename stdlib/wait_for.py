@@ -7,9 +7,9 @@ import re
 import time
 from typing import Any
 
-from browser import translate
-from dsl import ActionSpec, ErrorCode, Level, TaskplateError
-from stdlib._context import ActionContext
+from taskplate.browser import translate
+from taskplate.dsl import ActionSpec, ErrorCode, Level, TaskplateError
+from taskplate.stdlib._context import ActionContext
 
 from ._schemas import BOOLEAN, INTEGER, TIMEOUT_MS, result
 

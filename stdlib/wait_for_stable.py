@@ -5,14 +5,14 @@ Declaration and implementation; page access goes through the browser runtime.
 
 from typing import Any
 
-from dsl import ActionSpec, Level
-from stdlib._context import ActionContext
+from taskplate.dsl import ActionSpec, Level
+from taskplate.stdlib._context import ActionContext
 
 from ._schemas import BOOLEAN, INTEGER, TIMEOUT_MS, args, result
 
 
 async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
-    from browser import wait_for_stable  # the page watcher is loaded only when used
+    from taskplate.browser import wait_for_stable  # the page watcher is loaded only when used
 
     tab = await ctx.tab()
     stable, waited = await wait_for_stable(

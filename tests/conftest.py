@@ -9,10 +9,10 @@ from typing import Any
 import jsonschema
 import pytest
 
-from browser import BrowserConfig, BrowserRuntime, Sessions, UrlPolicy
-from dsl import TrustLevel
-from stdlib import REGISTRY, run_action
-from stdlib._context import ActionContext, MemoryArtifacts
+from taskplate.browser import BrowserConfig, BrowserRuntime, Sessions, UrlPolicy
+from taskplate.dsl import TrustLevel
+from taskplate.stdlib import REGISTRY, run_action
+from taskplate.stdlib._context import ActionContext, MemoryArtifacts
 from tests.fixtures.server import FixtureServer, serve
 
 PUBLIC_HOST = (
@@ -42,7 +42,7 @@ async def runtime(site: FixtureServer) -> AsyncIterator[BrowserRuntime]:
 
 def fake_dns(host: str) -> list[str]:
     """Public for public.test, private for private.test, the real answer for anything else."""
-    from browser import system_resolver
+    from taskplate.browser import system_resolver
 
     return {"public.test": ["93.184.216.34"], "private.test": ["10.1.2.3"]}.get(
         host

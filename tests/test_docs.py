@@ -11,11 +11,11 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 
-from cli.docgen import generated
-from cli.main import cli
-from dsl import check_source
-from dsl._yaml import load_yaml
-from stdlib import REGISTRY
+from taskplate.cli.docgen import generated
+from taskplate.cli.main import cli
+from taskplate.dsl import check_source
+from taskplate.dsl._yaml import load_yaml
+from taskplate.stdlib import REGISTRY
 
 ROOT = Path(__file__).parents[1]
 DOCS = ROOT / "docs"
@@ -43,7 +43,7 @@ def test_every_action_and_function_is_documented() -> None:
     actions = (DOCS / "actions.md").read_text(encoding="utf-8")
     expressions = (DOCS / "expressions.md").read_text(encoding="utf-8")
     assert all(f"## `{name}`" in actions for name in REGISTRY)
-    from dsl import FUNCTIONS
+    from taskplate.dsl import FUNCTIONS
 
     assert all(f"| `{name}` |" in expressions for name in FUNCTIONS)
 

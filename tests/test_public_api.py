@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 
-@pytest.mark.parametrize("package", ["dsl", "stdlib"])
+@pytest.mark.parametrize("package", ["taskplate.dsl", "taskplate.stdlib"])
 def test_all_names_exist(package: str) -> None:
     module = importlib.import_module(package)
     assert module.__all__, package
@@ -17,10 +17,23 @@ def test_all_names_exist(package: str) -> None:
 
 
 def test_the_language_does_not_import_playwright_or_other_layers() -> None:
-    root = Path(importlib.import_module("dsl").__path__[0])
+    root = Path(importlib.import_module("taskplate.dsl").__path__[0])
     forbidden = ("playwright", "stdlib", "interpreter", "browser", "server", "cli")
     for path in root.rglob("*.py"):
         for line in path.read_text(encoding="utf-8").splitlines():
             words = line.split()
             if words[:1] in (["import"], ["from"]) and len(words) > 1:
-                assert words[1].split(".")[0] not in forbidden, f"{path.name}: {line}"
+                layer = words[1].removeprefix("taskplate.").split(".")[0]
+                assert layer not in forbidden, f"{path.name}: {line}"
+
+
+def test_every_import_names_the_layers_under_taskplate() -> None:
+    """A bare `import dsl` would load a second copy of a layer beside `taskplate.dsl`."""
+    root = Path(__file__).parents[1]
+    layers = ("dsl", "interpreter", "stdlib", "browser", "server", "cli")
+    folders = [*layers, "tests", "bench"]
+    for path in (p for folder in folders for p in (root / folder).rglob("*.py")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            words = line.split()
+            if words[:1] in (["import"], ["from"]) and len(words) > 1:
+                assert words[1].split(".")[0] not in layers, f"{path}: {line}"

@@ -16,7 +16,7 @@ import pytest
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
 
-from browser import ProfileStore
+from taskplate.browser import ProfileStore
 from tests.fixtures.server import FixtureServer
 
 DSL = str(Path(sys.executable).parent / "dsl")
@@ -147,7 +147,7 @@ PUBLISHER = """
 import json, sys, time
 from pathlib import Path
 sys.path.insert(0, {root!r})
-from browser import ProfileStore
+from taskplate.browser import ProfileStore
 store = ProfileStore(Path({root_profiles!r}))
 me = sys.argv[1]
 done = 0

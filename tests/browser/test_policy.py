@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from browser import Sessions, UrlPolicy
-from dsl import ErrorCode, TaskplateError, TrustLevel
-from stdlib._context import ActionContext
+from taskplate.browser import Sessions, UrlPolicy
+from taskplate.dsl import ErrorCode, TaskplateError, TrustLevel
+from taskplate.stdlib._context import ActionContext
 from tests.conftest import act, fake_dns
 from tests.fixtures.server import FixtureServer
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from browser import ProfileStore
-from dsl import ErrorCode, TaskplateError
+from taskplate.browser import ProfileStore
+from taskplate.dsl import ErrorCode, TaskplateError
 
 
 @pytest.mark.parametrize("bad", ["../x", "a/b", "..", ".", "a\\b", "x" * 65, "", "ünï", None, 7])

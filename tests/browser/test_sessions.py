@@ -15,7 +15,7 @@ import anyio
 import pytest
 from playwright.async_api import Error as PlaywrightError
 
-from browser import (
+from taskplate.browser import (
     MAX_TABS_PER_PROCESS,
     MAX_TABS_PER_SESSION,
     BrowserConfig,
@@ -23,8 +23,8 @@ from browser import (
     Sessions,
     find_chromium,
 )
-from dsl import ErrorCode, TaskplateError
-from stdlib._context import ActionContext
+from taskplate.dsl import ErrorCode, TaskplateError
+from taskplate.stdlib._context import ActionContext
 from tests.conftest import act
 from tests.fixtures.server import FixtureServer
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from cli.main import cli
+from taskplate.cli.main import cli
 
 ROOT = Path(__file__).parents[2]
 ERR = ROOT / "tests" / "dsl" / "cases" / "err"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from dsl import check_source
-from stdlib import REGISTRY
+from taskplate.dsl import check_source
+from taskplate.stdlib import REGISTRY
 
 CASES = Path(__file__).parent / "cases"
 OK = sorted((CASES / "ok").glob("*.yaml"))

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from dsl import ExpressionError, evaluate, parse_expression
-from dsl._values import Broken, Const, Interp, Single, compile_value, render
+from taskplate.dsl import ExpressionError, evaluate, parse_expression
+from taskplate.dsl._values import Broken, Const, Interp, Single, compile_value, render
 
 SCOPE: dict[str, Any] = {
     "inputs": {

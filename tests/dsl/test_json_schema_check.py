@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dsl._json_schema_check import schema_errors
+from taskplate.dsl._json_schema_check import schema_errors
 
 OFFICIAL = jsonschema.Draft202012Validator(jsonschema.Draft202012Validator.META_SCHEMA)
 CASES: list[Any] = [

@@ -11,10 +11,10 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dsl import ExpressionError, check_source, evaluate, parse_expression
-from dsl._expr_infer import ExprScope, infer
-from dsl._types import from_schema
-from stdlib import REGISTRY
+from taskplate.dsl import ExpressionError, check_source, evaluate, parse_expression
+from taskplate.dsl._expr_infer import ExprScope, infer
+from taskplate.dsl._types import from_schema
+from taskplate.stdlib import REGISTRY
 
 SETTINGS = settings(
     max_examples=int(os.environ.get("HYPOTHESIS_EXAMPLES", "300")),

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from dsl._diagnostics import Span
-from dsl._yaml import YamlError, load_yaml
+from taskplate.dsl._diagnostics import Span
+from taskplate.dsl._yaml import YamlError, load_yaml
 
 
 def test_every_value_and_key_keeps_its_position() -> None:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from browser import BrowserRuntime
-from interpreter import SHIPPED, Limits, RunManager, TemplateLibrary
-from stdlib import REGISTRY
+from taskplate.browser import BrowserRuntime
+from taskplate.interpreter import SHIPPED, Limits, RunManager, TemplateLibrary
+from taskplate.stdlib import REGISTRY
 
 HERE = Path(__file__).parent
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from dsl import ErrorCode, TaskplateError
-from interpreter import ArtifactStore, RunStore
+from taskplate.dsl import ErrorCode, TaskplateError
+from taskplate.interpreter import ArtifactStore, RunStore
 
 
 def make(tmp_path: Path, ttl_ms: int) -> tuple[RunStore, ArtifactStore]:
@@ -75,7 +75,7 @@ def test_many_processes_can_create_the_store_at_once(tmp_path: Path) -> None:
 
     root, db, start = str(Path(__file__).parents[2]), str(tmp_path / "runs.db"), time.time() + 3
     code = (
-        f"import sys, time; sys.path.insert(0, {root!r}); from pathlib import Path; from interpreter import RunStore; "
+        f"import sys, time; sys.path.insert(0, {root!r}); from pathlib import Path; from taskplate.interpreter import RunStore; "
         f"time.sleep(max(0, {start!r} - time.time())); RunStore(Path({db!r})).close()"  # all at the same instant
     )
     started = [

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from interpreter import SHIPPED, TemplateLibrary
-from stdlib import REGISTRY
+from taskplate.interpreter import SHIPPED, TemplateLibrary
+from taskplate.stdlib import REGISTRY
 
 
 def test_an_invalid_template_is_skipped_with_its_diagnostics_logged(

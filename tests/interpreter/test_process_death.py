@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from interpreter import SHIPPED, RunManager, RunStore, TemplateLibrary
-from stdlib import REGISTRY
+from taskplate.interpreter import SHIPPED, RunManager, RunStore, TemplateLibrary
+from taskplate.stdlib import REGISTRY
 from tests.fixtures.server import FixtureServer
 
 DSL = str(Path(sys.executable).parent / "dsl")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from dsl import ErrorCode, TaskplateError, TrustLevel
-from interpreter import RunManager, matches, new_run_id
+from taskplate.dsl import ErrorCode, TaskplateError, TrustLevel
+from taskplate.interpreter import RunManager, matches, new_run_id
 
 pytestmark = pytest.mark.anyio
 

@@ -8,8 +8,8 @@ import time
 import anyio
 import pytest
 
-from dsl import TaskplateError
-from interpreter import RunManager
+from taskplate.dsl import TaskplateError
+from taskplate.interpreter import RunManager
 from tests.browser.test_sessions import kill_browser
 from tests.conftest import login_inputs
 from tests.fixtures.server import FixtureServer

@@ -9,10 +9,10 @@ import anyio
 import jsonschema
 import pytest
 
-from interpreter import SHIPPED, RunManager, TemplateLibrary
-from server._app import build_server
-from server._schemas import ERROR
-from stdlib import REGISTRY
+from taskplate.interpreter import SHIPPED, RunManager, TemplateLibrary
+from taskplate.server._app import build_server
+from taskplate.server._schemas import ERROR
+from taskplate.stdlib import REGISTRY
 
 EXAMPLES = sorted((Path(__file__).parents[2] / "docs" / "contract").glob("*.json"))
 

@@ -10,11 +10,11 @@ import anyio
 import pytest
 from mcp.client.client import Client
 
-from browser import BrowserRuntime
-from dsl import ErrorCode
-from interpreter import SHIPPED, Limits, RunManager, TemplateLibrary
-from server import build_server
-from stdlib import REGISTRY
+from taskplate.browser import BrowserRuntime
+from taskplate.dsl import ErrorCode
+from taskplate.interpreter import SHIPPED, Limits, RunManager, TemplateLibrary
+from taskplate.server import build_server
+from taskplate.stdlib import REGISTRY
 from tests.fixtures.server import FixtureServer
 from tests.server.conftest import TEST_TEMPLATES
 

@@ -12,10 +12,10 @@ import pytest
 from mcp.client.client import Client
 from mcp.server.mcpserver import MCPServer
 
-from browser import BrowserRuntime
-from interpreter import SHIPPED, RunManager, TemplateLibrary
-from server import build_server
-from stdlib import REGISTRY
+from taskplate.browser import BrowserRuntime
+from taskplate.interpreter import SHIPPED, RunManager, TemplateLibrary
+from taskplate.server import build_server
+from taskplate.stdlib import REGISTRY
 from tests.fixtures.server import FixtureServer
 from tests.server.conftest import Served
 
@@ -143,7 +143,7 @@ async def test_every_tool_is_documented_and_the_guides_examples_are_valid(
     assert {n for n in names if f"`{n}`" not in guide} == set()
     skill = (DOCS / "SKILL.md").read_text(encoding="utf-8")
     steps = json.loads(re.search(r"```json\n(.*?)```", skill, re.S).group(1))["steps"]  # type: ignore[union-attr]
-    from dsl import check_source
+    from taskplate.dsl import check_source
 
     text = json.dumps({"template": "example", "version": "1.0.0", "steps": steps})
     assert [

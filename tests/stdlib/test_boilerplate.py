@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import lxml.html
 
-from stdlib._boilerplate import clean
-from stdlib._markdown import to_markdown
+from taskplate.stdlib._boilerplate import clean
+from taskplate.stdlib._markdown import to_markdown
 
 SENTENCE = "The council met on Tuesday to decide how the new bridge over the river will be paid for"
 

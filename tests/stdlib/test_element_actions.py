@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from dsl import ErrorCode, TaskplateError
-from stdlib._context import ActionContext, MemoryArtifacts
+from taskplate.dsl import ErrorCode, TaskplateError
+from taskplate.stdlib._context import ActionContext, MemoryArtifacts
 from tests.conftest import act
 from tests.fixtures.server import FixtureServer
 

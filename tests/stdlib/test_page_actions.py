@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from dsl import ErrorCode, TaskplateError
-from stdlib._context import ActionContext, MemoryArtifacts
+from taskplate.dsl import ErrorCode, TaskplateError
+from taskplate.stdlib._context import ActionContext, MemoryArtifacts
 from tests.conftest import act
 from tests.fixtures.server import FixtureServer
 

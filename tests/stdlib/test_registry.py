@@ -7,8 +7,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from dsl import ErrorCode, Level, TaskplateError
-from stdlib import REGISTRY
+from taskplate.dsl import ErrorCode, Level, TaskplateError
+from taskplate.stdlib import REGISTRY
 
 SPEC_ACTIONS = {
     "navigate",
@@ -119,7 +119,7 @@ async def test_compare_reports_same_and_different_fields() -> None:
 
 
 def test_export_encodes_json_and_csv() -> None:
-    from stdlib.export import encode
+    from taskplate.stdlib.export import encode
 
     rows = [{"url": "a", "title": "A, b"}, {"url": "b", "tags": ["x"]}]
     assert encode(rows, "csv").decode().splitlines() == [
@@ -132,8 +132,8 @@ def test_export_encodes_json_and_csv() -> None:
 
 @pytest.mark.anyio
 async def test_run_action_refuses_bad_arguments_with_pointers() -> None:
-    from stdlib import run_action
-    from stdlib._context import ActionContext
+    from taskplate.stdlib import run_action
+    from taskplate.stdlib._context import ActionContext
 
     with pytest.raises(TaskplateError) as caught:
         await run_action("compare", ActionContext(), {"items": "nope", "fields": [], "bogus": 1})
