@@ -1,6 +1,7 @@
 # The two commands of the README: `make demo` and `make test`. Both bootstrap from nothing.
-PYTHON ?= python3.11
-VENV := .venv
+# PYTHON: the newest python3.X (X >= 11) that runs here, unless given (`make test PYTHON=python3.12`).
+PYTHON ?= $(shell for v in 14 13 12 11; do p=$$(command -v python3.$$v) && $$p -c '' 2>/dev/null && { echo $$p; exit 0; }; done; echo python3)
+VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
@@ -9,19 +10,31 @@ STAMP := $(VENV)/.installed
 bootstrap: $(STAMP) chromium
 
 $(STAMP): pyproject.toml
-	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "$(PYTHON) is required"; exit 2; }
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { \
+	  echo "taskplate needs Python 3.11 or newer; '$(PYTHON)' is missing or older."; \
+	  echo "Install one (apt-get install python3, or pyenv) or name it: make test PYTHON=/path/to/python3.12"; exit 2; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[test]'
 	touch $(STAMP)
 
-# Chromium comes from Debian's package; Playwright drives it through executable_path.
-chromium:
+# Chromium comes from Debian's package; Playwright drives it through executable_path. Where there
+# is no apt-get (other distributions, macOS), Playwright's own Chromium serves, if installed.
+chromium: $(STAMP)
 	@if [ -n "$$TASKPLATE_CHROMIUM" ] && [ -x "$$TASKPLATE_CHROMIUM" ]; then exit 0; fi; \
 	if command -v chromium >/dev/null 2>&1; then exit 0; fi; \
+	if $(BIN)/python -c "$$PLAYWRIGHT_HAS_CHROMIUM" 2>/dev/null; then exit 0; fi; \
+	if ! command -v apt-get >/dev/null 2>&1; then \
+	  echo "No Chromium found, and no apt-get to install Debian's chromium package. Get a browser with"; \
+	  echo "  $(BIN)/python -m playwright install chromium"; \
+	  echo "or point TASKPLATE_CHROMIUM at a Chromium or Chrome executable."; exit 2; fi; \
 	echo "Chromium is missing: installing Debian's chromium package"; \
 	SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null
+
+export PLAYWRIGHT_HAS_CHROMIUM := import os, sys; from playwright.sync_api import sync_playwright; \
+  p = sync_playwright().start(); found = os.path.exists(p.chromium.executable_path); p.stop(); \
+  sys.exit(not found)
 
 demo: bootstrap
 	$(BIN)/dsl validate templates

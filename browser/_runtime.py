@@ -79,7 +79,8 @@ def find_chromium(playwright_path: str | None = None) -> str:
         raise TaskplateError(
             ErrorCode.EXECUTION_ERROR,
             "no Chromium found",
-            "Install it (apt-get install chromium) or set TASKPLATE_CHROMIUM.",
+            "Install it (apt-get install chromium on Debian and Ubuntu; elsewhere "
+            "`python -m playwright install chromium`) or set TASKPLATE_CHROMIUM.",
         )
     return found
 

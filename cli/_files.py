@@ -5,14 +5,27 @@ Only paths and file reading; no checking.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 SUFFIXES = (".yaml", ".yml")
+TEMPLATE_ID = re.compile(r"[a-z][a-z0-9_]*")
 
 
-def template_files(paths: tuple[str, ...]) -> Iterator[Path | OSError]:
-    """Each named file, and every *.yaml/*.yml below each named folder; errors for missing paths."""
+def shipped(template_id: str) -> Traversable | None:
+    """The shipped template file named by its id, wherever the package is installed."""
+    if not TEMPLATE_ID.fullmatch(template_id):
+        return None
+    found = files("taskplate") / "templates" / f"{template_id}.yaml"
+    return found if found.is_file() else None
+
+
+def template_files(paths: tuple[str, ...]) -> Iterator[Path | Traversable | OSError]:
+    """Each named file, every *.yaml/*.yml below each named folder, a shipped template named by
+    its id; errors for missing paths."""
     for name in paths:
         path = Path(name)
         if path.is_dir():
@@ -20,5 +33,8 @@ def template_files(paths: tuple[str, ...]) -> Iterator[Path | OSError]:
             yield from found
         elif path.exists():
             yield path
+        elif by_id := shipped(name):
+            yield by_id
         else:
-            yield FileNotFoundError(f"{name}: no such file or folder")
+            shipped_too = ", nor a shipped template" if TEMPLATE_ID.fullmatch(name) else ""
+            yield FileNotFoundError(f"{name}: no such file or folder{shipped_too}")

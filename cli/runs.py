@@ -29,7 +29,8 @@ def runs() -> None:
 @user_errors
 def list_runs(status: str | None, template_id: str | None, limit: int, offset: int) -> None:
     """Newest first."""
-    emit(manager().list(status, template_id, limit, offset))
+    with manager() as runs:
+        emit(runs.list(status, template_id, limit, offset))
 
 
 @runs.command("show")
@@ -37,7 +38,8 @@ def list_runs(status: str | None, template_id: str | None, limit: int, offset: i
 @click.option("--steps", is_flag=True, help="Include every step execution.")
 @user_errors
 def show(run_id: str, steps: bool) -> None:
-    emit(manager().describe(run_id, include_steps=steps))
+    with manager() as runs:
+        emit(runs.describe(run_id, include_steps=steps))
 
 
 @runs.command("cancel")
@@ -45,7 +47,8 @@ def show(run_id: str, steps: bool) -> None:
 @click.option("--force", is_flag=True, help="Abort the steps in flight too.")
 @user_errors
 def cancel(run_id: str, force: bool) -> None:
-    emit(manager().cancel(run_id, force))
+    with manager() as runs:
+        emit(runs.cancel(run_id, force))
 
 
 @click.group("artifact")
@@ -64,18 +67,18 @@ def artifact() -> None:
 )
 @user_errors
 def get(artifact_id: str, output: str) -> None:
-    store = manager().artifacts
     chunk_size, offset = 1 << 20, 0
-    target = sys.stdout.buffer if output == "-" else open(Path(output), "wb")  # noqa: SIM115 - closed below
-    try:
-        while True:
-            chunk = store.read(artifact_id, offset, chunk_size)
-            target.write(chunk.data)
-            offset += len(chunk.data)
-            if chunk.complete or not chunk.data:
-                break
-    finally:
-        if target is not sys.stdout.buffer:
-            target.close()
+    with manager() as runs:
+        target = sys.stdout.buffer if output == "-" else open(Path(output), "wb")  # noqa: SIM115 - closed below
+        try:
+            while True:
+                chunk = runs.artifacts.read(artifact_id, offset, chunk_size)
+                target.write(chunk.data)
+                offset += len(chunk.data)
+                if chunk.complete or not chunk.data:
+                    break
+        finally:
+            if target is not sys.stdout.buffer:
+                target.close()
     if output != "-":
         click.echo(f"wrote {offset} bytes to {output}", err=True)

@@ -153,15 +153,31 @@ class RunManager:
         self.runtime = runtime or BrowserRuntime()
         self.sessions = Sessions(self.runtime)
         self.store = RunStore(home / "runs.db")
-        self.artifacts = ArtifactStore(home / "artifacts", self.store, self.limits.artifact_ttl_ms)
+        try:
+            self.artifacts = ArtifactStore(
+                home / "artifacts", self.store, self.limits.artifact_ttl_ms
+            )
+            self.profiles = profiles if profiles is not None else ProfileStore(home / "profiles")
+        except BaseException:
+            self.store.close()
+            raise
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.allow_hosts, self.deny_hosts = allow_hosts, deny_hosts
-        self.profiles = profiles if profiles is not None else ProfileStore(home / "profiles")
         self.live: dict[str, _Live] = {}
         self.slots = anyio.CapacityLimiter(self.limits.max_concurrent_runs)
         self._tg: anyio.abc.TaskGroup | None = None
 
     # -- life cycle ---------------------------------------------------------------------------
+    def close(self) -> None:
+        """Closes the run store; `running()` does it on leaving. For callers that only read."""
+        self.store.close()
+
+    def __enter__(self) -> RunManager:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     @asynccontextmanager
     async def running(self) -> AsyncIterator[RunManager]:
         """The manager's background work (heartbeat, cancel watch) and runs live in here.
@@ -189,7 +205,7 @@ class RunManager:
                 await self.sessions.close_all()
                 if self.own_runtime:
                     await self.runtime.close()
-            self.store.close()
+            self.close()
 
     async def _watch(self) -> None:
         last_beat = 0.0

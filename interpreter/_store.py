@@ -123,11 +123,15 @@ class RunStore:
         self.db = sqlite3.connect(
             str(path), timeout=30, isolation_level=None, check_same_thread=False
         )
-        self.db.row_factory = sqlite3.Row
-        self.db.execute("PRAGMA busy_timeout=30000")
-        _settled(lambda: self.db.execute("PRAGMA journal_mode=WAL"))
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        _settled(self._create_schema)
+        try:
+            self.db.row_factory = sqlite3.Row
+            self.db.execute("PRAGMA busy_timeout=30000")
+            _settled(lambda: self.db.execute("PRAGMA journal_mode=WAL"))
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            _settled(self._create_schema)
+        except BaseException:
+            self.db.close()
+            raise
 
     def _create_schema(self) -> None:
         with self.transaction():
@@ -146,7 +150,14 @@ class RunStore:
         self.db.execute("COMMIT")
 
     def close(self) -> None:
+        """Idempotent; the store is unusable afterwards."""
         self.db.close()
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     # -- runs ---------------------------------------------------------------------------------
     def insert_run(

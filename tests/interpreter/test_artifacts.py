@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,14 +13,19 @@ from taskplate.dsl import ErrorCode, TaskplateError
 from taskplate.interpreter import ArtifactStore, RunStore
 
 
-def make(tmp_path: Path, ttl_ms: int) -> tuple[RunStore, ArtifactStore]:
-    store = RunStore(tmp_path / "runs.db")
-    store.insert_run("run_1", "t", "1.0.0", {}, {}, "me")
-    return store, ArtifactStore(tmp_path / "artifacts", store, ttl_ms)
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[RunStore]:
+    with RunStore(tmp_path / "runs.db") as opened:
+        opened.insert_run("run_1", "t", "1.0.0", {}, {}, "me")
+        yield opened
 
 
-def test_chunks_reassemble_byte_identical(tmp_path: Path) -> None:
-    store, artifacts = make(tmp_path, 60_000)
+def make(store: RunStore, tmp_path: Path, ttl_ms: int) -> ArtifactStore:
+    return ArtifactStore(tmp_path / "artifacts", store, ttl_ms)
+
+
+def test_chunks_reassemble_byte_identical(store: RunStore, tmp_path: Path) -> None:
+    artifacts = make(store, tmp_path, 60_000)
     data = os.urandom(300_000)
     artifact_id = artifacts.save("run_1", "blob.bin", data, "application/octet-stream")
     parts, offset = [], 0
@@ -33,19 +39,17 @@ def test_chunks_reassemble_byte_identical(tmp_path: Path) -> None:
     with pytest.raises(TaskplateError) as caught:
         artifacts.read(artifact_id, offset=400_000)
     assert caught.value.code is ErrorCode.INVALID_PARAMETER
-    store.close()
 
 
-def test_unknown_artifact(tmp_path: Path) -> None:
-    store, artifacts = make(tmp_path, 60_000)
+def test_unknown_artifact(store: RunStore, tmp_path: Path) -> None:
+    artifacts = make(store, tmp_path, 60_000)
     with pytest.raises(TaskplateError) as caught:
         artifacts.read("art_nope")
     assert caught.value.code is ErrorCode.ARTIFACT_NOT_FOUND and caught.value.recover_hint
-    store.close()
 
 
-def test_ttl_counts_from_the_runs_end_and_deletes_the_data(tmp_path: Path) -> None:
-    store, artifacts = make(tmp_path, 50)
+def test_ttl_counts_from_the_runs_end_and_deletes_the_data(store: RunStore, tmp_path: Path) -> None:
+    artifacts = make(store, tmp_path, 50)
     artifact_id = artifacts.save("run_1", "a.txt", b"hello", "text/plain")
     time.sleep(0.1)
     assert artifacts.read(artifact_id).data == b"hello"  # the run has not ended: no TTL yet
@@ -60,13 +64,12 @@ def test_ttl_counts_from_the_runs_end_and_deletes_the_data(tmp_path: Path) -> No
     assert caught.value.code is ErrorCode.ARTIFACT_EXPIRED
 
 
-def test_sweep_deletes_every_expired_artifact(tmp_path: Path) -> None:
-    store, artifacts = make(tmp_path, 1)
+def test_sweep_deletes_every_expired_artifact(store: RunStore, tmp_path: Path) -> None:
+    artifacts = make(store, tmp_path, 1)
     ids = [artifacts.save("run_1", f"{i}.txt", b"x", "text/plain") for i in range(3)]
     store.update_run("run_1", status="failed", ended_at=time.time() - 1)
     assert artifacts.sweep() == 3
     assert all(not (tmp_path / "artifacts" / "run_1" / i).exists() for i in ids)
-    store.close()
 
 
 def test_many_processes_can_create_the_store_at_once(tmp_path: Path) -> None:

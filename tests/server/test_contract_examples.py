@@ -19,11 +19,12 @@ EXAMPLES = sorted((Path(__file__).parents[2] / "docs" / "contract").glob("*.json
 
 @pytest.fixture(scope="module")
 def tools(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[dict, dict]]:
-    manager = RunManager(tmp_path_factory.mktemp("home"), TemplateLibrary(REGISTRY).load([SHIPPED]))
-    server, _ = build_server(manager)
-    listed = {t.name: (t.input_schema, t.output_schema or {}) for t in anyio.run(server.list_tools)}
-    manager.store.close()
-    return listed
+    library = TemplateLibrary(REGISTRY).load([SHIPPED])
+    with RunManager(tmp_path_factory.mktemp("home"), library) as manager:
+        server, _ = build_server(manager)
+        return {
+            t.name: (t.input_schema, t.output_schema or {}) for t in anyio.run(server.list_tools)
+        }
 
 
 def test_every_contract_tool_has_examples() -> None:

@@ -1,0 +1,107 @@
+"""Installed from a wheel, as users install it: a fresh venv outside the checkout serves the
+shipped templates and runs them, and modules named `server` or `cli` elsewhere do not break it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures.server import FixtureServer
+
+ROOT = Path(__file__).parents[1]
+SHIPPED = ("batch_extract_pages", "login_keep_session", "multi_tab_compare")
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The `bin` folder of a fresh venv holding taskplate installed from a wheel built from here."""
+    wheels = tmp_path_factory.mktemp("wheels")
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+    built = subprocess.run(
+        [*pip, "wheel", "--no-deps", "-w", str(wheels), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert built.returncode == 0, built.stderr
+    (wheel,) = wheels.glob("taskplate-*.whl")
+    target = tmp_path_factory.mktemp("venv")
+    venv.create(target, with_pip=True)
+    done = subprocess.run(
+        [str(target / "bin" / "python"), *pip[1:], "install", str(wheel)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr
+    return target / "bin"
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> dict[str, str]:
+    """An environment whose path holds other modules named like taskplate's layers."""
+    others = tmp_path / "others"
+    others.mkdir()
+    for name in ("server", "cli", "dsl", "stdlib", "browser", "interpreter"):
+        (others / f"{name}.py").write_text(f"raise ImportError('the wrong {name} was imported')\n")
+    return {
+        **{k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONHOME")},
+        "PYTHONPATH": str(others),
+        "TASKPLATE_HOME": str(tmp_path / "home"),
+    }
+
+
+def dsl(
+    bin_dir: Path, env: dict[str, str], cwd: Path, *args: str
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(bin_dir / "dsl"), *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=300
+    )
+
+
+def test_the_wheel_carries_templates_grammar_and_no_loose_layers(installed: Path) -> None:
+    site = next((installed.parent / "lib").glob("python3.*/site-packages"))
+    package = site / "taskplate"
+    assert sorted(p.stem for p in (package / "templates").glob("*.yaml")) == sorted(SHIPPED)
+    assert (package / "dsl" / "expr.lark").is_file()
+    assert not any((site / name).exists() for name in ("dsl", "server", "cli", "stdlib"))
+
+
+def test_the_installed_dsl_validates_and_serves_the_shipped_templates(
+    installed: Path, outside: dict[str, str], tmp_path: Path
+) -> None:
+    version = dsl(installed, outside, tmp_path, "--version")
+    assert version.returncode == 0 and "0." in version.stdout, version.stderr
+    checked = dsl(installed, outside, tmp_path, "validate", *SHIPPED)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "3 templates checked: 0 errors" in checked.stderr
+    doctor = dsl(installed, outside, tmp_path, "doctor")
+    assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+    assert "ok   3 templates served" in doctor.stdout
+
+
+def test_the_installed_dsl_runs_a_batch(
+    installed: Path, outside: dict[str, str], tmp_path: Path, site: FixtureServer
+) -> None:
+    urls = json.dumps([site.url("/article.html")])
+    done = dsl(
+        installed,
+        outside,
+        tmp_path,
+        "run",
+        "batch_extract_pages",
+        "--json",
+        "--input",
+        f"urls={urls}",
+    )
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["status"] == "succeeded", answer
+    assert answer["result"]["summary"]["succeeded"] == 1
+    assert "Tuning the sliding window" in answer["result"]["items"][0]["content"]
