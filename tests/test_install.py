@@ -33,8 +33,11 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (wheel,) = wheels.glob("taskplate-*.whl")
     target = tmp_path_factory.mktemp("venv")
     venv.create(target, with_pip=True)
+    python = str(target / "bin" / "python")
+    # The pip that ships with some Pythons (3.12.1's) fails on lxml's extras; users' pipx/uv do not.
+    subprocess.run([python, *pip[1:], "install", "--upgrade", "pip"], check=True, timeout=300)
     done = subprocess.run(
-        [str(target / "bin" / "python"), *pip[1:], "install", str(wheel)],
+        [python, *pip[1:], "install", str(wheel)],
         capture_output=True,
         text=True,
         timeout=900,
