@@ -133,7 +133,10 @@ def render_expressions() -> str:
     ]
     for f in FUNCTIONS.values():
         returns = "type of the first argument" if f.returns == "arg0" else f.returns
-        lines.append(f"| `{f.name}` | {_arity(f.min_args, f.max_args)} | {returns} | {f.summary} |")
+        arguments = (
+            f"`{f.signature[len(f.name) :]}`" if f.signature else _arity(f.min_args, f.max_args)
+        )
+        lines.append(f"| `{f.name}` | {arguments} | {returns} | {f.summary} |")
     lines += [
         "",
         "## Grammar",

@@ -16,6 +16,10 @@ import lark
 
 MAX_DEPTH = 64
 MAX_SOURCE = 4096
+MAX_MACRO_NESTING = 4
+# Functions whose second argument names a variable bound to each item (CEL's macros).
+MACROS = frozenset({"filter", "map", "exists", "all", "sortBy"})
+RESERVED_NAMES = frozenset({"inputs", "steps", "run", "true", "false", "null"})
 
 
 class ExpressionError(Exception):
@@ -80,6 +84,18 @@ class Cond(Node):
 class Call(Node):
     func: str
     args: tuple[Node, ...]
+    name_end: int
+
+
+@dataclass(frozen=True)
+class Macro(Node):
+    """`filter(list, x, predicate)` and its kin: `body` is evaluated once per item, as `var`."""
+
+    func: str
+    target: Node
+    var: str
+    body: Node
+    extra: tuple[Node, ...]
     name_end: int
 
 
@@ -183,7 +199,10 @@ def _convert(item: lark.Tree[Any] | lark.Token) -> Node:
         return Cond(start, end, _convert(ch[0]), _convert(ch[1]), _convert(ch[2]))
     if kind == "call":
         name = ch[0]
-        return Call(start, end, str(name), tuple(_convert(c) for c in ch[1:]), _pos(name)[1])
+        args = tuple(_convert(c) for c in ch[1:])
+        if str(name) in MACROS:
+            return _macro(start, end, str(name), args, _pos(name)[1])
+        return Call(start, end, str(name), args, _pos(name)[1])
     if kind == "list":
         return ListLit(start, end, tuple(_convert(c) for c in ch))
     if kind == "map":
@@ -196,6 +215,47 @@ def _convert(item: lark.Tree[Any] | lark.Token) -> Node:
             pairs.append((key, _convert(pair.children[1])))
         return MapLit(start, end, tuple(pairs))
     raise ExpressionError(f"unsupported expression {kind}", start, end)
+
+
+def _macro(start: int, end: int, func: str, args: tuple[Node, ...], name_end: int) -> Macro:
+    most = 4 if func == "sortBy" else 3
+    if not 3 <= len(args) <= most:
+        want = "3 or 4 arguments" if most == 4 else "3 arguments"
+        raise ExpressionError(
+            f"{func}() takes {want} (list, name, expression), got {len(args)}", start, end
+        )
+    var = args[1]
+    if not isinstance(var, Name):
+        raise ExpressionError(
+            f"{func}() needs a variable name as its second argument, such as {func}(list, x, …)",
+            var.start,
+            var.end,
+        )
+    if var.name in RESERVED_NAMES:
+        raise ExpressionError(
+            f'"{var.name}" cannot name the item of {func}(); choose another name',
+            var.start,
+            var.end,
+        )
+    return Macro(start, end, func, args[0], var.name, args[2], args[3:], name_end)
+
+
+def _macro_nesting(node: Node) -> int:
+    """How many macros nest inside one another (each one multiplies the items visited)."""
+    deepest, stack = 0, [(node, 0)]
+    while stack:
+        current, depth = stack.pop()
+        if isinstance(current, Macro):
+            depth += 1
+            deepest = max(deepest, depth)
+        for child in vars(current).values():
+            kids = child if isinstance(child, tuple) else (child,)
+            for kid in kids:
+                if isinstance(kid, Node):
+                    stack.append((kid, depth))
+                elif isinstance(kid, tuple):  # map pairs
+                    stack.extend((v, depth) for v in kid if isinstance(v, Node))
+    return deepest
 
 
 def _describe_unexpected(exc: lark.exceptions.UnexpectedInput, text: str) -> ExpressionError:
@@ -252,4 +312,9 @@ def parse_expression(text: str) -> Node:
         tree = lark.Tree("name" if tree.type == "NAME" else "number", [tree])
     if _depth(tree) > MAX_DEPTH:
         raise ExpressionError(f"expression nests deeper than {MAX_DEPTH} levels", 0, len(text))
-    return _convert(tree)
+    node = _convert(tree)
+    if _macro_nesting(node) > MAX_MACRO_NESTING:
+        raise ExpressionError(
+            f"list operations nest deeper than {MAX_MACRO_NESTING} levels", 0, len(text)
+        )
+    return node

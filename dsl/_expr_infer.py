@@ -9,7 +9,20 @@ import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from ._expr_ast import Attr, Binary, Call, Cond, Index, ListLit, Lit, MapLit, Name, Node, Unary
+from ._expr_ast import (
+    Attr,
+    Binary,
+    Call,
+    Cond,
+    Index,
+    ListLit,
+    Lit,
+    Macro,
+    MapLit,
+    Name,
+    Node,
+    Unary,
+)
 from ._expr_functions import FUNCTIONS
 from ._types import (
     ANY,
@@ -68,6 +81,7 @@ class _Inferer:
     def __init__(self, scope: ExprScope) -> None:
         self.scope = scope
         self.problems: list[Problem] = []
+        self.locals: dict[str, Type] = {}  # the item names of enclosing list operations
 
     def report(self, rule: str, message: str, node: Node, end: int | None = None) -> Type:
         self.problems.append(
@@ -113,6 +127,8 @@ class _Inferer:
                 return join(self.infer(then), self.infer(other))
             case Call(func=func, args=args):
                 return self._call(node, func, [self.infer(a) for a in args])
+            case Macro():
+                return self._macro(node)
             case ListLit(items=items):
                 return array_of(join_all([self.infer(i) for i in items]))
             case MapLit(pairs=pairs):
@@ -120,15 +136,43 @@ class _Inferer:
         return ANY
 
     def _name(self, node: Node, name: str) -> Type:
+        if name in self.locals:
+            return self.locals[name]
         if name == "steps":
             return ANY
         if name in self.scope.names:
             return self.scope.names[name]
-        return self.report(
-            "unknown-ref",
-            f'unknown name "{name}"{suggest(name, [*self.scope.names, "steps"])}',
-            node,
-        )
+        known = [*self.scope.names, *self.locals, "steps"]
+        return self.report("unknown-ref", f'unknown name "{name}"{suggest(name, known)}', node)
+
+    def _macro(self, node: Macro) -> Type:
+        target = self.infer(node.target)
+        if target.kind not in ("array", "any", "null"):
+            self.report("type", f"{node.func}() needs a list, got {target.describe()}", node.target)
+            target = ANY
+        item = target.items or ANY if target.kind == "array" else ANY
+        outer = self.locals
+        self.locals = {**outer, node.var: item}
+        try:
+            body = self.infer(node.body)
+        finally:
+            self.locals = outer
+        for extra in node.extra:
+            if isinstance(extra, Lit) and extra.value not in ("asc", "desc"):
+                self.report(
+                    "type", f"sortBy() order must be 'asc' or 'desc', got {extra.value!r}", extra
+                )
+            else:
+                self.infer(extra)
+        if node.func == "map":
+            return array_of(body)
+        if node.func in ("exists", "all"):
+            return BOOLEAN
+        if node.func == "sortBy" and body.kind not in ("number", "string", "any", "null"):
+            self.report(
+                "type", f"sortBy() key must be a number or a text, got {body.describe()}", node.body
+            )
+        return target if target.kind == "array" else ANY
 
     def _step(self, node: Node, step_id: str) -> Type:
         ref = self.scope.steps.get(step_id)
@@ -217,7 +261,19 @@ class _Inferer:
             return array_of(STRING)
         if func in ("unique",) and args and args[0].kind == "array":
             return args[0]
+        if func == "regexFind":
+            return _MATCH
         return Type(spec.returns) if spec.returns != "any" else ANY
+
+
+_MATCH = object_of(
+    {
+        "match": STRING,
+        "groups": array_of(STRING),
+        "named": object_of({}, closed=False),
+        "start": NUMBER,
+    }
+)
 
 
 def _describe_owner(obj: Node, scope: ExprScope) -> str:
