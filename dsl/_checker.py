@@ -415,7 +415,11 @@ class _Checker:
             )
         if spec.result_from_args:
             return args_type if args_type.kind == "object" else ANY
-        result = from_schema(spec.result_schema)
+        schema = spec.result_schema
+        args = literal(step.args)
+        if spec.result_schema_for is not None and isinstance(args, dict):
+            schema = spec.result_schema_for(args)
+        result = from_schema(schema)
         if result.kind == "object":
             props = dict(result.props)
             props.setdefault("warnings", array_of(STRING))

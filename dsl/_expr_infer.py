@@ -281,9 +281,18 @@ def _describe_owner(obj: Node, scope: ExprScope) -> str:
         ref = scope.steps.get(obj.name)
         kind = f" ({ref.action})" if ref and ref.action else ""
         return f'the result of step "{obj.name}"{kind}'
-    if isinstance(obj, Name):
-        return f'"{obj.name}"'
-    return "this object"
+    path = _dotted(obj)
+    return f'"{path}"' if path else "this object"
+
+
+def _dotted(node: Node) -> str | None:
+    """`steps.data.values` for a chain of names, or None when something else stands in it."""
+    if isinstance(node, Name):
+        return node.name
+    if isinstance(node, Attr):
+        head = _dotted(node.obj)
+        return f"{head}.{node.name}" if head else None
+    return None
 
 
 def infer(node: Node, scope: ExprScope) -> tuple[Type, list[Problem]]:
