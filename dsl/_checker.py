@@ -5,6 +5,8 @@ Pure: reads YAML text and an action catalog, returns the step graph and diagnost
 
 from __future__ import annotations
 
+import difflib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,6 +99,8 @@ class _Checker:
         self.infos: dict[str, _StepInfo] = {}
         self.used_inputs: set[str] = set()
         self.used_steps: set[str] = set()
+        # Misspelt keys read as their suggestion: corrected pointer -> pointer in the file.
+        self.renames: dict[str, str] = {}
 
     # -- reporting ---------------------------------------------------------------------------
     def add(
@@ -109,11 +113,19 @@ class _Checker:
         severity: Severity = Severity.ERROR,
         span: Span | None = None,
     ) -> None:
+        pointer = self.in_file(pointer)
         span = span or self.loaded.span(pointer, key=key)
         self.diagnostics.append(Diagnostic(self.file, span, severity, rule, message, pointer))
 
+    def in_file(self, pointer: str) -> str:
+        """Where a pointer of the corrected template stands in the file as written."""
+        for fixed in sorted(self.renames, key=len, reverse=True):
+            if pointer == fixed or pointer.startswith(fixed + "/"):
+                pointer = self.renames[fixed] + pointer[len(fixed) :]
+        return pointer
+
     def add_in_expr(self, rule: str, message: str, pointer: str, start: int, end: int) -> None:
-        info = self.loaded.nodes.get(pointer)
+        info = self.loaded.nodes.get(self.in_file(pointer))
         if info is None:
             self.add(rule, message, pointer)
             return
@@ -131,29 +143,74 @@ class _Checker:
             got = "an empty file" if self.raw is None else f"a {type(self.raw).__name__}"
             self.add("template-schema", f"a template must be a YAML map of keys, got {got}", "")
             return None
-        self.check_meta_schema()
+        self.raw = self.check_meta_schema()
         self.check_json_schemas()
         template, bad = build_template(self.raw, self.file)
         self.template = template
         self.steps = template.all_steps()
         for b in bad:
             self.add_in_expr("expr-syntax", b.message, b.pointer, b.start, b.end)
+            self.note_mentions(self.node(b.pointer))
         self.check_structure(template)
         self.check_scopes(template)
         self.check_template_level(template)
         self.check_unused(template)
         return template
 
-    def check_meta_schema(self) -> None:
-        for error in _META_VALIDATOR.iter_errors(self.raw):
-            where = self.where(list(error.absolute_path))
-            for problem in explain(error, where, "the template"):
-                self.add("template-schema", problem.message, problem.pointer, key=problem.at_key)
+    def check_meta_schema(self) -> Any:
+        """Report what breaks the meta-schema; return the template with every misspelt key
+        that has one close suggestion renamed to it, so that the other checks see what the
+        author meant and report every other mistake in the same run."""
+        data = self.raw
+        for _ in range(16):  # each round may uncover keys inside a renamed one
+            errors = list(_META_VALIDATOR.iter_errors(data))
+            fixes = [fix for error in errors for fix in _renames(error)]
+            if not fixes:
+                break
+            for error in errors:
+                if error.validator == "additionalProperties":
+                    self.report_schema_error(error, data)
+            for path, old, new in fixes:
+                data = _renamed(data, path, old, new)
+                at = pointer_of(path)
+                self.renames[f"{at}/{escape_pointer(new)}"] = self.in_file(
+                    f"{at}/{escape_pointer(old)}"
+                )
+        for error in errors:
+            self.report_schema_error(error, data)
+            if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+                known = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
+                for extra in set(error.instance) - set(known):
+                    self.note_mentions(error.instance[extra])
+        return data
 
-    def where(self, path: list[Any]) -> str:
+    def report_schema_error(self, error: jsonschema.ValidationError, data: Any) -> None:
+        where = self.where(list(error.absolute_path), data)
+        for problem in explain(error, where, "the template"):
+            self.add("template-schema", problem.message, problem.pointer, key=problem.at_key)
+
+    def note_mentions(self, value: Any) -> None:
+        """Count inputs and steps named in text no check could read (an unknown key, an
+        expression that does not parse) as used: their unused warning would be the error's."""
+        texts = [value] if isinstance(value, str) else []
+        stack = [value]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, dict):
+                stack.extend(node.values())
+                texts.extend(k for k in node if isinstance(k, str))
+            elif isinstance(node, list):
+                stack.extend(node)
+            elif isinstance(node, str):
+                texts.append(node)
+        for text in texts:
+            self.used_inputs.update(_MENTION_INPUT.findall(text))
+            self.used_steps.update(_MENTION_STEP.findall(text))
+
+    def where(self, path: list[Any], data: Any = None) -> str:
         if not path:
             return "the template"
-        node: Any = self.raw
+        node: Any = self.raw if data is None else data
         for p in path:
             node = node[p] if isinstance(node, dict | list) else None
         if len(path) >= 2 and path[-2] == "steps" and isinstance(node, dict):
@@ -614,6 +671,37 @@ class _Checker:
                     f"{step.pointer}/id",
                     severity=Severity.WARNING,
                 )
+
+
+_MENTION_INPUT = re.compile(r"\binputs\s*(?:\.\s*|\[\s*['\"])([A-Za-z_][A-Za-z0-9_]*)")
+_MENTION_STEP = re.compile(r"\bsteps\s*(?:\.\s*|\[\s*['\"])([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _renames(error: jsonschema.ValidationError) -> list[tuple[list[Any], str, str]]:
+    """(path, misspelt key, key meant) for each unknown key with exactly one close match."""
+    if error.validator != "additionalProperties" or not isinstance(error.instance, dict):
+        return []
+    known = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
+    fixes = []
+    for extra in sorted(set(error.instance) - set(known)):
+        if not isinstance(extra, str):
+            continue
+        close = difflib.get_close_matches(extra, sorted(known), n=1, cutoff=0.6)
+        if close and close[0] not in error.instance:
+            fixes.append((list(error.absolute_path), extra, close[0]))
+    return fixes
+
+
+def _renamed(data: Any, path: list[Any], old: str, new: str) -> Any:
+    """A copy of `data` with the key `old` of the map at `path` renamed, its place kept."""
+    if not path:
+        return {(new if k == old else k): v for k, v in data.items()}
+    head, rest = path[0], path[1:]
+    if isinstance(data, dict):
+        return {k: (_renamed(v, rest, old, new) if k == head else v) for k, v in data.items()}
+    copy = list(data)
+    copy[head] = _renamed(copy[head], rest, old, new)
+    return copy
 
 
 def _ancestors(step: Step, ids: dict[str, Step]) -> set[str]:

@@ -50,6 +50,12 @@ def suggest(name: str, candidates: Iterable[str], noun: str = "") -> str:
     return f"; available{' ' + noun if noun else ''}: {shown}"
 
 
+def closest(name: str, candidates: Iterable[str]) -> str | None:
+    """The one candidate `suggest` would name in its did-you-mean, if any."""
+    close = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
 @dataclass(frozen=True)
 class Problem:
     rule: str
@@ -178,6 +184,9 @@ class _Inferer:
         ref = self.scope.steps.get(step_id)
         if ref is None:
             visible = [k for k, v in self.scope.steps.items() if v.visible]
+            meant = closest(step_id, visible)
+            if meant is not None:  # its unused warning would be this mistake's
+                self.scope.used_steps.add(meant)
             return self.report(
                 "unknown-ref", f'no step "{step_id}"{suggest(step_id, visible, "steps")}', node
             )
@@ -199,6 +208,9 @@ class _Inferer:
         if found is not None:
             return found
         if is_inputs:
+            meant = closest(name, base.props)
+            if meant is not None:
+                self.scope.used_inputs.add(meant)
             return self.report(
                 "unknown-ref", f'inputs has no property "{name}"{suggest(name, base.props)}', node
             )
