@@ -10,9 +10,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from ._actions import ActionCatalog, ActionSpec
 from ._contract import Level, TrustLevel
@@ -22,6 +20,7 @@ from ._json_schema_check import schema_errors
 from ._metaschema import MAX_RUN_TIMEOUT_MS, MAX_TABS_PER_SESSION, TEMPLATE
 from ._model import Step, Template, build_template
 from ._schema_errors import explain, kinds_text, pointer_of
+from ._schema_fast import is_valid
 from ._types import (
     ANY,
     BOOLEAN,
@@ -48,7 +47,25 @@ from ._values import (
 )
 from ._yaml import LoadedYaml, YamlError, escape_pointer, load_yaml
 
-_META_VALIDATOR = jsonschema.Draft202012Validator(TEMPLATE)
+if TYPE_CHECKING:  # jsonschema is imported only to explain a template that has problems
+    import jsonschema
+
+
+_VALIDATORS: dict[int, tuple[dict[str, Any], jsonschema.Draft202012Validator]] = {}
+
+
+def _errors(schema: dict[str, Any], instance: Any) -> list[jsonschema.ValidationError]:
+    """jsonschema's errors, asked for only when the quick check finds the instance invalid."""
+    if is_valid(schema, instance):
+        return []
+    kept = _VALIDATORS.get(id(schema))
+    if kept is None or kept[0] is not schema:
+        import jsonschema
+
+        kept = _VALIDATORS[id(schema)] = (schema, jsonschema.Draft202012Validator(schema))
+    return list(kept[1].iter_errors(instance))
+
+
 _RUN_TYPE = object_of(
     {
         k: STRING
@@ -162,8 +179,9 @@ class _Checker:
         that has one close suggestion renamed to it, so that the other checks see what the
         author meant and report every other mistake in the same run."""
         data = self.raw
+        errors: list[jsonschema.ValidationError] = []
         for _ in range(16):  # each round may uncover keys inside a renamed one
-            errors = list(_META_VALIDATOR.iter_errors(data))
+            errors = _errors(TEMPLATE, data)
             fixes = [fix for error in errors for fix in _renames(error)]
             if not fixes:
                 break
@@ -490,10 +508,9 @@ class _Checker:
         args = literal(step.args)
         if not isinstance(args, dict):
             return
-        validator = jsonschema.Draft202012Validator(spec.args_schema)
-        for error in validator.iter_errors(args):
-            if _touches_dynamic(args, list(error.absolute_path)) or error.instance is DYNAMIC:
-                continue
+        for error in _errors(spec.args_schema, args):
+            if is_valid(error.schema, error.instance) or error.instance is DYNAMIC:
+                continue  # it fails only for a value an expression computes: unknown until run
             for problem in explain(
                 error, f'action "{spec.name}"', "the arguments", key_word="argument"
             ):
@@ -730,15 +747,6 @@ def _cycles(graph: dict[str, list[str]]) -> list[list[str]]:
                 elif nxt not in path and nxt > start:
                     stack.append((nxt, [*path, nxt]))
     return list(found.values())
-
-
-def _touches_dynamic(args: Any, path: list[Any]) -> bool:
-    node = args
-    for token in path:
-        if node is DYNAMIC:
-            return True
-        node = node[token] if isinstance(node, dict | list) else None
-    return node is DYNAMIC
 
 
 def check_source(text: str, file: str, catalog: ActionCatalog) -> CheckResult:

@@ -9,13 +9,14 @@ import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urljoin, urlsplit
-
-import regex
 
 from ._dates import DateError, format_date, now_iso, parse_date
 from ._numbers import NumberFormatError, parse_number
+
+if TYPE_CHECKING:  # imported by the first regular expression evaluated, not by checks
+    import regex
 
 MAX_STRING = 1024 * 1024
 MAX_LIST = 100_000
@@ -135,6 +136,8 @@ def _replace(s: Any, old: Any, new: Any) -> str:
 
 def _compile(name: str, pattern: Any) -> regex.Pattern[str]:
     _want(name, 2, pattern, "string")
+    import regex
+
     try:
         return regex.compile(pattern)
     except regex.error as exc:
@@ -153,6 +156,8 @@ def _regex_replace(s: Any, pattern: Any, repl: Any) -> str:
     _want("regexReplace", 1, s, "string")
     _want("regexReplace", 3, repl, "string")
     compiled = _compile("regexReplace", pattern)
+    import regex
+
     try:
         out = compiled.sub(repl, s, timeout=REGEX_TIMEOUT_S)
     except TimeoutError:

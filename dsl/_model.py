@@ -101,6 +101,9 @@ def _get(data: Any, key: str, kind: type | tuple[type, ...], default: Any = None
     return value if isinstance(value, kind) else default
 
 
+_ERROR_CODES = frozenset(str(c) for c in ErrorCode)
+
+
 class _Builder:
     def __init__(self) -> None:
         self.errors: list[BadExpr] = []
@@ -131,7 +134,7 @@ class _Builder:
         step.needs = [n for n in needs_list if isinstance(n, str)]
         retry = _get(data, "retry", dict, {})
         on = _get(retry, "on", list)
-        codes = {str(c) for c in ErrorCode}
+        codes = _ERROR_CODES
         step.retry = Retry(
             attempts=_get(retry, "attempts", int, 1),
             backoff_ms=_get(retry, "backoffMs", int, 0),

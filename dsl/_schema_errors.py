@@ -8,9 +8,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
+if TYPE_CHECKING:  # imported only when there is an error to explain
+    import jsonschema
 
 from ._expr_infer import suggest
 from ._yaml import escape_pointer
@@ -122,7 +123,9 @@ def explain(
     elif validator == "pattern":
         yield SchemaProblem(pointer, f"{field} must match {value}, got {_show(instance)}")
     elif validator in ("anyOf", "oneOf") and error.context:
-        best = jsonschema.exceptions.best_match(error.context)
+        from jsonschema.exceptions import best_match
+
+        best = best_match(error.context)
         yield from explain(best, where, noun, key_word)
     else:
         yield SchemaProblem(pointer, f"{field}: {error.message}")

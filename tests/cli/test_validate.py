@@ -123,3 +123,15 @@ def test_graph_refuses_an_invalid_template() -> None:
     result = CliRunner().invoke(cli, ["graph", str(ERR / "cycle_two_steps.yaml")])
     assert result.exit_code == 1
     assert "[cycle]" in result.stderr
+
+
+def test_checking_a_clean_template_loads_no_jsonschema_lark_or_regex() -> None:
+    """Cold start: jsonschema is imported only to explain a problem, lark only by tests."""
+    code = (
+        "import sys; from taskplate.cli.validate import check_paths; "
+        f"results, _ = check_paths(({str(ROOT / 'templates')!r},)); "
+        "assert all(r.ok for r in results); "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'jsonschema', 'lark', 'regex', 'playwright'}))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
