@@ -24,6 +24,7 @@ from ._schema_fast import is_valid
 from ._types import (
     ANY,
     BOOLEAN,
+    NULL,
     NUMBER,
     STRING,
     Type,
@@ -75,6 +76,7 @@ _RUN_TYPE = object_of(
 _ITEM_ERROR = object_of({"code": STRING, "message": STRING})
 _SUMMARY = object_of({k: NUMBER for k in ("total", "succeeded", "failed", "skipped")})
 _FOREACH_ONLY = ("as", "concurrency", "steps", "collect")
+_NOT_IN_GROUPS = ("with", "as", "concurrency", "collect", "retry", "timeoutMs", "onError", "tab")
 
 
 @dataclass
@@ -292,9 +294,11 @@ class _Checker:
                 f"{step.pointer}/forEach",
                 key=True,
             )
-        elif not has_action and not has_loop:
+        elif not has_action and not has_loop and "steps" not in data:
             self.add(
-                "template-schema", f"step {step.label} needs either action or forEach", step.pointer
+                "template-schema",
+                f"step {step.label} needs action, forEach, or steps (a group)",
+                step.pointer,
             )
         elif has_action:
             for key in _FOREACH_ONLY:
@@ -311,7 +315,7 @@ class _Checker:
                     f'unknown action "{step.action}"{suggest(step.action, self.catalog.names(), "actions")}',
                     f"{step.pointer}/action",
                 )
-        else:
+        elif has_loop:
             if "with" in data:
                 self.add(
                     "template-schema",
@@ -325,6 +329,16 @@ class _Checker:
                     f"forEach step {step.label} needs steps to run for each item",
                     step.pointer,
                 )
+        else:
+            for key in _NOT_IN_GROUPS:
+                if key in data:
+                    self.add(
+                        "template-schema",
+                        f'"{key}" does not apply to a step group (steps without action or '
+                        "forEach); put it on the steps inside",
+                        f"{step.pointer}/{key}",
+                        key=True,
+                    )
         if (
             isinstance(step.tab, Const)
             and step.tab.value not in ("new", "main")
@@ -385,7 +399,7 @@ class _Checker:
             if value is not None:
                 self.check_value(value, _Place({"inputs": self.inputs_type}, set()))
         if template.output is not None:
-            top = {s.id for s in template.steps if s.id}
+            top = {i for s in template.steps for i in _exposed(s)}
             self.output_type = self.check_value(template.output, _Place(names, top))
             self.check_output(template)
 
@@ -398,7 +412,8 @@ class _Checker:
         dag = any(s.needs for s in siblings)
         ids = {s.id: s for s in siblings if s.id}
         for index, step in enumerate(siblings):
-            before = _ancestors(step, ids) if dag else {s.id for s in siblings[:index] if s.id}
+            earlier = [ids[i] for i in _ancestors(step, ids)] if dag else siblings[:index]
+            before = {i for s in earlier for i in _exposed(s)}
             place = _Place(outer.names, outer.visible | before, outer.loops)
             self.check_step(step, place)
 
@@ -464,7 +479,15 @@ class _Checker:
         if step.tab is not None and step.tab != Const("new"):
             self.check_value(step.tab, place, step)
         info = self.infos.get(step.id) if step.id else None
-        result = self.check_loop(step, place) if step.is_loop else self.check_action(step, place)
+        if step.is_group:
+            loop = place.loops[-1] if place.loops else None
+            loop_id = next((s.id for s in self.steps if s.pointer == loop), None)
+            self.walk(step.steps, place, loop, loop_id)
+            result = NULL
+        elif step.is_loop:
+            result = self.check_loop(step, place)
+        else:
+            result = self.check_action(step, place)
         if info is not None and info.step is step:
             info.type = result
 
@@ -551,7 +574,7 @@ class _Checker:
         self.walk(step.steps, inner, step.pointer, step.id)
         collect_type = ANY
         if step.collect is not None:
-            children = {s.id for s in step.steps if s.id}
+            children = {i for s in step.steps for i in _exposed(s)}
             collect_type = self.check_value(
                 step.collect, _Place(names, inner.visible | children, inner.loops), step
             )
@@ -719,6 +742,14 @@ def _renamed(data: Any, path: list[Any], old: str, new: str) -> Any:
     copy = list(data)
     copy[head] = _renamed(copy[head], rest, old, new)
     return copy
+
+
+def _exposed(step: Step) -> set[str]:
+    """The step ids a step makes readable after it: its own, and a group's steps' ids."""
+    own = {step.id} if step.id else set()
+    if step.is_group:
+        return own | {i for s in step.steps for i in _exposed(s)}
+    return own
 
 
 def _ancestors(step: Step, ids: dict[str, Step]) -> set[str]:

@@ -43,6 +43,20 @@ class Step:
         return self.for_each is not None
 
     @property
+    def is_group(self) -> bool:
+        """`steps` without `action` or `forEach`: a block run in order, skipped as a whole."""
+        return self.for_each is None and self.action is None and bool(self.steps)
+
+    @property
+    def action_count(self) -> int:
+        """Action steps this step runs itself (a group's, not a loop's: loops count per item)."""
+        if self.is_loop:
+            return 0
+        if self.is_group:
+            return sum(s.action_count for s in self.steps)
+        return 1
+
+    @property
     def label(self) -> str:
         """ "open" for a step with an id, else where it stands: steps[0].steps[2]."""
         if self.id:

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from taskplate.dsl import ExpressionError, parse_expression
-from taskplate.dsl._expr_ast import MAX_DEPTH, _depth, _make
+from taskplate.dsl._expr_ast import MACROS, MAX_DEPTH, _depth, _make
 from taskplate.dsl._expr_parser import Token
 
 GRAMMAR = Path(__file__).parents[2] / "dsl" / "expr.lark"
@@ -94,6 +94,8 @@ def _by_us(text: str) -> Any:
     try:
         return ("tree", parse_expression(text))
     except ExpressionError as exc:
+        if any(f"{name}()" in exc.message for name in MACROS):
+            return ("error", "list operation")  # found while reading, before a later typo
         return ("error", exc.start)
 
 
@@ -192,4 +194,7 @@ def test_random_texts_read_the_same_as_with_lark(pieces: list[str]) -> None:
     ours, theirs = _by_us(text), _by_lark(text)
     if theirs[0] == "tree" and _depth(theirs[1]) > MAX_DEPTH:
         return  # refused for depth by both, with different positions
+    if ours == ("error", "list operation"):
+        assert theirs[0] == "error", text  # a misused list operation, refused by both
+        return
     assert ours == theirs, text
