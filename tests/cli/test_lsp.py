@@ -126,8 +126,11 @@ async def test_diagnostics_follow_every_change(session: Session) -> None:
     assert found[1].message == '"p" has no property "pricee"; did you mean "price"?'
     assert found[1].range.end.character == 50
     assert all(d.severity == types.DiagnosticSeverity.Error for d in found)
-    _change(session, GOOD, 3)
-    assert await session.diagnostics(3) == []
+    _change(session, GOOD.replace("version: 1.0.0", "version: [1.0.0"), 3)
+    unparsable = await session.diagnostics(3)
+    assert [d.code for d in unparsable] == ["yaml-syntax"]
+    _change(session, GOOD, 4)
+    assert await session.diagnostics(4) == []
 
 
 async def test_completion_offers_keys_actions_arguments_names_and_functions(
