@@ -41,6 +41,8 @@ def _step_line(step: Step) -> str:
         extras = [f"concurrency {show(step.concurrency)}"] if step.concurrency else []
         if step.tab is not None:
             extras.append(f"tab {show(step.tab)}")
+    elif step.is_group:
+        text, extras = f"{name}group of {len(step.steps)} steps", []
     else:
         spec = REGISTRY.get(step.action or "")
         level = f" [{spec.level}]" if spec else ""

@@ -19,6 +19,7 @@ COMMANDS = {
     "doctor": "taskplate.cli.doctor:command",
     "serve": "taskplate.cli.serve:command",
     "login": "taskplate.cli.login:command",
+    "lsp": "taskplate.cli.lsp:command",
 }
 
 

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from ._expr_functions import FUNCTIONS
     from ._metaschema import TEMPLATE as TEMPLATE_SCHEMA
     from ._model import Limits, PartialSuccess, Retry, Step, Template
+    from ._numbers import parse_number
     from ._schema_errors import listed, violations
     from ._values import Value, expressions, render
 
@@ -61,6 +62,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "Retry": ("._model", "Retry"),
     "Step": ("._model", "Step"),
     "Template": ("._model", "Template"),
+    "parse_number": ("._numbers", "parse_number"),
     "listed": ("._schema_errors", "listed"),
     "violations": ("._schema_errors", "violations"),
     "Value": ("._values", "Value"),
@@ -103,6 +105,7 @@ __all__ = [
     "has_errors",
     "listed",
     "parse_expression",
+    "parse_number",
     "render",
     "truthy",
     "violations",

@@ -23,6 +23,11 @@ class ActionSpec:
     needs_browser: bool = True
     pure: bool = False  # no side effects: a result nobody reads is dead code
     result_from_args: bool = False  # `set`: the result is the arguments
+    # A result schema made exact by the step's literal arguments (values of expressions are
+    # DYNAMIC): `extract` declares each field's type. None: `result_schema` as it is.
+    result_schema_for: Callable[[dict[str, Any]], dict[str, Any]] | None = field(
+        default=None, compare=False
+    )
     run: Callable[..., Awaitable[Any]] | None = field(default=None, compare=False)
 
 

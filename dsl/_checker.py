@@ -5,12 +5,12 @@ Pure: reads YAML text and an action catalog, returns the step graph and diagnost
 
 from __future__ import annotations
 
+import difflib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from ._actions import ActionCatalog, ActionSpec
 from ._contract import Level, TrustLevel
@@ -20,9 +20,11 @@ from ._json_schema_check import schema_errors
 from ._metaschema import MAX_RUN_TIMEOUT_MS, MAX_TABS_PER_SESSION, TEMPLATE
 from ._model import Step, Template, build_template
 from ._schema_errors import explain, kinds_text, pointer_of
+from ._schema_fast import is_valid
 from ._types import (
     ANY,
     BOOLEAN,
+    NULL,
     NUMBER,
     STRING,
     Type,
@@ -46,7 +48,25 @@ from ._values import (
 )
 from ._yaml import LoadedYaml, YamlError, escape_pointer, load_yaml
 
-_META_VALIDATOR = jsonschema.Draft202012Validator(TEMPLATE)
+if TYPE_CHECKING:  # jsonschema is imported only to explain a template that has problems
+    import jsonschema
+
+
+_VALIDATORS: dict[int, tuple[dict[str, Any], jsonschema.Draft202012Validator]] = {}
+
+
+def _errors(schema: dict[str, Any], instance: Any) -> list[jsonschema.ValidationError]:
+    """jsonschema's errors, asked for only when the quick check finds the instance invalid."""
+    if is_valid(schema, instance):
+        return []
+    kept = _VALIDATORS.get(id(schema))
+    if kept is None or kept[0] is not schema:
+        import jsonschema
+
+        kept = _VALIDATORS[id(schema)] = (schema, jsonschema.Draft202012Validator(schema))
+    return list(kept[1].iter_errors(instance))
+
+
 _RUN_TYPE = object_of(
     {
         k: STRING
@@ -56,6 +76,7 @@ _RUN_TYPE = object_of(
 _ITEM_ERROR = object_of({"code": STRING, "message": STRING})
 _SUMMARY = object_of({k: NUMBER for k in ("total", "succeeded", "failed", "skipped")})
 _FOREACH_ONLY = ("as", "concurrency", "steps", "collect")
+_NOT_IN_GROUPS = ("with", "as", "concurrency", "collect", "retry", "timeoutMs", "onError", "tab")
 
 
 @dataclass
@@ -97,6 +118,8 @@ class _Checker:
         self.infos: dict[str, _StepInfo] = {}
         self.used_inputs: set[str] = set()
         self.used_steps: set[str] = set()
+        # Misspelt keys read as their suggestion: corrected pointer -> pointer in the file.
+        self.renames: dict[str, str] = {}
 
     # -- reporting ---------------------------------------------------------------------------
     def add(
@@ -109,11 +132,19 @@ class _Checker:
         severity: Severity = Severity.ERROR,
         span: Span | None = None,
     ) -> None:
+        pointer = self.in_file(pointer)
         span = span or self.loaded.span(pointer, key=key)
         self.diagnostics.append(Diagnostic(self.file, span, severity, rule, message, pointer))
 
+    def in_file(self, pointer: str) -> str:
+        """Where a pointer of the corrected template stands in the file as written."""
+        for fixed in sorted(self.renames, key=len, reverse=True):
+            if pointer == fixed or pointer.startswith(fixed + "/"):
+                pointer = self.renames[fixed] + pointer[len(fixed) :]
+        return pointer
+
     def add_in_expr(self, rule: str, message: str, pointer: str, start: int, end: int) -> None:
-        info = self.loaded.nodes.get(pointer)
+        info = self.loaded.nodes.get(self.in_file(pointer))
         if info is None:
             self.add(rule, message, pointer)
             return
@@ -131,29 +162,75 @@ class _Checker:
             got = "an empty file" if self.raw is None else f"a {type(self.raw).__name__}"
             self.add("template-schema", f"a template must be a YAML map of keys, got {got}", "")
             return None
-        self.check_meta_schema()
+        self.raw = self.check_meta_schema()
         self.check_json_schemas()
         template, bad = build_template(self.raw, self.file)
         self.template = template
         self.steps = template.all_steps()
         for b in bad:
             self.add_in_expr("expr-syntax", b.message, b.pointer, b.start, b.end)
+            self.note_mentions(self.node(b.pointer))
         self.check_structure(template)
         self.check_scopes(template)
         self.check_template_level(template)
         self.check_unused(template)
         return template
 
-    def check_meta_schema(self) -> None:
-        for error in _META_VALIDATOR.iter_errors(self.raw):
-            where = self.where(list(error.absolute_path))
-            for problem in explain(error, where, "the template"):
-                self.add("template-schema", problem.message, problem.pointer, key=problem.at_key)
+    def check_meta_schema(self) -> Any:
+        """Report what breaks the meta-schema; return the template with every misspelt key
+        that has one close suggestion renamed to it, so that the other checks see what the
+        author meant and report every other mistake in the same run."""
+        data = self.raw
+        errors: list[jsonschema.ValidationError] = []
+        for _ in range(16):  # each round may uncover keys inside a renamed one
+            errors = _errors(TEMPLATE, data)
+            fixes = [fix for error in errors for fix in _renames(error)]
+            if not fixes:
+                break
+            for error in errors:
+                if error.validator == "additionalProperties":
+                    self.report_schema_error(error, data)
+            for path, old, new in fixes:
+                data = _renamed(data, path, old, new)
+                at = pointer_of(path)
+                self.renames[f"{at}/{escape_pointer(new)}"] = self.in_file(
+                    f"{at}/{escape_pointer(old)}"
+                )
+        for error in errors:
+            self.report_schema_error(error, data)
+            if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+                known = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
+                for extra in set(error.instance) - set(known):
+                    self.note_mentions(error.instance[extra])
+        return data
 
-    def where(self, path: list[Any]) -> str:
+    def report_schema_error(self, error: jsonschema.ValidationError, data: Any) -> None:
+        where = self.where(list(error.absolute_path), data)
+        for problem in explain(error, where, "the template"):
+            self.add("template-schema", problem.message, problem.pointer, key=problem.at_key)
+
+    def note_mentions(self, value: Any) -> None:
+        """Count inputs and steps named in text no check could read (an unknown key, an
+        expression that does not parse) as used: their unused warning would be the error's."""
+        texts = [value] if isinstance(value, str) else []
+        stack = [value]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, dict):
+                stack.extend(node.values())
+                texts.extend(k for k in node if isinstance(k, str))
+            elif isinstance(node, list):
+                stack.extend(node)
+            elif isinstance(node, str):
+                texts.append(node)
+        for text in texts:
+            self.used_inputs.update(_MENTION_INPUT.findall(text))
+            self.used_steps.update(_MENTION_STEP.findall(text))
+
+    def where(self, path: list[Any], data: Any = None) -> str:
         if not path:
             return "the template"
-        node: Any = self.raw
+        node: Any = self.raw if data is None else data
         for p in path:
             node = node[p] if isinstance(node, dict | list) else None
         if len(path) >= 2 and path[-2] == "steps" and isinstance(node, dict):
@@ -217,9 +294,11 @@ class _Checker:
                 f"{step.pointer}/forEach",
                 key=True,
             )
-        elif not has_action and not has_loop:
+        elif not has_action and not has_loop and "steps" not in data:
             self.add(
-                "template-schema", f"step {step.label} needs either action or forEach", step.pointer
+                "template-schema",
+                f"step {step.label} needs action, forEach, or steps (a group)",
+                step.pointer,
             )
         elif has_action:
             for key in _FOREACH_ONLY:
@@ -236,7 +315,7 @@ class _Checker:
                     f'unknown action "{step.action}"{suggest(step.action, self.catalog.names(), "actions")}',
                     f"{step.pointer}/action",
                 )
-        else:
+        elif has_loop:
             if "with" in data:
                 self.add(
                     "template-schema",
@@ -250,6 +329,16 @@ class _Checker:
                     f"forEach step {step.label} needs steps to run for each item",
                     step.pointer,
                 )
+        else:
+            for key in _NOT_IN_GROUPS:
+                if key in data:
+                    self.add(
+                        "template-schema",
+                        f'"{key}" does not apply to a step group (steps without action or '
+                        "forEach); put it on the steps inside",
+                        f"{step.pointer}/{key}",
+                        key=True,
+                    )
         if (
             isinstance(step.tab, Const)
             and step.tab.value not in ("new", "main")
@@ -310,7 +399,7 @@ class _Checker:
             if value is not None:
                 self.check_value(value, _Place({"inputs": self.inputs_type}, set()))
         if template.output is not None:
-            top = {s.id for s in template.steps if s.id}
+            top = {i for s in template.steps for i in _exposed(s)}
             self.output_type = self.check_value(template.output, _Place(names, top))
             self.check_output(template)
 
@@ -323,7 +412,8 @@ class _Checker:
         dag = any(s.needs for s in siblings)
         ids = {s.id: s for s in siblings if s.id}
         for index, step in enumerate(siblings):
-            before = _ancestors(step, ids) if dag else {s.id for s in siblings[:index] if s.id}
+            earlier = [ids[i] for i in _ancestors(step, ids)] if dag else siblings[:index]
+            before = {i for s in earlier for i in _exposed(s)}
             place = _Place(outer.names, outer.visible | before, outer.loops)
             self.check_step(step, place)
 
@@ -389,7 +479,15 @@ class _Checker:
         if step.tab is not None and step.tab != Const("new"):
             self.check_value(step.tab, place, step)
         info = self.infos.get(step.id) if step.id else None
-        result = self.check_loop(step, place) if step.is_loop else self.check_action(step, place)
+        if step.is_group:
+            loop = place.loops[-1] if place.loops else None
+            loop_id = next((s.id for s in self.steps if s.pointer == loop), None)
+            self.walk(step.steps, place, loop, loop_id)
+            result = NULL
+        elif step.is_loop:
+            result = self.check_loop(step, place)
+        else:
+            result = self.check_action(step, place)
         if info is not None and info.step is step:
             info.type = result
 
@@ -415,7 +513,11 @@ class _Checker:
             )
         if spec.result_from_args:
             return args_type if args_type.kind == "object" else ANY
-        result = from_schema(spec.result_schema)
+        schema = spec.result_schema
+        args = literal(step.args)
+        if spec.result_schema_for is not None and isinstance(args, dict):
+            schema = spec.result_schema_for(args)
+        result = from_schema(schema)
         if result.kind == "object":
             props = dict(result.props)
             props.setdefault("warnings", array_of(STRING))
@@ -429,10 +531,9 @@ class _Checker:
         args = literal(step.args)
         if not isinstance(args, dict):
             return
-        validator = jsonschema.Draft202012Validator(spec.args_schema)
-        for error in validator.iter_errors(args):
-            if _touches_dynamic(args, list(error.absolute_path)) or error.instance is DYNAMIC:
-                continue
+        for error in _errors(spec.args_schema, args):
+            if is_valid(error.schema, error.instance) or error.instance is DYNAMIC:
+                continue  # it fails only for a value an expression computes: unknown until run
             for problem in explain(
                 error, f'action "{spec.name}"', "the arguments", key_word="argument"
             ):
@@ -473,7 +574,7 @@ class _Checker:
         self.walk(step.steps, inner, step.pointer, step.id)
         collect_type = ANY
         if step.collect is not None:
-            children = {s.id for s in step.steps if s.id}
+            children = {i for s in step.steps for i in _exposed(s)}
             collect_type = self.check_value(
                 step.collect, _Place(names, inner.visible | children, inner.loops), step
             )
@@ -612,6 +713,45 @@ class _Checker:
                 )
 
 
+_MENTION_INPUT = re.compile(r"\binputs\s*(?:\.\s*|\[\s*['\"])([A-Za-z_][A-Za-z0-9_]*)")
+_MENTION_STEP = re.compile(r"\bsteps\s*(?:\.\s*|\[\s*['\"])([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _renames(error: jsonschema.ValidationError) -> list[tuple[list[Any], str, str]]:
+    """(path, misspelt key, key meant) for each unknown key with exactly one close match."""
+    if error.validator != "additionalProperties" or not isinstance(error.instance, dict):
+        return []
+    known = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
+    fixes = []
+    for extra in sorted(set(error.instance) - set(known)):
+        if not isinstance(extra, str):
+            continue
+        close = difflib.get_close_matches(extra, sorted(known), n=1, cutoff=0.6)
+        if close and close[0] not in error.instance:
+            fixes.append((list(error.absolute_path), extra, close[0]))
+    return fixes
+
+
+def _renamed(data: Any, path: list[Any], old: str, new: str) -> Any:
+    """A copy of `data` with the key `old` of the map at `path` renamed, its place kept."""
+    if not path:
+        return {(new if k == old else k): v for k, v in data.items()}
+    head, rest = path[0], path[1:]
+    if isinstance(data, dict):
+        return {k: (_renamed(v, rest, old, new) if k == head else v) for k, v in data.items()}
+    copy = list(data)
+    copy[head] = _renamed(copy[head], rest, old, new)
+    return copy
+
+
+def _exposed(step: Step) -> set[str]:
+    """The step ids a step makes readable after it: its own, and a group's steps' ids."""
+    own = {step.id} if step.id else set()
+    if step.is_group:
+        return own | {i for s in step.steps for i in _exposed(s)}
+    return own
+
+
 def _ancestors(step: Step, ids: dict[str, Step]) -> set[str]:
     seen: set[str] = set()
     stack = list(step.needs)
@@ -638,15 +778,6 @@ def _cycles(graph: dict[str, list[str]]) -> list[list[str]]:
                 elif nxt not in path and nxt > start:
                     stack.append((nxt, [*path, nxt]))
     return list(found.values())
-
-
-def _touches_dynamic(args: Any, path: list[Any]) -> bool:
-    node = args
-    for token in path:
-        if node is DYNAMIC:
-            return True
-        node = node[token] if isinstance(node, dict | list) else None
-    return node is DYNAMIC
 
 
 def check_source(text: str, file: str, catalog: ActionCatalog) -> CheckResult:

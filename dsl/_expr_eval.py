@@ -18,6 +18,7 @@ from ._expr_ast import (
     Index,
     ListLit,
     Lit,
+    Macro,
     MapLit,
     Name,
     Node,
@@ -26,6 +27,7 @@ from ._expr_ast import (
 from ._expr_functions import FUNCTIONS, FunctionError, check_size, is_number, type_name
 
 MAX_OPERATIONS = 100_000
+MAX_ITEMS_VISITED = 50_000  # items visited by list operations in one evaluation
 
 
 def truthy(value: Any) -> bool:
@@ -57,6 +59,7 @@ class _Evaluator:
     def __init__(self, scope: Mapping[str, Any]) -> None:
         self.scope = scope
         self.operations = 0
+        self.visited = 0
 
     def fail(self, node: Node, message: str) -> ExpressionError:
         return ExpressionError(message, node.start, node.end)
@@ -95,6 +98,8 @@ class _Evaluator:
                 return self.eval(then) if truthy(self.eval(test)) else self.eval(other)
             case Call(func=func, args=args):
                 return self._call(node, func, [self.eval(a) for a in args])
+            case Macro():
+                return self._macro(node)
             case ListLit(items=items):
                 return check_size([self.eval(i) for i in items])
             case MapLit(pairs=pairs):
@@ -171,6 +176,58 @@ class _Evaluator:
             return check_size(value)
         except FunctionError as exc:
             raise self.fail(node, str(exc)) from None
+
+    def _macro(self, node: Macro) -> Any:
+        items = self.eval(node.target)
+        if not isinstance(items, list):
+            raise self.fail(node.target, f"{node.func}() needs a list, got {type_name(items)}")
+        descending = False
+        if node.extra:
+            order = self.eval(node.extra[0])
+            if order not in ("asc", "desc"):
+                raise self.fail(
+                    node.extra[0], f"sortBy() order must be 'asc' or 'desc', got {order!r}"
+                )
+            descending = order == "desc"
+        outer = self.scope
+        results = []
+        try:
+            for item in items:
+                self.visited += 1
+                if self.visited > MAX_ITEMS_VISITED:
+                    raise self.fail(
+                        node, f"list operations visit more than {MAX_ITEMS_VISITED} items"
+                    )
+                self.scope = {**outer, node.var: item}
+                value = self.eval(node.body)
+                if node.func == "exists" and truthy(value):
+                    return True
+                if node.func == "all" and not truthy(value):
+                    return False
+                results.append(value)
+        finally:
+            self.scope = outer
+        if node.func == "exists":
+            return False
+        if node.func == "all":
+            return True
+        if node.func == "filter":
+            return [item for item, keep in zip(items, results, strict=True) if truthy(keep)]
+        if node.func == "map":
+            return results
+        return self._sorted(node, items, results, descending)
+
+    def _sorted(self, node: Macro, items: list[Any], keys: list[Any], descending: bool) -> Any:
+        kinds = {type_name(k) for k in keys if k is not None}
+        if len(kinds) > 1 or kinds - {"number", "string"}:
+            shown = " and ".join(sorted(kinds))
+            raise self.fail(
+                node.body, f"sortBy() keys must all be numbers or all texts, got {shown}"
+            )
+        present = [(k, i) for k, i in zip(keys, items, strict=True) if k is not None]
+        absent = [i for k, i in zip(keys, items, strict=True) if k is None]
+        present.sort(key=lambda pair: pair[0], reverse=descending)  # sort is stable both ways
+        return [i for _, i in present] + absent
 
     def _call(self, node: Call, func: str, args: list[Any]) -> Any:
         spec = FUNCTIONS.get(func)

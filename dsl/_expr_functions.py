@@ -9,10 +9,14 @@ import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urljoin, urlsplit
 
-import regex
+from ._dates import DateError, format_date, now_iso, parse_date
+from ._numbers import NumberFormatError, parse_number
+
+if TYPE_CHECKING:  # imported by the first regular expression evaluated, not by checks
+    import regex
 
 MAX_STRING = 1024 * 1024
 MAX_LIST = 100_000
@@ -132,6 +136,8 @@ def _replace(s: Any, old: Any, new: Any) -> str:
 
 def _compile(name: str, pattern: Any) -> regex.Pattern[str]:
     _want(name, 2, pattern, "string")
+    import regex
+
     try:
         return regex.compile(pattern)
     except regex.error as exc:
@@ -150,6 +156,8 @@ def _regex_replace(s: Any, pattern: Any, repl: Any) -> str:
     _want("regexReplace", 1, s, "string")
     _want("regexReplace", 3, repl, "string")
     compiled = _compile("regexReplace", pattern)
+    import regex
+
     try:
         out = compiled.sub(repl, s, timeout=REGEX_TIMEOUT_S)
     except TimeoutError:
@@ -275,6 +283,70 @@ def _format(template: Any, *args: Any) -> str:
     return check_size("".join(out))
 
 
+def _to_number(text: Any, locale: Any = None) -> int | float | None:
+    _want("toNumber", 1, text, "string", "number", "null")
+    if locale is not None:
+        _want("toNumber", 2, locale, "string")
+    if is_number(text):
+        return text  # type: ignore[no-any-return]
+    if text is None:
+        return None
+    try:
+        return parse_number(text, locale)
+    except NumberFormatError as exc:
+        raise FunctionError(f"toNumber() {exc}") from None
+
+
+def _regex_find(s: Any, pattern: Any) -> dict[str, Any] | None:
+    _want("regexFind", 1, s, "string", "null")
+    compiled = _compile("regexFind", pattern)
+    if s is None:
+        return None
+    try:
+        found = compiled.search(s, timeout=REGEX_TIMEOUT_S)
+    except TimeoutError:
+        raise FunctionError("regexFind() took too long; simplify the pattern") from None
+    if found is None:
+        return None
+    return {
+        "match": found.group(0),
+        "groups": list(found.groups()),
+        "named": found.groupdict(),
+        "start": found.start(),
+    }
+
+
+def _now() -> str:
+    return now_iso()
+
+
+def _parse_date(text: Any, pattern: Any = None) -> str | None:
+    _want("parseDate", 1, text, "string", "null")
+    if pattern is not None:
+        _want("parseDate", 2, pattern, "string")
+    if text is None:
+        return None
+    try:
+        return parse_date(text, pattern)
+    except DateError as exc:
+        raise FunctionError(f"parseDate() {exc}") from None
+
+
+def _format_date(iso: Any, pattern: Any) -> str | None:
+    _want("formatDate", 1, iso, "string", "null")
+    _want("formatDate", 2, pattern, "string")
+    if iso is None:
+        return None
+    try:
+        return format_date(iso, pattern)
+    except DateError as exc:
+        raise FunctionError(f"formatDate() {exc}") from None
+
+
+def _macro(*_args: Any) -> Any:
+    raise FunctionError("list operations are evaluated by the evaluator")  # never reached
+
+
 @dataclass(frozen=True)
 class Function:
     name: str
@@ -283,6 +355,8 @@ class Function:
     max_args: int | None  # None: any number
     returns: str  # a type name, or "any", or "arg0" (the first argument's type)
     summary: str
+    signature: str = ""  # how a call reads, for docs and editors: "filter(list, x, predicate)"
+    macro: bool = False  # the second argument names each item; see _expr_ast.MACROS
 
 
 FUNCTIONS: Mapping[str, Function] = {
@@ -358,6 +432,110 @@ FUNCTIONS: Mapping[str, Function] = {
             None,
             "string",
             "Text with `{0}`, `{1}`… replaced by the arguments.",
+        ),
+        Function(
+            "filter",
+            _macro,
+            3,
+            3,
+            "arg0",
+            "The items for which the predicate, with the item named `x`, is truthy.",
+            "filter(list, x, predicate)",
+            macro=True,
+        ),
+        Function(
+            "map",
+            _macro,
+            3,
+            3,
+            "array",
+            "The expression's value for every item, named `x`.",
+            "map(list, x, expr)",
+            macro=True,
+        ),
+        Function(
+            "exists",
+            _macro,
+            3,
+            3,
+            "boolean",
+            "Whether the predicate is truthy for some item (false for an empty list).",
+            "exists(list, x, predicate)",
+            macro=True,
+        ),
+        Function(
+            "all",
+            _macro,
+            3,
+            3,
+            "boolean",
+            "Whether the predicate is truthy for every item (true for an empty list).",
+            "all(list, x, predicate)",
+            macro=True,
+        ),
+        Function(
+            "sortBy",
+            _macro,
+            3,
+            4,
+            "arg0",
+            "The items sorted by a number or text key, stable; `'desc'` as 4th argument for "
+            "largest first. Items whose key is null go last.",
+            "sortBy(list, x, key, order?)",
+            macro=True,
+        ),
+        Function(
+            "toNumber",
+            _to_number,
+            1,
+            2,
+            "number",
+            "The number written in a text: currency signs and codes, spaces and thousands "
+            "separators are dropped (`'$1,299.00'` → 1299.0). With a locale (`'de'`, `'fr-CH'`) its "
+            "decimal mark is used (`toNumber('1.234,5', 'de')` → 1234.5); without one, the last "
+            "of `.` `,` is the decimal mark and a lone `,` before three digits groups thousands. "
+            "null when the text holds no number.",
+            "toNumber(text, locale?)",
+        ),
+        Function(
+            "regexFind",
+            _regex_find,
+            2,
+            2,
+            "object",
+            "The first match of a regular expression as `{match, groups, named, start}` "
+            "(`groups`: the numbered groups, `named`: the named ones), or null.",
+            "regexFind(text, pattern)",
+        ),
+        Function(
+            "now",
+            _now,
+            0,
+            0,
+            "string",
+            "The current time in UTC, ISO 8601 (`2026-01-31T09:00:00Z`).",
+        ),
+        Function(
+            "parseDate",
+            _parse_date,
+            1,
+            2,
+            "string",
+            "A date as ISO 8601 text (`2026-01-31`, with `T09:00:00` when it has a time), read "
+            "with a pattern of `YYYY YY MMMM MMM MM M DD D HH H mm ss Z` and `[literal]` "
+            "(`parseDate('31.01.2026', 'DD.MM.YYYY')`); without a pattern: ISO 8601, "
+            "`31 January 2026`, `January 31, 2026`, `31 Jan 2026`, `Jan 31, 2026`, `2026/01/31`, "
+            "`31.01.2026`. null when the text does not match.",
+            "parseDate(text, pattern?)",
+        ),
+        Function(
+            "formatDate",
+            _format_date,
+            2,
+            2,
+            "string",
+            "An ISO 8601 date written with a pattern (tokens as for parseDate).",
+            "formatDate(date, pattern)",
         ),
     ]
 }

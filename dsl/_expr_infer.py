@@ -9,7 +9,20 @@ import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from ._expr_ast import Attr, Binary, Call, Cond, Index, ListLit, Lit, MapLit, Name, Node, Unary
+from ._expr_ast import (
+    Attr,
+    Binary,
+    Call,
+    Cond,
+    Index,
+    ListLit,
+    Lit,
+    Macro,
+    MapLit,
+    Name,
+    Node,
+    Unary,
+)
 from ._expr_functions import FUNCTIONS
 from ._types import (
     ANY,
@@ -35,6 +48,12 @@ def suggest(name: str, candidates: Iterable[str], noun: str = "") -> str:
         return ""
     shown = ", ".join(options[:12]) + (", …" if len(options) > 12 else "")
     return f"; available{' ' + noun if noun else ''}: {shown}"
+
+
+def closest(name: str, candidates: Iterable[str]) -> str | None:
+    """The one candidate `suggest` would name in its did-you-mean, if any."""
+    close = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
+    return close[0] if close else None
 
 
 @dataclass(frozen=True)
@@ -68,6 +87,7 @@ class _Inferer:
     def __init__(self, scope: ExprScope) -> None:
         self.scope = scope
         self.problems: list[Problem] = []
+        self.locals: dict[str, Type] = {}  # the item names of enclosing list operations
 
     def report(self, rule: str, message: str, node: Node, end: int | None = None) -> Type:
         self.problems.append(
@@ -113,6 +133,8 @@ class _Inferer:
                 return join(self.infer(then), self.infer(other))
             case Call(func=func, args=args):
                 return self._call(node, func, [self.infer(a) for a in args])
+            case Macro():
+                return self._macro(node)
             case ListLit(items=items):
                 return array_of(join_all([self.infer(i) for i in items]))
             case MapLit(pairs=pairs):
@@ -120,20 +142,51 @@ class _Inferer:
         return ANY
 
     def _name(self, node: Node, name: str) -> Type:
+        if name in self.locals:
+            return self.locals[name]
         if name == "steps":
             return ANY
         if name in self.scope.names:
             return self.scope.names[name]
-        return self.report(
-            "unknown-ref",
-            f'unknown name "{name}"{suggest(name, [*self.scope.names, "steps"])}',
-            node,
-        )
+        known = [*self.scope.names, *self.locals, "steps"]
+        return self.report("unknown-ref", f'unknown name "{name}"{suggest(name, known)}', node)
+
+    def _macro(self, node: Macro) -> Type:
+        target = self.infer(node.target)
+        if target.kind not in ("array", "any", "null"):
+            self.report("type", f"{node.func}() needs a list, got {target.describe()}", node.target)
+            target = ANY
+        item = target.items or ANY if target.kind == "array" else ANY
+        outer = self.locals
+        self.locals = {**outer, node.var: item}
+        try:
+            body = self.infer(node.body)
+        finally:
+            self.locals = outer
+        for extra in node.extra:
+            if isinstance(extra, Lit) and extra.value not in ("asc", "desc"):
+                self.report(
+                    "type", f"sortBy() order must be 'asc' or 'desc', got {extra.value!r}", extra
+                )
+            else:
+                self.infer(extra)
+        if node.func == "map":
+            return array_of(body)
+        if node.func in ("exists", "all"):
+            return BOOLEAN
+        if node.func == "sortBy" and body.kind not in ("number", "string", "any", "null"):
+            self.report(
+                "type", f"sortBy() key must be a number or a text, got {body.describe()}", node.body
+            )
+        return target if target.kind == "array" else ANY
 
     def _step(self, node: Node, step_id: str) -> Type:
         ref = self.scope.steps.get(step_id)
         if ref is None:
             visible = [k for k, v in self.scope.steps.items() if v.visible]
+            meant = closest(step_id, visible)
+            if meant is not None:  # its unused warning would be this mistake's
+                self.scope.used_steps.add(meant)
             return self.report(
                 "unknown-ref", f'no step "{step_id}"{suggest(step_id, visible, "steps")}', node
             )
@@ -155,6 +208,9 @@ class _Inferer:
         if found is not None:
             return found
         if is_inputs:
+            meant = closest(name, base.props)
+            if meant is not None:
+                self.scope.used_inputs.add(meant)
             return self.report(
                 "unknown-ref", f'inputs has no property "{name}"{suggest(name, base.props)}', node
             )
@@ -217,7 +273,19 @@ class _Inferer:
             return array_of(STRING)
         if func in ("unique",) and args and args[0].kind == "array":
             return args[0]
+        if func == "regexFind":
+            return _MATCH
         return Type(spec.returns) if spec.returns != "any" else ANY
+
+
+_MATCH = object_of(
+    {
+        "match": STRING,
+        "groups": array_of(STRING),
+        "named": object_of({}, closed=False),
+        "start": NUMBER,
+    }
+)
 
 
 def _describe_owner(obj: Node, scope: ExprScope) -> str:
@@ -225,9 +293,18 @@ def _describe_owner(obj: Node, scope: ExprScope) -> str:
         ref = scope.steps.get(obj.name)
         kind = f" ({ref.action})" if ref and ref.action else ""
         return f'the result of step "{obj.name}"{kind}'
-    if isinstance(obj, Name):
-        return f'"{obj.name}"'
-    return "this object"
+    path = _dotted(obj)
+    return f'"{path}"' if path else "this object"
+
+
+def _dotted(node: Node) -> str | None:
+    """`steps.data.values` for a chain of names, or None when something else stands in it."""
+    if isinstance(node, Name):
+        return node.name
+    if isinstance(node, Attr):
+        head = _dotted(node.obj)
+        return f"{head}.{node.name}" if head else None
+    return None
 
 
 def infer(node: Node, scope: ExprScope) -> tuple[Type, list[Problem]]:

@@ -7,11 +7,16 @@ root, so the seven vocabulary meta-schemas merge into one static schema with the
 
 from __future__ import annotations
 
+import functools
+import json
+import pkgutil
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
-from jsonschema_specifications import REGISTRY
+from ._schema_fast import is_valid
+
+if TYPE_CHECKING:
+    import jsonschema
 
 _BASE = "https://json-schema.org/draft/2020-12/meta/"
 _VOCABULARIES = (
@@ -39,6 +44,10 @@ def _static(node: Any) -> Any:
 
 
 def flattened_meta_schema() -> dict[str, Any]:
+    """Built from jsonschema's own copies; shipped as meta_schema_2020_12.json (make docs)."""
+    import jsonschema
+    from jsonschema_specifications import REGISTRY
+
     root = jsonschema.Draft202012Validator.META_SCHEMA
     properties: dict[str, Any] = {}
     defs: dict[str, Any] = {}
@@ -58,10 +67,31 @@ def flattened_meta_schema() -> dict[str, Any]:
     return flat
 
 
-_VALIDATOR = jsonschema.Draft202012Validator(flattened_meta_schema())
+SHIPPED = "meta_schema_2020_12.json"
+
+
+@functools.cache
+def shipped_meta_schema() -> dict[str, Any]:
+    # pkgutil reads package data from a folder, a wheel or a zipapp, and loads faster than
+    # importlib.resources (which the cold start of dsl validate would pay for)
+    data = pkgutil.get_data(__package__ or "taskplate.dsl", SHIPPED)
+    assert data is not None, f"{SHIPPED} is missing from the package"
+    schema: dict[str, Any] = json.loads(data)
+    return schema
+
+
+@functools.cache
+def _validator() -> jsonschema.Draft202012Validator:
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(shipped_meta_schema())
 
 
 def schema_errors(schema: Any) -> Iterator[jsonschema.ValidationError]:
     """Every way `schema` breaks the 2020-12 meta-schema, best sub-error first for anyOf."""
-    for error in _VALIDATOR.iter_errors(schema):
-        yield jsonschema.exceptions.best_match(error.context) if error.context else error
+    if is_valid(shipped_meta_schema(), schema):
+        return
+    from jsonschema.exceptions import best_match
+
+    for error in _validator().iter_errors(schema):
+        yield best_match(error.context) if error.context else error

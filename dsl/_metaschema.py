@@ -34,7 +34,8 @@ def _int_or_expr(minimum: int, maximum: int | None = None) -> dict[str, Any]:
 
 STEP: dict[str, Any] = {
     "type": "object",
-    "description": "A step: an action (`action` + `with`) or a loop (`forEach` + `as` + `steps`).",
+    "description": "A step: an action (`action` + `with`), a loop (`forEach` + `as` + `steps`), "
+    "or a group (`steps` alone: run in order, skipped as a whole when its `when` is false).",
     "additionalProperties": False,
     "properties": {
         "id": {
@@ -59,7 +60,12 @@ STEP: dict[str, Any] = {
         },
         "concurrency": _int_or_expr(1, MAX_TABS_PER_SESSION)
         | {"description": "Items in flight at once (sliding window)."},
-        "steps": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/step"}},
+        "steps": {
+            "type": "array",
+            "minItems": 1,
+            "items": {"$ref": "#/$defs/step"},
+            "description": "A loop's steps for each item, or a group's steps.",
+        },
         "collect": {"description": "What each item contributes to the loop's `items`."},
         "when": {
             "anyOf": [{"type": "boolean"}, _EXPR],

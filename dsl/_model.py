@@ -43,6 +43,20 @@ class Step:
         return self.for_each is not None
 
     @property
+    def is_group(self) -> bool:
+        """`steps` without `action` or `forEach`: a block run in order, skipped as a whole."""
+        return self.for_each is None and self.action is None and bool(self.steps)
+
+    @property
+    def action_count(self) -> int:
+        """Action steps this step runs itself (a group's, not a loop's: loops count per item)."""
+        if self.is_loop:
+            return 0
+        if self.is_group:
+            return sum(s.action_count for s in self.steps)
+        return 1
+
+    @property
     def label(self) -> str:
         """ "open" for a step with an id, else where it stands: steps[0].steps[2]."""
         if self.id:
@@ -101,6 +115,9 @@ def _get(data: Any, key: str, kind: type | tuple[type, ...], default: Any = None
     return value if isinstance(value, kind) else default
 
 
+_ERROR_CODES = frozenset(str(c) for c in ErrorCode)
+
+
 class _Builder:
     def __init__(self) -> None:
         self.errors: list[BadExpr] = []
@@ -131,7 +148,7 @@ class _Builder:
         step.needs = [n for n in needs_list if isinstance(n, str)]
         retry = _get(data, "retry", dict, {})
         on = _get(retry, "on", list)
-        codes = {str(c) for c in ErrorCode}
+        codes = _ERROR_CODES
         step.retry = Retry(
             attempts=_get(retry, "attempts", int, 1),
             backoff_ms=_get(retry, "backoffMs", int, 0),

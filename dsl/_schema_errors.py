@@ -8,9 +8,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
+if TYPE_CHECKING:  # imported only when there is an error to explain
+    import jsonschema
 
 from ._expr_infer import suggest
 from ._yaml import escape_pointer
@@ -87,6 +88,10 @@ def explain(
                 yield SchemaProblem(
                     pointer, f'{where} is missing required {key_word} "{name}"', at_key=True
                 )
+    elif validator in ("anyOf", "oneOf") and (inside := _map_branch_errors(error)):
+        # A map given where a map is one choice: say what is wrong inside it, not the choices.
+        for inner in inside:
+            yield from explain(inner, field, noun)
     elif "x-message" in schema:
         yield SchemaProblem(pointer, f"{where} {schema['x-message']}")
     elif hint:
@@ -118,10 +123,22 @@ def explain(
     elif validator == "pattern":
         yield SchemaProblem(pointer, f"{field} must match {value}, got {_show(instance)}")
     elif validator in ("anyOf", "oneOf") and error.context:
-        best = jsonschema.exceptions.best_match(error.context)
+        from jsonschema.exceptions import best_match
+
+        best = best_match(error.context)
         yield from explain(best, where, noun, key_word)
     else:
         yield SchemaProblem(pointer, f"{field}: {error.message}")
+
+
+def _map_branch_errors(error: jsonschema.ValidationError) -> list[jsonschema.ValidationError]:
+    branches = error.validator_value
+    if not isinstance(error.instance, dict) or not isinstance(branches, list):
+        return []
+    maps = {i for i, b in enumerate(branches) if isinstance(b, dict) and b.get("type") == "object"}
+    if len(maps) != 1:
+        return []
+    return [e for e in error.context or () if e.relative_schema_path[0] in maps]
 
 
 def violations(validator: jsonschema.protocols.Validator, instance: Any) -> list[dict[str, str]]:

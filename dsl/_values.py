@@ -5,6 +5,7 @@ A scalar that is exactly one expression keeps the value's type; otherwise parts 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -75,8 +76,15 @@ class MapValue:
 Value = Const | Single | Interp | ListValue | MapValue | Broken
 
 
+_PLAIN = re.compile(r"\$\{\{([^'\"{}\[\]()]*?)\}\}")
+
+
 def _split(text: str) -> list[tuple[int, int]] | ExpressionError:
     """(start, end) of each expression body; brackets and quotes may contain braces."""
+    plain = _PLAIN.fullmatch(text.strip())
+    if plain is not None and OPEN not in plain.group(1):  # the common case, without a scan
+        offset = len(text) - len(text.lstrip())
+        return [(offset + plain.start(1), offset + plain.end(1))]
     spans, i = [], 0
     while (begin := text.find(OPEN, i)) >= 0:
         j, depth, quote = begin + len(OPEN), 0, ""

@@ -135,7 +135,7 @@ class Execution:
 
     def count_top_level(self) -> None:
         """Top-level action steps; loops add their items' steps when they start."""
-        self.progress.total_steps = sum(1 for s in self.template.steps if not s.is_loop)
+        self.progress.total_steps = sum(s.action_count for s in self.template.steps)
         self.on_progress(self.progress)
 
     # -- blocks of sibling steps --------------------------------------------------------------
@@ -180,10 +180,13 @@ class Execution:
             )
             if step.id:
                 scope["steps"][step.id] = None
-            if not step.is_loop:
-                self._done()
+            if step.action_count:
+                self._done(step.action_count)
             return
-        if step.is_loop:
+        if step.is_group:
+            await self.run_block(step.steps, scope, tab_id, item)
+            result = None
+        elif step.is_loop:
             result = await self.run_loop(step, scope, tab_id, item)
         else:
             try:
@@ -364,7 +367,7 @@ class Execution:
         tolerant = self.template.partial_success.allowed or step.on_error == "continue"
         self.progress.has_loop = True
         self.progress.items_total += len(items)
-        self.progress.total_steps += len(items) * len(step.steps)
+        self.progress.total_steps += len(items) * sum(s.action_count for s in step.steps)
         self.on_progress(self.progress)
 
         results: list[dict[str, Any] | None] = [None] * len(items)
@@ -463,7 +466,7 @@ class Execution:
             await self.run_block(step.steps, scope, item_tab, index)
             outcome: dict[str, Any] = {"success": True}
         except StepFailed as failure:
-            self._done(max(0, len(step.steps) - executed[0]))  # the steps it never ran
+            self._done(max(0, _per_item(step) - executed[0]))  # the steps it never ran
             outcome = {
                 "success": False,
                 "error": {"code": str(failure.error.code), "message": failure.error.message},
@@ -473,7 +476,7 @@ class Execution:
                 raise
             return self._collect(step, scope, outcome)
         except Canceled:
-            self._done(max(0, len(step.steps) - executed[0]))
+            self._done(max(0, _per_item(step) - executed[0]))
             return None
         finally:
             if spare_tabs is not None and item_tab is not None:
@@ -506,3 +509,7 @@ class Execution:
             if isinstance(collected, dict)
             else {"value": collected, **outcome}
         )
+
+
+def _per_item(loop: Step) -> int:
+    return sum(s.action_count for s in loop.steps)

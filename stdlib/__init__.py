@@ -7,14 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from importlib import import_module
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from taskplate.browser import translate
 from taskplate.dsl import ActionSpec, ErrorCode, TaskplateError, listed, violations
 
 from ._context import ActionContext
+
+if TYPE_CHECKING:  # jsonschema is imported when arguments are first checked, not by dsl validate
+    import jsonschema
 
 # One line per action; the module of the same name (a keyword such as `assert` included).
 _MODULES = (
@@ -78,6 +79,8 @@ def argument_errors(spec: ActionSpec, args: Any) -> list[dict[str, str]]:
     """Each way the arguments break the action's schema, with a JSON pointer."""
     validator = _VALIDATORS.get(spec.name)
     if validator is None:
+        import jsonschema
+
         validator = _VALIDATORS[spec.name] = jsonschema.Draft202012Validator(spec.args_schema)
     return violations(validator, args)
 

@@ -31,13 +31,15 @@ def test_shipped_templates_exit_0() -> None:
 def test_text_output_points_at_the_span(tmp_path: Path) -> None:
     path = tmp_path / "x.yaml"
     path.write_text(
-        "template: x\nversion: 1.0.0\ninputs: {type: object, properties: {urls: {type: array}}}\n"
+        "template: x\nversion: 1.0.0\n"
+        "inputs: {type: object, properties: {urls: {type: array}, other: {type: string}}}\n"
         "steps:\n  - forEach: ${{ inputs.urlz }}\n    steps: [{action: wait, with: {ms: 1}}]\n"
     )
     code, out, _ = run(str(path))
     assert code == 1
     lines = out.splitlines()
-    assert lines[0] == f'{path}:3:37: warning: input "urls" is never used [unused-input]'
+    # "urls" counts as used: the typo "urlz" names it, and its warning would be the typo's
+    assert lines[0] == f'{path}:3:58: warning: input "other" is never used [unused-input]'
     assert (
         lines[3]
         == f'{path}:5:18: error: inputs has no property "urlz"; did you mean "urls"? [unknown-ref]'
@@ -50,8 +52,8 @@ def test_json_output_has_every_field() -> None:
     code, out, _ = run("--format", "json", str(ERR / "ref_unknown_input.yaml"))
     assert code == 1
     items = json.loads(out)
-    assert [i["rule"] for i in items] == ["unused-input", "unknown-ref"]
-    assert items[1] == {
+    assert [i["rule"] for i in items] == ["unknown-ref"]  # no unused warning caused by the typo
+    assert items[0] == {
         "file": str(ERR / "ref_unknown_input.yaml"),
         "line": 8,
         "column": 18,
@@ -121,3 +123,15 @@ def test_graph_refuses_an_invalid_template() -> None:
     result = CliRunner().invoke(cli, ["graph", str(ERR / "cycle_two_steps.yaml")])
     assert result.exit_code == 1
     assert "[cycle]" in result.stderr
+
+
+def test_checking_a_clean_template_loads_no_jsonschema_lark_or_regex() -> None:
+    """Cold start: jsonschema is imported only to explain a problem, lark only by tests."""
+    code = (
+        "import sys; from taskplate.cli.validate import check_paths; "
+        f"results, _ = check_paths(({str(ROOT / 'templates')!r},)); "
+        "assert all(r.ok for r in results); "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'jsonschema', 'lark', 'regex', 'playwright'}))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

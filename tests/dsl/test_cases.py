@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -74,3 +75,27 @@ def test_shipped_templates_validate_clean() -> None:
     for path in sorted(root.glob("*.yaml")):
         result = check_source(path.read_text(encoding="utf-8"), str(path), REGISTRY)
         assert result.diagnostics == [], path
+
+
+def test_a_misspelt_key_is_read_as_its_suggestion_and_hides_nothing() -> None:
+    """After `for_each`, `step`, `input`… the checker goes on as if the suggestion were written:
+    the file with the keys corrected gives the same diagnostics, less the did-you-mean lines."""
+    path = CASES / "err" / "recovery_misspelt_keys.yaml"
+    misspelt = diagnostics_of(path)
+    text = path.read_text(encoding="utf-8")
+    for old, new in [
+        ("input:", "inputs:"),
+        ("for_each:", "forEach:"),
+        ("ass:", "as:"),
+        ("step:", "steps:"),
+        ("attemps:", "attempts:"),
+        ("ouput:", "output:"),
+    ]:
+        text = re.sub(rf"\b{old}", new, text)
+    fixed = check_source(text, path.name, REGISTRY)
+    expected = [d.header() for d in fixed.diagnostics]
+    assert [line for line in misspelt if "unknown key" not in line or "available" in line] == (
+        expected
+    )
+    assert not any("unused-input" in line for line in misspelt)
+    assert any("navigat" in line for line in misspelt)  # inside the misspelt `step:`

@@ -334,3 +334,46 @@ async def test_snapshot_sees_into_shadow_dom(ctx: ActionContext, site: FixtureSe
     button = next(e for e in snap["elements"] if e["name"] == "Shadow button")
     await act("click", ctx, ref=button["ref"])
     assert (await act("extract", ctx, fields={"r": "#result"}))["values"]["r"] == "shadow clicked"
+
+
+async def test_extract_types_fields(ctx: ActionContext, site: FixtureServer) -> None:
+    await act("navigate", ctx, url=site.url("/shop/lamp.html"))
+    fields = {
+        "name": {"selector": "h1", "type": "string"},
+        "price": {"selector": ".price", "type": "number"},
+        "stock": {"selector": ".stock", "type": "integer"},
+        "stars": {"selector": ".rating", "attr": "data-stars", "type": "integer"},
+        "available": {"selector": ".buy", "attr": "data-available", "type": "boolean"},
+        "onSale": {"selector": ".sale", "type": "boolean"},
+        "more": {"selector": ".more", "attr": "href", "type": "url"},
+        "sizes": {"selector": ".sizes li", "all": True, "type": "number"},
+        "wholeSizes": {"selector": ".sizes li", "all": True, "type": "integer"},
+        "absent": {"selector": ".nope", "type": "number"},
+    }
+    result = await act("extract", ctx, fields=fields)
+    assert result["values"] == {
+        "name": "Desk lamp",
+        "price": 1299.0,
+        "stock": None,  # "12 in stock" is not a number as written
+        "stars": 4,
+        "available": True,
+        "onSale": False,
+        "more": site.url("/shop/items/lamp-spare.html"),  # against <base href>
+        "sizes": [1.5, 2, None],
+        "wholeSizes": [None, 2, None],
+        "absent": None,
+    }
+    assert result["missing"] == ["stock", "absent"]
+    await act("navigate", ctx, url=site.url("/shop/mug.html"))
+    mug = await act("extract", ctx, fields=fields)
+    assert mug["values"]["price"] == 2.5
+    assert mug["values"]["available"] is False
+    assert mug["values"]["more"] == site.url("/shop/mug-set.html")
+
+
+async def test_extract_refuses_an_unknown_field_type(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
+    with pytest.raises(TaskplateError, match="type") as caught:
+        await act("extract", ctx, fields={"p": {"selector": ".price", "type": "money"}})
+    assert caught.value.code is ErrorCode.INVALID_PARAMETER
