@@ -5,6 +5,8 @@ Built around a running RunManager; transports (stdio, streamable HTTP) are chose
 
 from __future__ import annotations
 
+from importlib.metadata import version
+
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.resources import TextResource
 
@@ -29,6 +31,7 @@ def build_server(
     specs = [*contract_tools(state), *BrowserTools(state).specs()]
     server = MCPServer(
         "taskplate",
+        version=version("taskplate"),
         instructions=INSTRUCTIONS,
         tools=[s.tool() for s in specs],
         warn_on_duplicate_resources=False,

@@ -148,7 +148,10 @@ class BrowserTools:
                     "Connect over stdio (local trust) to use it.",
                 )
             session = self.session_for(args["sessionId"], trust)
-            action_args = {k: v for k, v in args.items() if k not in ("sessionId", "tabId")}
+            own = spec.args_schema.get("properties", {})  # close_tab's tabId is its argument
+            action_args = {
+                k: v for k, v in args.items() if k in own or k not in ("sessionId", "tabId")
+            }
             artifacts = RunArtifacts(self.manager.artifacts, f"session_{session.id}")
             action_ctx = ActionContext(
                 session=session,

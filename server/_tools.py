@@ -19,6 +19,7 @@ from pydantic import ConfigDict
 from taskplate.dsl import ErrorCode, TaskplateError, listed, violations
 
 from ._results import failed
+from ._schemas import answers
 
 Handler = Callable[[dict[str, Any], Context], Awaitable[CallToolResult]]
 
@@ -72,7 +73,9 @@ class ToolSpec:
             name=self.name,
             description=self.description,
             parameters=self.input_schema,
-            fn_metadata=FuncMetadata(arg_model=_AllArguments, output_schema=self.output_schema),
+            fn_metadata=FuncMetadata(
+                arg_model=_AllArguments, output_schema=answers(self.output_schema)
+            ),
             is_async=True,
             context_kwarg="ctx",
         )
