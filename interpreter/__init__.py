@@ -4,6 +4,7 @@ retries, timeouts, cancellation, trust checks, the SQLite run store and the arti
 
 from taskplate.browser import data_home
 
+from ._admission import MAX_URL_BYTES, admit
 from ._artifacts import ArtifactStore, Chunk
 from ._executor import Progress
 from ._library import SHIPPED, TemplateLibrary, matches
@@ -11,6 +12,7 @@ from ._runs import Limits, RunManager, check_inputs, new_run_id
 from ._store import RunStore
 
 __all__ = [
+    "MAX_URL_BYTES",
     "SHIPPED",
     "ArtifactStore",
     "Chunk",
@@ -19,6 +21,7 @@ __all__ = [
     "RunManager",
     "RunStore",
     "TemplateLibrary",
+    "admit",
     "check_inputs",
     "data_home",
     "matches",

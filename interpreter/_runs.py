@@ -34,6 +34,7 @@ from taskplate.dsl import (
     violations,
 )
 
+from ._admission import admit
 from ._artifacts import ArtifactStore, RunArtifacts
 from ._executor import Canceled, Execution, Progress, StepFailed, StepRecord
 from ._library import TemplateLibrary
@@ -70,6 +71,7 @@ class Limits:
     max_tabs_per_session: int = 20
     artifact_ttl_ms: int = 86_400_000
     queue_capacity: int = 100
+    max_input_bytes: int = 1_048_576
 
     def to_json(self) -> dict[str, int]:
         return {
@@ -78,6 +80,7 @@ class Limits:
             "maxArtifactInlineBytes": self.max_artifact_inline_bytes,
             "maxTabsPerSession": self.max_tabs_per_session,
             "artifactTtlMs": self.artifact_ttl_ms,
+            "maxInputBytes": self.max_input_bytes,
         }
 
 
@@ -251,6 +254,9 @@ class RunManager:
                 f'template "{template.id}" allows {", ".join(template.trust)} callers; this connection is {trust}',
                 "Run it over stdio (local trust), or use a template that allows remote callers.",
             )
+        admit(inputs, self.limits.max_input_bytes)
+        if profile_id is not None:
+            self.profiles.folder(profile_id)  # INVALID_PARAMETER for a malformed id, "" too
         options = dict(options or {})
         filled = check_inputs(template, inputs)
         session = self.sessions.get(session_id) if session_id else None

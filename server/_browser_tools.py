@@ -70,7 +70,9 @@ class BrowserTools:
 
     # -- sessions -----------------------------------------------------------------------------
     async def open_session(self, trust: TrustLevel, profile_id: str | None) -> Session:
-        session = await self.manager.open_session(trust, profile_id or "master")
+        session = await self.manager.open_session(
+            trust, "master" if profile_id is None else profile_id
+        )
         self.session_trust[session.id] = trust
         return session
 
@@ -304,7 +306,7 @@ class BrowserTools:
             ToolSpec(
                 "create_session",
                 "Open a named browser session (isolated cookies and storage, up to 20 tabs), seeded from a login profile.",
-                params({"profileId": {"type": "string"}}),
+                params({"profileId": schemas.PROFILE_ID}),
                 schemas.SESSION,
                 self.create_session,
             ),
@@ -359,7 +361,7 @@ class BrowserTools:
                             "maximum": 60_000,
                             "description": ">0: a fixed wait in ms; 0: wait until the page is stable.",
                         },
-                        "profileId": {"type": "string"},
+                        "profileId": schemas.PROFILE_ID,
                     },
                     ["url"],
                 ),

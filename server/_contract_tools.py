@@ -207,7 +207,7 @@ def contract_tools(state: ServerState) -> list[ToolSpec]:
                         "description": "Run in this session (never closed by the run).",
                     },
                     "profileId": {
-                        "type": "string",
+                        **schemas.PROFILE_ID,
                         "description": "Seed the run's own session from this login profile.",
                     },
                     "inputs": {

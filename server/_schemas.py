@@ -13,6 +13,7 @@ S: dict[str, Any] = {"type": "string"}
 INT: dict[str, Any] = {"type": "integer"}
 B: dict[str, Any] = {"type": "boolean"}
 ANY: dict[str, Any] = {}
+PROFILE_ID = {"type": "string", "pattern": "^[a-zA-Z0-9._-]{1,64}$"}
 STATUS = {"enum": ["queued", "running", "succeeded", "failed", "partial_success", "canceled"]}
 
 
@@ -49,6 +50,7 @@ LIMITS = obj(
             "maxArtifactInlineBytes",
             "maxTabsPerSession",
             "artifactTtlMs",
+            "maxInputBytes",
         )
     }
 )

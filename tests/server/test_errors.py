@@ -170,3 +170,38 @@ async def test_every_tool_refuses_unknown_arguments_in_its_published_shape(clien
     for tool in SCHEMAS:
         answer = expect(await call(client, tool, unknown=1), ErrorCode.INVALID_PARAMETER)
         assert "unknown" in answer["error"], answer
+
+
+async def test_malformed_ids_and_oversized_inputs_are_refused_before_anything_is_stored(
+    client: Client,
+) -> None:
+    limits = (await call(client, "get_runtime_profile"))["limits"]
+    assert limits["maxInputBytes"] == 1 << 20
+    before = (await call(client, "list_task_runs"))["total"]
+    for tool, args in (
+        ("run_task_template", {"templateId": "flow", "profileId": ""}),
+        ("create_session", {"profileId": ""}),
+        ("scrape", {"url": "https://example.com/", "profileId": ""}),
+        ("create_session", {"profileId": "../up"}),
+        (
+            "run_task_template",
+            {
+                "templateId": "batch_extract_pages",
+                "inputs": {"urls": ["https://example.com/?" + "a" * (10 << 20)]},
+            },
+        ),
+        (
+            "run_task_template",
+            {
+                "templateId": "batch_extract_pages",
+                "inputs": {"urls": ["https://example.com/?" + "a" * 9000]},
+            },
+        ),
+        ("scrape", {"url": "https://example.com/?" + "a" * 9000}),
+        (
+            "run_steps",
+            {"steps": [{"action": "navigate", "with": {"url": "https://e.com/?" + "a" * 9000}}]},
+        ),
+    ):
+        expect(await call(client, tool, **args), ErrorCode.INVALID_PARAMETER)
+    assert (await call(client, "list_task_runs"))["total"] == before

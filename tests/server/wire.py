@@ -86,9 +86,12 @@ class StdioWire(Wire):
         answer: dict[str, Any] = json.loads(line)
         return answer
 
-    async def send_raw(self, data: bytes) -> list[dict[str, Any]]:
+    async def write(self, data: bytes) -> None:
         assert self.process.stdin is not None
         await self.process.stdin.send(data + b"\n")
+
+    async def send_raw(self, data: bytes) -> list[dict[str, Any]]:
+        await self.write(data)
         try:
             message = json.loads(data)
         except ValueError:
