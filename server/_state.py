@@ -9,10 +9,18 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
 from mcp.server.mcpserver import Context
 
 from taskplate.dsl import TrustLevel
 from taskplate.interpreter import RunManager
+
+
+def _access_token(request: Any) -> AccessToken | None:
+    scope = getattr(request, "scope", None) or {}
+    user = scope.get("user")
+    return user.access_token if isinstance(user, AuthenticatedUser) else None
 
 
 def _loopback(host: str | None) -> bool:
@@ -36,6 +44,9 @@ class ServerState:
         request = ctx.request_context.request if ctx is not None else None
         if request is None:
             return TrustLevel.LOCAL
+        token = _access_token(request)
+        if token is not None and token.claims and token.claims.get("trust"):
+            return TrustLevel(token.claims["trust"])  # the operator gave this token its level
         client = getattr(request, "client", None)
         host = getattr(client, "host", None)
         if self.http_trust is TrustLevel.LOCAL and _loopback(host):
