@@ -6,7 +6,7 @@ from taskplate.browser import data_home
 
 from ._admission import MAX_URL_BYTES, admit
 from ._artifacts import ArtifactStore, Chunk
-from ._executor import Progress
+from ._executor import Progress, StepRecord
 from ._library import SHIPPED, TemplateLibrary, matches
 from ._runs import Limits, RunManager, check_inputs, new_run_id
 from ._store import RunStore
@@ -20,6 +20,7 @@ __all__ = [
     "Progress",
     "RunManager",
     "RunStore",
+    "StepRecord",
     "TemplateLibrary",
     "admit",
     "check_inputs",

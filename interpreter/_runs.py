@@ -136,6 +136,7 @@ class _Live:
     execution: Execution | None = None
     scope: anyio.CancelScope | None = None
     progress_listeners: list[Callable[[Progress], None]] = field(default_factory=list)
+    step_listeners: list[Callable[[StepRecord], None]] = field(default_factory=list)
 
 
 class RunManager:
@@ -285,12 +286,19 @@ class RunManager:
         return run_id
 
     async def wait(
-        self, run_id: str, on_progress: Callable[[Progress], None] | None = None
+        self,
+        run_id: str,
+        on_progress: Callable[[Progress], None] | None = None,
+        on_step: Callable[[StepRecord], None] | None = None,
     ) -> dict[str, Any]:
+        """The run's answer once it is terminal; listeners hear its progress and every step
+        execution while it runs in this process."""
         live = self.live.get(run_id)
         if live is not None:
             if on_progress is not None:
                 live.progress_listeners.append(on_progress)
+            if on_step is not None:
+                live.step_listeners.append(on_step)
             await live.done.wait()
         else:
             while True:
@@ -351,6 +359,8 @@ class RunManager:
                 self.store.update_run(run_id, progress=p.to_json())
 
         def record(r: StepRecord) -> None:
+            for listener in live.step_listeners:
+                listener(r)
             self.store.record_step(
                 run_id,
                 r.seq,

@@ -44,6 +44,7 @@ def build_server(
         tools=[s.tool(manager.limits.max_input_bytes) for s in specs],
         warn_on_duplicate_resources=False,
     )
+    state.log_levels.install(server)
     for template in manager.library.all():
         text = manager.library.sources[(template.id, template.version)]
         server.add_resource(

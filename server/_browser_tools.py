@@ -19,6 +19,7 @@ from taskplate.interpreter._runs import iso
 from taskplate.stdlib import REGISTRY, ActionContext, run_action
 
 from . import _schemas as schemas
+from ._follow import follow
 from ._results import ok
 from ._state import ServerState
 from ._tools import ToolSpec, params
@@ -288,7 +289,7 @@ class BrowserTools:
             trust=trust,
             session_id=session_id,
         )
-        answer = await self.manager.wait(run_id)
+        answer = await follow(self.manager, ctx, run_id, self.state.log_levels)
         described = self.manager.describe(run_id, include_steps=True)
         out = {
             "runId": run_id,

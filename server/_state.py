@@ -16,6 +16,8 @@ from mcp.server.mcpserver import Context
 from taskplate.dsl import TrustLevel
 from taskplate.interpreter import RunManager
 
+from ._logging import LogLevels
+
 
 def _access_token(request: Any) -> AccessToken | None:
     scope = getattr(request, "scope", None) or {}
@@ -38,6 +40,7 @@ class ServerState:
     # sessionId -> the caller that opened it (see `caller`)
     owners: dict[str, str | None] = field(default_factory=dict)
     started: float = field(default_factory=time.time)
+    log_levels: LogLevels = field(default_factory=LogLevels)
 
     def trust(self, ctx: Context[Any]) -> TrustLevel:
         """stdio is local; HTTP is remote unless started with --trust local and called from loopback."""
