@@ -4,9 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint docs bootstrap chromium bench
+.PHONY: demo test lint docs bootstrap chromium bench interop
 
-bootstrap: $(STAMP) chromium
+bootstrap: $(STAMP) chromium interop
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "$(PYTHON) is required"; exit 2; }
@@ -22,6 +22,19 @@ chromium:
 	echo "Chromium is missing: installing Debian's chromium package"; \
 	SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null
+
+# Real MCP clients for the tests (TypeScript SDK, Inspector CLI, conformance suite; Node 22 from
+# the pinned npm package `node`): npm from Debian's nodejs and npm packages when missing.
+INTEROP := tests/interop
+interop: $(INTEROP)/node_modules/.installed
+
+$(INTEROP)/node_modules/.installed: $(INTEROP)/package.json $(INTEROP)/package-lock.json
+	@command -v npm >/dev/null 2>&1 || { \
+	echo "Node is missing: installing Debian's nodejs and npm packages"; \
+	SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq nodejs npm >/dev/null; }
+	cd $(INTEROP) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
 
 demo: bootstrap
 	$(BIN)/dsl validate templates
