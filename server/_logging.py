@@ -36,14 +36,14 @@ class LogLevels:
             meta = context.meta or {}
             level = meta.get("io.modelcontextprotocol/logLevel")
             return level if level in LEVELS else None
-        caller = _caller(context.request)
+        caller = caller_of(context.request)
         return self.levels.get(caller, DEFAULT_LEVEL) if caller else DEFAULT_LEVEL
 
     def install(self, server: MCPServer) -> None:
         async def set_level(
             ctx: ServerRequestContext[Any, Any], params: SetLevelRequestParams
         ) -> dict[str, Any]:
-            caller = _caller(ctx.request)
+            caller = caller_of(ctx.request)
             if caller is not None:
                 self.levels[caller] = params.level
             return {}
@@ -54,7 +54,9 @@ class LogLevels:
         )
 
 
-def _caller(request: Any) -> str | None:
+def caller_of(request: Any) -> str | None:
+    """Who is calling, as far as the transport tells: the stdio client (one per process), the
+    HTTP client's Mcp-Session-Id, or None (a stateless HTTP request cannot be told apart)."""
     if request is None:
         return "stdio"
     session_id = (getattr(request, "headers", {}) or {}).get("mcp-session-id")

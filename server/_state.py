@@ -4,7 +4,6 @@ which client opened which session. Trust is decided here, per connection (SPEC Â
 
 from __future__ import annotations
 
-import ipaddress
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,20 +15,14 @@ from mcp.server.mcpserver import Context
 from taskplate.dsl import TrustLevel
 from taskplate.interpreter import RunManager
 
-from ._logging import LogLevels
+from ._auth import is_loopback
+from ._logging import LogLevels, caller_of
 
 
 def _access_token(request: Any) -> AccessToken | None:
     scope = getattr(request, "scope", None) or {}
     user = scope.get("user")
     return user.access_token if isinstance(user, AuthenticatedUser) else None
-
-
-def _loopback(host: str | None) -> bool:
-    try:
-        return host is not None and ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return host == "localhost"
 
 
 @dataclass
@@ -52,17 +45,10 @@ class ServerState:
             return TrustLevel(token.claims["trust"])  # the operator gave this token its level
         client = getattr(request, "client", None)
         host = getattr(client, "host", None)
-        if self.http_trust is TrustLevel.LOCAL and _loopback(host):
+        if self.http_trust is TrustLevel.LOCAL and host is not None and is_loopback(host):
             return TrustLevel.LOCAL
         return TrustLevel.REMOTE
 
     @staticmethod
     def caller(ctx: Context[Any]) -> str | None:
-        """Who is calling, as far as the transport tells: the stdio client (one per process), the
-        HTTP client's Mcp-Session-Id, or None (a stateless HTTP request cannot be told apart)."""
-        request = ctx.request_context.request
-        if request is None:
-            return "stdio"
-        headers = getattr(request, "headers", {}) or {}
-        session_id = headers.get("mcp-session-id")
-        return f"http:{session_id}" if session_id else None
+        return caller_of(ctx.request_context.request)
