@@ -45,7 +45,10 @@ def tour(site: FixtureServer) -> list[tuple[str, Callable[[dict[str, Any]], dict
         ("navigate", lambda seen: {**sid(seen), "url": form}),
         ("wait_for_stable", lambda seen: {**sid(seen), "quietMs": 100, "timeoutMs": 5000}),
         ("get_page_info", sid),
-        ("get_page_content", lambda seen: {**sid(seen), "format": "markdown"}),
+        (  # the cheapest format: these tests are about the protocol, not the content
+            "get_page_content",
+            lambda seen: {**sid(seen), "format": "html", "onlyMainContent": False},
+        ),
         ("snapshot", lambda seen: {**sid(seen), "maxBytes": 5000}),
         ("fill", lambda seen: {**sid(seen), "selector": "#name", "value": "Ada"}),
         ("select_option", lambda seen: {**sid(seen), "selector": "#colour", "value": "g"}),
@@ -64,7 +67,10 @@ def tour(site: FixtureServer) -> list[tuple[str, Callable[[dict[str, Any]], dict
             },
         ),
         ("close_session", sid),
-        ("scrape", lambda seen: {"url": site.url("/article.html")}),
+        (
+            "scrape",
+            lambda seen: {"url": site.url("/article.html"), "format": "links", "waitFor": 1},
+        ),
         ("get_artifact", lambda seen: {"artifactId": seen["screenshot"]["artifactId"]}),
     ]
 
