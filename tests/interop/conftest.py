@@ -12,8 +12,7 @@ from typing import Any
 import pytest
 
 HERE = Path(__file__).parent
-MODULES = HERE / "node_modules"
-NODE = MODULES / "node" / "bin" / "node"
+NODE = HERE / "node_modules" / "node" / "bin" / "node"
 HOW = (
     "run `make bootstrap` (it installs Debian's nodejs and npm when missing, then `npm ci` in "
     "tests/interop), or by hand: `apt-get install -y nodejs npm && cd tests/interop && npm ci`"
@@ -25,12 +24,16 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("home")
 
 
+def require_node(node: Path) -> Path:
+    """Node 22 from tests/interop/node_modules; a missing install fails, never skips."""
+    if not node.exists():
+        pytest.fail(f"Node and the MCP clients are not installed in {node.parents[2]}: {HOW}")
+    return node
+
+
 @pytest.fixture(scope="session")
 def node() -> Path:
-    """Node 22 from tests/interop/node_modules; a missing install fails, never skips."""
-    if not NODE.exists():
-        pytest.fail(f"Node and the MCP clients are not installed in {MODULES}: {HOW}")
-    return NODE
+    return require_node(NODE)
 
 
 def node_env(home: Path, **extra: str) -> dict[str, str]:

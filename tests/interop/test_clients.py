@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.fixtures.server import FixtureServer
-from tests.interop.conftest import last_json, node_env, run_node
+from tests.interop.conftest import NODE, last_json, node_env, require_node, run_node
 from tests.server.conftest import DSL, Served, start_http, stop
 
 TOKEN = "interop-token-0123456789abcdef"
@@ -37,6 +37,7 @@ def check_typescript_summary(summary: dict[str, Any]) -> None:
     assert error["isError"] is True and error["errorCode"] == "TEMPLATE_NOT_FOUND"
     assert error["recoverHint"]
     assert "template://batch_extract_pages@1.0.0" in summary["resources"]
+    assert set(summary["validated"]) == set(summary["tools"])  # each answer checked by the SDK
     steps = [e["data"] for e in summary["logs"] if e["logger"] == "taskplate.run"]
     assert any(s.get("step") == "open" and s["status"] == "succeeded" for s in steps), steps
 
@@ -119,3 +120,10 @@ def test_the_inspector_cli(
     code, resources = inspector(node, home, target, "--method", "resources/list")
     assert code == 0
     assert "template://batch_extract_pages@1.0.0" in {r["uri"] for r in resources["resources"]}
+
+
+def test_a_missing_node_install_fails_and_says_how_to_install_it(tmp_path: Path) -> None:
+    assert require_node(NODE) == NODE
+    with pytest.raises(pytest.fail.Exception) as failed:
+        require_node(tmp_path / "node_modules" / "node" / "bin" / "node")
+    assert "make bootstrap" in str(failed.value) and "apt-get install" in str(failed.value)
