@@ -10,8 +10,13 @@ import json
 from typing import Any
 
 from mcp.server.auth.middleware.bearer_auth import RequireAuthMiddleware
-from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
+from mcp.server.transport_security import (
+    DEFAULT_MAX_REQUEST_BODY_SIZE,
+    TransportSecurityMiddleware,
+    TransportSecuritySettings,
+)
 from starlette.applications import Starlette
+from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -34,8 +39,9 @@ def problem(message: Any) -> str | None:
 
 
 class AnswerMalformed:
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, security: TransportSecuritySettings) -> None:
         self.app = app
+        self.security = TransportSecurityMiddleware(security)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "POST":
@@ -61,6 +67,8 @@ class AnswerMalformed:
         except (ValueError, RecursionError):
             parsed = None  # the SDK answers -32700 itself
         why = problem(parsed) if parsed is not None else None
+        if why is not None and await self.security.validate_request(Request(scope), True):
+            why = None  # a wrong Host, Origin or Content-Type: the SDK answers that first
         if why is not None:
             request_id = parsed.get("id") if isinstance(parsed, dict) else None
             if not isinstance(request_id, str | int) or isinstance(request_id, bool):
@@ -84,12 +92,14 @@ class AnswerMalformed:
         await self.app(scope, replay, send)
 
 
-def answer_malformed(app: Starlette, path: str = "/mcp") -> None:
+def answer_malformed(
+    app: Starlette, security: TransportSecuritySettings, path: str = "/mcp"
+) -> None:
     """Put AnswerMalformed in front of the MCP endpoint (behind its auth check, if any)."""
     for route in app.routes:
         if isinstance(route, Route) and route.path == path:
             guard = route.app
             if isinstance(guard, RequireAuthMiddleware):
-                guard.app = AnswerMalformed(guard.app)
+                guard.app = AnswerMalformed(guard.app, security)
             else:
-                route.app = AnswerMalformed(guard)
+                route.app = AnswerMalformed(guard, security)

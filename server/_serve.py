@@ -40,8 +40,9 @@ async def serve(
         if not http:
             await run_stdio(server)
             return
-        app = server.streamable_http_app(host=host, transport_security=security.transport(host))
-        answer_malformed(app)
+        guard = security.transport(host)
+        app = server.streamable_http_app(host=host, transport_security=guard)
+        answer_malformed(app, guard)
         log.info(
             "serving MCP on %s/mcp (HTTP callers are %s; %s)",
             url,

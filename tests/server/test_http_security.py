@@ -67,9 +67,9 @@ async def client_with(url: str, token: str) -> AsyncIterator[Client]:
         yield client
 
 
-async def post(url: str, **headers: str) -> httpx2.Response:
+async def post(url: str, body: Any = INIT, **headers: str) -> httpx2.Response:
     async with httpx2.AsyncClient(timeout=30) as http:
-        return await http.post(url, json=INIT, headers={**HEADERS, **headers})
+        return await http.post(url, json=body, headers={**HEADERS, **headers})
 
 
 async def test_a_request_without_a_valid_token_gets_401(guarded: Served) -> None:
@@ -101,6 +101,9 @@ async def test_host_and_origin_are_checked_on_a_server_bound_to_every_address(
     assert (await post(guarded.url, Host=f"mcp.example.test:{port}", **auth)).status_code == 200
     assert (await post(guarded.url, Host="mcp.example.test", **auth)).status_code == 200
     assert (await post(guarded.url, Origin="https://evil.test", **auth)).status_code == 403
+    no_method = {"jsonrpc": "2.0", "id": 1}
+    assert (await post(guarded.url, no_method, Host=f"evil.test:{port}", **auth)).status_code == 421
+    assert (await post(guarded.url, no_method, Host=f"evil.test:{port}")).status_code == 401
     assert (await post(guarded.url, Origin="https://app.example.test", **auth)).status_code == 200
 
 
