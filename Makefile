@@ -5,9 +5,9 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint docs bootstrap chromium bench
+.PHONY: demo test lint docs bootstrap chromium bench interop
 
-bootstrap: $(STAMP) chromium
+bootstrap: $(STAMP) chromium interop
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { \
@@ -35,6 +35,19 @@ chromium: $(STAMP)
 export PLAYWRIGHT_HAS_CHROMIUM := import os, sys; from playwright.sync_api import sync_playwright; \
   p = sync_playwright().start(); found = os.path.exists(p.chromium.executable_path); p.stop(); \
   sys.exit(not found)
+
+# Real MCP clients for the tests (TypeScript SDK, Inspector CLI, conformance suite; Node 22 from
+# the pinned npm package `node`): npm from Debian's nodejs and npm packages when missing.
+INTEROP := tests/interop
+interop: $(INTEROP)/node_modules/.installed
+
+$(INTEROP)/node_modules/.installed: $(INTEROP)/package.json $(INTEROP)/package-lock.json
+	@command -v npm >/dev/null 2>&1 || { \
+	echo "Node is missing: installing Debian's nodejs and npm packages"; \
+	SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq nodejs npm >/dev/null; }
+	cd $(INTEROP) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
 
 demo: bootstrap
 	$(BIN)/dsl validate templates

@@ -1,14 +1,17 @@
 """`dsl serve`: the MCP server on stdio (local trust) or streamable HTTP (remote trust unless
-`--trust local` and the caller is on loopback). Logs go to stderr; stdout is the protocol.
+`--trust local` and the caller is on loopback, or the caller's token says otherwise). Logs go to
+stderr; stdout is the protocol. A non-loopback address needs bearer tokens or `--no-auth`.
 """
 
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import click
 
-from taskplate.dsl import TrustLevel
+from taskplate.dsl import ErrorCode, TaskplateError, TrustLevel
+from taskplate.server._auth import HttpSecurity, is_loopback, load_tokens
 from taskplate.server._serve import run
 
 from ._common import library, manager
@@ -49,6 +52,29 @@ from ._errors import user_errors
     metavar="HOST",
     help="A host nobody may reach (wildcards allowed).",
 )
+@click.option(
+    "--token-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Bearer tokens for HTTP, one per line, each optionally followed by local or remote "
+    "(also TASKPLATE_TOKENS).",
+)
+@click.option(
+    "--no-auth", is_flag=True, help="Serve HTTP on a non-loopback address without tokens."
+)
+@click.option(
+    "--public-host",
+    "public_hosts",
+    multiple=True,
+    metavar="NAME[:PORT]",
+    help="A name clients use to reach this server (Host header), e.g. mcp.example.com.",
+)
+@click.option(
+    "--allow-origin",
+    "allow_origins",
+    multiple=True,
+    metavar="ORIGIN",
+    help="A browser origin allowed to call, e.g. https://app.example.com.",
+)
 @user_errors
 def command(
     transport: str,
@@ -58,9 +84,35 @@ def command(
     folders: tuple[str, ...],
     allow: tuple[str, ...],
     deny: tuple[str, ...],
+    token_file: Path | None,
+    no_auth: bool,
+    public_hosts: tuple[str, ...],
+    allow_origins: tuple[str, ...],
 ) -> None:
     """Serve the templates and browser tools over MCP."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    security = HttpSecurity(load_tokens(token_file), public_hosts, allow_origins)
+    if transport == "http" and not security.tokens and not is_loopback(host):
+        if not no_auth:
+            raise TaskplateError(
+                ErrorCode.INVALID_PARAMETER,
+                f"refusing to serve HTTP on {host} without bearer tokens: anyone who can reach "
+                "the port could drive the browser",
+                "Pass --token-file FILE (or set TASKPLATE_TOKENS), bind to 127.0.0.1, or accept "
+                "the risk with --no-auth.",
+            )
+        click.echo(
+            f"warning: serving HTTP on {host} without authentication (--no-auth): anyone who "
+            "can reach the port can use it",
+            err=True,
+        )
     runs = manager(library(folders))
     runs.allow_hosts, runs.deny_hosts = allow, deny
-    run(runs, "stdio" if transport == "stdio" else "streamable-http", host, port, TrustLevel(trust))
+    run(
+        runs,
+        "stdio" if transport == "stdio" else "streamable-http",
+        host,
+        port,
+        TrustLevel(trust),
+        security,
+    )

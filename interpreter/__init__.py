@@ -4,13 +4,15 @@ retries, timeouts, cancellation, trust checks, the SQLite run store and the arti
 
 from taskplate.browser import data_home
 
+from ._admission import MAX_URL_BYTES, admit
 from ._artifacts import ArtifactStore, Chunk
-from ._executor import Progress
+from ._executor import Progress, StepRecord
 from ._library import SHIPPED, TemplateLibrary, matches
 from ._runs import Limits, RunManager, check_inputs, new_run_id
 from ._store import RunStore
 
 __all__ = [
+    "MAX_URL_BYTES",
     "SHIPPED",
     "ArtifactStore",
     "Chunk",
@@ -18,7 +20,9 @@ __all__ = [
     "Progress",
     "RunManager",
     "RunStore",
+    "StepRecord",
     "TemplateLibrary",
+    "admit",
     "check_inputs",
     "data_home",
     "matches",

@@ -34,6 +34,7 @@ from taskplate.dsl import (
     violations,
 )
 
+from ._admission import admit
 from ._artifacts import ArtifactStore, RunArtifacts
 from ._executor import Canceled, Execution, Progress, StepFailed, StepRecord
 from ._library import TemplateLibrary
@@ -70,6 +71,7 @@ class Limits:
     max_tabs_per_session: int = 20
     artifact_ttl_ms: int = 86_400_000
     queue_capacity: int = 100
+    max_input_bytes: int = 1_048_576
 
     def to_json(self) -> dict[str, int]:
         return {
@@ -78,6 +80,7 @@ class Limits:
             "maxArtifactInlineBytes": self.max_artifact_inline_bytes,
             "maxTabsPerSession": self.max_tabs_per_session,
             "artifactTtlMs": self.artifact_ttl_ms,
+            "maxInputBytes": self.max_input_bytes,
         }
 
 
@@ -133,6 +136,7 @@ class _Live:
     execution: Execution | None = None
     scope: anyio.CancelScope | None = None
     progress_listeners: list[Callable[[Progress], None]] = field(default_factory=list)
+    step_listeners: list[Callable[[StepRecord], None]] = field(default_factory=list)
 
 
 class RunManager:
@@ -267,6 +271,9 @@ class RunManager:
                 f'template "{template.id}" allows {", ".join(template.trust)} callers; this connection is {trust}',
                 "Run it over stdio (local trust), or use a template that allows remote callers.",
             )
+        admit(inputs, self.limits.max_input_bytes)
+        if profile_id is not None:
+            self.profiles.folder(profile_id)  # INVALID_PARAMETER for a malformed id, "" too
         options = dict(options or {})
         filled = check_inputs(template, inputs)
         session = self.sessions.get(session_id) if session_id else None
@@ -295,12 +302,19 @@ class RunManager:
         return run_id
 
     async def wait(
-        self, run_id: str, on_progress: Callable[[Progress], None] | None = None
+        self,
+        run_id: str,
+        on_progress: Callable[[Progress], None] | None = None,
+        on_step: Callable[[StepRecord], None] | None = None,
     ) -> dict[str, Any]:
+        """The run's answer once it is terminal; listeners hear its progress and every step
+        execution while it runs in this process."""
         live = self.live.get(run_id)
         if live is not None:
             if on_progress is not None:
                 live.progress_listeners.append(on_progress)
+            if on_step is not None:
+                live.step_listeners.append(on_step)
             await live.done.wait()
         else:
             while True:
@@ -361,6 +375,8 @@ class RunManager:
                 self.store.update_run(run_id, progress=p.to_json())
 
         def record(r: StepRecord) -> None:
+            for listener in live.step_listeners:
+                listener(r)
             self.store.record_step(
                 run_id,
                 r.seq,

@@ -5,12 +5,16 @@ Built around a running RunManager; transports (stdio, streamable HTTP) are chose
 
 from __future__ import annotations
 
+from importlib.metadata import version
+
+from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.resources import TextResource
 
 from taskplate.dsl import TrustLevel
 from taskplate.interpreter import RunManager
 
+from ._auth import StaticTokens
 from ._browser_tools import BrowserTools
 from ._contract_tools import contract_tools
 from ._state import ServerState
@@ -23,16 +27,24 @@ read them with get_artifact in chunks."""
 
 
 def build_server(
-    manager: RunManager, http_trust: TrustLevel = TrustLevel.REMOTE
+    manager: RunManager,
+    http_trust: TrustLevel = TrustLevel.REMOTE,
+    auth: tuple[StaticTokens, AuthSettings] | None = None,
 ) -> tuple[MCPServer, ServerState]:
+    """The server with every tool; `auth` (HTTP only) is the SDK's token verifier and settings."""
     state = ServerState(manager, http_trust)
     specs = [*contract_tools(state), *BrowserTools(state).specs()]
+    verifier, settings = auth if auth is not None else (None, None)
     server = MCPServer(
         "taskplate",
+        token_verifier=verifier,
+        auth=settings,
+        version=version("taskplate"),
         instructions=INSTRUCTIONS,
-        tools=[s.tool() for s in specs],
+        tools=[s.tool(manager.limits.max_input_bytes) for s in specs],
         warn_on_duplicate_resources=False,
     )
+    state.log_levels.install(server)
     for template in manager.library.all():
         text = manager.library.sources[(template.id, template.version)]
         server.add_resource(

@@ -19,6 +19,7 @@ from taskplate.interpreter._runs import iso
 from taskplate.stdlib import REGISTRY, ActionContext, run_action
 
 from . import _schemas as schemas
+from ._follow import follow
 from ._results import ok
 from ._state import ServerState
 from ._tools import ToolSpec, params
@@ -70,7 +71,9 @@ class BrowserTools:
 
     # -- sessions -----------------------------------------------------------------------------
     async def open_session(self, trust: TrustLevel, profile_id: str | None) -> Session:
-        session = await self.manager.open_session(trust, profile_id or "master")
+        session = await self.manager.open_session(
+            trust, "master" if profile_id is None else profile_id
+        )
         self.session_trust[session.id] = trust
         return session
 
@@ -148,7 +151,10 @@ class BrowserTools:
                     "Connect over stdio (local trust) to use it.",
                 )
             session = self.session_for(args["sessionId"], trust)
-            action_args = {k: v for k, v in args.items() if k not in ("sessionId", "tabId")}
+            own = spec.args_schema.get("properties", {})  # close_tab's tabId is its argument
+            action_args = {
+                k: v for k, v in args.items() if k in own or k not in ("sessionId", "tabId")
+            }
             artifacts = RunArtifacts(self.manager.artifacts, f"session_{session.id}")
             action_ctx = ActionContext(
                 session=session,
@@ -283,7 +289,7 @@ class BrowserTools:
             trust=trust,
             session_id=session_id,
         )
-        answer = await self.manager.wait(run_id)
+        answer = await follow(self.manager, ctx, run_id, self.state.log_levels)
         described = self.manager.describe(run_id, include_steps=True)
         out = {
             "runId": run_id,
@@ -301,7 +307,7 @@ class BrowserTools:
             ToolSpec(
                 "create_session",
                 "Open a named browser session (isolated cookies and storage, up to 20 tabs), seeded from a login profile.",
-                params({"profileId": {"type": "string"}}),
+                params({"profileId": schemas.PROFILE_ID}),
                 schemas.SESSION,
                 self.create_session,
             ),
@@ -356,7 +362,7 @@ class BrowserTools:
                             "maximum": 60_000,
                             "description": ">0: a fixed wait in ms; 0: wait until the page is stable.",
                         },
-                        "profileId": {"type": "string"},
+                        "profileId": schemas.PROFILE_ID,
                     },
                     ["url"],
                 ),

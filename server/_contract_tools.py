@@ -9,14 +9,13 @@ import json
 from importlib.metadata import version
 from typing import Any
 
-import anyio
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 
 from taskplate.dsl import ErrorCode, RunStatus, TaskplateError, Template
-from taskplate.interpreter import Progress
 
 from . import _schemas as schemas
+from ._follow import follow
 from ._results import ok
 from ._state import ServerState
 from ._tools import ToolSpec, params
@@ -81,36 +80,6 @@ def contract_tools(state: ServerState) -> list[ToolSpec]:
     async def list_task_templates(args: dict[str, Any], ctx: Context) -> CallToolResult:
         return ok({"templates": [template_info(t) for t in manager.library.all()]})
 
-    async def wait_with_progress(ctx: Context, run_id: str) -> dict[str, Any]:
-        """Wait for a sync run, sending MCP progress notifications (a no-op without a token)."""
-        latest: Progress | None = None
-        sent: tuple[int, int] | None = None
-
-        def seen(progress: Progress) -> None:
-            nonlocal latest
-            latest = progress
-
-        async def send() -> None:
-            nonlocal sent
-            if latest is None:
-                return
-            done, total, noun = latest.counted()
-            if sent != (done, total):
-                sent = (done, total)
-                await ctx.report_progress(done, total or None, f"{done} of {total} {noun} done")
-
-        async def forward() -> None:
-            while True:
-                await send()
-                await anyio.sleep(0.3)
-
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(forward)
-            answer: dict[str, Any] = await manager.wait(run_id, seen)
-            tg.cancel_scope.cancel()
-        await send()  # the last state, so that a client's bar ends full
-        return answer
-
     async def run_task_template(args: dict[str, Any], ctx: Context) -> CallToolResult:
         template = manager.library.get(args["templateId"], args.get("templateVersion"))
         options = dict(args.get("options") or {})
@@ -133,7 +102,7 @@ def contract_tools(state: ServerState) -> list[ToolSpec]:
                     "createdAt": manager.describe(run_id)["createdAt"],
                 }
             )
-        return ok(fit(await wait_with_progress(ctx, run_id), inline))
+        return ok(fit(await follow(manager, ctx, run_id, state.log_levels), inline))
 
     async def get_task_run(args: dict[str, Any], ctx: Context) -> CallToolResult:
         return ok(
@@ -207,7 +176,7 @@ def contract_tools(state: ServerState) -> list[ToolSpec]:
                         "description": "Run in this session (never closed by the run).",
                     },
                     "profileId": {
-                        "type": "string",
+                        **schemas.PROFILE_ID,
                         "description": "Seed the run's own session from this login profile.",
                     },
                     "inputs": {

@@ -7,10 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from taskplate.dsl import ErrorCode
+
 S: dict[str, Any] = {"type": "string"}
 INT: dict[str, Any] = {"type": "integer"}
 B: dict[str, Any] = {"type": "boolean"}
 ANY: dict[str, Any] = {}
+PROFILE_ID = {"type": "string", "pattern": "^[a-zA-Z0-9._-]{1,64}$"}
 STATUS = {"enum": ["queued", "running", "succeeded", "failed", "partial_success", "canceled"]}
 
 
@@ -27,7 +30,17 @@ def obj(
     return schema
 
 
-ERROR = obj({"error": S, "errorCode": S, "recoverHint": S, "details": {"type": "object"}})
+ERROR = obj(
+    {
+        "error": S,
+        "errorCode": {"enum": [str(code) for code in ErrorCode]},
+        "recoverHint": {"type": "string", "minLength": 1},
+        "details": {"type": "object"},
+    },
+    extra=False,
+)
+# A failed run's `error`: the same fields, as the run stored them.
+RUN_ERROR = obj({"error": S, "errorCode": S, "recoverHint": S, "details": {"type": "object"}})
 LIMITS = obj(
     {
         k: INT
@@ -37,6 +50,7 @@ LIMITS = obj(
             "maxArtifactInlineBytes",
             "maxTabsPerSession",
             "artifactTtlMs",
+            "maxInputBytes",
         )
     }
 )
@@ -85,7 +99,7 @@ RUN = obj(
         "updatedAt": S,
         "sessionId": S,
         "result": ANY,
-        "error": ERROR,
+        "error": RUN_ERROR,
         "artifacts": {"type": "array", "items": ARTIFACT},
         "steps": {"type": "array", "items": {"type": "object"}},
         "stepsTruncated": B,
@@ -152,7 +166,17 @@ RUN_STEPS = obj(
         "status": STATUS,
         "results": {"type": "object"},
         "steps": {"type": "array"},
-        "error": ERROR,
+        "error": RUN_ERROR,
     },
     ["runId", "status", "results", "steps"],
 )
+
+
+def answers(result: dict[str, Any]) -> dict[str, Any]:
+    """The published outputSchema of a tool: its result, or the error object (isError: true).
+
+    Clients validate structuredContent against it even for errors (the TypeScript SDK does), and
+    every protocol version before 2026 wants `type: "object"` at the root.
+    """
+    choices = result["anyOf"] if set(result) == {"anyOf"} else [result]
+    return {"type": "object", "anyOf": [*choices, ERROR]}

@@ -1,15 +1,21 @@
-"""Serving: the run manager's life around the MCP server, on stdio or streamable HTTP."""
+"""Serving: the run manager's life around the MCP server, on stdio or streamable HTTP (with its
+bearer tokens and Host/Origin checks). Never serves a non-loopback address unguarded by mistake.
+"""
 
 from __future__ import annotations
 
 import logging
 
 import anyio
+import uvicorn
 
 from taskplate.dsl import TrustLevel
 from taskplate.interpreter import RunManager
 
 from ._app import build_server
+from ._auth import HttpSecurity
+from ._http import answer_malformed
+from ._stdio import run_stdio
 
 log = logging.getLogger("taskplate.serve")
 
@@ -20,19 +26,39 @@ async def serve(
     host: str = "127.0.0.1",
     port: int = 8765,
     trust: TrustLevel = TrustLevel.REMOTE,
+    security: HttpSecurity | None = None,
 ) -> None:
+    security = security or HttpSecurity()
+    url = f"http://{f'[{host}]' if ':' in host else host}:{port}"
     async with manager.running():
-        server, _ = build_server(manager, trust)
+        http = transport != "stdio"
+        server, _ = build_server(manager, trust, security.auth(url) if http else None)
         for path, diagnostics in manager.library.rejected.items():
             log.warning(
                 "template %s is not served (%d problems; run dsl validate)", path, len(diagnostics)
             )
-        if transport == "stdio":
-            await server.run_stdio_async()
-        else:
-            log.info("serving MCP on http://%s:%d/mcp (HTTP callers are %s)", host, port, trust)
-            await server.run_streamable_http_async(host=host, port=port)
+        if not http:
+            await run_stdio(server)
+            return
+        guard = security.transport(host)
+        app = server.streamable_http_app(host=host, transport_security=guard)
+        answer_malformed(app, guard)
+        log.info(
+            "serving MCP on %s/mcp (HTTP callers are %s; %s)",
+            url,
+            trust,
+            f"{len(security.tokens)} bearer tokens" if security.tokens else "no tokens",
+        )
+        config = uvicorn.Config(app, host=host, port=port, log_level="info")
+        await uvicorn.Server(config).serve()
 
 
-def run(manager: RunManager, transport: str, host: str, port: int, trust: TrustLevel) -> None:
-    anyio.run(serve, manager, transport, host, port, trust)
+def run(
+    manager: RunManager,
+    transport: str,
+    host: str,
+    port: int,
+    trust: TrustLevel,
+    security: HttpSecurity | None = None,
+) -> None:
+    anyio.run(serve, manager, transport, host, port, trust, security)

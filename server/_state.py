@@ -4,22 +4,25 @@ which client opened which session. Trust is decided here, per connection (SPEC Â
 
 from __future__ import annotations
 
-import ipaddress
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
 from mcp.server.mcpserver import Context
 
 from taskplate.dsl import TrustLevel
 from taskplate.interpreter import RunManager
 
+from ._auth import is_loopback
+from ._logging import LogLevels, caller_of
 
-def _loopback(host: str | None) -> bool:
-    try:
-        return host is not None and ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return host == "localhost"
+
+def _access_token(request: Any) -> AccessToken | None:
+    scope = getattr(request, "scope", None) or {}
+    user = scope.get("user")
+    return user.access_token if isinstance(user, AuthenticatedUser) else None
 
 
 @dataclass
@@ -30,25 +33,22 @@ class ServerState:
     # sessionId -> the caller that opened it (see `caller`)
     owners: dict[str, str | None] = field(default_factory=dict)
     started: float = field(default_factory=time.time)
+    log_levels: LogLevels = field(default_factory=LogLevels)
 
     def trust(self, ctx: Context[Any]) -> TrustLevel:
         """stdio is local; HTTP is remote unless started with --trust local and called from loopback."""
         request = ctx.request_context.request if ctx is not None else None
         if request is None:
             return TrustLevel.LOCAL
+        token = _access_token(request)
+        if token is not None and token.claims and token.claims.get("trust"):
+            return TrustLevel(token.claims["trust"])  # the operator gave this token its level
         client = getattr(request, "client", None)
         host = getattr(client, "host", None)
-        if self.http_trust is TrustLevel.LOCAL and _loopback(host):
+        if self.http_trust is TrustLevel.LOCAL and host is not None and is_loopback(host):
             return TrustLevel.LOCAL
         return TrustLevel.REMOTE
 
     @staticmethod
     def caller(ctx: Context[Any]) -> str | None:
-        """Who is calling, as far as the transport tells: the stdio client (one per process), the
-        HTTP client's Mcp-Session-Id, or None (a stateless HTTP request cannot be told apart)."""
-        request = ctx.request_context.request
-        if request is None:
-            return "stdio"
-        headers = getattr(request, "headers", {}) or {}
-        session_id = headers.get("mcp-session-id")
-        return f"http:{session_id}" if session_id else None
+        return caller_of(ctx.request_context.request)

@@ -17,8 +17,10 @@ from mcp_types import CallToolResult
 from pydantic import ConfigDict
 
 from taskplate.dsl import ErrorCode, TaskplateError, listed, violations
+from taskplate.interpreter import admit
 
 from ._results import failed
+from ._schemas import answers
 
 Handler = Callable[[dict[str, Any], Context], Awaitable[CallToolResult]]
 
@@ -44,7 +46,11 @@ class ToolSpec:
     def validator(self) -> jsonschema.Draft202012Validator:
         return jsonschema.Draft202012Validator(self.input_schema)
 
-    def check(self, arguments: dict[str, Any]) -> TaskplateError | None:
+    def check(self, arguments: dict[str, Any], max_bytes: int) -> TaskplateError | None:
+        try:
+            admit(arguments, max_bytes, "the arguments")
+        except TaskplateError as error:
+            return error
         problems = violations(self.validator, arguments)
         if not problems:
             return None
@@ -55,11 +61,11 @@ class ToolSpec:
             {"violations": problems},
         )
 
-    def tool(self) -> Tool:
+    def tool(self, max_input_bytes: int) -> Tool:
         spec = self
 
         async def call(arguments: dict[str, Any], ctx: Context) -> CallToolResult:
-            problem = spec.check(arguments)
+            problem = spec.check(arguments, max_input_bytes)
             if problem is not None:
                 return failed(problem)
             try:
@@ -72,7 +78,9 @@ class ToolSpec:
             name=self.name,
             description=self.description,
             parameters=self.input_schema,
-            fn_metadata=FuncMetadata(arg_model=_AllArguments, output_schema=self.output_schema),
+            fn_metadata=FuncMetadata(
+                arg_model=_AllArguments, output_schema=answers(self.output_schema)
+            ),
             is_async=True,
             context_kwarg="ctx",
         )

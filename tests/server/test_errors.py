@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import jsonschema
 import pytest
 from mcp.client.client import Client
 
@@ -20,6 +21,7 @@ from tests.server.conftest import TEST_TEMPLATES
 
 pytestmark = pytest.mark.anyio
 SEEN: dict[str, str] = {}
+SCHEMAS: dict[str, dict[str, Any]] = {}  # every tool's published outputSchema
 
 
 @pytest.fixture
@@ -34,12 +36,17 @@ async def client(tmp_path: Path, runtime: BrowserRuntime) -> AsyncIterator[Clien
     async with manager.running():
         server, _ = build_server(manager)
         async with Client(server) as connected:
+            SCHEMAS.update(
+                {t.name: t.output_schema or {} for t in (await connected.list_tools()).tools}
+            )
             yield connected
 
 
 async def call(client: Client, tool: str, **args: Any) -> dict[str, Any]:
     result = await client.call_tool(tool, args)
     assert result.structured_content is not None
+    # clients validate errors too (the TypeScript SDK does): every answer matches the schema
+    jsonschema.validate(result.structured_content, SCHEMAS[tool])
     return {"isError": bool(result.is_error), **result.structured_content}
 
 
@@ -157,3 +164,44 @@ async def test_every_contract_error_code_was_produced_with_a_hint() -> None:
     assert test_process_death is not None
     missing = {str(c) for c in ErrorCode} - set(SEEN)
     assert missing == set(), missing
+
+
+async def test_every_tool_refuses_unknown_arguments_in_its_published_shape(client: Client) -> None:
+    for tool in SCHEMAS:
+        answer = expect(await call(client, tool, unknown=1), ErrorCode.INVALID_PARAMETER)
+        assert "unknown" in answer["error"], answer
+
+
+async def test_malformed_ids_and_oversized_inputs_are_refused_before_anything_is_stored(
+    client: Client,
+) -> None:
+    limits = (await call(client, "get_runtime_profile"))["limits"]
+    assert limits["maxInputBytes"] == 1 << 20
+    before = (await call(client, "list_task_runs"))["total"]
+    for tool, args in (
+        ("run_task_template", {"templateId": "flow", "profileId": ""}),
+        ("create_session", {"profileId": ""}),
+        ("scrape", {"url": "https://example.com/", "profileId": ""}),
+        ("create_session", {"profileId": "../up"}),
+        (
+            "run_task_template",
+            {
+                "templateId": "batch_extract_pages",
+                "inputs": {"urls": ["https://example.com/?" + "a" * (10 << 20)]},
+            },
+        ),
+        (
+            "run_task_template",
+            {
+                "templateId": "batch_extract_pages",
+                "inputs": {"urls": ["https://example.com/?" + "a" * 9000]},
+            },
+        ),
+        ("scrape", {"url": "https://example.com/?" + "a" * 9000}),
+        (
+            "run_steps",
+            {"steps": [{"action": "navigate", "with": {"url": "https://e.com/?" + "a" * 9000}}]},
+        ),
+    ):
+        expect(await call(client, tool, **args), ErrorCode.INVALID_PARAMETER)
+    assert (await call(client, "list_task_runs"))["total"] == before

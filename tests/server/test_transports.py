@@ -8,9 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import jsonschema
 import pytest
 from mcp.client.client import Client
 
+from taskplate.server._schemas import ERROR
 from tests.conftest import login_inputs
 from tests.fixtures.server import FixtureServer
 from tests.server.conftest import Served, start_http, stop
@@ -21,6 +23,8 @@ pytestmark = pytest.mark.anyio
 async def call(client: Client, tool: str, **args: Any) -> dict[str, Any]:
     result = await client.call_tool(tool, args)
     assert result.structured_content is not None, result
+    if result.is_error:  # every outputSchema admits exactly this error object
+        jsonschema.validate(result.structured_content, ERROR)
     return {"isError": bool(result.is_error), **result.structured_content}
 
 

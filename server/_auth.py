@@ -1,0 +1,137 @@
+"""Who may call over HTTP: bearer tokens (from --token-file or TASKPLATE_TOKENS), each with an
+optional trust level, checked through the SDK's own auth hooks; and the Host/Origin names allowed.
+
+Tokens are compared in constant time and never logged; only their position names a caller.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import ipaddress
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.transport_security import TransportSecuritySettings
+
+from taskplate.dsl import ErrorCode, TaskplateError, TrustLevel
+
+TOKENS_ENV = "TASKPLATE_TOKENS"
+LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
+LOOPBACK_ORIGINS = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass(frozen=True)
+class Token:
+    digest: bytes  # sha256 of the secret: the secret itself is not kept
+    trust: TrustLevel | None  # None: the server's rule for HTTP callers
+
+
+def parse_tokens(text: str, source: str) -> list[Token]:
+    """One token per line (or comma-separated), optionally followed by `local` or `remote`;
+    blank lines and `#` comments are skipped."""
+    tokens = []
+    for number, raw in enumerate(text.replace(",", "\n").splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        secret, *rest = line.split()
+        if len(rest) > 1 or (rest and rest[0] not in ("local", "remote")):
+            raise TaskplateError(
+                ErrorCode.INVALID_PARAMETER,
+                f"{source}, entry {number}: expected TOKEN [local|remote]",
+                "Write one token per line, optionally followed by its trust level.",
+            )
+        if len(secret) < 16:
+            raise TaskplateError(
+                ErrorCode.INVALID_PARAMETER,
+                f"{source}, entry {number}: a token must be at least 16 characters",
+                "Use a long random token, e.g. `python -c 'import secrets; print(secrets.token_urlsafe(32))'`.",
+            )
+        tokens.append(
+            Token(hashlib.sha256(secret.encode()).digest(), TrustLevel(rest[0]) if rest else None)
+        )
+    return tokens
+
+
+def load_tokens(token_file: Path | None) -> list[Token]:
+    tokens = parse_tokens(os.environ.get(TOKENS_ENV, ""), TOKENS_ENV)
+    if token_file is not None:
+        try:
+            text = token_file.read_text(encoding="utf-8")
+        except OSError as error:
+            raise TaskplateError(
+                ErrorCode.INVALID_PARAMETER,
+                f"cannot read the token file {token_file}: {error.strerror}",
+                "Pass a readable file with one token per line.",
+            ) from None
+        tokens += parse_tokens(text, str(token_file))
+    return tokens
+
+
+class StaticTokens:
+    """The SDK's TokenVerifier over a fixed list of tokens."""
+
+    def __init__(self, tokens: list[Token]) -> None:
+        self.tokens = tokens
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        presented = hashlib.sha256(token.encode()).digest()
+        found = None
+        for index, known in enumerate(self.tokens):  # no early exit: the time tells nothing
+            if hmac.compare_digest(presented, known.digest):
+                found = (index, known)
+        if found is None:
+            return None
+        index, known = found
+        return AccessToken(
+            token=f"token#{index + 1}",  # the SDK keeps this in the request scope: not the secret
+            client_id=f"token#{index + 1}",
+            scopes=[],
+            claims={"trust": str(known.trust) if known.trust else None},
+        )
+
+
+@dataclass(frozen=True)
+class HttpSecurity:
+    """What `dsl serve --transport http` checks before a request reaches a tool."""
+
+    tokens: list[Token] = field(default_factory=list)
+    public_hosts: tuple[str, ...] = ()
+    allow_origins: tuple[str, ...] = ()
+
+    def auth(self, url: str) -> tuple[StaticTokens, AuthSettings] | None:
+        if not self.tokens:
+            return None
+        return StaticTokens(self.tokens), AuthSettings(
+            issuer_url=url,
+            resource_server_url=None,  # type: ignore[arg-type]
+        )
+
+    def transport(self, host: str) -> TransportSecuritySettings:
+        """Host and Origin checks against DNS rebinding, for every bind address (the SDK turns them
+        on for loopback only): loopback names, the bound address, and the --public-host names."""
+        hosts = list(LOOPBACK_HOSTS)
+        if host not in ("0.0.0.0", "::", ""):
+            bound = f"[{host}]" if ":" in host else host
+            hosts += [bound, f"{bound}:*"]
+        for name in self.public_hosts:
+            hosts += [name] if re.search(r":\d+$", name) else [name, f"{name}:*"]
+        return TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=hosts,
+            allowed_origins=[*LOOPBACK_ORIGINS, *self.allow_origins],
+        )

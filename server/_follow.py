@@ -1,0 +1,66 @@
+"""Following a run a client waits for: MCP progress notifications (when it gave a progress
+token) and the run's step log as log notifications (at the level it asked for).
+
+Only reports; the run goes on the same whether anyone listens.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+from mcp.server.mcpserver import Context
+
+from taskplate.interpreter import Progress, RunManager, StepRecord
+
+from ._logging import LEVELS, LogLevels, send, step_entry
+
+
+async def follow(
+    manager: RunManager, ctx: Context, run_id: str, levels: LogLevels
+) -> dict[str, Any]:
+    """Wait for the run, reporting as it goes; answers its terminal state."""
+    wanted = levels.wanted(ctx)
+    latest: Progress | None = None
+    sent: tuple[int, int] | None = None
+    entries: list[tuple[str, dict[str, Any]]] = []
+
+    def seen(progress: Progress) -> None:
+        nonlocal latest
+        latest = progress
+
+    def stepped(record: StepRecord) -> None:
+        level, data = step_entry(run_id, record)
+        if wanted is not None and LEVELS.index(level) >= LEVELS.index(wanted):
+            entries.append((level, data))
+
+    async def report() -> None:
+        nonlocal sent
+        while entries:
+            level, data = entries.pop(0)
+            await send(ctx, wanted, level, data)
+        if latest is None:
+            return
+        done, total, noun = latest.counted()
+        if sent != (done, total):
+            sent = (done, total)
+            await ctx.report_progress(done, total or None, f"{done} of {total} {noun} done")
+
+    async def forward() -> None:
+        while True:
+            await report()
+            await anyio.sleep(0.3)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(forward)
+        answer: dict[str, Any] = await manager.wait(run_id, seen, stepped)
+        tg.cancel_scope.cancel()
+    await report()  # the last state, so that a client's bar ends full
+    status = answer.get("status")
+    await send(
+        ctx,
+        wanted,
+        "notice" if status == "succeeded" else "error" if status == "failed" else "warning",
+        {"runId": run_id, "status": status, "message": f"run {run_id} {status}"},
+    )
+    return answer

@@ -1,0 +1,96 @@
+"""MCP logging: `logging/setLevel` per client, and a run's step log as `notifications/message`
+while a client waits for it (sync runs, run_steps).
+
+Sends only what the client asked for (its level; on 2026-07-28 the request's own `_meta` level).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp.server.context import ServerRequestContext
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.shared.exceptions import MCPDeprecationWarning
+from mcp_types import SetLevelRequestParams
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from taskplate.dsl import StepStatus
+from taskplate.interpreter import StepRecord
+
+LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+DEFAULT_LEVEL = "notice"  # until a client sets one: failures and run ends, not every step
+LOGGER = "taskplate.run"
+
+
+@dataclass
+class LogLevels:
+    """The level each client set with logging/setLevel (by the caller key of ServerState)."""
+
+    levels: dict[str, str] = field(default_factory=dict)
+
+    def wanted(self, ctx: Context) -> str | None:
+        context = ctx.request_context
+        if context.protocol_version in MODERN_PROTOCOL_VERSIONS:  # opt-in per request
+            meta = context.meta or {}
+            level = meta.get("io.modelcontextprotocol/logLevel")
+            return level if level in LEVELS else None
+        caller = caller_of(context.request)
+        return self.levels.get(caller, DEFAULT_LEVEL) if caller else DEFAULT_LEVEL
+
+    def install(self, server: MCPServer) -> None:
+        async def set_level(
+            ctx: ServerRequestContext[Any, Any], params: SetLevelRequestParams
+        ) -> dict[str, Any]:
+            caller = caller_of(ctx.request)
+            if caller is not None:
+                self.levels[caller] = params.level
+            return {}
+
+        # MCPServer has no public hook for it; the low-level server's is the SDK's own
+        server._lowlevel_server.add_request_handler(
+            "logging/setLevel", SetLevelRequestParams, set_level
+        )
+
+
+def caller_of(request: Any) -> str | None:
+    """Who is calling, as far as the transport tells: the stdio client (one per process), the
+    HTTP client's Mcp-Session-Id, or None (a stateless HTTP request cannot be told apart)."""
+    if request is None:
+        return "stdio"
+    session_id = (getattr(request, "headers", {}) or {}).get("mcp-session-id")
+    return f"http:{session_id}" if session_id else None
+
+
+def step_entry(run_id: str, record: StepRecord) -> tuple[str, dict[str, Any]]:
+    """A step execution as a log entry: its level and data (no argument or result values)."""
+    data: dict[str, Any] = {
+        "runId": run_id,
+        "step": record.step_id,
+        "action": record.action,
+        "status": str(record.status),
+        "attempts": record.attempts,
+        "ms": round((record.ended_at - record.started_at) * 1000),
+    }
+    if record.item_index is not None:
+        data["item"] = record.item_index
+    if record.error:
+        data["errorCode"] = record.error.get("errorCode") or record.error.get("code")
+        data["error"] = record.error.get("error") or record.error.get("message")
+    level = "warning" if record.status is StepStatus.FAILED else "info"
+    data["message"] = (
+        f"step {record.step_id or record.action}"
+        + (f" [item {record.item_index}]" if record.item_index is not None else "")
+        + f" {record.status}"
+        + (f": {data['error']}" if record.error else "")
+    )
+    return level, data
+
+
+async def send(ctx: Context, wanted: str | None, level: str, data: dict[str, Any]) -> None:
+    if wanted is None or LEVELS.index(level) < LEVELS.index(wanted):
+        return
+    with warnings.catch_warnings():  # deprecated at 2026-07-28, still the way before it
+        warnings.simplefilter("ignore", MCPDeprecationWarning)
+        await ctx.log(level, data, logger_name=LOGGER)  # type: ignore[arg-type]

@@ -1,0 +1,129 @@
+"""Clients that are not ours drive `dsl serve` over stdio and over HTTP (with a bearer token):
+the official TypeScript SDK (tests/interop/client.mjs) and the MCP Inspector CLI."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fixtures.server import FixtureServer
+from tests.interop.conftest import NODE, last_json, node_env, require_node, run_node
+from tests.server.conftest import DSL, Served, start_http, stop
+
+TOKEN = "interop-token-0123456789abcdef"
+INSPECTOR = "node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
+
+
+@pytest.fixture(scope="module")
+def guarded(home: Path) -> Iterator[Served]:
+    """HTTP with a token that is trusted as local (the fixture site is on loopback)."""
+    served = start_http(home, env={"TASKPLATE_TOKENS": f"{TOKEN} local"})
+    yield served
+    stop(served)
+
+
+def check_typescript_summary(summary: dict[str, Any]) -> None:
+    assert "failure" not in summary, summary.get("failure")
+    assert {"run_task_template", "scrape", "get_artifact", "close_tab"} <= set(summary["tools"])
+    assert summary["scrape"]["isError"] is False and summary["scrape"]["status"] == 200
+    assert summary["scrape"]["title"] == "Tuning the sliding window"
+    assert summary["run"] == {"isError": False, "status": "succeeded"}
+    assert summary["progress"] and summary["progress"][-1] == [2, 2], summary["progress"]
+    error = summary["error"]
+    assert error["isError"] is True and error["errorCode"] == "TEMPLATE_NOT_FOUND"
+    assert error["recoverHint"]
+    assert "template://batch_extract_pages@1.0.0" in summary["resources"]
+    assert set(summary["validated"]) == set(summary["tools"])  # each answer checked by the SDK
+    steps = [e["data"] for e in summary["logs"] if e["logger"] == "taskplate.run"]
+    assert any(s.get("step") == "open" and s["status"] == "succeeded" for s in steps), steps
+
+
+def test_the_typescript_sdk_over_stdio(node: Path, home: Path, site: FixtureServer) -> None:
+    done = run_node(node, ["client.mjs", "stdio", DSL, site.url("/article.html")], node_env(home))
+    assert done.returncode == 0, done.stdout + done.stderr
+    check_typescript_summary(last_json(done.stdout))
+
+
+def test_the_typescript_sdk_over_http_with_a_token(
+    node: Path, home: Path, guarded: Served, site: FixtureServer
+) -> None:
+    args = ["client.mjs", "http", guarded.url, site.url("/article.html")]
+    done = run_node(node, args, node_env(home, TASKPLATE_TEST_TOKEN=TOKEN))
+    assert done.returncode == 0, done.stdout + done.stderr
+    check_typescript_summary(last_json(done.stdout))
+    refused = run_node(node, args, node_env(home))  # the same client without the token
+    assert refused.returncode == 1 and "invalid_token" in refused.stdout, refused.stdout
+
+
+def inspector(node: Path, home: Path, target: list[str], *args: str) -> tuple[int, Any]:
+    done = run_node(node, [INSPECTOR, "--cli", *target, *args], node_env(home))
+    try:
+        return done.returncode, last_json(done.stdout)
+    except ValueError:
+        raise AssertionError(done.stdout + done.stderr) from None
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_the_inspector_cli(
+    transport: str, node: Path, home: Path, guarded: Served, site: FixtureServer
+) -> None:
+    if transport == "stdio":
+        target = ["-e", f"TASKPLATE_HOME={home}", DSL, "serve"]
+    else:
+        target = [guarded.url, "--header", f"Authorization: Bearer {TOKEN}"]
+    code, listed = inspector(node, home, target, "--method", "tools/list")
+    assert code == 0 and "scrape" in {t["name"] for t in listed["tools"]}
+    code, scraped = inspector(
+        node,
+        home,
+        target,
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "scrape",
+        "--tool-arg",
+        f"url={site.url('/article.html')}",
+    )
+    assert code == 0 and scraped["structuredContent"]["status"] == 200, scraped
+    inputs = {"urls": [site.url("/article.html")], "waitFor": 1}
+    code, ran = inspector(
+        node,
+        home,
+        target,
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "run_task_template",
+        "--tool-arg",
+        "templateId=batch_extract_pages",
+        f"inputs={json.dumps(inputs)}",
+        'options={"mode": "sync"}',
+    )
+    assert code == 0 and ran["structuredContent"]["status"] == "succeeded", ran
+    code, failed = inspector(
+        node,
+        home,
+        target,
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "run_task_template",
+        "--tool-arg",
+        "templateId=nope",
+    )
+    assert code != 0 and failed["isError"] is True, failed  # the Inspector exits non-zero
+    assert failed["structuredContent"]["errorCode"] == "TEMPLATE_NOT_FOUND"
+    code, resources = inspector(node, home, target, "--method", "resources/list")
+    assert code == 0
+    assert "template://batch_extract_pages@1.0.0" in {r["uri"] for r in resources["resources"]}
+
+
+def test_a_missing_node_install_fails_and_says_how_to_install_it(tmp_path: Path) -> None:
+    assert require_node(NODE) == NODE
+    with pytest.raises(pytest.fail.Exception) as failed:
+        require_node(tmp_path / "node_modules" / "node" / "bin" / "node")
+    assert "make bootstrap" in str(failed.value) and "apt-get install" in str(failed.value)

@@ -1,0 +1,174 @@
+"""HTTP that is safe to expose: bearer tokens through the SDK's auth hooks (401 with
+WWW-Authenticate without one, a trust level per token, never logged), no unguarded non-loopback
+address, and the Host/Origin checks against DNS rebinding on a server bound to 0.0.0.0."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from mcp.client.client import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from taskplate.dsl import TaskplateError, TrustLevel
+from taskplate.server._auth import StaticTokens, parse_tokens
+from tests.server.conftest import DSL, Served, env_for, free_port, start_http, stop
+
+pytestmark = pytest.mark.anyio
+LOCAL_TOKEN = "local-token-0123456789abcdef"
+REMOTE_TOKEN = "remote-token-0123456789abcdef"
+ENV_TOKEN = "env-token-0123456789abcdef"
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
+}
+HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+@pytest.fixture(scope="module")
+def guarded(home: Path) -> Any:
+    tokens = home.parent / "tokens.txt"
+    tokens.write_text(f"# operators\n{LOCAL_TOKEN} local\n\n{REMOTE_TOKEN}\n", encoding="utf-8")
+    served = start_http(
+        home,
+        "--host",
+        "0.0.0.0",
+        "--token-file",
+        str(tokens),
+        "--public-host",
+        "mcp.example.test",
+        "--allow-origin",
+        "https://app.example.test",
+        env={"TASKPLATE_TOKENS": ENV_TOKEN},
+    )
+    yield served
+    stop(served)
+
+
+@asynccontextmanager
+async def client_with(url: str, token: str) -> AsyncIterator[Client]:
+    headers = {"Authorization": f"Bearer {token}"}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=60) as http,
+        Client(streamable_http_client(url, http_client=http)) as client,
+    ):
+        yield client
+
+
+async def post(url: str, body: Any = INIT, **headers: str) -> httpx2.Response:
+    async with httpx2.AsyncClient(timeout=30) as http:
+        return await http.post(url, json=body, headers={**HEADERS, **headers})
+
+
+async def test_a_request_without_a_valid_token_gets_401(guarded: Served) -> None:
+    for headers in (
+        {},
+        {"Authorization": "Bearer wrong-token-0123456789"},
+        {"Authorization": "Basic x"},
+    ):
+        answer = await post(guarded.url, **headers)
+        assert answer.status_code == 401, headers
+        assert answer.headers["www-authenticate"].startswith("Bearer "), answer.headers
+    assert (await post(guarded.url, Authorization=f"Bearer {REMOTE_TOKEN}")).status_code == 200
+
+
+async def test_each_token_carries_its_trust_level(guarded: Served) -> None:
+    for token, trust in ((LOCAL_TOKEN, "local"), (REMOTE_TOKEN, "remote"), (ENV_TOKEN, "remote")):
+        async with client_with(guarded.url, token) as client:
+            profile = await client.call_tool("get_runtime_profile", {})
+            assert profile.structured_content is not None
+            assert profile.structured_content["trustLevel"] == trust, token
+
+
+async def test_host_and_origin_are_checked_on_a_server_bound_to_every_address(
+    guarded: Served,
+) -> None:
+    port = guarded.url.split(":")[2].split("/")[0]
+    auth = {"Authorization": f"Bearer {REMOTE_TOKEN}"}
+    assert (await post(guarded.url, Host=f"evil.test:{port}", **auth)).status_code == 421
+    assert (await post(guarded.url, Host=f"mcp.example.test:{port}", **auth)).status_code == 200
+    assert (await post(guarded.url, Host="mcp.example.test", **auth)).status_code == 200
+    assert (await post(guarded.url, Origin="https://evil.test", **auth)).status_code == 403
+    no_method = {"jsonrpc": "2.0", "id": 1}
+    assert (await post(guarded.url, no_method, Host=f"evil.test:{port}", **auth)).status_code == 421
+    assert (await post(guarded.url, no_method, Host=f"evil.test:{port}")).status_code == 401
+    assert (await post(guarded.url, Origin="https://app.example.test", **auth)).status_code == 200
+
+
+async def test_tokens_never_reach_the_log(guarded: Served) -> None:
+    await post(guarded.url, Authorization=f"Bearer {REMOTE_TOKEN}")
+    await post(guarded.url, Authorization="Bearer wrong-token-0123456789")
+    log = Path(guarded.log.name).read_text(encoding="utf-8")
+    assert "serving MCP" in log
+    for secret in (LOCAL_TOKEN, REMOTE_TOKEN, ENV_TOKEN, "wrong-token-0123456789"):
+        assert secret not in log
+
+
+def serve_once(home: Path, *flags: str, env: dict[str, str] | None = None) -> Any:
+    """`dsl serve` that is expected to refuse to start."""
+    return subprocess.run(
+        [DSL, "serve", "--transport", "http", "--port", str(free_port()), *flags],
+        env={**env_for(home), **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_a_non_loopback_address_without_tokens_is_refused(home: Path) -> None:
+    refused = serve_once(home, "--host", "0.0.0.0")
+    assert refused.returncode == 1
+    assert "without bearer tokens" in refused.stderr and "--token-file" in refused.stderr
+    assert "Traceback" not in refused.stderr
+
+
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        ("short\n", "at least 16 characters"),
+        ("a-long-enough-token-123 admin\n", "expected TOKEN [local|remote]"),
+    ],
+)
+def test_a_bad_token_file_is_a_clear_error(home: Path, lines: str, message: str) -> None:
+    path = home.parent / "bad-tokens.txt"
+    path.write_text(lines, encoding="utf-8")
+    refused = serve_once(home, "--host", "0.0.0.0", "--token-file", str(path))
+    assert refused.returncode == 1 and message in refused.stderr, refused.stderr
+    assert lines.split()[0] not in refused.stderr  # not even a bad token is printed
+
+
+async def test_no_auth_serves_a_non_loopback_address_with_a_warning(home: Path) -> None:
+    served = start_http(home, "--host", "0.0.0.0", "--no-auth")
+    try:
+        async with Client(served.url) as client:
+            assert (await client.call_tool("get_runtime_profile", {})).structured_content
+        log = Path(served.log.name).read_text(encoding="utf-8")
+        assert "warning: serving HTTP on 0.0.0.0 without authentication" in log
+    finally:
+        stop(served)
+
+
+async def test_the_verifier_accepts_exactly_the_known_tokens() -> None:
+    tokens = parse_tokens(f"{LOCAL_TOKEN} local,{REMOTE_TOKEN}", "test")
+    verifier = StaticTokens(tokens)
+    local = await verifier.verify_token(LOCAL_TOKEN)
+    assert local is not None and local.claims == {"trust": str(TrustLevel.LOCAL)}
+    assert LOCAL_TOKEN not in repr(local)  # the SDK keeps the AccessToken; not the secret
+    for wrong in ("", LOCAL_TOKEN[:-1], LOCAL_TOKEN + "x", REMOTE_TOKEN.upper()):
+        assert await verifier.verify_token(wrong) is None
+    with pytest.raises(TaskplateError):
+        parse_tokens("tooshort", "test")
+    with anyio.fail_after(5):
+        assert await StaticTokens([]).verify_token(LOCAL_TOKEN) is None

@@ -1,0 +1,72 @@
+"""Malformed JSON-RPC gets the error JSON-RPC 2.0 names for it, over stdio and over HTTP, and
+the connection goes on serving: never a dropped message and a client left waiting."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import anyio
+import httpx2
+import pytest
+
+from tests.server.conftest import Served
+from tests.server.wire import ACCEPT, HttpWire, parse_body, stdio_wire
+
+pytestmark = pytest.mark.anyio
+
+
+def deep_call(depth: int, request_id: int) -> bytes:
+    inputs = "[" * depth + "]" * depth
+    return (
+        f'{{"jsonrpc":"2.0","id":{request_id},"method":"tools/call","params":{{"name":'
+        f'"run_task_template","arguments":{{"templateId":"flow","inputs":{inputs}}}}}}}'
+    ).encode()
+
+
+CASES = [  # (line, expected code, expected id)
+    (b"not json", -32700, None),
+    (b'{"jsonrpc":"2.0","id":5}', -32600, 5),
+    (b'{"jsonrpc":"2.0","id":"six","method":6}', -32600, "six"),
+    (b"[1, 2]", -32600, None),
+    (deep_call(200, 7), -32600, 7),  # JSON, but deeper than the SDK's parser takes
+    (deep_call(5000, 8), -32700, None),  # deeper than any parser here takes
+]
+
+
+async def test_malformed_lines_are_answered_over_stdio(home: Path) -> None:
+    async with stdio_wire(home, "2025-11-25") as wire:
+        await wire.start()
+        for line, code, request_id in CASES:
+            await wire.write(line)
+            with anyio.fail_after(20):
+                answer = await wire.answer()
+            assert answer["error"]["code"] == code and answer["id"] == request_id, (
+                line[:60],
+                answer,
+            )
+        shallow = await wire.request(
+            "tools/call",
+            {"name": "run_task_template", "arguments": {"templateId": "flow", "inputs": [[[]]]}},
+        )
+        assert shallow["result"]["structuredContent"]["errorCode"] == "INVALID_PARAMETER"
+        assert "result" in await wire.request("ping")  # still serving
+
+
+async def test_malformed_bodies_are_answered_over_http(remote_http: Served) -> None:
+    async with httpx2.AsyncClient(timeout=60) as http:
+        wire = HttpWire(http, remote_http.url, "2025-11-25")
+        await wire.start()
+        for body, code, request_id in CASES:
+            response = await wire.post(body)
+            assert response.status_code == 400, (body[:60], response.text)
+            (answer,) = parse_body(response)
+            assert answer["error"]["code"] in (code, -32700 if code == -32600 else code), answer
+            if b'"method"' not in body[:40] and request_id is not None:
+                assert answer["error"]["code"] == -32600 and answer["id"] == request_id
+        assert "result" in await wire.request("ping")
+        headers = {"Accept": ACCEPT, "Content-Type": "application/json"}
+        late = await http.post(
+            remote_http.url, content=json.dumps({"jsonrpc": "2.0", "id": 1}), headers=headers
+        )
+        assert late.status_code == 400 and late.json()["error"]["code"] == -32600

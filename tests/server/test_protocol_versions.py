@@ -1,0 +1,121 @@
+"""Every protocol version the SDK negotiates, spoken raw over stdio and streamable HTTP: each
+answer is checked against that version's result schema (as the SDK checks it), and every tool's
+structuredContent against the outputSchema the tool publishes."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import jsonschema
+import pytest
+from mcp_types.methods import validate_server_result
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+
+from tests.fixtures.server import FixtureServer
+from tests.server.conftest import Served, start_http, stop
+from tests.server.wire import HttpWire, Wire, stdio_wire
+
+pytestmark = pytest.mark.anyio
+VERSIONS = [*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS]
+
+
+def tour(site: FixtureServer) -> list[tuple[str, Callable[[dict[str, Any]], dict[str, Any]]]]:
+    """One call of every tool, in an order where each finds what it needs (`seen` holds the
+    answers so far)."""
+    form = site.url("/form.html")
+
+    def sid(seen: dict[str, Any]) -> dict[str, Any]:
+        return {"sessionId": seen["create_session"]["sessionId"]}
+
+    return [
+        ("get_runtime_profile", lambda seen: {}),
+        ("list_task_templates", lambda seen: {}),
+        (
+            "run_task_template",
+            lambda seen: {"templateId": "flow", "inputs": {"n": 3}, "options": {"mode": "sync"}},
+        ),
+        ("get_task_run", lambda seen: {"runId": seen["run_task_template"]["runId"]}),
+        ("list_task_runs", lambda seen: {"limit": 5}),
+        ("cancel_task_run", lambda seen: {"runId": seen["run_task_template"]["runId"]}),
+        ("create_session", lambda seen: {}),
+        ("list_sessions", lambda seen: {}),
+        ("navigate", lambda seen: {**sid(seen), "url": form}),
+        ("wait_for_stable", lambda seen: {**sid(seen), "quietMs": 100, "timeoutMs": 5000}),
+        ("get_page_info", sid),
+        (  # the cheapest format: these tests are about the protocol, not the content
+            "get_page_content",
+            lambda seen: {**sid(seen), "format": "html", "onlyMainContent": False},
+        ),
+        ("snapshot", lambda seen: {**sid(seen), "maxBytes": 5000}),
+        ("fill", lambda seen: {**sid(seen), "selector": "#name", "value": "Ada"}),
+        ("select_option", lambda seen: {**sid(seen), "selector": "#colour", "value": "g"}),
+        ("press", lambda seen: {**sid(seen), "selector": "#keys", "key": "Enter"}),
+        ("click", lambda seen: {**sid(seen), "selector": "#covered"}),
+        ("evaluate", lambda seen: {**sid(seen), "script": "document.title"}),
+        ("screenshot", sid),
+        ("create_tab", lambda seen: {**sid(seen), "url": form}),
+        ("list_tabs", sid),
+        ("close_tab", lambda seen: {**sid(seen), "tabId": seen["create_tab"]["tabId"]}),
+        (
+            "run_steps",
+            lambda seen: {
+                **sid(seen),
+                "steps": [{"id": "info", "action": "get_page_info"}],
+            },
+        ),
+        ("close_session", sid),
+        (
+            "scrape",
+            lambda seen: {"url": site.url("/article.html"), "format": "links", "waitFor": 1},
+        ),
+        ("get_artifact", lambda seen: {"artifactId": seen["screenshot"]["artifactId"]}),
+    ]
+
+
+def checked(wire: Wire, method: str, answer: dict[str, Any]) -> dict[str, Any]:
+    assert "result" in answer, (method, wire.version, answer)
+    validate_server_result(method, wire.version, answer["result"])
+    result: dict[str, Any] = answer["result"]
+    return result
+
+
+async def speak_every_method(wire: Wire, site: FixtureServer) -> None:
+    started = await wire.start()
+    checked(wire, "server/discover" if wire.version == "2026-07-28" else "initialize", started)
+    listed = checked(wire, "tools/list", await wire.request("tools/list"))
+    schemas = {tool["name"]: tool["outputSchema"] for tool in listed["tools"]}
+    resources = checked(wire, "resources/list", await wire.request("resources/list"))
+    assert any(r["uri"].startswith("template://flow@") for r in resources["resources"])
+    checked(wire, "prompts/list", await wire.request("prompts/list"))
+    seen: dict[str, Any] = {}
+    for tool, arguments in tour(site):
+        answer = await wire.request("tools/call", {"name": tool, "arguments": arguments(seen)})
+        result = checked(wire, "tools/call", answer)
+        assert not result.get("isError"), (tool, result)
+        jsonschema.validate(result["structuredContent"], schemas[tool])
+        seen[tool] = result["structuredContent"]
+    assert set(seen) == set(schemas), "the tour calls every tool"
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+async def test_every_method_over_stdio(version: str, site: FixtureServer, home: Path) -> None:
+    async with stdio_wire(home, version) as wire:
+        await speak_every_method(wire, site)
+
+
+@pytest.fixture(scope="module")
+async def served(home: Path) -> AsyncIterator[Served]:
+    served = start_http(home, "--trust", "local")
+    yield served
+    stop(served)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+async def test_every_method_over_streamable_http(
+    version: str, served: Served, site: FixtureServer
+) -> None:
+    async with httpx2.AsyncClient(timeout=60) as client:
+        await speak_every_method(HttpWire(client, served.url, version), site)
