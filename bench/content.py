@@ -13,11 +13,13 @@ Run: .venv/bin/python bench/content.py   (TASKPLATE_ARTICLE_DATA overrides the d
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 import os
 import re
 import shutil
 import ssl
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -36,6 +38,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from taskplate.browser import BrowserConfig, BrowserRuntime, Sessions  # noqa: E402
+from taskplate.stdlib import _boilerplate as boilerplate  # noqa: E402
+from taskplate.stdlib import _content as content  # noqa: E402
 from taskplate.stdlib import run_action  # noqa: E402
 from taskplate.stdlib._context import ActionContext  # noqa: E402
 from taskplate.stdlib._markdown import to_markdown  # noqa: E402
@@ -168,6 +172,137 @@ def direct(
     return name, out, (time.perf_counter() - start) / len(pages) * 1000
 
 
+# --- Cross-validation -------------------------------------------------------------------------
+
+FOLDS = 5
+
+
+def folds(keys: list[str]) -> list[list[str]]:
+    """Five fixed folds: the pages sorted by id, dealt round-robin (ids are content hashes)."""
+    ordered = sorted(keys)
+    return [ordered[i::FOLDS] for i in range(FOLDS)]
+
+
+def candidates() -> dict[str, Callable[[str, str], str]]:
+    """Every choice the pipeline could make, as a whole pipeline: which extractor alone, or the
+    vote with each rule on or off. Cross-validation picks among them on four folds."""
+    import trafilatura
+
+    def single(**options: object) -> Callable[[str, str], str]:
+        return lambda h, u: trafilatura.extract(h, url=u, include_comments=False, **options) or ""
+
+    def vote(rules: content.Rules) -> Callable[[str, str], str]:
+        return lambda h, u: visible(to_markdown(h, u, rules=rules)[0])
+
+    out: dict[str, Callable[[str, str], str]] = {
+        "trafilatura (balanced)": single(),
+        "trafilatura (fast)": single(fast=True),
+        "trafilatura (precision)": single(favor_precision=True),
+        "trafilatura (recall)": single(favor_recall=True),
+        "readability (trafilatura's)": lambda h, u: content._readability(
+            lxml.html.document_fromstring(h)
+        ),
+    }
+    for votes in (1, 2, 3):
+        for context in (False, True):
+            out[f"vote {votes}/3{', context' if context else ''}"] = vote(
+                content.Rules(votes=votes, context=context)
+            )
+    names = tuple(boilerplate.CLEANUPS)
+    for size in range(1, len(names) + 1):
+        for chosen in itertools.combinations(names, size):
+            out[f"vote 2/3, context + {'+'.join(chosen)}"] = vote(content.Rules(cleanups=chosen))
+    return out
+
+
+def cross_validate(
+    truth: dict[str, str], pages: dict[str, bytes], urls: dict[str, str]
+) -> tuple[list[float], list[str], dict[str, list[float]]]:
+    """Per fold: the candidate best on the other four folds, scored on this one."""
+    results = {name: direct(name, f, pages, urls)[1] for name, f in candidates().items()}
+    parts = folds(list(truth))
+    per_fold = {
+        name: [score({k: out[k] for k in part}, {k: truth[k] for k in part})[0] for part in parts]
+        for name, out in results.items()
+    }
+    scores, chosen = [], []
+    for index, _part in enumerate(parts):
+        train = [k for j, p in enumerate(parts) if j != index for k in p]
+        best = max(
+            results,
+            key=lambda name: score(
+                {k: results[name][k] for k in train}, {k: truth[k] for k in train}
+            )[0],
+        )
+        chosen.append(best)
+        scores.append(per_fold[best][index])
+    return scores, chosen, per_fold
+
+
+def report_cross_validation(
+    truth: dict[str, str], pages: dict[str, bytes], urls: dict[str, str]
+) -> None:
+    scores, chosen, per_fold = cross_validate(truth, pages, urls)
+    print(
+        f"\n{FOLDS}-fold cross-validation on the saved HTML (fixed folds; every candidate's F1 per fold)"
+    )
+    print(f"{'candidate':<60} {'folds':<36} {'mean':>6} {'worst':>6}")
+    for name, fold_scores in per_fold.items():
+        shown = " ".join(f"{f:.3f}" for f in fold_scores)
+        print(f"{name:<60} {shown:<36} {sum(fold_scores) / FOLDS:6.3f} {min(fold_scores):6.3f}")
+    print("\nchosen on four folds, scored on the fifth:")
+    for index, (name, f1) in enumerate(zip(chosen, scores, strict=True)):
+        print(f"  fold {index + 1}: {f1:.3f}  ({name})")
+    print(f"  cross-validated F1: mean {sum(scores) / FOLDS:.3f}, worst {min(scores):.3f}")
+    shipped = "vote 2/3, context" + "".join(
+        f" + {'+'.join(content.DEFAULT.cleanups)}" for _ in [0] if content.DEFAULT.cleanups
+    )
+    print(f"  shipped (stdlib/_content.py DEFAULT): {shipped}")
+
+
+# --- Speed ------------------------------------------------------------------------------------
+
+ROUNDS = 5
+
+
+def report_speed(pages: dict[str, bytes], urls: dict[str, str]) -> None:
+    """ms per page of taskplate's selection and Markdown beside trafilatura's own text and
+    Markdown, on the same pages: median of interleaved rounds, with the spread."""
+    import trafilatura
+
+    from taskplate.stdlib._markdown import select
+
+    ways: dict[str, Callable[[str, str], object]] = {
+        "trafilatura text": lambda h, u: trafilatura.extract(h, url=u),
+        "trafilatura markdown": lambda h, u: trafilatura.extract(
+            h, url=u, output_format="markdown"
+        ),
+        "taskplate selection": lambda h, u: select(h, u, True),
+        "taskplate markdown": lambda h, u: to_markdown(h, u),
+    }
+    texts = {k: v.decode("utf-8", errors="replace") for k, v in pages.items()}
+    times: dict[str, list[float]] = {name: [] for name in ways}
+    for _ in range(ROUNDS):
+        for name, way in ways.items():
+            start = time.perf_counter()
+            for key, html in texts.items():
+                way(html, urls[key])
+            times[name].append((time.perf_counter() - start) / len(texts) * 1000)
+    median = {name: statistics.median(t) for name, t in times.items()}
+    print(f"\nspeed, ms per page, median of {ROUNDS} interleaved rounds (min-max)")
+    for name, t in times.items():
+        print(f"  {name:<24} {median[name]:7.1f}  ({min(t):.1f}-{max(t):.1f})")
+
+    def ratios(mine: str, theirs: str) -> str:
+        r = [a / b for a, b in zip(times[mine], times[theirs], strict=True)]
+        return f"{statistics.median(r):.2f} (rounds {min(r):.2f}-{max(r):.2f})"
+
+    print(f"  selection / trafilatura text:    {ratios('taskplate selection', 'trafilatura text')}")
+    print(
+        f"  markdown / trafilatura markdown: {ratios('taskplate markdown', 'trafilatura markdown')}"
+    )
+
+
 def main() -> None:
     if not (DATA / "ground-truth.json").exists():
         print(f"no data at {DATA}; set TASKPLATE_ARTICLE_DATA")
@@ -183,7 +318,7 @@ def main() -> None:
     markdown, ms = anyio.run(through_browser, pages, base)
     rows.append(
         (
-            "taskplate markdown, through Chromium (chosen)",
+            "taskplate markdown, through Chromium (shipped)",
             {k: visible(v) for k, v in markdown.items()},
             ms,
         )
@@ -230,6 +365,10 @@ def main() -> None:
     for name, predicted, ms in rows:
         f1, p, r = score(predicted, truth)
         print(f"{name:<52} {f1:6.3f} {p:6.3f} {r:6.3f} {ms:8.1f}")
+    browser_f1, saved_f1 = score(rows[0][1], truth)[0], score(rows[2][1], truth)[0]
+    print(f"through Chromium minus saved HTML: {browser_f1 - saved_f1:+.3f}")
+    report_cross_validation(truth, pages, urls)
+    report_speed(pages, urls)
 
 
 if __name__ == "__main__":

@@ -107,3 +107,10 @@ def join_split_body(body: Any) -> None:
             for child in list(part):
                 first.append(child)
             part.drop_tree()
+
+
+CLEANUPS = {
+    "nested_teasers": drop_nested_teasers,
+    "named_boilerplate": drop_named_boilerplate,
+    "split_body": join_split_body,
+}

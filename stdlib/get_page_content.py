@@ -25,7 +25,7 @@ def truncate(text: str, max_bytes: int | None) -> tuple[str, int, bool]:
 
 def render(html: str, url: str, fmt: str, only_main: bool) -> tuple[str, bool]:
     # Imported here: trafilatura is heavy, and checking templates needs only the declaration.
-    from taskplate.stdlib._markdown import to_links, to_markdown, to_text
+    from taskplate.stdlib._markdown import to_html, to_links, to_markdown, to_text
 
     if fmt == "markdown":
         return to_markdown(html, url, only_main)
@@ -34,7 +34,7 @@ def render(html: str, url: str, fmt: str, only_main: bool) -> tuple[str, bool]:
     if fmt == "links":
         links, is_main = to_links(html, url, only_main)
         return "".join(f"[{link['text']}]({link['url']})\n" for link in links), is_main
-    return html, True
+    return to_html(html, url, only_main)
 
 
 async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
