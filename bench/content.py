@@ -27,6 +27,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -183,36 +184,53 @@ def folds(keys: list[str]) -> list[list[str]]:
     return [ordered[i::FOLDS] for i in range(FOLDS)]
 
 
-def candidates() -> dict[str, Callable[[str, str], str]]:
-    """Every choice the pipeline could make, as a whole pipeline: which extractor alone, or the
-    vote with each rule on or off. Cross-validation picks among them on four folds."""
+def references() -> dict[str, Callable[[str, str], str]]:
+    """The extractors alone, each one of the voters: shown per fold beside the candidates."""
     import trafilatura
 
     def single(**options: object) -> Callable[[str, str], str]:
         return lambda h, u: trafilatura.extract(h, url=u, include_comments=False, **options) or ""
 
-    def vote(rules: content.Rules) -> Callable[[str, str], str]:
-        return lambda h, u: visible(to_markdown(h, u, rules=rules)[0])
-
-    out: dict[str, Callable[[str, str], str]] = {
+    return {
         "trafilatura (balanced)": single(),
         "trafilatura (fast)": single(fast=True),
-        "trafilatura (precision)": single(favor_precision=True),
-        "trafilatura (recall)": single(favor_recall=True),
+        "trafilatura (precision, fast)": single(favor_precision=True, fast=True),
         "readability (trafilatura's)": lambda h, u: content._readability(
             lxml.html.document_fromstring(h)
         ),
     }
-    for votes in (1, 2, 3):
-        for context in (False, True):
-            out[f"vote {votes}/3{', context' if context else ''}"] = vote(
-                content.Rules(votes=votes, context=context)
-            )
+
+
+def rules_name(rules: content.Rules) -> str:
+    cleanups = f" + {'+'.join(rules.cleanups)}" if rules.cleanups else ""
+    return f"vote {rules.votes}/3{', context' if rules.context else ''}{cleanups}"
+
+
+def candidate_rules() -> list[content.Rules]:
+    """Every choice of the pipeline (stdlib/_content.py Rules): the votes a block needs, the
+    short-block context, each clean-up on or off; each rule of the shipped DEFAULT is also
+    shown taken away alone, so that its own gain is visible."""
+    found = [content.Rules(votes=v, context=c) for v in (1, 2, 3) for c in (False, True)]
     names = tuple(boilerplate.CLEANUPS)
     for size in range(1, len(names) + 1):
-        for chosen in itertools.combinations(names, size):
-            out[f"vote 2/3, context + {'+'.join(chosen)}"] = vote(content.Rules(cleanups=chosen))
-    return out
+        found += [content.Rules(cleanups=c) for c in itertools.combinations(names, size)]
+    shipped = content.DEFAULT
+    found += [
+        content.Rules(cleanups=shipped.cleanups, votes=v, context=c)
+        for v in (1, 2, 3)
+        for c in (False, True)
+    ]
+    unique: dict[str, content.Rules] = {}
+    for rules in found:
+        unique.setdefault(rules_name(rules), rules)
+    return list(unique.values())
+
+
+def candidates() -> dict[str, Callable[[str, str], str]]:
+    def vote(rules: content.Rules) -> Callable[[str, str], str]:
+        return lambda h, u: visible(to_markdown(h, u, rules=rules)[0])
+
+    return {rules_name(rules): vote(rules) for rules in candidate_rules()}
 
 
 def cross_validate(
@@ -220,10 +238,11 @@ def cross_validate(
 ) -> tuple[list[float], list[str], dict[str, list[float]]]:
     """Per fold: the candidate best on the other four folds, scored on this one."""
     results = {name: direct(name, f, pages, urls)[1] for name, f in candidates().items()}
+    shown = {name: direct(name, f, pages, urls)[1] for name, f in references().items()}
     parts = folds(list(truth))
     per_fold = {
         name: [score({k: out[k] for k in part}, {k: truth[k] for k in part})[0] for part in parts]
-        for name, out in results.items()
+        for name, out in (shown | results).items()
     }
     scores, chosen = [], []
     for index, _part in enumerate(parts):
@@ -254,10 +273,24 @@ def report_cross_validation(
     for index, (name, f1) in enumerate(zip(chosen, scores, strict=True)):
         print(f"  fold {index + 1}: {f1:.3f}  ({name})")
     print(f"  cross-validated F1: mean {sum(scores) / FOLDS:.3f}, worst {min(scores):.3f}")
-    shipped = "vote 2/3, context" + "".join(
-        f" + {'+'.join(content.DEFAULT.cleanups)}" for _ in [0] if content.DEFAULT.cleanups
+    shipped = content.DEFAULT
+    mean = {name: sum(f) / FOLDS for name, f in per_fold.items()}
+    print(
+        f"\nshipped (stdlib/_content.py DEFAULT): {rules_name(shipped)}, CV mean {mean[rules_name(shipped)]:.3f}"
     )
-    print(f"  shipped (stdlib/_content.py DEFAULT): {shipped}")
+    print("each rule of it taken away alone (CV mean without it):")
+    without = {
+        f"vote {shipped.votes}/3 (1/3, 3/3 instead)": [
+            replace(shipped, votes=v) for v in (1, 3) if v != shipped.votes
+        ],
+        "context": [replace(shipped, context=not shipped.context)],
+    } | {
+        name: [replace(shipped, cleanups=tuple(c for c in shipped.cleanups if c != name))]
+        for name in shipped.cleanups
+    }
+    for rule, variants in without.items():
+        shown = ", ".join(f"{mean[rules_name(v)]:.3f}" for v in variants)
+        print(f"  {rule:<40} {shown}")
 
 
 # --- Speed ------------------------------------------------------------------------------------

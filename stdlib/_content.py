@@ -125,6 +125,17 @@ def _shingles(words: list[str]) -> Counter[tuple[str, ...]]:
     return Counter(zip(words, words[1:], words[2:], words[3:], strict=False))
 
 
+@dataclass(frozen=True)
+class Rules:
+    """The choices of the selection, each kept only when it raises the cross-validated F1 of
+    bench/content.py: the page clean-ups run first (names from _boilerplate.CLEANUPS), the
+    votes a block needs, and whether short blocks are judged by their neighbours."""
+
+    cleanups: tuple[str, ...] = ()
+    votes: int = VOTES
+    context: bool = True
+
+
 class _Reading:
     """What one extractor returned, consumed block by block so a repeated block counts once."""
 
@@ -174,26 +185,24 @@ def readings(doc: Any) -> list[str]:
     ]
 
 
-def choose(
-    page_blocks: list[Block], texts: list[str], votes: int = VOTES, context: bool = True
-) -> list[bool]:
+def choose(page_blocks: list[Block], texts: list[str], rules: Rules) -> list[bool]:
     """For each block, whether enough extractors returned it (a majority by default).
 
     With context, a short block (a few words: a heading, a label, a link) needs a kept long
-    block next to it: the words of a menu item are easily found somewhere in an article."""
+    block next to it: the words of a menu item are easily found somewhere in an article.
+    """
     voters = [_Reading(text) for text in texts]
-    kept = [sum(v.returns(b.words) for v in voters) >= votes for b in page_blocks]
-    if not context:
-        return kept
-    long_kept = [
-        k if len(b.words) >= SHORT else None for b, k in zip(page_blocks, kept, strict=True)
-    ]
-    before = _nearest(long_kept)
-    after = _nearest(long_kept[::-1])[::-1]
-    return [
-        k and (lk is not None or bool(b or a))
-        for k, lk, b, a in zip(kept, long_kept, before, after, strict=True)
-    ]
+    counts = [sum(v.returns(b.words) for v in voters) for b in page_blocks]
+    kept = [n >= rules.votes for n in counts]
+    is_long = [len(b.words) >= SHORT for b in page_blocks]
+    if rules.context:
+        long_kept = [k if long else None for k, long in zip(kept, is_long, strict=True)]
+        before, after = _nearest(long_kept), _nearest(long_kept[::-1])[::-1]
+        kept = [
+            k and (long or b or a)
+            for k, long, b, a in zip(kept, is_long, before, after, strict=True)
+        ]
+    return kept
 
 
 def _nearest(decisions: list[bool | None]) -> list[bool]:
@@ -267,17 +276,6 @@ def _drop_empty(element: Any) -> bool:
     return empty and element.tag not in _KEEP_EMPTY
 
 
-@dataclass(frozen=True)
-class Rules:
-    """The choices of the selection, each kept only when it raises the cross-validated F1 of
-    bench/content.py: the page clean-ups run first (names from _boilerplate.CLEANUPS), the
-    votes a block needs, and whether short blocks are judged by their neighbours."""
-
-    cleanups: tuple[str, ...] = ()
-    votes: int = VOTES
-    context: bool = True
-
-
 DEFAULT = Rules(cleanups=("nested_teasers", "named_boilerplate", "split_body"))
 
 
@@ -290,7 +288,7 @@ def main_content(doc: Any, rules: Rules = DEFAULT) -> Any | None:
     for name in rules.cleanups:
         boilerplate.CLEANUPS[name](body)
     page_blocks = blocks(body)
-    kept = choose(page_blocks, readings(doc), rules.votes, rules.context)
+    kept = choose(page_blocks, readings(doc), rules)
     if sum(len(b.words) for b, k in zip(page_blocks, kept, strict=True) if k) < MIN_MAIN_WORDS:
         return None
     return prune(body, page_blocks, kept)
