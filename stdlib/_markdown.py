@@ -45,6 +45,7 @@ _BLOCKS = frozenset(
     ]
 ) - {"br"}
 _SPACES = re.compile(r"\s+")
+_LIST_ITEM = re.compile(r"(- |\d+\. )")
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _DROPPED = frozenset({"button", "svg", "iframe", "select", "input", "textarea", "head", "title"})
 _CONTAINERS = frozenset(
@@ -95,7 +96,7 @@ class _Writer:
             return self.listing(element, ordered=tag == "ol")
         if tag == "blockquote":
             inner = self.children(element)
-            return inner if self.plain else [_prefixed(b, "> ", "> ") for b in inner]
+            return inner if self.plain or not inner else [_prefixed("\n\n".join(inner), "> ", "> ")]
         if tag == "table":
             if _is_data(element):
                 return self.table(element)
@@ -184,18 +185,18 @@ class _Writer:
     def listing(self, element: Any, ordered: bool) -> list[str]:
         items = []
         for number, item in enumerate((c for c in element if c.tag == "li"), start=1):
-            inner = self.blocks_of_item(item)
+            inner = self.children(item)
             if not inner:
                 continue
             if self.plain:
                 items.extend(inner)
                 continue
             marker = f"{number}. " if ordered else "- "
-            items.append(_prefixed("\n\n".join(inner), marker, " " * len(marker)))
+            text = inner[0]
+            for block in inner[1:]:  # a nested list follows its item's text without a gap
+                text += ("\n" if _LIST_ITEM.match(block) else "\n\n") + block
+            items.append(_prefixed(text, marker, " " * len(marker)))
         return ["\n".join(items)] if items and not self.plain else items
-
-    def blocks_of_item(self, item: Any) -> list[str]:
-        return self.children(item)
 
     def table(self, element: Any) -> list[str]:
         rows = []
