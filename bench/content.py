@@ -336,6 +336,58 @@ def report_speed(pages: dict[str, bytes], urls: dict[str, str]) -> None:
     )
 
 
+async def loop_lag(
+    texts: list[tuple[str, str]], offload: str, at_once: int
+) -> tuple[float, float, float]:
+    """(worst and 99th-percentile delay of a 1 ms ticker in ms, ms per page) while the pages
+    are turned into Markdown, at_once at a time, through the given offload ("thread" or "process";
+    "none" waits 50 ms per page instead: the ticker's delays on this machine without the work)."""
+    from taskplate.stdlib.get_page_content import render
+
+    lags: list[float] = []
+    done = anyio.Event()
+
+    async def tick() -> None:
+        while not done.is_set():
+            before = time.perf_counter()
+            await anyio.sleep(0.001)
+            lags.append((time.perf_counter() - before) * 1000 - 1)
+
+    async def convert(part: list[tuple[str, str]]) -> None:
+        for html, url in part:
+            if offload == "none":  # the machine's own noise: the ticker alone
+                await anyio.sleep(0.05)
+            elif offload == "thread":
+                await anyio.to_thread.run_sync(render, html, url, "markdown", True)
+            else:
+                await anyio.to_process.run_sync(render, html, url, "markdown", True)
+
+    if offload == "process":  # start the workers before measuring
+        async with anyio.create_task_group() as group:
+            for _ in range(2):
+                group.start_soon(convert, texts[:1])
+    start = time.perf_counter()
+    async with anyio.create_task_group() as group:
+        group.start_soon(tick)
+        async with anyio.create_task_group() as workers:
+            for first in range(at_once):
+                workers.start_soon(convert, texts[first::at_once])
+        done.set()
+    per_page = (time.perf_counter() - start) / len(texts) * 1000
+    lags.sort()
+    return lags[-1], lags[int(len(lags) * 0.99)], per_page
+
+
+def report_loop(pages: dict[str, bytes], urls: dict[str, str]) -> None:
+    texts = [(v.decode("utf-8", errors="replace"), urls[k]) for k, v in pages.items()]
+    print("\nevent loop while pages turn into Markdown (1 ms ticker; delays in ms)")
+    print(f"  {'offload':<8} {'at once':>7} {'worst delay':>12} {'p99 delay':>10} {'ms/page':>8}")
+    for at_once in (1, 2):
+        for offload in ("none", "thread", "process"):
+            worst, p99, per_page = anyio.run(loop_lag, texts, offload, at_once)
+            print(f"  {offload:<8} {at_once:>7} {worst:12.1f} {p99:10.1f} {per_page:8.1f}")
+
+
 def main() -> None:
     if not (DATA / "ground-truth.json").exists():
         print(f"no data at {DATA}; set TASKPLATE_ARTICLE_DATA")
@@ -402,6 +454,7 @@ def main() -> None:
     print(f"through Chromium minus saved HTML: {browser_f1 - saved_f1:+.3f}")
     report_cross_validation(truth, pages, urls)
     report_speed(pages, urls)
+    report_loop(pages, urls)
 
 
 if __name__ == "__main__":
