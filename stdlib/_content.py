@@ -15,10 +15,12 @@ from __future__ import annotations
 import copy
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import trafilatura
+from lxml import etree
 from trafilatura.external import try_readability
 
 from . import _boilerplate as boilerplate
@@ -92,32 +94,24 @@ def blocks(root: Any) -> list[Block]:
     """The page's text blocks in document order: text runs split at block-level tags."""
     found: list[Block] = []
     current = Block()
-
-    def close() -> None:
-        nonlocal current
-        if current.words:
+    for event, element in etree.iterwalk(root, events=("start", "end", "comment", "pi")):
+        tag = element.tag
+        if event == "start":
+            if tag in BLOCK_TAGS and current.words:
+                found.append(current)
+                current = Block()
+            if element.text and isinstance(tag, str):
+                current.pieces.append((element, "text"))
+                current.words.extend(_WORD.findall(element.text.lower()))
+            continue
+        if tag in BLOCK_TAGS and current.words:
             found.append(current)
-        current = Block()
-
-    def add(element: Any, slot: str, text: str | None) -> None:
-        if text:
-            current.pieces.append((element, slot))
-            current.words.extend(_WORD.findall(text.lower()))
-
-    def walk(element: Any) -> None:
-        is_block = element.tag in BLOCK_TAGS
-        if is_block:
-            close()
-        add(element, "text", element.text)
-        for child in element:
-            if isinstance(child.tag, str):
-                walk(child)
-            add(child, "tail", child.tail)
-        if is_block:
-            close()
-
-    walk(root)
-    close()
+            current = Block()
+        if element.tail and element is not root:
+            current.pieces.append((element, "tail"))
+            current.words.extend(_WORD.findall(element.tail.lower()))
+    if current.words:
+        found.append(current)
     return found
 
 
@@ -143,19 +137,19 @@ class _Reading:
         words = _WORD.findall(text.lower())
         self.shingles = _shingles(words)
         self.joined = f" {' '.join(words)} "
+        self.vocabulary = set(words)
 
-    def returns(self, words: list[str]) -> bool:
-        wanted = _shingles(words)
+    def returns(self, words: list[str], wanted: Counter[tuple[str, ...]]) -> bool:
+        """Whether this reading holds most of a block (its words and their shingles)."""
         if not wanted:  # fewer than four words: the exact run of words
-            return f" {' '.join(words)} " in self.joined
+            vocabulary = self.vocabulary
+            return all(w in vocabulary for w in words) and f" {' '.join(words)} " in self.joined
         have = self.shingles
-        got = {s: min(n, have[s]) for s, n in wanted.items() if s in have}
+        got = {s: min(n, have[s]) for s, n in wanted.items() if have.get(s, 0) > 0}
         if sum(got.values()) < COVERAGE * (len(words) - 3):
             return False
         for shingle, count in got.items():
             have[shingle] -= count
-            if not have[shingle]:
-                del have[shingle]
         return True
 
 
@@ -192,7 +186,10 @@ def choose(page_blocks: list[Block], texts: list[str], rules: Rules) -> list[boo
     block next to it: the words of a menu item are easily found somewhere in an article.
     """
     voters = [_Reading(text) for text in texts]
-    counts = [sum(v.returns(b.words) for v in voters) for b in page_blocks]
+    counts = []
+    for block in page_blocks:
+        wanted = _shingles(block.words)
+        counts.append(sum(v.returns(block.words, wanted) for v in voters))
     kept = [n >= rules.votes for n in counts]
     is_long = [len(b.words) >= SHORT for b in page_blocks]
     if rules.context:
@@ -224,9 +221,14 @@ def prune(root: Any, page_blocks: list[Block], kept: list[bool]) -> Any | None:
         if not keep:
             for element, slot in block.pieces:
                 setattr(element, slot, None)
-    _drop_lone_images(root, page_blocks, kept)
-    _drop_empty(root)
-    top = root
+    top = _common_ancestor(
+        element if slot == "text" else element.getparent()
+        for block, keep in zip(page_blocks, kept, strict=True)
+        if keep
+        for element, slot in block.pieces
+    )
+    _drop_lone_images(top, page_blocks, kept)
+    _drop_empty(top)
     while True:
         children = [c for c in top if isinstance(c.tag, str)]
         if len(children) != 1 or (top.text or "").strip():
@@ -234,6 +236,24 @@ def prune(root: Any, page_blocks: list[Block], kept: list[bool]) -> Any | None:
         if any((c.tail or "").strip() for c in children):
             return top
         top = children[0]
+
+
+def _common_ancestor(elements: Iterable[Any]) -> Any:
+    """The deepest element holding all the given ones."""
+    path: list[Any] = []
+    on_path: dict[Any, int] = {}
+    for element in elements:
+        if not path:
+            path = [element, *element.iterancestors()][::-1]
+            on_path = {e: depth for depth, e in enumerate(path)}
+            continue
+        while element not in on_path:
+            element = element.getparent()
+        depth = on_path[element]
+        for gone in path[depth + 1 :]:
+            del on_path[gone]
+        del path[depth + 1 :]
+    return path[-1]
 
 
 _KEEP_EMPTY = frozenset({"img", "br", "hr"})
