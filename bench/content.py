@@ -273,6 +273,7 @@ def report_cross_validation(
     for index, (name, f1) in enumerate(zip(chosen, scores, strict=True)):
         print(f"  fold {index + 1}: {f1:.3f}  ({name})")
     print(f"  cross-validated F1: mean {sum(scores) / FOLDS:.3f}, worst {min(scores):.3f}")
+    print("  (ties on four folds go to the candidate with fewer rules)")
     shipped = content.DEFAULT
     mean = {name: sum(f) / FOLDS for name, f in per_fold.items()}
     print(
