@@ -453,6 +453,14 @@ def main() -> None:
         print(f"{name:<52} {f1:6.3f} {p:6.3f} {r:6.3f} {ms:8.1f}")
     browser_f1, saved_f1 = score(rows[0][1], truth)[0], score(rows[2][1], truth)[0]
     print(f"through Chromium minus saved HTML: {browser_f1 - saved_f1:+.3f}")
+    for key in truth:  # where the two differ, to look at by hand
+        one = {key: truth[key]}
+        chromium, saved = (
+            score({key: rows[0][1][key]}, one)[0],
+            score({key: rows[2][1][key]}, one)[0],
+        )
+        if abs(chromium - saved) > 0.05:
+            print(f"  {key[:12]}: through Chromium {chromium:.3f}, saved HTML {saved:.3f}")
     report_cross_validation(truth, pages, urls)
     report_speed(pages, urls)
     report_loop(pages, urls)
