@@ -100,14 +100,14 @@ def blocks(root: Any) -> list[Block]:
             if tag in BLOCK_TAGS and current.words:
                 found.append(current)
                 current = Block()
-            if element.text and isinstance(tag, str):
+            if isinstance(tag, str) and element.text and not element.text.isspace():
                 current.pieces.append((element, "text"))
                 current.words.extend(_WORD.findall(element.text.lower()))
             continue
         if tag in BLOCK_TAGS and current.words:
             found.append(current)
             current = Block()
-        if element.tail and element is not root:
+        if element.tail and not element.tail.isspace() and element is not root:
             current.pieces.append((element, "tail"))
             current.words.extend(_WORD.findall(element.tail.lower()))
     if current.words:
