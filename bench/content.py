@@ -316,12 +316,18 @@ def report_speed(pages: dict[str, bytes], urls: dict[str, str]) -> None:
     }
     texts = {k: v.decode("utf-8", errors="replace") for k, v in pages.items()}
     times: dict[str, list[float]] = {name: [] for name in ways}
+    names = list(ways)
     for _ in range(ROUNDS):
-        for name, way in ways.items():
-            start = time.perf_counter()
-            for key, html in texts.items():
-                way(html, urls[key])
-            times[name].append((time.perf_counter() - start) / len(texts) * 1000)
+        spent = dict.fromkeys(names, 0.0)
+        # Interleaved page by page, in a rotating order: the load of a shared machine drifts
+        # over seconds, and every way of one page meets the same load.
+        for index, (key, html) in enumerate(texts.items()):
+            for name in names[index % len(names) :] + names[: index % len(names)]:
+                start = time.perf_counter()
+                ways[name](html, urls[key])
+                spent[name] += time.perf_counter() - start
+        for name in names:
+            times[name].append(spent[name] / len(texts) * 1000)
     median = {name: statistics.median(t) for name, t in times.items()}
     print(f"\nspeed, ms per page, median of {ROUNDS} interleaved rounds (min-max)")
     for name, t in times.items():
