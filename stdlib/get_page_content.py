@@ -48,11 +48,10 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     if fmt == "html" and not only_main:
         content, is_main = html, True
     else:
-        # Extraction is pure-Python CPU work of tens of milliseconds: in a thread it would hold
-        # the GIL the event loop needs (bench/content.py measures both), so a worker process.
-        content, is_main = await anyio.to_process.run_sync(
-            render, html, page.url, fmt, only_main, cancellable=True
-        )
+        # Extraction is CPU work of tens of milliseconds, in a thread. A worker process would
+        # spare the event loop the GIL (bench/content.py measures both) but its start, a second
+        # or more, held batch windows back (tests/interpreter/test_templates.py).
+        content, is_main = await anyio.to_thread.run_sync(render, html, page.url, fmt, only_main)
     content, size, truncated = truncate(content, args.get("maxBytes"))
     warnings = []
     if only_main and not is_main:
