@@ -13,11 +13,13 @@ Run: .venv/bin/python bench/content.py   (TASKPLATE_ARTICLE_DATA overrides the d
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 import os
 import re
 import shutil
 import ssl
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -25,6 +27,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -36,6 +39,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from taskplate.browser import BrowserConfig, BrowserRuntime, Sessions  # noqa: E402
+from taskplate.stdlib import _boilerplate as boilerplate  # noqa: E402
+from taskplate.stdlib import _content as content  # noqa: E402
 from taskplate.stdlib import run_action  # noqa: E402
 from taskplate.stdlib._context import ActionContext  # noqa: E402
 from taskplate.stdlib._markdown import to_markdown  # noqa: E402
@@ -168,6 +173,229 @@ def direct(
     return name, out, (time.perf_counter() - start) / len(pages) * 1000
 
 
+# --- Cross-validation -------------------------------------------------------------------------
+
+FOLDS = 5
+
+
+def folds(keys: list[str]) -> list[list[str]]:
+    """Five fixed folds: the pages sorted by id, dealt round-robin (ids are content hashes)."""
+    ordered = sorted(keys)
+    return [ordered[i::FOLDS] for i in range(FOLDS)]
+
+
+def references() -> dict[str, Callable[[str, str], str]]:
+    """The extractors alone, each one of the voters: shown per fold beside the candidates."""
+    import trafilatura
+
+    def single(**options: object) -> Callable[[str, str], str]:
+        return lambda h, u: trafilatura.extract(h, url=u, include_comments=False, **options) or ""
+
+    return {
+        "trafilatura (balanced)": single(),
+        "trafilatura (fast)": single(fast=True),
+        "trafilatura (precision, fast)": single(favor_precision=True, fast=True),
+        "readability (trafilatura's)": lambda h, u: content._readability(
+            lxml.html.document_fromstring(h)
+        ),
+    }
+
+
+def rules_name(rules: content.Rules) -> str:
+    cleanups = f" + {'+'.join(rules.cleanups)}" if rules.cleanups else ""
+    return f"vote {rules.votes}/3{', context' if rules.context else ''}{cleanups}"
+
+
+def candidate_rules() -> list[content.Rules]:
+    """Every choice of the pipeline (stdlib/_content.py Rules): the votes a block needs, the
+    short-block context, each clean-up on or off; each rule of the shipped DEFAULT is also
+    shown taken away alone, so that its own gain is visible."""
+    found = [content.Rules(votes=v, context=c) for v in (1, 2, 3) for c in (False, True)]
+    names = tuple(boilerplate.CLEANUPS)
+    for size in range(1, len(names) + 1):
+        found += [content.Rules(cleanups=c) for c in itertools.combinations(names, size)]
+    shipped = content.DEFAULT
+    found += [
+        content.Rules(cleanups=shipped.cleanups, votes=v, context=c)
+        for v in (1, 2, 3)
+        for c in (False, True)
+    ]
+    unique: dict[str, content.Rules] = {}
+    for rules in found:
+        unique.setdefault(rules_name(rules), rules)
+    return list(unique.values())
+
+
+def candidates() -> dict[str, Callable[[str, str], str]]:
+    def vote(rules: content.Rules) -> Callable[[str, str], str]:
+        return lambda h, u: visible(to_markdown(h, u, rules=rules)[0])
+
+    return {rules_name(rules): vote(rules) for rules in candidate_rules()}
+
+
+def cross_validate(
+    truth: dict[str, str], pages: dict[str, bytes], urls: dict[str, str]
+) -> tuple[list[float], list[str], dict[str, list[float]]]:
+    """Per fold: the candidate best on the other four folds, scored on this one."""
+    results = {name: direct(name, f, pages, urls)[1] for name, f in candidates().items()}
+    shown = {name: direct(name, f, pages, urls)[1] for name, f in references().items()}
+    parts = folds(list(truth))
+    per_fold = {
+        name: [score({k: out[k] for k in part}, {k: truth[k] for k in part})[0] for part in parts]
+        for name, out in (shown | results).items()
+    }
+    scores, chosen = [], []
+    for index, _part in enumerate(parts):
+        train = [k for j, p in enumerate(parts) if j != index for k in p]
+        best = max(
+            results,
+            key=lambda name: score(
+                {k: results[name][k] for k in train}, {k: truth[k] for k in train}
+            )[0],
+        )
+        chosen.append(best)
+        scores.append(per_fold[best][index])
+    return scores, chosen, per_fold
+
+
+def report_cross_validation(
+    truth: dict[str, str], pages: dict[str, bytes], urls: dict[str, str]
+) -> None:
+    scores, chosen, per_fold = cross_validate(truth, pages, urls)
+    print(
+        f"\n{FOLDS}-fold cross-validation on the saved HTML (fixed folds; every candidate's F1 per fold)"
+    )
+    print(f"{'candidate':<60} {'folds':<36} {'mean':>6} {'worst':>6}")
+    for name, fold_scores in per_fold.items():
+        shown = " ".join(f"{f:.3f}" for f in fold_scores)
+        print(f"{name:<60} {shown:<36} {sum(fold_scores) / FOLDS:6.3f} {min(fold_scores):6.3f}")
+    print("\nchosen on four folds, scored on the fifth:")
+    for index, (name, f1) in enumerate(zip(chosen, scores, strict=True)):
+        print(f"  fold {index + 1}: {f1:.3f}  ({name})")
+    print(f"  cross-validated F1: mean {sum(scores) / FOLDS:.3f}, worst {min(scores):.3f}")
+    print("  (ties on four folds go to the candidate with fewer rules)")
+    shipped = content.DEFAULT
+    mean = {name: sum(f) / FOLDS for name, f in per_fold.items()}
+    print(
+        f"\nshipped (stdlib/_content.py DEFAULT): {rules_name(shipped)};"
+        f" mean of its fold F1s {mean[rules_name(shipped)]:.3f} (fixed on all pages: not cross-validated)"
+    )
+    print("each rule of it taken away alone (mean of the fold F1s without it):")
+    without = {
+        f"vote {shipped.votes}/3 (1/3, 3/3 instead)": [
+            replace(shipped, votes=v) for v in (1, 3) if v != shipped.votes
+        ],
+        "context": [replace(shipped, context=not shipped.context)],
+    } | {
+        name: [replace(shipped, cleanups=tuple(c for c in shipped.cleanups if c != name))]
+        for name in shipped.cleanups
+    }
+    for rule, variants in without.items():
+        shown = ", ".join(f"{mean[rules_name(v)]:.3f}" for v in variants)
+        print(f"  {rule:<40} {shown}")
+
+
+# --- Speed ------------------------------------------------------------------------------------
+
+ROUNDS = 5
+
+
+def report_speed(pages: dict[str, bytes], urls: dict[str, str]) -> None:
+    """ms per page of taskplate's selection and Markdown beside trafilatura's own text and
+    Markdown, on the same pages: median of interleaved rounds, with the spread."""
+    import trafilatura
+
+    from taskplate.stdlib._markdown import select
+
+    ways: dict[str, Callable[[str, str], object]] = {
+        "trafilatura text": lambda h, u: trafilatura.extract(h, url=u),
+        "trafilatura markdown": lambda h, u: trafilatura.extract(
+            h, url=u, output_format="markdown"
+        ),
+        "taskplate selection": lambda h, u: select(h, u, True),
+        "taskplate markdown": lambda h, u: to_markdown(h, u),
+    }
+    texts = {k: v.decode("utf-8", errors="replace") for k, v in pages.items()}
+    times: dict[str, list[float]] = {name: [] for name in ways}
+    names = list(ways)
+    for _ in range(ROUNDS):
+        spent = dict.fromkeys(names, 0.0)
+        # Interleaved page by page, in a rotating order: the load of a shared machine drifts
+        # over seconds, and every way of one page meets the same load.
+        for index, (key, html) in enumerate(texts.items()):
+            for name in names[index % len(names) :] + names[: index % len(names)]:
+                start = time.perf_counter()
+                ways[name](html, urls[key])
+                spent[name] += time.perf_counter() - start
+        for name in names:
+            times[name].append(spent[name] / len(texts) * 1000)
+    median = {name: statistics.median(t) for name, t in times.items()}
+    print(f"\nspeed, ms per page, median of {ROUNDS} interleaved rounds (min-max)")
+    for name, t in times.items():
+        print(f"  {name:<24} {median[name]:7.1f}  ({min(t):.1f}-{max(t):.1f})")
+
+    def ratios(mine: str, theirs: str) -> str:
+        r = [a / b for a, b in zip(times[mine], times[theirs], strict=True)]
+        return f"{statistics.median(r):.2f} (rounds {min(r):.2f}-{max(r):.2f})"
+
+    print(f"  selection / trafilatura text:    {ratios('taskplate selection', 'trafilatura text')}")
+    print(
+        f"  markdown / trafilatura markdown: {ratios('taskplate markdown', 'trafilatura markdown')}"
+    )
+
+
+async def loop_lag(
+    texts: list[tuple[str, str]], offload: str, at_once: int
+) -> tuple[float, float, float]:
+    """(worst and 99th-percentile delay of a 1 ms ticker in ms, ms per page) while the pages
+    are turned into Markdown, at_once at a time, through the given offload ("thread" or "process";
+    "none" waits 50 ms per page instead: the ticker's delays on this machine without the work)."""
+    from taskplate.stdlib.get_page_content import render
+
+    lags: list[float] = []
+    done = anyio.Event()
+
+    async def tick() -> None:
+        while not done.is_set():
+            before = time.perf_counter()
+            await anyio.sleep(0.001)
+            lags.append((time.perf_counter() - before) * 1000 - 1)
+
+    async def convert(part: list[tuple[str, str]]) -> None:
+        for html, url in part:
+            if offload == "none":  # the machine's own noise: the ticker alone
+                await anyio.sleep(0.05)
+            elif offload == "thread":
+                await anyio.to_thread.run_sync(render, html, url, "markdown", True)
+            else:
+                await anyio.to_process.run_sync(render, html, url, "markdown", True)
+
+    if offload == "process":  # start the workers before measuring
+        async with anyio.create_task_group() as group:
+            for _ in range(2):
+                group.start_soon(convert, texts[:1])
+    start = time.perf_counter()
+    async with anyio.create_task_group() as group:
+        group.start_soon(tick)
+        async with anyio.create_task_group() as workers:
+            for first in range(at_once):
+                workers.start_soon(convert, texts[first::at_once])
+        done.set()
+    per_page = (time.perf_counter() - start) / len(texts) * 1000
+    lags.sort()
+    return lags[-1], lags[int(len(lags) * 0.99)], per_page
+
+
+def report_loop(pages: dict[str, bytes], urls: dict[str, str]) -> None:
+    texts = [(v.decode("utf-8", errors="replace"), urls[k]) for k, v in pages.items()]
+    print("\nevent loop while pages turn into Markdown (1 ms ticker; delays in ms)")
+    print(f"  {'offload':<8} {'at once':>7} {'worst delay':>12} {'p99 delay':>10} {'ms/page':>8}")
+    for at_once in (1, 2):
+        for offload in ("none", "thread", "process"):
+            worst, p99, per_page = anyio.run(loop_lag, texts, offload, at_once)
+            print(f"  {offload:<8} {at_once:>7} {worst:12.1f} {p99:10.1f} {per_page:8.1f}")
+
+
 def main() -> None:
     if not (DATA / "ground-truth.json").exists():
         print(f"no data at {DATA}; set TASKPLATE_ARTICLE_DATA")
@@ -183,7 +411,7 @@ def main() -> None:
     markdown, ms = anyio.run(through_browser, pages, base)
     rows.append(
         (
-            "taskplate markdown, through Chromium (chosen)",
+            "taskplate markdown, through Chromium (shipped)",
             {k: visible(v) for k, v in markdown.items()},
             ms,
         )
@@ -230,6 +458,19 @@ def main() -> None:
     for name, predicted, ms in rows:
         f1, p, r = score(predicted, truth)
         print(f"{name:<52} {f1:6.3f} {p:6.3f} {r:6.3f} {ms:8.1f}")
+    browser_f1, saved_f1 = score(rows[0][1], truth)[0], score(rows[2][1], truth)[0]
+    print(f"through Chromium minus saved HTML: {browser_f1 - saved_f1:+.3f}")
+    for key in truth:  # where the two differ, to look at by hand
+        one = {key: truth[key]}
+        chromium, saved = (
+            score({key: rows[0][1][key]}, one)[0],
+            score({key: rows[2][1][key]}, one)[0],
+        )
+        if abs(chromium - saved) > 0.05:
+            print(f"  {key[:12]}: through Chromium {chromium:.3f}, saved HTML {saved:.3f}")
+    report_cross_validation(truth, pages, urls)
+    report_speed(pages, urls)
+    report_loop(pages, urls)
 
 
 if __name__ == "__main__":

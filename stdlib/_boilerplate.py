@@ -45,6 +45,7 @@ MIN_PART_WORDS = 20  # a split body's part has paragraphs of at least this many 
 
 _NAME_PARTS = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])")
 _WORD = re.compile(r"\w+")
+_ANY_NAME = re.compile("|".join(sorted(BOILERPLATE_WORDS | LISTING_FIRST)), re.IGNORECASE)
 
 
 def words(element: Any) -> int:
@@ -71,6 +72,8 @@ def drop_nested_teasers(body: Any) -> None:
 
 def _names_boilerplate(element: Any) -> bool:
     names = f"{element.get('class', '')} {element.get('id', '')}"
+    if not _ANY_NAME.search(names):  # most names hold none of the words: a cheap first test
+        return False
     parts = {part.lower() for part in _NAME_PARTS.findall(names)}
     return bool(parts & BOILERPLATE_WORDS) or bool(parts & LISTING_FIRST and parts & LISTING_SECOND)
 
@@ -107,3 +110,10 @@ def join_split_body(body: Any) -> None:
             for child in list(part):
                 first.append(child)
             part.drop_tree()
+
+
+CLEANUPS = {
+    "nested_teasers": drop_nested_teasers,
+    "named_boilerplate": drop_named_boilerplate,
+    "split_body": join_split_body,
+}

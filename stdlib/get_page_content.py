@@ -25,7 +25,7 @@ def truncate(text: str, max_bytes: int | None) -> tuple[str, int, bool]:
 
 def render(html: str, url: str, fmt: str, only_main: bool) -> tuple[str, bool]:
     # Imported here: trafilatura is heavy, and checking templates needs only the declaration.
-    from taskplate.stdlib._markdown import to_links, to_markdown, to_text
+    from taskplate.stdlib._markdown import to_html, to_links, to_markdown, to_text
 
     if fmt == "markdown":
         return to_markdown(html, url, only_main)
@@ -34,7 +34,7 @@ def render(html: str, url: str, fmt: str, only_main: bool) -> tuple[str, bool]:
     if fmt == "links":
         links, is_main = to_links(html, url, only_main)
         return "".join(f"[{link['text']}]({link['url']})\n" for link in links), is_main
-    return html, True
+    return to_html(html, url, only_main)
 
 
 async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -48,7 +48,9 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     if fmt == "html" and not only_main:
         content, is_main = html, True
     else:
-        # Extraction is CPU work of tens of milliseconds: keep the event loop free meanwhile.
+        # Extraction is CPU work of tens of milliseconds, in a thread. A worker process would
+        # spare the event loop the GIL (bench/content.py measures both) but its start, a second
+        # or more, held batch windows back (tests/interpreter/test_templates.py).
         content, is_main = await anyio.to_thread.run_sync(render, html, page.url, fmt, only_main)
     content, size, truncated = truncate(content, args.get("maxBytes"))
     warnings = []

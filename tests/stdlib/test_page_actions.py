@@ -165,6 +165,18 @@ async def test_whole_page_formats(ctx: ActionContext, site: FixtureServer) -> No
     assert "| 5 | 15.2 |" in only["content"] and "sliding window keeps" not in only["content"]
 
 
+async def test_text_puts_block_elements_on_lines_of_their_own(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
+    await act("navigate", ctx, url=site.url("/article.html"))
+    for only_main in (True, False):
+        text = await act("get_page_content", ctx, format="text", onlyMainContent=only_main)
+        lines = text["content"].splitlines()
+        assert "Tuning the sliding window" in lines and "Why batches are slow" in lines
+        assert "Batches wait for their slowest member." in lines
+        assert "Idle tabs still hold memory." in lines
+
+
 async def test_empty_main_content_falls_back_to_the_whole_page(
     ctx: ActionContext, site: FixtureServer
 ) -> None:

@@ -1,0 +1,101 @@
+"""HTML to Markdown and text: the structure of the main content survives, and text keeps every
+block on lines of its own. Pure functions of HTML; the pages themselves are read over Chromium in
+test_page_actions.py."""
+
+from __future__ import annotations
+
+from taskplate.stdlib._markdown import to_markdown, to_text
+
+SENTENCE = "The council met on Tuesday to decide how the new bridge over the river will be paid for"
+
+
+def whole(body: str) -> str:
+    markdown, is_main = to_markdown(f"<html><body>{body}</body></html>", "http://x/", False)
+    assert is_main is False
+    return markdown
+
+
+def test_headings_paragraphs_and_inline_markup() -> None:
+    markdown = whole(
+        "<h1>Bridge</h1><p>Paid by <b>tolls</b> and <em>grants</em>, see <code>budget.csv</code>.</p>"
+        "<h3>Costs</h3><p>Line one<br>line two</p>"
+    )
+    assert markdown == (
+        "# Bridge\n\nPaid by **tolls** and *grants*, see `budget.csv`.\n\n### Costs\n\n"
+        "Line one\nline two\n"
+    )
+
+
+def test_lists_keep_their_kind_order_and_nesting() -> None:
+    markdown = whole(
+        "<ol><li>Open a tab</li><li>Read it<ul><li>fields</li><li>links</li></ul></li></ol>"
+        "<ul><li><p>First point</p></li><li>Second point</li></ul>"
+    )
+    assert "1. Open a tab\n2. Read it\n   - fields\n   - links" in markdown
+    assert "- First point\n- Second point" in markdown
+
+
+def test_data_tables_become_markdown_tables_and_layout_tables_do_not() -> None:
+    markdown = whole(
+        "<table><tr><th>Window</th><th>Pages | s</th></tr><tr><td>1</td><td>4.1</td></tr></table>"
+        f"<table><tr><td><p>{SENTENCE}.</p></td><td><p>Second column.</p></td></tr></table>"
+    )
+    assert "| Window | Pages \\| s |\n| --- | --- |\n| 1 | 4.1 |" in markdown
+    assert f"\n\n{SENTENCE}.\n\nSecond column.\n" in markdown
+
+
+def test_code_blocks_are_fenced_verbatim_with_their_language() -> None:
+    markdown = whole(
+        '<pre><code class="language-python">def f(x):\n    return x * 2\n</code></pre>'
+        "<pre>a ``` fence inside</pre>"
+    )
+    assert "```python\ndef f(x):\n    return x * 2\n```" in markdown
+    assert "````\na ``` fence inside\n````" in markdown
+
+
+def test_links_and_images_are_absolute_and_links_inside_lists_stay() -> None:
+    markdown = whole(
+        '<p>See the <a href="/docs/window.html">window reference</a>.</p>'
+        '<ul><li><a href="a.html">Alpha</a></li></ul><img src="/chart.png" alt="Chart">'
+        '<a href="javascript:void(0)">Menu</a>'
+    )
+    assert "[window reference](http://x/docs/window.html)" in markdown
+    assert "- [Alpha](http://x/a.html)" in markdown
+    assert "![Chart](http://x/chart.png)" in markdown
+    assert "Menu" in markdown and "javascript:" not in markdown
+
+
+def test_blockquotes_are_quoted() -> None:
+    assert "> Said once.\n>\n> Said twice." in whole(
+        "<blockquote><p>Said once.</p><p>Said twice.</p></blockquote>"
+    )
+
+
+def test_text_puts_every_block_on_lines_of_its_own() -> None:
+    text, _ = to_text(
+        "<html><body><h1>Welcome back</h1><p>X</p><ul><li>one</li><li>two</li></ul>"
+        "<table><tr><td>a</td><td>b</td></tr><tr><td>c</td><td>d</td></tr></table>"
+        "<div>Inline <b>bold</b> stays</div></body></html>",
+        "http://x/",
+        False,
+    )
+    assert text == "Welcome back\nX\none\ntwo\na b\nc d\nInline bold stays\n"
+
+
+def test_main_content_keeps_structure_and_drops_the_page_around_it() -> None:
+    paragraphs = "".join(f"<p>Part {n}: {SENTENCE}.</p>" for n in range(6))
+    page = (
+        '<nav><a href="/">Home</a> <a href="/news">News</a></nav>'
+        f"<article><h1>Bridge tolls</h1>{paragraphs}<h2>Costs</h2>"
+        "<table><tr><th>Year</th><th>Cost</th></tr><tr><td>2026</td><td>4 m</td></tr></table>"
+        f"<p>{SENTENCE}, and the <a href='/plan.html'>full plan</a> says how.</p>"
+        "<ul><li>Tolls for lorries over the weight limit</li><li>Grants from the region</li></ul>"
+        f"<pre><code>total = tolls + grants</code></pre><p>Closing: {SENTENCE}.</p></article>"
+        "<footer><p>Copyright 2026 Valley Courier. All rights reserved.</p></footer>"
+    )
+    markdown, is_main = to_markdown(f"<html><body>{page}</body></html>", "http://x/")
+    assert is_main
+    for kept in ("## Costs", "| 2026 | 4 m |", "[full plan](http://x/plan.html)",
+                 "- Grants from the region", "```\ntotal = tolls + grants\n```", "Part 5:"):  # fmt: skip
+        assert kept in markdown, kept
+    assert "Home" not in markdown and "Copyright" not in markdown
