@@ -6,6 +6,7 @@ import pytest
 
 from taskplate.dsl import ErrorCode, TaskplateError
 from taskplate.stdlib._context import ActionContext, MemoryArtifacts
+from taskplate.stdlib.screenshot import MAX_FULL_PAGE_HEIGHT
 from tests.conftest import act
 from tests.fixtures.server import FixtureServer
 
@@ -243,6 +244,15 @@ async def test_screenshot_is_an_artifact(ctx: ActionContext, site: FixtureServer
     with pytest.raises(TaskplateError) as caught:
         await act("screenshot", ctx, selector="#missing")
     assert caught.value.code is ErrorCode.ELEMENT_NOT_FOUND
+
+
+async def test_full_page_screenshot_of_a_very_tall_page_is_cut_with_a_warning(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
+    await act("navigate", ctx, url=site.url("/large?n=3000"))  # about 210,000 px tall
+    shot = await act("screenshot", ctx, fullPage=True)
+    assert (shot["width"], shot["height"]) == (1280, MAX_FULL_PAGE_HEIGHT)
+    assert "the screenshot shows its first 16384 px" in shot["warnings"][0]
 
 
 async def test_extract_reads_fields(ctx: ActionContext, site: FixtureServer) -> None:
