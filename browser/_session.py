@@ -18,6 +18,7 @@ from taskplate.dsl import ErrorCode, TaskplateError
 from ._errors import crashed, is_crash
 from ._policy import UrlPolicy
 from ._runtime import BrowserRuntime
+from ._watcher import WATCHER
 
 MAX_TABS_PER_SESSION = 20
 MAX_TABS_PER_PROCESS = 50
@@ -96,6 +97,7 @@ class Session:
             storage_state=self.seed, accept_downloads=False, viewport={"width": 1280, "height": 720}
         )
         self.context = context
+        await context.add_init_script(WATCHER)  # before any page of the session exists
         context.on("page", self._adopt_popup)
 
     async def ensure_open(self) -> BrowserContext:

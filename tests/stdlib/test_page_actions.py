@@ -214,6 +214,40 @@ async def test_wait_for_stable_gives_up_on_a_page_that_never_loads(
     assert result["warnings"]
 
 
+async def test_smart_wait_reads_a_page_that_fills_itself_after_load(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
+    await act("navigate", ctx, url=site.url("/late.html"))  # a 700 ms timer set at load
+    stable = await act("wait_for_stable", ctx)
+    assert stable["stable"] is True and stable["waitedMs"] >= 600
+    content = await act("get_page_content", ctx)
+    assert "content arrived" in content["content"] and "loading" not in content["content"]
+
+
+async def test_smart_wait_on_a_page_already_quiet_is_short(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
+    await act("navigate", ctx, url=site.url("/article.html"))
+    assert (await act("wait_for_stable", ctx))["waitedMs"] < 200
+
+
+async def test_smart_wait_follows_animation_frames_only_a_few_links_deep(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
+    await act("navigate", ctx, url=site.url("/animated.html"))  # a frame loop that never ends
+    stable = await act("wait_for_stable", ctx, timeoutMs=5000)
+    assert stable["stable"] is True and stable["waitedMs"] < 2000
+
+
+async def test_smart_wait_returns_at_its_timeout_on_a_page_that_never_settles(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
+    await act("navigate", ctx, url=site.url("/restless.html"))  # changes every 100 ms
+    result = await act("wait_for_stable", ctx, timeoutMs=1000, quietMs=300)
+    assert result["stable"] is False and 1000 <= result["waitedMs"] < 1500
+    assert "the page is changing" in result["warnings"][0]
+
+
 async def test_wait_for_and_wait(ctx: ActionContext, site: FixtureServer) -> None:
     await act("navigate", ctx, url=site.url("/js.html"), waitUntil="domcontentloaded")
     assert (await act("wait_for", ctx, selector="#late"))["matched"] is True
