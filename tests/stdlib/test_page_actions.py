@@ -372,9 +372,32 @@ async def test_snapshot_pages_by_max_bytes(ctx: ActionContext, site: FixtureServ
     assert len(refs) == len(set(refs)) == first["total"]
 
 
+async def test_page_content_reads_open_shadow_roots(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
+    await act("navigate", ctx, url=site.url("/shadow-article.html"))
+    for fmt in ("markdown", "text"):
+        content = (await act("get_page_content", ctx, format=fmt, onlyMainContent=False))["content"]
+        assert "inside shadow root" in content, fmt
+        assert "A nested shadow root is read as well." in content, fmt
+        assert "A light paragraph placed by a slot." in content, fmt
+        assert content.index("inside shadow root") < content.index("placed by a slot"), fmt
+    main = (await act("get_page_content", ctx))["content"]
+    assert "inside shadow root" in main
+    only = await act("get_page_content", ctx, selector="#h", format="html")
+    assert "<p>A nested shadow root is read as well.</p>" in only["content"]
+    html = await act("get_page_content", ctx, format="html", onlyMainContent=False)
+    assert (
+        html["content"].startswith("<!DOCTYPE html>")
+        and '<slot name="note">' not in html["content"]
+    )
+
+
 async def test_snapshot_sees_into_shadow_dom(ctx: ActionContext, site: FixtureServer) -> None:
     await act("navigate", ctx, url=site.url("/shadow.html"))
     snap = await act("snapshot", ctx)
     button = next(e for e in snap["elements"] if e["name"] == "Shadow button")
     await act("click", ctx, ref=button["ref"])
     assert (await act("extract", ctx, fields={"r": "#result"}))["values"]["r"] == "shadow clicked"
+    content = await act("get_page_content", ctx, format="text", onlyMainContent=False)
+    assert "Text inside the shadow root" in content["content"]
