@@ -15,13 +15,16 @@ from playwright.async_api import BrowserContext, Dialog, Page, Request
 
 from taskplate.dsl import ErrorCode, TaskplateError
 
-from ._errors import crashed, is_crash
+from ._errors import crashed, is_crash, navigation_failed
 from ._policy import UrlPolicy
 from ._runtime import BrowserRuntime
 from ._watcher import WATCHER
 
 MAX_TABS_PER_SESSION = 20
 MAX_TABS_PER_PROCESS = 50
+# null on an ordinary page; on the error page its net error (ERR_…), or '' before it is shown.
+_ERROR_CODE = """() => location.href.startsWith('chrome-error://')
+  ? ((document.querySelector('.error-code') || {}).textContent || '') : null"""
 
 
 @dataclass
@@ -38,6 +41,7 @@ class Tab:
     crashed: bool = False
     opened_by: str | None = None  # the tab whose page opened this one (a popup)
     stale: bool = False  # still shows a finished item's page; blanked before anyone reads it
+    net_error: tuple[str, str] | None = None  # (url, ERR_…) of the last failed page load
 
     async def blank(self) -> None:
         """Replace a stale page with about:blank, so nothing of the last item can be read.
@@ -56,6 +60,38 @@ class Tab:
         self.inflight = max(0, self.inflight - 1)
         self.last_network = time.monotonic()
 
+    def _request_failed(self, request: Request) -> None:
+        self._request_ended(request)
+        if request.is_navigation_request() and request.frame == self.page.main_frame:
+            reason = (request.failure or "").removeprefix("net::").split()[0:1]
+            self.net_error = (request.url, reason[0] if reason else "an unknown network error")
+
+    async def error_page(self, *, navigating: bool = False) -> TaskplateError | None:
+        """NAVIGATION_FAILED when the tab shows Chromium's own error page, else None.
+
+        Asks the page itself: Playwright's idea of the URL follows events that may lag behind.
+        `navigating`: a navigation was just cut short, so the next document may still be coming."""
+        code: str | None = None
+        with anyio.move_on_after(2 if navigating else 0.5):
+            while True:
+                try:
+                    code = await self.page.evaluate(_ERROR_CODE)
+                    break
+                except Exception as exc:
+                    if not navigating or is_crash(exc) or self.crashed:
+                        return None  # closed or crashed: whoever reads it next will know
+                await anyio.sleep(0.05)
+        if code is None:
+            return None
+        # The failed request's event and the error page's text may both come a moment later.
+        with anyio.move_on_after(2):
+            while self.net_error is None and not code:
+                await anyio.sleep(0.05)
+                with contextlib.suppress(Exception):
+                    code = await self.page.evaluate(_ERROR_CODE) or ""
+        url, reason = self.net_error or ("the page", code)
+        return navigation_failed(url, reason or "an unknown network error")
+
     async def _dialog(self, dialog: Dialog) -> None:
         self.dialogs.append({"type": dialog.type, "message": dialog.message})
         with contextlib.suppress(Exception):
@@ -67,7 +103,7 @@ class Tab:
     def watch(self) -> None:
         self.page.on("request", self._request_started)
         self.page.on("requestfinished", self._request_ended)
-        self.page.on("requestfailed", self._request_ended)
+        self.page.on("requestfailed", self._request_failed)
         self.page.on("dialog", self._dialog)
         self.page.on("crash", self._crash)
 

@@ -442,7 +442,7 @@ class Execution:
         for other in [t for t in session.tabs.values() if t.opened_by == tab_id]:
             await session.close_tab(other.id)
         tab.dialogs.clear()
-        tab.refused, tab.status, tab.stale = None, None, True
+        tab.refused, tab.status, tab.net_error, tab.stale = None, None, None, True
         spare_tabs.append(tab_id)
 
     async def run_item(

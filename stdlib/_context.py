@@ -66,7 +66,9 @@ class ActionContext:
         return session.tab(self.tab_id)
 
     async def page(self, *, replacing: bool = False) -> Page:
-        """The tab's page; a recycled tab is blanked first unless the caller replaces the page."""
+        """The tab's page; a recycled tab is blanked first unless the caller replaces the page.
+
+        A page that ended on the browser's error page cannot be read: NAVIGATION_FAILED."""
         tab = await self.tab()
         if tab.crashed:
             from taskplate.browser import crashed
@@ -74,6 +76,9 @@ class ActionContext:
             raise crashed("this tab crashed earlier; open a new tab")
         if not replacing:
             await tab.blank()
+            failed = await tab.error_page()
+            if failed is not None:
+                raise failed
         return tab.page
 
     async def check_url(self, url: str) -> None:

@@ -31,22 +31,29 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     await ctx.check_url(url)
     tab = await ctx.tab()
     page = await ctx.page(replacing=True)
-    tab.refused = None
+    tab.refused, tab.net_error = None, None
     try:
         response = await page.goto(
             url, wait_until=args.get("waitUntil", "load"), timeout=args.get("timeoutMs", 30_000)
         )
     except Exception as exc:
+        error = translate(exc, doing=f"opening {url}", timeout_code=ErrorCode.NAVIGATION_TIMEOUT)
+        if error.code is ErrorCode.EXECUTION_ERROR and not tab.crashed:
+            # Interrupted on the way (a redirect by script) by Chromium's error page.
+            error = await tab.error_page(navigating=True) or error
         await tab.blank()  # a failed navigation must not leave the last item's page readable
         if tab.refused:
             raise TaskplateError(
                 ErrorCode.URL_NOT_ALLOWED, tab.refused, "Use a public http(s) URL.", {"url": url}
             ) from None
-        error = translate(exc, doing=f"opening {url}", timeout_code=ErrorCode.NAVIGATION_TIMEOUT)
-        if error.code is ErrorCode.EXECUTION_ERROR and await _page_crashed(tab, page):
+        broken = (ErrorCode.EXECUTION_ERROR, ErrorCode.NAVIGATION_FAILED)
+        if error.code in broken and await _page_crashed(tab, page):
             error = crashed(f"the page crashed while opening {url}")
         raise error from None
     tab.stale = False
+    failed = await tab.error_page()
+    if failed is not None:
+        raise failed
     tab.status = response.status if response is not None else None
     return {"url": page.url, "status": tab.status, "title": await page.title()}
 

@@ -16,6 +16,9 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
 
     tab = await ctx.tab()
     settled = await wait_for_stable(tab, args.get("timeoutMs", 10_000), args.get("quietMs", 500))
+    failed = await tab.error_page()  # the page may have gone somewhere unreachable meanwhile
+    if failed is not None:
+        raise failed
     result: dict[str, Any] = {"stable": settled.stable, "waitedMs": settled.waited_ms}
     if not settled.stable:
         busy = "; ".join(settled.busy)

@@ -11,7 +11,7 @@ import pytest
 from taskplate.dsl import TaskplateError
 from taskplate.interpreter import RunManager
 from tests.browser.test_sessions import kill_browser
-from tests.conftest import login_inputs
+from tests.conftest import NOWHERE_HOST, login_inputs
 from tests.fixtures.server import FixtureServer
 
 pytestmark = pytest.mark.anyio
@@ -57,6 +57,21 @@ async def test_four_good_of_six_is_partial_success(
         "the page answered HTTP 404",
         "the page answered HTTP 500",
     }
+
+
+async def test_items_that_end_on_the_browser_error_page_fail_naming_the_net_error(
+    manager: RunManager, site: FixtureServer
+) -> None:
+    away = site.url(f"/leave.html?to=http://{NOWHERE_HOST}/later")
+    urls = [site.url("/article.html"), site.url("/recipe.html"), f"http://{NOWHERE_HOST}/", away]
+    answer = await batch(manager, urls)
+    assert answer["status"] == "partial_success"
+    failed = [i for i in answer["result"]["items"] if not i["success"]]
+    assert [f["url"] for f in failed] == urls[2:]
+    for item in failed:
+        assert item["error"]["code"] == "NAVIGATION_FAILED", item["error"]
+        assert "ERR_NAME_NOT_RESOLVED" in item["error"]["message"]
+        assert item["content"] is None
 
 
 async def test_two_good_of_six_fails(manager: RunManager, site: FixtureServer) -> None:

@@ -7,7 +7,7 @@ import pytest
 from taskplate.dsl import ErrorCode, TaskplateError
 from taskplate.stdlib._context import ActionContext, MemoryArtifacts
 from taskplate.stdlib.screenshot import MAX_FULL_PAGE_HEIGHT
-from tests.conftest import act
+from tests.conftest import NOWHERE_HOST, act
 from tests.fixtures.server import FixtureServer
 
 pytestmark = pytest.mark.anyio
@@ -41,7 +41,30 @@ async def test_navigate_timeout_has_its_code(ctx: ActionContext, site: FixtureSe
 async def test_redirect_loop_is_a_clear_error(ctx: ActionContext, site: FixtureServer) -> None:
     with pytest.raises(TaskplateError, match="TOO_MANY_REDIRECTS") as caught:
         await act("navigate", ctx, url=site.url("/loop"))
-    assert caught.value.code is ErrorCode.EXECUTION_ERROR
+    assert caught.value.code is ErrorCode.NAVIGATION_FAILED
+
+
+async def test_unreachable_page_fails_naming_the_net_error(ctx: ActionContext) -> None:
+    with pytest.raises(TaskplateError, match="ERR_NAME_NOT_RESOLVED") as caught:
+        await act("navigate", ctx, url=f"http://{NOWHERE_HOST}/")
+    assert caught.value.code is ErrorCode.NAVIGATION_FAILED and caught.value.recover_hint
+
+
+async def test_page_that_ends_on_the_browser_error_page_is_not_read(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
+    away = site.url(f"/leave.html?to=http://{NOWHERE_HOST}/gone")  # leaves 100 ms after loading
+    assert (await act("navigate", ctx, url=away))["status"] == 200
+    with pytest.raises(TaskplateError, match="ERR_NAME_NOT_RESOLVED") as waited:
+        await act("wait_for_stable", ctx)
+    assert waited.value.code is ErrorCode.NAVIGATION_FAILED
+    assert f"http://{NOWHERE_HOST}/gone" in waited.value.message
+    for action in ("get_page_content", "get_page_info", "snapshot"):
+        with pytest.raises(TaskplateError, match="ERR_NAME_NOT_RESOLVED") as caught:
+            await act(action, ctx)
+        assert caught.value.code is ErrorCode.NAVIGATION_FAILED, action
+    assert (await act("navigate", ctx, url=site.url("/recipe.html")))["status"] == 200
+    assert "lentil" in (await act("get_page_content", ctx))["content"].lower()
 
 
 async def test_page_info_reads_metadata(ctx: ActionContext, site: FixtureServer) -> None:
