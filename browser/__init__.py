@@ -10,7 +10,7 @@ from taskplate.dsl._lazy import lazy_names
 
 if TYPE_CHECKING:
     from ._capture import element_html, page_html
-    from ._errors import crashed, is_crash, translate
+    from ._errors import crashed, is_crash, navigation_failed, translate
     from ._home import data_home
     from ._policy import UrlPolicy, system_resolver
     from ._profiles import ProfileStore, Snapshot
@@ -24,6 +24,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "page_html": ("._capture", "page_html"),
     "crashed": ("._errors", "crashed"),
     "is_crash": ("._errors", "is_crash"),
+    "navigation_failed": ("._errors", "navigation_failed"),
     "translate": ("._errors", "translate"),
     "data_home": ("._home", "data_home"),
     "UrlPolicy": ("._policy", "UrlPolicy"),
@@ -60,6 +61,7 @@ __all__ = [
     "element_html",
     "find_chromium",
     "is_crash",
+    "navigation_failed",
     "page_html",
     "system_resolver",
     "translate",

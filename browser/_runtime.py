@@ -29,6 +29,9 @@ LAUNCH_ARGS = (
     "--disable-quic",
 )
 DEBIAN_CHROMIUM = "/usr/bin/chromium"
+# Playwright turns Chromium's popup blocker off; on, most windows a page opens by itself
+# (without a click or key press) are never even created, as in a normal browser.
+KEEP_POPUP_BLOCKER = ["--disable-popup-blocking"]
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,7 @@ class BrowserRuntime:
                 executable_path=path,
                 headless=self.config.headless,
                 args=[*LAUNCH_ARGS, self.marker, *self.config.extra_args],
+                ignore_default_args=KEEP_POPUP_BLOCKER,
             )
         except TaskplateError:
             raise

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +23,7 @@ from ._watcher import WATCHER
 
 MAX_TABS_PER_SESSION = 20
 MAX_TABS_PER_PROCESS = 50
+POPUP_GRACE_S = 2.0  # a window opened this long after a click or key press is the user's
 # null on an ordinary page; on the error page its net error (ERR_…), or '' before it is shown.
 _ERROR_CODE = """() => location.href.startsWith('chrome-error://')
   ? ((document.querySelector('.error-code') || {}).textContent || '') : null"""
@@ -42,6 +44,21 @@ class Tab:
     opened_by: str | None = None  # the tab whose page opened this one (a popup)
     stale: bool = False  # still shows a finished item's page; blanked before anyone reads it
     net_error: tuple[str, str] | None = None  # (url, ERR_…) of the last failed page load
+    inputs: int = 0  # user-input actions (click, press, …) running in this tab now
+    input_ended: float = -POPUP_GRACE_S  # when the last one ended (monotonic)
+
+    @contextlib.contextmanager
+    def user_input(self) -> Iterator[None]:
+        """Marks an action acting for the user: windows the page opens meanwhile are wanted."""
+        self.inputs += 1
+        try:
+            yield
+        finally:
+            self.inputs -= 1
+            self.input_ended = time.monotonic()
+
+    def user_input_recently(self) -> bool:
+        return self.inputs > 0 or time.monotonic() - self.input_ended < POPUP_GRACE_S
 
     async def blank(self) -> None:
         """Replace a stale page with about:blank, so nothing of the last item can be read.
@@ -64,25 +81,38 @@ class Tab:
         self._request_ended(request)
         if request.is_navigation_request() and request.frame == self.page.main_frame:
             reason = (request.failure or "").removeprefix("net::").split()[0:1]
-            self.net_error = (request.url, reason[0] if reason else "an unknown network error")
+            if reason != ["ERR_ABORTED"]:  # replaced by another navigation: no error page
+                self.net_error = (request.url, reason[0] if reason else "an unknown network error")
 
-    async def error_page(self, *, navigating: bool = False) -> TaskplateError | None:
+    def may_show_error_page(self) -> bool:
+        """Cheap: a page load of this tab failed, or Playwright already saw the error page.
+
+        Navigations the caller waited on are checked by asking the page (error_page)."""
+        return self.net_error is not None or self.page.url.startswith("chrome-error://")
+
+    async def error_page(self, *, arriving: bool = False) -> TaskplateError | None:
         """NAVIGATION_FAILED when the tab shows Chromium's own error page, else None.
 
         Asks the page itself: Playwright's idea of the URL follows events that may lag behind.
-        `navigating`: a navigation was just cut short, so the next document may still be coming."""
+        `arriving`: the error page is known to be coming (a navigation was cut short by it)."""
         code: str | None = None
-        with anyio.move_on_after(2 if navigating else 0.5):
-            while True:
+        with anyio.move_on_after(2 if arriving else 0.5):
+            while code is None:
                 try:
                     code = await self.page.evaluate(_ERROR_CODE)
-                    break
                 except Exception as exc:
-                    if not navigating or is_crash(exc) or self.crashed:
+                    if not arriving or is_crash(exc) or self.crashed:
                         return None  # closed or crashed: whoever reads it next will know
-                await anyio.sleep(0.05)
+                if code is None and not arriving:
+                    return None
+                if code is None:
+                    await anyio.sleep(0.05)
         if code is None:
             return None
+        if self.refused:  # the URL policy stopped the page load: say so, not "unreachable"
+            return TaskplateError(
+                ErrorCode.URL_NOT_ALLOWED, self.refused, "Use a public http(s) URL."
+            )
         # The failed request's event and the error page's text may both come a moment later.
         with anyio.move_on_after(2):
             while self.net_error is None and not code:
@@ -170,12 +200,17 @@ class Session:
     async def new_tab(self) -> Tab:
         context = await self.ensure_open()
         self.registry.reserve_tab(self)
+        page: Page | None = None
         try:
             page = await context.new_page()
             return await self._register(page)
-        except Exception as exc:
-            self.registry.release_tab()
-            if is_crash(exc):
+        except BaseException as exc:  # cancelled (a run's timeout) included: nothing may leak
+            if not any(t.page is page for t in self.tabs.values()):
+                self.registry.release_tab()
+                if page is not None:
+                    with anyio.CancelScope(shield=True), contextlib.suppress(Exception):
+                        await page.close()
+            if isinstance(exc, Exception) and is_crash(exc):
                 raise crashed(str(exc).splitlines()[0]) from None
             raise
 
@@ -197,16 +232,24 @@ class Session:
 
     async def _adopt_popup(self, page: Page) -> None:
         """Pages opened by a page (target=_blank, window.open) become tabs of the session."""
-        if await page.opener() is None or any(t.page is page for t in self.tabs.values()):
+        opener = await page.opener()
+        if opener is None or any(t.page is page for t in self.tabs.values()):
+            return
+        opener_tab = next((t for t in self.tabs.values() if t.page is opener), None)
+        if opener_tab is None or not opener_tab.user_input_recently():
+            # Chromium's popup blocker lets a page open windows after any evaluate (it counts
+            # as a user gesture), and a remote browser may have none: windows are ours to judge.
+            self.warnings.append(f"a window the page opened by itself ({page.url}) was closed")
+            with contextlib.suppress(Exception):
+                await page.close()
             return
         if not self.registry.has_room(self):
             self.warnings.append(f"a popup to {page.url} was closed: the tab limit is reached")
             await page.close()
             return
-        opener = await page.opener()
         self.registry.reserve_tab(self)
         tab = await self._register(page)
-        tab.opened_by = next((t.id for t in self.tabs.values() if t.page is opener), None)
+        tab.opened_by = opener_tab.id
         # A popup's first request may leave before its guard is attached: check where it went.
         why = await self.policy.refusal_async(page.url) if page.url != "about:blank" else None
         if why:

@@ -105,6 +105,9 @@ async def test_script_navigation_and_subresources_to_loopback_are_blocked(
     await act("wait", remote_ctx, ms=300)
     assert site.traffic.paths.count("/recipe.html") == before  # neither request was sent
     assert not (await act("get_page_info", remote_ctx))["url"].startswith(site.base)
+    with pytest.raises(TaskplateError) as caught:  # the error page it shows is not content
+        await act("get_page_content", remote_ctx)
+    assert caught.value.code is ErrorCode.URL_NOT_ALLOWED and loopback in caught.value.message
 
 
 @pytest.mark.anyio

@@ -59,10 +59,11 @@ async def test_page_that_ends_on_the_browser_error_page_is_not_read(
         await act("wait_for_stable", ctx)
     assert waited.value.code is ErrorCode.NAVIGATION_FAILED
     assert f"http://{NOWHERE_HOST}/gone" in waited.value.message
-    for action in ("get_page_content", "get_page_info", "snapshot"):
+    for action in ("get_page_content", "snapshot", "extract"):
         with pytest.raises(TaskplateError, match="ERR_NAME_NOT_RESOLVED") as caught:
-            await act(action, ctx)
+            await act(action, ctx, **({"fields": {"h": "h1"}} if action == "extract" else {}))
         assert caught.value.code is ErrorCode.NAVIGATION_FAILED, action
+    assert (await act("get_page_info", ctx))["url"].startswith("chrome-error://")
     assert (await act("navigate", ctx, url=site.url("/recipe.html")))["status"] == 200
     assert "lentil" in (await act("get_page_content", ctx))["content"].lower()
 
