@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
-from playwright.async_api import BrowserContext, Dialog, Page, Request
+from playwright.async_api import BrowserContext, CDPSession, Dialog, Page, Request
 
 from taskplate.dsl import ErrorCode, TaskplateError
 
+from ._blocking import blocked_url_patterns
 from ._errors import crashed, is_crash, navigation_failed
 from ._policy import UrlPolicy
 from ._runtime import BrowserRuntime
@@ -44,8 +45,20 @@ class Tab:
     opened_by: str | None = None  # the tab whose page opened this one (a popup)
     stale: bool = False  # still shows a finished item's page; blanked before anyone reads it
     net_error: tuple[str, str] | None = None  # (url, ERR_…) of the last failed page load
+    blocking: frozenset[str] = frozenset()  # kinds of requests refused (images, ads, …)
+    _cdp: CDPSession | None = None  # the tab's own DevTools session, opened when first needed
     inputs: int = 0  # user-input actions (click, press, …) running in this tab now
     input_ended: float = -POPUP_GRACE_S  # when the last one ended (monotonic)
+
+    async def block(self, kinds: frozenset[str]) -> None:
+        """Refuse these kinds of requests in this tab from now on (an empty set: none)."""
+        if kinds == self.blocking:
+            return
+        if self._cdp is None:
+            self._cdp = await self.page.context.new_cdp_session(self.page)
+            await self._cdp.send("Network.enable")
+        await self._cdp.send("Network.setBlockedURLs", {"urls": blocked_url_patterns(kinds)})
+        self.blocking = kinds
 
     @contextlib.contextmanager
     def user_input(self) -> Iterator[None]:

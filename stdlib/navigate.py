@@ -49,6 +49,8 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     tab = await ctx.tab()
     page = await ctx.page(replacing=True)
     tab.refused, tab.net_error = None, None
+    kinds = {"images", "media", "fonts"} if args.get("blockResources") else set()
+    await tab.block(frozenset(kinds | ({"ads"} if args.get("blockAds") else set())))
     try:
         response = await page.goto(
             url, wait_until=args.get("waitUntil", "load"), timeout=args.get("timeoutMs", 30_000)
@@ -87,6 +89,16 @@ ACTION = ActionSpec(
                 "default": "load",
             },
             "timeoutMs": TIMEOUT_MS,
+            "blockResources": {
+                "type": "boolean",
+                "default": False,
+                "description": "Load no images, media or fonts in this tab (for reading: faster).",
+            },
+            "blockAds": {
+                "type": "boolean",
+                "default": False,
+                "description": "Refuse requests to known ad and tracker hosts in this tab.",
+            },
         },
         ["url"],
     ),

@@ -74,6 +74,16 @@ async def test_items_that_end_on_the_browser_error_page_fail_naming_the_net_erro
         assert item["content"] is None
 
 
+async def test_batch_loads_no_images_media_or_fonts_by_default(
+    manager: RunManager, site: FixtureServer
+) -> None:
+    site.traffic.paths.clear()
+    answer = await batch(manager, [site.url("/heavy.html")], blockAds=True)
+    assert answer["status"] == "succeeded"
+    assert "Text worth reading" in answer["result"]["items"][0]["content"]
+    assert not [p for p in site.traffic.paths if p.startswith("/heavy-")]
+
+
 async def test_two_good_of_six_fails(manager: RunManager, site: FixtureServer) -> None:
     bad = [site.url(f"/status/{c}") for c in (404, 410, 500, 503)]
     answer = await batch(manager, [site.url("/article.html"), site.url("/recipe.html"), *bad])

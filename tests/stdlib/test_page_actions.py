@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import anyio
 import pytest
 
 from taskplate.dsl import ErrorCode, TaskplateError
@@ -66,6 +67,31 @@ async def test_page_that_ends_on_the_browser_error_page_is_not_read(
     assert (await act("get_page_info", ctx))["url"].startswith("chrome-error://")
     assert (await act("navigate", ctx, url=site.url("/recipe.html")))["status"] == 200
     assert "lentil" in (await act("get_page_content", ctx))["content"].lower()
+
+
+HEAVY = ["/heavy-font.woff2", "/heavy-photo.jpg", "/heavy-clip.mp4"]
+
+
+async def test_navigate_can_block_heavy_resources_and_ads(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
+    def loaded() -> set[str]:
+        return {p for p in site.traffic.paths if p.startswith("/heavy-")}
+
+    site.traffic.paths.clear()
+    await act("navigate", ctx, url=site.url("/heavy.html"), blockResources=True, blockAds=True)
+    await act("wait_for_stable", ctx)
+    assert loaded() == set()
+    assert "Text worth reading" in (await act("get_page_content", ctx))["content"]
+    await act("navigate", ctx, url=site.url("/heavy.html"), blockResources=True)
+    await act("wait_for_stable", ctx)
+    assert loaded() == {"/heavy-ad.js"}
+    site.traffic.paths.clear()
+    await act("navigate", ctx, url=site.url("/heavy.html"))  # the tab loads everything again
+    await act("wait_for_stable", ctx)
+    with anyio.fail_after(5):
+        while loaded() != {*HEAVY, "/heavy-ad.js"}:
+            await anyio.sleep(0.05)
 
 
 async def test_page_info_reads_metadata(ctx: ActionContext, site: FixtureServer) -> None:
