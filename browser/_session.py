@@ -25,6 +25,7 @@ from ._watcher import WATCHER
 MAX_TABS_PER_SESSION = 20
 MAX_TABS_PER_PROCESS = 50
 POPUP_GRACE_S = 2.0  # a window opened this long after a click or key press is the user's
+_FORGET = "() => { try { sessionStorage.clear(); } catch (e) {} window.name = ''; }"
 # null on an ordinary page; on the error page its net error (ERR_…), or '' before it is shown.
 _ERROR_CODE = """() => location.href.startsWith('chrome-error://')
   ? ((document.querySelector('.error-code') || {}).textContent || '') : null"""
@@ -49,6 +50,12 @@ class Tab:
     _cdp: CDPSession | None = None  # the tab's own DevTools session, opened when first needed
     inputs: int = 0  # user-input actions (click, press, …) running in this tab now
     input_ended: float = -POPUP_GRACE_S  # when the last one ended (monotonic)
+
+    async def forget_page_state(self) -> None:
+        """Clear what a tab carries from page to page (sessionStorage, window.name), so the
+        next page opened in it starts as in a new tab. Best effort: a dead page keeps nothing."""
+        with anyio.move_on_after(2), contextlib.suppress(Exception):
+            await self.page.evaluate(_FORGET)
 
     async def block(self, kinds: frozenset[str]) -> None:
         """Refuse these kinds of requests in this tab from now on (an empty set: none)."""

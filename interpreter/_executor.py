@@ -420,8 +420,9 @@ class Execution:
     async def _item_tab(self, spare_tabs: list[str]) -> str:
         """A clean tab for an item: a finished item's tab reset to about:blank, or a new one.
 
-        `tab: new` promises a clean page, not a new process: the popups it opened are closed
-        and its dialog and status records cleared; its page is marked stale, so the next
+        `tab: new` promises a clean page, not a new process: the popups it opened are closed,
+        what the tab keeps across navigations (sessionStorage, window.name) is cleared, and its
+        dialog and status records too; its page is marked stale, so the next
         item's navigation replaces it, and any action that would read it first blanks it."""
         session = await self.session()
         while spare_tabs:
@@ -441,6 +442,7 @@ class Execution:
             return
         for other in [t for t in session.tabs.values() if t.opened_by == tab_id]:
             await session.close_tab(other.id)
+        await tab.forget_page_state()
         tab.dialogs.clear()
         tab.refused, tab.status, tab.net_error, tab.stale = None, None, None, True
         spare_tabs.append(tab_id)

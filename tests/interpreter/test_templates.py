@@ -84,6 +84,20 @@ async def test_batch_loads_no_images_media_or_fonts_by_default(
     assert not [p for p in site.traffic.paths if p.startswith("/heavy-")]
 
 
+async def test_recycled_tabs_start_each_item_clean_and_the_browser_stays_warm(
+    manager: RunManager, site: FixtureServer
+) -> None:
+    urls = [site.url("/article.html"), site.url("/recipe.html"), site.url("/article.html")]
+    launches = manager.runtime.launches
+    for _ in range(2):
+        run_id = await manager.submit("recycled", {"urls": urls})
+        with anyio.fail_after(60):
+            answer = await manager.wait(run_id)
+        assert answer["status"] == "succeeded"
+        assert [i["seen"] for i in answer["result"]["items"]] == [[None, ""]] * 3
+    assert manager.runtime.launches <= max(launches, 1)  # one Chromium for every run
+
+
 async def test_two_good_of_six_fails(manager: RunManager, site: FixtureServer) -> None:
     bad = [site.url(f"/status/{c}") for c in (404, 410, 500, 503)]
     answer = await batch(manager, [site.url("/article.html"), site.url("/recipe.html"), *bad])
