@@ -9,6 +9,8 @@ CHAIN_DEPTH = 4  # a timer or frame scheduled by a tracked one is tracked, this 
 WATCHER = """(() => {
   if (window.__taskplateWatch) return;
   const SHORT = SHORT_MS, DEPTH = CHAIN_DEPTH;
+  // Responses that scripts act on; not images, beacons or the browser's own favicon request.
+  const LOADS = new Set(['fetch', 'xmlhttprequest', 'script', 'link', 'css', 'iframe']);
   const now = () => performance.now();
   const w = {loadedAt: null, last: now(), timers: new Map(), frames: new Map()};
   Object.defineProperty(window, '__taskplateWatch', {value: w, enumerable: false});
@@ -16,7 +18,9 @@ WATCHER = """(() => {
   new MutationObserver(changed).observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
   try {
     new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) w.last = Math.max(w.last, e.responseEnd || e.startTime);
+      for (const e of list.getEntries()) {
+        if (LOADS.has(e.initiatorType)) w.last = Math.max(w.last, e.responseEnd || e.startTime);
+      }
     }).observe({type: 'resource'});
   } catch (e) {}
   const setT = window.setTimeout, clearT = window.clearTimeout, clearI = window.clearInterval;
