@@ -46,6 +46,7 @@ class Tab:
     opened_by: str | None = None  # the tab whose page opened this one (a popup)
     stale: bool = False  # still shows a finished item's page; blanked before anyone reads it
     net_error: tuple[str, str] | None = None  # (url, ERR_…) of the last failed page load
+    items_served: int = 0  # forEach items this tab has served (it is retired after a number)
     blocking: frozenset[str] = frozenset()  # kinds of requests refused (images, ads, …)
     _cdp: CDPSession | None = None  # the tab's own DevTools session, opened when first needed
     inputs: int = 0  # user-input actions (click, press, …) running in this tab now

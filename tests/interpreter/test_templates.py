@@ -8,8 +8,9 @@ import time
 import anyio
 import pytest
 
+from taskplate.browser import Session, Tab
 from taskplate.dsl import TaskplateError
-from taskplate.interpreter import RunManager
+from taskplate.interpreter import RunManager, _executor
 from tests.browser.test_sessions import kill_browser
 from tests.conftest import NOWHERE_HOST, login_inputs
 from tests.fixtures.server import FixtureServer
@@ -96,6 +97,26 @@ async def test_recycled_tabs_start_each_item_clean_and_the_browser_stays_warm(
         assert answer["status"] == "succeeded"
         assert [i["seen"] for i in answer["result"]["items"]] == [[None, ""]] * 3
     assert manager.runtime.launches <= max(launches, 1)  # one Chromium for every run
+
+
+async def test_a_recycled_tab_is_retired_after_a_number_of_items(
+    manager: RunManager, site: FixtureServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_executor, "TAB_RETIRES_AFTER", 2)
+    opened: list[str] = []
+    new_tab = Session.new_tab
+
+    async def counting(self: Session) -> Tab:
+        tab = await new_tab(self)
+        opened.append(tab.id)
+        return tab
+
+    monkeypatch.setattr(Session, "new_tab", counting)
+    urls = [site.url(f"/article.html?n={i}") for i in range(5)]
+    run_id = await manager.submit("recycled", {"urls": urls})
+    with anyio.fail_after(60):
+        answer = await manager.wait(run_id)
+    assert answer["status"] == "succeeded" and len(opened) == 3  # items 1-2, 3-4, 5
 
 
 async def test_two_good_of_six_fails(manager: RunManager, site: FixtureServer) -> None:
