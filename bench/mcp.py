@@ -114,7 +114,10 @@ async def main(pages: int, rounds: int) -> None:
         )
         peer_params = StdioServerParameters(
             command=str(PEER),
-            args=["--headless", "--isolated", "--no-sandbox", "--executable-path", CHROMIUM],
+            args=[
+                *("--headless", "--isolated", "--no-sandbox", "--executable-path", CHROMIUM),
+                *("--output-dir", str(Path(home) / "peer")),
+            ],
         )
         async with Client(ours_params) as ours, Client(peer_params) as peer:
             ways = {
