@@ -66,3 +66,11 @@ docs: bootstrap
 
 bench: bootstrap
 	$(BIN)/python bench/validate.py
+
+# bench/mcp.py measures Microsoft's Playwright MCP server beside taskplate: pinned in bench/.
+bootstrap: bench/node_modules/.package-lock.json
+
+bench/node_modules/.package-lock.json: bench/package.json bench/package-lock.json
+	@command -v npm >/dev/null 2>&1 || { SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq nodejs npm >/dev/null; }
+	cd bench && npm ci --no-audit --no-fund

@@ -1,16 +1,22 @@
-"""What one template call saves an MCP client, in one run, on the same `dsl serve` (stdio):
-extract 50 local pages with one run_task_template call, beside 50 × (navigate +
-get_page_content) tool calls on one session, and the ratio.
+"""What one template call saves an MCP client, in one run, on the same local pages: Microsoft's
+Playwright MCP server page by page (browser_navigate + browser_snapshot, the peer, pinned in
+bench/package.json), taskplate page by page (navigate + get_page_content), and taskplate's
+batch_extract_pages in one run_task_template call. Prints pages/s, tool calls and the characters
+the agent receives; rounds are interleaved (the order rotates) and medians compared.
 
-Run: .venv/bin/python bench/mcp.py [pages]
+Run: .venv/bin/python bench/mcp.py [pages] [rounds]   (after `make bootstrap`: npm ci in bench/)
 """
 
 from __future__ import annotations
 
 import os
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 # This file is named mcp.py: its own folder must not shadow the mcp package.
@@ -22,53 +28,138 @@ import anyio  # noqa: E402
 from mcp.client.client import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
 
-from tests.fixtures.server import serve  # noqa: E402
+PEER = ROOT / "bench" / "node_modules" / ".bin" / "playwright-mcp"
+CHROMIUM = os.environ.get("TASKPLATE_CHROMIUM", "/usr/bin/chromium")
+Way = Callable[[list[str]], Awaitable[tuple[int, int]]]  # pages → (tool calls, characters)
 
 
-async def main(pages: int) -> None:
-    with serve() as site, tempfile.TemporaryDirectory() as home:
-        urls = [site.url(f"/{'article' if i % 2 else 'recipe'}.html?n={i}") for i in range(pages)]
-        params = StdioServerParameters(
+@contextmanager
+def site_process() -> Iterator[str]:
+    """The fixture site in a process of its own: its work is charged to no contestant."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tests.fixtures.server"], cwd=ROOT, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert server.stdout is not None
+        yield server.stdout.readline().strip()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def received(result: object) -> int:
+    """Characters of text the agent reads in one tool answer."""
+    return sum(len(getattr(c, "text", "") or "") for c in getattr(result, "content", []))
+
+
+async def call(client: Client, tool: str, args: dict[str, object]) -> tuple[int, object]:
+    result = await client.call_tool(tool, args)
+    assert not result.is_error, (tool, result.content)
+    return received(result), result
+
+
+def peer_way(peer: Client) -> Way:
+    async def run(urls: list[str]) -> tuple[int, int]:
+        chars = 0
+        for url in urls:
+            chars += (await call(peer, "browser_navigate", {"url": url}))[0]
+            chars += (await call(peer, "browser_snapshot", {}))[0]
+        return 2 * len(urls), chars
+
+    return run
+
+
+def taskplate_page_by_page(ours: Client) -> Way:
+    async def run(urls: list[str]) -> tuple[int, int]:
+        _, created = await call(ours, "create_session", {})
+        session = created.structured_content["sessionId"]  # type: ignore[attr-defined]
+        chars = 0
+        for url in urls:
+            chars += (await call(ours, "navigate", {"sessionId": session, "url": url}))[0]
+            content = {"sessionId": session, "format": "markdown"}
+            chars += (await call(ours, "get_page_content", content))[0]
+        await call(ours, "close_session", {"sessionId": session})
+        return 2 * len(urls) + 2, chars
+
+    return run
+
+
+def taskplate_one_call(ours: Client) -> Way:
+    async def run(urls: list[str]) -> tuple[int, int]:
+        chars, answer = await call(
+            ours,
+            "run_task_template",
+            {
+                "templateId": "batch_extract_pages",
+                "inputs": {"urls": urls, "concurrency": 5},
+                "options": {"mode": "sync"},
+            },
+        )
+        status = answer.structured_content["status"]  # type: ignore[attr-defined]
+        assert status == "succeeded", answer.structured_content  # type: ignore[attr-defined]
+        return 1, chars
+
+    return run
+
+
+async def main(pages: int, rounds: int) -> None:
+    if not PEER.exists():
+        raise SystemExit(f"{PEER} is missing: run `make bootstrap` (npm ci in bench/)")
+    with site_process() as base, tempfile.TemporaryDirectory() as home:
+        urls = [f"{base}/{'article' if i % 2 else 'recipe'}.html?n={i}" for i in range(pages)]
+        ours_params = StdioServerParameters(
             command=str(Path(sys.executable).parent / "dsl"),
             args=["serve"],
             env={**os.environ, "TASKPLATE_HOME": home},
         )
-        async with Client(params) as client:
-            await client.call_tool("get_runtime_profile", {})  # start the browser before timing
-
-            start = time.perf_counter()
-            session = (await client.call_tool("create_session", {})).structured_content["sessionId"]  # type: ignore[index]
-            calls = 1
-            for url in urls:
-                await client.call_tool("navigate", {"sessionId": session, "url": url})
-                content = await client.call_tool(
-                    "get_page_content", {"sessionId": session, "format": "markdown"}
-                )
-                assert not content.is_error, content
-                calls += 2
-            one_by_one = time.perf_counter() - start
-            await client.call_tool("close_session", {"sessionId": session})
-
-            start = time.perf_counter()
-            run = await client.call_tool(
-                "run_task_template",
-                {
-                    "templateId": "batch_extract_pages",
-                    "inputs": {"urls": urls, "concurrency": 5, "waitFor": 1},
-                    "options": {"mode": "sync"},
-                },
-            )
-            one_call = time.perf_counter() - start
-            assert run.structured_content and run.structured_content["status"] == "succeeded", (
-                run.structured_content
-            )
-    print(f"{pages} local pages as Markdown through one `dsl serve` (stdio)")
-    print(f"  {calls} tool calls (navigate + get_page_content) : {one_by_one:6.2f} s")
-    print(f"  1 run_task_template call (concurrency 5)      : {one_call:6.2f} s")
+        peer_params = StdioServerParameters(
+            command=str(PEER),
+            args=[
+                *("--headless", "--isolated", "--no-sandbox", "--executable-path", CHROMIUM),
+                *("--output-dir", str(Path(home) / "peer")),
+            ],
+        )
+        async with Client(ours_params) as ours, Client(peer_params) as peer:
+            ways = {
+                "@playwright/mcp page by page (browser_navigate + browser_snapshot)": peer_way(
+                    peer
+                ),
+                "taskplate page by page (navigate + get_page_content)": taskplate_page_by_page(
+                    ours
+                ),
+                "taskplate batch_extract_pages, one call (concurrency 5)": taskplate_one_call(ours),
+            }
+            for way in ways.values():  # warm: both browsers up, pages cached
+                await way(urls[:3])
+            speed: dict[str, list[float]] = {name: [] for name in ways}
+            calls: dict[str, int] = {}
+            chars: dict[str, int] = {}
+            names = list(ways)
+            for n in range(rounds):  # interleaved: each round starts with another way
+                for name in names[n % 3 :] + names[: n % 3]:
+                    start = time.perf_counter()
+                    calls[name], chars[name] = await ways[name](urls)
+                    speed[name].append(pages / (time.perf_counter() - start))
+                print(f"  round {n + 1}: " + ", ".join(f"{speed[k][-1]:.2f}" for k in names))
+    print(f"{pages} local pages as Markdown / snapshots, one stdio server each, {rounds} rounds")
+    print(f"  {'way':<72} {'pages/s':>8} {'spread':>12} {'calls':>6} {'chars':>9}")
+    for name in names:
+        low, high = min(speed[name]), max(speed[name])
+        print(
+            f"  {name:<72} {statistics.median(speed[name]):8.2f} {low:5.2f}-{high:<6.2f}"
+            f" {calls[name]:6d} {chars[name]:9d}"
+        )
+    peer_name, _, one_call = names
+    ratios = [o / p for o, p in zip(speed[one_call], speed[peer_name], strict=True)]
     print(
-        f"  ratio                                          : {one_by_one / one_call:6.2f}x faster with the template, {calls}x fewer calls"
+        f"  one call vs the peer page by page: {statistics.median(ratios):.2f}x "
+        f"(target >= 2; rounds {min(ratios):.2f}-{max(ratios):.2f})"
     )
 
 
 if __name__ == "__main__":
-    anyio.run(main, int(sys.argv[1]) if len(sys.argv) > 1 else 50)
+    anyio.run(
+        main,
+        int(sys.argv[1]) if len(sys.argv) > 1 else 50,
+        int(sys.argv[2]) if len(sys.argv) > 2 else 5,
+    )

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 from taskplate.dsl._lazy import lazy_names
 
 if TYPE_CHECKING:
-    from ._errors import crashed, is_crash, translate
+    from ._capture import element_html, page_html
+    from ._errors import crashed, is_crash, navigation_failed, translate
     from ._home import data_home
     from ._policy import UrlPolicy, system_resolver
     from ._profiles import ProfileStore, Snapshot
@@ -19,8 +20,11 @@ if TYPE_CHECKING:
 
 # Public names, loaded on first use: a command that needs only a few pays only for those.
 _LAZY: dict[str, tuple[str, str]] = {
+    "element_html": ("._capture", "element_html"),
+    "page_html": ("._capture", "page_html"),
     "crashed": ("._errors", "crashed"),
     "is_crash": ("._errors", "is_crash"),
+    "navigation_failed": ("._errors", "navigation_failed"),
     "translate": ("._errors", "translate"),
     "data_home": ("._home", "data_home"),
     "UrlPolicy": ("._policy", "UrlPolicy"),
@@ -54,8 +58,11 @@ __all__ = [
     "UrlPolicy",
     "crashed",
     "data_home",
+    "element_html",
     "find_chromium",
     "is_crash",
+    "navigation_failed",
+    "page_html",
     "system_resolver",
     "translate",
     "wait_for_stable",

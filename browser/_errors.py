@@ -32,6 +32,16 @@ def crashed(detail: str = "") -> TaskplateError:
     )
 
 
+def navigation_failed(url: str, reason: str) -> TaskplateError:
+    """A page that could not be reached: `reason` is Chromium's net error (ERR_NAME_NOT_RESOLVED)."""
+    return TaskplateError(
+        ErrorCode.NAVIGATION_FAILED,
+        f"{url} could not be opened: {reason}",
+        "Check that the URL is right and the site is reachable; the tab shows an error page.",
+        {"url": url, "netError": reason},
+    )
+
+
 def translate(exc: BaseException, *, doing: str, timeout_code: ErrorCode) -> TaskplateError:
     """The contract error for a Playwright failure while `doing` something."""
     if isinstance(exc, TaskplateError):
@@ -54,9 +64,17 @@ def translate(exc: BaseException, *, doing: str, timeout_code: ErrorCode) -> Tas
             timeout_code, f"{doing} timed out", "Raise timeoutMs or use waitUntil: commit."
         )
     if isinstance(exc, PlaywrightError) and "net::ERR_" in first_line:
-        code = (
-            ErrorCode.NAVIGATION_TIMEOUT if "TIMED_OUT" in first_line else ErrorCode.EXECUTION_ERROR
-        )
         reason = first_line.split("net::", 1)[1].split()[0]
-        return TaskplateError(code, f"{doing} failed: {reason}", "Check that the URL is reachable.")
+        if "TIMED_OUT" in reason:
+            return TaskplateError(
+                ErrorCode.NAVIGATION_TIMEOUT,
+                f"{doing} failed: {reason}",
+                "Check that the URL is reachable.",
+            )
+        return TaskplateError(
+            ErrorCode.NAVIGATION_FAILED,
+            f"{doing} failed: {reason}",
+            "Check that the URL is right and the site is reachable.",
+            {"netError": reason},
+        )
     return TaskplateError(ErrorCode.EXECUTION_ERROR, f"{doing} failed: {first_line}", "")

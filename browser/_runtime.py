@@ -27,8 +27,13 @@ LAUNCH_ARGS = (
     "--disable-sync",
     "--no-first-run",
     "--disable-quic",
+    # Pages left behind are never gone back to: keeping them alive (up to 6 a tab) is waste.
+    "--disable-features=BackForwardCache",
 )
 DEBIAN_CHROMIUM = "/usr/bin/chromium"
+# Playwright turns Chromium's popup blocker off; on, most windows a page opens by itself
+# (without a click or key press) are never even created, as in a normal browser.
+KEEP_POPUP_BLOCKER = ["--disable-popup-blocking"]
 
 
 @dataclass(frozen=True)
@@ -119,6 +124,7 @@ class BrowserRuntime:
                 executable_path=path,
                 headless=self.config.headless,
                 args=[*LAUNCH_ARGS, self.marker, *self.config.extra_args],
+                ignore_default_args=KEEP_POPUP_BLOCKER,
             )
         except TaskplateError:
             raise

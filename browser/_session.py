@@ -7,20 +7,28 @@ from __future__ import annotations
 import contextlib
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
-from playwright.async_api import BrowserContext, Dialog, Page, Request
+from playwright.async_api import BrowserContext, CDPSession, Dialog, Page, Request
 
 from taskplate.dsl import ErrorCode, TaskplateError
 
-from ._errors import crashed, is_crash
+from ._blocking import blocked_url_patterns
+from ._errors import crashed, is_crash, navigation_failed
 from ._policy import UrlPolicy
 from ._runtime import BrowserRuntime
+from ._watcher import WATCHER
 
 MAX_TABS_PER_SESSION = 20
 MAX_TABS_PER_PROCESS = 50
+POPUP_GRACE_S = 2.0  # a window opened this long after a click or key press is the user's
+_FORGET = "() => { try { sessionStorage.clear(); } catch (e) {} window.name = ''; }"
+# null on an ordinary page; on the error page its net error (ERR_…), or '' before it is shown.
+_ERROR_CODE = """() => location.href.startsWith('chrome-error://')
+  ? ((document.querySelector('.error-code') || {}).textContent || '') : null"""
 
 
 @dataclass
@@ -37,6 +45,41 @@ class Tab:
     crashed: bool = False
     opened_by: str | None = None  # the tab whose page opened this one (a popup)
     stale: bool = False  # still shows a finished item's page; blanked before anyone reads it
+    net_error: tuple[str, str] | None = None  # (url, ERR_…) of the last failed page load
+    items_served: int = 0  # forEach items this tab has served (it is retired after a number)
+    blocking: frozenset[str] = frozenset()  # kinds of requests refused (images, ads, …)
+    _cdp: CDPSession | None = None  # the tab's own DevTools session, opened when first needed
+    inputs: int = 0  # user-input actions (click, press, …) running in this tab now
+    input_ended: float = -POPUP_GRACE_S  # when the last one ended (monotonic)
+
+    async def forget_page_state(self) -> None:
+        """Clear what a tab carries from page to page (sessionStorage, window.name), so the
+        next page opened in it starts as in a new tab. Best effort: a dead page keeps nothing."""
+        with anyio.move_on_after(2), contextlib.suppress(Exception):
+            await self.page.evaluate(_FORGET)
+
+    async def block(self, kinds: frozenset[str]) -> None:
+        """Refuse these kinds of requests in this tab from now on (an empty set: none)."""
+        if kinds == self.blocking:
+            return
+        if self._cdp is None:
+            self._cdp = await self.page.context.new_cdp_session(self.page)
+            await self._cdp.send("Network.enable")
+        await self._cdp.send("Network.setBlockedURLs", {"urls": blocked_url_patterns(kinds)})
+        self.blocking = kinds
+
+    @contextlib.contextmanager
+    def user_input(self) -> Iterator[None]:
+        """Marks an action acting for the user: windows the page opens meanwhile are wanted."""
+        self.inputs += 1
+        try:
+            yield
+        finally:
+            self.inputs -= 1
+            self.input_ended = time.monotonic()
+
+    def user_input_recently(self) -> bool:
+        return self.inputs > 0 or time.monotonic() - self.input_ended < POPUP_GRACE_S
 
     async def blank(self) -> None:
         """Replace a stale page with about:blank, so nothing of the last item can be read.
@@ -55,6 +98,51 @@ class Tab:
         self.inflight = max(0, self.inflight - 1)
         self.last_network = time.monotonic()
 
+    def _request_failed(self, request: Request) -> None:
+        self._request_ended(request)
+        if request.is_navigation_request() and request.frame == self.page.main_frame:
+            reason = (request.failure or "").removeprefix("net::").split()[0:1]
+            if reason != ["ERR_ABORTED"]:  # replaced by another navigation: no error page
+                self.net_error = (request.url, reason[0] if reason else "an unknown network error")
+
+    def may_show_error_page(self) -> bool:
+        """Cheap: a page load of this tab failed, or Playwright already saw the error page.
+
+        Navigations the caller waited on are checked by asking the page (error_page)."""
+        return self.net_error is not None or self.page.url.startswith("chrome-error://")
+
+    async def error_page(self, *, arriving: bool = False) -> TaskplateError | None:
+        """NAVIGATION_FAILED when the tab shows Chromium's own error page, else None.
+
+        Asks the page itself: Playwright's idea of the URL follows events that may lag behind.
+        `arriving`: the error page is known to be coming (a navigation was cut short by it)."""
+        code: str | None = None
+        with anyio.move_on_after(2 if arriving else 0.5):
+            while code is None:
+                try:
+                    code = await self.page.evaluate(_ERROR_CODE)
+                except Exception as exc:
+                    if not arriving or is_crash(exc) or self.crashed:
+                        return None  # closed or crashed: whoever reads it next will know
+                if code is None and not arriving:
+                    return None
+                if code is None:
+                    await anyio.sleep(0.05)
+        if code is None:
+            return None
+        if self.refused:  # the URL policy stopped the page load: say so, not "unreachable"
+            return TaskplateError(
+                ErrorCode.URL_NOT_ALLOWED, self.refused, "Use a public http(s) URL."
+            )
+        # The failed request's event and the error page's text may both come a moment later.
+        with anyio.move_on_after(2):
+            while self.net_error is None and not code:
+                await anyio.sleep(0.05)
+                with contextlib.suppress(Exception):
+                    code = await self.page.evaluate(_ERROR_CODE) or ""
+        url, reason = self.net_error or ("the page", code)
+        return navigation_failed(url, reason or "an unknown network error")
+
     async def _dialog(self, dialog: Dialog) -> None:
         self.dialogs.append({"type": dialog.type, "message": dialog.message})
         with contextlib.suppress(Exception):
@@ -66,7 +154,7 @@ class Tab:
     def watch(self) -> None:
         self.page.on("request", self._request_started)
         self.page.on("requestfinished", self._request_ended)
-        self.page.on("requestfailed", self._request_ended)
+        self.page.on("requestfailed", self._request_failed)
         self.page.on("dialog", self._dialog)
         self.page.on("crash", self._crash)
 
@@ -96,6 +184,7 @@ class Session:
             storage_state=self.seed, accept_downloads=False, viewport={"width": 1280, "height": 720}
         )
         self.context = context
+        await context.add_init_script(WATCHER)  # before any page of the session exists
         context.on("page", self._adopt_popup)
 
     async def ensure_open(self) -> BrowserContext:
@@ -132,12 +221,17 @@ class Session:
     async def new_tab(self) -> Tab:
         context = await self.ensure_open()
         self.registry.reserve_tab(self)
+        page: Page | None = None
         try:
             page = await context.new_page()
             return await self._register(page)
-        except Exception as exc:
-            self.registry.release_tab()
-            if is_crash(exc):
+        except BaseException as exc:  # cancelled (a run's timeout) included: nothing may leak
+            if not any(t.page is page for t in self.tabs.values()):
+                self.registry.release_tab()
+                if page is not None:
+                    with anyio.CancelScope(shield=True), contextlib.suppress(Exception):
+                        await page.close()
+            if isinstance(exc, Exception) and is_crash(exc):
                 raise crashed(str(exc).splitlines()[0]) from None
             raise
 
@@ -159,16 +253,24 @@ class Session:
 
     async def _adopt_popup(self, page: Page) -> None:
         """Pages opened by a page (target=_blank, window.open) become tabs of the session."""
-        if await page.opener() is None or any(t.page is page for t in self.tabs.values()):
+        opener = await page.opener()
+        if opener is None or any(t.page is page for t in self.tabs.values()):
+            return
+        opener_tab = next((t for t in self.tabs.values() if t.page is opener), None)
+        if opener_tab is None or not opener_tab.user_input_recently():
+            # Chromium's popup blocker lets a page open windows after any evaluate (it counts
+            # as a user gesture), and a remote browser may have none: windows are ours to judge.
+            self.warnings.append(f"a window the page opened by itself ({page.url}) was closed")
+            with contextlib.suppress(Exception):
+                await page.close()
             return
         if not self.registry.has_room(self):
             self.warnings.append(f"a popup to {page.url} was closed: the tab limit is reached")
             await page.close()
             return
-        opener = await page.opener()
         self.registry.reserve_tab(self)
         tab = await self._register(page)
-        tab.opened_by = next((t.id for t in self.tabs.values() if t.page is opener), None)
+        tab.opened_by = opener_tab.id
         # A popup's first request may leave before its guard is attached: check where it went.
         why = await self.policy.refusal_async(page.url) if page.url != "about:blank" else None
         if why:

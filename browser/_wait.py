@@ -1,44 +1,105 @@
-"""Smart waiting: a page is stable when the network has been quiet and the DOM unchanged for
-`quiet_ms`, bounded by `timeout_ms`. Watches the page; never changes what it shows.
+"""Smart waiting, one mechanism for every caller: a watcher installed in each document before its
+own scripts run, and a wait bounded by `timeout_ms`. Watches the page; never changes what it shows.
+
+The watcher (`_watcher.WATCHER`, an init script of every session's context) records the last change of
+the document (DOM mutations, responses, short timers firing) and the work still scheduled: short
+`setTimeout`s and animation frames, chains of them followed a few links deep. A page is stable
+when it has loaded, nothing is scheduled or in flight, and, if it changed after loading, it has
+been quiet for `quiet_ms` since (else 100 ms after loading). Quiet time counts from the page's
+real last change, so a page that was already quiet when the wait starts is stable at once.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
+from typing import Any
 
 import anyio
 
 from ._errors import crashed, is_crash
 from ._session import Tab
+from ._watcher import READ
 
-_OBSERVE = """() => {
-  if (!window.__taskplateMutations) {
-    window.__taskplateMutations = { last: performance.now() };
-    const note = () => { window.__taskplateMutations.last = performance.now(); };
+POLL_S = 0.025
+# A page unchanged since it loaded is watched this long after loading (or quiet_ms if shorter):
+# what no watcher sees (intervals, message-channel schedulers) shows itself within it.
+SETTLE_MS = 100
+
+# Without a watcher: the old way, an observer from now on and a full quiet window.
+_OBSERVE_FROM_NOW = """() => {
+  if (!window.__taskplateLate) {
+    window.__taskplateLate = { last: performance.now() };
+    const note = () => { window.__taskplateLate.last = performance.now(); };
     new MutationObserver(note).observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
   }
-  return performance.now() - window.__taskplateMutations.last;
+  return performance.now() - window.__taskplateLate.last;
 }"""
-POLL_S = 0.05
 
 
-async def wait_for_stable(
-    tab: Tab, timeout_ms: int = 10_000, quiet_ms: int = 500
-) -> tuple[bool, int]:
-    """(stable, waited ms): True once quiet, False when the time ran out first."""
+@dataclass
+class Settled:
+    """How a wait ended: stable or not, after how long, and what was still busy if not."""
+
+    stable: bool
+    waited_ms: int
+    busy: list[str] = field(default_factory=list)
+
+
+def _busy(tab: Tab, state: dict[str, Any] | None, late_quiet_ms: float, quiet_ms: int) -> list[str]:
+    """What keeps the page from being stable now; empty when it is stable."""
+    busy = []
+    if tab.inflight:
+        busy.append(f"{tab.inflight} request(s) in flight")
+    if state is None:
+        if late_quiet_ms < quiet_ms:
+            busy.append("the page is changing")
+        network_quiet_ms = (time.monotonic() - tab.last_network) * 1000
+        if not tab.inflight and network_quiet_ms < quiet_ms:
+            busy.append("the network was busy just now")
+        return busy
+    if not state["loaded"]:
+        busy.append("the page is still loading")
+    if state["timers"]:
+        busy.append(f"{state['timers']} short timer(s) pending")
+    if state["frames"]:
+        busy.append(f"{state['frames']} animation frame(s) pending")
+    if state["changedAfterLoad"] and state["quietMs"] < quiet_ms:
+        busy.append("the page is changing")
+    elif state["loaded"] and state["sinceLoadMs"] < min(quiet_ms, SETTLE_MS):
+        busy.append("the page has just loaded")
+    return busy
+
+
+async def _look(tab: Tab) -> tuple[dict[str, Any] | None, float]:
+    """The watcher's state, or None and the quiet time seen by a late observer."""
+    try:
+        state = await tab.page.evaluate(READ)
+        if state is not None:
+            return state, 0.0
+        return None, float(await tab.page.evaluate(_OBSERVE_FROM_NOW))
+    except Exception as exc:
+        if is_crash(exc) or tab.crashed:
+            raise crashed(str(exc).splitlines()[0]) from None
+        # The document is being replaced: busy, and the next look sees the new one.
+        return {
+            "loaded": False,
+            "changedAfterLoad": True,
+            "quietMs": 0,
+            "timers": 0,
+            "frames": 0,
+        }, 0
+
+
+async def wait_for_stable(tab: Tab, timeout_ms: int = 10_000, quiet_ms: int = 500) -> Settled:
+    """Wait until the page is stable, never longer than timeout_ms (a hung page included)."""
     start = time.monotonic()
-    deadline = start + timeout_ms / 1000
-    while True:
-        try:
-            since_mutation_ms = await tab.page.evaluate(_OBSERVE)
-        except Exception as exc:
-            if is_crash(exc) or tab.crashed:
-                raise crashed(str(exc).splitlines()[0]) from None
-            since_mutation_ms = 0  # the page is navigating: not stable yet
-        now = time.monotonic()
-        network_quiet = tab.inflight == 0 and (now - tab.last_network) * 1000 >= quiet_ms
-        if network_quiet and since_mutation_ms >= quiet_ms:
-            return True, int((now - start) * 1000)
-        if now >= deadline:
-            return False, int((now - start) * 1000)
-        await anyio.sleep(POLL_S)
+    busy = ["the page did not answer"]
+    with anyio.move_on_after(timeout_ms / 1000):
+        while True:
+            state, late_quiet_ms = await _look(tab)
+            busy = _busy(tab, state, late_quiet_ms, quiet_ms)
+            if not busy:
+                return Settled(True, int((time.monotonic() - start) * 1000))
+            await anyio.sleep(POLL_S)
+    return Settled(False, int((time.monotonic() - start) * 1000), busy)

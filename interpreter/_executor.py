@@ -33,6 +33,9 @@ from taskplate.dsl._values import Const
 from taskplate.stdlib import REGISTRY, ActionContext, run_action
 
 PREVIEW_CHARS = 200
+# A recycled tab serves this many items, then is closed and replaced: what a renderer keeps
+# from page to page (history entries, caches, leaks of the pages themselves) cannot add up.
+TAB_RETIRES_AFTER = 100
 # Steps executed so far by the current forEach item (each item task sets its own counter).
 _ITEM_STEPS: ContextVar[list[int] | None] = ContextVar("taskplate_item_steps", default=None)
 
@@ -423,8 +426,9 @@ class Execution:
     async def _item_tab(self, spare_tabs: list[str]) -> str:
         """A clean tab for an item: a finished item's tab reset to about:blank, or a new one.
 
-        `tab: new` promises a clean page, not a new process: the popups it opened are closed
-        and its dialog and status records cleared; its page is marked stale, so the next
+        `tab: new` promises a clean page, not a new process: the popups it opened are closed,
+        what the tab keeps across navigations (sessionStorage, window.name) is cleared, and its
+        dialog and status records too; its page is marked stale, so the next
         item's navigation replaces it, and any action that would read it first blanks it."""
         session = await self.session()
         while spare_tabs:
@@ -439,13 +443,15 @@ class Execution:
         tab = session.tabs.get(tab_id) if session is not None else None
         if session is None or tab is None:
             return
-        if tab.crashed:
-            await session.close_tab(tab_id)
-            return
         for other in [t for t in session.tabs.values() if t.opened_by == tab_id]:
             await session.close_tab(other.id)
+        tab.items_served += 1
+        if tab.crashed or tab.items_served >= TAB_RETIRES_AFTER:
+            await session.close_tab(tab_id)  # the next item opens a fresh one
+            return
+        await tab.forget_page_state()
         tab.dialogs.clear()
-        tab.refused, tab.status, tab.stale = None, None, True
+        tab.refused, tab.status, tab.net_error, tab.stale = None, None, None, True
         spare_tabs.append(tab_id)
 
     async def run_item(

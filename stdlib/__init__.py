@@ -50,6 +50,13 @@ _MODULES = (
 )
 
 
+# Actions that act for the user: a window the page opens while they run is a wanted tab; any
+# other window a page opens by itself is closed (see Session._adopt_popup).
+USER_INPUT = frozenset(
+    {"click", "press", "type", "fill", "select_option", "check", "hover", "evaluate", "download"}
+)
+
+
 class Registry(Mapping[str, ActionSpec]):
     """Every built-in action by name; also the checker's ActionCatalog."""
 
@@ -103,7 +110,11 @@ async def run_action(name: str, ctx: ActionContext, args: dict[str, Any]) -> dic
             {"violations": problems},
         )
     try:
-        result: dict[str, Any] = await spec.run(ctx, args)
+        if name in USER_INPUT and ctx.session is not None:
+            with (await ctx.tab()).user_input():
+                result: dict[str, Any] = await spec.run(ctx, args)
+        else:
+            result = await spec.run(ctx, args)
     except TaskplateError:
         raise
     except Exception as exc:

@@ -65,8 +65,11 @@ class ActionContext:
         await session.ensure_open()
         return session.tab(self.tab_id)
 
-    async def page(self, *, replacing: bool = False) -> Page:
-        """The tab's page; a recycled tab is blanked first unless the caller replaces the page."""
+    async def page(self, *, replacing: bool = False, error_page_ok: bool = False) -> Page:
+        """The tab's page; a recycled tab is blanked first unless the caller replaces the page.
+
+        A page that ended on the browser's error page cannot be read: NAVIGATION_FAILED (unless
+        the caller only reports where the tab is)."""
         tab = await self.tab()
         if tab.crashed:
             from taskplate.browser import crashed
@@ -74,6 +77,10 @@ class ActionContext:
             raise crashed("this tab crashed earlier; open a new tab")
         if not replacing:
             await tab.blank()
+            check = not error_page_ok and tab.may_show_error_page()
+            failed = await tab.error_page() if check else None
+            if failed is not None:
+                raise failed
         return tab.page
 
     async def check_url(self, url: str) -> None:

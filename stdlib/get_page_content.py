@@ -7,6 +7,7 @@ from typing import Any
 
 import anyio
 
+from taskplate.browser import element_html, page_html
 from taskplate.dsl import ActionSpec, Level
 from taskplate.stdlib._context import ActionContext
 from taskplate.stdlib._elements import find
@@ -42,9 +43,9 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     fmt = args.get("format", "markdown")
     only_main = args.get("onlyMainContent", True) and "selector" not in args
     if "selector" in args:
-        html = await (await find(page, args)).evaluate("el => el.outerHTML")
+        html = await element_html(await find(page, args))
     else:
-        html = await page.content()
+        html = await page_html(page)
     if fmt == "html" and not only_main:
         content, is_main = html, True
     else:

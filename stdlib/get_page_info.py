@@ -24,7 +24,7 @@ _META = """() => {
 
 async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     tab = await ctx.tab()
-    page = await ctx.page()
+    page = await ctx.page(error_page_ok=True)  # where the tab is, even on an error page
     meta = await page.evaluate(_META)
     return {"url": page.url, **meta, "status": tab.status}
 

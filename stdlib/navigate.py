@@ -7,11 +7,14 @@ from typing import Any
 
 import anyio
 
-from taskplate.browser import crashed, is_crash, translate
+from taskplate.browser import crashed, is_crash, navigation_failed, translate
 from taskplate.dsl import ActionSpec, ErrorCode, Level, TaskplateError
 from taskplate.stdlib._context import ActionContext
 
 from ._schemas import STRING, TIMEOUT_MS, args, result
+
+ERROR_PAGE = "chrome-error://"  # Chromium's "This site can't be reached"
+_LANDED = "() => ({title: document.title, errorPage: location.href.startsWith('chrome-error://')})"
 
 
 async def _page_crashed(tab: Any, page: Any) -> bool:
@@ -26,29 +29,52 @@ async def _page_crashed(tab: Any, page: Any) -> bool:
     return False
 
 
+async def _landed(tab: Any, page: Any) -> dict[str, Any]:
+    """The title, or that the tab shows the error page: one round trip, retried while a script
+    moves the page on (its old document is gone before the next one can answer)."""
+    with anyio.move_on_after(5):
+        while True:
+            try:
+                return dict(await page.evaluate(_LANDED))
+            except Exception as exc:
+                if tab.crashed or is_crash(exc):
+                    raise crashed(str(exc).splitlines()[0]) from None
+            await anyio.sleep(0.05)
+    return {"title": "", "errorPage": False}
+
+
 async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     url = args["url"]
     await ctx.check_url(url)
     tab = await ctx.tab()
     page = await ctx.page(replacing=True)
-    tab.refused = None
+    tab.refused, tab.net_error = None, None
+    kinds = {"images", "media", "fonts"} if args.get("blockResources") else set()
+    await tab.block(frozenset(kinds | ({"ads"} if args.get("blockAds") else set())))
     try:
         response = await page.goto(
             url, wait_until=args.get("waitUntil", "load"), timeout=args.get("timeoutMs", 30_000)
         )
     except Exception as exc:
+        error = translate(exc, doing=f"opening {url}", timeout_code=ErrorCode.NAVIGATION_TIMEOUT)
+        if ERROR_PAGE in str(exc) and not tab.crashed:
+            # Cut short on the way (a redirect by script) by Chromium's error page.
+            error = await tab.error_page(arriving=True) or navigation_failed(url, "unknown")
         await tab.blank()  # a failed navigation must not leave the last item's page readable
         if tab.refused:
             raise TaskplateError(
                 ErrorCode.URL_NOT_ALLOWED, tab.refused, "Use a public http(s) URL.", {"url": url}
             ) from None
-        error = translate(exc, doing=f"opening {url}", timeout_code=ErrorCode.NAVIGATION_TIMEOUT)
-        if error.code is ErrorCode.EXECUTION_ERROR and await _page_crashed(tab, page):
+        broken = (ErrorCode.EXECUTION_ERROR, ErrorCode.NAVIGATION_FAILED)
+        if error.code in broken and await _page_crashed(tab, page):
             error = crashed(f"the page crashed while opening {url}")
         raise error from None
     tab.stale = False
+    landed = await _landed(tab, page)
+    if landed["errorPage"]:
+        raise await tab.error_page() or navigation_failed(url, "unknown")
     tab.status = response.status if response is not None else None
-    return {"url": page.url, "status": tab.status, "title": await page.title()}
+    return {"url": page.url, "status": tab.status, "title": landed["title"]}
 
 
 ACTION = ActionSpec(
@@ -63,6 +89,16 @@ ACTION = ActionSpec(
                 "default": "load",
             },
             "timeoutMs": TIMEOUT_MS,
+            "blockResources": {
+                "type": "boolean",
+                "default": False,
+                "description": "Load no images, media or fonts in this tab (for reading: faster).",
+            },
+            "blockAds": {
+                "type": "boolean",
+                "default": False,
+                "description": "Refuse requests to known ad and tracker hosts in this tab.",
+            },
         },
         ["url"],
     ),

@@ -13,19 +13,39 @@ from taskplate.stdlib._elements import find
 
 from ._schemas import INTEGER, STRING, args, result
 
+# Chromium paints a full page as one surface: a 200,000-pixel page takes tens of seconds and
+# hundreds of megabytes, for an image no reader can use. Taller pages are cut, with a warning.
+MAX_FULL_PAGE_HEIGHT = 16_384
+
 
 def png_size(data: bytes) -> tuple[int, int]:
     width, height = struct.unpack(">II", data[16:24])
     return int(width), int(height)
 
 
+async def _full_page(page: Any, warnings: list[str]) -> bytes:
+    width, height = await page.evaluate(
+        "() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]"
+    )
+    if height <= MAX_FULL_PAGE_HEIGHT:
+        return bytes(await page.screenshot(full_page=True))
+    warnings.append(
+        f"the page is {height} px tall; the screenshot shows its first {MAX_FULL_PAGE_HEIGHT} px"
+    )
+    clip = {"x": 0, "y": 0, "width": width, "height": MAX_FULL_PAGE_HEIGHT}
+    return bytes(await page.screenshot(full_page=True, clip=clip))
+
+
 async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     page = await ctx.page()
+    warnings: list[str] = []
     try:
         if "selector" in args:
             data = await (await find(page, args, state="visible")).screenshot()
+        elif args.get("fullPage", False):
+            data = await _full_page(page, warnings)
         else:
-            data = await page.screenshot(full_page=args.get("fullPage", False))
+            data = await page.screenshot()
     except TaskplateError:
         raise
     except Exception as exc:
@@ -34,7 +54,10 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
         ) from None
     width, height = png_size(data)
     artifact_id = await ctx.save_artifact(args.get("name", "screenshot.png"), data, "image/png")
-    return {"artifactId": artifact_id, "width": width, "height": height}
+    answer: dict[str, Any] = {"artifactId": artifact_id, "width": width, "height": height}
+    if warnings:
+        answer["warnings"] = warnings
+    return answer
 
 
 ACTION = ActionSpec(

@@ -15,19 +15,26 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     from taskplate.browser import wait_for_stable  # the page watcher is loaded only when used
 
     tab = await ctx.tab()
-    stable, waited = await wait_for_stable(
-        tab, args.get("timeoutMs", 10_000), args.get("quietMs", 500)
-    )
-    result: dict[str, Any] = {"stable": stable, "waitedMs": waited}
-    if not stable:
-        result["warnings"] = [f"the page was still busy after {waited} ms; read as it is"]
+    settled = await wait_for_stable(tab, args.get("timeoutMs", 10_000), args.get("quietMs", 500))
+    failed = await tab.error_page()  # the page may have gone somewhere unreachable meanwhile
+    if failed is not None:
+        raise failed
+    result: dict[str, Any] = {"stable": settled.stable, "waitedMs": settled.waited_ms}
+    if not settled.stable:
+        busy = "; ".join(settled.busy)
+        result["warnings"] = [
+            f"the page was still busy after {settled.waited_ms} ms ({busy}); read as it is"
+        ]
     return result
 
 
 ACTION = ActionSpec(
     name="wait_for_stable",
     level=Level.L0,
-    summary="Wait for network quiet and no DOM mutation for quietMs, bounded by timeoutMs.",
+    summary=(
+        "Wait until the page has loaded, no request or short timer is pending and, if it changed"
+        " after loading, it has been quiet for quietMs; bounded by timeoutMs."
+    ),
     args_schema=args(
         {
             "timeoutMs": TIMEOUT_MS,

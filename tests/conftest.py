@@ -19,6 +19,8 @@ PUBLIC_HOST = (
     "public.test"  # resolves "publicly" for the URL policy, to the fixture site for Chromium
 )
 
+NOWHERE_HOST = "nowhere.test"  # a name Chromium cannot resolve: ERR_NAME_NOT_RESOLVED
+
 
 @pytest.fixture(scope="session")
 def anyio_backend() -> str:
@@ -34,7 +36,7 @@ def site() -> Iterator[FixtureServer]:
 @pytest.fixture(scope="module")
 async def runtime(site: FixtureServer) -> AsyncIterator[BrowserRuntime]:
     port = site.server_address[1]
-    rules = f"--host-resolver-rules=MAP {PUBLIC_HOST} 127.0.0.1:{port}, MAP private.test 127.0.0.1:{port}"
+    rules = f"--host-resolver-rules=MAP {PUBLIC_HOST} 127.0.0.1:{port}, MAP private.test 127.0.0.1:{port}, MAP {NOWHERE_HOST} ~NOTFOUND, MAP ads.doubleclick.net 127.0.0.1:{port}"
     rt = BrowserRuntime(BrowserConfig(extra_args=(rules,)))
     yield rt
     await rt.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import anyio
 import pytest
 
 from taskplate.browser import Sessions, UrlPolicy
@@ -105,6 +106,15 @@ async def test_script_navigation_and_subresources_to_loopback_are_blocked(
     await act("wait", remote_ctx, ms=300)
     assert site.traffic.paths.count("/recipe.html") == before  # neither request was sent
     assert not (await act("get_page_info", remote_ctx))["url"].startswith(site.base)
+    refused = None  # the error page it shows, once the browser has got there, is not content
+    with anyio.fail_after(10):
+        while refused is None:
+            try:
+                await act("get_page_content", remote_ctx)
+            except TaskplateError as error:
+                refused = error
+            await anyio.sleep(0.05)
+    assert refused.code is ErrorCode.URL_NOT_ALLOWED and loopback in refused.message
 
 
 @pytest.mark.anyio

@@ -21,6 +21,7 @@ from taskplate.browser import (
     BrowserConfig,
     BrowserRuntime,
     Sessions,
+    _runtime,
     find_chromium,
 )
 from taskplate.dsl import ErrorCode, TaskplateError
@@ -116,6 +117,50 @@ async def test_popups_become_tabs_of_the_session(ctx: ActionContext, site: Fixtu
     popup = next(t for t in ctx.session.tabs.values() if t.id != ctx.session.main_tab)
     await popup.page.wait_for_load_state()
     assert popup.page.url == site.url("/article.html")
+
+
+async def test_windows_a_page_opens_by_itself_are_closed_and_never_counted(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
+    assert ctx.session is not None
+    await act("navigate", ctx, url=site.url("/popup-ads.html"))  # opens two windows itself
+    await act("wait_for_stable", ctx)
+    assert list(ctx.session.tabs) == [ctx.session.main_tab]
+    assert ctx.session.registry.open_tabs == 1
+    context = ctx.session.context
+    assert context is not None
+    with anyio.fail_after(5):
+        while len(context.pages) > 1:  # one may be closing
+            await anyio.sleep(0.05)
+    await act("click", ctx, selector="#open")  # a window the user asked for is still a tab
+    with anyio.fail_after(5):
+        while len(ctx.session.tabs) < 2:
+            await anyio.sleep(0.05)
+
+
+async def test_without_a_popup_blocker_windows_opened_by_the_page_are_closed(
+    site: FixtureServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A remote browser may run with popups allowed: the session closes them itself.
+    monkeypatch.setattr(_runtime, "KEEP_POPUP_BLOCKER", [])
+    runtime = BrowserRuntime()
+    registry = Sessions(runtime)
+    try:
+        session = await registry.create()
+        ctx = ActionContext(session=session)
+        await act("navigate", ctx, url=site.url("/popup-ads.html"))
+        with anyio.fail_after(10):
+            while len(session.warnings) < 2:
+                await anyio.sleep(0.05)
+        assert all("opened by itself" in w for w in session.warnings)
+        assert list(session.tabs) == [session.main_tab] and registry.open_tabs == 1
+        await act("click", ctx, selector="#open")
+        with anyio.fail_after(5):
+            while len(session.tabs) < 2:
+                await anyio.sleep(0.05)
+    finally:
+        await registry.close_all()
+        await runtime.close()
 
 
 async def test_iframes_load_with_their_page(ctx: ActionContext, site: FixtureServer) -> None:

@@ -8,10 +8,11 @@ import time
 import anyio
 import pytest
 
+from taskplate.browser import Session, Tab
 from taskplate.dsl import TaskplateError
-from taskplate.interpreter import RunManager
+from taskplate.interpreter import RunManager, _executor
 from tests.browser.test_sessions import kill_browser
-from tests.conftest import login_inputs
+from tests.conftest import NOWHERE_HOST, login_inputs
 from tests.fixtures.server import FixtureServer
 
 pytestmark = pytest.mark.anyio
@@ -57,6 +58,65 @@ async def test_four_good_of_six_is_partial_success(
         "the page answered HTTP 404",
         "the page answered HTTP 500",
     }
+
+
+async def test_items_that_end_on_the_browser_error_page_fail_naming_the_net_error(
+    manager: RunManager, site: FixtureServer
+) -> None:
+    away = site.url(f"/leave.html?to=http://{NOWHERE_HOST}/later")
+    urls = [site.url("/article.html"), site.url("/recipe.html"), f"http://{NOWHERE_HOST}/", away]
+    answer = await batch(manager, urls)
+    assert answer["status"] == "partial_success"
+    failed = [i for i in answer["result"]["items"] if not i["success"]]
+    assert [f["url"] for f in failed] == urls[2:]
+    for item in failed:
+        assert item["error"]["code"] == "NAVIGATION_FAILED", item["error"]
+        assert "ERR_NAME_NOT_RESOLVED" in item["error"]["message"]
+        assert item["content"] is None
+
+
+async def test_batch_loads_no_images_media_or_fonts_by_default(
+    manager: RunManager, site: FixtureServer
+) -> None:
+    site.traffic.paths.clear()
+    answer = await batch(manager, [site.url("/heavy.html")], blockAds=True)
+    assert answer["status"] == "succeeded"
+    assert "Text worth reading" in answer["result"]["items"][0]["content"]
+    assert not [p for p in site.traffic.paths if p.startswith("/heavy-")]
+
+
+async def test_recycled_tabs_start_each_item_clean_and_the_browser_stays_warm(
+    manager: RunManager, site: FixtureServer
+) -> None:
+    urls = [site.url("/article.html"), site.url("/recipe.html"), site.url("/article.html")]
+    launches = manager.runtime.launches
+    for _ in range(2):
+        run_id = await manager.submit("recycled", {"urls": urls})
+        with anyio.fail_after(60):
+            answer = await manager.wait(run_id)
+        assert answer["status"] == "succeeded"
+        assert [i["seen"] for i in answer["result"]["items"]] == [[None, ""]] * 3
+    assert manager.runtime.launches <= max(launches, 1)  # one Chromium for every run
+
+
+async def test_a_recycled_tab_is_retired_after_a_number_of_items(
+    manager: RunManager, site: FixtureServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_executor, "TAB_RETIRES_AFTER", 2)
+    opened: list[str] = []
+    new_tab = Session.new_tab
+
+    async def counting(self: Session) -> Tab:
+        tab = await new_tab(self)
+        opened.append(tab.id)
+        return tab
+
+    monkeypatch.setattr(Session, "new_tab", counting)
+    urls = [site.url(f"/article.html?n={i}") for i in range(5)]
+    run_id = await manager.submit("recycled", {"urls": urls})
+    with anyio.fail_after(60):
+        answer = await manager.wait(run_id)
+    assert answer["status"] == "succeeded" and len(opened) == 3  # items 1-2, 3-4, 5
 
 
 async def test_two_good_of_six_fails(manager: RunManager, site: FixtureServer) -> None:

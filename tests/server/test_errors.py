@@ -16,6 +16,7 @@ from taskplate.dsl import ErrorCode
 from taskplate.interpreter import SHIPPED, Limits, RunManager, TemplateLibrary
 from taskplate.server import build_server
 from taskplate.stdlib import REGISTRY
+from tests.conftest import NOWHERE_HOST
 from tests.fixtures.server import FixtureServer
 from tests.server.conftest import TEST_TEMPLATES
 
@@ -137,6 +138,10 @@ async def test_page_errors(client: Client, site: FixtureServer) -> None:
     expect(
         await call(client, "navigate", sessionId=session, url=site.url("/hang"), timeoutMs=300),
         ErrorCode.NAVIGATION_TIMEOUT,
+    )
+    expect(
+        await call(client, "navigate", sessionId=session, url=f"http://{NOWHERE_HOST}/"),
+        ErrorCode.NAVIGATION_FAILED,
     )
     await call(client, "navigate", sessionId=session, url=site.url("/form.html"))
     expect(

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import anyio
 import pytest
 
 from taskplate.dsl import ErrorCode, TaskplateError
 from taskplate.stdlib._context import ActionContext, MemoryArtifacts
-from tests.conftest import act
+from taskplate.stdlib.screenshot import MAX_FULL_PAGE_HEIGHT
+from tests.conftest import NOWHERE_HOST, act
 from tests.fixtures.server import FixtureServer
 
 pytestmark = pytest.mark.anyio
@@ -40,7 +42,56 @@ async def test_navigate_timeout_has_its_code(ctx: ActionContext, site: FixtureSe
 async def test_redirect_loop_is_a_clear_error(ctx: ActionContext, site: FixtureServer) -> None:
     with pytest.raises(TaskplateError, match="TOO_MANY_REDIRECTS") as caught:
         await act("navigate", ctx, url=site.url("/loop"))
-    assert caught.value.code is ErrorCode.EXECUTION_ERROR
+    assert caught.value.code is ErrorCode.NAVIGATION_FAILED
+
+
+async def test_unreachable_page_fails_naming_the_net_error(ctx: ActionContext) -> None:
+    with pytest.raises(TaskplateError, match="ERR_NAME_NOT_RESOLVED") as caught:
+        await act("navigate", ctx, url=f"http://{NOWHERE_HOST}/")
+    assert caught.value.code is ErrorCode.NAVIGATION_FAILED and caught.value.recover_hint
+
+
+async def test_page_that_ends_on_the_browser_error_page_is_not_read(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
+    away = site.url(f"/leave.html?to=http://{NOWHERE_HOST}/gone")  # leaves 100 ms after loading
+    assert (await act("navigate", ctx, url=away))["status"] == 200
+    with pytest.raises(TaskplateError, match="ERR_NAME_NOT_RESOLVED") as waited:
+        await act("wait_for_stable", ctx)
+    assert waited.value.code is ErrorCode.NAVIGATION_FAILED
+    assert f"http://{NOWHERE_HOST}/gone" in waited.value.message
+    for action in ("get_page_content", "snapshot", "extract"):
+        with pytest.raises(TaskplateError, match="ERR_NAME_NOT_RESOLVED") as caught:
+            await act(action, ctx, **({"fields": {"h": "h1"}} if action == "extract" else {}))
+        assert caught.value.code is ErrorCode.NAVIGATION_FAILED, action
+    assert (await act("get_page_info", ctx))["url"].startswith("chrome-error://")
+    assert (await act("navigate", ctx, url=site.url("/recipe.html")))["status"] == 200
+    assert "lentil" in (await act("get_page_content", ctx))["content"].lower()
+
+
+HEAVY = ["/heavy-font.woff2", "/heavy-photo.jpg", "/heavy-clip.mp4"]
+
+
+async def test_navigate_can_block_heavy_resources_and_ads(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
+    def loaded() -> set[str]:
+        return {p for p in site.traffic.paths if p.startswith("/heavy-")}
+
+    site.traffic.paths.clear()
+    await act("navigate", ctx, url=site.url("/heavy.html"), blockResources=True, blockAds=True)
+    await act("wait_for_stable", ctx)
+    assert loaded() == set()
+    assert "Text worth reading" in (await act("get_page_content", ctx))["content"]
+    await act("navigate", ctx, url=site.url("/heavy.html"), blockResources=True)
+    await act("wait_for_stable", ctx)
+    assert loaded() == {"/heavy-ad.js"}
+    site.traffic.paths.clear()
+    await act("navigate", ctx, url=site.url("/heavy.html"))  # the tab loads everything again
+    await act("wait_for_stable", ctx)
+    with anyio.fail_after(5):
+        while loaded() != {*HEAVY, "/heavy-ad.js"}:
+            await anyio.sleep(0.05)
 
 
 async def test_page_info_reads_metadata(ctx: ActionContext, site: FixtureServer) -> None:
@@ -225,6 +276,40 @@ async def test_wait_for_stable_gives_up_on_a_page_that_never_loads(
     assert result["warnings"]
 
 
+async def test_smart_wait_reads_a_page_that_fills_itself_after_load(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
+    await act("navigate", ctx, url=site.url("/late.html"))  # a 700 ms timer set at load
+    stable = await act("wait_for_stable", ctx)
+    assert stable["stable"] is True and stable["waitedMs"] >= 600
+    content = await act("get_page_content", ctx)
+    assert "content arrived" in content["content"] and "loading" not in content["content"]
+
+
+async def test_smart_wait_on_a_page_already_quiet_is_short(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
+    await act("navigate", ctx, url=site.url("/article.html"))
+    assert (await act("wait_for_stable", ctx))["waitedMs"] < 200
+
+
+async def test_smart_wait_follows_animation_frames_only_a_few_links_deep(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
+    await act("navigate", ctx, url=site.url("/animated.html"))  # a frame loop that never ends
+    stable = await act("wait_for_stable", ctx, timeoutMs=5000)
+    assert stable["stable"] is True and stable["waitedMs"] < 2000
+
+
+async def test_smart_wait_returns_at_its_timeout_on_a_page_that_never_settles(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
+    await act("navigate", ctx, url=site.url("/restless.html"))  # changes every 100 ms
+    result = await act("wait_for_stable", ctx, timeoutMs=1000, quietMs=300)
+    assert result["stable"] is False and 1000 <= result["waitedMs"] < 1500
+    assert "the page is changing" in result["warnings"][0]
+
+
 async def test_wait_for_and_wait(ctx: ActionContext, site: FixtureServer) -> None:
     await act("navigate", ctx, url=site.url("/js.html"), waitUntil="domcontentloaded")
     assert (await act("wait_for", ctx, selector="#late"))["matched"] is True
@@ -255,6 +340,15 @@ async def test_screenshot_is_an_artifact(ctx: ActionContext, site: FixtureServer
     with pytest.raises(TaskplateError) as caught:
         await act("screenshot", ctx, selector="#missing")
     assert caught.value.code is ErrorCode.ELEMENT_NOT_FOUND
+
+
+async def test_full_page_screenshot_of_a_very_tall_page_is_cut_with_a_warning(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
+    await act("navigate", ctx, url=site.url("/large?n=3000"))  # about 210,000 px tall
+    shot = await act("screenshot", ctx, fullPage=True)
+    assert (shot["width"], shot["height"]) == (1280, MAX_FULL_PAGE_HEIGHT)
+    assert "the screenshot shows its first 16384 px" in shot["warnings"][0]
 
 
 async def test_extract_reads_fields(ctx: ActionContext, site: FixtureServer) -> None:
@@ -340,12 +434,35 @@ async def test_snapshot_pages_by_max_bytes(ctx: ActionContext, site: FixtureServ
     assert len(refs) == len(set(refs)) == first["total"]
 
 
+async def test_page_content_reads_open_shadow_roots(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
+    await act("navigate", ctx, url=site.url("/shadow-article.html"))
+    for fmt in ("markdown", "text"):
+        content = (await act("get_page_content", ctx, format=fmt, onlyMainContent=False))["content"]
+        assert "inside shadow root" in content, fmt
+        assert "A nested shadow root is read as well." in content, fmt
+        assert "A light paragraph placed by a slot." in content, fmt
+        assert content.index("inside shadow root") < content.index("placed by a slot"), fmt
+    main = (await act("get_page_content", ctx))["content"]
+    assert "inside shadow root" in main
+    only = await act("get_page_content", ctx, selector="#h", format="html")
+    assert "<p>A nested shadow root is read as well.</p>" in only["content"]
+    html = await act("get_page_content", ctx, format="html", onlyMainContent=False)
+    assert (
+        html["content"].startswith("<!DOCTYPE html>")
+        and '<slot name="note">' not in html["content"]
+    )
+
+
 async def test_snapshot_sees_into_shadow_dom(ctx: ActionContext, site: FixtureServer) -> None:
     await act("navigate", ctx, url=site.url("/shadow.html"))
     snap = await act("snapshot", ctx)
     button = next(e for e in snap["elements"] if e["name"] == "Shadow button")
     await act("click", ctx, ref=button["ref"])
     assert (await act("extract", ctx, fields={"r": "#result"}))["values"]["r"] == "shadow clicked"
+    content = await act("get_page_content", ctx, format="text", onlyMainContent=False)
+    assert "Text inside the shadow root" in content["content"]
 
 
 async def test_extract_types_fields(ctx: ActionContext, site: FixtureServer) -> None:

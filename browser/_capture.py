@@ -1,0 +1,46 @@
+"""The page's HTML as the reader sees it: open shadow roots composed in place (slots filled with
+what is assigned to them). Reads the page; never changes it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# Native serialisation when the page has no shadow root (the common, fast case); otherwise a
+# composed copy: each host's shadow tree replaces its children, slots their assigned nodes.
+_CAPTURE = """(root) => {
+  const start = root || document.documentElement;
+  if (!start) return '';
+  const hosts = (node) => {
+    const walker = document.createTreeWalker(node, NodeFilter.SHOW_ELEMENT);
+    for (let el = walker.currentNode; el; el = walker.nextNode()) if (el.shadowRoot) return true;
+    return false;
+  };
+  const flat = (node) => {
+    const copy = node.cloneNode(false);
+    if (node.nodeType !== Node.ELEMENT_NODE) return copy;
+    const children = (node.shadowRoot || node).childNodes;
+    for (const child of children) {
+      if (child instanceof HTMLSlotElement) {
+        for (const assigned of child.assignedNodes({flatten: true})) copy.appendChild(flat(assigned));
+      } else {
+        copy.appendChild(flat(child));
+      }
+    }
+    return copy;
+  };
+  const html = hosts(start) ? flat(start).outerHTML : start.outerHTML;
+  if (root) return html;
+  const type = document.doctype;
+  return (type ? '<!DOCTYPE ' + type.name + '>' : '') + html;
+}"""
+
+
+async def page_html(page: Any) -> str:
+    """The whole document's HTML, open shadow roots included."""
+    return str(await page.evaluate(_CAPTURE, None))
+
+
+async def element_html(element: Any) -> str:
+    """One element's outer HTML, open shadow roots included."""
+    return str(await element.evaluate(_CAPTURE))

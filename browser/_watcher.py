@@ -1,0 +1,76 @@
+"""The page-side watcher of smart waiting, installed in every document of a session before its
+own scripts run. Records what happens in the page; changes nothing the page shows or does.
+"""
+
+SHORT_TIMER_MS = 1500  # longer timers are polls or ads, not the page filling itself
+CHAIN_DEPTH = 4  # a timer or frame scheduled by a tracked one is tracked, this many links deep
+
+# Runs in every frame of every page of a session before the page's scripts (add_init_script).
+WATCHER = """(() => {
+  if (window.__taskplateWatch) return;
+  const SHORT = SHORT_MS, DEPTH = CHAIN_DEPTH;
+  // Responses that scripts act on; not images, beacons or the browser's own favicon request.
+  const LOADS = new Set(['fetch', 'xmlhttprequest', 'script', 'link', 'css', 'iframe']);
+  const now = () => performance.now();
+  const w = {loadedAt: null, last: now(), timers: new Map(), frames: new Map()};
+  Object.defineProperty(window, '__taskplateWatch', {value: w, enumerable: false});
+  const changed = () => { w.last = now(); };
+  new MutationObserver(changed).observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+  try {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        if (LOADS.has(e.initiatorType)) w.last = Math.max(w.last, e.responseEnd || e.startTime);
+      }
+    }).observe({type: 'resource'});
+  } catch (e) {}
+  const setT = window.setTimeout, clearT = window.clearTimeout, clearI = window.clearInterval;
+  const raf = window.requestAnimationFrame, caf = window.cancelAnimationFrame;
+  let depth = 0;  // how deep in a chain of tracked callbacks the running code is
+  const run = (fn, level, self, args) => {
+    const outer = depth; depth = level;
+    try { return fn.apply(self, args); } finally { depth = outer; }
+  };
+  window.addEventListener('load', () => { setT.call(window, () => { w.loadedAt = now(); }, 0); });
+  window.setTimeout = function (fn, delay, ...rest) {
+    if (typeof fn !== 'function' || !(Number(delay || 0) <= SHORT) || depth >= DEPTH) {
+      return setT.call(this, fn, delay, ...rest);
+    }
+    const level = depth + 1;
+    const id = setT.call(this, function (...args) {
+      w.timers.delete(id); changed();
+      return run(fn, level, this, args);
+    }, delay, ...rest);
+    w.timers.set(id, level);
+    return id;
+  };
+  window.clearTimeout = function (id) { w.timers.delete(id); return clearT.call(this, id); };
+  window.clearInterval = function (id) { w.timers.delete(id); return clearI.call(this, id); };
+  if (raf) {
+    window.requestAnimationFrame = function (fn) {
+      if (typeof fn !== 'function' || depth >= DEPTH) return raf.call(this, fn);
+      const level = depth + 1;
+      const id = raf.call(this, function (...args) {
+        w.frames.delete(id);
+        return run(fn, level, this, args);
+      });
+      w.frames.set(id, level);
+      return id;
+    };
+    window.cancelAnimationFrame = function (id) { w.frames.delete(id); return caf.call(this, id); };
+  }
+})();""".replace("SHORT_MS", str(SHORT_TIMER_MS)).replace("CHAIN_DEPTH", str(CHAIN_DEPTH))
+
+# What the watcher knows now; `null` where no watcher runs (a page opened before it existed).
+READ = """() => {
+  const w = window.__taskplateWatch;
+  if (!w) return null;
+  const t = performance.now();
+  return {
+    loaded: w.loadedAt !== null,
+    changedAfterLoad: w.loadedAt !== null && w.last > w.loadedAt,
+    sinceLoadMs: w.loadedAt === null ? 0 : t - w.loadedAt,
+    quietMs: t - w.last,
+    timers: w.timers.size,
+    frames: w.frames.size,
+  };
+}"""
