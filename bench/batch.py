@@ -21,12 +21,9 @@ from __future__ import annotations
 
 import resource
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 
@@ -39,6 +36,7 @@ from taskplate.browser import BrowserRuntime  # noqa: E402
 from taskplate.interpreter import SHIPPED, Limits, RunManager, TemplateLibrary  # noqa: E402
 from taskplate.stdlib import REGISTRY  # noqa: E402
 from taskplate.stdlib._markdown import to_markdown  # noqa: E402
+from tests.fixtures.server import serve_in_process  # noqa: E402
 
 CONCURRENCY = 5
 ROUNDS = 5
@@ -211,26 +209,12 @@ async def step_overhead(home: Path) -> tuple[float, float]:
     return per_step - direct, per_step
 
 
-@contextmanager
-def site_process() -> Iterator[str]:
-    """The fixture site in a process of its own: its work is charged to neither contestant."""
-    server = subprocess.Popen(
-        [sys.executable, "-m", "tests.fixtures.server"], cwd=ROOT, stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert server.stdout is not None
-        yield server.stdout.readline().strip()
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
-
-
 def spread(values: list[float]) -> str:
     return f"{min(values):.2f}-{max(values):.2f}"
 
 
 async def main(pages: int, rounds: int) -> None:
-    with site_process() as base, tempfile.TemporaryDirectory() as tmp:
+    with serve_in_process() as base, tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
         urls = [f"{base}/{'article' if i % 2 else 'recipe'}.html?n={i}" for i in range(pages)]
         await hand_written(urls[:10])  # warm-up: page cache, Chromium start

@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 # This file is named mcp.py: its own folder must not shadow the mcp package.
@@ -28,23 +26,11 @@ import anyio  # noqa: E402
 from mcp.client.client import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
 
+from tests.fixtures.server import serve_in_process  # noqa: E402
+
 PEER = ROOT / "bench" / "node_modules" / ".bin" / "playwright-mcp"
 CHROMIUM = os.environ.get("TASKPLATE_CHROMIUM", "/usr/bin/chromium")
 Way = Callable[[list[str]], Awaitable[tuple[int, int]]]  # pages → (tool calls, characters)
-
-
-@contextmanager
-def site_process() -> Iterator[str]:
-    """The fixture site in a process of its own: its work is charged to no contestant."""
-    server = subprocess.Popen(
-        [sys.executable, "-m", "tests.fixtures.server"], cwd=ROOT, stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert server.stdout is not None
-        yield server.stdout.readline().strip()
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 def received(result: object) -> int:
@@ -105,7 +91,7 @@ def taskplate_one_call(ours: Client) -> Way:
 async def main(pages: int, rounds: int) -> None:
     if not PEER.exists():
         raise SystemExit(f"{PEER} is missing: run `make bootstrap` (npm ci in bench/)")
-    with site_process() as base, tempfile.TemporaryDirectory() as home:
+    with serve_in_process() as base, tempfile.TemporaryDirectory() as home:
         urls = [f"{base}/{'article' if i % 2 else 'recipe'}.html?n={i}" for i in range(pages)]
         ours_params = StdioServerParameters(
             command=str(Path(sys.executable).parent / "dsl"),
