@@ -24,20 +24,48 @@ log = logging.getLogger("taskplate.serve")
 PARSE_ERROR, INVALID_REQUEST = -32700, -32600
 
 
+MAX_READ_DEPTH = 1000  # deeper than this, a line is not read at all: a parse error
+
+
+def _depth(line: str) -> int:
+    """How deep a JSON text nests its arrays and objects (strings skipped), without parsing it."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in line:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
 def malformed(line: str, error: ValidationError) -> JSONRPCError:
     """The answer to a line the SDK could not read as a JSON-RPC message (JSON-RPC 2.0 §5.1)."""
     parse_failed = any(e["type"] == "json_invalid" for e in error.errors())
     too_deep = any("recursion" in e["msg"] for e in error.errors())
-    try:
-        message = json.loads(line)
-    except (ValueError, RecursionError):
-        message = None
+    unread = _depth(line) > MAX_READ_DEPTH  # the same verdict on every Python, whatever json takes
+    message = None
+    if not unread:
+        try:
+            message = json.loads(line)
+        except (ValueError, RecursionError):
+            message = None
     request_id = message.get("id") if isinstance(message, dict) else None
     if not isinstance(request_id, str | int) or isinstance(request_id, bool):
         request_id = None
     if message is None:
         code, text = PARSE_ERROR, "Parse error: the message is not valid JSON"
-        if too_deep:
+        if too_deep or unread:
             text = "Parse error: the message nests deeper than this server reads"
     elif parse_failed:
         code, text = INVALID_REQUEST, "Invalid Request: the message nests too deep"
