@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from taskplate.interpreter import SHIPPED, RunManager, TemplateLibrary, data_home
+from taskplate.interpreter import SHIPPED, RunManager, TemplateLibrary, data_home, user_templates
 from taskplate.stdlib import REGISTRY
 
 
@@ -20,7 +20,9 @@ def template_folders(extra: tuple[str, ...] = ()) -> list[Path]:
     env = os.environ.get("TASKPLATE_TEMPLATES")
     if env:
         folders += [Path(p) for p in env.split(os.pathsep) if p]
-    return folders + [Path(p) for p in extra]
+    folders += [Path(p) for p in extra]
+    saved = user_templates(data_home())  # templates saved from runs and sessions
+    return [*folders, saved] if saved.is_dir() else folders
 
 
 def library(extra: tuple[str, ...] = ()) -> TemplateLibrary:

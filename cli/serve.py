@@ -75,6 +75,12 @@ from ._errors import user_errors
     metavar="ORIGIN",
     help="A browser origin allowed to call, e.g. https://app.example.com.",
 )
+@click.option(
+    "--allow-remote-save",
+    "remote_save",
+    is_flag=True,
+    help="Let remote callers save templates (save_template) into this machine's template folder.",
+)
 @user_errors
 def command(
     transport: str,
@@ -88,6 +94,7 @@ def command(
     no_auth: bool,
     public_hosts: tuple[str, ...],
     allow_origins: tuple[str, ...],
+    remote_save: bool,
 ) -> None:
     """Serve the templates and browser tools over MCP."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
@@ -115,4 +122,5 @@ def command(
         port,
         TrustLevel(trust),
         security,
+        remote_save,
     )

@@ -8,6 +8,7 @@ from ._admission import MAX_URL_BYTES, admit
 from ._artifacts import ArtifactStore, Chunk
 from ._executor import Progress, StepRecord
 from ._library import SHIPPED, TemplateLibrary, matches
+from ._recording import Saved, marked, save_recorded, typed_secret, user_templates
 from ._runs import Limits, RunManager, check_inputs, new_run_id
 from ._store import RunStore
 
@@ -20,11 +21,16 @@ __all__ = [
     "Progress",
     "RunManager",
     "RunStore",
+    "Saved",
     "StepRecord",
     "TemplateLibrary",
     "admit",
     "check_inputs",
     "data_home",
+    "marked",
     "matches",
     "new_run_id",
+    "save_recorded",
+    "typed_secret",
+    "user_templates",
 ]

@@ -32,6 +32,8 @@ from taskplate.dsl import (
 from taskplate.dsl._values import Const
 from taskplate.stdlib import REGISTRY, ActionContext, run_action
 
+from ._recording import marked, typed_secret
+
 PREVIEW_CHARS = 200
 # A recycled tab serves this many items, then is closed and replaced: what a renderer keeps
 # from page to page (history entries, caches, leaks of the pages themselves) cannot add up.
@@ -93,6 +95,8 @@ class StepRecord:
     args_preview: str | None = None
     result_preview: str | None = None
     error: dict[str, Any] | None = None
+    # a succeeded action's call kept whole for recorded templates (secrets marked, never clear)
+    call: dict[str, Any] | None = None
 
 
 def preview(value: Any, secrets: list[str]) -> str:
@@ -243,6 +247,7 @@ class Execution:
                     item,
                 )
             args = self._render(step, step.args, scope, item)
+            self._note_secret(step, args, None)
             timeout = (
                 self._render(step, step.timeout_ms, scope, item)
                 if step.timeout_ms is not None
@@ -295,10 +300,36 @@ class Execution:
                 step, item, StepStatus.FAILED, attempts, started, args, error=reported
             )
             raise
+        self._note_secret(step, args, result)
         self._record_action(
-            step, item, StepStatus.SUCCEEDED, attempts, started, args, result=result
+            step,
+            item,
+            StepStatus.SUCCEEDED,
+            attempts,
+            started,
+            args,
+            result=result,
+            call=self._call(step, args, result, own_tab),
         )
         return result
+
+    def _note_secret(self, step: Step, args: Any, result: Any) -> None:
+        """A value typed as a secret (a password field, `secret: true`) is one of the run's
+        secrets from now on: masked like a secret input wherever the run is recorded."""
+        secret = typed_secret(step.action, args, result)
+        if secret is not None and secret not in self.secrets:
+            self.secrets.append(secret)
+
+    def _call(self, step: Step, args: Any, result: Any, tab_id: str | None) -> dict[str, Any]:
+        """The call as a recorded template will repeat it: every argument, secrets marked."""
+        tab = "new" if step.tab == Const("new") else tab_id
+        opened = result.get("tabId") if step.action == "create_tab" and isinstance(result, dict) else None
+        return {
+            "action": step.action,
+            "tab": tab,
+            "args": marked(args, self.secrets),
+            "opened_tab": opened,
+        }
 
     def _record_action(
         self,
@@ -311,6 +342,7 @@ class Execution:
         *,
         result: Any = None,
         error: dict[str, Any] | None = None,
+        call: dict[str, Any] | None = None,
     ) -> None:
         """One step execution recorded (previews masked) and counted."""
         self.record(
@@ -328,6 +360,7 @@ class Execution:
                 if status is StepStatus.SUCCEEDED
                 else None,
                 error=error,
+                call=call,
             )
         )
         self._done()

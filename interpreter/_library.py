@@ -25,14 +25,14 @@ log = logging.getLogger("taskplate.templates")
 SHIPPED: Traversable = files("taskplate") / "templates"
 
 
-def _template_files(folder: Traversable) -> Iterator[Traversable]:
+def template_files(folder: Traversable) -> Iterator[Traversable]:
     """A folder's `*.yaml`/`*.yml` files at any depth, in name order; a file is itself."""
     if not folder.is_dir():
         yield folder
         return
     for child in sorted(folder.iterdir(), key=lambda c: c.name):
         if child.is_dir():
-            yield from _template_files(child)
+            yield from template_files(child)
         elif child.name.endswith((".yaml", ".yml")):
             yield child
 
@@ -64,7 +64,7 @@ class TemplateLibrary:
 
     def load(self, folders: list[Traversable]) -> TemplateLibrary:
         for folder in folders:
-            for path in _template_files(folder):
+            for path in template_files(folder):
                 self.add_file(path)
         return self
 

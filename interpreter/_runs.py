@@ -391,6 +391,7 @@ class RunManager:
                 result_preview=r.result_preview,
                 error=r.error,
             )
+            self._keep_call(run_id, r)
 
         execution = Execution(
             template,
@@ -527,6 +528,17 @@ class RunManager:
             )
         else:
             self._settle(run_id, template, result, execution)
+
+    def _keep_call(self, run_id: str, record: StepRecord) -> None:
+        """A succeeded action call, whole, for templates recorded from the run (save_template)."""
+        if record.call is not None:
+            self.store.record_call(
+                run_id,
+                record.seq,
+                step_id=record.step_id,
+                item_index=record.item_index,
+                **record.call,
+            )
 
     def _output(self, template: Template, scope: dict[str, Any]) -> Any:
         if template.output is None:

@@ -59,7 +59,22 @@ CREATE TABLE IF NOT EXISTS artifacts (
     expired INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS artifacts_by_run ON artifacts (run_id);
+CREATE TABLE IF NOT EXISTS calls (
+    source TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    step_id TEXT,
+    item_index INTEGER,
+    action TEXT NOT NULL,
+    tab TEXT,
+    args TEXT NOT NULL,
+    opened_tab TEXT,
+    PRIMARY KEY (source, seq)
+);
 """
+# `calls` keeps every successful action call whole, for templates recorded from it: `source` is
+# a run id (its step executions, `seq` as in `steps`) or a session id (the browser tools called
+# in it); `tab` is null for the main tab, "new", or a tab id; a secret's value is stored as
+# {"$secret": true}, never in clear.
 TERMINAL = ("succeeded", "failed", "partial_success", "canceled")
 
 
@@ -266,6 +281,34 @@ class RunStore:
         for row in rows:
             data = dict(row)
             data["error"] = _load(data["error"])
+            out.append(data)
+        return out
+
+    # -- recorded calls -------------------------------------------------------------------------
+    def record_call(self, source: str, seq: int | None, **fields: Any) -> None:
+        """One successful action call; `seq` None appends it after the source's last call."""
+        fields["args"] = _dump(fields["args"])
+        columns = ", ".join(["source", "seq", *fields])
+        marks = ", ".join("?" for _ in range(len(fields) + 2))
+        with self.transaction() as db:
+            if seq is None:
+                last = db.execute(
+                    "SELECT MAX(seq) FROM calls WHERE source = ?", (source,)
+                ).fetchone()[0]
+                seq = 0 if last is None else int(last) + 1
+            db.execute(
+                f"INSERT OR REPLACE INTO calls ({columns}) VALUES ({marks})",
+                (source, seq, *fields.values()),
+            )
+
+    def calls(self, source: str) -> list[dict[str, Any]]:
+        rows = self.db.execute(
+            "SELECT * FROM calls WHERE source = ? ORDER BY seq", (source,)
+        ).fetchall()
+        out = []
+        for row in rows:
+            data = dict(row)
+            data["args"] = _load(data["args"])
             out.append(data)
         return out
 

@@ -30,9 +30,11 @@ def build_server(
     manager: RunManager,
     http_trust: TrustLevel = TrustLevel.REMOTE,
     auth: tuple[StaticTokens, AuthSettings] | None = None,
+    remote_save: bool = False,
 ) -> tuple[MCPServer, ServerState]:
-    """The server with every tool; `auth` (HTTP only) is the SDK's token verifier and settings."""
-    state = ServerState(manager, http_trust)
+    """The server with every tool; `auth` (HTTP only) is the SDK's token verifier and settings;
+    `remote_save` lets remote callers save templates."""
+    state = ServerState(manager, http_trust, remote_save=remote_save)
     specs = [*contract_tools(state), *BrowserTools(state).specs()]
     verifier, settings = auth if auth is not None else (None, None)
     server = MCPServer(

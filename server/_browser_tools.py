@@ -14,6 +14,7 @@ from mcp_types import CallToolResult, ImageContent
 
 from taskplate.browser import Session
 from taskplate.dsl import ErrorCode, Level, TaskplateError, TrustLevel, check_source, format_text
+from taskplate.interpreter import marked, save_recorded, typed_secret
 from taskplate.interpreter._artifacts import RunArtifacts
 from taskplate.interpreter._runs import iso
 from taskplate.stdlib import REGISTRY, ActionContext, run_action
@@ -68,6 +69,7 @@ class BrowserTools:
         self.manager = state.manager
         self.inline = self.manager.limits.max_artifact_inline_bytes
         self.session_trust: dict[str, TrustLevel] = {}
+        self.session_secrets: dict[str, list[str]] = {}  # values typed as secrets, per session
 
     # -- sessions -----------------------------------------------------------------------------
     async def open_session(self, trust: TrustLevel, profile_id: str | None) -> Session:
@@ -164,9 +166,35 @@ class BrowserTools:
                 profiles=self.manager.profiles,
             )
             result = await run_action(name, action_ctx, action_args)
+            self.keep_call(session, name, action_args, args.get("tabId"), result)
             return await self.small(name, result, artifacts)
 
         return handler
+
+    def keep_call(
+        self,
+        session: Session,
+        name: str,
+        args: dict[str, Any],
+        tab_id: str | None,
+        result: dict[str, Any],
+    ) -> None:
+        """A succeeded call, recorded in the run store under the session's id for
+        save_template; a value typed as a secret is kept as a mark, never in clear."""
+        secrets = self.session_secrets.setdefault(session.id, [])
+        secret = typed_secret(name, args, result)
+        if secret is not None and secret not in secrets:
+            secrets.append(secret)
+        self.manager.store.record_call(
+            session.id,
+            None,
+            step_id=None,
+            item_index=None,
+            action=name,
+            tab=None if tab_id in (None, session.main_tab) else tab_id,
+            args=marked(args, secrets),
+            opened_tab=result.get("tabId") if name == "create_tab" else None,
+        )
 
     async def small(
         self, name: str, result: dict[str, Any], artifacts: RunArtifacts
@@ -301,6 +329,56 @@ class BrowserTools:
             out["error"] = answer["error"]
         return ok(out)
 
+    # -- save_template ------------------------------------------------------------------------
+    async def save_template(self, args: dict[str, Any], ctx: Context) -> CallToolResult:
+        trust = self.state.trust(ctx)
+        if trust is TrustLevel.REMOTE and not self.state.remote_save:
+            raise TaskplateError(
+                ErrorCode.TRUST_LEVEL_NOT_ALLOWED,
+                "remote callers may not save templates on this server",
+                "Save over stdio (local trust), or ask the operator to serve with --allow-remote-save.",
+            )
+        source = self.recording(args, trust)
+        saved = save_recorded(
+            self.manager.store,
+            self.manager.library,
+            self.manager.home,
+            source,
+            args["name"],
+            description=args.get("description"),
+            overwrite=args.get("overwrite", False),
+        )
+        return ok(saved.to_json())
+
+    def recording(self, args: dict[str, Any], trust: TrustLevel) -> str:
+        """The run or session to save, if this caller may read it."""
+        run_id, session_id = args.get("runId"), args.get("sessionId")
+        if (run_id is None) == (session_id is None):
+            raise TaskplateError(
+                ErrorCode.INVALID_PARAMETER,
+                "give either runId or sessionId (not both)",
+                "runId: a finished run_steps run; sessionId: a session of browser tool calls.",
+            )
+        if trust is TrustLevel.REMOTE:
+            opener = (
+                self.session_trust.get(session_id, TrustLevel.LOCAL)
+                if session_id is not None
+                else self._run_trust(run_id)
+            )
+            if opener is TrustLevel.LOCAL:
+                raise TaskplateError(
+                    ErrorCode.TRUST_LEVEL_NOT_ALLOWED,
+                    f"{'session' if session_id else 'run'} {session_id or run_id} was made by a local caller; remote callers may save only their own",
+                    "Save one of your own runs or sessions.",
+                )
+        return str(run_id or session_id)
+
+    def _run_trust(self, run_id: str) -> TrustLevel:
+        row = self.manager.store.run(run_id)
+        if row is None:
+            return TrustLevel.REMOTE  # save_recorded answers RUN_NOT_FOUND
+        return TrustLevel(row.options.get("trust", "local"))
+
     # -- the list -------------------------------------------------------------------------------
     def specs(self) -> list[ToolSpec]:
         specs = [
@@ -385,6 +463,31 @@ class BrowserTools:
                 ),
                 schemas.RUN_STEPS,
                 self.run_steps,
+            )
+        )
+        specs.append(
+            ToolSpec(
+                "save_template",
+                "Keep what you did as a template: the steps of a finished run_steps run (runId) or the browser tools you called in a session (sessionId) become a template's steps, literal URLs and typed values its inputs (secrets password inputs). Saved in the user template folder and served at once.",
+                params(
+                    {
+                        "name": {
+                            "type": "string",
+                            "minLength": 1,
+                            "description": "The template id: lower-case letters, digits and _, starting with a letter.",
+                        },
+                        "runId": {"type": "string", "minLength": 1},
+                        "sessionId": SESSION_ID,
+                        "description": {"type": "string"},
+                        "overwrite": {
+                            "type": "boolean",
+                            "description": "Replace a template you saved under this name.",
+                        },
+                    },
+                    ["name"],
+                ),
+                schemas.SAVED_TEMPLATE,
+                self.save_template,
             )
         )
         return specs

@@ -170,6 +170,17 @@ RUN_STEPS = obj(
     },
     ["runId", "status", "results", "steps"],
 )
+SAVED_TEMPLATE = obj(
+    {
+        "templateId": S,
+        "version": S,
+        "path": S,
+        "inputs": {"type": "array", "items": S},
+        "secretInputs": {"type": "array", "items": S},
+        "steps": INT,
+        "text": S,
+    }
+)
 
 
 def answers(result: dict[str, Any]) -> dict[str, Any]:

@@ -27,12 +27,15 @@ async def serve(
     port: int = 8765,
     trust: TrustLevel = TrustLevel.REMOTE,
     security: HttpSecurity | None = None,
+    remote_save: bool = False,
 ) -> None:
     security = security or HttpSecurity()
     url = f"http://{f'[{host}]' if ':' in host else host}:{port}"
     async with manager.running():
         http = transport != "stdio"
-        server, _ = build_server(manager, trust, security.auth(url) if http else None)
+        server, _ = build_server(
+            manager, trust, security.auth(url) if http else None, remote_save=remote_save
+        )
         for path, diagnostics in manager.library.rejected.items():
             log.warning(
                 "template %s is not served (%d problems; run dsl validate)", path, len(diagnostics)
@@ -60,5 +63,6 @@ def run(
     port: int,
     trust: TrustLevel,
     security: HttpSecurity | None = None,
+    remote_save: bool = False,
 ) -> None:
-    anyio.run(serve, manager, transport, host, port, trust, security)
+    anyio.run(serve, manager, transport, host, port, trust, security, remote_save)

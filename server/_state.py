@@ -30,6 +30,8 @@ class ServerState:
     manager: RunManager
     # `dsl serve --trust local` lets loopback callers be local
     http_trust: TrustLevel = TrustLevel.REMOTE
+    # `dsl serve --allow-remote-save` lets remote callers save templates (save_template)
+    remote_save: bool = False
     # sessionId -> the caller that opened it (see `caller`)
     owners: dict[str, str | None] = field(default_factory=dict)
     started: float = field(default_factory=time.time)

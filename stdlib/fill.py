@@ -10,7 +10,9 @@ from taskplate.dsl import ActionSpec, ErrorCode, Level
 from taskplate.stdlib._context import ActionContext
 from taskplate.stdlib._elements import describe, find
 
-from ._schemas import STRING, TIMEOUT_MS, args, result
+from ._schemas import BOOLEAN, STRING, TIMEOUT_MS, args, result
+
+_IS_PASSWORD = "e => e instanceof HTMLInputElement && e.type === 'password'"
 
 
 async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -22,7 +24,15 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
         raise translate(
             exc, doing=f"filling {describe(args)}", timeout_code=ErrorCode.ELEMENT_NOT_FOUND
         ) from None
-    return {"strategy": "input"}
+    # A value typed into a password field is a secret: masked in the run's records, and a
+    # template recorded from it asks for it as a password input.
+    secret = bool(args.get("secret"))
+    if not secret:
+        try:
+            secret = bool(await target.evaluate(_IS_PASSWORD))
+        except Exception:  # the page moved on after the fill: the flag alone decides
+            secret = False
+    return {"strategy": "input", "secret": secret}
 
 
 ACTION = ActionSpec(
@@ -30,9 +40,19 @@ ACTION = ActionSpec(
     level=Level.L1,
     summary="Set the value of an input, textarea or contenteditable element.",
     args_schema=args(
-        {"value": {"type": "string"}, "timeoutMs": TIMEOUT_MS}, ["value"], target=True
+        {
+            "value": {"type": "string"},
+            "secret": {
+                "type": "boolean",
+                "description": "The value is a secret (a password field is one anyway): never "
+                "stored or shown, and a password input of a template recorded from it.",
+            },
+            "timeoutMs": TIMEOUT_MS,
+        },
+        ["value"],
+        target=True,
     ),
-    result_schema=result({"strategy": STRING}),
+    result_schema=result({"strategy": STRING, "secret": BOOLEAN}),
     retryable=frozenset({ErrorCode.ELEMENT_NOT_FOUND}),
     run=run,
 )
