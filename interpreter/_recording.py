@@ -266,6 +266,8 @@ def build_template(
         "trust": ["local"] if local_only else ["local", "remote"],
         "inputs": inputs.schema(),
         "steps": steps,
+        # every step's result, under its id: what the recorded run answered
+        "output": {s["id"]: f"${{{{ steps.{s['id']} }}}}" for s in steps},
     }
     return template, inputs
 
