@@ -323,7 +323,11 @@ class Execution:
     def _call(self, step: Step, args: Any, result: Any, tab_id: str | None) -> dict[str, Any]:
         """The call as a recorded template will repeat it: every argument, secrets marked."""
         tab = "new" if step.tab == Const("new") else tab_id
-        opened = result.get("tabId") if step.action == "create_tab" and isinstance(result, dict) else None
+        opened = (
+            result.get("tabId")
+            if step.action == "create_tab" and isinstance(result, dict)
+            else None
+        )
         return {
             "action": step.action,
             "tab": tab,

@@ -272,9 +272,8 @@ def build_template(
     return template, inputs
 
 
-def template_text(template: dict[str, Any], origin: str) -> str:
-    body = yaml.safe_dump(template, sort_keys=False, allow_unicode=True, width=100)
-    return f"# Recorded from {origin} (save_template); edit freely.\n{body}"
+def template_text(template: dict[str, Any]) -> str:
+    return yaml.safe_dump(template, sort_keys=False, allow_unicode=True, width=100)
 
 
 # -- saving -----------------------------------------------------------------------------------
@@ -346,7 +345,7 @@ def save_recorded(
         )
     calls, origin = recorded_calls(store, source)
     template, inputs = build_template(name, calls, origin, library.catalog, description)
-    text = template_text(template, origin)
+    text = template_text(template)
     checked = check_source(text, str(path), library.catalog)
     if not checked.ok or checked.template is None:
         problems = [d for d in checked.diagnostics if d.severity == "error"]

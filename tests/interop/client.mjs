@@ -93,6 +93,7 @@ try {
     ["close_tab", { sessionId, tabId }],
     ["run_steps", { sessionId, steps: [{ id: "info", action: "get_page_info" }] }],
     ["close_session", { sessionId }],
+    ["save_template", { sessionId, name: "toured_ts", overwrite: true }],
   ];
   summary.validated = ["scrape", "run_task_template", "create_session", "create_tab", "screenshot"];
   for (const [name, args] of tour) {

@@ -67,6 +67,10 @@ def tour(site: FixtureServer) -> list[tuple[str, Callable[[dict[str, Any]], dict
             },
         ),
         ("close_session", sid),
+        (  # the session's calls, kept as a template (again on every version: overwrite)
+            "save_template",
+            lambda seen: {**sid(seen), "name": "toured", "overwrite": True},
+        ),
         (
             "scrape",
             lambda seen: {"url": site.url("/article.html"), "format": "links", "waitFor": 1},

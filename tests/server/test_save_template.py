@@ -97,7 +97,7 @@ async def test_a_run_steps_run_becomes_a_template_that_runs_to_the_same_result(
     data = yaml.safe_load(text)
     assert data["inputs"]["properties"]["password"]["format"] == "password"
     assert "default" not in data["inputs"]["properties"]["password"]
-    assert [s["id"] for s in data["steps"]][0] == "open" and data["steps"][-1]["id"] == "page"
+    assert data["steps"][0]["id"] == "open" and data["steps"][-1]["id"] == "page"
     nowhere_in(home, PASSWORD)
 
     async with served(home, runtime) as server, Client(server) as client:  # a reload
@@ -128,10 +128,14 @@ async def test_a_session_of_browser_tools_becomes_a_template(
         await call(client, "close_tab", sessionId=sid, tabId=tab["tabId"])
         filled = await call(client, "fill", sessionId=sid, selector="#name", value="Ada")
         assert filled["secret"] is False
-        await call(client, "fill", sessionId=sid, selector="#notes", value="s3cr3t-n0te", secret=True)
+        await call(
+            client, "fill", sessionId=sid, selector="#notes", value="s3cr3t-n0te", secret=True
+        )
         await call(client, "select_option", sessionId=sid, selector="#colour", value="g")
         await call(client, "click", sessionId=sid, selector="#submit")
-        out = await call(client, "get_page_content", sessionId=sid, format="text", onlyMainContent=False)
+        out = await call(
+            client, "get_page_content", sessionId=sid, format="text", onlyMainContent=False
+        )
         await call(client, "close_session", sessionId=sid)
         saved = await call(client, "save_template", sessionId=sid, name="form_filled")
         assert not saved["isError"], saved
@@ -209,7 +213,9 @@ def test_remote_callers_save_only_when_the_operator_allows_it(tmp_path: Path) ->
 
     async def attempt(url: str) -> dict[str, Any]:
         async with Client(url) as client:
-            done = await call(client, "run_steps", steps=[{"id": "v", "action": "set", "with": {"a": 1}}])
+            done = await call(
+                client, "run_steps", steps=[{"id": "v", "action": "set", "with": {"a": 1}}]
+            )
             return await call(client, "save_template", runId=done["runId"], name="remote_set")
 
     for allowed in (False, True):
