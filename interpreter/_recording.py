@@ -185,6 +185,8 @@ def _field_name(args: dict[str, Any]) -> str:
             return found.group(1) or found.group(2)
     if isinstance(args.get("text"), str):
         return str(args["text"])
+    if "password" in str(args.get("selector", "")).lower():  # input[type=password]
+        return "password"
     return "value"
 
 
@@ -233,7 +235,7 @@ def build_template(
         local_only = local_only or (spec is not None and spec.level is Level.L2)
         if isinstance(args.get("url"), str) and action in ("navigate", "create_tab"):
             args["url"] = inputs.url(args["url"], step_id)
-        if action == "fill" and "value" in args:
+        if action in ("fill", "type") and "value" in args:
             args["value"] = inputs.typed(args["value"], args, step_id)
             args.pop("secret", None)  # a password input says it already
         if action == "select_option":
