@@ -360,8 +360,14 @@ class BrowserTools:
                 "runId: a finished run_steps run; sessionId: a session of browser tool calls.",
             )
         if trust is TrustLevel.REMOTE:
+            if session_id is not None and session_id not in self.session_trust:
+                raise TaskplateError(
+                    ErrorCode.SESSION_NOT_FOUND,
+                    f"no session {session_id} was opened on this server",
+                    "Save a session you opened here with create_session.",
+                )
             opener = (
-                self.session_trust.get(session_id, TrustLevel.LOCAL)
+                self.session_trust[session_id]
                 if session_id is not None
                 else self._run_trust(run_id)
             )

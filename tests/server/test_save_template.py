@@ -211,25 +211,36 @@ async def test_an_unfinished_run_is_refused(tmp_path: Path, runtime: BrowserRunt
 def test_remote_callers_save_only_when_the_operator_allows_it(tmp_path: Path) -> None:
     import anyio
 
-    async def attempt(url: str) -> dict[str, Any]:
+    async def attempt(url: str, local_run: str) -> tuple[dict[str, Any], dict[str, Any]]:
         async with Client(url) as client:
-            done = await call(
-                client, "run_steps", steps=[{"id": "v", "action": "set", "with": {"a": 1}}]
-            )
-            return await call(client, "save_template", runId=done["runId"], name="remote_set")
+            steps = [{"id": "v", "action": "set", "with": {"a": 1}}]
+            done = await call(client, "run_steps", steps=steps)
+            own = await call(client, "save_template", runId=done["runId"], name="remote_set")
+            other = await call(client, "save_template", runId=local_run, name="not_mine")
+            return own, other
 
+    source = tmp_path / "local.yaml"
+    source.write_text(
+        "template: local_set\nversion: 1.0.0\nsteps:\n  - {id: a, action: set, with: {x: 2}}\n",
+        encoding="utf-8",
+    )
     for allowed in (False, True):
         home = tmp_path / f"home_{allowed}"
         home.mkdir()
+        cli_run = CliRunner(env={"TASKPLATE_HOME": str(home)})
+        local_run = json.loads(cli_run.invoke(cli, ["run", str(source), "--json"]).stdout)["runId"]
         server = start_http(home, *(["--allow-remote-save"] if allowed else []))
         try:
-            answer = anyio.run(attempt, server.url)
+            answer, other = anyio.run(attempt, server.url, local_run)
         finally:
             stop(server)
         saved = user_templates(home) / "remote_set.yaml"
+        assert other["errorCode"] == "TRUST_LEVEL_NOT_ALLOWED"  # a local caller's run: never
+        assert not (user_templates(home) / "not_mine.yaml").exists()
         if allowed:
             assert not answer["isError"], answer
             assert saved.is_file()
+            assert "local caller" in other["error"]
         else:
             assert answer["errorCode"] == "TRUST_LEVEL_NOT_ALLOWED"
             assert "--allow-remote-save" in answer["recoverHint"]
