@@ -11,7 +11,7 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.resources import TextResource
 
-from taskplate.dsl import TrustLevel
+from taskplate.dsl import Template, TrustLevel
 from taskplate.interpreter import RunManager
 
 from ._auth import StaticTokens
@@ -48,14 +48,20 @@ def build_server(
     )
     state.log_levels.install(server)
     for template in manager.library.all():
-        text = manager.library.sources[(template.id, template.version)]
-        server.add_resource(
-            TextResource(
-                uri=f"template://{template.id}@{template.version}",
-                name=f"{template.id}@{template.version}",
-                description=template.description or template.name,
-                mime_type="application/yaml",
-                text=text,
-            )
-        )
+        publish(server, manager, template)
+    state.published = lambda template: publish(server, manager, template)
     return server, state
+
+
+def publish(server: MCPServer, manager: RunManager, template: Template) -> None:
+    """A served template as the resource `template://ID@VERSION` (its YAML text)."""
+    text = manager.library.sources[(template.id, template.version)]
+    server.add_resource(
+        TextResource(
+            uri=f"template://{template.id}@{template.version}",
+            name=f"{template.id}@{template.version}",
+            description=template.description or template.name,
+            mime_type="application/yaml",
+            text=text,
+        )
+    )

@@ -348,6 +348,8 @@ class BrowserTools:
             description=args.get("description"),
             overwrite=args.get("overwrite", False),
         )
+        if self.state.published is not None:
+            self.state.published(self.manager.library.get(saved.template_id, saved.version))
         return ok(saved.to_json())
 
     def recording(self, args: dict[str, Any], trust: TrustLevel) -> str:

@@ -5,6 +5,7 @@ which client opened which session. Trust is decided here, per connection (SPEC Â
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,7 +13,7 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.mcpserver import Context
 
-from taskplate.dsl import TrustLevel
+from taskplate.dsl import Template, TrustLevel
 from taskplate.interpreter import RunManager
 
 from ._auth import is_loopback
@@ -36,6 +37,8 @@ class ServerState:
     owners: dict[str, str | None] = field(default_factory=dict)
     started: float = field(default_factory=time.time)
     log_levels: LogLevels = field(default_factory=LogLevels)
+    # serves a template saved while the server runs as a resource too (set by build_server)
+    published: Callable[[Template], None] | None = None
 
     def trust(self, ctx: Context[Any]) -> TrustLevel:
         """stdio is local; HTTP is remote unless started with --trust local and called from loopback."""

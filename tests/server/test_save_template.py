@@ -91,6 +91,8 @@ async def test_a_run_steps_run_becomes_a_template_that_runs_to_the_same_result(
         assert saved["inputs"] == ["url", "username", "password"]
         listed = await call(client, "list_task_templates")  # served at once
         assert "members_login" in [t["templateId"] for t in listed["templates"]]
+        resource = await client.read_resource("template://members_login@1.0.0")
+        assert "format: password" in resource.contents[0].text  # type: ignore[union-attr]
     path = user_templates(home) / "members_login.yaml"
     text = path.read_text(encoding="utf-8")
     assert check_source(text, str(path), REGISTRY).diagnostics == []  # not even a warning
