@@ -98,7 +98,7 @@ def recorded_calls(store: RunStore, source: str) -> tuple[list[dict[str, Any]], 
         origin = f"run {source}"
     else:
         calls = store.calls(source)
-        origin = f"session {source}"
+        origin = "a session"  # never its id: knowing a session's id is what gives access to it
         if not calls:
             raise TaskplateError(
                 ErrorCode.SESSION_NOT_FOUND,
@@ -216,6 +216,14 @@ def _tab_value(tab: str, opened: dict[str, str], origin: str, step_id: str) -> s
     )
 
 
+def _holds_secret(value: Any) -> bool:
+    if isinstance(value, dict):
+        return value.get(SECRET) is True or any(_holds_secret(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_holds_secret(v) for v in value)
+    return False
+
+
 def build_template(
     name: str,
     calls: list[dict[str, Any]],
@@ -244,7 +252,7 @@ def build_template(
                     args[key] = inputs.typed(args[key], args, step_id)
         if action == "close_tab" and isinstance(args.get("tabId"), str):
             args["tabId"] = _tab_value(args["tabId"], opened, origin, step_id)
-        if any(isinstance(v, dict) and v.get(SECRET) for v in args.values()):
+        if _holds_secret(args):
             raise TaskplateError(
                 ErrorCode.INVALID_PARAMETER,
                 f"step {step_id} of {origin} passed a secret where a recording cannot ask for it",

@@ -61,6 +61,7 @@ def test_a_recording_becomes_a_clean_template() -> None:
     [
         ([call("click", {"selector": "a"}, tab="tab_9")], "did not open"),
         ([call("set", {"token": {"$secret": True}})], "cannot ask for it"),
+        ([call("set", {"deep": [{"token": {"$secret": True}}]})], "cannot ask for it"),
     ],
 )
 def test_recordings_that_cannot_be_a_template_are_refused(

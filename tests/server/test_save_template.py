@@ -144,6 +144,7 @@ async def test_a_session_of_browser_tools_becomes_a_template(
         assert saved["secretInputs"] == ["notes"]
         assert saved["inputs"] == ["url", "url_2", "name", "notes", "colour"]
         text = saved["text"]
+        assert sid not in text  # a session's id is its key: never in a served file
         assert "${{ steps.create_tab_1.tabId }}" in text
         assert check_source(text, "form_filled.yaml", REGISTRY).diagnostics == []
         again = await call(
