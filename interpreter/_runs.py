@@ -390,8 +390,8 @@ class RunManager:
                 args_preview=r.args_preview,
                 result_preview=r.result_preview,
                 error=r.error,
+                call=_call_of(r),
             )
-            self._keep_call(run_id, r)
 
         execution = Execution(
             template,
@@ -528,17 +528,6 @@ class RunManager:
             )
         else:
             self._settle(run_id, template, result, execution)
-
-    def _keep_call(self, run_id: str, record: StepRecord) -> None:
-        """A succeeded action call, whole, for templates recorded from the run (save_template)."""
-        if record.call is not None:
-            self.store.record_call(
-                run_id,
-                record.seq,
-                step_id=record.step_id,
-                item_index=record.item_index,
-                **record.call,
-            )
 
     def _output(self, template: Template, scope: dict[str, Any]) -> Any:
         if template.output is None:
@@ -753,6 +742,13 @@ class RunManager:
             if force and live.scope is not None:
                 live.scope.cancel()
         return {"cancelRequested": True, "currentStatus": self.row(run_id).status}
+
+
+def _call_of(record: StepRecord) -> dict[str, Any] | None:
+    """A succeeded action call, whole, for templates recorded from the run (save_template)."""
+    if record.call is None:
+        return None
+    return {"step_id": record.step_id, "item_index": record.item_index, **record.call}
 
 
 def _mask(value: Any, secrets: list[str]) -> Any:

@@ -263,7 +263,10 @@ class RunStore:
             return done.rowcount == 1
 
     # -- steps --------------------------------------------------------------------------------
-    def record_step(self, run_id: str, seq: int, **fields: Any) -> None:
+    def record_step(
+        self, run_id: str, seq: int, call: dict[str, Any] | None = None, **fields: Any
+    ) -> None:
+        """A step execution, and with `call` the whole call too (one transaction for both)."""
         fields["error"] = _dump(fields.get("error"))
         columns = ", ".join(["run_id", "seq", *fields])
         marks = ", ".join("?" for _ in range(len(fields) + 2))
@@ -272,6 +275,8 @@ class RunStore:
                 f"INSERT OR REPLACE INTO steps ({columns}) VALUES ({marks})",
                 (run_id, seq, *fields.values()),
             )
+            if call is not None:
+                self._insert_call(db, run_id, seq, call)
 
     def steps(self, run_id: str) -> list[dict[str, Any]]:
         rows = self.db.execute(
@@ -287,19 +292,23 @@ class RunStore:
     # -- recorded calls -------------------------------------------------------------------------
     def record_call(self, source: str, seq: int | None, **fields: Any) -> None:
         """One successful action call; `seq` None appends it after the source's last call."""
-        fields["args"] = _dump(fields["args"])
-        columns = ", ".join(["source", "seq", *fields])
-        marks = ", ".join("?" for _ in range(len(fields) + 2))
         with self.transaction() as db:
             if seq is None:
                 last = db.execute(
                     "SELECT MAX(seq) FROM calls WHERE source = ?", (source,)
                 ).fetchone()[0]
                 seq = 0 if last is None else int(last) + 1
-            db.execute(
-                f"INSERT OR REPLACE INTO calls ({columns}) VALUES ({marks})",
-                (source, seq, *fields.values()),
-            )
+            self._insert_call(db, source, seq, fields)
+
+    @staticmethod
+    def _insert_call(db: sqlite3.Connection, source: str, seq: int, call: dict[str, Any]) -> None:
+        fields = {**call, "args": _dump(call["args"])}
+        columns = ", ".join(["source", "seq", *fields])
+        marks = ", ".join("?" for _ in range(len(fields) + 2))
+        db.execute(
+            f"INSERT OR REPLACE INTO calls ({columns}) VALUES ({marks})",
+            (source, seq, *fields.values()),
+        )
 
     def calls(self, source: str) -> list[dict[str, Any]]:
         rows = self.db.execute(

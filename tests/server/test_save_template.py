@@ -195,14 +195,16 @@ async def test_bad_saves_are_refused_and_leave_no_file(
     assert not folder.exists() or list(folder.iterdir()) == []
 
 
-async def test_an_unfinished_run_is_refused(tmp_path: Path, runtime: BrowserRuntime) -> None:
+async def test_an_unfinished_run_is_refused(
+    tmp_path: Path, runtime: BrowserRuntime, site: FixtureServer
+) -> None:
     home = tmp_path / "home"
     async with served(home, runtime) as server, Client(server) as client:
         queued = await call(
             client,
             "run_task_template",
             templateId="batch_extract_pages",
-            inputs={"urls": ["http://127.0.0.1:9/never"]},
+            inputs={"urls": [site.url("/hang")]},  # never answers: the run stays running
             options={"mode": "async"},
         )
         refused = await call(client, "save_template", runId=queued["runId"], name="too_soon")
