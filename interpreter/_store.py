@@ -46,6 +46,8 @@ CREATE TABLE IF NOT EXISTS steps (
     args_preview TEXT,
     result_preview TEXT,
     error TEXT,
+    tab_id TEXT,
+    screenshot_artifact_id TEXT,
     PRIMARY KEY (run_id, seq)
 );
 CREATE TABLE IF NOT EXISTS artifacts (
@@ -60,6 +62,8 @@ CREATE TABLE IF NOT EXISTS artifacts (
 );
 CREATE INDEX IF NOT EXISTS artifacts_by_run ON artifacts (run_id);
 """
+# Columns added after a store may have been created: (table, column, type).
+_ADDED = (("steps", "tab_id", "TEXT"), ("steps", "screenshot_artifact_id", "TEXT"))
 TERMINAL = ("succeeded", "failed", "partial_success", "canceled")
 
 
@@ -138,6 +142,10 @@ class RunStore:
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
                     self.db.execute(statement)
+            for table, column, kind in _ADDED:
+                known = {row[1] for row in self.db.execute(f"PRAGMA table_info({table})")}
+                if column not in known:
+                    self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
