@@ -10,6 +10,7 @@ from ._executor import Progress, StepRecord
 from ._library import SHIPPED, TemplateLibrary, matches
 from ._runs import Limits, RunManager, check_inputs, new_run_id
 from ._store import RunStore
+from ._tracing import TraceMode
 
 __all__ = [
     "MAX_URL_BYTES",
@@ -22,6 +23,7 @@ __all__ = [
     "RunStore",
     "StepRecord",
     "TemplateLibrary",
+    "TraceMode",
     "admit",
     "check_inputs",
     "data_home",
