@@ -42,7 +42,7 @@ _CSP = (
 _HEADERS = {
     "Content-Security-Policy": _CSP,
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    "Referrer-Policy": "same-origin",
     "Cache-Control": "no-store",
     "X-Frame-Options": "DENY",
 }
@@ -180,8 +180,8 @@ class RunsPage:
         if site is not None and site != "same-origin":
             return False
         origin = request.headers.get("origin")
-        if origin is None:
-            return True
+        if origin is None or origin == "null":  # "null": a browser hiding it; its site says
+            return origin is None or site == "same-origin"
         return origin == f"{request.url.scheme}://{request.headers.get('host', '')}"
 
     # -- pages --------------------------------------------------------------------------------
