@@ -7,6 +7,8 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import re
+import signal
 import subprocess
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -281,3 +283,67 @@ def test_a_non_loopback_address_is_refused_without_tokens(ui_home: Path) -> None
     )
     assert done.returncode == 1 and "[INVALID_PARAMETER]" in done.stderr
     assert "--token-file" in done.stderr and "Traceback" not in done.stderr
+
+
+async def test_dsl_runs_trace_hands_the_trace_to_playwrights_viewer(
+    ui_home: Path, failed_run: dict[str, Any], context: BrowserContext, tmp_path: Path
+) -> None:
+    run_id = failed_run["runId"]
+    env = {k: v for k, v in env_for(ui_home).items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    target = tmp_path / "trace.zip"
+    shown = subprocess.run(
+        [DSL, "runs", "trace", run_id, "-o", str(target)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert shown.returncode == 0, shown.stderr
+    command = shown.stdout.strip().split()
+    assert command[1:4] == ["-m", "playwright", "show-trace"] and command[-1] == str(target)
+    assert "no display here" in shown.stderr and "--port 9322" in shown.stderr
+    port = free_port()
+    viewer = subprocess.Popen(
+        [*command[:-1], "--host", "127.0.0.1", "--port", str(port), str(target)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,  # the viewer's Node process goes with its group
+    )
+    try:
+        page = await context.new_page()
+        with anyio.fail_after(60):
+            while True:
+                try:
+                    status(port, "/")
+                    break
+                except OSError:
+                    await anyio.sleep(0.2)
+        await page.goto(f"http://127.0.0.1:{port}/")
+        actions = page.locator(".action-title, [class*=action-title]")
+        await expect(actions.first).to_be_visible(timeout=60_000)
+        titles = " ".join(await actions.all_inner_texts())
+        assert re.search(r"goto|navigate", titles, re.IGNORECASE), titles
+        await doc_shot(page, "trace-viewer.png")
+    finally:
+        os.killpg(viewer.pid, signal.SIGTERM)
+        viewer.wait(timeout=15)
+        assert viewer.stdout is not None
+        viewer.stdout.close()
+    missing = subprocess.run(
+        [DSL, "runs", "trace", "run_nope"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert missing.returncode == 1 and "[RUN_NOT_FOUND]" in missing.stderr
+
+
+def test_a_run_without_a_trace_says_how_to_get_one(ui_home: Path) -> None:
+    run = dsl_run(ui_home, "flow", "n=1")  # succeeded under on-failure: no trace kept
+    done = subprocess.run(
+        [DSL, "runs", "trace", run["runId"]],
+        env=env_for(ui_home),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1 and "kept no trace" in done.stderr
+    assert "--trace on" in done.stderr and "Traceback" not in done.stderr
