@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import logging
 import tempfile
 import zipfile
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from taskplate.dsl import ErrorCode, StepStatus, TaskplateError, TrustLevel
 
 from ._executor import StepRecord
 
+log = logging.getLogger("taskplate.trace")
 TRACE_NAME = "trace.zip"
 SCREENSHOT_TIMEOUT_S = 5.0
 STOP_TIMEOUT_S = 60.0
@@ -108,6 +110,7 @@ class RunTrace:
             await context.tracing.start(screenshots=True, snapshots=True, sources=False)
         except Exception as exc:  # another run traces this shared session already
             self.note = f"not traced: {str(exc).splitlines()[0]}"
+            log.warning("a run's trace was not started: %s", self.note)
             return
         self.context = context
 
@@ -137,6 +140,7 @@ class RunTrace:
                 return artifact_id
             except Exception as exc:  # the browser went away: there is nothing left to keep
                 self.note = f"not kept: {str(exc).splitlines()[0]}"
+                log.warning("a run's trace was not kept: %s", self.note)
         return None
 
 

@@ -404,6 +404,8 @@ def timeline(steps: list[dict[str, Any]], link: str) -> str:
                 f"<rect class='step {e(s['status'])}' x={x:.1f} y={y + 3} width={w:.1f} "
                 f"height={lane_h - 6}><title>{e(tip)}</title></rect>"
             )
+            if s["itemIndex"] is not None and w >= 18:  # which item the tab is serving
+                bar += f"<text class=item x={x + 3:.1f} y={y + 16}>{s['itemIndex']}</text>"
             if s["status"] == "failed":
                 bar = f"<a href='#failure-{_anchor(s)}'>{bar}</a>"
             rows.append(bar)

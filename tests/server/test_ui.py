@@ -169,9 +169,7 @@ async def test_the_list_shows_a_run_another_process_finished_and_its_page_the_fa
 async def test_secret_inputs_are_masked_on_the_run_page(
     ui: Ui, ui_home: Path, site: FixtureServer, context: BrowserContext
 ) -> None:
-    run = dsl_run(
-        ui_home, "traced_login", f"loginUrl={site.url('/login')}", f"password={SECRET}"
-    )
+    run = dsl_run(ui_home, "traced_login", f"loginUrl={site.url('/login')}", f"password={SECRET}")
     assert run["status"] == "failed"
     page = await context.new_page()
     await page.goto(f"{ui.url}/runs/{run['runId']}")
