@@ -12,13 +12,16 @@
 4. the interpreter's own overhead per step, with a no-op action (`set {}`), against calling
    the action directly;
 5. the proportional memory (PSS) of Chromium's processes after 100 and after 1000 pages of
-   one batch.
+   one batch;
+6. the cost of tracing: the same batch with `trace: off` beside `trace: on-failure` (Playwright
+   tracing recorded all along, dropped at the end as every page succeeds), interleaved rounds.
 
-Run: .venv/bin/python bench/batch.py [pages] [rounds]
+Run: .venv/bin/python bench/batch.py [pages] [rounds] [trace]   (`trace`: only part 6)
 """
 
 from __future__ import annotations
 
+import os
 import resource
 import statistics
 import sys
@@ -114,15 +117,52 @@ def batch_inputs(urls: list[str], block: bool) -> dict[str, object]:
     return {"urls": urls, "concurrency": CONCURRENCY, "waitFor": 1, "blockResources": block}
 
 
-async def through_taskplate(urls: list[str], home: Path, block: bool = False) -> float:
+def cpu_seconds_of_tree(root: int) -> float:
+    """CPU time (user + system) of a process and its descendants, reaped children included:
+    this process, Playwright's driver and Chromium's processes. Load slows it far less than
+    it slows the wall clock."""
+    parents, spent = {}, {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            raw = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = raw[raw.rindex(")") + 2 :].split()
+        parents[int(entry.name)] = int(fields[1])
+        spent[int(entry.name)] = sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
+    total, todo, seen = 0, [root], set()
+    while todo:
+        pid = todo.pop()
+        if pid not in seen:
+            seen.add(pid)
+            total += spent.get(pid, 0)
+            todo += [child for child, parent in parents.items() if parent == pid]
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+async def through_taskplate(
+    urls: list[str],
+    home: Path,
+    block: bool = False,
+    trace: str = "off",
+    cpu: list[float] | None = None,
+) -> float:
+    """pages/s of one batch run; `cpu` gets the CPU milliseconds it took per page."""
     runtime = BrowserRuntime()
     manager = RunManager(home, TemplateLibrary(REGISTRY).load([SHIPPED]), runtime=runtime)
     async with manager.running():
         await runtime.browser()  # as the hand-written script: the browser is up before timing
+        spent = cpu_seconds_of_tree(os.getpid())
         start = time.perf_counter()
-        run_id = await manager.submit("batch_extract_pages", batch_inputs(urls, block))
+        run_id = await manager.submit(
+            "batch_extract_pages", batch_inputs(urls, block), options={"trace": trace}
+        )
         answer = await manager.wait(run_id)
         elapsed = time.perf_counter() - start
+        if cpu is not None:
+            cpu.append((cpu_seconds_of_tree(os.getpid()) - spent) * 1000 / len(urls))
     await runtime.close()
     assert answer["result"]["summary"]["succeeded"] == len(urls), answer["result"]["summary"]
     return len(urls) / elapsed
@@ -213,11 +253,49 @@ def spread(values: list[float]) -> str:
     return f"{min(values):.2f}-{max(values):.2f}"
 
 
-async def main(pages: int, rounds: int) -> None:
+async def trace_cost(urls: list[str], home: Path, rounds: int) -> None:
+    """pages/s with trace off and on-failure, interleaved (order swapped each round)."""
+    out = []
+    loads = [os.getloadavg()[0]]
+    cpu: dict[str, list[float]] = {"off": [], "on-failure": []}
+    for n in range(rounds):
+        jobs = {
+            mode: partial(through_taskplate, urls, home / f"t-{mode}{n}", True, mode, cpu[mode])
+            for mode in ("off", "on-failure")
+        }
+        order = list(jobs) if n % 2 == 0 else list(jobs)[::-1]
+        got = {mode: await jobs[mode]() for mode in order}
+        out.append((got["off"], got["on-failure"]))
+        loads.append(os.getloadavg()[0])
+        print(f"  trace round {n + 1}: off {got['off']:.2f}, on-failure {got['on-failure']:.2f}")
+    off = statistics.median(r[0] for r in out)
+    on = statistics.median(r[1] for r in out)
+    ratios = [b / a for a, b in out]
+    print(
+        f"tracing, {len(urls)} pages (blockResources on): trace off {off:6.2f} pages/s, "
+        f"on-failure {on:6.2f} pages/s (medians of {rounds} rounds)"
+    )
+    print(
+        f"  on-failure / off               : {statistics.median(ratios):6.2f}  "
+        f"(target >= 0.90; rounds {spread(ratios)}; 1-min load {spread(loads)} on "
+        f"{os.cpu_count()} CPUs)"
+    )
+    cpu_off, cpu_on = (statistics.median(cpu[m]) for m in ("off", "on-failure"))
+    print(
+        f"  CPU per page (all processes)   : off {cpu_off:.0f} ms, on-failure {cpu_on:.0f} ms "
+        f"({cpu_on / cpu_off:.2f}x; rounds off {spread(cpu['off'])}, on-failure "
+        f"{spread(cpu['on-failure'])})"
+    )
+
+
+async def main(pages: int, rounds: int, only: str | None = None) -> None:
     with serve_in_process() as base, tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
         urls = [f"{base}/{'article' if i % 2 else 'recipe'}.html?n={i}" for i in range(pages)]
         await hand_written(urls[:10])  # warm-up: page cache, Chromium start
+        if only == "trace":
+            await trace_cost(urls, home, rounds)
+            return
         rounds_out = []
         for n in range(rounds):  # interleaved, the order swapped each round: same conditions
             contest = [
@@ -232,6 +310,7 @@ async def main(pages: int, rounds: int) -> None:
         together = await concurrent_runs(urls[:25], home / "eight", rounds)
         overhead_ms, per_step_ms = await step_overhead(home)
         memory = await memory_over_a_long_batch(base, home / "memory", 1000)
+        await trace_cost(urls, home, rounds)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     baseline, ours, blocked = (statistics.median(r[i] for r in rounds_out) for i in range(3))
     ratios = [r[1] / r[0] for r in rounds_out]
@@ -272,4 +351,5 @@ if __name__ == "__main__":
         main,
         int(sys.argv[1]) if len(sys.argv) > 1 else 200,
         int(sys.argv[2]) if len(sys.argv) > 2 else 5,
+        sys.argv[3] if len(sys.argv) > 3 else None,
     )

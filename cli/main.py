@@ -21,6 +21,7 @@ COMMANDS = {
     "login": "taskplate.cli.login:command",
     "lsp": "taskplate.cli.lsp:command",
     "template": "taskplate.cli.template:group",
+    "ui": "taskplate.cli.ui:command",
 }
 
 

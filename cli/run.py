@@ -111,6 +111,7 @@ async def _run(
     timeout: int | None,
     folders: tuple[str, ...],
     as_json: bool,
+    trace: str | None = None,
 ) -> int:
     lib = library(folders)
     path = Path(template_ref)
@@ -131,6 +132,8 @@ async def _run(
         options: dict[str, Any] = {"mode": mode} if mode else {}
         if timeout:
             options["timeoutMs"] = timeout
+        if trace:
+            options["trace"] = trace
         run_id = await runs.submit(template_id, inputs, version=version, options=options)
         if mode == "async":
             emit({"runId": run_id, "status": "queued"})
@@ -168,6 +171,11 @@ async def _run(
     metavar="MS",
     help="The run's time limit (at most the template's maxTimeoutMs).",
 )
+@click.option(
+    "--trace",
+    type=click.Choice(["off", "on-failure", "on"]),
+    help="Keep a Playwright trace of the run (default on-failure); open it with `dsl runs trace`.",
+)
 @click.option("--templates", "folders", multiple=True, metavar="DIR", help="More template folders.")
 @click.option("--json", "as_json", is_flag=True, help="No progress bar; only the final JSON.")
 @user_errors
@@ -177,13 +185,14 @@ def command(
     inputs_file: str | None,
     mode: str | None,
     timeout: int | None,
+    trace: str | None,
     folders: tuple[str, ...],
     as_json: bool,
 ) -> None:
     """Run TEMPLATE (an id, id@version, or a .yaml file) and print the finished run as JSON."""
     inputs = parse_inputs(pairs, inputs_file)
     try:
-        code = anyio.run(_run, template, inputs, mode, timeout, folders, as_json)
+        code = anyio.run(_run, template, inputs, mode, timeout, folders, as_json, trace)
     except KeyboardInterrupt:
         click.echo("canceled", err=True)
         code = 130

@@ -1,13 +1,19 @@
-"""`dsl runs list|show|cancel` and `dsl artifact get`: the run store from the command line,
-the same answers as the MCP tools, from any process on the machine.
+"""`dsl runs list|show|cancel|trace` and `dsl artifact get`: the run store from the command
+line, the same answers as the MCP tools, from any process on the machine.
 """
 
 from __future__ import annotations
 
+import os
+import shlex
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import click
+
+from taskplate.dsl import ErrorCode, TaskplateError
 
 from ._common import emit, manager
 from ._errors import user_errors
@@ -49,6 +55,60 @@ def show(run_id: str, steps: bool) -> None:
 def cancel(run_id: str, force: bool) -> None:
     with manager() as runs:
         emit(runs.cancel(run_id, force))
+
+
+def has_display() -> bool:
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")) or (
+        sys.platform in ("darwin", "win32")
+    )
+
+
+def save_trace(run_id: str, output: Path | None) -> Path:
+    """The run's trace.zip written to `output` (default: a file under the temp folder)."""
+    with manager() as runs:
+        answer = runs.describe(run_id)
+        found = [a for a in answer["artifacts"] if a["name"] == "trace.zip"]
+        if not found:
+            raise TaskplateError(
+                ErrorCode.ARTIFACT_NOT_FOUND,
+                f"run {run_id} kept no trace (it ran with trace off, or succeeded under "
+                "on-failure)",
+                "Run it again with `dsl run --trace on` (or options.trace on).",
+            )
+        chunk = runs.artifacts.read(found[-1]["artifactId"])
+    if output is None:
+        folder = Path(tempfile.gettempdir()) / "taskplate-traces"
+        folder.mkdir(mode=0o700, exist_ok=True)
+        output = folder / f"{run_id}.zip"
+    output.write_bytes(chunk.data)
+    return output
+
+
+@runs.command("trace")
+@click.argument("run_id")
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Where to write it."
+)
+@click.option(
+    "--print", "print_only", is_flag=True, help="Print the command instead of opening the viewer."
+)
+@user_errors
+def trace(run_id: str, output: Path | None, print_only: bool) -> None:
+    """Open the run's Playwright trace in Playwright's Trace Viewer (or print the command)."""
+    path = save_trace(run_id, output)
+    viewer = [sys.executable, "-m", "playwright", "show-trace", str(path)]
+    click.echo(f"wrote the trace of {run_id} to {path}", err=True)
+    if print_only or not has_display():
+        click.echo(shlex.join(viewer))
+        if not print_only:
+            served = [*viewer[:4], "--host", "127.0.0.1", "--port", "9322", str(path)]
+            click.echo(
+                "no display here: run the command above where there is one, or serve the viewer "
+                f"and open http://127.0.0.1:9322 in a browser:\n{shlex.join(served)}",
+                err=True,
+            )
+        return
+    sys.exit(subprocess.call(viewer))
 
 
 @click.group("artifact")

@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from taskplate.dsl import ErrorCode, TaskplateError, TrustLevel
+from taskplate.interpreter import TraceMode
 from taskplate.server._auth import HttpSecurity, is_loopback, load_tokens
 from taskplate.server._serve import run
 
@@ -81,6 +82,24 @@ from ._errors import user_errors
     is_flag=True,
     help="Let remote callers save templates (save_template) into this machine's template folder.",
 )
+@click.option(
+    "--trace",
+    "trace_default",
+    type=click.Choice(["off", "on-failure", "on"]),
+    help="Trace mode of runs that name none (default: on-failure for local callers, off for "
+    "remote ones).",
+)
+@click.option(
+    "--ui/--no-ui",
+    default=True,
+    show_default=True,
+    help="Serve the runs page under /ui (HTTP only; same tokens; local callers only).",
+)
+@click.option(
+    "--ui-remote",
+    is_flag=True,
+    help="Let callers that are not local (other machines, remote tokens) see the runs page.",
+)
 @user_errors
 def command(
     transport: str,
@@ -95,6 +114,9 @@ def command(
     public_hosts: tuple[str, ...],
     allow_origins: tuple[str, ...],
     remote_save: bool,
+    trace_default: str | None,
+    ui: bool,
+    ui_remote: bool,
 ) -> None:
     """Serve the templates and browser tools over MCP."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
@@ -115,6 +137,8 @@ def command(
         )
     runs = manager(library(folders))
     runs.allow_hosts, runs.deny_hosts = allow, deny
+    if trace_default:
+        runs.trace_default = TraceMode(trace_default)
     run(
         runs,
         "stdio" if transport == "stdio" else "streamable-http",
@@ -123,4 +147,6 @@ def command(
         TrustLevel(trust),
         security,
         remote_save,
+        ui,
+        ui_remote,
     )

@@ -11,6 +11,7 @@ from ._library import SHIPPED, TemplateLibrary, matches
 from ._recording import Saved, marked, save_recorded, typed_secret, user_templates
 from ._runs import Limits, RunManager, check_inputs, new_run_id
 from ._store import RunStore
+from ._tracing import TraceMode
 
 __all__ = [
     "MAX_URL_BYTES",
@@ -24,6 +25,7 @@ __all__ = [
     "Saved",
     "StepRecord",
     "TemplateLibrary",
+    "TraceMode",
     "admit",
     "check_inputs",
     "data_home",

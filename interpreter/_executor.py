@@ -97,6 +97,8 @@ class StepRecord:
     error: dict[str, Any] | None = None
     # a succeeded action's call kept whole for recorded templates (secrets marked, never clear)
     call: dict[str, Any] | None = None
+    tab_id: str | None = None  # the tab a browser step ran in
+    screenshot_artifact_id: str | None = None  # the page when a browser step failed
 
 
 def preview(value: Any, secrets: list[str]) -> str:
@@ -118,6 +120,10 @@ class Execution:
     on_progress: Callable[[Progress], None]
     secrets: list[str] = field(default_factory=list)
     profiles: Any = None
+    # (artifacts, session, tab id, label) -> artifact id of a failed step's screenshot
+    on_failure: Callable[[Any, Session | None, str | None, str], Awaitable[str | None]] | None = (
+        None
+    )
     cancel_requested: bool = False
     progress: Progress = field(default_factory=Progress)
     loop_items: list[bool] = field(default_factory=list)  # success of every tolerant-loop item
@@ -235,6 +241,8 @@ class Execution:
         spec = REGISTRY[step.action]
         started, attempts = time.time(), 0
         args: Any = None
+        own_tab: str | None = None
+        shot: str | None = None
         try:
             if not spec.level.allowed_for(self.trust):
                 raise StepFailed(
@@ -283,6 +291,11 @@ class Execution:
                     if attempts >= step.retry.attempts or error.code not in retry_on:
                         raise StepFailed(step, error, item)
                     await anyio.sleep(step.retry.backoff_ms * 2 ** (attempts - 1) / 1000)
+            except StepFailed:
+                if spec.needs_browser and self.on_failure is not None:  # before the tab closes
+                    label = f"{step.id or 'step'}{'' if item is None else f'-{item}'}"
+                    shot = await self.on_failure(self.artifacts, session, own_tab, label)
+                raise
             finally:
                 if (
                     opened
@@ -296,8 +309,17 @@ class Execution:
                 "code": str(failure.error.code),
                 "message": preview(failure.error.message, self.secrets),
             }
+            tab = self._tab_of(spec.needs_browser, own_tab)
             self._record_action(
-                step, item, StepStatus.FAILED, attempts, started, args, error=reported
+                step,
+                item,
+                StepStatus.FAILED,
+                attempts,
+                started,
+                args,
+                error=reported,
+                tab=tab,
+                screenshot=shot,
             )
             raise
         self._note_secret(step, args, result)
@@ -310,8 +332,14 @@ class Execution:
             args,
             result=result,
             call=self._call(step, args, result, own_tab),
+            tab=self._tab_of(spec.needs_browser, own_tab),
         )
         return result
+
+    def _tab_of(self, browser: bool, tab_id: str | None) -> str | None:
+        if not browser or self._session is None:
+            return None
+        return tab_id or self._session.main_tab
 
     def _note_secret(self, step: Step, args: Any, result: Any) -> None:
         """A value typed as a secret (a password field, `secret: true`) is one of the run's
@@ -347,6 +375,8 @@ class Execution:
         result: Any = None,
         error: dict[str, Any] | None = None,
         call: dict[str, Any] | None = None,
+        tab: str | None = None,
+        screenshot: str | None = None,
     ) -> None:
         """One step execution recorded (previews masked) and counted."""
         self.record(
@@ -365,6 +395,8 @@ class Execution:
                 else None,
                 error=error,
                 call=call,
+                tab_id=tab,
+                screenshot_artifact_id=screenshot,
             )
         )
         self._done()

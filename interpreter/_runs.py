@@ -39,6 +39,7 @@ from ._artifacts import ArtifactStore, RunArtifacts
 from ._executor import Canceled, Execution, Progress, StepFailed, StepRecord
 from ._library import TemplateLibrary
 from ._store import RunRow, RunStore
+from ._tracing import RunTrace, TraceMode, failure_screenshot, trace_mode
 
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 HEARTBEAT_S = 1.0
@@ -137,6 +138,7 @@ class _Live:
     scope: anyio.CancelScope | None = None
     progress_listeners: list[Callable[[Progress], None]] = field(default_factory=list)
     step_listeners: list[Callable[[StepRecord], None]] = field(default_factory=list)
+    trace: RunTrace | None = None
 
 
 class RunManager:
@@ -167,6 +169,7 @@ class RunManager:
             raise
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.allow_hosts, self.deny_hosts = allow_hosts, deny_hosts
+        self.trace_default: TraceMode | None = None  # None: on-failure local, off remote
         self.live: dict[str, _Live] = {}
         self.slots = anyio.CapacityLimiter(self.limits.max_concurrent_runs)
         self._tg: anyio.abc.TaskGroup | None = None
@@ -275,6 +278,7 @@ class RunManager:
         if profile_id is not None:
             self.profiles.folder(profile_id)  # INVALID_PARAMETER for a malformed id, "" too
         options = dict(options or {})
+        options["trace"] = str(trace_mode(options.get("trace"), trust, self.trace_default))
         filled = check_inputs(template, inputs)
         session = self.sessions.get(session_id) if session_id else None
         queued = max(0, len(self.live) - self.limits.max_concurrent_runs)
@@ -355,13 +359,20 @@ class RunManager:
     ) -> None:
         live = self.live[run_id]
         own: list[Session] = []
+        trace = live.trace = RunTrace(
+            TraceMode(options.get("trace", "off")),
+            RunArtifacts(self.artifacts, run_id),
+            secret_values,
+        )
 
         async def session() -> Session:
             if given is not None:
+                await trace.attach(given)
                 return given
             if not own:
                 own.append(await self._session_for(trust, template, inputs, profile_id))
                 self.store.update_run(run_id, options={**options, "sessionId": own[0].id})
+                await trace.attach(own[0])
             return own[0]
 
         last_write = [0.0]
@@ -375,6 +386,7 @@ class RunManager:
                 self.store.update_run(run_id, progress=p.to_json())
 
         def record(r: StepRecord) -> None:
+            trace.record(r)
             for listener in live.step_listeners:
                 listener(r)
             self.store.record_step(
@@ -391,6 +403,8 @@ class RunManager:
                 result_preview=r.result_preview,
                 error=r.error,
                 call=_call_of(r),
+                tab_id=r.tab_id,
+                screenshot_artifact_id=r.screenshot_artifact_id,
             )
 
         execution = Execution(
@@ -402,6 +416,7 @@ class RunManager:
             progress,
             secrets=secret_values,
             profiles=self.profiles,
+            on_failure=failure_screenshot,
         )
         try:
             async with self.slots:
@@ -485,6 +500,8 @@ class RunManager:
             timed_out = deadline.cancelled_caught
         if forced.cancelled_caught:
             canceled = True
+        if live.trace is not None:  # kept as an artifact before the run reads as finished
+            await live.trace.finish(failed=timed_out or failure is not None)
         result = self._output(template, scope)
         if canceled:
             self._finish(
@@ -703,6 +720,12 @@ class RunManager:
                     "argsPreview": s["args_preview"],
                     "resultPreview": s["result_preview"],
                     "error": s["error"],
+                    **({"tabId": s["tab_id"]} if s.get("tab_id") else {}),
+                    **(
+                        {"screenshotArtifactId": s["screenshot_artifact_id"]}
+                        if s.get("screenshot_artifact_id")
+                        else {}
+                    ),
                 }
                 for s in self.store.steps(run_id)
             ]

@@ -46,6 +46,8 @@ CREATE TABLE IF NOT EXISTS steps (
     args_preview TEXT,
     result_preview TEXT,
     error TEXT,
+    tab_id TEXT,
+    screenshot_artifact_id TEXT,
     PRIMARY KEY (run_id, seq)
 );
 CREATE TABLE IF NOT EXISTS artifacts (
@@ -75,6 +77,9 @@ CREATE TABLE IF NOT EXISTS calls (
 # a run id (its step executions, `seq` as in `steps`) or a session id (the browser tools called
 # in it); `tab` is null for the main tab, "new", or a tab id; a secret's value is stored as
 # {"$secret": true}, never in clear.
+
+# Columns added after a store may have been created: (table, column, type).
+_ADDED = (("steps", "tab_id", "TEXT"), ("steps", "screenshot_artifact_id", "TEXT"))
 TERMINAL = ("succeeded", "failed", "partial_success", "canceled")
 
 
@@ -153,6 +158,10 @@ class RunStore:
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
                     self.db.execute(statement)
+            for table, column, kind in _ADDED:
+                known = {row[1] for row in self.db.execute(f"PRAGMA table_info({table})")}
+                if column not in known:
+                    self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:

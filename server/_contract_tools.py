@@ -187,6 +187,10 @@ def contract_tools(state: ServerState) -> list[ToolSpec]:
                         {
                             "timeoutMs": {"type": "integer", "minimum": 1},
                             "mode": {"enum": ["sync", "async", "auto"]},
+                            "trace": {
+                                "enum": ["off", "on-failure", "on"],
+                                "description": "Keep a Playwright trace (trace.zip) of the run: never, when it fails (default for local callers), always.",
+                            },
                         }
                     ),
                 },

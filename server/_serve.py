@@ -8,6 +8,7 @@ import logging
 
 import anyio
 import uvicorn
+from starlette.routing import Mount
 
 from taskplate.dsl import TrustLevel
 from taskplate.interpreter import RunManager
@@ -16,6 +17,7 @@ from ._app import build_server
 from ._auth import HttpSecurity
 from ._http import answer_malformed
 from ._stdio import run_stdio
+from ._ui import UiAccess, ui_app
 
 log = logging.getLogger("taskplate.serve")
 
@@ -28,6 +30,8 @@ async def serve(
     trust: TrustLevel = TrustLevel.REMOTE,
     security: HttpSecurity | None = None,
     remote_save: bool = False,
+    ui: bool = True,
+    ui_remote: bool = False,
 ) -> None:
     security = security or HttpSecurity()
     url = f"http://{f'[{host}]' if ':' in host else host}:{port}"
@@ -46,9 +50,13 @@ async def serve(
         guard = security.transport(host)
         app = server.streamable_http_app(host=host, transport_security=guard)
         answer_malformed(app, guard)
+        if ui:  # the runs page, behind the same tokens and Host names
+            access = UiAccess(security.tokens, ui_remote, list(guard.allowed_hosts))
+            app.router.routes.append(Mount("/ui", app=ui_app(manager, access)))
         log.info(
-            "serving MCP on %s/mcp (HTTP callers are %s; %s)",
+            "serving MCP on %s/mcp%s (HTTP callers are %s; %s)",
             url,
+            f" and the runs page on {url}/ui/" if ui else "",
             trust,
             f"{len(security.tokens)} bearer tokens" if security.tokens else "no tokens",
         )
@@ -64,5 +72,7 @@ def run(
     trust: TrustLevel,
     security: HttpSecurity | None = None,
     remote_save: bool = False,
+    ui: bool = True,
+    ui_remote: bool = False,
 ) -> None:
-    anyio.run(serve, manager, transport, host, port, trust, security, remote_save)
+    anyio.run(serve, manager, transport, host, port, trust, security, remote_save, ui, ui_remote)

@@ -73,6 +73,8 @@ def test_the_wheel_carries_templates_grammar_and_no_loose_layers(installed: Path
     package = site / "taskplate"
     assert sorted(p.stem for p in (package / "templates").glob("*.yaml")) == sorted(SHIPPED)
     assert (package / "dsl" / "expr.lark").is_file()
+    assert (package / "server" / "ui" / "ui.js").is_file()  # the runs page's script and style
+    assert (package / "server" / "ui" / "ui.css").is_file()
     assert not any((site / name).exists() for name in ("dsl", "server", "cli", "stdlib"))
 
 

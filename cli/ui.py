@@ -1,0 +1,68 @@
+"""`dsl ui`: the runs page of every taskplate process on this machine, as a local web page
+(the same pages `dsl serve --transport http` serves under /ui). Reads the run store; runs nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from taskplate.dsl import ErrorCode, TaskplateError
+
+from ._common import manager
+from ._errors import user_errors
+
+
+@click.command("ui")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8766, show_default=True, type=int)
+@click.option(
+    "--token-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Bearer tokens, one per line (also TASKPLATE_TOKENS); the page then asks for one.",
+)
+@click.option(
+    "--allow-remote",
+    is_flag=True,
+    help="Serve callers that are not local too (other machines, tokens marked remote).",
+)
+@click.option(
+    "--public-host",
+    "public_hosts",
+    multiple=True,
+    metavar="NAME[:PORT]",
+    help="A name browsers use to reach this page (Host header).",
+)
+@user_errors
+def command(
+    host: str, port: int, token_file: Path | None, allow_remote: bool, public_hosts: tuple[str, ...]
+) -> None:
+    """Serve the runs page: / lists the runs, /runs/RUN_ID shows one."""
+    import uvicorn
+
+    from taskplate.server._auth import HttpSecurity, is_loopback, load_tokens
+    from taskplate.server._ui import UiAccess, ui_app
+
+    security = HttpSecurity(load_tokens(token_file), public_hosts)
+    if not is_loopback(host) and not (security.tokens and allow_remote):
+        raise TaskplateError(
+            ErrorCode.INVALID_PARAMETER,
+            f"refusing to serve the runs page on {host}: it shows inputs and results and can "
+            "cancel runs",
+            "Bind to 127.0.0.1, or pass --token-file FILE and --allow-remote.",
+        )
+    runs = manager()
+    access = UiAccess(
+        security.tokens, allow_remote, list(security.transport(host).allowed_hosts or [])
+    )
+    shown = f"[{host}]" if ":" in host else host
+    click.echo(
+        f"runs page on http://{shown}:{port}/"
+        + (" (open it once with ?token=TOKEN)" if security.tokens else ""),
+        err=True,
+    )
+    try:
+        uvicorn.run(ui_app(runs, access), host=host, port=port, log_level="warning")
+    finally:
+        runs.close()

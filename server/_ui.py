@@ -1,0 +1,524 @@
+"""The runs page: the run store as a small web page (runs with status, template, timing and
+progress; one run's inputs, result, artifacts, a timeline of its steps per tab with each
+failure's screenshot, and a Cancel button), rendered here as plain HTML with a little script.
+
+Reads and cancels through the one RunManager; runs nothing. Every text is escaped; the cancel
+form carries a token bound to the run and is accepted from this page's own origin only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import re
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from html import escape
+from importlib.resources import files
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from taskplate.dsl import RunStatus, TaskplateError, TrustLevel
+from taskplate.interpreter import RunManager
+from taskplate.interpreter._runs import iso
+
+from ._auth import LOOPBACK_HOSTS, Token, is_loopback
+
+COOKIE = "taskplate_ui"
+POLL_MS = 2000
+STATUSES = [str(s) for s in RunStatus]
+_CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+    "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+)
+_HEADERS = {
+    "Content-Security-Policy": _CSP,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+    "Cache-Control": "no-store",
+    "X-Frame-Options": "DENY",
+}
+
+
+def e(value: Any) -> str:
+    return escape("" if value is None else str(value), quote=True)
+
+
+def _static(name: str) -> bytes:
+    return (files("taskplate.server") / "ui" / name).read_bytes()
+
+
+@dataclass
+class UiAccess:
+    """Who may see the page: bearer tokens when the operator set any (a header, or once in
+    `?token=` which leaves a cookie); local callers only unless `allow_remote`; Host names
+    allowed (against DNS rebinding)."""
+
+    tokens: list[Token] = field(default_factory=list)
+    allow_remote: bool = False
+    hosts: list[str] = field(default_factory=lambda: list(LOOPBACK_HOSTS))
+    _cookies: dict[str, Token] = field(default_factory=dict)
+
+    def host_ok(self, host_header: str) -> bool:
+        for pattern in self.hosts:
+            if pattern.endswith(":*"):
+                name = pattern[:-2]
+                if host_header == name or re.fullmatch(re.escape(name) + r":\d+", host_header):
+                    return True
+            elif host_header == pattern:
+                return True
+        return False
+
+    def token_of(self, request: Request) -> Token | None:
+        presented = None
+        header = request.headers.get("authorization", "")
+        if header.lower().startswith("bearer "):
+            presented = header[7:].strip()
+        if presented is not None:
+            return self.match(presented)
+        return self._cookies.get(request.cookies.get(COOKIE, ""))
+
+    def match(self, presented: str) -> Token | None:
+        digest = hashlib.sha256(presented.encode()).digest()
+        found = None
+        for known in self.tokens:  # no early exit: the time tells nothing
+            if hmac.compare_digest(digest, known.digest):
+                found = known
+        return found
+
+    def remember(self, token: Token) -> str:
+        cookie = secrets.token_urlsafe(32)
+        self._cookies[cookie] = token
+        return cookie
+
+
+def _page(title: str, body: str, base: str) -> str:
+    return (
+        "<!doctype html><html lang=en><head><meta charset=utf-8>"
+        f"<title>{e(title)} · taskplate</title>"
+        '<meta name=viewport content="width=device-width, initial-scale=1">'
+        f'<link rel=stylesheet href="{e(base)}/static/ui.css"></head><body>'
+        f'<header><a href="{e(base)}/">taskplate runs</a></header><main>{body}</main>'
+        f'<script src="{e(base)}/static/ui.js"></script></body></html>'
+    )
+
+
+def _when(timestamp: float | None) -> str:
+    text = iso(timestamp)
+    return f"<time datetime={e(text)}>{e(text[11:19] if text else '')}</time>" if text else ""
+
+
+def _duration(start: float | None, end: float | None) -> str:
+    if start is None:
+        return ""
+    seconds = (end or time.time()) - start
+    return f"{seconds:.1f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
+
+
+def _progress(progress: dict[str, Any]) -> str:
+    items = progress.get("items")
+    if items:
+        failed = f", {items['failed']} failed" if items.get("failed") else ""
+        return f"{items['done']}/{items['total']} items{failed}"
+    return f"{progress.get('doneSteps', 0)}/{progress.get('totalSteps', 0)} steps"
+
+
+def _json(value: Any, limit: int = 20_000) -> str:
+    text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    if len(text) > limit:
+        text = text[:limit] + "\n… (cut; download the result for all of it)"
+    return f"<pre>{e(text)}</pre>"
+
+
+class RunsPage:
+    """The pages, over one run manager."""
+
+    def __init__(self, manager: RunManager, access: UiAccess) -> None:
+        self.manager = manager
+        self.access = access
+        self.key = secrets.token_bytes(32)  # signs cancel forms; new at every start
+
+    # -- guards -------------------------------------------------------------------------------
+    def refusal(self, request: Request) -> Response | None:
+        token = None
+        if self.access.tokens:
+            token = self.access.token_of(request)
+            if token is None:
+                return _plain(
+                    "A token is needed: send Authorization: Bearer TOKEN, or open this page "
+                    "once as ?token=TOKEN.",
+                    401,
+                    {"WWW-Authenticate": 'Bearer realm="taskplate"'},
+                )
+        client = request.client.host if request.client else ""
+        local = (
+            token.trust is TrustLevel.LOCAL
+            if token is not None and token.trust is not None
+            else is_loopback(client)
+        )
+        if not local and not self.access.allow_remote:
+            return _plain(
+                "The runs page serves local callers only (the operator can allow others).", 403
+            )
+        return None
+
+    def csrf(self, run_id: str) -> str:
+        return hmac.new(self.key, f"cancel:{run_id}".encode(), hashlib.sha256).hexdigest()
+
+    def same_origin(self, request: Request) -> bool:
+        """A browser says where a request comes from (Sec-Fetch-Site, Origin): only this page's
+        own origin may post; a client that says nothing must still carry the form's token."""
+        site = request.headers.get("sec-fetch-site")
+        if site is not None and site != "same-origin":
+            return False
+        origin = request.headers.get("origin")
+        if origin is None or origin == "null":  # "null": a browser hiding it; its site says
+            return origin is None or site == "same-origin"
+        return origin == f"{request.url.scheme}://{request.headers.get('host', '')}"
+
+    # -- pages --------------------------------------------------------------------------------
+    async def runs(self, request: Request) -> Response:
+        query = request.query_params
+        status = query.get("status") or None
+        template_id = query.get("templateId") or None
+        if status is not None and status not in STATUSES:
+            return _plain(f"status must be one of {', '.join(STATUSES)}", 400)
+        try:
+            limit = max(1, min(int(query.get("limit") or 20), 100))
+            offset = max(0, int(query.get("offset") or 0))
+        except ValueError:
+            return _plain("limit and offset are whole numbers", 400)
+        base = request.scope.get("root_path", "")
+        self.manager.reap()
+        rows, total = self.manager.store.list_runs(status, template_id, limit, offset)
+        live = self._runs_live(base, rows, total, limit, offset, query)
+        if query.get("part") == "live":
+            return _html(live)
+        options = "".join(
+            f"<option{' selected' if s == status else ''}>{e(s)}</option>" for s in STATUSES
+        )
+        form = (
+            "<form class=filters method=get>"
+            f"<label>Status <select name=status><option value=''>any</option>{options}</select></label>"
+            f"<label>Template <input name=templateId value='{e(template_id or '')}'></label>"
+            f"<label>Limit <input name=limit type=number min=1 max=100 value={limit}></label>"
+            "<button>Filter</button></form>"
+        )
+        return _html(_page("Runs", f"<h1>Runs</h1>{form}{live}", base))
+
+    def _runs_live(
+        self, base: str, rows: list[Any], total: int, limit: int, offset: int, query: Any
+    ) -> str:
+        body = []
+        for row in rows:
+            link = f"{base}/runs/{quote(row.run_id)}"
+            body.append(
+                f"<tr data-run='{e(row.run_id)}'>"
+                f"<td><a href='{e(link)}'>{e(row.run_id)}</a></td>"
+                f"<td><span class='status {e(row.status)}'>{e(row.status)}</span></td>"
+                f"<td>{e(row.template_id)}@{e(row.template_version)}</td>"
+                f"<td>{_when(row.created_at)}</td>"
+                f"<td>{e(_duration(row.started_at, row.ended_at))}</td>"
+                f"<td>{e(_progress(row.progress or {}))}</td></tr>"
+            )
+        if not body:
+            body.append("<tr><td colspan=6>No runs.</td></tr>")
+        pages = ""
+        if offset + limit < total:
+            more = {k: v for k, v in query.items() if k != "part"} | {"offset": offset + limit}
+            pages = f"<a class=next href='?{e(urlencode(more))}'>older runs</a>"
+        return (
+            f"<section data-live=on data-poll={POLL_MS}>"
+            f"<p class=total>{total} runs, newest first</p>"
+            "<table class=runs><thead><tr><th>Run</th><th>Status</th><th>Template</th>"
+            "<th>Created (UTC)</th><th>Time</th><th>Progress</th></tr></thead>"
+            f"<tbody>{''.join(body)}</tbody></table>{pages}</section>"
+        )
+
+    async def run(self, request: Request) -> Response:
+        run_id = request.path_params["run_id"]
+        base = request.scope.get("root_path", "")
+        try:
+            answer = self.manager.describe(run_id, include_steps=True)
+        except TaskplateError as error:
+            return _plain(error.message, 404)
+        row = self.manager.store.run(run_id)
+        assert row is not None
+        live = self._run_live(base, answer, row)
+        if request.query_params.get("part") == "live":
+            return _html(live)
+        return _html(_page(run_id, f"<h1>Run <code>{e(run_id)}</code></h1>{live}", base))
+
+    def _run_live(self, base: str, answer: dict[str, Any], row: Any) -> str:
+        run_id = answer["runId"]
+        terminal = RunStatus(answer["status"]).terminal
+        link = f"{base}/runs/{quote(run_id)}"
+        cancel = ""
+        if not terminal:
+            cancel = (
+                f"<form class=cancel method=post action='{e(link)}/cancel'>"
+                f"<input type=hidden name=csrf value='{e(self.csrf(run_id))}'>"
+                "<label><input type=checkbox name=force value=1> also abort the steps in flight</label>"
+                "<button>Cancel run</button></form>"
+            )
+        facts = (
+            "<dl class=facts>"
+            f"<dt>Status</dt><dd><span class='status {e(answer['status'])}'>{e(answer['status'])}</span>"
+            f"{' (cancel requested)' if row.cancel and not terminal else ''}</dd>"
+            f"<dt>Template</dt><dd>{e(answer['templateId'])}@{e(answer['templateVersion'])}</dd>"
+            f"<dt>Created</dt><dd>{e(answer['createdAt'])}</dd>"
+            f"<dt>Time</dt><dd>{e(_duration(row.started_at, row.ended_at))}</dd>"
+            f"<dt>Progress</dt><dd>{e(_progress(answer['progress']))}</dd>"
+            f"<dt>Trace</dt><dd>{e(row.options.get('trace', 'off'))}</dd></dl>"
+        )
+        artifacts = "".join(
+            f"<li><a href='{e(link)}/artifacts/{e(quote(a['artifactId']))}' download='{e(a['name'])}'>"
+            f"{e(a['name'])}</a> <span class=meta>{e(a['mimeType'])}, {a['size']} bytes</span></li>"
+            for a in answer["artifacts"]
+        )
+        trace = next((a for a in answer["artifacts"] if a["name"] == "trace.zip"), None)
+        trace_help = (
+            f"<p class=hint>Open the trace: <code>dsl runs trace {e(run_id)}</code></p>"
+            if trace
+            else ""
+        )
+        error = f"<h2>Error</h2>{_json(answer['error'])}" if "error" in answer else ""
+        result = f"<h2>Result</h2>{_json(answer['result'])}" if "result" in answer else ""
+        return (
+            f"<div data-live={'off' if terminal else 'on'} data-poll={POLL_MS}>"
+            f"{cancel}{facts}<h2>Inputs</h2>{_json(row.inputs)}{error}{result}"
+            f"<h2>Artifacts</h2><ul class=artifacts>{artifacts or '<li>none</li>'}</ul>{trace_help}"
+            f"{timeline(answer['steps'], link)}{failures(answer['steps'], link)}</div>"
+        )
+
+    async def artifact(self, request: Request) -> Response:
+        run_id, artifact_id = request.path_params["run_id"], request.path_params["artifact_id"]
+        meta = self.manager.store.artifact(artifact_id)
+        if meta is None or meta["run_id"] != run_id:
+            return _plain(f"run {run_id} has no artifact {artifact_id}", 404)
+        try:
+            chunk = self.manager.artifacts.read(artifact_id)
+        except TaskplateError as error:
+            return _plain(error.message, 410 if error.code == "ARTIFACT_EXPIRED" else 404)
+        mime = str(meta["mime_type"])
+        name = re.sub(r"[^A-Za-z0-9._-]", "_", str(meta["name"]))[:100] or "artifact"
+        inline = mime in ("image/png", "image/jpeg")
+        headers = {
+            **_HEADERS,
+            "Content-Security-Policy": "default-src 'none'; sandbox",
+            "Content-Disposition": f'{"inline" if inline else "attachment"}; filename="{name}"',
+        }
+        return Response(
+            chunk.data, media_type=mime if inline else "application/octet-stream", headers=headers
+        )
+
+    async def cancel(self, request: Request) -> Response:
+        run_id = request.path_params["run_id"]
+        if not self.same_origin(request):
+            return _plain("Cross-site request refused.", 403)
+        form = await request.form()
+        token = str(form.get("csrf") or "")
+        if not hmac.compare_digest(token, self.csrf(run_id)):
+            return _plain("The form's token is wrong or old: reload the page.", 403)
+        try:
+            self.manager.cancel(run_id, force=form.get("force") == "1")
+        except TaskplateError as error:
+            return _plain(error.message, 404)
+        base = request.scope.get("root_path", "")
+        return RedirectResponse(f"{base}/runs/{quote(run_id)}", status_code=303)
+
+    async def static(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        kinds = {"ui.css": "text/css", "ui.js": "text/javascript"}
+        if name not in kinds:
+            return _plain("not found", 404)
+        return Response(_static(name), media_type=kinds[name], headers=_HEADERS)
+
+
+def _lanes(steps: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    lanes: dict[str, list[dict[str, Any]]] = {}
+    for step in steps:
+        if step["startedAt"] is None:
+            continue
+        lanes.setdefault(step.get("tabId") or "no tab", []).append(step)
+    return lanes
+
+
+def _seconds(text: str) -> float:
+    from datetime import datetime
+
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+def most_at_once(steps: list[dict[str, Any]]) -> int:
+    """The most loop items in flight at one moment: the sliding window's fill."""
+    spans: dict[int, list[float]] = {}
+    for s in steps:
+        if s["itemIndex"] is None or s["startedAt"] is None:
+            continue
+        start, end = _seconds(s["startedAt"]), _seconds(s["endedAt"] or s["startedAt"])
+        span = spans.setdefault(s["itemIndex"], [start, end])
+        span[0], span[1] = min(span[0], start), max(span[1], end)
+    edges = sorted([(a, 1) for a, _ in spans.values()] + [(b, -1) for _, b in spans.values()])
+    most = now = 0
+    for _, delta in edges:
+        now += delta
+        most = max(most, now)
+    return most
+
+
+def timeline(steps: list[dict[str, Any]], link: str) -> str:
+    """An SVG of the steps per tab over time (no inline styles: the page's CSP forbids them)."""
+    lanes = _lanes(steps)
+    if not lanes:
+        return "<h2>Timeline</h2><p>No steps yet.</p>"
+    starts = [_seconds(s["startedAt"]) for lane in lanes.values() for s in lane]
+    ends = [_seconds(s["endedAt"] or s["startedAt"]) for lane in lanes.values() for s in lane]
+    t0, span = min(starts), max(max(ends) - min(starts), 0.001)
+    width, label, lane_h = 1000, 90, 24
+    rows = []
+    for number, (tab, lane) in enumerate(sorted(lanes.items())):
+        y = number * lane_h
+        rows.append(f"<text class=lane x=0 y={y + 16}>{e(tab)}</text>")
+        for s in lane:
+            x = label + (_seconds(s["startedAt"]) - t0) / span * (width - label)
+            w = max(
+                2.0,
+                (_seconds(s["endedAt"] or s["startedAt"]) - _seconds(s["startedAt"]))
+                / span
+                * (width - label),
+            )
+            item = "" if s["itemIndex"] is None else f" item {s['itemIndex']}"
+            tip = f"{s['stepId'] or s['action']}{item}: {s['action']} {s['status']}"
+            if s.get("error"):
+                tip += f" ({s['error'].get('code')}: {s['error'].get('message')})"
+            bar = (
+                f"<rect class='step {e(s['status'])}' x={x:.1f} y={y + 3} width={w:.1f} "
+                f"height={lane_h - 6}><title>{e(tip)}</title></rect>"
+            )
+            if s["itemIndex"] is not None and w >= 18:  # which item the tab is serving
+                bar += f"<text class=item x={x + 3:.1f} y={y + 16}>{s['itemIndex']}</text>"
+            if s["status"] == "failed":
+                bar = f"<a href='#failure-{_anchor(s)}'>{bar}</a>"
+            rows.append(bar)
+    height = len(lanes) * lane_h
+    window = most_at_once(steps)
+    note = (
+        f"<p class=hint>{len(lanes)} lanes; up to {window} items in flight at once.</p>"
+        if window
+        else f"<p class=hint>{len(lanes)} lanes.</p>"
+    )
+    return (
+        f"<h2>Timeline</h2>{note}<svg class=timeline viewBox='0 0 {width} {height}' "
+        f"width={width} height={height} role=img aria-label='steps per tab over time'>"
+        f"{''.join(rows)}</svg><p class=hint>{span:.2f} s from the first step to the last.</p>"
+    )
+
+
+def _anchor(step: dict[str, Any]) -> str:
+    return re.sub(
+        r"[^A-Za-z0-9_-]", "_", f"{step['stepId']}-{step['itemIndex']}-{step['startedAt']}"
+    )
+
+
+def failures(steps: list[dict[str, Any]], link: str) -> str:
+    failed = [s for s in steps if s["status"] == "failed"]
+    if not failed:
+        return ""
+    out = []
+    for s in failed:
+        error = s.get("error") or {}
+        item = "" if s["itemIndex"] is None else f", item {s['itemIndex']}"
+        shot = ""
+        if s.get("screenshotArtifactId"):
+            src = f"{link}/artifacts/{quote(s['screenshotArtifactId'])}"
+            shot = (
+                f"<img class=shot src='{e(src)}' alt='the page when step {e(s['stepId'])} failed'>"
+            )
+        out.append(
+            f"<article class=failure id='failure-{_anchor(s)}'>"
+            f"<h3>{e(s['stepId'] or s['action'])}{e(item)} · {e(s['action'])} · {e(s.get('tabId') or '')}</h3>"
+            f"<p><code>{e(error.get('code'))}</code> {e(error.get('message'))}</p>{shot}</article>"
+        )
+    return f"<h2>Failures</h2>{''.join(out)}"
+
+
+def _html(text: str) -> HTMLResponse:
+    return HTMLResponse(text, headers=_HEADERS)
+
+
+def _plain(text: str, status: int, headers: dict[str, str] | None = None) -> Response:
+    return Response(
+        text + "\n",
+        status_code=status,
+        media_type="text/plain",
+        headers={**_HEADERS, **(headers or {})},
+    )
+
+
+def _guarded(
+    page: RunsPage, handler: Callable[[Request], Awaitable[Response]]
+) -> Callable[[Request], Awaitable[Response]]:
+    async def guarded(request: Request) -> Response:
+        refused = page.refusal(request)
+        if refused is not None:
+            return refused
+        return await handler(request)
+
+    return guarded
+
+
+async def _with_token(page: RunsPage, request: Request) -> Response | None:
+    """`?token=…` once: a cookie for the rest of the visit, and the URL without the token."""
+    presented = request.query_params.get("token")
+    if presented is None or not page.access.tokens:
+        return None
+    token = page.access.match(presented)
+    if token is None:
+        return _plain("Wrong token.", 401, {"WWW-Authenticate": 'Bearer realm="taskplate"'})
+    rest = {k: v for k, v in request.query_params.items() if k != "token"}
+    target = request.url.path + (f"?{urlencode(rest)}" if rest else "")
+    response = RedirectResponse(target, status_code=303, headers=_HEADERS)
+    response.set_cookie(
+        COOKIE,
+        page.access.remember(token),
+        httponly=True,
+        samesite="strict",
+        path=request.scope.get("root_path", "") or "/",
+    )
+    return response
+
+
+def ui_app(manager: RunManager, access: UiAccess) -> Starlette:
+    """The runs page as an ASGI app: `/`, `/runs/<runId>` and what they link to."""
+    page = RunsPage(manager, access)
+
+    def route(path: str, handler: Callable[[Request], Awaitable[Response]], **kw: Any) -> Route:
+        async def entry(request: Request) -> Response:
+            if not access.host_ok(request.headers.get("host", "")):
+                return _plain("Invalid Host header", 421)
+            if request.method == "GET":
+                upgraded = await _with_token(page, request)
+                if upgraded is not None:
+                    return upgraded
+            return await _guarded(page, handler)(request)
+
+        return Route(path, entry, **kw)
+
+    return Starlette(
+        routes=[
+            route("/", page.runs),
+            route("/runs/{run_id}", page.run),
+            route("/runs/{run_id}/artifacts/{artifact_id}", page.artifact),
+            route("/runs/{run_id}/cancel", page.cancel, methods=["POST"]),
+            route("/static/{name}", page.static),
+        ]
+    )

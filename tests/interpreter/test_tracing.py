@@ -1,0 +1,140 @@
+"""Traces and failure screenshots of runs in the real Chromium: Playwright's trace.zip kept by
+the trace mode, secrets masked in it, a PNG of every failed browser step named in its record."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from typing import Any
+from urllib.parse import quote_plus
+
+import anyio
+import pytest
+
+from taskplate.dsl import ErrorCode, TaskplateError, TrustLevel
+from taskplate.interpreter import RunManager
+from taskplate.interpreter._tracing import TraceMode, masked_zip, trace_mode
+from tests.fixtures.server import PASSWORD, FixtureServer
+
+pytestmark = pytest.mark.anyio
+WRONG = "wrong horse battery"
+
+
+async def finished(manager: RunManager, template: str, inputs: dict[str, Any], **kw: Any) -> dict:
+    run_id = await manager.submit(template, inputs, **kw)
+    with anyio.fail_after(60):
+        await manager.wait(run_id)
+    return manager.describe(run_id, include_steps=True)
+
+
+def artifact(manager: RunManager, answer: dict, name: str) -> bytes | None:
+    found = [a for a in answer["artifacts"] if a["name"] == name]
+    if not found:
+        return None
+    return manager.artifacts.read(found[0]["artifactId"]).data
+
+
+def entries(trace: bytes) -> dict[str, bytes]:
+    with zipfile.ZipFile(io.BytesIO(trace)) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
+async def test_a_failed_run_keeps_a_playwright_trace_without_the_password(
+    manager: RunManager, site: FixtureServer
+) -> None:
+    answer = await finished(
+        manager, "traced_login", {"loginUrl": site.url("/login"), "password": WRONG}
+    )
+    assert answer["status"] == "failed"
+    trace = artifact(manager, answer, "trace.zip")
+    assert trace is not None, answer["artifacts"]
+    files = entries(trace)
+    assert "trace.trace" in files and "trace.network" in files
+    everything = b"".join(files.values())
+    assert b'"method":"fill"' in everything or b"fill" in files["trace.trace"]
+    assert any(name.endswith(".jpeg") for name in files), "no screenshots in the trace"
+    assert b"/login" in files["trace.network"]  # the form was posted and recorded
+    for form in (WRONG, quote_plus(WRONG), WRONG.replace(" ", "%20")):
+        assert form.encode() not in everything, f"{form!r} is in the trace"
+    assert b"***" in everything
+
+
+async def test_the_failed_step_names_a_screenshot_of_its_page(
+    manager: RunManager, site: FixtureServer
+) -> None:
+    answer = await finished(
+        manager, "traced_login", {"loginUrl": site.url("/login"), "password": WRONG}
+    )
+    failed = [s for s in answer["steps"] if s["status"] == "failed"]
+    assert [s["stepId"] for s in failed] == ["signed_in"]
+    shot_id = failed[0]["screenshotArtifactId"]
+    assert failed[0]["tabId"].startswith("tab_")
+    chunk = manager.artifacts.read(shot_id)
+    assert chunk.meta["mime_type"] == "image/png" and chunk.data.startswith(b"\x89PNG")
+    assert shot_id in {a["artifactId"] for a in answer["artifacts"]}
+    assert all("screenshotArtifactId" not in s for s in answer["steps"] if s["status"] != "failed")
+
+
+async def test_trace_on_keeps_a_successful_run_and_masks_the_right_password(
+    manager: RunManager, site: FixtureServer
+) -> None:
+    inputs = {"loginUrl": site.url("/login"), "password": PASSWORD}
+    answer = await finished(manager, "traced_login", inputs, options={"trace": "on"})
+    assert answer["status"] == "succeeded"
+    trace = artifact(manager, answer, "trace.zip")
+    assert trace is not None
+    everything = b"".join(entries(trace).values())
+    assert PASSWORD.encode() not in everything and quote_plus(PASSWORD).encode() not in everything
+
+
+async def test_no_trace_when_off_or_when_on_failure_succeeds(
+    manager: RunManager, site: FixtureServer
+) -> None:
+    inputs = {"loginUrl": site.url("/login"), "password": PASSWORD}
+    quiet = await finished(manager, "traced_login", inputs)  # local: on-failure by default
+    assert quiet["status"] == "succeeded" and quiet["artifacts"] == []
+    off = await finished(
+        manager,
+        "traced_login",
+        {**inputs, "password": WRONG},
+        options={"trace": "off"},
+    )
+    assert off["status"] == "failed"
+    assert [a["name"] for a in off["artifacts"]] == ["failure-signed_in.png"]
+
+
+async def test_every_failed_item_gets_its_screenshot_before_its_tab_is_recycled(
+    manager: RunManager, site: FixtureServer
+) -> None:
+    urls = [site.url(p) for p in ("/article.html", "/frame.html", "/recipe.html", "/sparse.html")]
+    answer = await finished(manager, "failing_items", {"urls": urls}, options={"trace": "off"})
+    assert answer["status"] == "partial_success"
+    failed = [s for s in answer["steps"] if s["status"] == "failed"]
+    assert sorted(s["itemIndex"] for s in failed) == [1, 3]
+    for step in failed:
+        assert manager.artifacts.read(step["screenshotArtifactId"]).data.startswith(b"\x89PNG")
+    assert {s["tabId"] for s in answer["steps"]} <= {"tab_1", "tab_2"}  # the window's two tabs
+
+
+async def test_a_bad_trace_option_is_refused_and_nothing_is_queued(manager: RunManager) -> None:
+    with pytest.raises(TaskplateError) as caught:
+        await manager.submit("flow", {"n": 1}, options={"trace": "always"})
+    assert caught.value.code is ErrorCode.INVALID_PARAMETER
+    assert "off, on-failure or on" in caught.value.message and caught.value.recover_hint
+    assert manager.list()["total"] == 0 and manager.live == {}
+
+
+def test_the_default_mode_follows_the_caller_and_the_server() -> None:
+    assert trace_mode(None, TrustLevel.LOCAL) is TraceMode.ON_FAILURE
+    assert trace_mode(None, TrustLevel.REMOTE) is TraceMode.OFF
+    assert trace_mode(None, TrustLevel.REMOTE, TraceMode.ON) is TraceMode.ON
+    assert trace_mode("off", TrustLevel.LOCAL, TraceMode.ON) is TraceMode.OFF
+
+
+def test_masking_reaches_every_entry_and_every_encoding() -> None:
+    raw = io.BytesIO()
+    with zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("trace.trace", '{"value":"p\\"w d"}')
+        archive.writestr("resources/abc", "password=p%22w+d&x=1")
+    masked = entries(masked_zip(raw.getvalue(), ['p"w d']))
+    assert masked == {"trace.trace": b'{"value":"***"}', "resources/abc": b"password=***&x=1"}
