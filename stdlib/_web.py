@@ -225,16 +225,21 @@ class WebClient:
     # -- requests -------------------------------------------------------------------------------
     @asynccontextmanager
     async def _polite(self, url: str) -> AsyncIterator[None]:
-        """A slot of the host, taken after its Crawl-delay since the last request started."""
+        """A slot of the host; with a Crawl-delay, one request at a time, each starting the
+        delay after the previous one ended (so the site sees at least that gap)."""
         state = self.host(url)
         async with state.slots:
-            if state.delay:
-                async with state.lock:
-                    wait = state.next_at - time.monotonic()
-                    if wait > 0:
-                        await anyio.sleep(wait)
+            if not state.delay:
+                yield
+                return
+            async with state.lock:
+                wait = state.next_at - time.monotonic()
+                if wait > 0:
+                    await anyio.sleep(wait)
+                try:
+                    yield
+                finally:
                     state.next_at = time.monotonic() + state.delay
-            yield
 
     async def get(self, url: str, max_bytes: int) -> Body:
         """One GET, no redirect followed, politely (robots.txt read first, so its Crawl-delay
