@@ -7,7 +7,9 @@
    content made Markdown by the same function (stdlib/get_page_content.py `render`). pages/s
    counts pages read with HTTP 200, over the time from the first request to the answer
    (Scrapy: engine started to spider closed; taskplate: submit to answer, the run manager up);
-2. crawl_site engine http beside engine browser on the same first 100 pages of the crawl.
+2. crawl_site engine http beside engine browser on the same first 100 pages of the crawl, at
+   the same concurrency, with Markdown of the main content (CPU work both engines share) and
+   with each page's HTML as it came.
 
 Rounds are interleaved, the order swapped each round; medians are compared, with their spread,
 and the machine's load average is printed (others share it).
@@ -26,8 +28,11 @@ import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
+
+import anyio
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -35,7 +40,8 @@ sys.path.insert(0, str(ROOT))
 CONCURRENCY = 16
 PER_HOST = 8
 MAX_PAGE_BYTES = 1_000_000
-BROWSER_PAGES = 100
+SAME = 100  # pages both engines read for the engine comparison
+SAME_CONCURRENCY = 8
 
 
 # -- the Scrapy side, in a process of its own (Twisted's reactor runs once per process) -----------
@@ -127,7 +133,14 @@ def with_scrapy(base: str) -> float:
     return float(answer["pages"] / answer["seconds"])
 
 
-async def with_taskplate(base: str, home: Path, engine: str, pages: int) -> float:
+async def with_taskplate(
+    base: str,
+    home: Path,
+    engine: str,
+    pages: int,
+    concurrency: int = CONCURRENCY,
+    raw: bool = False,
+) -> float:
     from taskplate.browser import BrowserRuntime
     from taskplate.interpreter import SHIPPED, RunManager, TemplateLibrary
     from taskplate.stdlib import REGISTRY
@@ -140,9 +153,11 @@ async def with_taskplate(base: str, home: Path, engine: str, pages: int) -> floa
         "maxPages": pages,
         "engine": engine,
         "useSitemap": False,
-        "concurrency": CONCURRENCY if engine == "http" else 5,
+        "concurrency": concurrency,
         "maxPageBytes": MAX_PAGE_BYTES,
     }
+    if raw:  # the page as it came: no main-content extraction, the CPU work both engines share
+        inputs |= {"format": "html", "onlyMainContent": False}
     async with manager.running():
         if engine == "browser":
             await runtime.browser()  # the browser is up before timing, as Scrapy's reactor is
@@ -170,47 +185,55 @@ async def main(rounds: int) -> None:
         await with_taskplate(base, home / "warm", "http", 20)  # warm-up: imports, page cache
         rows: list[dict[str, float]] = []
         for n in range(rounds):
+            at = home / str(n)
             jobs: dict[str, Callable[[], Awaitable[float]]] = {
-                "scrapy": lambda: anyio.to_thread.run_sync(with_scrapy, base),
-                "http": lambda n=n: with_taskplate(base, home / f"http{n}", "http", 5000),  # type: ignore[misc]
-                "http100": lambda n=n: with_taskplate(
-                    base, home / f"h100{n}", "http", BROWSER_PAGES
-                ),  # type: ignore[misc]
-                "browser100": lambda n=n: with_taskplate(
-                    base, home / f"b100{n}", "browser", BROWSER_PAGES
-                ),  # type: ignore[misc]
+                "scrapy": partial(anyio.to_thread.run_sync, with_scrapy, base),
+                "http": partial(with_taskplate, base, at / "a", "http", 5000),
+                "http100": partial(with_taskplate, base, at / "b", "http", SAME, SAME_CONCURRENCY),
+                "browser100": partial(
+                    with_taskplate, base, at / "c", "browser", SAME, SAME_CONCURRENCY
+                ),
+                "http100raw": partial(
+                    with_taskplate, base, at / "d", "http", SAME, SAME_CONCURRENCY, True
+                ),
+                "browser100raw": partial(
+                    with_taskplate, base, at / "e", "browser", SAME, SAME_CONCURRENCY, True
+                ),
             }
             order = list(jobs) if n % 2 == 0 else list(jobs)[::-1]
             row = {name: await jobs[name]() for name in order}
             rows.append(row)
             print(
-                f"  round {n + 1} ({', '.join(order)}): "
+                f"  round {n + 1}: "
                 + ", ".join(f"{k} {row[k]:.1f}" for k in jobs)
                 + f" pages/s; load {os.getloadavg()[0]:.1f}",
                 flush=True,
             )
     med = {k: statistics.median(r[k] for r in rows) for k in rows[0]}
-    vs_scrapy = [r["http"] / r["scrapy"] for r in rows]
-    vs_browser = [r["http100"] / r["browser100"] for r in rows]
-    print(f"500-page local site, {rounds} interleaved rounds, medians (spread min-max):")
+
+    def line(label: str, key: str) -> None:
+        print(f"  {label:<44}: {med[key]:7.1f} pages/s ({spread([r[key] for r in rows])})")
+
+    def ratio(label: str, top: str, bottom: str, target: str) -> None:
+        values = [r[top] / r[bottom] for r in rows]
+        print(
+            f"  {label:<44}: {statistics.median(values):7.2f}  (target {target}; rounds {spread(values)})"
+        )
+
+    print(f"500-page local site, {rounds} interleaved rounds (order swapped), medians (min-max):")
+    line(f"Scrapy spider, same work, concurrency {CONCURRENCY}", "scrapy")
+    line(f"crawl_site engine http, concurrency {CONCURRENCY}", "http")
+    ratio("ratio taskplate / Scrapy", "http", "scrapy", ">= 0.8")
     print(
-        f"  Scrapy spider (same work)        : {med['scrapy']:7.1f} pages/s ({spread([r['scrapy'] for r in rows])})"
+        f"  the first {SAME} pages, concurrency {SAME_CONCURRENCY} for both engines, Markdown of the main content:"
     )
-    print(
-        f"  crawl_site engine http           : {med['http']:7.1f} pages/s ({spread([r['http'] for r in rows])})"
-    )
-    print(
-        f"  ratio taskplate / Scrapy         : {statistics.median(vs_scrapy):7.2f}  (target >= 0.8; rounds {spread(vs_scrapy)})"
-    )
-    print(
-        f"  engine http, first {BROWSER_PAGES} pages     : {med['http100']:7.1f} pages/s ({spread([r['http100'] for r in rows])})"
-    )
-    print(
-        f"  engine browser, same {BROWSER_PAGES} pages   : {med['browser100']:7.1f} pages/s ({spread([r['browser100'] for r in rows])})"
-    )
-    print(
-        f"  ratio http / browser             : {statistics.median(vs_browser):7.2f}  (target >= 10; rounds {spread(vs_browser)})"
-    )
+    line("engine http", "http100")
+    line("engine browser", "browser100")
+    ratio("ratio http / browser", "http100", "browser100", ">= 10")
+    print("  the same, each page's HTML as it came (no main-content extraction):")
+    line("engine http", "http100raw")
+    line("engine browser", "browser100raw")
+    ratio("ratio http / browser", "http100raw", "browser100raw", ">= 10")
     print(f"load average after: {os.getloadavg()}")
 
 
@@ -218,6 +241,4 @@ if __name__ == "__main__":
     if len(sys.argv) >= 3 and sys.argv[1] == "--scrapy":
         scrapy_crawl(sys.argv[2])
     else:
-        import anyio
-
         anyio.run(main, int(sys.argv[1]) if len(sys.argv) > 1 else 3)

@@ -26,6 +26,7 @@ DEFAULT_USER_AGENT = (
     "taskplate/0.1 (automated reader; set TASKPLATE_USER_AGENT to name the operator)"
 )
 ROBOTS_MAX_BYTES = 500_000  # what Google reads of a robots.txt
+ROBOTS_MAX_REDIRECTS = 5  # followed on the same host only (http to https, a trailing path)
 SITEMAP_MAX_BYTES = 10_000_000
 SITEMAP_MAX_FILES = 20
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
@@ -166,13 +167,20 @@ class WebClient:
     async def _read_robots(self, url: str) -> Any:
         from protego import Protego
 
-        try:
-            body = await self._request(
-                urljoin(origin(url), "/robots.txt"), ROBOTS_MAX_BYTES, polite=False
-            )
-        except TaskplateError:
-            return None  # unreachable: as if there were none (what crawlers do)
-        if body.status >= 400 or body.status < 200:
+        target = urljoin(origin(url), "/robots.txt")
+        host = urlsplit(url).hostname
+        for _hop in range(ROBOTS_MAX_REDIRECTS + 1):
+            try:
+                body = await self._request(target, ROBOTS_MAX_BYTES, polite=False)
+            except TaskplateError:
+                return None  # unreachable: as if there were none (what crawlers do)
+            location = body.headers.get("location")
+            if body.status not in (301, 302, 303, 307, 308) or not location:
+                break
+            target = urljoin(target, location.strip())
+            if urlsplit(target).hostname != host:  # only where the policy already let us go
+                return None
+        if body.status >= 300 or body.status < 200:
             return None
         text, _ = decode(body.data, body.content_type)
         return Protego.parse(text)
