@@ -253,3 +253,24 @@ async def test_bad_crawl_inputs_are_refused_before_anything_runs(
         await runs.submit("crawl_site", inputs)
     assert caught.value.code == "INVALID_PARAMETER" and wrong in caught.value.message
     assert not runs.live and runs.sessions.open_tabs == 0 and not crawl.hits
+
+
+async def test_a_canceled_crawl_stops_and_leaves_nothing_open(
+    runs: RunManager, crawl: CrawlSite
+) -> None:
+    crawl.reset()
+    run_id = await runs.submit(
+        "crawl_site",
+        {"startUrl": crawl.url("/"), "maxDepth": 20, "maxPages": 5000, "engine": "auto"},
+    )
+    with anyio.fail_after(120):
+        while sum(crawl.hits.values()) < 30:
+            await anyio.sleep(0.05)
+    runs.cancel(run_id)
+    with anyio.fail_after(120):
+        answer = await runs.wait(run_id)
+    assert answer["status"] == "canceled"
+    read = sum(crawl.hits.values())
+    await anyio.sleep(0.5)
+    assert sum(crawl.hits.values()) == read  # nothing reads on after the answer
+    assert runs.sessions.open_tabs == 0 and not runs.live
