@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	  echo "Install one (apt-get install python3, or pyenv) or name it: make test PYTHON=/path/to/python3.12"; exit 2; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[test]'
+	$(BIN)/pip install -q -e '.[test,bench]'
 	touch $(STAMP)
 
 # Chromium comes from Debian's package; Playwright drives it through executable_path. Where there

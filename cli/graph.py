@@ -41,6 +41,10 @@ def _step_line(step: Step) -> str:
         extras = [f"concurrency {show(step.concurrency)}"] if step.concurrency else []
         if step.tab is not None:
             extras.append(f"tab {show(step.tab)}")
+        if step.enqueue is not None:
+            extras.append(f"grows by enqueue up to maxItems {show(step.max_items)}")
+        if step.unique_by is not None:
+            extras.append(f"once by {show(step.unique_by)}")
     elif step.is_group:
         text, extras = f"{name}group of {len(step.steps)} steps", []
     else:

@@ -75,8 +75,19 @@ _RUN_TYPE = object_of(
 )
 _ITEM_ERROR = object_of({"code": STRING, "message": STRING})
 _SUMMARY = object_of({k: NUMBER for k in ("total", "succeeded", "failed", "skipped")})
-_FOREACH_ONLY = ("as", "concurrency", "steps", "collect")
-_NOT_IN_GROUPS = ("with", "as", "concurrency", "collect", "retry", "timeoutMs", "onError", "tab")
+_GROWING = ("enqueue", "uniqueBy", "maxItems")
+_FOREACH_ONLY = ("as", "concurrency", "steps", "collect", *_GROWING)
+_NOT_IN_GROUPS = (
+    "with",
+    "as",
+    "concurrency",
+    "collect",
+    *_GROWING,
+    "retry",
+    "timeoutMs",
+    "onError",
+    "tab",
+)
 
 
 @dataclass
@@ -570,19 +581,70 @@ class _Checker:
         names = dict(place.names)
         names[step.var] = items_type.items or ANY if items_type.kind == "array" else ANY
         names["index"] = NUMBER
+        names["depth"] = NUMBER
         inner = _Place(names, set(place.visible), (*place.loops, step.pointer))
         self.walk(step.steps, inner, step.pointer, step.id)
+        children = {i for s in step.steps for i in _exposed(s)}
+        after = _Place(names, inner.visible | children, inner.loops)
         collect_type = ANY
         if step.collect is not None:
-            children = {i for s in step.steps for i in _exposed(s)}
-            collect_type = self.check_value(
-                step.collect, _Place(names, inner.visible | children, inner.loops), step
-            )
+            collect_type = self.check_value(step.collect, after, step)
+        self.check_growing(step, names[step.var], inner, after)
         props = dict(collect_type.props) if collect_type.kind == "object" else {}
         props.update({"success": BOOLEAN, "error": _ITEM_ERROR})
         closed = step.collect is None or isinstance(step.collect, MapValue)
         item = object_of(props, closed)
-        return object_of({"items": array_of(item), "summary": _SUMMARY})
+        summary = _SUMMARY
+        if step.enqueue is not None:  # a growing loop also counts the items its bound dropped
+            summary = object_of({**_SUMMARY.props, "dropped": NUMBER})
+        return object_of({"items": array_of(item), "summary": summary})
+
+    def check_growing(self, step: Step, item_type: Type, before: _Place, after: _Place) -> None:
+        """A growing forEach: what it enqueues has its items' type, and it has a bound."""
+        if step.enqueue is None:
+            for key, value in (("uniqueBy", step.unique_by), ("maxItems", step.max_items)):
+                if value is not None:
+                    self.add(
+                        "enqueue",
+                        f'"{key}" only applies to a forEach that grows (with enqueue)',
+                        f"{step.pointer}/{key}",
+                        key=True,
+                    )
+            return
+        added = self.check_value(step.enqueue, after, step)
+        if added.kind not in ("array", "any", "null"):
+            self.add(
+                "enqueue-type",
+                f"enqueue needs a list of items, got {added.describe()}",
+                f"{step.pointer}/enqueue",
+            )
+        elif added.kind == "array" and not _same_shape(added.items or ANY, item_type):
+            self.add(
+                "enqueue-type",
+                f"enqueue adds {(added.items or ANY).describe()} items to a forEach of "
+                f"{item_type.describe()} items; enqueue items of the same type",
+                f"{step.pointer}/enqueue",
+            )
+        if step.unique_by is not None:
+            self.check_value(step.unique_by, before, step)
+        if step.max_items is None:
+            self.add(
+                "enqueue-bound",
+                f"forEach {step.label} grows (enqueue) but has no maxItems; give it a bound, "
+                "such as maxItems: ${{ inputs.maxPages }}",
+                f"{step.pointer}/enqueue",
+                key=True,
+            )
+            return
+        self.check_number(step.max_items, after, step, f"{step.pointer}/maxItems", "maxItems")
+        most = step.max_items.value if isinstance(step.max_items, Const) else None
+        limit = self.template.limits.max_items
+        if isinstance(most, int) and limit and most > limit:
+            self.add(
+                "limits",
+                f"maxItems {most} is above limits.maxItems ({limit})",
+                f"{step.pointer}/maxItems",
+            )
 
     def check_loop_limits(self, step: Step) -> None:
         limits = self.template.limits
@@ -750,6 +812,22 @@ def _exposed(step: Step) -> set[str]:
     if step.is_group:
         return own | {i for s in step.steps for i in _exposed(s)}
     return own
+
+
+def _same_shape(added: Type, items: Type) -> bool:
+    """Whether enqueued items can be items of the loop: same kind, arrays and objects alike."""
+    if "any" in (added.kind, items.kind) or "null" in (added.kind, items.kind):
+        return True
+    if added.kind != items.kind:
+        return False
+    if added.kind == "array":
+        return _same_shape(added.items or ANY, items.items or ANY)
+    if added.kind == "object":
+        shared = set(added.props) & set(items.props)
+        if items.closed and set(added.props) - set(items.props):
+            return False
+        return all(_same_shape(added.props[k], items.props[k]) for k in shared)
+    return True
 
 
 def _ancestors(step: Step, ids: dict[str, Step]) -> set[str]:

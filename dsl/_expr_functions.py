@@ -5,12 +5,13 @@ Every function checks its argument types and raises ExpressionError with a clear
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from ._dates import DateError, format_date, now_iso, parse_date
 from ._numbers import NumberFormatError, parse_number
@@ -343,6 +344,47 @@ def _format_date(iso: Any, pattern: Any) -> str | None:
         raise FunctionError(f"formatDate() {exc}") from None
 
 
+def url_normalize(url: str) -> str:
+    """The URL as a crawl key: scheme and host lower-cased, a default port, the fragment and an
+    empty path dropped; the query kept as written (its order can matter to a site)."""
+    try:
+        parts = urlsplit(url.strip())
+        host = (parts.hostname or "").lower().rstrip(".")
+        port = parts.port
+    except ValueError:
+        return url
+    scheme = parts.scheme.lower()
+    netloc = f"[{host}]" if ":" in host else host
+    if port is not None and (scheme, port) not in (("http", 80), ("https", 443)):
+        netloc += f":{port}"
+    if parts.username:
+        netloc = f"{parts.username}@{netloc}"
+    return urlunsplit((scheme, netloc, parts.path or "/", parts.query, ""))
+
+
+def _url_normalize(url: Any) -> str:
+    _want("urlNormalize", 1, url, "string")
+    return url_normalize(url)
+
+
+def _glob_match(text: Any, patterns: Any) -> bool:
+    _want("globMatch", 1, text, "string")
+    _want("globMatch", 2, patterns, "string", "array")
+    for pattern in [patterns] if isinstance(patterns, str) else patterns:
+        _want("globMatch", 2, pattern, "string")
+        if fnmatch.fnmatchcase(text, pattern):
+            return True
+    return False
+
+
+def _slice(items: Any, start: Any, end: Any = None) -> Any:
+    _want("slice", 1, items, "array", "string")
+    _want("slice", 2, start, "number")
+    if end is not None:
+        _want("slice", 3, end, "number")
+    return items[int(start) : None if end is None else int(end)]
+
+
 def _macro(*_args: Any) -> Any:
     raise FunctionError("list operations are evaluated by the evaluator")  # never reached
 
@@ -405,6 +447,16 @@ FUNCTIONS: Mapping[str, Function] = {
         Function("values", _values, 1, 1, "array", "The values of a map."),
         Function("pluck", _pluck, 2, 2, "array", "One field from every map of a list."),
         Function("unique", _unique, 1, 1, "array", "A list without repeated items, first kept."),
+        Function(
+            "slice",
+            _slice,
+            2,
+            3,
+            "arg0",
+            "Part of a list or text, from `start` up to (not including) `end`; negative counts "
+            "from the end (`slice(urls, 0, 10)`: the first ten).",
+            "slice(list, start, end?)",
+        ),
         Function("flatten", _flatten, 1, 1, "array", "A list of lists made one list (one level)."),
         Function(
             "min",
@@ -425,6 +477,25 @@ FUNCTIONS: Mapping[str, Function] = {
         Function("round", _round, 1, 2, "number", "A number rounded to some digits (default 0)."),
         Function("urlHost", _url_host, 1, 1, "string", "The host name of a URL."),
         Function("urlJoin", _url_join, 2, 2, "string", "A URL resolved against a base URL."),
+        Function(
+            "urlNormalize",
+            _url_normalize,
+            1,
+            1,
+            "string",
+            "A URL as a crawl key: scheme and host lower-case, no default port, no fragment, "
+            "`/` for an empty path (`urlNormalize('HTTP://A.test:80/x#top')` → `http://a.test/x`).",
+        ),
+        Function(
+            "globMatch",
+            _glob_match,
+            2,
+            2,
+            "boolean",
+            "Whether the text matches a glob pattern, or one of a list of them (`*` any text, "
+            "`?` one character, `[ab]` a set): `globMatch(url, '*/docs/*')`.",
+            "globMatch(text, pattern | patterns)",
+        ),
         Function(
             "format",
             _format,

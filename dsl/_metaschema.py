@@ -67,6 +67,20 @@ STEP: dict[str, Any] = {
             "description": "A loop's steps for each item, or a group's steps.",
         },
         "collect": {"description": "What each item contributes to the loop's `items`."},
+        "enqueue": {
+            "anyOf": [{"type": "array"}, _EXPR],
+            "x-hint": "a list or an expression yielding one",
+            "description": "Items a finished item adds to its forEach (a growing loop, such as "
+            "a crawl): new items run at `depth` + 1, each once by `uniqueBy`, up to `maxItems`.",
+        },
+        "uniqueBy": {
+            "description": "A growing loop's dedup key of an item (the item itself when absent), "
+            "such as ${{ urlNormalize(url) }}."
+        },
+        "maxItems": _int_or_expr(1)
+        | {
+            "description": "The most items a growing loop runs; further enqueued items are dropped."
+        },
         "when": {
             "anyOf": [{"type": "boolean"}, _EXPR],
             "x-hint": "true, false or an expression",

@@ -31,6 +31,9 @@ class Step:
     concurrency: Value | None = None
     steps: list[Step] = field(default_factory=list)
     collect: Value | None = None
+    enqueue: Value | None = None  # a growing forEach: items each finished item adds
+    unique_by: Value | None = None
+    max_items: Value | None = None
     when: Value | None = None
     needs: list[str] = field(default_factory=list)
     retry: Retry = field(default_factory=Retry)
@@ -142,6 +145,9 @@ class _Builder:
         raw_steps = _get(data, "steps", list, [])
         step.steps = [self.step(s, f"{pointer}/steps/{i}") for i, s in enumerate(raw_steps)]
         step.collect = self.optional(data, "collect", pointer)
+        step.enqueue = self.optional(data, "enqueue", pointer)
+        step.unique_by = self.optional(data, "uniqueBy", pointer)
+        step.max_items = self.optional(data, "maxItems", pointer)
         step.when = self.optional(data, "when", pointer)
         needs = data.get("needs")
         needs_list = [needs] if isinstance(needs, str) else needs if isinstance(needs, list) else []

@@ -9,15 +9,16 @@ from __future__ import annotations
 import itertools
 import json
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from contextlib import nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from taskplate.browser import MAX_TABS_PER_SESSION, Session
+from taskplate.browser import MAX_TABS_PER_SESSION, Session, UrlPolicy
 from taskplate.dsl import (
     ErrorCode,
     ExpressionError,
@@ -34,12 +35,28 @@ from taskplate.stdlib import REGISTRY, ActionContext, run_action
 
 from ._recording import marked, typed_secret
 
+if TYPE_CHECKING:
+    from taskplate.stdlib._web import WebClient, WebConfig
+
 PREVIEW_CHARS = 200
 # A recycled tab serves this many items, then is closed and replaced: what a renderer keeps
 # from page to page (history entries, caches, leaks of the pages themselves) cannot add up.
 TAB_RETIRES_AFTER = 100
 # Steps executed so far by the current forEach item (each item task sets its own counter).
 _ITEM_STEPS: ContextVar[list[int] | None] = ContextVar("taskplate_item_steps", default=None)
+
+
+@dataclass
+class _ItemTab:
+    """A `tab: new` item's tab, opened when its first browser step needs it: an item read over
+    plain HTTP (`fetch`) opens no tab, and a run that never needs one never starts Chromium."""
+
+    spare: list[str]
+    id: str | None = None
+    lock: anyio.Lock = field(default_factory=anyio.Lock)
+
+
+_ITEM_TAB: ContextVar[_ItemTab | None] = ContextVar("taskplate_item_tab", default=None)
 
 
 class StepFailed(Exception):
@@ -124,11 +141,28 @@ class Execution:
     on_failure: Callable[[Any, Session | None, str | None, str], Awaitable[str | None]] | None = (
         None
     )
+    policy: UrlPolicy | None = None  # the run's URL policy, for actions that need no browser
+    web_config: WebConfig | None = None
     cancel_requested: bool = False
     progress: Progress = field(default_factory=Progress)
     loop_items: list[bool] = field(default_factory=list)  # success of every tolerant-loop item
     _seq: itertools.count[int] = field(default_factory=itertools.count)
     _session: Session | None = None
+    _web: WebClient | None = None
+
+    def web(self) -> WebClient:
+        """The run's HTTP client (robots.txt, per-host limits), made on first use."""
+        if self._web is None:
+            from taskplate.stdlib._web import WebClient
+
+            self._web = WebClient(self.web_config)
+        return self._web
+
+    async def aclose(self) -> None:
+        """Closes what the execution opened itself (its HTTP client; tabs close per item)."""
+        if self._web is not None:
+            web, self._web = self._web, None
+            await web.aclose()
 
     async def session(self) -> Session:
         if self._session is None:
@@ -227,6 +261,11 @@ class Execution:
         self, step: Step, scope: dict[str, Any], tab_id: str | None, item: int | None
     ) -> tuple[str | None, bool]:
         """The tab the step runs in, and whether the step opened it (and so closes it)."""
+        if step.tab is None and tab_id is None and (lazy := _ITEM_TAB.get()) is not None:
+            async with lazy.lock:
+                if lazy.id is None:
+                    lazy.id = await self._item_tab(lazy.spare)
+            return lazy.id, False
         if step.tab is None or step.tab == Const("main"):
             return (tab_id if step.tab is None else None), False
         if step.tab == Const("new"):
@@ -271,6 +310,8 @@ class Execution:
                 trust=self.trust,
                 artifacts=self.artifacts,
                 profiles=self.profiles,
+                web=self.web(),
+                url_policy=self.policy,
             )
             retry_on = step.retry.on if step.retry.on is not None else spec.retryable
             try:
@@ -418,7 +459,8 @@ class Execution:
                 item,
             )
         limits = self.template.limits
-        if limits.max_items is not None and len(items) > limits.max_items:
+        growing = step.enqueue is not None
+        if not growing and limits.max_items is not None and len(items) > limits.max_items:
             raise StepFailed(
                 step,
                 TaskplateError(
@@ -428,50 +470,91 @@ class Execution:
                 ),
                 item,
             )
+        bound = self._bound(step, scope, item) if growing else len(items)
         wanted = (
             self._render(step, step.concurrency, scope, item) if step.concurrency is not None else 1
         )
         window = max(1, min(int(wanted or 1), limits.max_concurrency or MAX_TABS_PER_SESSION))
         new_tabs = step.tab == Const("new")
-        if new_tabs:
-            session = await self.session()
-            window = max(1, min(window, MAX_TABS_PER_SESSION - len(session.tabs)))
+        if new_tabs:  # item tabs open lazily; the main tab and the tabs open now stay within caps
+            open_now = len(self._session.tabs) if self._session is not None else 1
+            window = max(1, min(window, MAX_TABS_PER_SESSION - open_now))
         tolerant = self.template.partial_success.allowed or step.on_error == "continue"
         self.progress.has_loop = True
-        self.progress.items_total += len(items)
-        self.progress.total_steps += len(items) * sum(s.action_count for s in step.steps)
         self.on_progress(self.progress)
 
-        results: list[dict[str, Any] | None] = [None] * len(items)
+        results: list[dict[str, Any] | None] = []
+        queue: deque[tuple[int, Any, int]] = deque()  # (index, item, depth), FIFO: breadth first
+        seen: set[str] = set()
+        dropped = [0]
+        per_item = _per_item(step)
+
+        def admit(values: list[Any], depth: int) -> None:
+            """Items join the loop: each once by its key, until the bound (the rest dropped)."""
+            for value in values:
+                if growing:
+                    key = self._key(step, scope, value)
+                    if key in seen:
+                        continue
+                    if len(results) >= bound:
+                        dropped[0] += 1
+                        continue
+                    seen.add(key)
+                queue.append((len(results), value, depth))
+                results.append(None)
+                self.progress.items_total += 1
+                self.progress.total_steps += per_item
+            self.on_progress(self.progress)
+
+        admit(items, 0)
         spare_tabs: list[str] = []  # tabs of finished items, reset and ready for the next
         loop_result: dict[str, Any] = {"items": [], "summary": {}}
         if step.id:
             scope["steps"][step.id] = loop_result
         slots = anyio.Semaphore(window)
+        in_flight = [0]
+        finished = [anyio.Event()]  # set whenever an item finishes (and may have grown the queue)
 
-        async def one(index: int, value: Any) -> None:
+        async def one(index: int, value: Any, depth: int) -> None:
             try:
                 results[index] = await self.run_item(
-                    step, scope, value, index, tab_id, spare_tabs if new_tabs else None, tolerant
+                    step,
+                    scope,
+                    value,
+                    index,
+                    tab_id,
+                    spare_tabs if new_tabs else None,
+                    tolerant,
+                    depth=depth,
+                    grow=(lambda added: admit(added, depth + 1)) if growing else None,
                 )
             finally:
+                in_flight[0] -= 1
                 slots.release()
+                finished[0].set()
 
         try:
             try:
                 async with anyio.create_task_group() as tg:
-                    for index, value in enumerate(items):
+                    while True:
                         await slots.acquire()  # a finished item frees its slot at once
-                        if self.cancel_requested:
+                        while not queue and in_flight[0] and not self.cancel_requested:
+                            finished[0] = anyio.Event()
+                            await finished[0].wait()
+                        if self.cancel_requested or not queue:
                             slots.release()
                             break
-                        tg.start_soon(one, index, value)
+                        index, value, depth = queue.popleft()
+                        in_flight[0] += 1
+                        tg.start_soon(one, index, value, depth)
             except* StepFailed as group:
                 raise group.exceptions[0] from None
             except* Canceled:
                 raise Canceled() from None
         finally:
             self._fill(loop_result, results)
+            if growing:
+                loop_result["summary"]["dropped"] = dropped[0]
             if spare_tabs and self._session is not None:
                 with anyio.CancelScope(shield=True):
                     for spare in spare_tabs:
@@ -480,6 +563,32 @@ class Execution:
         if self.cancel_requested:
             raise Canceled()
         return loop_result
+
+    def _bound(self, step: Step, scope: dict[str, Any], item: int | None) -> int:
+        """A growing loop's maxItems, within the template's limits.maxItems."""
+        most = self._render(step, step.max_items, scope, item) if step.max_items else None
+        if isinstance(most, bool) or not isinstance(most, int | float) or most < 1:
+            raise StepFailed(
+                step,
+                TaskplateError(
+                    ErrorCode.INVALID_PARAMETER,
+                    f"maxItems of step {step.label} must be a whole number of at least 1, got {most!r}",
+                    "Give the growing forEach a bound (maxItems).",
+                ),
+                item,
+            )
+        limit = self.template.limits.max_items
+        return min(int(most), limit) if limit is not None else int(most)
+
+    def _key(self, step: Step, scope: dict[str, Any], value: Any) -> str:
+        """An item's dedup key: `uniqueBy` with the item named, else the item itself."""
+        key = value
+        if step.unique_by is not None:
+            try:
+                key = render(step.unique_by, {**scope, step.var: value})
+            except ExpressionError:
+                key = value
+        return key if isinstance(key, str) else json.dumps(key, sort_keys=True, default=str)
 
     @staticmethod
     def _fill(loop_result: dict[str, Any], results: list[dict[str, Any] | None]) -> None:
@@ -532,13 +641,25 @@ class Execution:
         tab_id: str | None,
         spare_tabs: list[str] | None,
         tolerant: bool,
+        *,
+        depth: int = 0,
+        grow: Callable[[list[Any]], None] | None = None,
     ) -> dict[str, Any] | None:
-        scope = {**outer, "steps": dict(outer["steps"]), step.var: value, "index": index}
+        scope = {
+            **outer,
+            "steps": dict(outer["steps"]),
+            step.var: value,
+            "index": index,
+            "depth": depth,
+        }
         executed = [0]
         _ITEM_STEPS.set(executed)
-        item_tab = await self._item_tab(spare_tabs) if spare_tabs is not None else tab_id
+        lazy = _ItemTab(spare_tabs) if spare_tabs is not None else None
+        if lazy is not None:
+            _ITEM_TAB.set(lazy)
         try:
-            await self.run_block(step.steps, scope, item_tab, index)
+            await self.run_block(step.steps, scope, None if lazy else tab_id, index)
+            added = self._enqueued(step, scope, index) if grow is not None else []
             outcome: dict[str, Any] = {"success": True}
         except StepFailed as failure:
             self._done(max(0, _per_item(step) - executed[0]))  # the steps it never ran
@@ -554,11 +675,31 @@ class Execution:
             self._done(max(0, _per_item(step) - executed[0]))
             return None
         finally:
-            if spare_tabs is not None and item_tab is not None:
+            if lazy is not None and lazy.id is not None:
                 with anyio.CancelScope(shield=True):
-                    await self._recycle(item_tab, spare_tabs)
+                    await self._recycle(lazy.id, lazy.spare)
+        if grow is not None:
+            grow(added)
         self._count_item(True, tolerant)
         return self._collect(step, scope, outcome)
+
+    def _enqueued(self, step: Step, scope: dict[str, Any], index: int) -> list[Any]:
+        """What a finished item adds to its growing loop; a wrong value fails the item."""
+        assert step.enqueue is not None
+        added = self._render(step, step.enqueue, scope, index)
+        if added is None:
+            return []
+        if not isinstance(added, list):
+            raise StepFailed(
+                step,
+                TaskplateError(
+                    ErrorCode.INVALID_PARAMETER,
+                    f"enqueue of step {step.label} needs a list, got {type(added).__name__}",
+                    "Enqueue a list of items (an empty list adds none).",
+                ),
+                index,
+            )
+        return added
 
     def _count_item(self, ok: bool, tolerant: bool) -> None:
         self.progress.items_done += 1

@@ -16,12 +16,19 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import jsonschema
 
-from taskplate.browser import BrowserRuntime, ProfileStore, Session, Sessions, UrlPolicy
+from taskplate.browser import (
+    BrowserRuntime,
+    ProfileStore,
+    Session,
+    Sessions,
+    UrlPolicy,
+    system_resolver,
+)
 from taskplate.dsl import (
     ErrorCode,
     RunStatus,
@@ -40,6 +47,10 @@ from ._executor import Canceled, Execution, Progress, StepFailed, StepRecord
 from ._library import TemplateLibrary
 from ._store import RunRow, RunStore
 from ._tracing import RunTrace, TraceMode, failure_screenshot, trace_mode
+
+if TYPE_CHECKING:
+    from taskplate.browser._policy import Resolver
+    from taskplate.stdlib._web import WebConfig
 
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 HEARTBEAT_S = 1.0
@@ -151,6 +162,8 @@ class RunManager:
         allow_hosts: tuple[str, ...] = (),
         deny_hosts: tuple[str, ...] = (),
         profiles: Any = None,
+        web: WebConfig | None = None,
+        resolver: Resolver | None = None,
     ) -> None:
         self.home = home
         self.library = library
@@ -170,6 +183,8 @@ class RunManager:
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.allow_hosts, self.deny_hosts = allow_hosts, deny_hosts
         self.trace_default: TraceMode | None = None  # None: on-failure local, off remote
+        self.web = web  # plain HTTP (fetch): User-Agent, per-host limit, robots.txt
+        self.resolver = resolver or system_resolver  # tests map names as Chromium's rules do
         self.live: dict[str, _Live] = {}
         self.slots = anyio.CapacityLimiter(self.limits.max_concurrent_runs)
         self._tg: anyio.abc.TaskGroup | None = None
@@ -330,9 +345,12 @@ class RunManager:
         return self.describe(run_id)
 
     # -- one run ------------------------------------------------------------------------------
+    def url_policy(self, trust: TrustLevel) -> UrlPolicy:
+        return UrlPolicy(trust, self.allow_hosts, self.deny_hosts, self.resolver)
+
     async def open_session(self, trust: TrustLevel, profile_id: str) -> Session:
         """A new session under the caller's URL policy, seeded from the profile's snapshot."""
-        policy = UrlPolicy(trust, self.allow_hosts, self.deny_hosts)
+        policy = self.url_policy(trust)
         snapshot = self.profiles.read(profile_id)
         session = await self.sessions.create(policy=policy, seed=snapshot.state)
         session.profile_id, session.profile_version = snapshot.profile_id, snapshot.version
@@ -417,6 +435,8 @@ class RunManager:
             secrets=secret_values,
             profiles=self.profiles,
             on_failure=failure_screenshot,
+            policy=given.policy if given is not None else self.url_policy(trust),
+            web_config=self.web,
         )
         try:
             async with self.slots:
@@ -444,6 +464,7 @@ class RunManager:
             )
         finally:
             with anyio.CancelScope(shield=True):
+                await execution.aclose()
                 if own:
                     await self.profiles.settle(own[0])
                 if own and not template.keep_session:

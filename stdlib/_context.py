@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from playwright.async_api import Page
 
     from taskplate.browser import Session, Tab
+    from taskplate.stdlib._web import WebClient
 
 
 class ArtifactSink(Protocol):
@@ -44,10 +45,14 @@ class ActionContext:
     artifacts: ArtifactSink = field(default_factory=MemoryArtifacts)
     profiles: ProfilePublisher | None = None
     warnings: list[str] = field(default_factory=list)
+    web: WebClient | None = None  # the run's HTTP client (None: an action call opens its own)
+    url_policy: UrlPolicy | None = None  # the run's policy when no browser session is open yet
 
     @property
     def policy(self) -> UrlPolicy:
-        return self.session.policy if self.session is not None else UrlPolicy(self.trust)
+        if self.session is not None:
+            return self.session.policy
+        return self.url_policy if self.url_policy is not None else UrlPolicy(self.trust)
 
     def need_session(self) -> Session:
         if self.session is None:

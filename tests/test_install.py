@@ -15,7 +15,13 @@ import pytest
 from tests.fixtures.server import FixtureServer
 
 ROOT = Path(__file__).parents[1]
-SHIPPED = ("batch_extract_pages", "login_keep_session", "multi_tab_compare")
+SHIPPED = (
+    "batch_extract_pages",
+    "crawl_site",
+    "login_keep_session",
+    "map_site",
+    "multi_tab_compare",
+)
 
 
 @pytest.fixture(scope="module")

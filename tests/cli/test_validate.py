@@ -25,7 +25,7 @@ def test_shipped_templates_exit_0() -> None:
     code, out, err = run(str(ROOT / "templates"))
     assert code == 0, out
     assert out == ""
-    assert "3 templates checked: 0 errors, 0 warnings" in err
+    assert "5 templates checked: 0 errors, 0 warnings" in err
 
 
 def test_text_output_points_at_the_span(tmp_path: Path) -> None:
@@ -111,7 +111,10 @@ def test_the_installed_command_runs_without_a_traceback(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
 
 
-@pytest.mark.parametrize("name", ["batch_extract_pages", "login_keep_session", "multi_tab_compare"])
+@pytest.mark.parametrize(
+    "name",
+    ["batch_extract_pages", "crawl_site", "login_keep_session", "map_site", "multi_tab_compare"],
+)
 def test_graph_prints_the_step_tree(name: str) -> None:
     result = CliRunner().invoke(cli, ["graph", str(ROOT / "templates" / f"{name}.yaml")])
     assert result.exit_code == 0

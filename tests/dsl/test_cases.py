@@ -28,6 +28,9 @@ RULES = {
     "trust",
     "limits",
     "partial-success",
+    "enqueue",
+    "enqueue-type",
+    "enqueue-bound",
     "unused-input",
     "unused-step",
 }

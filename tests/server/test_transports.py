@@ -39,6 +39,8 @@ def inputs_for(site: FixtureServer) -> dict[str, dict[str, Any]]:
             "urls": [site.url("/article.html"), site.url("/recipe.html")],
             "fields": {"title": "h1"},
         },
+        "crawl_site": {"startUrl": site.url("/article.html"), "maxDepth": 0, "engine": "http"},
+        "map_site": {"url": site.url("/article.html"), "maxPages": 1},
     }
 
 
@@ -59,7 +61,13 @@ async def read_artifact(client: Client, artifact_id: str, home: Path, run_id: st
 async def chain(client: Client, site: FixtureServer, home: Path) -> None:
     listed = await call(client, "list_task_templates")
     ids = {t["templateId"] for t in listed["templates"]}
-    assert {"batch_extract_pages", "login_keep_session", "multi_tab_compare"} <= ids
+    assert {
+        "batch_extract_pages",
+        "crawl_site",
+        "login_keep_session",
+        "map_site",
+        "multi_tab_compare",
+    } <= ids
     for template_id, inputs in inputs_for(site).items():
         sync = await call(
             client,

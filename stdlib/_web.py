@@ -1,0 +1,307 @@
+"""Plain HTTP for actions that need no browser: one client per run, polite by default (robots.txt,
+Crawl-delay, a per-host concurrency limit, a User-Agent operators set), sitemaps read.
+
+Knows no templates; the URL policy is the caller's (checked at every redirect hop by `fetch`).
+"""
+
+from __future__ import annotations
+
+import codecs
+import gzip
+import os
+import re
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import anyio
+import httpx
+
+from taskplate.dsl import ErrorCode, TaskplateError
+
+DEFAULT_USER_AGENT = (
+    "taskplate/0.1 (automated reader; set TASKPLATE_USER_AGENT to name the operator)"
+)
+ROBOTS_MAX_BYTES = 500_000  # what Google reads of a robots.txt
+ROBOTS_MAX_REDIRECTS = 5  # followed on the same host only (http to https, a trailing path)
+SITEMAP_MAX_BYTES = 10_000_000
+SITEMAP_MAX_FILES = 20
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+_LOC = re.compile(rb"<loc>\s*([^<\s]+)\s*</loc>", re.I)
+_SITEMAP_INDEX = re.compile(rb"<sitemapindex[\s>]", re.I)
+
+
+@dataclass(frozen=True)
+class WebConfig:
+    """What operators set for plain HTTP: who we say we are, how hard we may press one host."""
+
+    user_agent: str = field(
+        default_factory=lambda: os.environ.get("TASKPLATE_USER_AGENT") or DEFAULT_USER_AGENT
+    )
+    host_concurrency: int = 8  # requests in flight to one host at most (Scrapy's default too)
+    obey_robots: bool = True
+    max_crawl_delay_s: float = 30.0  # a robots.txt asking for more is read as this
+    transport: httpx.AsyncBaseTransport | None = None  # tests map hosts to the fixture site
+
+
+@dataclass
+class _Host:
+    """One host's politeness state: its robots rules, its slots and when it may be asked again."""
+
+    slots: anyio.CapacityLimiter
+    robots: Any = None  # protego.Protego, or None when there is no robots.txt
+    robots_read: anyio.Event | None = None
+    next_at: float = 0.0
+    delay: float = 0.0
+    lock: anyio.Lock = field(default_factory=anyio.Lock)
+
+
+@dataclass
+class Body:
+    """An HTTP answer read within the size limit."""
+
+    url: str
+    status: int
+    content_type: str
+    data: bytes
+    headers: httpx.Headers
+
+
+def origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme.lower()}://{parts.netloc.lower()}"
+
+
+def decode(data: bytes, content_type: str) -> tuple[str, str]:
+    """The text of an HTML answer and its charset: the header's, a BOM, the page's <meta>, UTF-8
+    when it decodes, else windows-1252 (what browsers assume for unlabelled Western pages)."""
+    candidates: list[str] = []
+    header = re.search(r"charset\s*=\s*\"?([A-Za-z0-9_.:-]+)", content_type, re.I)
+    if header:
+        candidates.append(header.group(1))
+    for bom, name in (
+        (codecs.BOM_UTF8, "utf-8-sig"),
+        (codecs.BOM_UTF16_LE, "utf-16"),
+        (codecs.BOM_UTF16_BE, "utf-16"),
+    ):
+        if data.startswith(bom):
+            candidates.insert(0, name)
+    meta = _META_CHARSET.search(data[:4096])
+    if meta:
+        candidates.append(meta.group(1).decode("ascii", "ignore"))
+    for name in candidates:
+        try:
+            codec = codecs.lookup(name).name
+        except LookupError:
+            continue
+        codec = "cp1252" if codec in ("latin-1", "iso8859-1") else codec  # as browsers do
+        try:
+            return data.decode(codec), codec
+        except UnicodeDecodeError:
+            break
+    try:
+        return data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        return data.decode("cp1252", errors="replace"), "cp1252"
+
+
+class WebClient:
+    """One run's HTTP client: pooled connections, robots.txt per host, per-host slots and delays.
+
+    Owned by whoever opened it (`async with WebClient(...)`); every request goes through `get`."""
+
+    def __init__(self, config: WebConfig | None = None) -> None:
+        self.config = config or WebConfig()
+        self._client: httpx.AsyncClient | None = None
+        self._hosts: dict[str, _Host] = {}
+
+    async def __aenter__(self) -> WebClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            client, self._client = self._client, None
+            with anyio.CancelScope(shield=True):
+                await client.aclose()
+
+    @property
+    def client(self) -> httpx.AsyncClient:
+        if self._client is None:
+            self._client = httpx.AsyncClient(
+                follow_redirects=False,
+                headers={"User-Agent": self.config.user_agent, "Accept-Encoding": "gzip, deflate"},
+                limits=httpx.Limits(max_connections=100, max_keepalive_connections=50),
+                transport=self.config.transport,
+                timeout=httpx.Timeout(20.0),
+            )
+        return self._client
+
+    def host(self, url: str) -> _Host:
+        key = origin(url)
+        state = self._hosts.get(key)
+        if state is None:
+            state = self._hosts[key] = _Host(anyio.CapacityLimiter(self.config.host_concurrency))
+        return state
+
+    # -- robots.txt -----------------------------------------------------------------------------
+    async def robots(self, url: str) -> Any:
+        """The host's robots.txt rules (protego), read once; None when it has none."""
+        state = self.host(url)
+        if state.robots_read is None:
+            state.robots_read = anyio.Event()
+            try:
+                state.robots = await self._read_robots(url)
+                delay = state.robots.crawl_delay(self.config.user_agent) if state.robots else None
+                state.delay = min(float(delay or 0), self.config.max_crawl_delay_s)
+            finally:
+                state.robots_read.set()
+        await state.robots_read.wait()
+        return state.robots
+
+    async def _read_robots(self, url: str) -> Any:
+        from protego import Protego
+
+        target = urljoin(origin(url), "/robots.txt")
+        host = urlsplit(url).hostname
+        for _hop in range(ROBOTS_MAX_REDIRECTS + 1):
+            try:
+                body = await self._request(target, ROBOTS_MAX_BYTES, polite=False)
+            except TaskplateError:
+                return None  # unreachable: as if there were none (what crawlers do)
+            location = body.headers.get("location")
+            if body.status not in (301, 302, 303, 307, 308) or not location:
+                break
+            target = urljoin(target, location.strip())
+            if urlsplit(target).hostname != host:  # only where the policy already let us go
+                return None
+        if body.status >= 300 or body.status < 200:
+            return None
+        text, _ = decode(body.data, body.content_type)
+        return Protego.parse(text)
+
+    async def allowed(self, url: str) -> bool:
+        if not self.config.obey_robots:
+            return True
+        rules = await self.robots(url)
+        return rules is None or bool(rules.can_fetch(url, self.config.user_agent))
+
+    async def sitemap_urls(self, url: str, limit: int) -> list[str]:
+        """URLs the host's sitemaps list (those robots.txt names, else /sitemap.xml), in order,
+        index files followed, at most `limit`; other hosts' sitemaps are ignored."""
+        rules = await self.robots(url)
+        named = [
+            s for s in (rules.sitemaps if rules is not None else []) if origin(s) == origin(url)
+        ]
+        todo = named or [urljoin(origin(url), "/sitemap.xml")]
+        found: list[str] = []
+        seen: set[str] = set()
+        files = 0
+        while todo and len(found) < limit and files < SITEMAP_MAX_FILES:
+            sitemap = todo.pop(0)
+            if sitemap in seen:
+                continue
+            seen.add(sitemap)
+            files += 1
+            try:
+                body = await self.get(sitemap, SITEMAP_MAX_BYTES)
+            except TaskplateError:
+                continue
+            if body.status >= 400:
+                continue
+            data = body.data
+            if data[:2] == b"\x1f\x8b":
+                try:
+                    data = gzip.decompress(data)[:SITEMAP_MAX_BYTES]
+                except (OSError, EOFError):
+                    continue
+            locs = [
+                m.group(1).decode("utf-8", "replace").replace("&amp;", "&")
+                for m in _LOC.finditer(data)
+            ]
+            if _SITEMAP_INDEX.search(data[:2048]):
+                todo.extend(loc for loc in locs if origin(loc) == origin(url))
+            else:
+                found.extend(loc for loc in locs if origin(loc) == origin(url))
+        return found[:limit]
+
+    # -- requests -------------------------------------------------------------------------------
+    @asynccontextmanager
+    async def _polite(self, url: str) -> AsyncIterator[None]:
+        """A slot of the host; with a Crawl-delay, one request at a time, each starting the
+        delay after the previous one ended (so the site sees at least that gap)."""
+        state = self.host(url)
+        async with state.slots:
+            if not state.delay:
+                yield
+                return
+            async with state.lock:
+                wait = state.next_at - time.monotonic()
+                if wait > 0:
+                    await anyio.sleep(wait)
+                try:
+                    yield
+                finally:
+                    state.next_at = time.monotonic() + state.delay
+
+    async def get(self, url: str, max_bytes: int) -> Body:
+        """One GET, no redirect followed, politely (robots.txt read first, so its Crawl-delay
+        holds from the first page)."""
+        if self.config.obey_robots:
+            await self.robots(url)
+        return await self._request(url, max_bytes, polite=True)
+
+    async def _request(self, url: str, max_bytes: int, *, polite: bool) -> Body:
+        try:
+            async with self._polite(url) if polite else _nothing():
+                request = self.client.build_request("GET", url)
+                response = await self.client.send(request, stream=True)
+                try:
+                    declared = response.headers.get("content-length", "")
+                    if declared.isdigit() and int(declared) > max_bytes:
+                        raise too_large(url, max_bytes)
+                    chunks, size = [], 0
+                    async for chunk in response.aiter_bytes():
+                        size += len(chunk)
+                        if size > max_bytes:
+                            raise too_large(url, max_bytes)
+                        chunks.append(chunk)
+                finally:
+                    await response.aclose()
+        except httpx.TimeoutException:
+            raise TaskplateError(
+                ErrorCode.NAVIGATION_TIMEOUT, f"{url} did not answer in time", "Try again later."
+            ) from None
+        except httpx.HTTPError as exc:
+            raise TaskplateError(
+                ErrorCode.NAVIGATION_FAILED,
+                f"could not read {url}: {type(exc).__name__}: {exc}",
+                "Check the URL; the site may be down.",
+                {"url": url},
+            ) from None
+        return Body(
+            url=url,
+            status=response.status_code,
+            content_type=response.headers.get("content-type", ""),
+            data=b"".join(chunks),
+            headers=response.headers,
+        )
+
+
+@asynccontextmanager
+async def _nothing() -> AsyncIterator[None]:
+    yield
+
+
+def too_large(url: str, max_bytes: int) -> TaskplateError:
+    return TaskplateError(
+        ErrorCode.NAVIGATION_FAILED,
+        f"{url} is larger than the size limit ({max_bytes} bytes)",
+        "Raise maxBodyBytes, or skip this page.",
+        {"url": url, "maxBodyBytes": max_bytes},
+    )

@@ -1,0 +1,291 @@
+"""The `fetch` action: a page read over plain HTTP(S), without a browser, as Markdown, HTML, text
+or links through the same main-content pipeline as `get_page_content`.
+
+Declaration and implementation; HTTP goes through the run's `WebClient` (politeness lives there).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urljoin, urlsplit
+
+import anyio
+
+from taskplate.dsl import ActionSpec, ErrorCode, Level, TaskplateError
+from taskplate.stdlib._context import ActionContext
+
+if TYPE_CHECKING:  # httpx is imported when a page is fetched, not by dsl validate
+    from taskplate.stdlib._web import Body, WebClient
+
+from ._schemas import BOOLEAN, INTEGER, NULLABLE_STRING, STRING, TIMEOUT_MS, args, result
+
+HTML_TYPES = ("text/html", "application/xhtml+xml")
+MAX_REDIRECTS = 10
+# A page whose HTML holds fewer words than this, and scripts, is read as one that needs script.
+FEW_WORDS = 20
+APP_ROOTS = ("root", "app", "__next", "__nuxt", "svelte", "main-app")
+_ASKS_FOR_SCRIPT = re.compile(r"javascript|enable js|\bjs\b", re.I)
+
+
+def needs_script(doc: Any) -> str | None:
+    """Why the page seems to need script to show its content (None: its HTML is the page):
+    a <noscript> asking for JavaScript, an empty app root, or little text beside scripts."""
+    has_scripts = bool(doc.xpath("//script"))
+    for node in doc.xpath("//body//noscript"):
+        if _ASKS_FOR_SCRIPT.search(node.text_content() or ""):
+            return "a <noscript> asks for JavaScript"
+    for node in doc.xpath("//script|//style|//template|//noscript"):
+        node.drop_tree()
+    body = doc.find("body")
+    words = len((body.text_content() if body is not None else "").split())
+    for name in APP_ROOTS:
+        for root in doc.xpath(f"//*[@id='{name}']"):
+            if not root.text_content().strip() and words < 5 * FEW_WORDS:
+                return f'the app root "#{name}" is empty'
+    if has_scripts and words < FEW_WORDS:
+        return f"the HTML holds {words} words and scripts"
+    return None
+
+
+def read_html(
+    html: str, url: str, fmt: str, only_main: bool, want_links: bool
+) -> tuple[str, bool, str, list[str], str | None]:
+    """(content, is main content, title, links, why it needs script): CPU work, for a thread."""
+    import lxml.html
+
+    from taskplate.dsl._expr_functions import url_normalize as normalize_url
+    from taskplate.stdlib._markdown import to_links
+    from taskplate.stdlib.get_page_content import render
+
+    if fmt == "html" and not only_main:
+        content, is_main = html, True
+    else:
+        content, is_main = render(html, url, fmt, only_main)
+    title, why = "", None
+    if html.strip():
+        try:
+            doc = lxml.html.document_fromstring(html)
+        except (ValueError, lxml.etree.ParserError):
+            doc = None
+        if doc is not None:
+            title = " ".join((doc.findtext(".//title") or "").split())
+            why = needs_script(doc)
+    links: list[str] = []
+    if want_links:
+        seen: set[str] = set()
+        for link in to_links(html, url, False)[0]:
+            target = urljoin(url, link["url"])
+            if urlsplit(target).scheme not in ("http", "https"):
+                continue
+            key = normalize_url(target)
+            if key not in seen:
+                seen.add(key)
+                links.append(key)
+    return content, is_main, title, links, why
+
+
+async def _followable(web: WebClient, links: list[str], page_url: str) -> list[str]:
+    """The links robots.txt lets us follow, judged for hosts whose rules are known (the page's
+    own always is); other hosts' links are kept, and their robots.txt is read when fetched."""
+    if not web.config.obey_robots:
+        return links
+    from taskplate.stdlib._web import origin
+
+    home = origin(page_url)
+    kept = []
+    for link in links:
+        known = origin(link) == home or web.host(link).robots_read is not None
+        if known and not await web.allowed(link):
+            continue
+        kept.append(link)
+    return kept
+
+
+async def _web(ctx: ActionContext) -> tuple[WebClient, bool]:
+    """The run's client, or one of our own for a call outside a run (closed by the caller)."""
+    from taskplate.stdlib._web import WebClient
+
+    if ctx.web is not None:
+        return ctx.web, False
+    return WebClient(), True
+
+
+async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
+    web, own = await _web(ctx)
+    try:
+        timeout = args.get("timeoutMs", 30_000) / 1000
+        with anyio.fail_after(timeout):
+            return await _fetch(ctx, web, args)
+    except TimeoutError:
+        raise TaskplateError(
+            ErrorCode.NAVIGATION_TIMEOUT,
+            f"{args['url']} was not read within {args.get('timeoutMs', 30_000)} ms",
+            "Raise timeoutMs, or try again later.",
+            {"url": args["url"]},
+        ) from None
+    finally:
+        if own:
+            await web.aclose()
+
+
+async def _fetch(ctx: ActionContext, web: WebClient, args: dict[str, Any]) -> dict[str, Any]:
+    url = args["url"]
+    max_body = args.get("maxBodyBytes", 10_000_000)
+    for _hop in range(MAX_REDIRECTS + 1):
+        if urlsplit(url).scheme not in ("http", "https"):
+            raise TaskplateError(
+                ErrorCode.URL_NOT_ALLOWED,
+                f"{url} is not an http(s) URL; fetch reads http and https only",
+                "Use an http(s) URL.",
+                {"url": url},
+            )
+        await ctx.check_url(url)  # every hop, so a redirect cannot lead where the caller may not go
+        if not await web.allowed(url):
+            raise TaskplateError(
+                ErrorCode.URL_NOT_ALLOWED,
+                f"{url} is disallowed by the site's robots.txt",
+                "Leave it out; the site asks automated readers not to read it.",
+                {"url": url, "robots": True},
+            )
+        body = await web.get(url, max_body)
+        location = body.headers.get("location")
+        if body.status in (301, 302, 303, 307, 308) and location:
+            url = urljoin(url, location.strip())
+            continue
+        break
+    else:
+        raise TaskplateError(
+            ErrorCode.NAVIGATION_FAILED,
+            f"{args['url']} redirected more than {MAX_REDIRECTS} times",
+            "The site redirects in a loop; leave this URL out.",
+            {"url": args["url"]},
+        )
+    return await _answer(ctx, web, args, body)
+
+
+async def _answer(
+    ctx: ActionContext, web: WebClient, args: dict[str, Any], body: Body
+) -> dict[str, Any]:
+    fmt = args.get("format", "markdown")
+    mime = body.content_type.split(";")[0].strip().lower()
+    is_html = mime in HTML_TYPES or (
+        not mime and body.data[:512].lstrip().lower().startswith((b"<!doctype html", b"<html"))
+    )
+    out: dict[str, Any] = {
+        "url": body.url,
+        "status": body.status,
+        "contentType": mime,
+        "title": "",
+        "format": fmt,
+        "content": "",
+        "bytes": 0,
+        "truncated": False,
+        "links": [],
+        "needsScript": False,
+        "artifactId": None,
+    }
+    if not is_html:
+        if args.get("nonHtml", "refuse") == "refuse":
+            raise TaskplateError(
+                ErrorCode.NAVIGATION_FAILED,
+                f"{body.url} is {mime or 'of no declared type'}, not HTML",
+                'Pass nonHtml: "artifact" to keep it as an artifact, or leave it out.',
+                {"url": body.url, "contentType": mime},
+            )
+        name = (urlsplit(body.url).path.rsplit("/", 1)[-1] or "download")[:100]
+        safe = re.sub(r"[^A-Za-z0-9._-]", "_", name) or "download"
+        out["artifactId"] = await ctx.save_artifact(
+            safe, body.data, mime or "application/octet-stream"
+        )
+        out["bytes"] = len(body.data)
+        return out
+    from taskplate.stdlib._web import decode
+
+    html, _charset = decode(body.data, body.content_type)
+    only_main = args.get("onlyMainContent", True)
+    want_links = args.get("links", False)
+    content, is_main, title, links, why = await anyio.to_thread.run_sync(
+        read_html, html, body.url, fmt, only_main, want_links
+    )
+    from taskplate.stdlib.get_page_content import truncate
+
+    content, size, truncated = truncate(content, args.get("maxBytes"))
+    warnings = []
+    if only_main and not is_main and fmt != "links":
+        warnings.append("no main content was found; this is the whole page")
+    if truncated:
+        warnings.append(f"the content was cut at {args['maxBytes']} bytes")
+    if why:
+        warnings.append(f"this page may need a browser: {why}")
+    out.update(
+        title=title,
+        content=content,
+        bytes=size,
+        truncated=truncated,
+        links=await _followable(web, links, body.url) if want_links else [],
+        needsScript=why is not None,
+    )
+    if warnings:
+        out["warnings"] = warnings
+    return out
+
+
+ACTION = ActionSpec(
+    name="fetch",
+    level=Level.L0,
+    summary="Read a page over plain HTTP(S), without a browser: its content as markdown, html, "
+    "text or links (main content as get_page_content), its links, and whether it needs script. "
+    "Polite: robots.txt, Crawl-delay and a per-host limit are obeyed.",
+    args_schema=args(
+        {
+            "url": {"type": "string", "minLength": 1, "description": "Absolute http(s) URL."},
+            "format": {"enum": ["markdown", "html", "text", "links"], "default": "markdown"},
+            "onlyMainContent": {"type": "boolean", "default": True},
+            "maxBytes": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 50_000_000,
+                "description": "Cut the content at this many bytes.",
+            },
+            "maxBodyBytes": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 50_000_000,
+                "default": 10_000_000,
+                "description": "Refuse an answer larger than this (before reading it whole).",
+            },
+            "links": {
+                "type": "boolean",
+                "default": False,
+                "description": "Also list the page's links (absolute, normalised, those robots.txt allows).",
+            },
+            "nonHtml": {
+                "enum": ["refuse", "artifact"],
+                "default": "refuse",
+                "description": "What to do with an answer that is not HTML: fail, or keep it as an artifact.",
+            },
+            "timeoutMs": TIMEOUT_MS,
+        },
+        ["url"],
+    ),
+    result_schema=result(
+        {
+            "url": STRING,
+            "status": INTEGER,
+            "contentType": STRING,
+            "title": STRING,
+            "format": STRING,
+            "content": STRING,
+            "bytes": INTEGER,
+            "truncated": BOOLEAN,
+            "links": {"type": "array", "items": STRING},
+            "needsScript": BOOLEAN,
+            "artifactId": NULLABLE_STRING,
+        }
+    ),
+    retryable=frozenset({ErrorCode.NAVIGATION_TIMEOUT}),
+    needs_browser=False,
+    pure=True,
+    run=run,
+)

@@ -1,0 +1,210 @@
+"""`fetch`, `sitemap` and `robots` over real HTTP against local sites: redirects hop by hop
+under the URL policy, the size limit, charsets, non-HTML, robots.txt, Crawl-delay, the per-host
+limit and the User-Agent."""
+
+from __future__ import annotations
+
+import codecs
+import gc
+import itertools
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import jsonschema
+import pytest
+
+from taskplate.browser import UrlPolicy
+from taskplate.dsl import TaskplateError, TrustLevel
+from taskplate.stdlib import REGISTRY, run_action
+from taskplate.stdlib._context import ActionContext, MemoryArtifacts
+from taskplate.stdlib._web import WebClient, WebConfig, decode
+from tests.conftest import fake_dns
+from tests.fixtures.crawl_site import CrawlSite, MappedTransport, serve_site
+from tests.fixtures.server import FixtureServer
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="module")
+def crawl() -> Iterator[CrawlSite]:
+    with serve_site(pages=30) as site:
+        yield site
+
+
+def context(web: WebClient | None = None, trust: TrustLevel = TrustLevel.LOCAL) -> ActionContext:
+    policy = UrlPolicy(trust, resolver=fake_dns)
+    return ActionContext(trust=trust, artifacts=MemoryArtifacts(), web=web, url_policy=policy)
+
+
+async def fetch(ctx: ActionContext, **args: Any) -> dict[str, Any]:
+    result = await run_action("fetch", ctx, args)
+    jsonschema.validate(result, REGISTRY["fetch"].result_schema)
+    return result
+
+
+async def read(ctx: ActionContext, url: str) -> None:
+    await fetch(ctx, url=url)
+
+
+async def test_fetch_reads_a_page_as_get_page_content_does(crawl: CrawlSite) -> None:
+    async with WebClient() as web:
+        page = await fetch(context(web), url=crawl.url("/p/3"), links=True)
+    assert page["status"] == 200 and page["title"] == "Page 3"
+    assert page["content"].startswith("# Page 3") and "Home" not in page["content"]  # main content
+    assert page["needsScript"] is False and page["contentType"] == "text/html"
+    assert (
+        crawl.url("/p/16") in page["links"] and crawl.url("/p/3") in page["links"]
+    )  # #top dropped
+    assert crawl.url("/huge") in page["links"]
+    for fmt, shows in (("html", "<h1"), ("text", "Page 3"), ("links", "/p/16")):
+        async with WebClient() as web:
+            other = await fetch(
+                context(web), url=crawl.url("/p/3"), format=fmt, onlyMainContent=False
+            )
+        assert shows in other["content"]
+
+
+async def test_redirects_are_followed_hop_by_hop_under_the_policy(crawl: CrawlSite) -> None:
+    async with WebClient() as web:
+        page = await fetch(context(web), url=crawl.url("/old"))
+    assert page["url"] == crawl.url("/moved") and page["title"] == "Moved"
+
+    port = crawl.server_address[1]
+    config = WebConfig(transport=MappedTransport({"public.test": port, "private.test": port}))
+    crawl.reset()
+    async with WebClient(config) as web:
+        ctx = context(web, TrustLevel.REMOTE)
+        with pytest.raises(TaskplateError) as caught:
+            await fetch(ctx, url=f"http://public.test:{port}/to-private")
+        assert caught.value.code == "URL_NOT_ALLOWED"
+        assert "10.1.2.3" in caught.value.message  # private.test resolves to a private address
+        for url in (
+            crawl.url("/"),
+            "http://169.254.169.254/latest/meta-data/",
+            "file:///etc/passwd",
+        ):
+            with pytest.raises(TaskplateError) as caught:
+                await fetch(ctx, url=url)
+            assert caught.value.code == "URL_NOT_ALLOWED"
+    assert crawl.hits["/to-private"] == 1 and crawl.hits["/p/1"] == 0 and crawl.hits["/"] == 0
+
+
+async def test_a_redirect_loop_fails_clearly(site: FixtureServer) -> None:
+    async with WebClient() as web:
+        with pytest.raises(TaskplateError) as caught:
+            await fetch(context(web), url=site.url("/loop"))
+    assert (
+        caught.value.code == "NAVIGATION_FAILED" and "redirected more than" in caught.value.message
+    )
+
+
+async def test_the_size_limit_stops_reading(crawl: CrawlSite) -> None:
+    async with WebClient() as web:
+        with pytest.raises(TaskplateError) as caught:
+            await fetch(context(web), url=crawl.url("/huge"), maxBodyBytes=100_000)
+        assert "size limit (100000 bytes)" in caught.value.message
+        small = await fetch(context(web), url=crawl.url("/p/1"), maxBytes=40)
+    assert small["truncated"] and small["bytes"] <= 40 and small["warnings"]
+
+
+async def test_charsets_from_header_meta_or_guess(site: FixtureServer) -> None:
+    async with WebClient() as web:
+        page = await fetch(context(web), url=site.url("/latin1"))
+    assert page["title"] == "Café" and "Crème brûlée" in page["content"]
+    text = "<html><head><meta charset='windows-1252'></head><body>Déjà</body></html>"
+    assert decode(text.encode("cp1252"), "text/html") == (text, "cp1252")
+    assert decode("<p>Déjà</p>".encode(), "text/html")[1] == "utf-8"
+    assert decode("<p>Déjà</p>".encode("cp1252"), "text/html")[1] == "cp1252"
+    assert decode(codecs.BOM_UTF8 + "é".encode(), "text/html; charset=latin-1")[0] == "é"
+    assert decode("é".encode("latin-1"), "text/html; charset=nonsense")[0] == "é"
+
+
+async def test_non_html_is_refused_or_kept_as_an_artifact(crawl: CrawlSite) -> None:
+    async with WebClient() as web:
+        with pytest.raises(TaskplateError) as caught:
+            await fetch(context(web), url=crawl.url("/file.pdf"))
+        assert "application/pdf, not HTML" in caught.value.message
+        ctx = context(web)
+        kept = await fetch(ctx, url=crawl.url("/file.pdf"), nonHtml="artifact")
+    assert kept["artifactId"] and kept["content"] == "" and kept["contentType"] == "application/pdf"
+    assert isinstance(ctx.artifacts, MemoryArtifacts)
+    assert ctx.artifacts.items[kept["artifactId"]][1].startswith(b"%PDF")
+
+
+async def test_a_page_that_needs_script_says_so(crawl: CrawlSite) -> None:
+    async with WebClient() as web:
+        app = await fetch(context(web), url=crawl.url("/app"))
+    assert app["needsScript"] is True
+    assert any("may need a browser" in w for w in app["warnings"])
+
+
+async def test_robots_txt_is_obeyed_and_its_links_filtered(crawl: CrawlSite) -> None:
+    crawl.reset()
+    async with WebClient() as web:
+        with pytest.raises(TaskplateError) as caught:
+            await fetch(context(web), url=crawl.url("/private/secret"))
+        assert caught.value.code == "URL_NOT_ALLOWED" and "robots.txt" in caught.value.message
+        page = await fetch(context(web), url=crawl.url("/p/1"), links=True)
+        assert not [u for u in page["links"] if "/private/" in u]
+        split = await run_action(
+            "robots", context(web), {"urls": [crawl.url("/p/2"), crawl.url("/private/x")]}
+        )
+    assert split == {"allowed": [crawl.url("/p/2")], "disallowed": [crawl.url("/private/x")]}
+    assert not [p for p in crawl.hits if p.startswith("/private/")]
+    assert crawl.hits["/robots.txt"] == 1  # read once per client
+
+
+async def test_sitemaps_are_read_same_host_and_robots_filtered(
+    crawl: CrawlSite, site: FixtureServer
+) -> None:
+    async with WebClient() as web:
+        found = await run_action("sitemap", context(web), {"url": crawl.url("/p/9")})
+    assert found["urls"] == [crawl.url("/"), crawl.url("/p/1"), crawl.url("/orphan")]
+    async with WebClient() as web:  # a site without robots.txt or sitemap: none
+        found = await run_action("sitemap", context(web), {"url": site.url("/article.html")})
+    assert found == {"urls": [], "count": 0}
+
+
+async def test_crawl_delay_and_the_per_host_limit_hold(crawl: CrawlSite) -> None:
+    with serve_site(pages=30, crawl_delay=0.3) as slow:
+        async with WebClient() as web:
+            ctx = context(web)
+            async with anyio.create_task_group() as tg:
+                for k in range(1, 5):
+                    tg.start_soon(read, ctx, slow.url(f"/p/{k}"))
+        starts = [t for t, p in slow.times if p.startswith("/p/")]
+    gaps = [b - a for a, b in itertools.pairwise(starts)]
+    assert len(starts) == 4 and min(gaps) >= 0.3, gaps  # load only makes the gaps longer
+
+    crawl.reset()
+    async with WebClient(WebConfig(host_concurrency=2, user_agent="polite-test/1")) as web:
+        ctx = context(web)
+        async with anyio.create_task_group() as tg:
+            for k in range(1, 13):
+                tg.start_soon(read, ctx, crawl.url(f"/p/{k}"))
+    assert crawl.most_inflight <= 2
+    assert crawl.user_agents == {"polite-test/1"}
+
+
+async def test_bad_arguments_are_refused_and_nothing_stays_open(crawl: CrawlSite) -> None:
+    for args in (
+        {"url": ""},
+        {"url": crawl.url("/"), "maxBodyBytes": 0},
+        {"url": crawl.url("/"), "format": "pdf"},
+        {},
+    ):
+        with pytest.raises(TaskplateError) as caught:
+            await run_action("fetch", context(), args)
+        assert caught.value.code == "INVALID_PARAMETER"
+    with pytest.raises(TaskplateError) as caught:
+        await run_action("fetch", context(), {"url": "ftp://127.0.0.1/x"})
+    assert caught.value.code == "URL_NOT_ALLOWED" and "http(s)" in caught.value.message
+    with pytest.raises(TaskplateError) as caught:  # nothing listens there
+        await run_action("fetch", context(), {"url": "http://127.0.0.1:9/", "timeoutMs": 5000})
+    assert caught.value.code in ("NAVIGATION_FAILED", "NAVIGATION_TIMEOUT")
+    started = time.monotonic()
+    page = await run_action("fetch", context(), {"url": crawl.url("/p/2")})  # its own client
+    assert page["status"] == 200 and time.monotonic() - started < 60
+    gc.collect()  # an unclosed client or socket would raise ResourceWarning (an error here)
