@@ -20,6 +20,7 @@ COMMANDS = {
     "serve": "taskplate.cli.serve:command",
     "login": "taskplate.cli.login:command",
     "lsp": "taskplate.cli.lsp:command",
+    "providers": "taskplate.cli.providers:providers",
 }
 
 

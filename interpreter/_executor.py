@@ -32,6 +32,8 @@ from taskplate.dsl import (
 from taskplate.dsl._values import Const
 from taskplate.stdlib import REGISTRY, ActionContext, run_action
 
+from ._provider_steps import action_of, before_call, timeout_error
+
 PREVIEW_CHARS = 200
 # A recycled tab serves this many items, then is closed and replaced: what a renderer keeps
 # from page to page (history entries, caches, leaks of the pages themselves) cannot add up.
@@ -93,6 +95,8 @@ class StepRecord:
     args_preview: str | None = None
     result_preview: str | None = None
     error: dict[str, Any] | None = None
+    provider: str | None = None  # builtin, or the MCP server that served the action
+    capability_level: str | None = None
 
 
 def preview(value: Any, secrets: list[str]) -> str:
@@ -114,6 +118,7 @@ class Execution:
     on_progress: Callable[[Progress], None]
     secrets: list[str] = field(default_factory=list)
     profiles: Any = None
+    catalog: Any = field(default_factory=lambda: REGISTRY)  # built-in actions, providers' tools
     cancel_requested: bool = False
     progress: Progress = field(default_factory=Progress)
     loop_items: list[bool] = field(default_factory=list)  # success of every tolerant-loop item
@@ -228,10 +233,10 @@ class Execution:
         self, step: Step, scope: dict[str, Any], tab_id: str | None, item: int | None
     ) -> Any:
         assert step.action is not None
-        spec = REGISTRY[step.action]
         started, attempts = time.time(), 0
         args: Any = None
         try:
+            spec = action_of(self.catalog, step, item, StepFailed)
             if not spec.level.allowed_for(self.trust):
                 raise StepFailed(
                     step,
@@ -242,6 +247,7 @@ class Execution:
                     ),
                     item,
                 )
+            before_call(spec, self.trust, step, item, StepFailed)
             args = self._render(step, step.args, scope, item)
             timeout = (
                 self._render(step, step.timeout_ms, scope, item)
@@ -265,14 +271,10 @@ class Execution:
                     attempts += 1
                     try:
                         with anyio.fail_after(timeout / 1000) if timeout else nullcontext():
-                            result = await run_action(spec.name, ctx, args)
+                            result = await run_action(spec.name, ctx, args, self.catalog)
                         break
                     except TimeoutError:
-                        error = TaskplateError(
-                            ErrorCode.STEP_TIMEOUT,
-                            f"step {step.label} took longer than {timeout} ms",
-                            "Raise timeoutMs.",
-                        )
+                        error = timeout_error(spec, step, timeout)
                     except TaskplateError as exc:
                         error = exc
                     if attempts >= step.retry.attempts or error.code not in retry_on:
@@ -313,6 +315,7 @@ class Execution:
         error: dict[str, Any] | None = None,
     ) -> None:
         """One step execution recorded (previews masked) and counted."""
+        spec = self.catalog.get(step.action) if step.action else None
         self.record(
             StepRecord(
                 next(self._seq),
@@ -328,6 +331,8 @@ class Execution:
                 if status is StepStatus.SUCCEEDED
                 else None,
                 error=error,
+                provider=spec.provider if spec is not None else None,
+                capability_level=str(spec.level) if spec is not None else None,
             )
         )
         self._done()

@@ -188,7 +188,8 @@ class RunManager:
 
         An error raised by the caller inside comes out as itself, not wrapped in a group."""
         try:
-            async with anyio.create_task_group() as tg:
+            # Providers (other MCP servers) start before the runs and close after them.
+            async with self.library.running(), anyio.create_task_group() as tg:
                 self._tg = tg
                 tg.start_soon(self._watch)
                 try:
@@ -390,6 +391,8 @@ class RunManager:
                 args_preview=r.args_preview,
                 result_preview=r.result_preview,
                 error=r.error,
+                provider=r.provider,
+                capability_level=r.capability_level,
             )
 
         execution = Execution(
@@ -401,6 +404,7 @@ class RunManager:
             progress,
             secrets=secret_values,
             profiles=self.profiles,
+            catalog=self.library.actions,
         )
         try:
             async with self.slots:
@@ -702,6 +706,8 @@ class RunManager:
                     "argsPreview": s["args_preview"],
                     "resultPreview": s["result_preview"],
                     "error": s["error"],
+                    "provider": s.get("provider"),
+                    "capabilityLevel": s.get("capability_level"),
                 }
                 for s in self.store.steps(run_id)
             ]

@@ -46,6 +46,8 @@ CREATE TABLE IF NOT EXISTS steps (
     args_preview TEXT,
     result_preview TEXT,
     error TEXT,
+    provider TEXT,
+    capability_level TEXT,
     PRIMARY KEY (run_id, seq)
 );
 CREATE TABLE IF NOT EXISTS artifacts (
@@ -138,6 +140,10 @@ class RunStore:
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
                     self.db.execute(statement)
+            have = {row[1] for row in self.db.execute("PRAGMA table_info(steps)")}
+            for column in ("provider", "capability_level"):  # stores made before they existed
+                if column not in have:
+                    self.db.execute(f"ALTER TABLE steps ADD COLUMN {column} TEXT")
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:

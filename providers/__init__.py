@@ -3,6 +3,7 @@ template switches of `taskplate.toml`. Knows the language (`dsl/`) only; no brow
 """
 
 from ._actions import provider_specs, step_result
+from ._catalog import ProviderCatalog, fingerprint, template_needs
 from ._client import Connection, Providers
 from ._config import (
     CONFIG_FILE,
@@ -32,18 +33,21 @@ __all__ = [
     "Configuration",
     "Connection",
     "LockState",
+    "ProviderCatalog",
     "ProviderConfig",
     "Providers",
     "ServerListing",
     "ToolInfo",
     "action_name",
     "config_files",
+    "fingerprint",
     "level_of",
     "load_configuration",
     "provider_specs",
     "read_locks",
     "split_action",
     "step_result",
+    "template_needs",
     "tool_spec",
     "write_lock",
 ]

@@ -286,7 +286,7 @@ def _merge_switches(config: Configuration, table: Any, path: str) -> None:
         return
     for key, value in table.items():
         if key not in ("disabled", "enabled", "local_only"):
-            config.warn(f'{path}: templates.{key} ignored (want disabled, enabled or local_only)')
+            config.warn(f"{path}: templates.{key} ignored (want disabled, enabled or local_only)")
             continue
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
             config.warn(f"{path}: templates.{key} ignored: want a list of template ids")
