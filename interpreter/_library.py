@@ -107,7 +107,10 @@ class TemplateLibrary:
             return None
         actions = self.actions or self.catalog
         result = check_source(text, str(path), actions)
-        if result.template is not None and result.template.id not in self.configuration.disabled:
+        if result.template is not None and not self.enabled(result.template.id):
+            log.info("template %s (%s) is disabled by configuration", result.template.id, path)
+            return None  # not served, so neither checked nor needing its providers
+        if result.template is not None:
             self.needed |= template_needs(result.template, actions)[1]
         if not result.ok or result.template is None:
             self.rejected[str(path)] = result.diagnostics
@@ -176,7 +179,7 @@ class TemplateLibrary:
         return dataclasses.replace(template, trust=(TrustLevel.LOCAL,))
 
     def get(self, template_id: str, version: str | None = None) -> Template:
-        if template_id in self.templates and not self.enabled(template_id):
+        if not self.enabled(template_id):
             raise TaskplateError(
                 ErrorCode.TEMPLATE_DISABLED,
                 f'template "{template_id}" is disabled by the operator',

@@ -242,8 +242,7 @@ def load_configuration(
     entry is skipped with a warning naming it and the others still load."""
     config = Configuration()
     env = dict(os.environ)
-    if home is not None:
-        env.setdefault("TASKPLATE_HOME", str(home))
+    env.setdefault("TASKPLATE_HOME", str(home or Path.home() / ".taskplate"))
     home_file = str(home / CONFIG_FILE) if home is not None else None
     for path in config_files(folders, home):
         data = _read(path)
