@@ -217,14 +217,20 @@ class Providers:
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[Providers]:
-        async with anyio.create_task_group() as tg:
-            self._tg = tg
-            try:
-                yield self
-            finally:
-                with anyio.CancelScope(shield=True):
-                    await self.close()
-                self._tg = None
+        """The owner tasks live in here; an error of the caller's comes out as itself."""
+        try:
+            async with anyio.create_task_group() as tg:
+                self._tg = tg
+                try:
+                    yield self
+                finally:
+                    with anyio.CancelScope(shield=True):
+                        await self.close()
+                    self._tg = None
+        except BaseExceptionGroup as group:
+            if len(group.exceptions) == 1:
+                raise group.exceptions[0] from None
+            raise
 
     async def start(self, names: list[str] | None = None) -> None:
         """Start the named providers (default: all) side by side; wait until each is up or
