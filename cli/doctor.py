@@ -60,7 +60,7 @@ def command() -> None:
     except OSError as exc:
         line(False, f"data home {home}: {exc}")
     lib = library()
-    problems += providers_report(lib, line)
+    providers_report(lib, line)
     line(
         not lib.rejected,
         f"{len(lib.all())} templates served"
