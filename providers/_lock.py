@@ -159,13 +159,16 @@ def read_locks(config: Configuration) -> LockState:
         if path not in cache:
             cache[path] = _load(path)
         data = cache[path]
-        if isinstance(data, str):
-            state.missing[name] = data
-            continue
-        entry = data.get("providers", {}).get(name)
+        entry = data.get("providers", {}).get(name) if isinstance(data, dict) else None
+        if not isinstance(entry, dict):
+            # Another configuration's lock may list a provider of that name (the data home
+            # redefining a shipped one): its tools serve, checked as written for another config.
+            path, entry = _elsewhere(config, name, cache) or (path, None)
         if not isinstance(entry, dict):
             state.missing[name] = (
-                f'{path} has no entry for provider "{name}" (run dsl providers sync)'
+                data
+                if isinstance(data, str)
+                else f'{path} has no entry for provider "{name}" (run dsl providers sync)'
             )
             continue
         try:
@@ -187,6 +190,20 @@ def read_locks(config: Configuration) -> LockState:
                 f"{provider.source} (run dsl providers sync)"
             )
     return state
+
+
+def _elsewhere(
+    config: Configuration, name: str, cache: dict[Path, dict[str, Any] | str]
+) -> tuple[Path, dict[str, Any]] | None:
+    for source in config.files:
+        path = Path(source).parent / LOCK_FILE
+        if path not in cache:
+            cache[path] = _load(path)
+        data = cache[path]
+        entry = data.get("providers", {}).get(name) if isinstance(data, dict) else None
+        if isinstance(entry, dict):
+            return path, entry
+    return None
 
 
 def _load(path: Path) -> dict[str, Any] | str:
