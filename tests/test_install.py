@@ -15,7 +15,12 @@ import pytest
 from tests.fixtures.server import FixtureServer
 
 ROOT = Path(__file__).parents[1]
-SHIPPED = ("batch_extract_pages", "login_keep_session", "multi_tab_compare")
+SHIPPED = (
+    "batch_extract_pages",
+    "login_keep_session",
+    "multi_tab_compare",
+    "summarize_pages_to_file",
+)
 
 
 @pytest.fixture(scope="module")
@@ -73,6 +78,8 @@ def test_the_wheel_carries_templates_grammar_and_no_loose_layers(installed: Path
     package = site / "taskplate"
     assert sorted(p.stem for p in (package / "templates").glob("*.yaml")) == sorted(SHIPPED)
     assert (package / "dsl" / "expr.lark").is_file()
+    assert (package / "templates" / "taskplate.toml").is_file()
+    assert (package / "templates" / "providers.lock.json").is_file()
     assert not any((site / name).exists() for name in ("dsl", "server", "cli", "stdlib"))
 
 
@@ -83,7 +90,7 @@ def test_the_installed_dsl_validates_and_serves_the_shipped_templates(
     assert version.returncode == 0 and "0." in version.stdout, version.stderr
     checked = dsl(installed, outside, tmp_path, "validate", *SHIPPED)
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    assert "3 templates checked: 0 errors" in checked.stderr
+    assert "4 templates checked: 0 errors" in checked.stderr
     doctor = dsl(installed, outside, tmp_path, "doctor")
     assert doctor.returncode == 0, doctor.stdout + doctor.stderr
     assert "ok   3 templates served" in doctor.stdout
