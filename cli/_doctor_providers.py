@@ -27,7 +27,10 @@ def providers_report(lib: TemplateLibrary, line: Callable[[bool, str], None]) ->
     for name, provider in sorted(config.providers.items()):
         where = " ".join(provider.command) if provider.command else provider.url
         if name not in used:
-            line(True, f"provider {name} ({provider.transport}: {where}) is not used by an enabled template; not started")
+            line(
+                True,
+                f"provider {name} ({provider.transport}: {where}) is not used by an enabled template; not started",
+            )
         elif name in listings:
             listing = listings[name]
             line(

@@ -53,7 +53,7 @@ def write_folder(folder: Path, config: str, templates: dict[str, str]) -> Path:
 
 
 def time_config(name: str = "time", extra: str = "") -> str:
-    return f'[providers.{name}]\ncommand = {toml_list([TIME, "--local-timezone", "UTC"])}\n{extra}'
+    return f"[providers.{name}]\ncommand = {toml_list([TIME, '--local-timezone', 'UTC'])}\n{extra}"
 
 
 def children(pid: int | None = None) -> set[int]:
@@ -98,7 +98,10 @@ def everything_http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     log_path = tmp_path_factory.mktemp("everything") / "server.log"
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
-            [EVERYTHING, "streamableHttp"], env={**os.environ, "PORT": str(port)}, stdout=log, stderr=log
+            [EVERYTHING, "streamableHttp"],
+            env={**os.environ, "PORT": str(port)},
+            stdout=log,
+            stderr=log,
         )
         try:
             deadline = time.monotonic() + 60

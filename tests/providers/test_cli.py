@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.providers.conftest import NOW, children, alive, time_config, toml_list, write_folder
+from tests.providers.conftest import NOW, alive, children, time_config, toml_list, write_folder
 
 DSL = str(Path(sys.executable).parent / "dsl")
 
@@ -74,14 +74,17 @@ def test_sync_writes_the_lock_and_validate_checks_against_it(tmp_path: Path) -> 
         'unknown action "mcp.time.get_curent_time": provider "time" has no tool '
         '"get_curent_time"; did you mean "get_current_time"?' in typos
     )
-    assert 'unknown argument "zone" in action "mcp.time.get_current_time"; did you mean "timezone"?' in typos
+    assert (
+        'unknown argument "zone" in action "mcp.time.get_current_time"; did you mean "timezone"?'
+        in typos
+    )
     assert 'no provider "tme" is configured' in typos and 'did you mean "time"?' in typos
     assert 'has no property "datetme"; did you mean "datetime"?' in typos
 
     (folder / "taskplate.toml").write_text(time_config(extra='env = {TZ = "UTC"}\n'))
     stale = dsl(home, "validate", str(folder / "what_time.yaml"))
     assert stale.returncode == 0
-    assert "older than the configuration of provider \"time\"" in stale.stdout
+    assert 'older than the configuration of provider "time"' in stale.stdout
     assert "[provider-lock]" in stale.stdout
 
 
@@ -114,7 +117,7 @@ def test_doctor_shows_each_provider_and_a_failure_with_its_cause(tmp_path: Path)
     assert doctor.returncode == 1
     out = doctor.stdout
     assert f"ok   configuration {folder / 'taskplate.toml'}" in out
-    assert 'BAD  ' in out and 'provider "Bad" skipped: bad name' in out
+    assert "BAD  " in out and 'provider "Bad" skipped: bad name' in out
     assert "ok   provider time (stdio: " in out and "mcp-time 2026.10.19, 2 tools" in out
     assert "BAD  provider time: no providers.lock.json" in out
     assert "BAD  provider broken (stdio: " in out and "its tools are absent" in out

@@ -35,13 +35,19 @@ def test_a_good_configuration_loads_stdio_and_http_providers(tmp_path: Path) -> 
     ("entry", "why"),
     [
         ('[providers.Bad-Name]\ncommand = ["x"]', 'provider "Bad-Name" skipped: bad name'),
-        ("[providers.empty]\ncommand = []", 'provider "empty" skipped: command: [] should be non-empty'),
+        (
+            "[providers.empty]\ncommand = []",
+            'provider "empty" skipped: command: [] should be non-empty',
+        ),
         ('[providers.blank]\ncommand = [" "]', 'provider "blank" skipped: empty command'),
         (
             '[providers.gone]\ncommand = ["no-such-server-here"]',
             'provider "gone" skipped: command "no-such-server-here" does not exist',
         ),
-        ("[providers.nothing]\ncwd = '.'", 'provider "nothing" skipped: give command (stdio) or url'),
+        (
+            "[providers.nothing]\ncwd = '.'",
+            'provider "nothing" skipped: give command (stdio) or url',
+        ),
         (
             '[providers.both]\ncommand = ["x"]\nurl = "http://127.0.0.1:1/mcp"',
             'provider "both" skipped: give command or url, not both',

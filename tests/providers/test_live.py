@@ -70,7 +70,8 @@ def pids_of(word: str) -> set[int]:
 
 async def test_a_tool_is_a_step_with_its_typed_result_and_a_trace(tmp_path: Path) -> None:
     with_set = NOW.replace(
-        "output:", "  - id: echo\n    action: set\n    with: {at: \"${{ steps.now.datetime }}\"}\noutput:"
+        "output:",
+        '  - id: echo\n    action: set\n    with: {at: "${{ steps.now.datetime }}"}\noutput:',
     )
     folder = write_folder(tmp_path / "t", time_config(), {"what_time": with_set})
     library = TemplateLibrary(REGISTRY).load([folder])
@@ -108,7 +109,7 @@ async def test_server_everything_over_streamable_http(tmp_path: Path, everything
                 "weather",
                 "mcp.everything.get-structured-content",
                 "{location: Chicago}",
-                extra="  - action: set\n    with: {t: \"${{ steps.call.temperature + 1 }}\"}\n",
+                extra='  - action: set\n    with: {t: "${{ steps.call.temperature + 1 }}"}\n',
             ),
             "toggle": template(
                 "toggle", "mcp.everything.toggle-simulated-logging", "{}", "[local, remote]"
@@ -175,7 +176,9 @@ async def test_a_crashed_provider_fails_the_call_and_is_restarted_for_the_next_r
 
 
 async def test_shutdown_ends_every_stdio_provider_and_its_children(tmp_path: Path) -> None:
-    config = time_config() + f"[providers.everything]\ncommand = {toml_list([EVERYTHING, 'stdio'])}\n"
+    config = (
+        time_config() + f"[providers.everything]\ncommand = {toml_list([EVERYTHING, 'stdio'])}\n"
+    )
     folder = write_folder(
         tmp_path / "t",
         config,
@@ -192,7 +195,9 @@ async def test_shutdown_ends_every_stdio_provider_and_its_children(tmp_path: Pat
 async def test_a_provider_that_fails_to_start_leaves_only_its_tools_absent(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    broken = toml_list([sys.executable, "-c", "import sys; print('boom', file=sys.stderr); sys.exit(3)"])
+    broken = toml_list(
+        [sys.executable, "-c", "import sys; print('boom', file=sys.stderr); sys.exit(3)"]
+    )
     silent = toml_list([sys.executable, "-c", "import time; time.sleep(120)"])
     config = (
         time_config()

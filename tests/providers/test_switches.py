@@ -13,7 +13,7 @@ import anyio
 import pytest
 from mcp.client.client import Client
 
-from taskplate.dsl import TrustLevel
+from taskplate.dsl import ErrorCode, TaskplateError, TrustLevel
 from taskplate.interpreter import RunManager, TemplateLibrary
 from taskplate.server import build_server
 from taskplate.stdlib import REGISTRY
@@ -74,16 +74,15 @@ async def test_switches_and_reloads_through_mcp(
             assert first["slow"]["providers"] == []
             refused = await call(client, "run_task_template", templateId="off")
             assert refused["isError"] and refused["errorCode"] == "TEMPLATE_DISABLED"
-            with pytest.raises(Exception, match="TRUST_LEVEL_NOT_ALLOWED|allows local"):
+            with pytest.raises(TaskplateError) as remote:
                 await manager.submit("quick", {}, trust=TrustLevel.REMOTE)
+            assert remote.value.code is ErrorCode.TRUST_LEVEL_NOT_ALLOWED
 
             # a run under way, then its template is switched off: the run finishes
             under_way = await call(
                 client, "run_task_template", templateId="slow", options={"mode": "async"}
             )
-            touch_later(
-                config, time_config() + '[templates]\ndisabled = ["slow"]\n'
-            )
+            touch_later(config, time_config() + '[templates]\ndisabled = ["slow"]\n')
             second = listed(await call(client, "list_task_templates"))
             assert "slow" not in second and "off" in second
             assert second["quick"]["trustLevelSupport"] == ["local", "remote"]
@@ -96,7 +95,9 @@ async def test_switches_and_reloads_through_mcp(
             # files added, changed to something invalid, removed: at the next list
             touch_later(folder / "added.yaml", plain("added"))
             with caplog.at_level(logging.WARNING, logger="taskplate.templates"):
-                touch_later(folder / "quick.yaml", plain("quick").replace("action: set", "action: sett"))
+                touch_later(
+                    folder / "quick.yaml", plain("quick").replace("action: set", "action: sett")
+                )
                 third = listed(await call(client, "list_task_templates"))
             assert "added" in third and "quick" not in third
             assert 'unknown action "sett"' in caplog.text and "quick.yaml not served" in caplog.text
