@@ -144,11 +144,12 @@ class TemplateLibrary:
         return True
 
     async def _connect(self) -> None:
+        """Start the providers enabled templates use, then check every template again
+        against what the servers list now."""
         assert self.providers is not None
         wanted = sorted(self.needed & set(self.configuration.providers))
-        if wanted:
-            await self.providers.start(wanted)
-            self._reload()  # checked again against what the servers list now
+        await self.providers.start(wanted)
+        self._reload()
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[TemplateLibrary]:
@@ -162,7 +163,6 @@ class TemplateLibrary:
                 yield self
             finally:
                 self.providers = None
-        self._reload()
 
     def all(self) -> list[Template]:
         return [

@@ -23,6 +23,7 @@ from tests.providers.conftest import (
     NOW,
     alive,
     children,
+    free_port,
     time_config,
     toml_list,
     write_folder,
@@ -203,6 +204,8 @@ async def test_a_provider_that_fails_to_start_leaves_only_its_tools_absent(
         time_config()
         + f"[providers.broken]\ncommand = {broken}\n"
         + f"[providers.silent]\ncommand = {silent}\nstart_timeout_ms = 1500\n"
+        + f'[providers.nohttp]\nurl = "http://127.0.0.1:{free_port()}/mcp"\nstart_timeout_ms = 10000\n'
+        + '[providers.notoken]\nurl = "http://127.0.0.1:1/mcp"\ntoken_env = "NO_SUCH_TOKEN_17"\n'
     )
     folder = write_folder(
         tmp_path / "t",
@@ -211,6 +214,8 @@ async def test_a_provider_that_fails_to_start_leaves_only_its_tools_absent(
             "what_time": NOW,
             "uses_broken": template("uses_broken", "mcp.broken.anything", "{}"),
             "uses_silent": template("uses_silent", "mcp.silent.anything", "{}"),
+            "uses_nohttp": template("uses_nohttp", "mcp.nohttp.anything", "{}"),
+            "uses_notoken": template("uses_notoken", "mcp.notoken.anything", "{}"),
         },
     )
     before = children()
@@ -218,11 +223,13 @@ async def test_a_provider_that_fails_to_start_leaves_only_its_tools_absent(
         providers = manager.library.providers
         assert providers is not None
         failures = providers.failures()
-        assert set(failures) == {"broken", "silent"}
+        assert set(failures) == {"broken", "silent", "nohttp", "notoken"}
         assert "within 1500 ms" in failures["silent"]
+        assert "$NO_SUCH_TOKEN_17 is not set" in failures["notoken"]
+        assert failures["nohttp"]
         assert (await run(manager, "what_time"))["status"] == "succeeded"
         rejected = {Path(k).stem: v for k, v in manager.library.rejected.items()}
-        assert set(rejected) == {"uses_broken", "uses_silent"}
+        assert set(rejected) == {"uses_broken", "uses_silent", "uses_nohttp", "uses_notoken"}
         assert "provider broken is not running" in rejected["uses_broken"][0].message
     logged = caplog.text
     assert "provider broken failed to start" in logged and "provider silent" in logged
