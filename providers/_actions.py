@@ -4,13 +4,15 @@ the call that runs it, its answer turned into a step result (or a step failure).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from taskplate.dsl import ActionSpec, ErrorCode, TaskplateError
 
-from ._client import Providers
 from ._config import ProviderConfig
 from ._lock import ServerListing, tool_spec
+
+if TYPE_CHECKING:  # the live client (anyio, the SDK) loads only when providers start
+    from ._client import Providers
 
 
 def _text(result: Any) -> str:

@@ -9,14 +9,16 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from taskplate.dsl import ActionCatalog, ActionSpec, Level, Template
 
 from ._actions import provider_specs
-from ._client import Providers
 from ._config import LOCK_FILE, Configuration, config_files, load_configuration
 from ._lock import LockState, read_locks, split_action
+
+if TYPE_CHECKING:  # the live client (anyio, the SDK) loads only when providers start
+    from ._client import Providers
 
 _ORDER = (Level.L0, Level.L1, Level.L2)
 
