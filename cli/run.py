@@ -112,8 +112,10 @@ async def _run(
     folders: tuple[str, ...],
     as_json: bool,
 ) -> int:
-    lib = library(folders)
     path = Path(template_ref)
+    if path.suffix in (".yaml", ".yml") and (path.parent / "taskplate.toml").is_file():
+        folders = (*folders, str(path.parent))  # its providers and switches
+    lib = library(folders)
     if path.suffix in (".yaml", ".yml") and path.exists():
         template = lib.add_file(path)
         if template is None:

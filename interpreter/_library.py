@@ -81,6 +81,7 @@ class TemplateLibrary:
     actions: ProviderCatalog | None = None  # the built-in actions and the providers' tools
     providers: Providers | None = None  # connected while `running`
     needed: set[str] = field(default_factory=set)  # providers that enabled templates use
+    added: list[Traversable] = field(default_factory=list)  # files added one by one (dsl run)
     _seen: Any = None
 
     def load(self, folders: list[Traversable], home: Path | None = None) -> TemplateLibrary:
@@ -97,9 +98,16 @@ class TemplateLibrary:
         self.templates, self.sources, self.rejected, self.needed = {}, {}, {}, set()
         for folder in self.folders:
             for path in _template_files(folder):
-                self.add_file(path)
+                self._add(path)
+        for path in self.added:
+            self._add(path)
 
     def add_file(self, path: Traversable) -> Template | None:
+        """One more template file, kept across reloads."""
+        self.added.append(path)
+        return self._add(path)
+
+    def _add(self, path: Traversable) -> Template | None:
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:

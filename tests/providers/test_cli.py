@@ -122,3 +122,20 @@ def test_doctor_shows_each_provider_and_a_failure_with_its_cause(tmp_path: Path)
     assert "BAD  provider time: no providers.lock.json" in out
     assert "BAD  provider broken (stdio: " in out and "its tools are absent" in out
     assert "ok   provider idle (stdio: true) is not used by an enabled template; not started" in out
+
+
+def test_dsl_run_of_a_file_uses_the_providers_of_its_folder(tmp_path: Path) -> None:
+    folder = write_folder(tmp_path / "t", time_config(), {"what_time": NOW})
+    before = children()
+    ran = dsl(
+        tmp_path / "home",
+        "run",
+        str(folder / "what_time.yaml"),
+        "--json",
+        "--input",
+        "zone=Asia/Tokyo",
+    )
+    assert ran.returncode == 0, ran.stderr
+    answer = json.loads(ran.stdout)
+    assert answer["status"] == "succeeded" and answer["result"]["datetime"].endswith("+09:00")
+    assert not [p for p in children() - before if alive(p)]
