@@ -192,12 +192,28 @@ class Connection:
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream) as exc:
             self._broken(_cause(exc))
             raise self.unavailable("its connection closed") from None
+        except Exception as exc:
+            if _network(exc):  # an HTTP server gone away: connect again for the next run
+                self._broken(_cause(exc))
+                raise self.unavailable(_cause(exc)) from None
+            raise TaskplateError(
+                ErrorCode.PROVIDER_ERROR,
+                f"{tool} of provider {self.name}: {_cause(exc)}",
+                "The server's answer could not be used; see its message.",
+                {"provider": self.name},
+            ) from None
 
     def _broken(self, cause: str) -> None:
         if self.state == "up":
             self.state, self.error = "crashed", cause
             log.warning("provider %s stopped answering: %s", self.name, cause)
         self._stop.set()
+
+
+def _network(exc: BaseException) -> bool:
+    """A transport failure (connection refused or reset, protocol broken), by httpx's names."""
+    names = {c.__name__ for c in type(exc).__mro__}
+    return bool(names & {"TransportError", "NetworkError", "ConnectError", "RemoteProtocolError"})
 
 
 def _closed(exc: Any) -> bool:

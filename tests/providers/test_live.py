@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -234,3 +235,66 @@ async def test_a_provider_that_fails_to_start_leaves_only_its_tools_absent(
     logged = caplog.text
     assert "provider broken failed to start" in logged and "provider silent" in logged
     assert not [p for p in children() - before if alive(p)]
+
+
+def _everything_on(port: int, log: Path) -> subprocess.Popen[bytes]:
+    with open(log, "ab") as out:
+        process = subprocess.Popen(
+            [EVERYTHING, "streamableHttp"],
+            env={**os.environ, "PORT": str(port)},
+            stdout=out,
+            stderr=out,
+        )
+    return process
+
+
+async def _listening(port: int) -> None:
+    with anyio.fail_after(60):
+        while True:
+            try:
+                stream = await anyio.connect_tcp("127.0.0.1", port)
+                await stream.aclose()
+                return
+            except OSError:
+                await anyio.sleep(0.1)
+
+
+def _end(process: subprocess.Popen[bytes]) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+async def test_an_http_provider_that_goes_away_is_unavailable_then_connected_again(
+    tmp_path: Path,
+) -> None:
+    port = free_port()
+    server = _everything_on(port, tmp_path / "server.log")
+    try:
+        await _listening(port)
+        folder = write_folder(
+            tmp_path / "t",
+            f'[providers.everything]\nurl = "http://127.0.0.1:{port}/mcp"\n',
+            {"echo": template("echo", "mcp.everything.echo", "{message: again}")},
+        )
+        async with running(folder, tmp_path / "home") as manager:
+            assert (await run(manager, "echo"))["status"] == "succeeded"
+            _end(server)
+            gone = await run(manager, "echo")
+            assert gone["error"]["details"]["stepErrorCode"] == "PROVIDER_UNAVAILABLE", gone
+            server = _everything_on(port, tmp_path / "server.log")
+            await _listening(port)
+            providers = manager.library.providers
+            assert providers is not None
+            with anyio.fail_after(90):
+                while True:
+                    answer = await run(manager, "echo")
+                    if answer["status"] == "succeeded":
+                        break
+                    await anyio.sleep(0.5)
+            assert answer["result"]["answer"]["text"] == "Echo: again"
+    finally:
+        _end(server)
