@@ -404,7 +404,7 @@ class RunManager:
             progress,
             secrets=secret_values,
             profiles=self.profiles,
-            catalog=self.library.actions,
+            catalog=self.library.actions or self.library.catalog,
         )
         try:
             async with self.slots:
