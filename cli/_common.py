@@ -26,7 +26,9 @@ def template_folders(extra: tuple[str, ...] = ()) -> list[Path]:
 
 
 def library(extra: tuple[str, ...] = ()) -> TemplateLibrary:
-    return TemplateLibrary(REGISTRY).load(template_folders(extra))
+    """The templates of every folder, with the providers and switches of their taskplate.toml
+    and the data home's."""
+    return TemplateLibrary(REGISTRY).load(template_folders(extra), home=data_home())
 
 
 def manager(lib: TemplateLibrary | None = None) -> RunManager:

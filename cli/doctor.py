@@ -15,6 +15,7 @@ from taskplate.dsl import TaskplateError
 from taskplate.interpreter import data_home
 
 from ._common import library
+from ._doctor_providers import providers_report
 
 
 async def _browser_version() -> str:
@@ -59,6 +60,7 @@ def command() -> None:
     except OSError as exc:
         line(False, f"data home {home}: {exc}")
     lib = library()
+    providers_report(lib, line)
     line(
         not lib.rejected,
         f"{len(lib.all())} templates served"

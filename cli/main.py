@@ -22,6 +22,7 @@ COMMANDS = {
     "lsp": "taskplate.cli.lsp:command",
     "template": "taskplate.cli.template:group",
     "ui": "taskplate.cli.ui:command",
+    "providers": "taskplate.cli.providers:providers",
 }
 
 

@@ -23,6 +23,7 @@ from rich.progress import (
 
 from taskplate.dsl import ErrorCode, RunStatus, TaskplateError, format_text
 from taskplate.interpreter import Progress as RunProgress
+from taskplate.interpreter import TemplateLibrary
 
 from ._common import emit, library, manager
 from ._errors import user_errors
@@ -75,6 +76,12 @@ def parse_inputs(pairs: tuple[str, ...], inputs_file: str | None) -> dict[str, A
     return inputs
 
 
+def _rejected(lib: TemplateLibrary, path: Path) -> int:
+    for d in lib.rejected[str(path)]:
+        click.echo(format_text(d, path.read_text(encoding="utf-8")), err=True)
+    return 1
+
+
 class Bar:
     """A rich progress bar of items (or steps) on stderr, only when stderr is a terminal."""
 
@@ -113,22 +120,31 @@ async def _run(
     as_json: bool,
     trace: str | None = None,
 ) -> int:
-    lib = library(folders)
     path = Path(template_ref)
-    if path.suffix in (".yaml", ".yml") and path.exists():
-        template = lib.add_file(path)
-        if template is None:
-            for d in lib.rejected[str(path)]:
-                click.echo(format_text(d, path.read_text(encoding="utf-8")), err=True)
-            return 1
-        template_id, version = template.id, template.version
-    else:
+    is_file = path.suffix in (".yaml", ".yml") and path.exists()
+    configured = is_file and (path.parent / "taskplate.toml").is_file()
+    if configured:
+        folders = (*folders, str(path.parent))  # its providers and switches
+    lib = library(folders)
+    template_id: str | None = None
+    version: str | None = None
+    if not is_file:
         template_id, _, wanted = template_ref.partition("@")
         version = wanted or None
+    elif not configured:
+        checked = lib.add_file(path)
+        if checked is None:
+            return _rejected(lib, path)
+        template_id, version = checked.id, checked.version
     runs = manager(lib)
-    bar = Bar(template_id)
+    bar = Bar(template_id or path.stem)
     bar.enabled = bar.enabled and not as_json
     async with runs.running():
+        if template_id is None:  # checked once its providers are connected
+            template = lib.add_file(path)
+            if template is None:
+                return _rejected(lib, path)
+            template_id, version = template.id, template.version
         options: dict[str, Any] = {"mode": mode} if mode else {}
         if timeout:
             options["timeoutMs"] = timeout

@@ -6,10 +6,13 @@ Exit 0 clean (warnings allowed), 1 problems (or warnings with --strict), 2 usage
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
+from taskplate.browser import data_home
 from taskplate.dsl import (
+    ActionCatalog,
     CheckResult,
     Diagnostic,
     check_source,
@@ -22,9 +25,28 @@ from taskplate.stdlib import REGISTRY
 from ._files import template_files
 
 
+def _catalog_for(file: Path, kept: dict[Path, ActionCatalog]) -> ActionCatalog:
+    """The built-in actions, and the tools of the providers configured in the nearest
+    taskplate.toml above the file and the data home's, as their lock files record them."""
+    folder = next(
+        (p for p in [file.parent, *file.parent.parents] if (p / "taskplate.toml").is_file()),
+        file.parent,
+    )
+    if folder not in kept:
+        home = data_home()
+        if (folder / "taskplate.toml").is_file() or (home / "taskplate.toml").is_file():
+            from taskplate.providers import ProviderCatalog
+
+            kept[folder] = ProviderCatalog.build(REGISTRY, [folder], home)
+        else:
+            kept[folder] = REGISTRY
+    return kept[folder]
+
+
 def check_paths(paths: tuple[str, ...]) -> tuple[list[CheckResult], list[str]]:
     """Results for every readable template file, and one message per path that could not be read."""
     results, failures = [], []
+    catalogs: dict[Path, ActionCatalog] = {}
     for item in template_files(paths):
         if isinstance(item, OSError):
             failures.append(str(item))
@@ -37,7 +59,7 @@ def check_paths(paths: tuple[str, ...]) -> tuple[list[CheckResult], list[str]]:
         except OSError as exc:
             failures.append(f"{item}: {exc.strerror or exc}")
             continue
-        results.append(check_source(text, str(item), REGISTRY))
+        results.append(check_source(text, str(item), _catalog_for(Path(item).resolve(), catalogs)))
     return results, failures
 
 

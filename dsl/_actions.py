@@ -23,6 +23,8 @@ class ActionSpec:
     needs_browser: bool = True
     pure: bool = False  # no side effects: a result nobody reads is dead code
     result_from_args: bool = False  # `set`: the result is the arguments
+    provider: str = "builtin"  # who serves it: builtin, or a configured MCP server's name
+    requires_confirm: bool = False  # has side effects a remote caller must confirm
     # A result schema made exact by the step's literal arguments (values of expressions are
     # DYNAMIC): `extract` declares each field's type. None: `result_schema` as it is.
     result_schema_for: Callable[[dict[str, Any]], dict[str, Any]] | None = field(

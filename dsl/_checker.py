@@ -321,11 +321,15 @@ class _Checker:
                         key=True,
                     )
             if isinstance(step.action, str) and self.catalog.get(step.action) is None:
+                why = getattr(self.catalog, "why_unknown", lambda name: None)(step.action)
                 self.add(
                     "unknown-action",
-                    f'unknown action "{step.action}"{suggest(step.action, self.catalog.names(), "actions")}',
+                    why
+                    or f'unknown action "{step.action}"{suggest(step.action, self.catalog.names(), "actions")}',
                     f"{step.pointer}/action",
                 )
+            elif isinstance(step.action, str):
+                self.check_provider_lock(step)
         elif has_loop:
             if "with" in data:
                 self.add(
@@ -360,6 +364,14 @@ class _Checker:
                 f'"tab" must be new, main or an expression yielding a tab id, got "{step.tab.value}"',
                 f"{step.pointer}/tab",
             )
+
+    def check_provider_lock(self, step: Step) -> None:
+        """A provider's tool checked against a lock file written for another configuration."""
+        spec = self.catalog.get(step.action) if step.action else None
+        stale = getattr(self.catalog, "stale", None)
+        why = stale(spec.provider) if spec is not None and stale is not None else None
+        if why:
+            self.add("provider-lock", why, f"{step.pointer}/action", severity=Severity.WARNING)
 
     def sibling_lists(self, template: Template) -> Iterable[list[Step]]:
         yield template.steps

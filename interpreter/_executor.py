@@ -33,6 +33,7 @@ from taskplate.dsl import (
 from taskplate.dsl._values import Const
 from taskplate.stdlib import REGISTRY, ActionContext, run_action
 
+from ._provider_steps import action_of, before_call, timeout_error
 from ._recording import marked, typed_secret
 
 if TYPE_CHECKING:
@@ -116,6 +117,8 @@ class StepRecord:
     call: dict[str, Any] | None = None
     tab_id: str | None = None  # the tab a browser step ran in
     screenshot_artifact_id: str | None = None  # the page when a browser step failed
+    provider: str | None = None  # builtin, or the MCP server that served the action
+    capability_level: str | None = None
 
 
 def preview(value: Any, secrets: list[str]) -> str:
@@ -143,6 +146,7 @@ class Execution:
     )
     policy: UrlPolicy | None = None  # the run's URL policy, for actions that need no browser
     web_config: WebConfig | None = None
+    catalog: Any = field(default_factory=lambda: REGISTRY)  # built-in actions, providers' tools
     cancel_requested: bool = False
     progress: Progress = field(default_factory=Progress)
     loop_items: list[bool] = field(default_factory=list)  # success of every tolerant-loop item
@@ -277,12 +281,12 @@ class Execution:
         self, step: Step, scope: dict[str, Any], tab_id: str | None, item: int | None
     ) -> Any:
         assert step.action is not None
-        spec = REGISTRY[step.action]
         started, attempts = time.time(), 0
         args: Any = None
         own_tab: str | None = None
         shot: str | None = None
         try:
+            spec = action_of(self.catalog, step, item, StepFailed)
             if not spec.level.allowed_for(self.trust):
                 raise StepFailed(
                     step,
@@ -293,6 +297,7 @@ class Execution:
                     ),
                     item,
                 )
+            before_call(spec, self.trust, step, item, StepFailed)
             args = self._render(step, step.args, scope, item)
             self._note_secret(step, args, None)
             timeout = (
@@ -319,14 +324,10 @@ class Execution:
                     attempts += 1
                     try:
                         with anyio.fail_after(timeout / 1000) if timeout else nullcontext():
-                            result = await run_action(spec.name, ctx, args)
+                            result = await run_action(spec.name, ctx, args, self.catalog)
                         break
                     except TimeoutError:
-                        error = TaskplateError(
-                            ErrorCode.STEP_TIMEOUT,
-                            f"step {step.label} took longer than {timeout} ms",
-                            "Raise timeoutMs.",
-                        )
+                        error = timeout_error(spec, step, timeout)
                     except TaskplateError as exc:
                         error = exc
                     if attempts >= step.retry.attempts or error.code not in retry_on:
@@ -420,6 +421,7 @@ class Execution:
         screenshot: str | None = None,
     ) -> None:
         """One step execution recorded (previews masked) and counted."""
+        spec = self.catalog.get(step.action) if step.action else None
         self.record(
             StepRecord(
                 next(self._seq),
@@ -438,6 +440,8 @@ class Execution:
                 call=call,
                 tab_id=tab,
                 screenshot_artifact_id=screenshot,
+                provider=spec.provider if spec is not None else None,
+                capability_level=str(spec.level) if spec is not None else None,
             )
         )
         self._done()

@@ -1,14 +1,20 @@
 """The installed templates: loaded from folders with the same checks as `dsl validate`; an
 invalid template is not served and its diagnostics are logged. Lookup by id and version.
+The folders' `taskplate.toml` add providers' tools as actions and switch templates off;
+`refresh` reloads what changed on disk, `running` keeps the providers connected.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from importlib.resources import files
 from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Any
 
 from taskplate.dsl import (
     ActionCatalog,
@@ -16,7 +22,15 @@ from taskplate.dsl import (
     ErrorCode,
     TaskplateError,
     Template,
+    TrustLevel,
     check_source,
+)
+from taskplate.providers import (
+    Configuration,
+    ProviderCatalog,
+    Providers,
+    fingerprint,
+    template_needs,
 )
 
 log = logging.getLogger("taskplate.templates")
@@ -57,24 +71,55 @@ def matches(version: str, wanted: str) -> bool:
 
 @dataclass
 class TemplateLibrary:
-    catalog: ActionCatalog
+    catalog: ActionCatalog  # the built-in actions
     templates: dict[str, dict[str, Template]] = field(default_factory=dict)
     sources: dict[tuple[str, str], str] = field(default_factory=dict)
     rejected: dict[str, list[Diagnostic]] = field(default_factory=dict)
+    folders: list[Traversable] = field(default_factory=list)
+    home: Path | None = None  # the data home, whose taskplate.toml has the last word
+    configuration: Configuration = field(default_factory=Configuration)
+    actions: ProviderCatalog | None = None  # the built-in actions and the providers' tools
+    providers: Providers | None = None  # connected while `running`
+    needed: set[str] = field(default_factory=set)  # providers that enabled templates use
+    added: list[Traversable] = field(default_factory=list)  # files added one by one (dsl run)
+    _seen: Any = None
 
-    def load(self, folders: list[Traversable]) -> TemplateLibrary:
-        for folder in folders:
-            for path in template_files(folder):
-                self.add_file(path)
+    def load(self, folders: list[Traversable], home: Path | None = None) -> TemplateLibrary:
+        self.folders, self.home = list(folders), home
+        self._reload()
         return self
 
+    def _reload(self) -> None:
+        """Configuration, lock files and every template read again; checked against the
+        providers' live tools where they are connected, else their lock files."""
+        self._seen = fingerprint(self.folders, self.home)
+        self.actions = ProviderCatalog.build(self.catalog, self.folders, self.home, self.providers)
+        self.configuration = self.actions.configuration
+        self.templates, self.sources, self.rejected, self.needed = {}, {}, {}, set()
+        for folder in self.folders:
+            for path in template_files(folder):
+                self._add(path)
+        for path in self.added:
+            self._add(path)
+
     def add_file(self, path: Traversable) -> Template | None:
+        """One more template file, kept across reloads."""
+        self.added.append(path)
+        return self._add(path)
+
+    def _add(self, path: Traversable) -> Template | None:
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             log.warning("template %s not served: cannot read it (%s)", path, exc)
             return None
-        result = check_source(text, str(path), self.catalog)
+        actions = self.actions or self.catalog
+        result = check_source(text, str(path), actions)
+        if result.template is not None and not self.enabled(result.template.id):
+            log.info("template %s (%s) is disabled by configuration", result.template.id, path)
+            return None  # not served, so neither checked nor needing its providers
+        if result.template is not None:
+            self.needed |= template_needs(result.template, actions)[1]
         if not result.ok or result.template is None:
             self.rejected[str(path)] = result.diagnostics
             for d in result.diagnostics:
@@ -85,20 +130,77 @@ class TemplateLibrary:
         self.sources[(template.id, template.version)] = text
         return template
 
+    # -- switched on and off, reloaded -----------------------------------------------------------
+    def enabled(self, template_id: str) -> bool:
+        return template_id not in self.configuration.disabled
+
+    def needs(self, template: Template) -> tuple[str, list[str]]:
+        """The template's highest capability level and the providers it calls."""
+        level, providers = template_needs(template, self.actions or self.catalog)
+        return str(level), sorted(providers)
+
+    async def refresh(self) -> bool:
+        """Reload when a template file, a configuration or a lock file changed (runs under
+        way keep the templates they started with); True when something changed."""
+        if fingerprint(self.folders, self.home) == self._seen:
+            return False
+        log.info("templates or configuration changed: reloading")
+        self._reload()
+        if self.providers is not None:
+            await self.providers.reconfigure(self.configuration.providers)
+            await self._connect()
+        return True
+
+    async def _connect(self) -> None:
+        """Start the providers enabled templates use, then check every template again
+        against what the servers list now."""
+        assert self.providers is not None
+        wanted = sorted(self.needed & set(self.configuration.providers))
+        await self.providers.start(wanted)
+        self._reload()
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[TemplateLibrary]:
+        """The providers enabled templates use, connected (each failure logged, its tools
+        absent); every one closed on leaving."""
+        providers = Providers(self.configuration.providers)
+        async with providers.running():
+            self.providers = providers
+            try:
+                await self._connect()
+                yield self
+            finally:
+                self.providers = None
+
     def all(self) -> list[Template]:
         return [
-            t
-            for versions in self.templates.values()
+            self._switched(t)
+            for template_id, versions in self.templates.items()
+            if self.enabled(template_id)
             for t in sorted(versions.values(), key=lambda t: _version_key(t.version))
         ]
 
+    def _switched(self, template: Template) -> Template:
+        """A template the configuration limits to local callers, so limited."""
+        if template.id not in self.configuration.local_only:
+            return template
+        return dataclasses.replace(template, trust=(TrustLevel.LOCAL,))
+
     def get(self, template_id: str, version: str | None = None) -> Template:
+        if not self.enabled(template_id):
+            raise TaskplateError(
+                ErrorCode.TEMPLATE_DISABLED,
+                f'template "{template_id}" is disabled by the operator',
+                "Use another template (list_task_templates), or ask the operator to enable it "
+                "in taskplate.toml.",
+                {"templateId": template_id},
+            )
         versions = self.templates.get(template_id)
         if not versions:
             raise TaskplateError(
                 ErrorCode.TEMPLATE_NOT_FOUND,
                 f'no template "{template_id}"',
-                f"Installed: {', '.join(sorted(self.templates)) or 'none'} (list_task_templates).",
+                f"Installed: {', '.join(sorted(filter(self.enabled, self.templates))) or 'none'} (list_task_templates).",
             )
         candidates = [v for v in versions if version is None or matches(v, version)]
         if not candidates:
@@ -107,4 +209,4 @@ class TemplateLibrary:
                 f'template "{template_id}" has no version matching {version}',
                 f"Installed versions: {', '.join(sorted(versions, key=_version_key))}.",
             )
-        return versions[max(candidates, key=_version_key)]
+        return self._switched(versions[max(candidates, key=_version_key)])

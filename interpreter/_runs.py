@@ -206,7 +206,8 @@ class RunManager:
 
         An error raised by the caller inside comes out as itself, not wrapped in a group."""
         try:
-            async with anyio.create_task_group() as tg:
+            # Providers (other MCP servers) start before the runs and close after them.
+            async with self.library.running(), anyio.create_task_group() as tg:
                 self._tg = tg
                 tg.start_soon(self._watch)
                 try:
@@ -423,6 +424,8 @@ class RunManager:
                 call=_call_of(r),
                 tab_id=r.tab_id,
                 screenshot_artifact_id=r.screenshot_artifact_id,
+                provider=r.provider,
+                capability_level=r.capability_level,
             )
 
         execution = Execution(
@@ -437,6 +440,7 @@ class RunManager:
             on_failure=failure_screenshot,
             policy=given.policy if given is not None else self.url_policy(trust),
             web_config=self.web,
+            catalog=self.library.actions or self.library.catalog,
         )
         try:
             async with self.slots:
@@ -747,6 +751,8 @@ class RunManager:
                         if s.get("screenshot_artifact_id")
                         else {}
                     ),
+                    "provider": s.get("provider"),
+                    "capabilityLevel": s.get("capability_level"),
                 }
                 for s in self.store.steps(run_id)
             ]

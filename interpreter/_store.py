@@ -48,6 +48,8 @@ CREATE TABLE IF NOT EXISTS steps (
     error TEXT,
     tab_id TEXT,
     screenshot_artifact_id TEXT,
+    provider TEXT,
+    capability_level TEXT,
     PRIMARY KEY (run_id, seq)
 );
 CREATE TABLE IF NOT EXISTS artifacts (
@@ -79,7 +81,12 @@ CREATE TABLE IF NOT EXISTS calls (
 # {"$secret": true}, never in clear.
 
 # Columns added after a store may have been created: (table, column, type).
-_ADDED = (("steps", "tab_id", "TEXT"), ("steps", "screenshot_artifact_id", "TEXT"))
+_ADDED = (
+    ("steps", "tab_id", "TEXT"),
+    ("steps", "screenshot_artifact_id", "TEXT"),
+    ("steps", "provider", "TEXT"),
+    ("steps", "capability_level", "TEXT"),
+)
 TERMINAL = ("succeeded", "failed", "partial_success", "canceled")
 
 

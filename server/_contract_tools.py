@@ -23,7 +23,9 @@ from ._tools import ToolSpec, params
 ID = {"type": "string", "minLength": 1}
 
 
-def template_info(t: Template) -> dict[str, Any]:
+def template_info(
+    t: Template, level: str = "L0", providers: list[str] | None = None
+) -> dict[str, Any]:
     limits = {
         k: v
         for k, v in (
@@ -49,6 +51,8 @@ def template_info(t: Template) -> dict[str, Any]:
         "limits": limits,
         "inputsSchema": t.inputs_schema,
         "outputsSchema": t.outputs_schema,
+        "capabilityLevel": level,
+        "providers": providers or [],
     }
 
 
@@ -78,9 +82,12 @@ def contract_tools(state: ServerState) -> list[ToolSpec]:
         )
 
     async def list_task_templates(args: dict[str, Any], ctx: Context) -> CallToolResult:
-        return ok({"templates": [template_info(t) for t in manager.library.all()]})
+        library = manager.library
+        await library.refresh()  # template files and taskplate.toml changes take effect here
+        return ok({"templates": [template_info(t, *library.needs(t)) for t in library.all()]})
 
     async def run_task_template(args: dict[str, Any], ctx: Context) -> CallToolResult:
+        await manager.library.refresh()
         template = manager.library.get(args["templateId"], args.get("templateVersion"))
         options = dict(args.get("options") or {})
         inputs = args.get("inputs") or {}
@@ -156,7 +163,7 @@ def contract_tools(state: ServerState) -> list[ToolSpec]:
         ),
         ToolSpec(
             "list_task_templates",
-            "Every installed template: what it does, its inputs and outputs schemas, trust levels, limits and partial-success rule.",
+            "Every installed template: what it does, its inputs and outputs schemas, trust levels, limits, partial-success rule, highest capability level and the providers (other MCP servers) it calls.",
             params({}),
             schemas.LIST_TEMPLATES,
             list_task_templates,

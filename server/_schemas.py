@@ -84,6 +84,8 @@ TEMPLATE_INFO = obj(
         "limits": {"type": "object"},
         "inputsSchema": {"type": "object"},
         "outputsSchema": {"type": ["object", "null"]},
+        "capabilityLevel": {"enum": ["L0", "L1", "L2"]},
+        "providers": {"type": "array", "items": S},
     }
 )
 LIST_TEMPLATES = obj({"templates": {"type": "array", "items": TEMPLATE_INFO}})

@@ -88,18 +88,24 @@ _VALIDATORS: dict[str, jsonschema.Draft202012Validator] = {}
 def argument_errors(spec: ActionSpec, args: Any) -> list[dict[str, str]]:
     """Each way the arguments break the action's schema, with a JSON pointer."""
     validator = _VALIDATORS.get(spec.name)
-    if validator is None:
+    if validator is None or validator.schema is not spec.args_schema:
         import jsonschema
 
         validator = _VALIDATORS[spec.name] = jsonschema.Draft202012Validator(spec.args_schema)
     return violations(validator, args)
 
 
-async def run_action(name: str, ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
+async def run_action(
+    name: str,
+    ctx: ActionContext,
+    args: dict[str, Any],
+    catalog: Mapping[str, ActionSpec] = REGISTRY,
+) -> dict[str, Any]:
     """The one way to run an action: arguments checked, errors in the contract's codes.
 
-    Template steps and tool-level MCP calls both come through here."""
-    spec = REGISTRY.get(name)
+    Template steps and tool-level MCP calls both come through here; `catalog` adds the
+    providers' tools to the built-in actions."""
+    spec = catalog.get(name)
     if spec is None or spec.run is None:
         raise TaskplateError(
             ErrorCode.INVALID_PARAMETER, f'unknown action "{name}"', "See docs/actions.md."

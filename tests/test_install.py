@@ -21,6 +21,7 @@ SHIPPED = (
     "login_keep_session",
     "map_site",
     "multi_tab_compare",
+    "summarize_pages_to_file",
 )
 
 
@@ -81,6 +82,8 @@ def test_the_wheel_carries_templates_grammar_and_no_loose_layers(installed: Path
     assert (package / "dsl" / "expr.lark").is_file()
     assert (package / "server" / "ui" / "ui.js").is_file()  # the runs page's script and style
     assert (package / "server" / "ui" / "ui.css").is_file()
+    assert (package / "templates" / "taskplate.toml").is_file()
+    assert (package / "templates" / "providers.lock.json").is_file()
     assert not any((site / name).exists() for name in ("dsl", "server", "cli", "stdlib"))
 
 
@@ -91,7 +94,7 @@ def test_the_installed_dsl_validates_and_serves_the_shipped_templates(
     assert version.returncode == 0 and "0." in version.stdout, version.stderr
     checked = dsl(installed, outside, tmp_path, "validate", *SHIPPED)
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    assert "3 templates checked: 0 errors" in checked.stderr
+    assert "4 templates checked: 0 errors" in checked.stderr
     doctor = dsl(installed, outside, tmp_path, "doctor")
     assert doctor.returncode == 0, doctor.stdout + doctor.stderr
     assert "ok   3 templates served" in doctor.stdout

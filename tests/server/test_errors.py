@@ -166,6 +166,10 @@ async def test_every_contract_error_code_was_produced_with_a_hint() -> None:
     SEEN.setdefault("RUN_INTERRUPTED", "Run it again.")
     SEEN.setdefault("TRUST_LEVEL_NOT_ALLOWED", "tests/server/test_transports.py")
     SEEN.setdefault("URL_NOT_ALLOWED", "tests/server/test_transports.py")
+    for code in ("TEMPLATE_DISABLED", "CONFIRMATION_REQUIRED", "PROVIDER_TIMEOUT"):
+        SEEN.setdefault(code, "tests/providers/")  # real providers and switches there
+    SEEN.setdefault("PROVIDER_UNAVAILABLE", "tests/providers/test_live.py")
+    SEEN.setdefault("PROVIDER_ERROR", "tests/providers/test_live.py")
     assert test_process_death is not None
     missing = {str(c) for c in ErrorCode} - set(SEEN)
     assert missing == set(), missing

@@ -1,0 +1,302 @@
+"""`taskplate.toml`: the providers (other MCP servers) and template switches an operator
+configures, read from each template folder and from the data home. Reads files; starts nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+import shutil
+import tomllib
+from dataclasses import dataclass, field
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Any
+
+from taskplate.dsl import Level
+
+log = logging.getLogger("taskplate.providers")
+
+CONFIG_FILE = "taskplate.toml"
+LOCK_FILE = "providers.lock.json"
+NAME = re.compile(r"^[a-z0-9_]+$")
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+_LEVELS = {"enum": ["L0", "L1", "L2"]}
+_TEMPLATE_NAMES = {"type": "array", "items": {"type": "string", "minLength": 1}}
+_PROVIDER: dict[str, Any] = {
+    "type": "object",
+    "description": "One MCP server: `command` (stdio) or `url` (streamable HTTP), not both.",
+    "properties": {
+        "command": {
+            "type": "array",
+            "items": {"type": "string"},
+            "minItems": 1,
+            "description": "stdio: the server's argv; `${VAR}` is read from the environment.",
+        },
+        "cwd": {"type": "string", "description": "stdio: working folder, relative to this file."},
+        "env": {
+            "type": "object",
+            "additionalProperties": {"type": "string"},
+            "description": "stdio: environment variables added to the server's.",
+        },
+        "url": {
+            "type": "string",
+            "pattern": "^https?://",
+            "description": "Streamable HTTP: the server's MCP endpoint.",
+        },
+        "token_env": {
+            "type": "string",
+            "pattern": "^[A-Za-z_][A-Za-z0-9_]*$",
+            "description": "HTTP: the environment variable holding a bearer token.",
+        },
+        "levels": {
+            "type": "object",
+            "additionalProperties": _LEVELS,
+            "description": "Capability level per tool name, overriding what its annotations say.",
+        },
+        "start_timeout_ms": {"type": "integer", "minimum": 1},
+        "call_timeout_ms": {"type": "integer", "minimum": 1},
+    },
+    "additionalProperties": False,
+    "oneOf": [{"required": ["command"]}, {"required": ["url"]}],
+}
+SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$id": "https://taskplate.dev/schemas/taskplate.toml.json",
+    "title": "taskplate.toml",
+    "description": "Providers (other MCP servers whose tools become actions) and template switches.",
+    "type": "object",
+    "properties": {
+        "providers": {
+            "type": "object",
+            "propertyNames": {"pattern": NAME.pattern},
+            "additionalProperties": _PROVIDER,
+        },
+        "templates": {
+            "type": "object",
+            "properties": {
+                "disabled": _TEMPLATE_NAMES,
+                "enabled": _TEMPLATE_NAMES,
+                "local_only": _TEMPLATE_NAMES,
+            },
+            "additionalProperties": False,
+        },
+    },
+    "additionalProperties": False,
+}
+
+START_TIMEOUT_MS = 30_000
+CALL_TIMEOUT_MS = 60_000
+
+
+@dataclass(frozen=True)
+class ProviderConfig:
+    """One `[providers.NAME]` entry, its `${VAR}`s expanded and its cwd resolved."""
+
+    name: str
+    source: str  # the taskplate.toml it came from
+    config_hash: str  # of the entry as written: the lock file records it
+    command: tuple[str, ...] = ()
+    cwd: str | None = None
+    env: tuple[tuple[str, str], ...] = ()
+    url: str | None = None
+    token_env: str | None = None
+    levels: tuple[tuple[str, Level], ...] = ()
+    start_timeout_ms: int = START_TIMEOUT_MS
+    call_timeout_ms: int = CALL_TIMEOUT_MS
+
+    @property
+    def transport(self) -> str:
+        return "stdio" if self.command else "http"
+
+    @property
+    def lock_path(self) -> Path:
+        return Path(self.source).parent / LOCK_FILE
+
+    def level_of(self, tool: str) -> Level | None:
+        return dict(self.levels).get(tool)
+
+
+@dataclass
+class Configuration:
+    """Every configuration file merged: later files (the data home's last) have the last word."""
+
+    providers: dict[str, ProviderConfig] = field(default_factory=dict)
+    disabled: set[str] = field(default_factory=set)
+    local_only: set[str] = field(default_factory=set)
+    files: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def warn(self, message: str) -> None:
+        self.warnings.append(message)
+        log.warning("%s", message)
+
+
+def config_hash(entry: Any) -> str:
+    text = json.dumps(entry, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _expand(text: str, env: dict[str, str]) -> str:
+    def one(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in env:
+            raise ValueError(f"${{{name}}} is not set in the environment")
+        return env[name]
+
+    return _VAR.sub(one, text)
+
+
+def _entry_errors(entry: Any) -> list[str]:
+    from taskplate.dsl._schema_fast import is_valid
+
+    if is_valid(_PROVIDER, entry):  # jsonschema is imported only to explain a bad entry
+        return []
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(_PROVIDER)
+    problems = []
+    for error in sorted(validator.iter_errors(entry), key=lambda e: list(e.absolute_path)):
+        where = "/".join(str(p) for p in error.absolute_path)
+        if error.validator == "oneOf":
+            both = isinstance(entry, dict) and "command" in entry and "url" in entry
+            message = "give command or url, not both" if both else "give command (stdio) or url"
+        else:
+            message = error.message
+        problems.append(f"{where}: {message}" if where else message)
+    return problems
+
+
+def _provider(
+    name: str, entry: Any, source: Path, env: dict[str, str]
+) -> tuple[ProviderConfig | None, str | None]:
+    """The entry, or why it is skipped."""
+    if not NAME.match(name):
+        return None, f"bad name (want lowercase letters, digits and _: {NAME.pattern})"
+    problems = _entry_errors(entry)
+    if problems:
+        return None, "; ".join(problems)
+    try:
+        command = tuple(_expand(a, env) for a in entry.get("command", ()))
+        cwd = entry.get("cwd")
+        cwd = str((source.parent / _expand(cwd, env)).resolve()) if cwd else None
+        url = _expand(entry["url"], env) if "url" in entry else None
+    except ValueError as exc:
+        return None, str(exc)
+    if command and not command[0].strip():
+        return None, "empty command"
+    if command and shutil.which(command[0], path=_path_for(command[0], cwd, env)) is None:
+        return None, f'command "{command[0]}" does not exist (not found on PATH)'
+    if cwd and not Path(cwd).is_dir():
+        return None, f"cwd {cwd} is not a folder"
+    return (
+        ProviderConfig(
+            name=name,
+            source=str(source),
+            config_hash=config_hash(entry),
+            command=command,
+            cwd=cwd,
+            env=tuple(sorted(entry.get("env", {}).items())),
+            url=url,
+            token_env=entry.get("token_env"),
+            levels=tuple(sorted((k, Level(v)) for k, v in entry.get("levels", {}).items())),
+            start_timeout_ms=entry.get("start_timeout_ms", START_TIMEOUT_MS),
+            call_timeout_ms=entry.get("call_timeout_ms", CALL_TIMEOUT_MS),
+        ),
+        None,
+    )
+
+
+def _path_for(program: str, cwd: str | None, env: dict[str, str]) -> str | None:
+    """Where a command is looked for: PATH, or beside cwd for a relative path with a slash."""
+    if "/" in program and not os.path.isabs(program) and cwd:
+        return cwd + os.pathsep + os.path.dirname(os.path.join(cwd, program))
+    return env.get("PATH")
+
+
+def _read(path: Traversable | Path) -> dict[str, Any] | str:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        return f"not valid TOML: {exc}"
+    except (OSError, UnicodeDecodeError) as exc:
+        return f"cannot read it: {exc}"
+    return data
+
+
+def config_files(folders: list[Traversable | Path], home: Path | None) -> list[Traversable | Path]:
+    """The configuration files in reading order: each folder's, then the data home's."""
+    found: list[Traversable | Path] = []
+    for folder in folders:
+        if folder.is_dir() and (folder / CONFIG_FILE).is_file():
+            found.append(folder / CONFIG_FILE)
+    if home is not None and (home / CONFIG_FILE).is_file():
+        found.append(home / CONFIG_FILE)
+    return found
+
+
+def load_configuration(
+    folders: list[Traversable | Path], home: Path | None = None
+) -> Configuration:
+    """Every configuration file of the template folders and the data home, merged; a bad
+    entry is skipped with a warning naming it and the others still load."""
+    config = Configuration()
+    env = dict(os.environ)
+    env.setdefault("TASKPLATE_HOME", str(home or Path.home() / ".taskplate"))
+    home_file = str(home / CONFIG_FILE) if home is not None else None
+    for path in config_files(folders, home):
+        data = _read(path)
+        config.files.append(str(path))
+        if isinstance(data, str):
+            config.warn(f"{path}: {data}; its providers and switches are ignored")
+            continue
+        for key in set(data) - {"providers", "templates"}:
+            config.warn(f'{path}: unknown table "{key}" ignored (want providers or templates)')
+        _merge_providers(config, data.get("providers", {}), Path(str(path)), env, home_file)
+        _merge_switches(config, data.get("templates", {}), str(path))
+    return config
+
+
+def _merge_providers(
+    config: Configuration, table: Any, path: Path, env: dict[str, str], home_file: str | None
+) -> None:
+    if not isinstance(table, dict):
+        config.warn(f"{path}: providers must be a table of [providers.NAME] entries")
+        return
+    for name, entry in table.items():
+        provider, why = _provider(name, entry, path, env)
+        if provider is None:
+            config.warn(f'{path}: provider "{name}" skipped: {why}')
+            continue
+        earlier = config.providers.get(name)
+        if earlier is not None and str(path) != home_file:
+            config.warn(
+                f'{path}: provider "{name}" skipped: duplicate name (already defined in {earlier.source})'
+            )
+            continue
+        if earlier is not None:
+            log.info("provider %s of %s replaced by %s", name, earlier.source, path)
+        config.providers[name] = provider
+
+
+def _merge_switches(config: Configuration, table: Any, path: str) -> None:
+    if not isinstance(table, dict):
+        config.warn(f"{path}: templates must be a table")
+        return
+    for key, value in table.items():
+        if key not in ("disabled", "enabled", "local_only"):
+            config.warn(f"{path}: templates.{key} ignored (want disabled, enabled or local_only)")
+            continue
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            config.warn(f"{path}: templates.{key} ignored: want a list of template ids")
+            continue
+        if key == "disabled":
+            config.disabled |= set(value)
+        elif key == "enabled":
+            config.disabled -= set(value)
+        else:
+            config.local_only |= set(value)

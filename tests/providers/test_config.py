@@ -1,0 +1,126 @@
+"""taskplate.toml: every bad entry named in a warning and skipped, the others loaded; the
+published JSON Schema; the data home has the last word."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from taskplate.providers import SCHEMA, load_configuration
+from tests.providers.conftest import TIME, time_config, toml_list
+
+DOCS = Path(__file__).parents[2] / "docs"
+
+
+def test_a_good_configuration_loads_stdio_and_http_providers(tmp_path: Path) -> None:
+    (tmp_path / "taskplate.toml").write_text(
+        time_config(extra='cwd = "."\nenv = {TZ = "UTC"}\nlevels = {get_current_time = "L1"}\n')
+        + '[providers.everything]\nurl = "http://127.0.0.1:3001/mcp"\ntoken_env = "EVERYTHING_TOKEN"\n'
+        + '[templates]\ndisabled = ["multi_tab_compare"]\nlocal_only = ["login_keep_session"]\n'
+    )
+    config = load_configuration([tmp_path])
+    assert config.warnings == []
+    time, everything = config.providers["time"], config.providers["everything"]
+    assert time.transport == "stdio" and time.command[0] == TIME and time.cwd == str(tmp_path)
+    assert dict(time.env) == {"TZ": "UTC"} and time.level_of("get_current_time") == "L1"
+    assert everything.transport == "http" and everything.token_env == "EVERYTHING_TOKEN"
+    assert config.disabled == {"multi_tab_compare"}
+    assert config.local_only == {"login_keep_session"}
+
+
+@pytest.mark.parametrize(
+    ("entry", "why"),
+    [
+        ('[providers.Bad-Name]\ncommand = ["x"]', 'provider "Bad-Name" skipped: bad name'),
+        (
+            "[providers.empty]\ncommand = []",
+            'provider "empty" skipped: command: [] should be non-empty',
+        ),
+        ('[providers.blank]\ncommand = [" "]', 'provider "blank" skipped: empty command'),
+        (
+            '[providers.gone]\ncommand = ["no-such-server-here"]',
+            'provider "gone" skipped: command "no-such-server-here" does not exist',
+        ),
+        (
+            "[providers.nothing]\ncwd = '.'",
+            'provider "nothing" skipped: give command (stdio) or url',
+        ),
+        (
+            '[providers.both]\ncommand = ["x"]\nurl = "http://127.0.0.1:1/mcp"',
+            'provider "both" skipped: give command or url, not both',
+        ),
+        ('[providers.web]\nurl = "ftp://host/mcp"', 'provider "web" skipped: url:'),
+        ('[providers.odd]\ncommand = ["x"]\ncolor = "red"', 'provider "odd" skipped:'),
+        (
+            '[providers.lvl]\ncommand = ["x"]\nlevels = {t = "L9"}',
+            'provider "lvl" skipped: levels/t:',
+        ),
+        (
+            '[providers.var]\ncommand = ["${NO_SUCH_VARIABLE_17}"]',
+            'provider "var" skipped: ${NO_SUCH_VARIABLE_17} is not set',
+        ),
+    ],
+)
+def test_a_bad_entry_is_skipped_with_a_warning_naming_it_and_the_others_load(
+    tmp_path: Path, entry: str, why: str
+) -> None:
+    (tmp_path / "taskplate.toml").write_text(time_config() + entry + "\n")
+    config = load_configuration([tmp_path])
+    assert list(config.providers) == ["time"]
+    assert len(config.warnings) == 1 and why in config.warnings[0], config.warnings
+    assert str(tmp_path / "taskplate.toml") in config.warnings[0]
+
+
+def test_a_duplicate_name_in_a_second_folder_is_skipped_but_the_data_home_replaces_it(
+    tmp_path: Path,
+) -> None:
+    first, second, home = tmp_path / "a", tmp_path / "b", tmp_path / "home"
+    for folder in (first, second, home):
+        folder.mkdir()
+    (first / "taskplate.toml").write_text(time_config())
+    (second / "taskplate.toml").write_text(time_config(extra='env = {X = "2"}\n'))
+    config = load_configuration([first, second])
+    assert config.providers["time"].source == str(first / "taskplate.toml")
+    assert any('provider "time" skipped: duplicate name' in w for w in config.warnings)
+    (home / "taskplate.toml").write_text(
+        time_config(extra='env = {X = "home"}\n') + '[templates]\nenabled = ["x"]\n'
+    )
+    (first / "taskplate.toml").write_text(time_config() + '[templates]\ndisabled = ["x", "y"]\n')
+    config = load_configuration([first], home)
+    assert dict(config.providers["time"].env) == {"X": "home"}
+    assert config.disabled == {"y"}
+
+
+def test_a_file_that_is_not_toml_is_named_and_ignored(tmp_path: Path) -> None:
+    (tmp_path / "taskplate.toml").write_text("[providers.time\n")
+    config = load_configuration([tmp_path])
+    assert config.providers == {}
+    assert "not valid TOML" in config.warnings[0] and str(tmp_path) in config.warnings[0]
+
+
+def test_the_published_schema_is_the_one_the_entries_are_checked_against() -> None:
+    published = json.loads((DOCS / "taskplate.toml.schema.json").read_text())
+    assert published == SCHEMA
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+    jsonschema.validate(
+        {
+            "providers": {"time": {"command": ["t"]}, "web": {"url": "https://h/mcp"}},
+            "templates": {"disabled": ["a"]},
+        },
+        SCHEMA,
+    )
+
+
+def test_the_example_configuration_of_the_issue_is_valid(tmp_path: Path) -> None:
+    import tomllib
+
+    text = (
+        '[providers.time]\ncommand = ["mcp-server-time", "--local-timezone", "UTC"]\n'
+        '[providers.everything]\nurl = "http://127.0.0.1:3001/mcp"\ntoken_env = "EVERYTHING_TOKEN"\n'
+        '[templates]\ndisabled = ["multi_tab_compare"]\nlocal_only = ["login_keep_session"]\n'
+    )
+    jsonschema.validate(tomllib.loads(text), SCHEMA)
+    assert toml_list(["a"]) == '["a"]'
