@@ -89,7 +89,7 @@ def test_the_installed_dsl_validates_and_serves_the_shipped_templates(
     assert version.returncode == 0 and "0." in version.stdout, version.stderr
     checked = dsl(installed, outside, tmp_path, "validate", *SHIPPED)
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    assert "3 templates checked: 0 errors" in checked.stderr
+    assert "5 templates checked: 0 errors" in checked.stderr
     doctor = dsl(installed, outside, tmp_path, "doctor")
     assert doctor.returncode == 0, doctor.stdout + doctor.stderr
     assert "ok   3 templates served" in doctor.stdout
