@@ -153,6 +153,7 @@ class Execution:
     _seq: itertools.count[int] = field(default_factory=itertools.count)
     _session: Session | None = None
     _web: WebClient | None = None
+    _opening: anyio.Lock = field(default_factory=anyio.Lock)
 
     def web(self) -> WebClient:
         """The run's HTTP client (robots.txt, per-host limits), made on first use."""
@@ -169,8 +170,10 @@ class Execution:
             await web.aclose()
 
     async def session(self) -> Session:
-        if self._session is None:
-            self._session = await self.session_factory()
+        """The run's session, opened once: items whose tabs open lazily ask for it at once."""
+        async with self._opening:
+            if self._session is None:
+                self._session = await self.session_factory()
         return self._session
 
     def check_cancel(self) -> None:

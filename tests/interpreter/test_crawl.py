@@ -274,3 +274,20 @@ async def test_a_canceled_crawl_stops_and_leaves_nothing_open(
     await anyio.sleep(0.5)
     assert sum(crawl.hits.values()) == read  # nothing reads on after the answer
     assert runs.sessions.open_tabs == 0 and not runs.live
+
+
+async def test_items_that_need_the_browser_at_once_share_one_session(
+    runs: RunManager, crawl: CrawlSite
+) -> None:
+    """Item tabs open lazily, so several items ask for the run's session at the same moment."""
+    answer = await run(
+        runs,
+        "crawl_site",
+        startUrl=crawl.url("/p/2"),
+        maxDepth=1,  # the start page and the sitemap's three start at once
+        engine="browser",
+        maxPages=4,
+        concurrency=6,
+    )
+    assert {i["engine"] for i in answer["result"]["items"] if i["success"]} == {"browser"}
+    assert runs.sessions.sessions == {} and runs.sessions.open_tabs == 0
