@@ -74,9 +74,12 @@ def test_one_file_with_eight_mistakes_yields_all_eight() -> None:
 
 
 def test_shipped_templates_validate_clean() -> None:
+    from taskplate.providers import ProviderCatalog
+
     root = Path(__file__).parents[2] / "templates"
+    catalog = ProviderCatalog.build(REGISTRY, [root], None)  # its taskplate.toml and lock file
     for path in sorted(root.glob("*.yaml")):
-        result = check_source(path.read_text(encoding="utf-8"), str(path), REGISTRY)
+        result = check_source(path.read_text(encoding="utf-8"), str(path), catalog)
         assert result.diagnostics == [], path
 
 
