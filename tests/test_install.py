@@ -92,7 +92,7 @@ def test_the_installed_dsl_validates_and_serves_the_shipped_templates(
     assert "5 templates checked: 0 errors" in checked.stderr
     doctor = dsl(installed, outside, tmp_path, "doctor")
     assert doctor.returncode == 0, doctor.stdout + doctor.stderr
-    assert "ok   3 templates served" in doctor.stdout
+    assert "ok   5 templates served" in doctor.stdout
 
 
 def test_the_installed_dsl_runs_a_batch(
