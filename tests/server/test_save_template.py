@@ -233,7 +233,9 @@ def test_remote_callers_save_only_when_the_operator_allows_it(tmp_path: Path) ->
         home = tmp_path / f"home_{allowed}"
         home.mkdir()
         cli_run = CliRunner(env={"TASKPLATE_HOME": str(home)})
-        local_run = json.loads(cli_run.invoke(cli, ["run", str(source), "--json"]).stdout)["runId"]
+        ran = cli_run.invoke(cli, ["run", str(source), "--json"])
+        assert ran.exit_code == 0, ran.output
+        local_run = json.loads(ran.stdout)["runId"]
         server = start_http(home, *(["--allow-remote-save"] if allowed else []))
         try:
             answer, other = anyio.run(attempt, server.url, local_run)
