@@ -3,11 +3,13 @@ Chromium per test module (launched through Playwright, closed when the module's 
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import jsonschema
 import pytest
+import sniffio
 
 from taskplate.browser import BrowserConfig, BrowserRuntime, Sessions, UrlPolicy
 from taskplate.dsl import TrustLevel
@@ -25,6 +27,22 @@ NOWHERE_HOST = "nowhere.test"  # a name Chromium cannot resolve: ERR_NAME_NOT_RE
 @pytest.fixture(scope="session")
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture(autouse=True)
+def _sync_tests_run_outside_any_event_loop(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A plain test runs where no event loop is, so it may call `anyio.run` (as `dsl run` does
+    through click's CliRunner). While an async fixture of a wider scope lives, anyio's pytest
+    plugin names "asyncio" as the thread's library through sniffio, and `anyio.run` would refuse
+    with "Already running asyncio in this thread"; the test is told the truth instead."""
+    if inspect.iscoroutinefunction(request.function):
+        yield
+        return
+    token = sniffio.current_async_library_cvar.set(None)
+    try:
+        yield
+    finally:
+        sniffio.current_async_library_cvar.reset(token)
 
 
 @pytest.fixture(scope="session")
