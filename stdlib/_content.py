@@ -2,23 +2,27 @@
 
 Pure functions of a parsed page (lxml); no browser, and no rule that names a site, domain or page.
 
-Three extractors that work differently each read the page: trafilatura's own heuristics (fast
-mode, no fallback), trafilatura tuned for precision, and readability (Arc90's scoring of
-containers). The page is cut into its text blocks (the text between block-level tags, in
-document order); a block is main content when at least two of the three extractors returned
-most of its text. The page is then pruned to those blocks, so what is kept keeps its own
-markup: headings, lists, tables, code, links and the images between kept blocks.
+Four extractors that work differently each judge the page: trafilatura's own heuristics (fast
+mode, no fallback), trafilatura tuned for precision, readability (Arc90's scoring of
+containers) and jusText's rules (each block's stop-word and link density, then its
+neighbours), the last run here on the page's own blocks. The page is cut into its text blocks
+(the text between block-level tags, in document order); a block is main content when at least
+three of the four voted for it (an extractor votes for a block when it returned most of its
+text). The page is then pruned to those blocks, so what is kept keeps its own markup:
+headings, lists, tables, code, links and the images between kept blocks.
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import justext
 import trafilatura
 from lxml import etree
 from trafilatura.external import try_readability
@@ -26,9 +30,10 @@ from trafilatura.external import try_readability
 from . import _boilerplate as boilerplate
 
 # An extractor "returned" a block when it holds at least this share of the block's 4-word
-# shingles; and a block is kept when this many of the extractors returned it (a majority).
+# shingles; and a block is kept when this many of the four voters voted for it.
 COVERAGE = 0.5
-VOTES = 2
+VOTES = 3
+VOTERS = ("trafilatura", "precision", "readability", "justext")
 MIN_MAIN_WORDS = 10
 SHORT = 4  # a block of fewer words has no 4-word shingle: it is judged by its neighbours
 
@@ -84,32 +89,49 @@ _WORD = re.compile(r"\w+")
 
 @dataclass
 class Block:
-    """One text block of the page: its words and where its text lives in the tree."""
+    """One text block of the page: its words, where its text lives in the tree, and how many of
+    its characters (spaces collapsed) there are and how many are link text."""
 
     pieces: list[tuple[Any, str]] = field(default_factory=list)  # (element, "text" | "tail")
     words: list[str] = field(default_factory=list)
+    chars: int = 0
+    link_chars: int = 0
+    copyright: bool = False
+
+    def add(self, element: Any, slot: str, text: str, in_link: bool) -> None:
+        self.pieces.append((element, slot))
+        self.words.extend(_WORD.findall(text.lower()))
+        size = len(" ".join(text.split())) + 1
+        self.chars += size
+        if in_link:
+            self.link_chars += size
+        if "\xa9" in text:
+            self.copyright = True
 
 
 def blocks(root: Any) -> list[Block]:
     """The page's text blocks in document order: text runs split at block-level tags."""
     found: list[Block] = []
     current = Block()
+    links = 0  # open <a> elements around the current text
     for event, element in etree.iterwalk(root, events=("start", "end", "comment", "pi")):
         tag = element.tag
         if event == "start":
             if tag in BLOCK_TAGS and current.words:
                 found.append(current)
                 current = Block()
+            if tag == "a":
+                links += 1
             if isinstance(tag, str) and element.text and not element.text.isspace():
-                current.pieces.append((element, "text"))
-                current.words.extend(_WORD.findall(element.text.lower()))
+                current.add(element, "text", element.text, links > 0)
             continue
+        if tag == "a" and event == "end":
+            links -= 1
         if tag in BLOCK_TAGS and current.words:
             found.append(current)
             current = Block()
         if element.tail and not element.tail.isspace() and element is not root:
-            current.pieces.append((element, "tail"))
-            current.words.extend(_WORD.findall(element.tail.lower()))
+            current.add(element, "tail", element.tail, links > 0)
     if current.words:
         found.append(current)
     return found
@@ -128,6 +150,7 @@ class Rules:
     cleanups: tuple[str, ...] = ()
     votes: int = VOTES
     context: bool = True
+    voters: tuple[str, ...] = VOTERS
 
 
 class _Reading:
@@ -154,15 +177,76 @@ class _Reading:
 
 
 def _trafilatura(doc: Any, precision: bool) -> str:
-    text = trafilatura.extract(
+    """trafilatura's own text of the page (fast mode: no fallback), through its public API."""
+    document = trafilatura.bare_extraction(
         doc,  # trafilatura works on its own copy
         include_comments=False,
         include_tables=True,
         deduplicate=False,
         fast=True,
         favor_precision=precision,
+        output_format="txt",  # its raw text is enough here: no text serialisation
     )
-    return text or ""
+    return (document.raw_text or "") if document is not None else ""  # type: ignore[union-attr]
+
+
+def _trafilatura_modes(doc: Any) -> tuple[str, str]:
+    """trafilatura's text of the page in its balanced and its precision mode (fast, without
+    comments), as `bare_extraction` gives them, at about 60% of the cost of two calls: the steps
+    the two modes share (the copy of the page, the pruning of the raw tree) run once. This
+    follows trafilatura's own sequence (trafilatura.core.trafilatura_sequence) less its
+    stage for short pages in balanced mode, a retry in recall mode, which changes no page of
+    bench/content.py; tests/stdlib/test_content.py checks both against the public API."""
+    if _internals is None:
+        return _trafilatura(doc, precision=False), _trafilatura(doc, precision=True)
+    t = _internals
+    tree = t.prune_unwanted_nodes(copy.copy(doc), t.RAW_TREE_PRUNE_XPATH)
+    tree = t.prune_unwanted_nodes(tree, t.REMOVE_COMMENTS_AND_LISTS_XPATH)
+    texts = []
+    for precision in (False, True):
+        options = t.OPTIONS[precision]
+        cleaned = t.tree_cleaning(tree if precision else copy.copy(tree), options)
+        cleaned = t.convert_tags(cleaned, options)
+        if precision:
+            cleaned = t.prune_unwanted_nodes(cleaned, t.REMOVE_COMMENTS_XPATH)
+        _body, text = t.extract_content(cleaned, options)
+        if not precision and len(text) < options.min_extracted_size:  # its rescue of short pages
+            _body, rescued, size = t.baseline(tree)
+            text = rescued if size > len(text) else text
+        texts.append(text)
+    return texts[0], texts[1]
+
+
+class _TrafilaturaInternals:
+    """The parts of trafilatura's pipeline _trafilatura_modes runs (None when a version of
+    trafilatura lacks one: then the public API is called twice)."""
+
+    def __init__(self) -> None:
+        from trafilatura.baseline import baseline
+        from trafilatura.htmlprocessing import convert_tags, prune_unwanted_nodes, tree_cleaning
+        from trafilatura.main_extractor import extract_content
+        from trafilatura.settings import Extractor
+        from trafilatura.xpaths import (
+            RAW_TREE_PRUNE_XPATH,
+            REMOVE_COMMENTS_AND_LISTS_XPATH,
+            REMOVE_COMMENTS_XPATH,
+        )
+
+        self.baseline, self.convert_tags, self.extract_content = baseline, convert_tags, extract_content
+        self.prune_unwanted_nodes, self.tree_cleaning = prune_unwanted_nodes, tree_cleaning
+        self.RAW_TREE_PRUNE_XPATH = RAW_TREE_PRUNE_XPATH
+        self.REMOVE_COMMENTS_AND_LISTS_XPATH = REMOVE_COMMENTS_AND_LISTS_XPATH
+        self.REMOVE_COMMENTS_XPATH = REMOVE_COMMENTS_XPATH
+        self.OPTIONS = {
+            p: Extractor(fast=True, precision=p, comments=False, tables=True, dedup=False)
+            for p in (False, True)
+        }
+
+
+try:
+    _internals: _TrafilaturaInternals | None = _TrafilaturaInternals()
+except (ImportError, AttributeError, TypeError):  # pragma: no cover - another trafilatura
+    _internals = None
 
 
 def _readability(doc: Any) -> str:
@@ -170,17 +254,87 @@ def _readability(doc: Any) -> str:
     return str(summary.text_content())
 
 
-def readings(doc: Any) -> list[str]:
-    """The three extractors' texts of a parsed page."""
-    return [
-        _trafilatura(doc, precision=False),
-        _trafilatura(doc, precision=True),
-        _readability(doc),
-    ]
+def readings(doc: Any, voters: Iterable[str] = VOTERS) -> list[str]:
+    """The texts of a parsed page that the extractors among the voters return, in their order."""
+    wanted = list(voters)
+    found: dict[str, str] = {}
+    if "trafilatura" in wanted and "precision" in wanted:
+        found["trafilatura"], found["precision"] = _trafilatura_modes(doc)
+    elif "trafilatura" in wanted or "precision" in wanted:
+        found["precision" if "precision" in wanted else "trafilatura"] = _trafilatura(
+            doc, precision="precision" in wanted
+        )
+    if "readability" in wanted:
+        found["readability"] = _readability(doc)
+    return [found[name] for name in wanted if name in found]
+
+
+# jusText's published defaults (Pomikálek 2011): characters, stop-word share, link share.
+LENGTH_LOW, LENGTH_HIGH = 50, 150
+STOPWORDS_LOW, STOPWORDS_HIGH = 0.1, 0.2
+MAX_LINK_DENSITY = 0.25
+
+
+@functools.cache
+def _stopwords() -> frozenset[str]:
+    """jusText's stop words of every language it ships (pages come in any language)."""
+    return frozenset(
+        word.lower() for language in justext.get_stoplists() for word in justext.get_stoplist(language)
+    )
+
+
+def justext_votes(page_blocks: list[Block]) -> list[bool]:
+    """jusText's classification on the page's own blocks: a block is good by its stop-word
+    and link density and length; short and near-good blocks take their neighbours' class."""
+    stopwords = _stopwords()
+    classes = []
+    for block in page_blocks:
+        density = sum(w in stopwords for w in block.words) / len(block.words)
+        if block.link_chars > MAX_LINK_DENSITY * block.chars or block.copyright:
+            kind = "bad"
+        elif block.chars < LENGTH_LOW:
+            kind = "bad" if block.link_chars else "short"
+        elif density >= STOPWORDS_HIGH:
+            kind = "good" if block.chars > LENGTH_HIGH else "neargood"
+        else:
+            kind = "neargood" if density >= STOPWORDS_LOW else "bad"
+        classes.append(kind)
+
+    def neighbour(index: int, step: int, near_good: bool) -> str:
+        index += step
+        while 0 <= index < len(classes):
+            kind = classes[index]
+            if kind in ("good", "bad") or (near_good and kind == "neargood"):
+                return kind
+            index += step
+        return "bad"
+
+    revised = {}
+    for index, kind in enumerate(classes):
+        if kind != "short":
+            continue
+        before, after = neighbour(index, -1, False), neighbour(index, 1, False)
+        if before == after:
+            revised[index] = before
+        elif (before == "bad" and neighbour(index, -1, True) == "neargood") or (
+            after == "bad" and neighbour(index, 1, True) == "neargood"
+        ):
+            revised[index] = "good"
+        else:
+            revised[index] = "bad"
+    for index, kind in revised.items():
+        classes[index] = kind
+    for index, kind in enumerate(classes):  # in order: a revised block is a neighbour already
+        if kind == "neargood":
+            around = (neighbour(index, -1, False), neighbour(index, 1, False))
+            classes[index] = "bad" if around == ("bad", "bad") else "good"
+    return [kind == "good" for kind in classes]
 
 
 def choose(page_blocks: list[Block], texts: list[str], rules: Rules) -> list[bool]:
-    """For each block, whether enough extractors returned it (a majority by default).
+    """For each block, whether enough voters voted for it (three of four by default): each
+    extractor's text (texts, in the order of rules.voters) votes for the blocks it holds most
+    of, and jusText's rules vote on the blocks themselves.
 
     With context, a short block (a few words: a heading, a label, a link) needs a kept long
     block next to it: the words of a menu item are easily found somewhere in an article.
@@ -190,6 +344,8 @@ def choose(page_blocks: list[Block], texts: list[str], rules: Rules) -> list[boo
     for block in page_blocks:
         wanted = _shingles(block.words)
         counts.append(sum(v.returns(block.words, wanted) for v in voters))
+    if "justext" in rules.voters:
+        counts = [n + vote for n, vote in zip(counts, justext_votes(page_blocks), strict=True)]
     kept = [n >= rules.votes for n in counts]
     is_long = [len(b.words) >= SHORT for b in page_blocks]
     if rules.context:
@@ -308,7 +464,7 @@ def main_content(doc: Any, rules: Rules = DEFAULT) -> Any | None:
     for name in rules.cleanups:
         boilerplate.CLEANUPS[name](body)
     page_blocks = blocks(body)
-    kept = choose(page_blocks, readings(doc), rules)
+    kept = choose(page_blocks, readings(doc, rules.voters), rules)
     if sum(len(b.words) for b, k in zip(page_blocks, kept, strict=True) if k) < MIN_MAIN_WORDS:
         return None
     return prune(body, page_blocks, kept)
