@@ -334,7 +334,8 @@ def justext_votes(page_blocks: list[Block]) -> list[bool]:
 def choose(page_blocks: list[Block], texts: list[str], rules: Rules) -> list[bool]:
     """For each block, whether enough voters voted for it (three of four by default): each
     extractor's text (texts, in the order of rules.voters) votes for the blocks it holds most
-    of, and jusText's rules vote on the blocks themselves.
+    of, and jusText's rules vote on the blocks themselves (abstaining, one vote fewer needed,
+    when they find no good block at all).
 
     With context, a short block (a few words: a heading, a label, a link) needs a kept long
     block next to it: the words of a menu item are easily found somewhere in an article.
@@ -344,9 +345,17 @@ def choose(page_blocks: list[Block], texts: list[str], rules: Rules) -> list[boo
     for block in page_blocks:
         wanted = _shingles(block.words)
         counts.append(sum(v.returns(block.words, wanted) for v in voters))
+    # jusText's rules find no good block on a page with no paragraph long enough (its
+    # neighbours rule then makes every block bad): it abstains, and one vote fewer is needed.
+    # An extractor returning nothing votes against every block (that is a judgement).
+    needed = rules.votes
     if "justext" in rules.voters:
-        counts = [n + vote for n, vote in zip(counts, justext_votes(page_blocks), strict=True)]
-    kept = [n >= rules.votes for n in counts]
+        good = justext_votes(page_blocks)
+        if any(good):
+            counts = [n + vote for n, vote in zip(counts, good, strict=True)]
+        else:
+            needed -= 1
+    kept = [n >= max(needed, 1) for n in counts]
     is_long = [len(b.words) >= SHORT for b in page_blocks]
     if rules.context:
         long_kept = [k if long else None for k, long in zip(kept, is_long, strict=True)]
