@@ -190,31 +190,33 @@ def _trafilatura(doc: Any, precision: bool) -> str:
     return (document.raw_text or "") if document is not None else ""  # type: ignore[union-attr]
 
 
-def _trafilatura_modes(doc: Any) -> tuple[str, str]:
-    """trafilatura's text of the page in its balanced and its precision mode (fast, without
-    comments), as `bare_extraction` gives them, at about 60% of the cost of two calls: the steps
-    the two modes share (the copy of the page, the pruning of the raw tree) run once. This
-    follows trafilatura's own sequence (trafilatura.core.trafilatura_sequence) less its
-    stage for short pages in balanced mode, a retry in recall mode, which changes no page of
-    bench/content.py; tests/stdlib/test_content.py checks both against the public API."""
-    if _internals is None:
-        return _trafilatura(doc, precision=False), _trafilatura(doc, precision=True)
+def _trafilatura_modes(tree: Any, modes: tuple[bool, ...]) -> list[str]:
+    """trafilatura's text of the page in its balanced and/or its precision mode (fast, without
+    comments; modes: precision or not), as `bare_extraction` gives them, from the page's tree
+    already pruned as trafilatura prunes it first; at about half the cost of two calls: the
+    steps the two modes share (the copy of the page, the pruning of the raw tree, its cleaning
+    and the conversion of its tags) run once. This follows trafilatura's own sequence
+    (trafilatura.core.trafilatura_sequence) with two differences that change no score of
+    bench/content.py: the precision mode's cleaning keeps the text after the empty elements it
+    deletes, as the balanced mode's does, and the balanced mode's retry in recall mode of pages
+    it finds little text on is left out (a retry is not a vote). tests/stdlib/test_content.py
+    compares the texts with the public API's."""
     t = _internals
-    tree = t.prune_unwanted_nodes(copy.copy(doc), t.RAW_TREE_PRUNE_XPATH)
-    tree = t.prune_unwanted_nodes(tree, t.REMOVE_COMMENTS_AND_LISTS_XPATH)
+    assert t is not None
+    balanced = t.OPTIONS[False]
+    cleaned = t.convert_tags(t.tree_cleaning(copy.copy(tree), balanced), balanced)
     texts = []
-    for precision in (False, True):
+    for index, precision in enumerate(modes):
         options = t.OPTIONS[precision]
-        cleaned = t.tree_cleaning(tree if precision else copy.copy(tree), options)
-        cleaned = t.convert_tags(cleaned, options)
+        mine = cleaned if index == len(modes) - 1 else copy.copy(cleaned)
         if precision:
-            cleaned = t.prune_unwanted_nodes(cleaned, t.REMOVE_COMMENTS_XPATH)
-        _body, text = t.extract_content(cleaned, options)
+            mine = t.prune_unwanted_nodes(mine, t.REMOVE_COMMENTS_XPATH)
+        _body, text = t.extract_content(mine, options)
         if not precision and len(text) < options.min_extracted_size:  # its rescue of short pages
             _body, rescued, size = t.baseline(tree)
             text = rescued if size > len(text) else text
         texts.append(text)
-    return texts[0], texts[1]
+    return texts
 
 
 class _TrafilaturaInternals:
@@ -232,7 +234,11 @@ class _TrafilaturaInternals:
             REMOVE_COMMENTS_XPATH,
         )
 
-        self.baseline, self.convert_tags, self.extract_content = baseline, convert_tags, extract_content
+        self.baseline, self.convert_tags, self.extract_content = (
+            baseline,
+            convert_tags,
+            extract_content,
+        )
         self.prune_unwanted_nodes, self.tree_cleaning = prune_unwanted_nodes, tree_cleaning
         self.RAW_TREE_PRUNE_XPATH = RAW_TREE_PRUNE_XPATH
         self.REMOVE_COMMENTS_AND_LISTS_XPATH = REMOVE_COMMENTS_AND_LISTS_XPATH
@@ -255,18 +261,29 @@ def _readability(doc: Any) -> str:
 
 
 def readings(doc: Any, voters: Iterable[str] = VOTERS) -> list[str]:
-    """The texts of a parsed page that the extractors among the voters return, in their order."""
-    wanted = list(voters)
-    found: dict[str, str] = {}
-    if "trafilatura" in wanted and "precision" in wanted:
-        found["trafilatura"], found["precision"] = _trafilatura_modes(doc)
-    elif "trafilatura" in wanted or "precision" in wanted:
-        found["precision" if "precision" in wanted else "trafilatura"] = _trafilatura(
-            doc, precision="precision" in wanted
-        )
+    """The texts of a parsed page that the extractors among the voters return, in their order.
+
+    The page is copied and pruned once as trafilatura prunes it first (known boilerplate,
+    comment sections); trafilatura's modes share their work on it, and readability then reads
+    it (as in trafilatura's own fallback), in place."""
+    wanted = [name for name in voters if name in ("trafilatura", "precision", "readability")]
+    if _internals is None:  # pragma: no cover - a trafilatura without the parts shared here
+        public = {
+            "trafilatura": lambda: _trafilatura(doc, precision=False),
+            "precision": lambda: _trafilatura(doc, precision=True),
+            "readability": lambda: _readability(doc),
+        }
+        return [public[name]() for name in wanted]
+    t = _internals
+    tree = t.prune_unwanted_nodes(copy.copy(doc), t.RAW_TREE_PRUNE_XPATH)
+    tree = t.prune_unwanted_nodes(tree, t.REMOVE_COMMENTS_AND_LISTS_XPATH)
+    modes = tuple(name == "precision" for name in wanted if name != "readability")
+    found = dict(
+        zip((n for n in wanted if n != "readability"), _trafilatura_modes(tree, modes), strict=True)
+    )
     if "readability" in wanted:
-        found["readability"] = _readability(doc)
-    return [found[name] for name in wanted if name in found]
+        found["readability"] = str(try_readability(tree).text_content())  # last: it prunes tree
+    return [found[name] for name in wanted]
 
 
 # jusText's published defaults (Pomikálek 2011): characters, stop-word share, link share.
@@ -279,7 +296,9 @@ MAX_LINK_DENSITY = 0.25
 def _stopwords() -> frozenset[str]:
     """jusText's stop words of every language it ships (pages come in any language)."""
     return frozenset(
-        word.lower() for language in justext.get_stoplists() for word in justext.get_stoplist(language)
+        word.lower()
+        for language in justext.get_stoplists()
+        for word in justext.get_stoplist(language)
     )
 
 
