@@ -360,30 +360,37 @@ def choose(page_blocks: list[Block], texts: list[str], rules: Rules) -> list[boo
     block next to it: the words of a menu item are easily found somewhere in an article.
     """
     voters = [_Reading(text) for text in texts]
-    counts = []
-    for block in page_blocks:
-        wanted = _shingles(block.words)
-        counts.append(sum(v.returns(block.words, wanted) for v in voters))
     # jusText's rules find no good block on a page with no paragraph long enough (its
     # neighbours rule then makes every block bad): it abstains, and one vote fewer is needed.
     # An extractor returning nothing votes against every block (that is a judgement).
     needed = rules.votes
-    if "justext" in rules.voters:
-        good = justext_votes(page_blocks)
-        if any(good):
-            counts = [n + vote for n, vote in zip(counts, good, strict=True)]
-        else:
-            needed -= 1
-    kept = [n >= max(needed, 1) for n in counts]
+    good = justext_votes(page_blocks) if "justext" in rules.voters else []
+    if "justext" in rules.voters and not any(good):
+        needed, good = needed - 1, []
+    needed = max(needed, 1)
+
+    def votes(index: int, block: Block, wanted: Counter[tuple[str, ...]]) -> int:
+        found = sum(v.returns(block.words, wanted) for v in voters)
+        return found + (good[index] if good else 0)
+
     is_long = [len(b.words) >= SHORT for b in page_blocks]
+    # Long blocks first, in order (an extractor's text is used up block by block); a short
+    # block uses nothing up, and with context it is only looked at beside a kept long block.
+    kept: list[bool | None] = [
+        votes(i, b, _shingles(b.words)) >= needed if long else None
+        for i, (b, long) in enumerate(zip(page_blocks, is_long, strict=True))
+    ]
     if rules.context:
-        long_kept = [k if long else None for k, long in zip(kept, is_long, strict=True)]
-        before, after = _nearest(long_kept), _nearest(long_kept[::-1])[::-1]
-        kept = [
-            k and (long or b or a)
-            for k, long, b, a in zip(kept, is_long, before, after, strict=True)
-        ]
-    return kept
+        before, after = _nearest(kept), _nearest(kept[::-1])[::-1]
+    else:
+        before = after = [True] * len(kept)
+    empty: Counter[tuple[str, ...]] = Counter()
+    return [
+        bool(k) if long else (b or a) and votes(i, block, empty) >= needed
+        for i, (block, k, long, b, a) in enumerate(
+            zip(page_blocks, kept, is_long, before, after, strict=True)
+        )
+    ]
 
 
 def _nearest(decisions: list[bool | None]) -> list[bool]:
