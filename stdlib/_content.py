@@ -85,6 +85,7 @@ BLOCK_TAGS = frozenset(
     ]
 )
 _WORD = re.compile(r"\w+")
+_HEADINGS = frozenset(["h1", "h2", "h3", "h4", "h5", "h6"])
 
 
 @dataclass
@@ -97,6 +98,7 @@ class Block:
     chars: int = 0
     link_chars: int = 0
     copyright: bool = False
+    heading: bool = False  # it starts inside a heading (h1-h6)
 
     def add(self, element: Any, slot: str, text: str, in_link: bool) -> None:
         self.pieces.append((element, slot))
@@ -113,7 +115,7 @@ def blocks(root: Any) -> list[Block]:
     """The page's text blocks in document order: text runs split at block-level tags."""
     found: list[Block] = []
     current = Block()
-    links = 0  # open <a> elements around the current text
+    links = headings = 0  # open <a> and <h1>-<h6> elements around the current text
     for event, element in etree.iterwalk(root, events=("start", "end", "comment", "pi")):
         tag = element.tag
         if event == "start":
@@ -122,15 +124,24 @@ def blocks(root: Any) -> list[Block]:
                 current = Block()
             if tag == "a":
                 links += 1
+            elif tag in _HEADINGS:
+                headings += 1
             if isinstance(tag, str) and element.text and not element.text.isspace():
+                if not current.words:
+                    current.heading = headings > 0
                 current.add(element, "text", element.text, links > 0)
             continue
-        if tag == "a" and event == "end":
-            links -= 1
+        if event == "end":
+            if tag == "a":
+                links -= 1
+            elif tag in _HEADINGS:
+                headings -= 1
         if tag in BLOCK_TAGS and current.words:
             found.append(current)
             current = Block()
         if element.tail and not element.tail.isspace() and element is not root:
+            if not current.words:
+                current.heading = headings > 0
             current.add(element, "tail", element.tail, links > 0)
     if current.words:
         found.append(current)
@@ -286,10 +297,12 @@ def readings(doc: Any, voters: Iterable[str] = VOTERS) -> list[str]:
     return [found[name] for name in wanted]
 
 
-# jusText's published defaults (Pomikálek 2011): characters, stop-word share, link share.
+# jusText's published defaults (Pomikálek 2011): characters, stop-word share, link share, and
+# how far (in characters) a good block may follow a heading that it makes good.
 LENGTH_LOW, LENGTH_HIGH = 50, 150
 STOPWORDS_LOW, STOPWORDS_HIGH = 0.1, 0.2
 MAX_LINK_DENSITY = 0.25
+MAX_HEADING_DISTANCE = 200
 
 
 @functools.cache
@@ -303,8 +316,9 @@ def _stopwords() -> frozenset[str]:
 
 
 def justext_votes(page_blocks: list[Block]) -> list[bool]:
-    """jusText's classification on the page's own blocks: a block is good by its stop-word
-    and link density and length; short and near-good blocks take their neighbours' class."""
+    """jusText's classification on the page's own blocks, with its default settings: a block
+    is good by its stop-word and link density and length; short and near-good blocks take
+    their neighbours' class, and a heading shortly before a good block is good."""
     stopwords = _stopwords()
     classes = []
     for block in page_blocks:
@@ -328,6 +342,20 @@ def justext_votes(page_blocks: list[Block]) -> list[bool]:
             index += step
         return "bad"
 
+    first = list(classes)
+
+    def good_follows(index: int) -> bool:
+        distance, index = 0, index + 1
+        while index < len(classes) and distance <= MAX_HEADING_DISTANCE:
+            if classes[index] == "good":
+                return True
+            distance += page_blocks[index].chars
+            index += 1
+        return False
+
+    for index, block in enumerate(page_blocks):
+        if block.heading and classes[index] == "short" and good_follows(index):
+            classes[index] = "neargood"
     revised = {}
     for index, kind in enumerate(classes):
         if kind != "short":
@@ -347,6 +375,10 @@ def justext_votes(page_blocks: list[Block]) -> list[bool]:
         if kind == "neargood":
             around = (neighbour(index, -1, False), neighbour(index, 1, False))
             classes[index] = "bad" if around == ("bad", "bad") else "good"
+    for index, block in enumerate(page_blocks):
+        heading_kept = block.heading and first[index] != "bad"
+        if heading_kept and classes[index] == "bad" and good_follows(index):
+            classes[index] = "good"
     return [kind == "good" for kind in classes]
 
 
