@@ -150,15 +150,19 @@ async def through_browser(pages: dict[str, bytes], base: str) -> tuple[dict[str,
         await context.route(lambda url: not url.startswith(base), lambda route: route.abort())
         ctx = ActionContext(session=session)
         for key in pages:
-            try:
-                await run_action(
-                    "navigate", ctx, {"url": f"{base}/{key}.html", "waitUntil": "domcontentloaded"}
-                )
-                result = await run_action("get_page_content", ctx, {"format": "markdown"})
-                out[key] = result["content"]
-            except Exception as exc:
-                print(f"  {key}: {exc}", file=sys.stderr)
-                out[key] = ""
+            out[key] = ""
+            for attempt in (1, 2):  # navigate retried once, as batch_extract_pages does
+                try:
+                    await run_action(
+                        "navigate",
+                        ctx,
+                        {"url": f"{base}/{key}.html", "waitUntil": "domcontentloaded"},
+                    )
+                    result = await run_action("get_page_content", ctx, {"format": "markdown"})
+                    out[key] = result["content"]
+                    break
+                except Exception as exc:
+                    print(f"  {key} (attempt {attempt}): {exc}", file=sys.stderr)
     finally:
         await sessions.close_all()
         await runtime.close()
