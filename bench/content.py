@@ -150,15 +150,19 @@ async def through_browser(pages: dict[str, bytes], base: str) -> tuple[dict[str,
         await context.route(lambda url: not url.startswith(base), lambda route: route.abort())
         ctx = ActionContext(session=session)
         for key in pages:
-            try:
-                await run_action(
-                    "navigate", ctx, {"url": f"{base}/{key}.html", "waitUntil": "domcontentloaded"}
-                )
-                result = await run_action("get_page_content", ctx, {"format": "markdown"})
-                out[key] = result["content"]
-            except Exception as exc:
-                print(f"  {key}: {exc}", file=sys.stderr)
-                out[key] = ""
+            out[key] = ""
+            for attempt in (1, 2):  # navigate retried once, as batch_extract_pages does
+                try:
+                    await run_action(
+                        "navigate",
+                        ctx,
+                        {"url": f"{base}/{key}.html", "waitUntil": "domcontentloaded"},
+                    )
+                    result = await run_action("get_page_content", ctx, {"format": "markdown"})
+                    out[key] = result["content"]
+                    break
+                except Exception as exc:
+                    print(f"  {key} (attempt {attempt}): {exc}", file=sys.stderr)
     finally:
         await sessions.close_all()
         await runtime.close()
@@ -203,23 +207,30 @@ def references() -> dict[str, Callable[[str, str], str]]:
 
 def rules_name(rules: content.Rules) -> str:
     cleanups = f" + {'+'.join(rules.cleanups)}" if rules.cleanups else ""
-    return f"vote {rules.votes}/3{', context' if rules.context else ''}{cleanups}"
+    voters = "+".join(_SHORT_NAMES[v] for v in rules.voters)
+    return f"{voters} {rules.votes}/{len(rules.voters)}{', context' if rules.context else ''}{cleanups}"
+
+
+_SHORT_NAMES = {"trafilatura": "traf", "precision": "prec", "readability": "read", "justext": "jt"}
+THREE = ("trafilatura", "precision", "readability")
 
 
 def candidate_rules() -> list[content.Rules]:
-    """Every choice of the pipeline (stdlib/_content.py Rules): the votes a block needs, the
+    """Every choice of the pipeline (stdlib/_content.py Rules): the voters (the three
+    extractors alone, or with jusText's rules on the blocks), the votes a block needs, the
     short-block context, each clean-up on or off; each rule of the shipped DEFAULT is also
     shown taken away alone, so that its own gain is visible."""
-    found = [content.Rules(votes=v, context=c) for v in (1, 2, 3) for c in (False, True)]
-    names = tuple(boilerplate.CLEANUPS)
-    for size in range(1, len(names) + 1):
-        found += [content.Rules(cleanups=c) for c in itertools.combinations(names, size)]
     shipped = content.DEFAULT
-    found += [
-        content.Rules(cleanups=shipped.cleanups, votes=v, context=c)
-        for v in (1, 2, 3)
+    found = [
+        content.Rules(cleanups=shipped.cleanups, voters=voters, votes=v, context=c)
+        for voters in (THREE, content.VOTERS)
+        for v in range(2, len(voters) + 1)
         for c in (False, True)
     ]
+    names = tuple(boilerplate.CLEANUPS)
+    for size in range(len(names) + 1):
+        found += [replace(shipped, cleanups=c) for c in itertools.combinations(names, size)]
+    found += [replace(shipped, voters=THREE, votes=2, cleanups=())]  # the previous pipeline
     unique: dict[str, content.Rules] = {}
     for rules in found:
         unique.setdefault(rules_name(rules), rules)
@@ -273,7 +284,7 @@ def report_cross_validation(
     for index, (name, f1) in enumerate(zip(chosen, scores, strict=True)):
         print(f"  fold {index + 1}: {f1:.3f}  ({name})")
     print(f"  cross-validated F1: mean {sum(scores) / FOLDS:.3f}, worst {min(scores):.3f}")
-    print("  (ties on four folds go to the candidate with fewer rules)")
+    print("  (ties on four folds go to the candidate listed first)")
     shipped = content.DEFAULT
     mean = {name: sum(f) / FOLDS for name, f in per_fold.items()}
     print(
@@ -282,17 +293,20 @@ def report_cross_validation(
     )
     print("each rule of it taken away alone (mean of the fold F1s without it):")
     without = {
-        f"vote {shipped.votes}/3 (1/3, 3/3 instead)": [
-            replace(shipped, votes=v) for v in (1, 3) if v != shipped.votes
+        f"{shipped.votes} votes (the others instead)": [
+            replace(shipped, votes=v)
+            for v in range(2, len(shipped.voters) + 1)
+            if v != shipped.votes
         ],
         "context": [replace(shipped, context=not shipped.context)],
+        "jusText's rules as a voter (3 voters, 2 votes)": [replace(shipped, voters=THREE, votes=2)],
     } | {
         name: [replace(shipped, cleanups=tuple(c for c in shipped.cleanups if c != name))]
         for name in shipped.cleanups
     }
     for rule, variants in without.items():
         shown = ", ".join(f"{mean[rules_name(v)]:.3f}" for v in variants)
-        print(f"  {rule:<40} {shown}")
+        print(f"  {rule:<48} {shown}")
 
 
 # --- Speed ------------------------------------------------------------------------------------
@@ -301,12 +315,15 @@ ROUNDS = 5
 
 
 def report_speed(pages: dict[str, bytes], urls: dict[str, str]) -> None:
-    """ms per page of taskplate's selection and Markdown beside trafilatura's own text and
-    Markdown, on the same pages: median of interleaved rounds, with the spread."""
+    """CPU ms per page of taskplate's selection and Markdown beside trafilatura's own text and
+    Markdown (its defaults), on the same pages: the median of interleaved rounds, with the
+    spread. CPU time of this process (time.process_time), not wall time: the machine is
+    shared, and the time other programs take is not the conversion's."""
     import trafilatura
 
     from taskplate.stdlib._markdown import select
 
+    content._stopwords()  # loaded once per process, as in a server
     ways: dict[str, Callable[[str, str], object]] = {
         "trafilatura text": lambda h, u: trafilatura.extract(h, url=u),
         "trafilatura markdown": lambda h, u: trafilatura.extract(
@@ -324,13 +341,17 @@ def report_speed(pages: dict[str, bytes], urls: dict[str, str]) -> None:
         # over seconds, and every way of one page meets the same load.
         for index, (key, html) in enumerate(texts.items()):
             for name in names[index % len(names) :] + names[: index % len(names)]:
-                start = time.perf_counter()
+                start = time.process_time()
                 ways[name](html, urls[key])
-                spent[name] += time.perf_counter() - start
+                spent[name] += time.process_time() - start
         for name in names:
             times[name].append(spent[name] / len(texts) * 1000)
     median = {name: statistics.median(t) for name, t in times.items()}
-    print(f"\nspeed, ms per page, median of {ROUNDS} interleaved rounds (min-max)")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(
+        f"\nspeed, CPU ms per page, median of {ROUNDS} interleaved rounds (min-max);"
+        f" load average {load:.1f} on {os.cpu_count()} cores"
+    )
     for name, t in times.items():
         print(f"  {name:<24} {median[name]:7.1f}  ({min(t):.1f}-{max(t):.1f})")
 

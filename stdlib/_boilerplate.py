@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from lxml import etree
+
 # Single words of class and id names that mark a block as not the page's own content.
 BOILERPLATE_WORDS = frozenset(
     {
@@ -48,6 +50,23 @@ _WORD = re.compile(r"\w+")
 _ANY_NAME = re.compile("|".join(sorted(BOILERPLATE_WORDS | LISTING_FIRST)), re.IGNORECASE)
 
 
+def _named_candidates(body: Any) -> list[Any]:
+    """The elements whose class or id holds one of the words anywhere, in any case, in document
+    order (a cheap first test: most names hold none of the words)."""
+    search = _ANY_NAME.search
+    found = []
+    for element in body.iter(etree.Element):
+        get = element.get
+        names = get("class"), get("id")
+        if (
+            ((names[0] and search(names[0])) or (names[1] and search(names[1])))
+            and element.tag not in ("article", "main")
+            and element is not body
+        ):
+            found.append(element)
+    return found
+
+
 def words(element: Any) -> int:
     return len(_WORD.findall(element.text_content()))
 
@@ -72,19 +91,19 @@ def drop_nested_teasers(body: Any) -> None:
 
 def _names_boilerplate(element: Any) -> bool:
     names = f"{element.get('class', '')} {element.get('id', '')}"
-    if not _ANY_NAME.search(names):  # most names hold none of the words: a cheap first test
-        return False
     parts = {part.lower() for part in _NAME_PARTS.findall(names)}
     return bool(parts & BOILERPLATE_WORDS) or bool(parts & LISTING_FIRST and parts & LISTING_SECOND)
 
 
 def drop_named_boilerplate(body: Any) -> None:
+    named = [element for element in _named_candidates(body) if _names_boilerplate(element)]
+    if not named:
+        return
     limit = DOMINANT * words(body)
-    for element in body.xpath(".//*[@class or @id][not(self::article or self::main)]"):
+    for element in named:
         if (
             element.getparent() is not None
-            and _names_boilerplate(element)
-            and not element.xpath(".//h1")
+            and not any(True for _ in element.iter("h1"))
             and words(element) < limit
         ):
             element.drop_tree()

@@ -2,23 +2,27 @@
 
 Pure functions of a parsed page (lxml); no browser, and no rule that names a site, domain or page.
 
-Three extractors that work differently each read the page: trafilatura's own heuristics (fast
-mode, no fallback), trafilatura tuned for precision, and readability (Arc90's scoring of
-containers). The page is cut into its text blocks (the text between block-level tags, in
-document order); a block is main content when at least two of the three extractors returned
-most of its text. The page is then pruned to those blocks, so what is kept keeps its own
-markup: headings, lists, tables, code, links and the images between kept blocks.
+Four extractors that work differently each judge the page: trafilatura's own heuristics (fast
+mode, no fallback), trafilatura tuned for precision, readability (Arc90's scoring of
+containers) and jusText's rules (each block's stop-word and link density, then its
+neighbours), the last run here on the page's own blocks. The page is cut into its text blocks
+(the text between block-level tags, in document order); a block is main content when at least
+three of the four voted for it (an extractor votes for a block when it returned most of its
+text). The page is then pruned to those blocks, so what is kept keeps its own markup:
+headings, lists, tables, code, links and the images between kept blocks.
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import justext
 import trafilatura
 from lxml import etree
 from trafilatura.external import try_readability
@@ -26,9 +30,10 @@ from trafilatura.external import try_readability
 from . import _boilerplate as boilerplate
 
 # An extractor "returned" a block when it holds at least this share of the block's 4-word
-# shingles; and a block is kept when this many of the extractors returned it (a majority).
+# shingles; and a block is kept when this many of the four voters voted for it.
 COVERAGE = 0.5
-VOTES = 2
+VOTES = 3
+VOTERS = ("trafilatura", "precision", "readability", "justext")
 MIN_MAIN_WORDS = 10
 SHORT = 4  # a block of fewer words has no 4-word shingle: it is judged by its neighbours
 
@@ -80,36 +85,64 @@ BLOCK_TAGS = frozenset(
     ]
 )
 _WORD = re.compile(r"\w+")
+_HEADINGS = frozenset(["h1", "h2", "h3", "h4", "h5", "h6"])
 
 
 @dataclass
 class Block:
-    """One text block of the page: its words and where its text lives in the tree."""
+    """One text block of the page: its words, where its text lives in the tree, and how many of
+    its characters (spaces collapsed) there are and how many are link text."""
 
     pieces: list[tuple[Any, str]] = field(default_factory=list)  # (element, "text" | "tail")
     words: list[str] = field(default_factory=list)
+    chars: int = 0
+    link_chars: int = 0
+    copyright: bool = False
+    heading: bool = False  # it starts inside a heading (h1-h6)
+
+    def add(self, element: Any, slot: str, text: str, in_link: bool) -> None:
+        self.pieces.append((element, slot))
+        self.words.extend(_WORD.findall(text.lower()))
+        size = len(" ".join(text.split())) + 1
+        self.chars += size
+        if in_link:
+            self.link_chars += size
+        if "\xa9" in text:
+            self.copyright = True
 
 
 def blocks(root: Any) -> list[Block]:
     """The page's text blocks in document order: text runs split at block-level tags."""
     found: list[Block] = []
     current = Block()
+    links = headings = 0  # open <a> and <h1>-<h6> elements around the current text
     for event, element in etree.iterwalk(root, events=("start", "end", "comment", "pi")):
         tag = element.tag
         if event == "start":
             if tag in BLOCK_TAGS and current.words:
                 found.append(current)
                 current = Block()
+            if tag == "a":
+                links += 1
+            elif tag in _HEADINGS:
+                headings += 1
             if isinstance(tag, str) and element.text and not element.text.isspace():
-                current.pieces.append((element, "text"))
-                current.words.extend(_WORD.findall(element.text.lower()))
+                if not current.words:
+                    current.heading = headings > 0
+                current.add(element, "text", element.text, links > 0)
             continue
+        if event == "end":
+            if tag == "a":
+                links -= 1
+            elif tag in _HEADINGS:
+                headings -= 1
         if tag in BLOCK_TAGS and current.words:
             found.append(current)
             current = Block()
         if element.tail and not element.tail.isspace() and element is not root:
-            current.pieces.append((element, "tail"))
-            current.words.extend(_WORD.findall(element.tail.lower()))
+            if not current.words:
+                current.heading = headings > 0
+            current.add(element, "tail", element.tail, links > 0)
     if current.words:
         found.append(current)
     return found
@@ -128,6 +161,7 @@ class Rules:
     cleanups: tuple[str, ...] = ()
     votes: int = VOTES
     context: bool = True
+    voters: tuple[str, ...] = VOTERS
 
 
 class _Reading:
@@ -154,15 +188,82 @@ class _Reading:
 
 
 def _trafilatura(doc: Any, precision: bool) -> str:
-    text = trafilatura.extract(
+    """trafilatura's own text of the page (fast mode: no fallback), through its public API."""
+    document = trafilatura.bare_extraction(
         doc,  # trafilatura works on its own copy
         include_comments=False,
         include_tables=True,
         deduplicate=False,
         fast=True,
         favor_precision=precision,
+        output_format="txt",  # its raw text is enough here: no text serialisation
     )
-    return text or ""
+    return (document.raw_text or "") if document is not None else ""  # type: ignore[union-attr]
+
+
+def _trafilatura_modes(tree: Any, modes: tuple[bool, ...]) -> list[str]:
+    """trafilatura's text of the page in its balanced and/or its precision mode (fast, without
+    comments; modes: precision or not), as `bare_extraction` gives them, from the page's tree
+    already pruned as trafilatura prunes it first; at about half the cost of two calls: the
+    steps the two modes share (the copy of the page, the pruning of the raw tree, its cleaning
+    and the conversion of its tags) run once. This follows trafilatura's own sequence
+    (trafilatura.core.trafilatura_sequence) with two differences that change no score of
+    bench/content.py: the precision mode's cleaning keeps the text after the empty elements it
+    deletes, as the balanced mode's does, and the balanced mode's retry in recall mode of pages
+    it finds little text on is left out (a retry is not a vote). tests/stdlib/test_content.py
+    compares the texts with the public API's."""
+    t = _internals
+    assert t is not None
+    balanced = t.OPTIONS[False]
+    cleaned = t.convert_tags(t.tree_cleaning(copy.copy(tree), balanced), balanced)
+    texts = []
+    for index, precision in enumerate(modes):
+        options = t.OPTIONS[precision]
+        mine = cleaned if index == len(modes) - 1 else copy.copy(cleaned)
+        if precision:
+            mine = t.prune_unwanted_nodes(mine, t.REMOVE_COMMENTS_XPATH)
+        _body, text = t.extract_content(mine, options)
+        if not precision and len(text) < options.min_extracted_size:  # its rescue of short pages
+            _body, rescued, size = t.baseline(tree)
+            text = rescued if size > len(text) else text
+        texts.append(text)
+    return texts
+
+
+class _TrafilaturaInternals:
+    """The parts of trafilatura's pipeline _trafilatura_modes runs (None when a version of
+    trafilatura lacks one: then the public API is called twice)."""
+
+    def __init__(self) -> None:
+        from trafilatura.baseline import baseline
+        from trafilatura.htmlprocessing import convert_tags, prune_unwanted_nodes, tree_cleaning
+        from trafilatura.main_extractor import extract_content
+        from trafilatura.settings import Extractor
+        from trafilatura.xpaths import (
+            RAW_TREE_PRUNE_XPATH,
+            REMOVE_COMMENTS_AND_LISTS_XPATH,
+            REMOVE_COMMENTS_XPATH,
+        )
+
+        self.baseline, self.convert_tags, self.extract_content = (
+            baseline,
+            convert_tags,
+            extract_content,
+        )
+        self.prune_unwanted_nodes, self.tree_cleaning = prune_unwanted_nodes, tree_cleaning
+        self.RAW_TREE_PRUNE_XPATH = RAW_TREE_PRUNE_XPATH
+        self.REMOVE_COMMENTS_AND_LISTS_XPATH = REMOVE_COMMENTS_AND_LISTS_XPATH
+        self.REMOVE_COMMENTS_XPATH = REMOVE_COMMENTS_XPATH
+        self.OPTIONS = {
+            p: Extractor(fast=True, precision=p, comments=False, tables=True, dedup=False)
+            for p in (False, True)
+        }
+
+
+try:
+    _internals: _TrafilaturaInternals | None = _TrafilaturaInternals()
+except (ImportError, AttributeError, TypeError):  # pragma: no cover - another trafilatura
+    _internals = None
 
 
 def _readability(doc: Any) -> str:
@@ -170,36 +271,158 @@ def _readability(doc: Any) -> str:
     return str(summary.text_content())
 
 
-def readings(doc: Any) -> list[str]:
-    """The three extractors' texts of a parsed page."""
-    return [
-        _trafilatura(doc, precision=False),
-        _trafilatura(doc, precision=True),
-        _readability(doc),
-    ]
+def readings(doc: Any, voters: Iterable[str] = VOTERS) -> list[str]:
+    """The texts of a parsed page that the extractors among the voters return, in their order.
+
+    The page is copied and pruned once as trafilatura prunes it first (known boilerplate,
+    comment sections); trafilatura's modes share their work on it, and readability then reads
+    it (as in trafilatura's own fallback), in place."""
+    wanted = [name for name in voters if name in ("trafilatura", "precision", "readability")]
+    if _internals is None:  # pragma: no cover - a trafilatura without the parts shared here
+        public = {
+            "trafilatura": lambda: _trafilatura(doc, precision=False),
+            "precision": lambda: _trafilatura(doc, precision=True),
+            "readability": lambda: _readability(doc),
+        }
+        return [public[name]() for name in wanted]
+    t = _internals
+    tree = t.prune_unwanted_nodes(copy.copy(doc), t.RAW_TREE_PRUNE_XPATH)
+    tree = t.prune_unwanted_nodes(tree, t.REMOVE_COMMENTS_AND_LISTS_XPATH)
+    modes = tuple(name == "precision" for name in wanted if name != "readability")
+    found = dict(
+        zip((n for n in wanted if n != "readability"), _trafilatura_modes(tree, modes), strict=True)
+    )
+    if "readability" in wanted:
+        found["readability"] = str(try_readability(tree).text_content())  # last: it prunes tree
+    return [found[name] for name in wanted]
+
+
+# jusText's published defaults (Pomikálek 2011): characters, stop-word share, link share, and
+# how far (in characters) a good block may follow a heading that it makes good.
+LENGTH_LOW, LENGTH_HIGH = 50, 150
+STOPWORDS_LOW, STOPWORDS_HIGH = 0.1, 0.2
+MAX_LINK_DENSITY = 0.25
+MAX_HEADING_DISTANCE = 200
+
+
+@functools.cache
+def _stopwords() -> frozenset[str]:
+    """jusText's stop words of every language it ships (pages come in any language)."""
+    return frozenset(
+        word.lower()
+        for language in justext.get_stoplists()
+        for word in justext.get_stoplist(language)
+    )
+
+
+def justext_votes(page_blocks: list[Block]) -> list[bool]:
+    """jusText's classification on the page's own blocks, with its default settings: a block
+    is good by its stop-word and link density and length; short and near-good blocks take
+    their neighbours' class, and a heading shortly before a good block is good."""
+    stopwords = _stopwords()
+    classes = []
+    for block in page_blocks:
+        density = sum(w in stopwords for w in block.words) / len(block.words)
+        if block.link_chars > MAX_LINK_DENSITY * block.chars or block.copyright:
+            kind = "bad"
+        elif block.chars < LENGTH_LOW:
+            kind = "bad" if block.link_chars else "short"
+        elif density >= STOPWORDS_HIGH:
+            kind = "good" if block.chars > LENGTH_HIGH else "neargood"
+        else:
+            kind = "neargood" if density >= STOPWORDS_LOW else "bad"
+        classes.append(kind)
+
+    def neighbour(index: int, step: int, near_good: bool) -> str:
+        index += step
+        while 0 <= index < len(classes):
+            kind = classes[index]
+            if kind in ("good", "bad") or (near_good and kind == "neargood"):
+                return kind
+            index += step
+        return "bad"
+
+    first = list(classes)
+
+    def good_follows(index: int) -> bool:
+        distance, index = 0, index + 1
+        while index < len(classes) and distance <= MAX_HEADING_DISTANCE:
+            if classes[index] == "good":
+                return True
+            distance += page_blocks[index].chars
+            index += 1
+        return False
+
+    for index, block in enumerate(page_blocks):
+        if block.heading and classes[index] == "short" and good_follows(index):
+            classes[index] = "neargood"
+    revised = {}
+    for index, kind in enumerate(classes):
+        if kind != "short":
+            continue
+        before, after = neighbour(index, -1, False), neighbour(index, 1, False)
+        if before == after:
+            revised[index] = before
+        elif (before == "bad" and neighbour(index, -1, True) == "neargood") or (
+            after == "bad" and neighbour(index, 1, True) == "neargood"
+        ):
+            revised[index] = "good"
+        else:
+            revised[index] = "bad"
+    for index, kind in revised.items():
+        classes[index] = kind
+    for index, kind in enumerate(classes):  # in order: a revised block is a neighbour already
+        if kind == "neargood":
+            around = (neighbour(index, -1, False), neighbour(index, 1, False))
+            classes[index] = "bad" if around == ("bad", "bad") else "good"
+    for index, block in enumerate(page_blocks):
+        heading_kept = block.heading and first[index] != "bad"
+        if heading_kept and classes[index] == "bad" and good_follows(index):
+            classes[index] = "good"
+    return [kind == "good" for kind in classes]
 
 
 def choose(page_blocks: list[Block], texts: list[str], rules: Rules) -> list[bool]:
-    """For each block, whether enough extractors returned it (a majority by default).
+    """For each block, whether enough voters voted for it (three of four by default): each
+    extractor's text (texts, in the order of rules.voters) votes for the blocks it holds most
+    of, and jusText's rules vote on the blocks themselves (abstaining, one vote fewer needed,
+    when they find no good block at all).
 
     With context, a short block (a few words: a heading, a label, a link) needs a kept long
     block next to it: the words of a menu item are easily found somewhere in an article.
     """
     voters = [_Reading(text) for text in texts]
-    counts = []
-    for block in page_blocks:
-        wanted = _shingles(block.words)
-        counts.append(sum(v.returns(block.words, wanted) for v in voters))
-    kept = [n >= rules.votes for n in counts]
+    # jusText's rules find no good block on a page with no paragraph long enough (its
+    # neighbours rule then makes every block bad): it abstains, and one vote fewer is needed.
+    # An extractor returning nothing votes against every block (that is a judgement).
+    needed = rules.votes
+    good = justext_votes(page_blocks) if "justext" in rules.voters else []
+    if "justext" in rules.voters and not any(good):
+        needed, good = needed - 1, []
+    needed = max(needed, 1)
+
+    def votes(index: int, block: Block, wanted: Counter[tuple[str, ...]]) -> int:
+        found = sum(v.returns(block.words, wanted) for v in voters)
+        return found + (good[index] if good else 0)
+
     is_long = [len(b.words) >= SHORT for b in page_blocks]
+    # Long blocks first, in order (an extractor's text is used up block by block); a short
+    # block uses nothing up, and with context it is only looked at beside a kept long block.
+    kept: list[bool | None] = [
+        votes(i, b, _shingles(b.words)) >= needed if long else None
+        for i, (b, long) in enumerate(zip(page_blocks, is_long, strict=True))
+    ]
     if rules.context:
-        long_kept = [k if long else None for k, long in zip(kept, is_long, strict=True)]
-        before, after = _nearest(long_kept), _nearest(long_kept[::-1])[::-1]
-        kept = [
-            k and (long or b or a)
-            for k, long, b, a in zip(kept, is_long, before, after, strict=True)
-        ]
-    return kept
+        before, after = _nearest(kept), _nearest(kept[::-1])[::-1]
+    else:
+        before = after = [True] * len(kept)
+    empty: Counter[tuple[str, ...]] = Counter()
+    return [
+        bool(k) if long else (b or a) and votes(i, block, empty) >= needed
+        for i, (block, k, long, b, a) in enumerate(
+            zip(page_blocks, kept, is_long, before, after, strict=True)
+        )
+    ]
 
 
 def _nearest(decisions: list[bool | None]) -> list[bool]:
@@ -296,7 +519,9 @@ def _drop_empty(element: Any) -> bool:
     return empty and element.tag not in _KEEP_EMPTY
 
 
-DEFAULT = Rules(cleanups=("nested_teasers", "named_boilerplate", "split_body"))
+# The clean-ups that raise the cross-validated F1 (bench/content.py); nested_teasers changes no
+# page of it and is left out.
+DEFAULT = Rules(cleanups=("named_boilerplate", "split_body"))
 
 
 def main_content(doc: Any, rules: Rules = DEFAULT) -> Any | None:
@@ -308,7 +533,7 @@ def main_content(doc: Any, rules: Rules = DEFAULT) -> Any | None:
     for name in rules.cleanups:
         boilerplate.CLEANUPS[name](body)
     page_blocks = blocks(body)
-    kept = choose(page_blocks, readings(doc), rules)
+    kept = choose(page_blocks, readings(doc, rules.voters), rules)
     if sum(len(b.words) for b, k in zip(page_blocks, kept, strict=True) if k) < MIN_MAIN_WORDS:
         return None
     return prune(body, page_blocks, kept)

@@ -1,0 +1,89 @@
+"""Main content by agreement (stdlib/_content.py): the voters, the votes a block needs, and the
+shared trafilatura run checked against trafilatura's public API. Pure functions of small pages;
+the quality on real pages is measured by bench/content.py."""
+
+from __future__ import annotations
+
+import re
+
+import lxml.html
+import pytest
+
+from taskplate.stdlib import _content as content
+from taskplate.stdlib._markdown import _page
+from tests.fixtures.server import SITE
+
+SENTENCE = (
+    "The council met on Tuesday to decide how the new bridge over the river will be paid for, "
+    "and it is the first time that the town has had to borrow money for a project of this size"
+)
+
+
+def body_of(html: str) -> tuple[object, list[content.Block]]:
+    doc = lxml.html.document_fromstring(f"<html><body>{html}</body></html>")
+    body = doc.find("body")
+    return doc, content.blocks(body)
+
+
+def words(text: str) -> list[str]:
+    return re.findall(r"\w+", text.lower())
+
+
+@pytest.mark.parametrize("page", ["article.html", "story.html", "recipe.html"])
+def test_shared_trafilatura_run_reads_what_the_public_api_reads(page: str) -> None:
+    doc = _page((SITE / page).read_text(encoding="utf-8"), "http://x/")
+    shared = content.readings(doc, ("trafilatura", "precision", "readability"))
+    public = [
+        content._trafilatura(doc, precision=False),
+        content._trafilatura(doc, precision=True),
+        content._readability(doc),
+    ]
+    for mine, theirs in zip(shared, public, strict=True):
+        assert words(mine) == words(theirs)
+        assert words(mine)  # every extractor finds the article on these pages
+
+
+def test_blocks_know_their_link_text_and_headings() -> None:
+    _, found = body_of(
+        '<h2>Costs <a href="/a">here</a></h2><p>Read <a href="/b">the plan</a> now.</p>'
+    )
+    heading, paragraph = found
+    assert heading.heading and not paragraph.heading
+    assert paragraph.chars == len("Read the plan now. ")  # spaces collapsed, one per piece
+    assert paragraph.link_chars == len("the plan ")
+
+
+def test_justext_keeps_prose_and_drops_link_lists_and_copyright_lines() -> None:
+    _, found = body_of(
+        '<ul><li><a href="/1">Front page and the news of the day</a></li>'
+        '<li><a href="/2">Weather and the roads for the weekend</a></li></ul>'
+        f"<h2>Bridge tolls</h2><p>{SENTENCE}.</p><p>Short note.</p><p>{SENTENCE}, again.</p>"
+        "<p>\u00a9 2026 The Valley Courier and its licensors, all of the rights to this are reserved</p>"
+    )
+    votes = dict(zip((" ".join(b.words) for b in found), content.justext_votes(found), strict=True))
+    assert not votes["front page and the news of the day"]
+    assert votes["bridge tolls"]  # a heading shortly before a good block
+    assert votes["short note"]  # a short block between good ones
+    assert [v for k, v in votes.items() if k.startswith("the council")] == [True, True]
+    assert not any(v for k, v in votes.items() if "licensors" in k)
+
+
+def test_a_block_needs_three_of_the_four_votes() -> None:
+    _, found = body_of(f"<p>{SENTENCE}.</p><p>Menu of the site: sports weather jobs cars homes</p>")
+    menu = "Menu of the site: sports weather jobs cars homes"
+    rules = content.DEFAULT
+    # Two extractors hold the menu, jusText's rules do not: two votes of four.
+    two = content.choose(found, [f"{SENTENCE}. {menu}", f"{SENTENCE}. {menu}", SENTENCE], rules)
+    assert two == [True, False]
+    # All three extractors hold it: three votes.
+    three = content.choose(found, [f"{SENTENCE}. {menu}"] * 3, rules)
+    assert three == [True, True]
+
+
+def test_justext_abstains_on_a_page_without_a_long_paragraph() -> None:
+    _, found = body_of("<p>Opening hours of the hall today</p><p>Tickets cost five pounds</p>")
+    assert not any(content.justext_votes(found))
+    text = "Opening hours of the hall today. Tickets cost five pounds"
+    # Two of the three extractors agree: that is enough when jusText's rules find nothing.
+    assert content.choose(found, [text, text, ""], content.DEFAULT) == [True, True]
+    assert content.choose(found, [text, "", ""], content.DEFAULT) == [False, False]
