@@ -8,7 +8,7 @@ import time
 import anyio
 import pytest
 
-from taskplate.browser import Session, Tab
+from taskplate.browser import Session, Tab, _session
 from taskplate.dsl import TaskplateError
 from taskplate.interpreter import RunManager, _executor
 from tests.browser.test_sessions import kill_browser
@@ -117,6 +117,32 @@ async def test_a_recycled_tab_is_retired_after_a_number_of_items(
     with anyio.fail_after(60):
         answer = await manager.wait(run_id)
     assert answer["status"] == "succeeded" and len(opened) == 3  # items 1-2, 3-4, 5
+
+
+async def test_a_context_retired_while_items_are_in_flight_loses_none_and_keeps_the_login(
+    manager: RunManager, site: FixtureServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_session, "CONTEXT_RETIRES_AFTER", 2)
+    browser = await manager.runtime.browser()
+    before = len(browser.contexts)
+    retirements: list[int] = []
+    close_drained = Session.close_drained
+
+    async def counting(self: Session) -> None:
+        retirements.append(self.retirements)
+        await close_drained(self)
+
+    monkeypatch.setattr(Session, "close_drained", counting)
+    urls = [site.url(f"/members?n={i}") for i in range(9)]
+    run_id = await manager.submit("retiring", {"login": site.url("/auto-login"), "urls": urls})
+    with anyio.fail_after(90):
+        answer = await manager.wait(run_id)
+    assert answer["status"] == "succeeded", answer.get("error")
+    items = answer["result"]["items"]
+    assert [i["success"] for i in items] == [True] * 9
+    assert [i["member"] for i in items] == [True] * 9  # signed in, before and after retiring
+    assert max(retirements) >= 3  # the context was replaced while other items were running
+    assert len(browser.contexts) == before  # every retired context was closed
 
 
 async def test_two_good_of_six_fails(manager: RunManager, site: FixtureServer) -> None:
