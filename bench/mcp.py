@@ -182,7 +182,9 @@ async def main(pages: int, rounds: int) -> None:
                     cpu[name].append((tree_cpu(tree[name]) - used) / pages * 1000)
                 print(
                     f"  round {n + 1}: "
-                    + ", ".join(f"{speed[k][-1]:.2f} pages/s ({cpu[k][-1]:.0f} ms CPU)" for k in names),
+                    + ", ".join(
+                        f"{speed[k][-1]:.2f} pages/s ({cpu[k][-1]:.0f} ms CPU)" for k in names
+                    ),
                     flush=True,
                 )
     load = os.getloadavg()[0]

@@ -52,19 +52,13 @@ def _still_to_wait_s(tab: Tab, state: dict[str, Any] | None, quiet_ms: int) -> f
     A page waiting only out its quiet window (or its 100 ms after loading) is looked at again
     when that is over, not every POLL_S: each look is a round trip to the renderer, and a batch
     pays them for every page. Anything pending (requests, timers, frames) is polled."""
-    if (
-        state is None
-        or tab.inflight
-        or not state["loaded"]
-        or state["timers"]
-        or state["frames"]
-    ):
+    if state is None or tab.inflight or not state["loaded"] or state["timers"] or state["frames"]:
         return POLL_S
     if state["changedAfterLoad"]:
         left_ms = quiet_ms - state["quietMs"]
     else:
         left_ms = min(quiet_ms, SETTLE_MS) - state["sinceLoadMs"]
-    return max(POLL_S, left_ms / 1000)
+    return max(POLL_S, float(left_ms) / 1000)
 
 
 def _busy(tab: Tab, state: dict[str, Any] | None, late_quiet_ms: float, quiet_ms: int) -> list[str]:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 import time
+from collections.abc import Callable
 
 import anyio
 import pytest
@@ -178,12 +178,16 @@ async def test_the_window_is_exact_and_a_slow_item_holds_nothing_back(
     )
     for released in range(len(names)):
         left = len(names) - released
-        await until(lambda: len(site.waiting) == min(3, left), "the window to fill")
+        await until(lambda left=left: len(site.waiting) == min(3, left), "the window to fill")
         held = list(site.waiting)
         assert site.traffic.most == 3 and len(held) == min(3, left)
         site.open_gate(held[0])  # the oldest
         if left > 3:  # its slot goes to the next item while the other two are still held
-            await until(lambda: len(site.waiting) == 3 and held[0] not in site.waiting, "")
+            let_through = held[0]
+            await until(
+                lambda gone=let_through: len(site.waiting) == 3 and gone not in site.waiting,
+                "the next item",
+            )
             assert set(held[1:]) <= set(site.waiting)
     with anyio.fail_after(120):
         assert (await manager.wait(run_id))["status"] == "succeeded"
