@@ -204,6 +204,7 @@ class Session:
         self.retirements = 0
         # Retired contexts still running pages, each with the cookies it handed on.
         self._retired: list[tuple[BrowserContext, list[Any]]] = []
+        self._opening: list[BrowserContext] = []  # contexts a tab is being opened in now
         self._counter = 0
         self._lock = anyio.Lock()
 
@@ -255,7 +256,9 @@ class Session:
         changed after handing on their state are carried to the current context."""
         for entry in list(self._retired):
             old, handed_on = entry
-            if any(t.page.context is old for t in self.tabs.values()):
+            if any(t.page.context is old for t in self.tabs.values()) or any(
+                c is old for c in self._opening
+            ):
                 continue
             self._retired.remove(entry)
             with anyio.CancelScope(shield=True), anyio.move_on_after(RETIRE_TIMEOUT_S):
@@ -304,6 +307,7 @@ class Session:
         context = await self.ensure_open()
         self.registry.reserve_tab(self)
         page: Page | None = None
+        self._opening.append(context)  # not drained while a page is being opened in it
         try:
             page = await context.new_page()
             return await self._register(page)
@@ -316,6 +320,8 @@ class Session:
             if isinstance(exc, Exception) and is_crash(exc):
                 raise crashed(str(exc).splitlines()[0]) from None
             raise
+        finally:
+            self._opening.remove(context)
 
     async def _register(self, page: Page) -> Tab:
         self._counter += 1
