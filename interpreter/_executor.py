@@ -477,8 +477,13 @@ class Execution:
         scope = {**outer, "steps": dict(outer["steps"]), step.var: value, "index": index}
         executed = [0]
         _ITEM_STEPS.set(executed)
-        item_tab = await self._item_tab(spare_tabs) if spare_tabs is not None else tab_id
+        item_tab = tab_id if spare_tabs is None else None
         try:
+            if spare_tabs is not None:
+                try:  # no tab for it (the browser went down, say): this item fails, not the run
+                    item_tab = await self._item_tab(spare_tabs)
+                except TaskplateError as error:
+                    raise StepFailed(step, error, index) from None
             await self.run_block(step.steps, scope, item_tab, index)
             outcome: dict[str, Any] = {"success": True}
         except StepFailed as failure:
