@@ -9,7 +9,7 @@ from collections.abc import Callable
 import anyio
 import pytest
 
-from taskplate.browser import Session, Tab, _session
+from taskplate.browser import Session, Tab, _session, crashed
 from taskplate.dsl import TaskplateError
 from taskplate.interpreter import RunManager, _executor
 from tests.browser.test_sessions import kill_browser
@@ -144,6 +144,31 @@ async def test_a_context_retired_while_items_are_in_flight_loses_none_and_keeps_
     assert [i["member"] for i in items] == [True] * 9  # signed in, before and after retiring
     assert max(retirements) >= 3  # the context was replaced while other items were running
     assert len(browser.contexts) == before  # every retired context was closed
+
+
+async def test_an_item_that_gets_no_tab_fails_as_an_item(
+    manager: RunManager, site: FixtureServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_executor, "TAB_RETIRES_AFTER", 1)  # every item opens a tab
+    calls = [0]
+    new_tab = Session.new_tab
+
+    async def failing_once(self: Session) -> Tab:
+        calls[0] += 1
+        if calls[0] == 2:
+            raise crashed("the browser went down while opening a tab")
+        return await new_tab(self)
+
+    monkeypatch.setattr(Session, "new_tab", failing_once)
+    urls = [site.url(f"/gate?n=open{i}") for i in range(3)]
+    for i in range(3):
+        site.open_gate(f"open{i}")
+    run_id = await manager.submit("batch_extract_pages", {"urls": urls, "concurrency": 1})
+    with anyio.fail_after(90):
+        answer = await manager.wait(run_id)
+    assert answer["status"] == "partial_success", answer.get("error")
+    failed = [i for i in answer["result"]["items"] if not i["success"]]
+    assert [f["error"]["code"] for f in failed] == ["PAGE_CRASHED"]
 
 
 async def test_two_good_of_six_fails(manager: RunManager, site: FixtureServer) -> None:
