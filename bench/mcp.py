@@ -4,6 +4,11 @@ bench/package.json), taskplate page by page (navigate + get_page_content), and t
 batch_extract_pages in one run_task_template call. Prints pages/s, tool calls and the characters
 the agent receives; rounds are interleaved (the order rotates) and medians compared.
 
+Beside the wall clock, each way's CPU time per page: the server's whole process tree (the
+server, its Playwright driver, Chromium and every renderer; processes that ended included),
+read from /proc before and after each way's turn. On a shared, loaded machine this moves far
+less than pages/s, so it says where the cost is even when the wall-clock ratio cannot be trusted.
+
 Run: .venv/bin/python bench/mcp.py [pages] [rounds]   (after `make bootstrap`: npm ci in bench/)
 """
 
@@ -31,6 +36,50 @@ from tests.fixtures.server import serve_in_process  # noqa: E402
 PEER = ROOT / "bench" / "node_modules" / ".bin" / "playwright-mcp"
 CHROMIUM = os.environ.get("TASKPLATE_CHROMIUM", "/usr/bin/chromium")
 Way = Callable[[list[str]], Awaitable[tuple[int, int]]]  # pages → (tool calls, characters)
+
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _proc_table() -> dict[int, tuple[int, float]]:
+    """pid -> (parent, CPU seconds of it and of its children it has reaped)."""
+    table = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            table[int(entry.name)] = (int(fields[1]), sum(map(int, fields[11:15])) / TICK)
+    return table
+
+
+def tree_cpu(root: int) -> float:
+    """CPU seconds used so far by a process and everything under it."""
+    table = _proc_table()
+    kids: dict[int, list[int]] = {}
+    for pid, (parent, _) in table.items():
+        kids.setdefault(parent, []).append(pid)
+    total, todo = 0.0, [root]
+    while todo:
+        pid = todo.pop()
+        total += table.get(pid, (0, 0.0))[1]
+        todo.extend(kids.get(pid, []))
+    return total
+
+
+def server_pid(*words: str) -> int:
+    """Our child process one of whose arguments ends with each of these (a stdio server)."""
+    me = os.getpid()
+    for pid, (parent, _) in _proc_table().items():
+        if parent == me:
+            try:
+                argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+            except OSError:
+                continue
+            if all(any(a.endswith(w) for a in argv.split("\0")) for w in words):
+                return pid
+    raise SystemExit(f"no server process {words} found")
 
 
 def received(result: object) -> int:
@@ -118,28 +167,53 @@ async def main(pages: int, rounds: int) -> None:
             for way in ways.values():  # warm: both browsers up, pages cached
                 await way(urls[:3])
             speed: dict[str, list[float]] = {name: [] for name in ways}
+            cpu: dict[str, list[float]] = {name: [] for name in ways}  # ms per page
             calls: dict[str, int] = {}
             chars: dict[str, int] = {}
             names = list(ways)
+            tree = {names[0]: server_pid("/playwright-mcp")}
+            tree[names[1]] = tree[names[2]] = server_pid("/dsl", "serve")
             for n in range(rounds):  # interleaved: each round starts with another way
                 for name in names[n % 3 :] + names[: n % 3]:
+                    used = tree_cpu(tree[name])
                     start = time.perf_counter()
                     calls[name], chars[name] = await ways[name](urls)
                     speed[name].append(pages / (time.perf_counter() - start))
-                print(f"  round {n + 1}: " + ", ".join(f"{speed[k][-1]:.2f}" for k in names))
-    print(f"{pages} local pages as Markdown / snapshots, one stdio server each, {rounds} rounds")
-    print(f"  {'way':<72} {'pages/s':>8} {'spread':>12} {'calls':>6} {'chars':>9}")
+                    cpu[name].append((tree_cpu(tree[name]) - used) / pages * 1000)
+                print(
+                    f"  round {n + 1}: "
+                    + ", ".join(
+                        f"{speed[k][-1]:.2f} pages/s ({cpu[k][-1]:.0f} ms CPU)" for k in names
+                    ),
+                    flush=True,
+                )
+    load = os.getloadavg()[0]
+    print(
+        f"{pages} local pages as Markdown / snapshots, one stdio server each, {rounds} rounds "
+        f"interleaved; load average {load:.1f} at the end"
+    )
+    print(
+        f"  {'way':<72} {'pages/s':>8} {'spread':>12} {'CPU ms/page':>12} {'spread':>10}"
+        f" {'calls':>6} {'chars':>9}"
+    )
     for name in names:
         low, high = min(speed[name]), max(speed[name])
         print(
             f"  {name:<72} {statistics.median(speed[name]):8.2f} {low:5.2f}-{high:<6.2f}"
+            f" {statistics.median(cpu[name]):12.0f} {min(cpu[name]):4.0f}-{max(cpu[name]):<5.0f}"
             f" {calls[name]:6d} {chars[name]:9d}"
         )
     peer_name, _, one_call = names
     ratios = [o / p for o, p in zip(speed[one_call], speed[peer_name], strict=True)]
     print(
-        f"  one call vs the peer page by page: {statistics.median(ratios):.2f}x "
-        f"(target >= 2; rounds {min(ratios):.2f}-{max(ratios):.2f})"
+        f"  one call vs the peer page by page, wall clock: {statistics.median(ratios):.2f}x "
+        f"(median of {rounds} rounds, spread {min(ratios):.2f}-{max(ratios):.2f}; target >= 2: "
+        f"{'met' if statistics.median(ratios) >= 2 else 'NOT met'})"
+    )
+    cpu_ratios = [p / o for o, p in zip(cpu[one_call], cpu[peer_name], strict=True)]
+    print(
+        f"  CPU per page, the peer's over the one call's: {statistics.median(cpu_ratios):.2f}x "
+        f"(rounds {min(cpu_ratios):.2f}-{max(cpu_ratios):.2f}; server trees, Chromium included)"
     )
 
 

@@ -24,6 +24,13 @@ from ._watcher import WATCHER
 
 MAX_TABS_PER_SESSION = 20
 MAX_TABS_PER_PROCESS = 50
+# A session's context serves this many pages of a loop, then is retired: the next pages open in
+# a fresh context seeded with its storage state (cookies, localStorage), and it closes when the
+# last page still running in it is done, as Crawlee's retireBrowserAfterPageCount. What a
+# context keeps from page to page (its in-memory HTTP and code caches, closed targets) cannot
+# add up over a long batch.
+CONTEXT_RETIRES_AFTER = 500
+RETIRE_TIMEOUT_S = 15  # bounds handing the state on and closing the retired context
 POPUP_GRACE_S = 2.0  # a window opened this long after a click or key press is the user's
 _FORGET = "() => { try { sessionStorage.clear(); } catch (e) {} window.name = ''; }"
 # null on an ordinary page; on the error page its net error (ERR_…), or '' before it is shown.
@@ -49,6 +56,7 @@ class Tab:
     items_served: int = 0  # forEach items this tab has served (it is retired after a number)
     blocking: frozenset[str] = frozenset()  # kinds of requests refused (images, ads, …)
     _cdp: CDPSession | None = None  # the tab's own DevTools session, opened when first needed
+    _network: bool = False  # its Network domain is on (for blocking)
     inputs: int = 0  # user-input actions (click, press, …) running in this tab now
     input_ended: float = -POPUP_GRACE_S  # when the last one ended (monotonic)
 
@@ -58,15 +66,31 @@ class Tab:
         with anyio.move_on_after(2), contextlib.suppress(Exception):
             await self.page.evaluate(_FORGET)
 
+    async def _devtools(self) -> CDPSession:
+        if self._cdp is None:
+            self._cdp = await self.page.context.new_cdp_session(self.page)
+        return self._cdp
+
     async def block(self, kinds: frozenset[str]) -> None:
         """Refuse these kinds of requests in this tab from now on (an empty set: none)."""
         if kinds == self.blocking:
             return
-        if self._cdp is None:
-            self._cdp = await self.page.context.new_cdp_session(self.page)
-            await self._cdp.send("Network.enable")
-        await self._cdp.send("Network.setBlockedURLs", {"urls": blocked_url_patterns(kinds)})
+        cdp = await self._devtools()
+        if not self._network:
+            await cdp.send("Network.enable")
+            self._network = True
+        await cdp.send("Network.setBlockedURLs", {"urls": blocked_url_patterns(kinds)})
         self.blocking = kinds
+
+    async def collect_garbage(self) -> None:
+        """A full garbage collection in the tab's renderer, between two pages.
+
+        A renderer left alone collects lazily: on a machine with free memory, the script and DOM
+        garbage of every page it showed stays mapped (about 4 MB a page here), so a tab reused
+        for hundreds of pages grew to hundreds of MB (bench/batch.py). Collecting while the tab
+        is idle keeps it at its working size. Best effort: a dead page has nothing to keep."""
+        with anyio.move_on_after(2), contextlib.suppress(Exception):
+            await (await self._devtools()).send("HeapProfiler.collectGarbage")
 
     @contextlib.contextmanager
     def user_input(self) -> Iterator[None]:
@@ -175,17 +199,75 @@ class Session:
         self.lost_tabs: set[str] = set()  # tabs that went down with a crashed browser
         self.profile_id: str | None = None  # the profile the session was seeded from
         self.profile_version = 0  # and the snapshot version it started with
+        self.retire_after = CONTEXT_RETIRES_AFTER
+        self.pages_served = 0  # loop pages served by the current context
+        self.retirements = 0
+        # Retired contexts still running pages, each with the cookies it handed on.
+        self._retired: list[tuple[BrowserContext, list[Any]]] = []
+        self._opening: list[BrowserContext] = []  # contexts a tab is being opened in now
         self._counter = 0
         self._lock = anyio.Lock()
 
     # -- life cycle ---------------------------------------------------------------------------
     async def open(self) -> None:
+        self.context = await self._new_context(self.seed)
+        self.pages_served = 0
+
+    async def _new_context(self, state: Any) -> BrowserContext:
         context = await self.registry.runtime.new_context(
-            storage_state=self.seed, accept_downloads=False, viewport={"width": 1280, "height": 720}
+            storage_state=state, accept_downloads=False, viewport={"width": 1280, "height": 720}
         )
-        self.context = context
         await context.add_init_script(WATCHER)  # before any page of the session exists
         context.on("page", self._adopt_popup)
+        return context
+
+    async def count_page(self) -> None:
+        """One more page of a loop: after `retire_after` of them, the context is retired.
+
+        Tabs opened from now on open in a fresh context seeded with the current storage state
+        (cookies and localStorage: a login stays); pages still running in the retired one go
+        on undisturbed, and it is closed when its last tab is (see `close_drained`)."""
+        context = await self.ensure_open()
+        self.pages_served += 1
+        if self.pages_served <= self.retire_after:
+            return
+        async with self._lock:
+            if self.context is not context:  # retired meanwhile by another item
+                return
+            from ._profiles import with_indexed_db
+
+            try:
+                with anyio.fail_after(RETIRE_TIMEOUT_S):
+                    state = await context.storage_state(indexed_db=with_indexed_db())
+                    self.context = await self._new_context(state)
+            except Exception:  # the browser is going down (ensure_open reopens the session)
+                self.pages_served = 0
+                return
+            self.pages_served = 1
+            self.retirements += 1
+            self._retired.append((context, list(state.get("cookies", []))))
+        await self.close_drained()
+
+    def in_current_context(self, tab: Tab) -> bool:
+        return tab.page.context is self.context
+
+    async def close_drained(self) -> None:
+        """Close the retired contexts none of whose tabs is open any more; cookies they set or
+        changed after handing on their state are carried to the current context."""
+        for entry in list(self._retired):
+            old, handed_on = entry
+            if any(t.page.context is old for t in self.tabs.values()) or any(
+                c is old for c in self._opening
+            ):
+                continue
+            self._retired.remove(entry)
+            with anyio.CancelScope(shield=True), anyio.move_on_after(RETIRE_TIMEOUT_S):
+                with contextlib.suppress(Exception):
+                    changed = [c for c in await old.cookies() if c not in handed_on]
+                    if changed and self.context is not None:
+                        await self.context.add_cookies(changed)  # type: ignore[arg-type]
+                with contextlib.suppress(Exception):
+                    await old.close()
 
     async def ensure_open(self) -> BrowserContext:
         """The live context; after a browser crash, a fresh one from the session's seed."""
@@ -199,6 +281,7 @@ class Session:
                 self.registry.forget_tabs(self)
                 self.tabs.clear()
                 self.main_tab = None
+                self._retired.clear()  # they went down with the browser
             await self.open()
             assert self.context is not None
             return self.context
@@ -212,16 +295,19 @@ class Session:
         self.registry.forget_tabs(self)
         self.tabs.clear()
         context, self.context = self.context, None
-        if context is not None:
-            with anyio.CancelScope(shield=True):
-                with contextlib.suppress(Exception):
-                    await context.close()
+        retired, self._retired = [c for c, _ in self._retired], []
+        for one in [*retired, context]:
+            if one is not None:
+                with anyio.CancelScope(shield=True):
+                    with contextlib.suppress(Exception):
+                        await one.close()
 
     # -- tabs ---------------------------------------------------------------------------------
     async def new_tab(self) -> Tab:
         context = await self.ensure_open()
         self.registry.reserve_tab(self)
         page: Page | None = None
+        self._opening.append(context)  # not drained while a page is being opened in it
         try:
             page = await context.new_page()
             return await self._register(page)
@@ -234,6 +320,8 @@ class Session:
             if isinstance(exc, Exception) and is_crash(exc):
                 raise crashed(str(exc).splitlines()[0]) from None
             raise
+        finally:
+            self._opening.remove(context)
 
     async def _register(self, page: Page) -> Tab:
         self._counter += 1
@@ -302,6 +390,8 @@ class Session:
             with contextlib.suppress(Exception):
                 await tab.page.close()
         self._closed(tab_id)
+        if self._retired:
+            await self.close_drained()
 
     # -- URL policy ---------------------------------------------------------------------------
     async def _guard(self, tab: Tab) -> None:

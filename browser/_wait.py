@@ -46,6 +46,21 @@ class Settled:
     busy: list[str] = field(default_factory=list)
 
 
+def _still_to_wait_s(tab: Tab, state: dict[str, Any] | None, quiet_ms: int) -> float:
+    """How long nothing but time keeps the page from being stable: the next look is then due.
+
+    A page waiting only out its quiet window (or its 100 ms after loading) is looked at again
+    when that is over, not every POLL_S: each look is a round trip to the renderer, and a batch
+    pays them for every page. Anything pending (requests, timers, frames) is polled."""
+    if state is None or tab.inflight or not state["loaded"] or state["timers"] or state["frames"]:
+        return POLL_S
+    if state["changedAfterLoad"]:
+        left_ms = quiet_ms - state["quietMs"]
+    else:
+        left_ms = min(quiet_ms, SETTLE_MS) - state["sinceLoadMs"]
+    return max(POLL_S, float(left_ms) / 1000)
+
+
 def _busy(tab: Tab, state: dict[str, Any] | None, late_quiet_ms: float, quiet_ms: int) -> list[str]:
     """What keeps the page from being stable now; empty when it is stable."""
     busy = []
@@ -101,5 +116,5 @@ async def wait_for_stable(tab: Tab, timeout_ms: int = 10_000, quiet_ms: int = 50
             busy = _busy(tab, state, late_quiet_ms, quiet_ms)
             if not busy:
                 return Settled(True, int((time.monotonic() - start) * 1000))
-            await anyio.sleep(POLL_S)
+            await anyio.sleep(_still_to_wait_s(tab, state, quiet_ms))
     return Settled(False, int((time.monotonic() - start) * 1000), busy)

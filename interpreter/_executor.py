@@ -43,6 +43,10 @@ PREVIEW_CHARS = 200
 # A recycled tab serves this many items, then is closed and replaced: what a renderer keeps
 # from page to page (history entries, caches, leaks of the pages themselves) cannot add up.
 TAB_RETIRES_AFTER = 100
+# ... and its renderer collects its garbage after every this many items: left to itself, it let
+# the garbage of every page it showed pile up (PSS of 5 tabs: 400 MB after 100 pages, 800 MB
+# after 400 without retirement; flat at about 200 MB with a collection every few items).
+COLLECT_EVERY = 5
 # Steps executed so far by the current forEach item (each item task sets its own counter).
 _ITEM_STEPS: ContextVar[list[int] | None] = ContextVar("taskplate_item_steps", default=None)
 
@@ -308,10 +312,15 @@ class Execution:
                 if step.timeout_ms is not None
                 else None
             )
-            session = await self.session() if spec.needs_browser else self._session
-            own_tab, opened = (
-                await self._tab(step, scope, tab_id, item) if spec.needs_browser else (None, False)
-            )
+            try:  # no tab for it (the browser went down, say): this step fails, not the run
+                session = await self.session() if spec.needs_browser else self._session
+                own_tab, opened = (
+                    await self._tab(step, scope, tab_id, item)
+                    if spec.needs_browser
+                    else (None, False)
+                )
+            except TaskplateError as error:
+                raise StepFailed(step, error, item) from None
             ctx = ActionContext(
                 session=session,
                 tab_id=own_tab,
@@ -616,11 +625,15 @@ class Execution:
         dialog and status records too; its page is marked stale, so the next
         item's navigation replaces it, and any action that would read it first blanks it."""
         session = await self.session()
+        await session.count_page()  # may retire the context: new tabs open in a fresh one
         while spare_tabs:
             tab_id = spare_tabs.pop()
             tab = session.tabs.get(tab_id)
-            if tab is not None and not tab.crashed:
+            if tab is None or tab.crashed:
+                continue
+            if session.in_current_context(tab):
                 return tab_id
+            await session.close_tab(tab_id)  # of a retired context: let it drain
         return (await session.new_tab()).id
 
     async def _recycle(self, tab_id: str, spare_tabs: list[str]) -> None:
@@ -635,6 +648,8 @@ class Execution:
             await session.close_tab(tab_id)  # the next item opens a fresh one
             return
         await tab.forget_page_state()
+        if tab.items_served % COLLECT_EVERY == 0:
+            await tab.collect_garbage()
         tab.dialogs.clear()
         tab.refused, tab.status, tab.net_error, tab.stale = None, None, None, True
         spare_tabs.append(tab_id)

@@ -9,6 +9,8 @@ from collections.abc import Iterator, Mapping
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+import anyio
+
 from taskplate.browser import translate
 from taskplate.dsl import ActionSpec, ErrorCode, TaskplateError, listed, violations
 
@@ -118,17 +120,32 @@ async def run_action(
             "Fix the arguments (docs/actions.md lists them).",
             {"violations": problems},
         )
-    try:
-        if name in USER_INPUT and ctx.session is not None:
-            with (await ctx.tab()).user_input():
-                result: dict[str, Any] = await spec.run(ctx, args)
-        else:
-            result = await spec.run(ctx, args)
-    except TaskplateError:
-        raise
-    except Exception as exc:
-        raise translate(exc, doing=name, timeout_code=ErrorCode.EXECUTION_ERROR) from None
-    return result
+    for attempt in range(1, READ_ATTEMPTS + 1):
+        try:
+            if name in USER_INPUT and ctx.session is not None:
+                with (await ctx.tab()).user_input():
+                    result: dict[str, Any] = await spec.run(ctx, args)
+            else:
+                result = await spec.run(ctx, args)
+            return result
+        except TaskplateError:
+            raise
+        except Exception as exc:
+            if spec.pure and attempt < READ_ATTEMPTS and _navigated_away(exc):
+                # The page moved on while it was being read (a script or a failed load took it
+                # to another document): reading has no effect, so read the page it is now on.
+                await anyio.sleep(0.05 * attempt)
+                continue
+            raise translate(exc, doing=name, timeout_code=ErrorCode.EXECUTION_ERROR) from None
+    raise AssertionError("unreachable")
+
+
+READ_ATTEMPTS = 4
+_NAVIGATED = ("Execution context was destroyed", "Cannot find context with specified id")
+
+
+def _navigated_away(exc: Exception) -> bool:
+    return any(text in str(exc) for text in _NAVIGATED)
 
 
 __all__ = ["REGISTRY", "ActionContext", "Registry", "argument_errors", "run_action"]

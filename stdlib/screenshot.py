@@ -16,6 +16,10 @@ from ._schemas import INTEGER, STRING, args, result
 # Chromium paints a full page as one surface: a 200,000-pixel page takes tens of seconds and
 # hundreds of megabytes, for an image no reader can use. Taller pages are cut, with a warning.
 MAX_FULL_PAGE_HEIGHT = 16_384
+# Painting that much took 3 s on a quiet machine and 18 s at a load of 26 on two cores, near
+# Playwright's default 30 s; the error answer made a server test flaky (#13). The height cap
+# bounds the work, so this only stops a hang.
+FULL_PAGE_TIMEOUT_MS = 120_000
 
 
 def png_size(data: bytes) -> tuple[int, int]:
@@ -28,12 +32,12 @@ async def _full_page(page: Any, warnings: list[str]) -> bytes:
         "() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]"
     )
     if height <= MAX_FULL_PAGE_HEIGHT:
-        return bytes(await page.screenshot(full_page=True))
+        return bytes(await page.screenshot(full_page=True, timeout=FULL_PAGE_TIMEOUT_MS))
     warnings.append(
         f"the page is {height} px tall; the screenshot shows its first {MAX_FULL_PAGE_HEIGHT} px"
     )
     clip = {"x": 0, "y": 0, "width": width, "height": MAX_FULL_PAGE_HEIGHT}
-    return bytes(await page.screenshot(full_page=True, clip=clip))
+    return bytes(await page.screenshot(full_page=True, clip=clip, timeout=FULL_PAGE_TIMEOUT_MS))
 
 
 async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:

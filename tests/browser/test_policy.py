@@ -100,8 +100,10 @@ async def test_script_navigation_and_subresources_to_loopback_are_blocked(
     before = site.traffic.paths.count("/recipe.html")
     loopback = site.url("/recipe.html")
     page = await remote_ctx.page()
+    # The navigation starts once evaluate has answered: its document may be gone at once.
     await page.evaluate(
-        f"() => {{ const i = new Image(); i.src = '{loopback}?img'; location.href = '{loopback}'; }}"
+        f"() => {{ const i = new Image(); i.src = '{loopback}?img';"
+        f" setTimeout(() => {{ location.href = '{loopback}'; }}, 0); }}"
     )
     await act("wait", remote_ctx, ms=300)
     assert site.traffic.paths.count("/recipe.html") == before  # neither request was sent

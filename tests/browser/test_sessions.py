@@ -98,6 +98,33 @@ async def test_sessions_do_not_share_cookies(sessions: Sessions, site: FixtureSe
     assert (await act("get_page_info", second))["title"] == "Sign in"
 
 
+async def test_a_session_keeps_its_login_and_storage_across_a_context_retirement(
+    sessions: Sessions, site: FixtureServer
+) -> None:
+    session = await sessions.create()
+    session.retire_after = 2
+    first = await session.new_tab()
+    await first.page.goto(site.url("/auto-login"))  # a cookie session, and localStorage
+    await first.page.evaluate("() => localStorage.setItem('kept', 'yes')")
+    old = session.context
+    for _ in range(3):
+        await session.count_page()
+    assert session.retirements == 1 and session.context is not old
+    assert old is not None and len(old.pages) == 1  # the page still running in it goes on
+    second = await session.new_tab()
+    assert second.page.context is session.context
+    await second.page.goto(site.url("/members"))
+    assert await second.page.locator("#welcome").count() == 1  # still signed in
+    assert await second.page.evaluate("() => localStorage.getItem('kept')") == "yes"
+    # The page in the retired context still works, and what it sets now is not lost:
+    await first.page.goto(site.url("/members"))
+    await first.page.evaluate("() => { document.cookie = 'late=1; path=/'; }")
+    await session.close_tab(first.id)  # its last tab: the retired context closes
+    assert old not in (session.context.browser.contexts if session.context.browser else [])
+    cookies = {c["name"] for c in await session.context.cookies()}
+    assert {"sid", "late"} <= cookies
+
+
 async def test_dialogs_are_dismissed_and_recorded(ctx: ActionContext, site: FixtureServer) -> None:
     await act("navigate", ctx, url=site.url("/dialogs.html"))
     await act("click", ctx, selector="#confirm")

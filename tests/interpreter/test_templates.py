@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 
 import anyio
 import pytest
 
-from taskplate.browser import Session, Tab
+from taskplate.browser import Session, Tab, _session, crashed
 from taskplate.dsl import TaskplateError
 from taskplate.interpreter import RunManager, _executor
 from tests.browser.test_sessions import kill_browser
@@ -119,6 +120,57 @@ async def test_a_recycled_tab_is_retired_after_a_number_of_items(
     assert answer["status"] == "succeeded" and len(opened) == 3  # items 1-2, 3-4, 5
 
 
+async def test_a_context_retired_while_items_are_in_flight_loses_none_and_keeps_the_login(
+    manager: RunManager, site: FixtureServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_session, "CONTEXT_RETIRES_AFTER", 2)
+    browser = await manager.runtime.browser()
+    before = len(browser.contexts)
+    retirements: list[int] = []
+    close_drained = Session.close_drained
+
+    async def counting(self: Session) -> None:
+        retirements.append(self.retirements)
+        await close_drained(self)
+
+    monkeypatch.setattr(Session, "close_drained", counting)
+    urls = [site.url(f"/members?n={i}") for i in range(9)]
+    run_id = await manager.submit("retiring", {"login": site.url("/auto-login"), "urls": urls})
+    with anyio.fail_after(90):
+        answer = await manager.wait(run_id)
+    assert answer["status"] == "succeeded", answer.get("error")
+    items = answer["result"]["items"]
+    assert [i["success"] for i in items] == [True] * 9
+    assert [i["member"] for i in items] == [True] * 9  # signed in, before and after retiring
+    assert max(retirements) >= 3  # the context was replaced while other items were running
+    assert len(browser.contexts) == before  # every retired context was closed
+
+
+async def test_an_item_that_gets_no_tab_fails_as_an_item(
+    manager: RunManager, site: FixtureServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_executor, "TAB_RETIRES_AFTER", 1)  # every item opens a tab
+    calls = [0]
+    new_tab = Session.new_tab
+
+    async def failing_once(self: Session) -> Tab:
+        calls[0] += 1
+        if calls[0] == 2:
+            raise crashed("the browser went down while opening a tab")
+        return await new_tab(self)
+
+    monkeypatch.setattr(Session, "new_tab", failing_once)
+    urls = [site.url(f"/gate?n=open{i}") for i in range(3)]
+    for i in range(3):
+        site.open_gate(f"open{i}")
+    run_id = await manager.submit("batch_extract_pages", {"urls": urls, "concurrency": 1})
+    with anyio.fail_after(90):
+        answer = await manager.wait(run_id)
+    assert answer["status"] == "partial_success", answer.get("error")
+    failed = [i for i in answer["result"]["items"] if not i["success"]]
+    assert [f["error"]["code"] for f in failed] == ["PAGE_CRASHED"]
+
+
 async def test_two_good_of_six_fails(manager: RunManager, site: FixtureServer) -> None:
     bad = [site.url(f"/status/{c}") for c in (404, 410, 500, 503)]
     answer = await batch(manager, [site.url("/article.html"), site.url("/recipe.html"), *bad])
@@ -130,45 +182,66 @@ async def test_two_good_of_six_fails(manager: RunManager, site: FixtureServer) -
     assert answer["result"]["summary"]["succeeded"] == 2
 
 
+async def until(condition: Callable[[], bool], what: str) -> None:
+    """Wait for a condition of the fixture site; the bound only stops a hang (no speed claim)."""
+    with anyio.fail_after(120):
+        while not condition():
+            await anyio.sleep(0.02)
+
+
 async def test_the_window_is_exact_and_a_slow_item_holds_nothing_back(
     manager: RunManager, site: FixtureServer
 ) -> None:
+    # Every page is held by the site until the test lets it through, so what is proved is the
+    # order of events, whatever the machine's speed: the window fills to exactly 3, and each
+    # page let through is replaced by the next item while the other two are still held.
     site.traffic.reset()
-    urls = [site.url(f"/slow?ms=1000&n={i}") for i in range(12)]
-    samples: list[int] = []
-    # Playwright tracing (on-failure, the local default) delays every page call a little under
-    # load; what tracing costs is measured by bench/batch.py, the window is measured here.
+    names = [f"w{i}" for i in range(9)]
+    urls = [site.url(f"/gate?n={name}") for name in names]
     run_id = await manager.submit(
         "batch_extract_pages",
         {"urls": urls, "concurrency": 3, "waitFor": 1},
         options={"trace": "off"},
     )
-    with anyio.fail_after(60):
-        while manager.describe(run_id)["status"] in ("queued", "running"):
-            samples.append(site.traffic.inflight)
-            await anyio.sleep(0.02)
-    assert manager.describe(run_id)["status"] == "succeeded"
+    for released in range(len(names)):
+        left = len(names) - released
+        await until(lambda left=left: len(site.waiting) == min(3, left), "the window to fill")
+        held = list(site.waiting)
+        assert site.traffic.most == 3 and len(held) == min(3, left)
+        site.open_gate(held[0])  # the oldest
+        if left > 3:  # its slot goes to the next item while the other two are still held
+            let_through = held[0]
+            await until(
+                lambda gone=let_through: len(site.waiting) == 3 and gone not in site.waiting,
+                "the next item",
+            )
+            assert set(held[1:]) <= set(site.waiting)
+    with anyio.fail_after(120):
+        assert (await manager.wait(run_id))["status"] == "succeeded"
     assert site.traffic.most == 3
-    busy = [s for s in samples if s > 0]
-    assert sum(1 for s in busy if s == 3) / len(busy) >= 0.6, samples
 
-    mixed = [site.url("/slow?ms=3000&n=slow")] + [site.url(f"/slow?ms=200&n={i}") for i in range(8)]
+    # A slow item holds nothing back: every other page is read while it is still held.
+    site.traffic.reset()
+    fast = [site.url(f"/article.html?n={i}") for i in range(8)]
     run_id = await manager.submit(
         "batch_extract_pages",
-        {"urls": mixed, "concurrency": 3, "waitFor": 1},
+        {"urls": [site.url("/gate?n=slow"), *fast], "concurrency": 3, "waitFor": 1},
         options={"trace": "off"},
     )
-    with anyio.fail_after(60):
+
+    def items_done() -> int:
+        return int(manager.describe(run_id).get("progress", {}).get("items", {}).get("done", 0))
+
+    await until(lambda: items_done() == 8, "the fast items")
+    assert set(site.waiting) == {"slow"}  # (asked again if its navigation timed out meanwhile)
+    site.open_gate("slow")
+    with anyio.fail_after(120):
         answer = await manager.wait(run_id)
-    ends = {
-        s["itemIndex"]: s["endedAt"]
-        for s in manager.describe(run_id, include_steps=True)["steps"]
-        if s["action"] == "get_page_content"
-    }
-    assert all(ends[i] < ends[0] for i in range(1, 9)), (
-        ends
-    )  # the fast ones finished while the slow one still loaded
-    assert answer["status"] == "succeeded"
+    slow, *others = answer["result"]["items"]
+    assert all(i["success"] for i in others)
+    # Read once let through; only a machine so loaded that 8 pages took longer than the slow
+    # page's two 20 s navigation attempts would have timed it out first.
+    assert slow["success"] or slow["error"]["code"] == "NAVIGATION_TIMEOUT", slow
 
 
 async def test_run_timeout_over_a_hanging_page_keeps_finished_items(
@@ -178,9 +251,11 @@ async def test_run_timeout_over_a_hanging_page_keeps_finished_items(
     run_id = await manager.submit(
         "batch_extract_pages",
         {"urls": urls, "concurrency": 3, "waitFor": 1},
-        options={"timeoutMs": 3000},
+        # Long enough for two local pages on a loaded machine, shorter than the hanging page's
+        # own 20 s navigation timeout: the run's timeout is what ends it.
+        options={"timeoutMs": 15_000},
     )
-    with anyio.fail_after(30):
+    with anyio.fail_after(60):
         answer = await manager.wait(run_id)
     assert answer["status"] == "failed" and answer["error"]["errorCode"] == "RUN_TIMEOUT"
     kept = [i["url"] for i in answer["result"]["items"] if i["success"]]
