@@ -319,8 +319,8 @@ class Execution:
                     if spec.needs_browser
                     else (None, False)
                 )
-            except TaskplateError as error:
-                raise StepFailed(step, error, item) from None
+            except TaskplateError as no_tab:
+                raise StepFailed(step, no_tab, item) from None
             ctx = ActionContext(
                 session=session,
                 tab_id=own_tab,
