@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, closing
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +72,7 @@ def nowhere_in(home: Path, secret: str) -> None:
     for path in home.rglob("*"):
         if path.is_file():
             assert secret.encode() not in path.read_bytes(), path
-    with sqlite3.connect(home / "runs.db") as db:
+    with closing(sqlite3.connect(home / "runs.db")) as db:  # `with` alone does not close it
         for table in ("runs", "steps", "calls"):
             for row in db.execute(f"SELECT * FROM {table}"):
                 assert secret not in json.dumps(row, default=str), (table, row)
