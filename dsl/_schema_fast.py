@@ -157,6 +157,11 @@ class _Compiler:
         return some
 
     def k_enum(self, rule: list[Any], _: Any) -> Test:
+        if rule and all(type(option) is str for option in rule):
+            texts = frozenset(rule)  # a text equals a text option exactly when it is in the set
+            return lambda v: (
+                v in texts if type(v) is str else any(_equal(v, option) for option in rule)
+            )
         return lambda v: any(_equal(v, option) for option in rule)
 
     def k_const(self, rule: Any, _: Any) -> Test:
