@@ -106,6 +106,10 @@ class _Inferer:
             return self._name(node, node.name)
         if isinstance(node, Lit):
             return of_value(node.value)
+        if isinstance(node, Binary):
+            return self._binary(node, node.op, self.infer(node.left), self.infer(node.right))
+        if isinstance(node, Call):
+            return self._call(node, node.func, [self.infer(a) for a in node.args])
         match node:
             case Lit(value=value):
                 return of_value(value)

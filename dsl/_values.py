@@ -121,18 +121,23 @@ def _split(text: str) -> tuple[tuple[int, int], ...] | ExpressionError:
 
 def compile_value(raw: Any, pointer: str, errors: list[BadExpr]) -> Value:
     """Compile a YAML value; problems are appended to `errors` and compile to `Const(None)`."""
-    if isinstance(raw, dict):
+    if isinstance(raw, str):
+        if OPEN not in raw:
+            return Const(raw)
+    elif isinstance(raw, dict):
         return MapValue(
             tuple(
-                (k, compile_value(v, f"{pointer}/{escape_pointer(k)}", errors))
-                for k, v in raw.items()
+                [
+                    (k, compile_value(v, f"{pointer}/{escape_pointer(k)}", errors))
+                    for k, v in raw.items()
+                ]
             )
         )
-    if isinstance(raw, list):
+    elif isinstance(raw, list):
         return ListValue(
-            tuple(compile_value(v, f"{pointer}/{i}", errors) for i, v in enumerate(raw))
+            tuple([compile_value(v, f"{pointer}/{i}", errors) for i, v in enumerate(raw)])
         )
-    if not isinstance(raw, str) or OPEN not in raw:
+    else:
         return Const(raw)
     spans = _split(raw)
     if isinstance(spans, ExpressionError):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,11 +64,32 @@ class NodeInfo:
         return _style(self._node)
 
 
+class NodeTable(Mapping[str, NodeInfo]):
+    """Pointer → NodeInfo; keeps the bare nodes and wraps one only when it is asked for."""
+
+    __slots__ = ("raw",)
+
+    def __init__(self) -> None:
+        self.raw: dict[str, yaml.Node] = {}
+
+    def __getitem__(self, pointer: str) -> NodeInfo:
+        return NodeInfo(self.raw[pointer])
+
+    def __contains__(self, pointer: object) -> bool:
+        return pointer in self.raw
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.raw)
+
+    def __len__(self) -> int:
+        return len(self.raw)
+
+
 @dataclass
 class LoadedYaml:
     data: Any
-    nodes: dict[str, NodeInfo] = field(default_factory=dict)
-    keys: dict[str, NodeInfo] = field(default_factory=dict)
+    nodes: NodeTable = field(default_factory=NodeTable)
+    keys: NodeTable = field(default_factory=NodeTable)
 
     def span(self, pointer: str, *, key: bool = False) -> Span:
         """The span at a pointer, or of its closest ancestor that has one."""
@@ -175,9 +197,9 @@ class _Builder:
             raise YamlError(f"the document nests deeper than {MAX_DEPTH} levels", _span(node))
         if node.tag not in _KNOWN_TAGS:
             raise YamlError(f"custom YAML tag {node.tag!r} is not supported", _span(node))
-        nodes = self.result.nodes
+        nodes = self.result.nodes.raw
         if pointer not in nodes:
-            nodes[pointer] = NodeInfo(node)
+            nodes[pointer] = node
         kind = type(node)
         if kind is yaml.ScalarNode:
             return _scalar(node)
@@ -200,8 +222,10 @@ class _Builder:
     def _mapping(self, node: yaml.MappingNode, pointer: str, depth: int) -> dict[str, Any]:
         out: dict[str, Any] = {}
         seen: dict[str, yaml.Node] = {}
-        keys = self.result.keys
+        keys = self.result.keys.raw
+        nodes = self.result.nodes.raw
         build = self.build
+        scalar_depth_ok = depth + 1 <= MAX_DEPTH
         for key_node, value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
                 raise YamlError("mapping keys must be plain strings", _span(key_node))
@@ -222,8 +246,19 @@ class _Builder:
                 else f"{pointer}/{escape_pointer(key)}"
             )
             if child not in keys:
-                keys[child] = NodeInfo(key_node)
-            out[key] = build(value_node, child, depth + 1)
+                keys[child] = key_node
+            if (
+                type(value_node) is yaml.ScalarNode
+                and scalar_depth_ok
+                and self.count < MAX_NODES
+                and value_node.tag in _KNOWN_TAGS
+            ):  # what build() does for a scalar, without the call
+                self.count += 1
+                if child not in nodes:
+                    nodes[child] = value_node
+                out[key] = _scalar(value_node)
+            else:
+                out[key] = build(value_node, child, depth + 1)
         return out
 
 
