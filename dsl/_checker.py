@@ -142,7 +142,7 @@ class _StepRefs(Mapping[str, StepRef]):
     Lives for one expression's inference, during which the checker's state does not change.
     """
 
-    __slots__ = ("_checker", "_place", "_current")
+    __slots__ = ("_checker", "_current", "_place")
 
     def __init__(self, checker: _Checker, place: _Place, current: Step | None) -> None:
         self._checker = checker

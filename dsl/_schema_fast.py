@@ -109,7 +109,7 @@ class _Compiler:
         def every(v: Any) -> bool:
             if v is DYNAMIC:
                 return True
-            for t in tests:
+            for t in tests:  # noqa: SIM110 (a loop: no generator to set up per value)
                 if not t(v):
                     return False
             return True
@@ -149,7 +149,7 @@ class _Compiler:
             return checks[0]
 
         def some(v: Any) -> bool:
-            for c in checks:
+            for c in checks:  # noqa: SIM110 (a loop: no generator to set up per value)
                 if c(v):
                     return True
             return False
@@ -171,7 +171,7 @@ class _Compiler:
         tests = [self.compile(s) for s in rule]
 
         def some(v: Any) -> bool:
-            for t in tests:
+            for t in tests:  # noqa: SIM110 (a loop: no generator to set up per value)
                 if t(v):
                     return True
             return False
@@ -186,7 +186,7 @@ class _Compiler:
         tests = [self.compile(s) for s in rule]
 
         def every(v: Any) -> bool:
-            for t in tests:
+            for t in tests:  # noqa: SIM110 (a loop: no generator to set up per value)
                 if not t(v):
                     return False
             return True

@@ -200,15 +200,6 @@ class _Builder:
         nodes = self.result.nodes.raw
         if pointer not in nodes:
             nodes[pointer] = node
-        kind = type(node)
-        if kind is yaml.ScalarNode:
-            return _scalar(node)
-        if kind is yaml.MappingNode:
-            return self._mapping(node, pointer, depth)
-        if kind is yaml.SequenceNode:
-            return [
-                self.build(item, f"{pointer}/{i}", depth + 1) for i, item in enumerate(node.value)
-            ]
         if isinstance(node, yaml.ScalarNode):
             return _scalar(node)
         if isinstance(node, yaml.SequenceNode):
