@@ -155,6 +155,10 @@ class _StepRefs(Mapping[str, StepRef]):
             raise KeyError(step_id)
         return ref
 
+    def get(self, step_id: str, default: Any = None) -> Any:
+        ref = self._checker.step_ref(step_id, self._place, self._current)
+        return default if ref is None else ref
+
     def __iter__(self) -> Iterator[str]:
         seen = dict.fromkeys(self._checker.infos)
         for step in self._checker.steps:

@@ -75,6 +75,10 @@ class NodeTable(Mapping[str, NodeInfo]):
     def __getitem__(self, pointer: str) -> NodeInfo:
         return NodeInfo(self.raw[pointer])
 
+    def get(self, pointer: str, default: Any = None) -> Any:
+        node = self.raw.get(pointer)
+        return default if node is None else NodeInfo(node)
+
     def __contains__(self, pointer: object) -> bool:
         return pointer in self.raw
 
