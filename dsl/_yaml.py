@@ -216,7 +216,6 @@ class _Builder:
 
     def _mapping(self, node: yaml.MappingNode, pointer: str, depth: int) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        seen: dict[str, yaml.Node] = {}
         keys = self.result.keys.raw
         nodes = self.result.nodes.raw
         build = self.build
@@ -227,14 +226,13 @@ class _Builder:
             key = key_node.value
             if key == "<<" and _style(key_node) is None:
                 raise YamlError("merge keys (<<) are not supported", _span(key_node))
-            if key in seen:
-                first = _span(seen[key])
+            if key in out:
+                first = _span(next(k for k, _ in node.value if k.value == key))
                 raise YamlError(
                     f'duplicate key "{key}" (first defined at line {first.line}, '
                     f"column {first.column})",
                     _span(key_node),
                 )
-            seen[key] = key_node
             child = (
                 f"{pointer}/{key}"
                 if "~" not in key and "/" not in key
