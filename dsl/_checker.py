@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -119,6 +119,57 @@ class _StepInfo:
     type: Type = field(default_factory=lambda: ANY)
 
 
+# An action's declared result schema → its Type, keyed by the schema object itself (kept alive
+# here, so its id cannot be reused). Catalog schemas are constants: a catalog that changes is
+# made of new objects. Types are never mutated.
+_RESULT_TYPES: dict[int, tuple[Any, Type]] = {}
+
+
+def _result_type(schema: Any) -> Type:
+    hit = _RESULT_TYPES.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    if len(_RESULT_TYPES) >= 1024:
+        _RESULT_TYPES.clear()
+    result = from_schema(schema)
+    _RESULT_TYPES[id(schema)] = (schema, result)
+    return result
+
+
+class _StepRefs(Mapping[str, StepRef]):
+    """The step ids an expression may name at one place; each ref is made only when asked for.
+
+    Lives for one expression's inference, during which the checker's state does not change.
+    """
+
+    __slots__ = ("_checker", "_current", "_place")
+
+    def __init__(self, checker: _Checker, place: _Place, current: Step | None) -> None:
+        self._checker = checker
+        self._place = place
+        self._current = current
+
+    def __getitem__(self, step_id: str) -> StepRef:
+        ref = self._checker.step_ref(step_id, self._place, self._current)
+        if ref is None:
+            raise KeyError(step_id)
+        return ref
+
+    def get(self, step_id: str, default: Any = None) -> Any:
+        ref = self._checker.step_ref(step_id, self._place, self._current)
+        return default if ref is None else ref
+
+    def __iter__(self) -> Iterator[str]:
+        seen = dict.fromkeys(self._checker.infos)
+        for step in self._checker.steps:
+            if step.id and step.id not in seen:
+                seen[step.id] = None
+        return iter(list(seen))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
 class _Checker:
     def __init__(self, file: str, loaded: LoadedYaml, catalog: ActionCatalog) -> None:
         self.file = file
@@ -178,6 +229,7 @@ class _Checker:
         template, bad = build_template(self.raw, self.file)
         self.template = template
         self.steps = template.all_steps()
+        self.step_ids = {s.id for s in self.steps if s.id}
         for b in bad:
             self.add_in_expr("expr-syntax", b.message, b.pointer, b.start, b.end)
             self.note_mentions(self.node(b.pointer))
@@ -440,29 +492,32 @@ class _Checker:
             place = _Place(outer.names, outer.visible | before, outer.loops)
             self.check_step(step, place)
 
-    def step_refs(self, place: _Place, current: Step | None) -> dict[str, StepRef]:
-        refs: dict[str, StepRef] = {}
+    def step_refs(self, place: _Place, current: Step | None) -> _StepRefs:
+        return _StepRefs(self, place, current)
+
+    def step_ref(self, step_id: str, place: _Place, current: Step | None) -> StepRef | None:
+        """What an expression at `place` may know of `step_id`; None when no step has that id."""
         later = "is used before it is guaranteed to have run; move it earlier or list it in needs"
-        for step_id, info in self.infos.items():
-            if step_id in place.visible:
-                refs[step_id] = StepRef(info.type, info.step.action)
-            elif current is not None and step_id == current.id:
-                refs[step_id] = StepRef(
-                    ANY, visible=False, why_not=f'step "{step_id}" cannot use its own result'
-                )
-            elif info.loop is not None and info.loop not in place.loops:
-                refs[step_id] = StepRef(
-                    ANY,
-                    visible=False,
-                    rule="unknown-ref",
-                    why_not=f'step "{step_id}" runs inside forEach "{info.loop_id or info.loop}"; read its results through steps.{info.loop_id or "<loop>"}.items',
-                )
-            else:
-                refs[step_id] = StepRef(ANY, visible=False, why_not=f'step "{step_id}" {later}')
-        for step in self.steps:  # steps not walked yet (later siblings, later loops)
-            if step.id and step.id not in refs:
-                refs[step.id] = StepRef(ANY, visible=False, why_not=f'step "{step.id}" {later}')
-        return refs
+        info = self.infos.get(step_id)
+        if info is None:
+            if step_id not in self.step_ids:
+                return None
+            # a step not walked yet (later siblings, later loops)
+            return StepRef(ANY, visible=False, why_not=f'step "{step_id}" {later}')
+        if step_id in place.visible:
+            return StepRef(info.type, info.step.action)
+        if current is not None and step_id == current.id:
+            return StepRef(
+                ANY, visible=False, why_not=f'step "{step_id}" cannot use its own result'
+            )
+        if info.loop is not None and info.loop not in place.loops:
+            return StepRef(
+                ANY,
+                visible=False,
+                rule="unknown-ref",
+                why_not=f'step "{step_id}" runs inside forEach "{info.loop_id or info.loop}"; read its results through steps.{info.loop_id or "<loop>"}.items',
+            )
+        return StepRef(ANY, visible=False, why_not=f'step "{step_id}" {later}')
 
     def check_value(self, value: Value, place: _Place, current: Step | None = None) -> Type:
         match value:
@@ -540,7 +595,7 @@ class _Checker:
         args = literal(step.args)
         if spec.result_schema_for is not None and isinstance(args, dict):
             schema = spec.result_schema_for(args)
-        result = from_schema(schema)
+        result = _result_type(schema) if schema is spec.result_schema else from_schema(schema)
         if result.kind == "object":
             props = dict(result.props)
             props.setdefault("warnings", array_of(STRING))

@@ -96,6 +96,20 @@ class _Inferer:
         return ANY
 
     def infer(self, node: Node) -> Type:
+        # The commonest nodes first; the match below handles every node the same way.
+        if isinstance(node, Attr):
+            obj = node.obj
+            if isinstance(obj, Name) and obj.name == "steps":
+                return self._step(node, node.name)
+            return self._property(node, obj, node.name)
+        if isinstance(node, Name):
+            return self._name(node, node.name)
+        if isinstance(node, Lit):
+            return of_value(node.value)
+        if isinstance(node, Binary):
+            return self._binary(node, node.op, self.infer(node.left), self.infer(node.right))
+        if isinstance(node, Call):
+            return self._call(node, node.func, [self.infer(a) for a in node.args])
         match node:
             case Lit(value=value):
                 return of_value(value)

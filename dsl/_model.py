@@ -113,6 +113,8 @@ def _get(data: Any, key: str, kind: type | tuple[type, ...], default: Any = None
     if not isinstance(data, dict):
         return default
     value = data.get(key, default)
+    if value is default:  # missing (the commonest case): what the checks below would give
+        return default
     if isinstance(value, bool) and kind in (int, float, (int, float)):
         return default
     return value if isinstance(value, kind) else default

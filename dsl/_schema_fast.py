@@ -105,8 +105,17 @@ class _Compiler:
         if found is not None:
             return found
         tests: list[Test] = []
+
+        def every(v: Any) -> bool:
+            if v is DYNAMIC:
+                return True
+            for t in tests:  # noqa: SIM110 (a loop: no generator to set up per value)
+                if not t(v):
+                    return False
+            return True
+
         # Registered before the keywords compile, so that a recursive $ref finds it.
-        self.done[id(schema)] = lambda v: v is DYNAMIC or all(t(v) for t in tests)
+        self.done[id(schema)] = every
         for key, rule in schema.items():
             if key in _ANNOTATIONS:
                 continue
@@ -138,9 +147,21 @@ class _Compiler:
         checks = [_TYPES[k] for k in kinds]
         if len(checks) == 1:
             return checks[0]
-        return lambda v: any(c(v) for c in checks)
+
+        def some(v: Any) -> bool:
+            for c in checks:  # noqa: SIM110 (a loop: no generator to set up per value)
+                if c(v):
+                    return True
+            return False
+
+        return some
 
     def k_enum(self, rule: list[Any], _: Any) -> Test:
+        if rule and all(type(option) is str for option in rule):
+            texts = frozenset(rule)  # a text equals a text option exactly when it is in the set
+            return lambda v: (
+                v in texts if type(v) is str else any(_equal(v, option) for option in rule)
+            )
         return lambda v: any(_equal(v, option) for option in rule)
 
     def k_const(self, rule: Any, _: Any) -> Test:
@@ -148,7 +169,14 @@ class _Compiler:
 
     def k_anyOf(self, rule: list[Any], _: Any) -> Test:
         tests = [self.compile(s) for s in rule]
-        return lambda v: any(t(v) for t in tests)
+
+        def some(v: Any) -> bool:
+            for t in tests:  # noqa: SIM110 (a loop: no generator to set up per value)
+                if t(v):
+                    return True
+            return False
+
+        return some
 
     def k_oneOf(self, rule: list[Any], _: Any) -> Test:
         tests = [self.compile(s) for s in rule]
@@ -156,7 +184,14 @@ class _Compiler:
 
     def k_allOf(self, rule: list[Any], _: Any) -> Test:
         tests = [self.compile(s) for s in rule]
-        return lambda v: all(t(v) for t in tests)
+
+        def every(v: Any) -> bool:
+            for t in tests:  # noqa: SIM110 (a loop: no generator to set up per value)
+                if not t(v):
+                    return False
+            return True
+
+        return every
 
     def k_not(self, rule: Any, _: Any) -> Test:
         test = self.compile(rule)
@@ -192,7 +227,7 @@ class _Compiler:
             if not isinstance(v, dict):
                 return True
             for k, item in v.items():
-                if k in known or any(p.search(k) for p in patterns):
+                if k in known or (patterns and any(p.search(k) for p in patterns)):
                     continue
                 if not test(item):
                     return False
@@ -205,7 +240,14 @@ class _Compiler:
         return lambda v: not isinstance(v, dict) or all(test(k) for k in v)
 
     def k_required(self, rule: list[str], _: Any) -> Test:
-        return lambda v: not isinstance(v, dict) or all(k in v for k in rule)
+        def test(v: Any) -> bool:
+            if isinstance(v, dict):
+                for k in rule:
+                    if k not in v:
+                        return False
+            return True
+
+        return test
 
     def k_dependentRequired(self, rule: dict[str, list[str]], _: Any) -> Test:
         return lambda v: (
@@ -222,7 +264,15 @@ class _Compiler:
     def k_items(self, rule: Any, schema: dict[str, Any]) -> Test:
         skip = len(schema.get("prefixItems", []))
         test = self.compile(rule)
-        return lambda v: not isinstance(v, list) or all(test(item) for item in v[skip:])
+
+        def check(v: Any) -> bool:
+            if isinstance(v, list):
+                for item in v[skip:] if skip else v:
+                    if not test(item):
+                        return False
+            return True
+
+        return check
 
     def k_prefixItems(self, rule: list[Any], _: Any) -> Test:
         tests = [self.compile(s) for s in rule]

@@ -5,6 +5,7 @@ A scalar that is exactly one expression keeps the value's type; otherwise parts 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -79,13 +80,18 @@ Value = Const | Single | Interp | ListValue | MapValue | Broken
 _PLAIN = re.compile(r"\$\{\{([^'\"{}\[\]()]*?)\}\}")
 
 
-def _split(text: str) -> list[tuple[int, int]] | ExpressionError:
-    """(start, end) of each expression body; brackets and quotes may contain braces."""
+@functools.lru_cache(maxsize=4096)
+def _split(text: str) -> tuple[tuple[int, int], ...] | ExpressionError:
+    """(start, end) of each expression body; brackets and quotes may contain braces.
+
+    Cached by the text alone: the answer depends on nothing else, and is never mutated.
+    """
     plain = _PLAIN.fullmatch(text.strip())
     if plain is not None and OPEN not in plain.group(1):  # the common case, without a scan
         offset = len(text) - len(text.lstrip())
-        return [(offset + plain.start(1), offset + plain.end(1))]
-    spans, i = [], 0
+        return ((offset + plain.start(1), offset + plain.end(1)),)
+    spans: list[tuple[int, int]] = []
+    i = 0
     while (begin := text.find(OPEN, i)) >= 0:
         j, depth, quote = begin + len(OPEN), 0, ""
         while j < len(text):
@@ -110,23 +116,28 @@ def _split(text: str) -> list[tuple[int, int]] | ExpressionError:
                 return ExpressionError('expression is missing its closing "}}"', begin, len(text))
         spans.append((begin + len(OPEN), j))
         i = j + len(CLOSE)
-    return spans
+    return tuple(spans)
 
 
 def compile_value(raw: Any, pointer: str, errors: list[BadExpr]) -> Value:
     """Compile a YAML value; problems are appended to `errors` and compile to `Const(None)`."""
-    if isinstance(raw, dict):
+    if isinstance(raw, str):
+        if OPEN not in raw:
+            return Const(raw)
+    elif isinstance(raw, dict):
         return MapValue(
             tuple(
-                (k, compile_value(v, f"{pointer}/{escape_pointer(k)}", errors))
-                for k, v in raw.items()
+                [
+                    (k, compile_value(v, f"{pointer}/{escape_pointer(k)}", errors))
+                    for k, v in raw.items()
+                ]
             )
         )
-    if isinstance(raw, list):
+    elif isinstance(raw, list):
         return ListValue(
-            tuple(compile_value(v, f"{pointer}/{i}", errors) for i, v in enumerate(raw))
+            tuple([compile_value(v, f"{pointer}/{i}", errors) for i, v in enumerate(raw)])
         )
-    if not isinstance(raw, str) or OPEN not in raw:
+    else:
         return Const(raw)
     spans = _split(raw)
     if isinstance(spans, ExpressionError):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +17,31 @@ import yaml
 from ._diagnostics import Span
 
 # libyaml's parser (bundled with PyYAML's wheels) composes the same nodes ~10x faster.
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_BASE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_STR_TAG = "tag:yaml.org,2002:str"
+_SEQ_TAG = "tag:yaml.org,2002:seq"
+_MAP_TAG = "tag:yaml.org,2002:map"
+# The only plain scalars that the safe resolver tags outside the tags _Builder accepts.
+_ODD_PLAIN = {"<<": "tag:yaml.org,2002:merge", "=": "tag:yaml.org,2002:value"}
+
+
+class _Loader(_BASE_LOADER):  # type: ignore[misc,valid-type]
+    """The safe loader with a cheap implicit resolver.
+
+    _Builder resolves scalars itself (YAML 1.2 core) and only asks whether a tag is one it
+    knows; every tag the safe resolver gives a plain scalar is known except those of "<<" and
+    "=", which keep them here, so the diagnostics stay the same.
+    """
+
+    def resolve(self, kind: type, value: Any, implicit: tuple[bool, bool]) -> str:
+        if kind is yaml.ScalarNode:
+            if implicit[0] and value in _ODD_PLAIN:
+                return _ODD_PLAIN[value]
+            return _STR_TAG
+        return _SEQ_TAG if kind is yaml.SequenceNode else _MAP_TAG
+
+
+_LOADER = _Loader
 MAX_NODES = 20_000
 MAX_DEPTH = 100
 
@@ -39,11 +64,36 @@ class NodeInfo:
         return _style(self._node)
 
 
+class NodeTable(Mapping[str, NodeInfo]):
+    """Pointer → NodeInfo; keeps the bare nodes and wraps one only when it is asked for."""
+
+    __slots__ = ("raw",)
+
+    def __init__(self) -> None:
+        self.raw: dict[str, yaml.Node] = {}
+
+    def __getitem__(self, pointer: str) -> NodeInfo:
+        return NodeInfo(self.raw[pointer])
+
+    def get(self, pointer: str, default: Any = None) -> Any:
+        node = self.raw.get(pointer)
+        return default if node is None else NodeInfo(node)
+
+    def __contains__(self, pointer: object) -> bool:
+        return pointer in self.raw
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.raw)
+
+    def __len__(self) -> int:
+        return len(self.raw)
+
+
 @dataclass
 class LoadedYaml:
     data: Any
-    nodes: dict[str, NodeInfo] = field(default_factory=dict)
-    keys: dict[str, NodeInfo] = field(default_factory=dict)
+    nodes: NodeTable = field(default_factory=NodeTable)
+    keys: NodeTable = field(default_factory=NodeTable)
 
     def span(self, pointer: str, *, key: bool = False) -> Span:
         """The span at a pointer, or of its closest ancestor that has one."""
@@ -66,7 +116,10 @@ class YamlError(Exception):
 
 
 def escape_pointer(token: str | int) -> str:
-    return str(token).replace("~", "~0").replace("/", "~1")
+    text = str(token)
+    if "~" in text or "/" in text:
+        return text.replace("~", "~0").replace("/", "~1")
+    return text
 
 
 def _span(node: yaml.Node) -> Span:
@@ -83,7 +136,6 @@ _INT_OTHER = re.compile(r"^0x[0-9a-fA-F]+$|^0o[0-7]+$")
 _FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$")
 _INF = re.compile(r"^[-+]?\.(?:inf|Inf|INF)$")
 _NAN = re.compile(r"^\.(?:nan|NaN|NAN)$")
-_STR_TAG = "tag:yaml.org,2002:str"
 _KNOWN_TAGS = {
     _STR_TAG,
     "tag:yaml.org,2002:int",
@@ -101,9 +153,17 @@ def _style(node: yaml.Node) -> str | None:
     return (node.style or None) if isinstance(node, yaml.ScalarNode) else None
 
 
+# The first characters that a null, bool, int, float, inf or nan may start with.
+_SPECIAL_START = frozenset("~nNtTfF0123456789+-.")
+
+
 def _scalar(node: yaml.ScalarNode) -> Any:
     text = node.value
-    if _style(node) is not None:  # quoted and block scalars are always strings
+    if node.style:  # quoted and block scalars are always strings (libyaml: "" for plain)
+        return text
+    if not text:
+        return None
+    if text[0] not in _SPECIAL_START:  # the common case: a plain word
         return text
     if _NULL.match(text):
         return None
@@ -141,7 +201,9 @@ class _Builder:
             raise YamlError(f"the document nests deeper than {MAX_DEPTH} levels", _span(node))
         if node.tag not in _KNOWN_TAGS:
             raise YamlError(f"custom YAML tag {node.tag!r} is not supported", _span(node))
-        self.result.nodes.setdefault(pointer, NodeInfo(node))
+        nodes = self.result.nodes.raw
+        if pointer not in nodes:
+            nodes[pointer] = node
         if isinstance(node, yaml.ScalarNode):
             return _scalar(node)
         if isinstance(node, yaml.SequenceNode):
@@ -154,24 +216,42 @@ class _Builder:
 
     def _mapping(self, node: yaml.MappingNode, pointer: str, depth: int) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        seen: dict[str, yaml.Node] = {}
+        keys = self.result.keys.raw
+        nodes = self.result.nodes.raw
+        build = self.build
+        scalar_depth_ok = depth + 1 <= MAX_DEPTH
         for key_node, value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
                 raise YamlError("mapping keys must be plain strings", _span(key_node))
             key = key_node.value
             if key == "<<" and _style(key_node) is None:
                 raise YamlError("merge keys (<<) are not supported", _span(key_node))
-            if key in seen:
-                first = _span(seen[key])
+            if key in out:
+                first = _span(next(k for k, _ in node.value if k.value == key))
                 raise YamlError(
                     f'duplicate key "{key}" (first defined at line {first.line}, '
                     f"column {first.column})",
                     _span(key_node),
                 )
-            seen[key] = key_node
-            child = f"{pointer}/{escape_pointer(key)}"
-            self.result.keys.setdefault(child, NodeInfo(key_node))
-            out[key] = self.build(value_node, child, depth + 1)
+            child = (
+                f"{pointer}/{key}"
+                if "~" not in key and "/" not in key
+                else f"{pointer}/{escape_pointer(key)}"
+            )
+            if child not in keys:
+                keys[child] = key_node
+            if (
+                type(value_node) is yaml.ScalarNode
+                and scalar_depth_ok
+                and self.count < MAX_NODES
+                and value_node.tag in _KNOWN_TAGS
+            ):  # what build() does for a scalar, without the call
+                self.count += 1
+                if child not in nodes:
+                    nodes[child] = value_node
+                out[key] = _scalar(value_node)
+            else:
+                out[key] = build(value_node, child, depth + 1)
         return out
 
 
