@@ -60,15 +60,20 @@ def start_http(home: Path, *flags: str, env: dict[str, str] | None = None) -> Se
     raise RuntimeError((home.parent / f"serve-{port}.log").read_text())
 
 
-def stop(served: Served) -> None:
-    served.process.terminate()
+def end(process: subprocess.Popen[bytes], log: Any) -> None:
+    """A child server ended: asked to stop, killed after 15 s; its log closed."""
+    process.terminate()
     try:
-        served.process.wait(timeout=15)
+        process.wait(timeout=15)
     except subprocess.TimeoutExpired:
-        served.process.kill()
-        served.process.wait()
-    if served.log is not None:
-        served.log.close()
+        process.kill()
+        process.wait()
+    if log is not None:
+        log.close()
+
+
+def stop(served: Served) -> None:
+    end(served.process, served.log)
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,15 @@ from playwright.async_api import BrowserContext, Page, expect
 
 from taskplate.browser import BrowserRuntime
 from tests.fixtures.server import FixtureServer
-from tests.server.conftest import DSL, TEST_TEMPLATES, env_for, free_port, start_http, stop
+from tests.server.conftest import (
+    DSL,
+    TEST_TEMPLATES,
+    end,
+    env_for,
+    free_port,
+    start_http,
+    stop,
+)
 
 pytestmark = pytest.mark.anyio
 DOCS = Path(__file__).parents[2] / "docs" / "img"
@@ -61,13 +69,7 @@ def start_ui(home: Path, env: dict[str, str] | None = None) -> Ui:
 
 
 def stop_ui(ui: Ui) -> None:
-    ui.process.terminate()
-    try:
-        ui.process.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        ui.process.kill()
-        ui.process.wait()
-    ui.log.close()
+    end(ui.process, ui.log)
 
 
 def status(port: int, path: str, method: str = "GET", **headers: str) -> int:
