@@ -25,7 +25,7 @@ from taskplate.dsl import ErrorCode, RunStatus, TaskplateError, format_text
 from taskplate.interpreter import Progress as RunProgress
 from taskplate.interpreter import TemplateLibrary
 
-from ._common import emit, library, manager
+from ._common import emit, library, manager, store_option
 from ._errors import user_errors
 
 EXIT = {
@@ -194,6 +194,7 @@ async def _run(
 )
 @click.option("--templates", "folders", multiple=True, metavar="DIR", help="More template folders.")
 @click.option("--json", "as_json", is_flag=True, help="No progress bar; only the final JSON.")
+@store_option
 @user_errors
 def command(
     template: str,

@@ -15,7 +15,7 @@ import click
 
 from taskplate.dsl import ErrorCode, TaskplateError
 
-from ._common import emit, manager
+from ._common import emit, manager, store_option
 from ._errors import user_errors
 
 
@@ -32,6 +32,7 @@ def runs() -> None:
 @click.option("--template", "template_id")
 @click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 100))
 @click.option("--offset", default=0, type=click.IntRange(0))
+@store_option
 @user_errors
 def list_runs(status: str | None, template_id: str | None, limit: int, offset: int) -> None:
     """Newest first."""
@@ -42,6 +43,7 @@ def list_runs(status: str | None, template_id: str | None, limit: int, offset: i
 @runs.command("show")
 @click.argument("run_id")
 @click.option("--steps", is_flag=True, help="Include every step execution.")
+@store_option
 @user_errors
 def show(run_id: str, steps: bool) -> None:
     with manager() as runs:
@@ -51,6 +53,7 @@ def show(run_id: str, steps: bool) -> None:
 @runs.command("cancel")
 @click.argument("run_id")
 @click.option("--force", is_flag=True, help="Abort the steps in flight too.")
+@store_option
 @user_errors
 def cancel(run_id: str, force: bool) -> None:
     with manager() as runs:
@@ -92,6 +95,7 @@ def save_trace(run_id: str, output: Path | None) -> Path:
 @click.option(
     "--print", "print_only", is_flag=True, help="Print the command instead of opening the viewer."
 )
+@store_option
 @user_errors
 def trace(run_id: str, output: Path | None, print_only: bool) -> None:
     """Open the run's Playwright trace in Playwright's Trace Viewer (or print the command)."""
@@ -125,6 +129,7 @@ def artifact() -> None:
     type=click.Path(dir_okay=False, writable=True),
     help="Where to write it ('-' for stdout).",
 )
+@store_option
 @user_errors
 def get(artifact_id: str, output: str) -> None:
     chunk_size, offset = 1 << 20, 0

@@ -15,7 +15,7 @@ from taskplate.interpreter import TraceMode
 from taskplate.server._auth import HttpSecurity, is_loopback, load_tokens
 from taskplate.server._serve import run
 
-from ._common import library, manager
+from ._common import library, manager, store_option
 from ._errors import user_errors
 
 
@@ -100,6 +100,7 @@ from ._errors import user_errors
     is_flag=True,
     help="Let callers that are not local (other machines, remote tokens) see the runs page.",
 )
+@store_option
 @user_errors
 def command(
     transport: str,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import click
 
-from taskplate.interpreter import RunStore, data_home, save_recorded
+from taskplate.interpreter import data_home, open_store, save_recorded
 
 from ._common import emit, library
 from ._errors import user_errors
@@ -30,7 +30,7 @@ def from_run(source: str, name: str, description: str | None, overwrite: bool, s
     URLs and typed values become inputs (with the recorded values as defaults), secrets
     password inputs; the file goes to $TASKPLATE_HOME/templates/NAME.yaml."""
     home = data_home()
-    with RunStore(home / "runs.db") as store:
+    with open_store(home) as store:
         saved = save_recorded(
             store,
             library(),

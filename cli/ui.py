@@ -10,7 +10,7 @@ import click
 
 from taskplate.dsl import ErrorCode, TaskplateError
 
-from ._common import manager
+from ._common import manager, store_option
 from ._errors import user_errors
 
 
@@ -34,6 +34,7 @@ from ._errors import user_errors
     metavar="NAME[:PORT]",
     help="A name browsers use to reach this page (Host header).",
 )
+@store_option
 @user_errors
 def command(
     host: str, port: int, token_file: Path | None, allow_remote: bool, public_hosts: tuple[str, ...]

@@ -1,5 +1,6 @@
 """Runs templates: the run manager and its state machine, the sliding-window executor,
-retries, timeouts, cancellation, trust checks, the SQLite run store and the artifact store.
+retries, timeouts, cancellation, trust checks, the run store (SQLite, or PostgreSQL
+shared by many servers) and the artifact store.
 """
 
 from taskplate.browser import data_home
@@ -11,19 +12,23 @@ from ._library import SHIPPED, TemplateLibrary, matches
 from ._recording import Saved, marked, save_recorded, typed_secret, user_templates
 from ._runs import Limits, RunManager, check_inputs, new_run_id
 from ._store import RunStore
+from ._stores import STORE_ENV, RunRow, Store, open_store
 from ._tracing import TraceMode
 
 __all__ = [
     "MAX_URL_BYTES",
     "SHIPPED",
+    "STORE_ENV",
     "ArtifactStore",
     "Chunk",
     "Limits",
     "Progress",
     "RunManager",
+    "RunRow",
     "RunStore",
     "Saved",
     "StepRecord",
+    "Store",
     "TemplateLibrary",
     "TraceMode",
     "admit",
@@ -32,6 +37,7 @@ __all__ = [
     "marked",
     "matches",
     "new_run_id",
+    "open_store",
     "save_recorded",
     "typed_secret",
     "user_templates",

@@ -1,11 +1,11 @@
-"""Artifacts on disk: written atomically under the data home, read back in chunks, expired by
-TTL counted from their run's terminal time (the data is then deleted). Files and rows only.
+"""Artifacts: bytes written where the store keeps them (files under the data home for SQLite,
+the database for PostgreSQL), read back in chunks, expired by TTL counted from their run's
+terminal time (the data is then deleted). Bytes and rows only.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 import time
 import uuid
 from dataclasses import dataclass
@@ -14,7 +14,7 @@ from typing import Any
 
 from taskplate.dsl import ErrorCode, TaskplateError
 
-from ._store import RunStore
+from ._stores import Store
 
 DEFAULT_TTL_MS = 86_400_000
 
@@ -31,25 +31,15 @@ class Chunk:
 
 
 class ArtifactStore:
-    def __init__(self, root: Path, store: RunStore, ttl_ms: int = DEFAULT_TTL_MS) -> None:
+    def __init__(self, root: Path, store: Store, ttl_ms: int = DEFAULT_TTL_MS) -> None:
         self.root = root
         self.store = store
         self.ttl_ms = ttl_ms
-        root.mkdir(parents=True, exist_ok=True, mode=0o700)
-
-    def path(self, run_id: str, artifact_id: str) -> Path:
-        return self.root / run_id / artifact_id
+        self.bytes = store.artifact_bytes(root)
 
     def save(self, run_id: str, name: str, data: bytes, mime_type: str) -> str:
         artifact_id = f"art_{uuid.uuid4().hex[:20]}"
-        target = self.path(run_id, artifact_id)
-        target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        temporary = target.with_suffix(".tmp")
-        with open(temporary, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, target)
+        self.bytes.write(run_id, artifact_id, data)
         self.store.insert_artifact(
             artifact_id, run_id, name, mime_type, len(data), hashlib.sha256(data).hexdigest()
         )
@@ -64,7 +54,7 @@ class ArtifactStore:
         return ended is not None and (time.time() - ended) * 1000 > self.ttl_ms
 
     def _drop(self, meta: dict[str, Any]) -> None:
-        self.path(meta["run_id"], meta["artifact_id"]).unlink(missing_ok=True)
+        self.bytes.drop(meta["run_id"], meta["artifact_id"])
         self.store.mark_expired(meta["artifact_id"])
 
     def read(self, artifact_id: str, offset: int = 0, limit: int | None = None) -> Chunk:
@@ -88,17 +78,13 @@ class ArtifactStore:
                 f"offset {offset} is outside 0..{meta['size']}",
                 "Start at 0.",
             )
-        with open(self.path(meta["run_id"], artifact_id), "rb") as source:
-            source.seek(offset)
-            data = source.read(limit if limit is not None else -1)
+        data = self.bytes.read(meta["run_id"], artifact_id, offset, limit)
         return Chunk(meta, data, offset)
 
     def sweep(self) -> int:
         """Delete the data of every expired artifact; answers how many went."""
         count = 0
-        rows = self.store.db.execute("SELECT * FROM artifacts WHERE expired = 0").fetchall()
-        for row in rows:
-            meta = dict(row)
+        for meta in self.store.live_artifacts():
             if self._expired(meta):
                 self._drop(meta)
                 count += 1

@@ -18,7 +18,7 @@ import yaml
 from taskplate.dsl import ActionCatalog, ErrorCode, Level, RunStatus, TaskplateError, check_source
 
 from ._library import SHIPPED, TemplateLibrary, template_files
-from ._store import RunStore
+from ._stores import Store
 
 SECRET = "$secret"  # {"$secret": true} stands where a secret's value was
 TEMPLATE_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
@@ -72,7 +72,7 @@ def shipped_ids() -> set[str]:
 
 
 # -- reading what was recorded ---------------------------------------------------------------
-def recorded_calls(store: RunStore, source: str) -> tuple[list[dict[str, Any]], str]:
+def recorded_calls(store: Store, source: str) -> tuple[list[dict[str, Any]], str]:
     """The calls of a finished, succeeded run or of a session, and how to name their origin."""
     if source.startswith("run_"):
         row = store.run(source)
@@ -331,7 +331,7 @@ def check_name(name: str, library: TemplateLibrary, shipped: set[str], folder: P
 
 
 def save_recorded(
-    store: RunStore,
+    store: Store,
     library: TemplateLibrary,
     home: Path,
     source: str,

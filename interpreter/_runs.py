@@ -45,7 +45,7 @@ from ._admission import admit
 from ._artifacts import ArtifactStore, RunArtifacts
 from ._executor import Canceled, Execution, Progress, StepFailed, StepRecord
 from ._library import TemplateLibrary
-from ._store import RunRow, RunStore
+from ._stores import RunRow, Store, open_store
 from ._tracing import RunTrace, TraceMode, failure_screenshot, trace_mode
 
 if TYPE_CHECKING:
@@ -56,6 +56,8 @@ _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 HEARTBEAT_S = 1.0
 DEAD_AFTER_S = 10.0
 WATCH_S = 0.2
+ADMIT_POLL_S = 0.1  # a queued run waiting for a slot held by another server
+REAP_S = 2.0  # how often dead owners' runs are looked for without a reader asking
 
 
 def new_run_id() -> str:
@@ -164,6 +166,7 @@ class RunManager:
         profiles: Any = None,
         web: WebConfig | None = None,
         resolver: Resolver | None = None,
+        store: str | None = None,
     ) -> None:
         self.home = home
         self.library = library
@@ -171,7 +174,8 @@ class RunManager:
         self.own_runtime = runtime is None  # a runtime handed in belongs to the caller
         self.runtime = runtime or BrowserRuntime()
         self.sessions = Sessions(self.runtime)
-        self.store = RunStore(home / "runs.db")
+        # `store`: a URL; None: TASKPLATE_STORE, else SQLite in the home
+        self.store: Store = open_store(home, store)
         try:
             self.artifacts = ArtifactStore(
                 home / "artifacts", self.store, self.limits.artifact_ttl_ms
@@ -231,12 +235,15 @@ class RunManager:
             self.close()
 
     async def _watch(self) -> None:
-        last_beat = 0.0
+        last_beat = last_reap = 0.0
         while True:
             now = time.monotonic()
             if now - last_beat >= HEARTBEAT_S:
                 self.store.heartbeat(self.owner)
                 last_beat = now
+            if now - last_reap >= REAP_S:
+                self.reap()
+                last_reap = now
             for run_id, live in list(self.live.items()):
                 flag = self.store.cancel_flag(run_id)
                 if flag and live.execution is not None:
@@ -444,11 +451,10 @@ class RunManager:
         )
         try:
             async with self.slots:
-                if self.store.cancel_flag(run_id):
+                if not await self._admitted(run_id):
                     self._finish(run_id, RunStatus.CANCELED, None, None, execution.progress)
                     return
                 live.execution = execution
-                self.store.update_run(run_id, status=str(RunStatus.RUNNING), started_at=time.time())
                 await self._execute(
                     run_id, template, inputs, options, execution, live, session, given
                 )
@@ -486,6 +492,16 @@ class RunManager:
                 )
             live.done.set()
             self.live.pop(run_id, None)
+
+    async def _admitted(self, run_id: str) -> bool:
+        """Wait for a slot of the whole store (every server on it); False when canceled first."""
+        while True:
+            if self.store.cancel_flag(run_id):
+                return False
+            alive_since = time.time() - DEAD_AFTER_S
+            if self.store.start_if_free(run_id, self.limits.max_concurrent_runs, alive_since):
+                return True
+            await anyio.sleep(ADMIT_POLL_S)
 
     async def _execute(
         self,

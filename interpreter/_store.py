@@ -1,17 +1,20 @@
-"""The run store: runs, step executions and artifact metadata in SQLite (WAL) under the data
-home, shared safely by every taskplate process on the machine. Rows only; no run logic.
+"""The SQLite run store (the default backend of `Store`): runs, step executions and artifact
+metadata in SQLite (WAL) under the data home, artifact bytes in files beside it, shared safely by
+every taskplate process on the machine. Rows only; no run logic.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from ._stores import TERMINAL, RunRow
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -87,7 +90,6 @@ _ADDED = (
     ("steps", "provider", "TEXT"),
     ("steps", "capability_level", "TEXT"),
 )
-TERMINAL = ("succeeded", "failed", "partial_success", "canceled")
 
 
 def _settled(step: Callable[[], object], seconds: float = 30.0) -> None:
@@ -114,31 +116,40 @@ def _load(text: str | None) -> Any:
     return None if text is None else json.loads(text)
 
 
-@dataclass
-class RunRow:
-    run_id: str
-    template_id: str
-    template_version: str
-    status: str
-    inputs: dict[str, Any]
-    options: dict[str, Any]
-    progress: dict[str, Any]
-    result: Any
-    error: dict[str, Any] | None
-    created_at: float
-    updated_at: float
-    started_at: float | None
-    ended_at: float | None
-    owner: str | None
-    heartbeat_at: float | None
-    cancel: str | None  # None, "cooperative" or "force"
+def _row(row: sqlite3.Row) -> RunRow:
+    data = dict(row)
+    for key in ("inputs", "options", "progress", "result", "error"):
+        data[key] = _load(data[key])
+    return RunRow(**data)
 
-    @staticmethod
-    def of(row: sqlite3.Row) -> RunRow:
-        data = dict(row)
-        for key in ("inputs", "options", "progress", "result", "error"):
-            data[key] = _load(data[key])
-        return RunRow(**data)
+
+class DiskBytes:
+    """Artifact bytes as files under the data home, each written atomically."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        root.mkdir(parents=True, exist_ok=True, mode=0o700)
+
+    def path(self, run_id: str, artifact_id: str) -> Path:
+        return self.root / run_id / artifact_id
+
+    def write(self, run_id: str, artifact_id: str, data: bytes) -> None:
+        target = self.path(run_id, artifact_id)
+        target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        temporary = target.with_suffix(".tmp")
+        with open(temporary, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, target)
+
+    def read(self, run_id: str, artifact_id: str, offset: int, limit: int | None) -> bytes:
+        with open(self.path(run_id, artifact_id), "rb") as source:
+            source.seek(offset)
+            return source.read(limit if limit is not None else -1)
+
+    def drop(self, run_id: str, artifact_id: str) -> None:
+        self.path(run_id, artifact_id).unlink(missing_ok=True)
 
 
 class RunStore:
@@ -147,6 +158,7 @@ class RunStore:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
+        self.description = str(path)
         self.db = sqlite3.connect(
             str(path), timeout=30, isolation_level=None, check_same_thread=False
         )
@@ -210,7 +222,7 @@ class RunStore:
 
     def run(self, run_id: str) -> RunRow | None:
         row = self.db.execute("SELECT * FROM runs WHERE run_id = ?", (run_id,)).fetchone()
-        return RunRow.of(row) if row else None
+        return _row(row) if row else None
 
     def update_run(self, run_id: str, **fields: Any) -> None:
         """Set fields of a run that is not terminal yet (terminal states never change)."""
@@ -243,7 +255,7 @@ class RunStore:
             f"SELECT * FROM runs {clause} ORDER BY created_at DESC LIMIT ? OFFSET ?",
             (*params, limit, offset),
         ).fetchall()
-        return [RunRow.of(r) for r in rows], int(total)
+        return [_row(r) for r in rows], int(total)
 
     def request_cancel(self, run_id: str, force: bool) -> None:
         with self.transaction() as db:
@@ -267,7 +279,7 @@ class RunStore:
         rows = self.db.execute(
             "SELECT * FROM runs WHERE status IN ('queued', 'running') AND owner != ?", (me,)
         ).fetchall()
-        return [RunRow.of(r) for r in rows]
+        return [_row(r) for r in rows]
 
     def claim(self, run_id: str, previous_owner: str | None, me: str) -> bool:
         """Take over a queued run of a dead owner; True when this process got it."""
@@ -275,6 +287,26 @@ class RunStore:
             done = db.execute(
                 "UPDATE runs SET owner = ?, heartbeat_at = ?, updated_at = ? WHERE run_id = ? AND owner IS ? AND status = 'queued'",
                 (me, time.time(), time.time(), run_id, previous_owner),
+            )
+            return done.rowcount == 1
+
+    def start_if_free(self, run_id: str, limit: int, alive_since: float) -> bool:
+        with self.transaction() as db:  # BEGIN IMMEDIATE: one admission at a time
+            running = db.execute("SELECT COUNT(*) FROM runs WHERE status = 'running'").fetchone()
+            if running[0] >= limit:
+                return False
+            first = db.execute(
+                "SELECT run_id FROM runs WHERE status = 'queued' AND cancel IS NULL"
+                " AND (heartbeat_at >= ? OR run_id = ?) ORDER BY created_at, run_id LIMIT 1",
+                (alive_since, run_id),
+            ).fetchone()
+            if first is None or first[0] != run_id:
+                return False
+            now = time.time()
+            done = db.execute(
+                "UPDATE runs SET status = 'running', started_at = ?, updated_at = ?"
+                " WHERE run_id = ? AND status = 'queued'",
+                (now, now, run_id),
             )
             return done.rowcount == 1
 
@@ -358,6 +390,13 @@ class RunStore:
             "SELECT * FROM artifacts WHERE run_id = ? ORDER BY created_at", (run_id,)
         ).fetchall()
         return [dict(r) for r in rows]
+
+    def live_artifacts(self) -> list[dict[str, Any]]:
+        rows = self.db.execute("SELECT * FROM artifacts WHERE expired = 0").fetchall()
+        return [dict(r) for r in rows]
+
+    def artifact_bytes(self, root: Path) -> DiskBytes:
+        return DiskBytes(root)
 
     def mark_expired(self, artifact_id: str) -> None:
         with self.transaction() as db:

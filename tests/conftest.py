@@ -15,6 +15,7 @@ from taskplate.browser import BrowserConfig, BrowserRuntime, Sessions, UrlPolicy
 from taskplate.dsl import TrustLevel
 from taskplate.stdlib import REGISTRY, run_action
 from taskplate.stdlib._context import ActionContext, MemoryArtifacts
+from tests.fixtures.postgres import Postgres, pg_bin, running_postgres
 from tests.fixtures.server import FixtureServer, serve
 
 PUBLIC_HOST = (
@@ -48,6 +49,18 @@ def _sync_tests_run_outside_any_event_loop(request: pytest.FixtureRequest) -> It
 @pytest.fixture(scope="session")
 def site() -> Iterator[FixtureServer]:
     with serve() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[Postgres]:
+    """A real PostgreSQL (Debian's package) for the whole session; `postgres.database()` gives
+    each test a fresh database. Missing, it fails with the way to install it."""
+    try:
+        pg_bin()
+    except RuntimeError as missing:
+        pytest.fail(str(missing), pytrace=False)
+    with running_postgres() as server:
         yield server
 
 

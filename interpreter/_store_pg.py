@@ -1,0 +1,399 @@
+"""The PostgreSQL run store (`TASKPLATE_STORE=postgresql://…`): the same rows as the SQLite store,
+artifact bytes included (bytea), shared by every server on the database. Rows only; no run logic.
+
+The schema is created and migrated here, one numbered step at a time, under an advisory lock.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+from psycopg.rows import dict_row
+
+from taskplate.dsl import ErrorCode, TaskplateError
+
+from ._stores import TERMINAL, RunRow
+
+# Each entry brings the schema from version i to i + 1; never edit one that has shipped.
+MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE runs (
+        run_id TEXT PRIMARY KEY,
+        template_id TEXT NOT NULL,
+        template_version TEXT NOT NULL,
+        status TEXT NOT NULL,
+        inputs TEXT NOT NULL,
+        options TEXT NOT NULL,
+        progress TEXT NOT NULL DEFAULT '{}',
+        result TEXT,
+        error TEXT,
+        created_at DOUBLE PRECISION NOT NULL,
+        updated_at DOUBLE PRECISION NOT NULL,
+        started_at DOUBLE PRECISION,
+        ended_at DOUBLE PRECISION,
+        owner TEXT,
+        heartbeat_at DOUBLE PRECISION,
+        cancel TEXT
+    );
+    CREATE INDEX runs_by_created ON runs (created_at DESC);
+    CREATE INDEX runs_active ON runs (status) WHERE status IN ('queued', 'running');
+    CREATE TABLE steps (
+        run_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        step_id TEXT,
+        item_index INTEGER,
+        action TEXT,
+        status TEXT NOT NULL,
+        attempts INTEGER NOT NULL,
+        started_at DOUBLE PRECISION,
+        ended_at DOUBLE PRECISION,
+        args_preview TEXT,
+        result_preview TEXT,
+        error TEXT,
+        tab_id TEXT,
+        screenshot_artifact_id TEXT,
+        provider TEXT,
+        capability_level TEXT,
+        PRIMARY KEY (run_id, seq)
+    );
+    CREATE TABLE artifacts (
+        artifact_id TEXT PRIMARY KEY,
+        run_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        mime_type TEXT NOT NULL,
+        size BIGINT NOT NULL,
+        sha256 TEXT NOT NULL,
+        created_at DOUBLE PRECISION NOT NULL,
+        expired INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX artifacts_by_run ON artifacts (run_id);
+    CREATE TABLE artifact_data (
+        artifact_id TEXT PRIMARY KEY,
+        data BYTEA NOT NULL
+    );
+    CREATE TABLE calls (
+        source TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        step_id TEXT,
+        item_index INTEGER,
+        action TEXT NOT NULL,
+        tab TEXT,
+        args TEXT NOT NULL,
+        opened_tab TEXT,
+        PRIMARY KEY (source, seq)
+    );
+    """,
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+_MIGRATE_LOCK = 0x7461736B  # advisory lock keys: 'task' for migrations, 'plat' for admission
+_ADMIT_LOCK = 0x706C6174
+
+
+def _dump(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _load(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+def _row(data: dict[str, Any]) -> RunRow:
+    data = dict(data)
+    for key in ("inputs", "options", "progress", "result", "error"):
+        data[key] = _load(data[key])
+    return RunRow(**data)
+
+
+def _shown(url: str) -> str:
+    """The URL without its password, for messages."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
+
+
+def migrate(db: psycopg.Connection[Any]) -> int:
+    """Bring the schema to SCHEMA_VERSION; answers the version found before."""
+    with db.transaction():
+        db.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATE_LOCK,))
+        db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+        row = db.execute("SELECT max(version) AS v FROM schema_version").fetchone()
+        found = int(row["v"]) if row and row["v"] is not None else 0
+        if found > SCHEMA_VERSION:
+            raise TaskplateError(
+                ErrorCode.EXECUTION_ERROR,
+                f"the store's schema is version {found}; this taskplate knows up to {SCHEMA_VERSION}",
+                "Upgrade taskplate on this host to the version the other servers run.",
+            )
+        for version in range(found, SCHEMA_VERSION):
+            db.execute(MIGRATIONS[version])
+            db.execute("INSERT INTO schema_version (version) VALUES (%s)", (version + 1,))
+        return found
+
+
+class PostgresStore:
+    """One connection per process (autocommit; each write a short transaction)."""
+
+    def __init__(self, url: str, connect_timeout_s: int = 10) -> None:
+        self.description = _shown(url)
+        try:
+            self.db: psycopg.Connection[dict[str, Any]] = psycopg.connect(
+                url, autocommit=True, row_factory=dict_row, connect_timeout=connect_timeout_s
+            )
+        except psycopg.Error as exc:
+            raise TaskplateError(
+                ErrorCode.EXECUTION_ERROR,
+                f"cannot open the run store {self.description}: {str(exc).strip()}",
+                "Check TASKPLATE_STORE (or --store): the server must run and accept this user.",
+            ) from None
+        try:
+            migrate(self.db)
+        except BaseException:
+            self.db.close()
+            raise
+
+    @contextmanager
+    def transaction(self) -> Iterator[psycopg.Connection[dict[str, Any]]]:
+        with self.db.transaction():
+            yield self.db
+
+    def close(self) -> None:
+        """Idempotent; the store is unusable afterwards."""
+        self.db.close()
+
+    def __enter__(self) -> PostgresStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _all(self, query: str, params: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
+        return self.db.execute(query, params).fetchall()
+
+    def _one(self, query: str, params: tuple[Any, ...] = ()) -> dict[str, Any] | None:
+        return self.db.execute(query, params).fetchone()
+
+    # -- runs ---------------------------------------------------------------------------------
+    def insert_run(
+        self,
+        run_id: str,
+        template_id: str,
+        version: str,
+        inputs: dict[str, Any],
+        options: dict[str, Any],
+        owner: str,
+    ) -> None:
+        now = time.time()
+        self.db.execute(
+            "INSERT INTO runs (run_id, template_id, template_version, status, inputs, options,"
+            " created_at, updated_at, owner, heartbeat_at)"
+            " VALUES (%s, %s, %s, 'queued', %s, %s, %s, %s, %s, %s)",
+            (run_id, template_id, version, _dump(inputs), _dump(options), now, now, owner, now),
+        )
+
+    def run(self, run_id: str) -> RunRow | None:
+        row = self._one("SELECT * FROM runs WHERE run_id = %s", (run_id,))
+        return _row(row) if row else None
+
+    def update_run(self, run_id: str, **fields: Any) -> None:
+        """Set fields of a run that is not terminal yet (terminal states never change)."""
+        encoded = {
+            k: _dump(v) if k in ("progress", "result", "error", "options") else v
+            for k, v in fields.items()
+        }
+        encoded["updated_at"] = time.time()
+        assignments = ", ".join(f"{k} = %s" for k in encoded)
+        self.db.execute(
+            f"UPDATE runs SET {assignments} WHERE run_id = %s AND status <> ALL(%s)",
+            (*encoded.values(), run_id, list(TERMINAL)),
+        )
+
+    def list_runs(
+        self, status: str | None, template_id: str | None, limit: int, offset: int
+    ) -> tuple[list[RunRow], int]:
+        where, params = [], []
+        if status:
+            where.append("status = %s")
+            params.append(status)
+        if template_id:
+            where.append("template_id = %s")
+            params.append(template_id)
+        clause = f"WHERE {' AND '.join(where)}" if where else ""
+        total = self._one(f"SELECT COUNT(*) AS n FROM runs {clause}", tuple(params))
+        rows = self._all(
+            f"SELECT * FROM runs {clause} ORDER BY created_at DESC LIMIT %s OFFSET %s",
+            (*params, limit, offset),
+        )
+        return [_row(r) for r in rows], int(total["n"] if total else 0)
+
+    def request_cancel(self, run_id: str, force: bool) -> None:
+        self.db.execute(
+            "UPDATE runs SET cancel = %s, updated_at = %s WHERE run_id = %s"
+            " AND status IN ('queued', 'running')",
+            ("force" if force else "cooperative", time.time(), run_id),
+        )
+
+    def cancel_flag(self, run_id: str) -> str | None:
+        row = self._one("SELECT cancel FROM runs WHERE run_id = %s", (run_id,))
+        return row["cancel"] if row else None
+
+    def heartbeat(self, owner: str) -> None:
+        self.db.execute(
+            "UPDATE runs SET heartbeat_at = %s WHERE owner = %s AND status IN ('queued', 'running')",
+            (time.time(), owner),
+        )
+
+    def active_of_others(self, me: str) -> list[RunRow]:
+        rows = self._all(
+            "SELECT * FROM runs WHERE status IN ('queued', 'running') AND owner IS DISTINCT FROM %s",
+            (me,),
+        )
+        return [_row(r) for r in rows]
+
+    def claim(self, run_id: str, previous_owner: str | None, me: str) -> bool:
+        """Take over a queued run of a dead owner; True when this process got it."""
+        now = time.time()
+        done = self.db.execute(
+            "UPDATE runs SET owner = %s, heartbeat_at = %s, updated_at = %s WHERE run_id = %s"
+            " AND owner IS NOT DISTINCT FROM %s AND status = 'queued'",
+            (me, now, now, run_id, previous_owner),
+        )
+        return done.rowcount == 1
+
+    def start_if_free(self, run_id: str, limit: int, alive_since: float) -> bool:
+        with self.transaction() as db:
+            # One admission at a time across every server on the store.
+            db.execute("SELECT pg_advisory_xact_lock(%s)", (_ADMIT_LOCK,))
+            running = db.execute("SELECT COUNT(*) AS n FROM runs WHERE status = 'running'")
+            if (running.fetchone() or {"n": 0})["n"] >= limit:
+                return False
+            first = db.execute(
+                "SELECT run_id FROM runs WHERE status = 'queued' AND cancel IS NULL"
+                " AND (heartbeat_at >= %s OR run_id = %s) ORDER BY created_at, run_id LIMIT 1",
+                (alive_since, run_id),
+            ).fetchone()
+            if first is None or first["run_id"] != run_id:
+                return False
+            now = time.time()
+            done = db.execute(
+                "UPDATE runs SET status = 'running', started_at = %s, updated_at = %s"
+                " WHERE run_id = %s AND status = 'queued'",
+                (now, now, run_id),
+            )
+            return done.rowcount == 1
+
+    # -- steps --------------------------------------------------------------------------------
+    def record_step(
+        self, run_id: str, seq: int, call: dict[str, Any] | None = None, **fields: Any
+    ) -> None:
+        """A step execution, and with `call` the whole call too (one transaction for both)."""
+        fields["error"] = _dump(fields.get("error"))
+        with self.transaction() as db:
+            _replace(db, "steps", ("run_id", "seq"), (run_id, seq), fields)
+            if call is not None:
+                _insert_call(db, run_id, seq, call)
+
+    def steps(self, run_id: str) -> list[dict[str, Any]]:
+        out = self._all("SELECT * FROM steps WHERE run_id = %s ORDER BY seq", (run_id,))
+        for data in out:
+            data["error"] = _load(data["error"])
+        return out
+
+    # -- recorded calls -------------------------------------------------------------------------
+    def record_call(self, source: str, seq: int | None, **fields: Any) -> None:
+        """One successful action call; `seq` None appends it after the source's last call."""
+        with self.transaction() as db:
+            if seq is None:
+                # Two writers of one source append one after the other.
+                db.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (source,))
+                last = db.execute(
+                    "SELECT MAX(seq) AS m FROM calls WHERE source = %s", (source,)
+                ).fetchone()
+                seq = 0 if last is None or last["m"] is None else int(last["m"]) + 1
+            _insert_call(db, source, seq, fields)
+
+    def calls(self, source: str) -> list[dict[str, Any]]:
+        out = self._all("SELECT * FROM calls WHERE source = %s ORDER BY seq", (source,))
+        for data in out:
+            data["args"] = _load(data["args"])
+        return out
+
+    # -- artifacts ----------------------------------------------------------------------------
+    def insert_artifact(
+        self, artifact_id: str, run_id: str, name: str, mime_type: str, size: int, sha256: str
+    ) -> None:
+        self.db.execute(
+            "INSERT INTO artifacts (artifact_id, run_id, name, mime_type, size, sha256, created_at)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s)",
+            (artifact_id, run_id, name, mime_type, size, sha256, time.time()),
+        )
+
+    def artifact(self, artifact_id: str) -> dict[str, Any] | None:
+        return self._one("SELECT * FROM artifacts WHERE artifact_id = %s", (artifact_id,))
+
+    def artifacts_of(self, run_id: str) -> list[dict[str, Any]]:
+        return self._all("SELECT * FROM artifacts WHERE run_id = %s ORDER BY created_at", (run_id,))
+
+    def live_artifacts(self) -> list[dict[str, Any]]:
+        return self._all("SELECT * FROM artifacts WHERE expired = 0")
+
+    def mark_expired(self, artifact_id: str) -> None:
+        self.db.execute("UPDATE artifacts SET expired = 1 WHERE artifact_id = %s", (artifact_id,))
+
+    def artifact_bytes(self, root: Path) -> PostgresStore:
+        return self  # bytes in the database: every server reads them
+
+    # ArtifactBytes, in the table artifact_data
+    def write(self, run_id: str, artifact_id: str, data: bytes) -> None:
+        self.db.execute(
+            "INSERT INTO artifact_data (artifact_id, data) VALUES (%s, %s)", (artifact_id, data)
+        )
+
+    def read(self, run_id: str, artifact_id: str, offset: int, limit: int | None) -> bytes:
+        if limit is None:
+            row = self._one(
+                "SELECT substring(data FROM %s) AS d FROM artifact_data WHERE artifact_id = %s",
+                (offset + 1, artifact_id),
+            )
+        else:
+            row = self._one(
+                "SELECT substring(data FROM %s FOR %s) AS d FROM artifact_data"
+                " WHERE artifact_id = %s",
+                (offset + 1, max(0, limit), artifact_id),
+            )
+        if row is None:
+            raise FileNotFoundError(artifact_id)
+        return bytes(row["d"])
+
+    def drop(self, run_id: str, artifact_id: str) -> None:
+        self.db.execute("DELETE FROM artifact_data WHERE artifact_id = %s", (artifact_id,))
+
+
+def _replace(
+    db: psycopg.Connection[Any],
+    table: str,
+    keys: tuple[str, ...],
+    key_values: tuple[Any, ...],
+    fields: dict[str, Any],
+) -> None:
+    """SQLite's INSERT OR REPLACE: the whole row anew (columns not given are null)."""
+    match = " AND ".join(f"{k} = %s" for k in keys)
+    db.execute(f"DELETE FROM {table} WHERE {match}", key_values)
+    columns = ", ".join([*keys, *fields])
+    marks = ", ".join("%s" for _ in range(len(keys) + len(fields)))
+    db.execute(
+        f"INSERT INTO {table} ({columns}) VALUES ({marks})",
+        (*key_values, *fields.values()),
+    )
+
+
+def _insert_call(db: psycopg.Connection[Any], source: str, seq: int, call: dict[str, Any]) -> None:
+    _replace(db, "calls", ("source", "seq"), (source, seq), {**call, "args": _dump(call["args"])})

@@ -1,0 +1,146 @@
+"""The run store's interface (`Store`), what both backends answer, and `open_store`, which picks
+the backend: SQLite under the data home (the default), or PostgreSQL for `postgresql://…`.
+
+Rows only; no run logic. The run manager and its parts talk to a `Store`, never to a backend.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from taskplate.dsl import ErrorCode, TaskplateError
+
+TERMINAL = ("succeeded", "failed", "partial_success", "canceled")
+STORE_ENV = "TASKPLATE_STORE"
+
+
+@dataclass
+class RunRow:
+    run_id: str
+    template_id: str
+    template_version: str
+    status: str
+    inputs: dict[str, Any]
+    options: dict[str, Any]
+    progress: dict[str, Any]
+    result: Any
+    error: dict[str, Any] | None
+    created_at: float
+    updated_at: float
+    started_at: float | None
+    ended_at: float | None
+    owner: str | None
+    heartbeat_at: float | None
+    cancel: str | None  # None, "cooperative" or "force"
+
+
+class ArtifactBytes(Protocol):
+    """Where artifact bytes live: files under the data home (SQLite), or the database itself."""
+
+    def write(self, run_id: str, artifact_id: str, data: bytes) -> None: ...
+
+    def read(self, run_id: str, artifact_id: str, offset: int, limit: int | None) -> bytes: ...
+
+    def drop(self, run_id: str, artifact_id: str) -> None: ...
+
+
+class Store(Protocol):
+    """Every backend keeps the same rows with the same meaning: a terminal run never changes,
+    `claim` and `start_if_free` are atomic across every process on the store."""
+
+    description: str  # for messages: a path, or a URL without its password
+
+    def close(self) -> None: ...
+
+    def __enter__(self) -> Store: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+    # runs
+    def insert_run(
+        self,
+        run_id: str,
+        template_id: str,
+        version: str,
+        inputs: dict[str, Any],
+        options: dict[str, Any],
+        owner: str,
+    ) -> None: ...
+
+    def run(self, run_id: str) -> RunRow | None: ...
+
+    def update_run(self, run_id: str, **fields: Any) -> None: ...
+
+    def list_runs(
+        self, status: str | None, template_id: str | None, limit: int, offset: int
+    ) -> tuple[list[RunRow], int]: ...
+
+    def request_cancel(self, run_id: str, force: bool) -> None: ...
+
+    def cancel_flag(self, run_id: str) -> str | None: ...
+
+    def heartbeat(self, owner: str) -> None: ...
+
+    def active_of_others(self, me: str) -> list[RunRow]: ...
+
+    def claim(self, run_id: str, previous_owner: str | None, me: str) -> bool: ...
+
+    def start_if_free(self, run_id: str, limit: int, alive_since: float) -> bool:
+        """Make a queued run `running` when fewer than `limit` runs of the whole store run and
+        it is the oldest queued run (not canceled, its owner's heartbeat newer than
+        `alive_since`): the FIFO queue and maxConcurrentRuns across every server."""
+        ...
+
+    # steps and recorded calls
+    def record_step(
+        self, run_id: str, seq: int, call: dict[str, Any] | None = None, **fields: Any
+    ) -> None: ...
+
+    def steps(self, run_id: str) -> list[dict[str, Any]]: ...
+
+    def record_call(self, source: str, seq: int | None, **fields: Any) -> None: ...
+
+    def calls(self, source: str) -> list[dict[str, Any]]: ...
+
+    # artifacts
+    def insert_artifact(
+        self, artifact_id: str, run_id: str, name: str, mime_type: str, size: int, sha256: str
+    ) -> None: ...
+
+    def artifact(self, artifact_id: str) -> dict[str, Any] | None: ...
+
+    def artifacts_of(self, run_id: str) -> list[dict[str, Any]]: ...
+
+    def live_artifacts(self) -> list[dict[str, Any]]: ...
+
+    def mark_expired(self, artifact_id: str) -> None: ...
+
+    def artifact_bytes(self, root: Path) -> ArtifactBytes:
+        """Where this store keeps artifact bytes (`root` is the data home's artifacts folder)."""
+        ...
+
+
+def store_url(given: str | None = None) -> str | None:
+    """The store named by `--store` or TASKPLATE_STORE; None for the SQLite default."""
+    return given or os.environ.get(STORE_ENV) or None
+
+
+def open_store(home: Path, url: str | None = None) -> Store:
+    """The run store: `url` (or TASKPLATE_STORE) `postgresql://…`, else SQLite in the home."""
+    url = store_url(url)
+    if url is None:
+        from ._store import RunStore
+
+        return RunStore(home / "runs.db")
+    if url.startswith(("postgresql://", "postgres://")):
+        from ._store_pg import PostgresStore
+
+        return PostgresStore(url)
+    raise TaskplateError(
+        ErrorCode.INVALID_PARAMETER,
+        f"{STORE_ENV} (or --store) must be a postgresql:// URL, not {url.split(':')[0]!r}",
+        "Give postgresql://user@host:port/database, or leave it unset for SQLite in the data home.",
+    )
