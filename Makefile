@@ -5,9 +5,9 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint docs bootstrap chromium bench interop
+.PHONY: demo test lint docs bootstrap chromium bench interop postgres
 
-bootstrap: $(STAMP) chromium interop
+bootstrap: $(STAMP) chromium interop postgres
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { \
@@ -35,6 +35,18 @@ chromium: $(STAMP)
 export PLAYWRIGHT_HAS_CHROMIUM := import os, sys; from playwright.sync_api import sync_playwright; \
   p = sync_playwright().start(); found = os.path.exists(p.chromium.executable_path); p.stop(); \
   sys.exit(not found)
+
+# PostgreSQL's server programs (initdb, pg_ctl) for the tests of the PostgreSQL store, which start
+# a cluster of their own in a temporary folder: Debian's postgresql package when missing.
+postgres:
+	@if [ -n "$$TASKPLATE_PG_BIN" ] && [ -x "$$TASKPLATE_PG_BIN/initdb" ]; then exit 0; fi; \
+	if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1; then exit 0; fi; \
+	if ! command -v apt-get >/dev/null 2>&1; then \
+	  echo "PostgreSQL's initdb and pg_ctl are missing, and there is no apt-get to install them."; \
+	  echo "Install PostgreSQL's server package, or point TASKPLATE_PG_BIN at the folder of initdb."; exit 2; fi; \
+	echo "PostgreSQL is missing: installing Debian's postgresql package"; \
+	SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql >/dev/null
 
 # Real MCP clients for the tests (TypeScript SDK, Inspector CLI, conformance suite; Node 22 from
 # the pinned npm package `node`): npm from Debian's nodejs and npm packages when missing.

@@ -136,8 +136,14 @@ def open_store(home: Path, url: str | None = None) -> Store:
 
         return RunStore(home / "runs.db")
     if url.startswith(("postgresql://", "postgres://")):
-        from ._store_pg import PostgresStore
-
+        try:
+            from ._store_pg import PostgresStore
+        except ImportError:
+            raise TaskplateError(
+                ErrorCode.EXECUTION_ERROR,
+                "the PostgreSQL store needs psycopg, which is not installed",
+                "pip install 'taskplate[postgres]' (psycopg 3), then start again.",
+            ) from None
         return PostgresStore(url)
     raise TaskplateError(
         ErrorCode.INVALID_PARAMETER,
