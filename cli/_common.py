@@ -11,9 +11,11 @@ from typing import Any
 
 import click
 
+from taskplate.dsl import ErrorCode, TaskplateError
 from taskplate.interpreter import (
     SHIPPED,
     STORE_ENV,
+    Limits,
     RunManager,
     TemplateLibrary,
     data_home,
@@ -52,8 +54,22 @@ store_option = click.option(
 )
 
 
+def limits() -> Limits:
+    """The defaults, and `maxConcurrentRuns` from TASKPLATE_MAX_CONCURRENT_RUNS (for the store)."""
+    given = os.environ.get("TASKPLATE_MAX_CONCURRENT_RUNS", "").strip()
+    if not given:
+        return Limits()
+    if not given.isdigit() or int(given) < 1:
+        raise TaskplateError(
+            ErrorCode.INVALID_PARAMETER,
+            f"TASKPLATE_MAX_CONCURRENT_RUNS must be a whole number of at least 1, not {given!r}",
+            "Set it to how many runs may run at once on the store, e.g. 5, or unset it.",
+        )
+    return Limits(max_concurrent_runs=int(given))
+
+
 def manager(lib: TemplateLibrary | None = None) -> RunManager:
-    return RunManager(data_home(), lib or library())
+    return RunManager(data_home(), lib or library(), limits=limits())
 
 
 def emit(value: Any) -> None:

@@ -38,11 +38,14 @@ def env_for(home: Path) -> dict[str, str]:
     return {**os.environ, "TASKPLATE_HOME": str(home), "TASKPLATE_TEMPLATES": str(TEST_TEMPLATES)}
 
 
-def start_http(home: Path, *flags: str, env: dict[str, str] | None = None) -> Served:
+def start_http(
+    home: Path, *flags: str, env: dict[str, str] | None = None, wrapper: tuple[str, ...] = ()
+) -> Served:
+    """`wrapper`: a command that execs the server (same process), e.g. in another namespace."""
     port = free_port()
     log = open(home.parent / f"serve-{port}.log", "wb")  # noqa: SIM115 - closed with the process
     process = subprocess.Popen(
-        [DSL, "serve", "--transport", "http", "--port", str(port), *flags],
+        [*wrapper, DSL, "serve", "--transport", "http", "--port", str(port), *flags],
         env={**env_for(home), **(env or {})},
         stdout=log,
         stderr=log,
