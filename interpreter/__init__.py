@@ -10,7 +10,8 @@ from ._artifacts import ArtifactStore, Chunk
 from ._executor import Progress, StepRecord
 from ._library import SHIPPED, TemplateLibrary, matches
 from ._recording import Saved, marked, save_recorded, typed_secret, user_templates
-from ._runs import Limits, RunManager, check_inputs, new_run_id
+from ._run_inputs import Limits, check_inputs, new_run_id
+from ._runs import RunManager
 from ._store import RunStore
 from ._stores import STORE_ENV, RunRow, Store, open_store
 from ._tracing import TraceMode
