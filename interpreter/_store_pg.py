@@ -296,10 +296,12 @@ class PostgresStore:
     ) -> None:
         """A step execution, and with `call` the whole call too (one transaction for both)."""
         fields["error"] = _dump(fields.get("error"))
+        if call is None:  # one statement: autocommit makes it a transaction of its own
+            _replace(self.db, "steps", ("run_id", "seq"), (run_id, seq), fields)
+            return
         with self.transaction() as db:
             _replace(db, "steps", ("run_id", "seq"), (run_id, seq), fields)
-            if call is not None:
-                _insert_call(db, run_id, seq, call)
+            _insert_call(db, run_id, seq, call)
 
     def steps(self, run_id: str) -> list[dict[str, Any]]:
         out = self._all("SELECT * FROM steps WHERE run_id = %s ORDER BY seq", (run_id,))
@@ -377,6 +379,17 @@ class PostgresStore:
         self.db.execute("DELETE FROM artifact_data WHERE artifact_id = %s", (artifact_id,))
 
 
+# Every column of the tables written whole (SQLite's INSERT OR REPLACE: columns not given are null).
+_COLUMNS = {
+    "steps": (
+        "step_id", "item_index", "action", "status", "attempts", "started_at", "ended_at",
+        "args_preview", "result_preview", "error", "tab_id", "screenshot_artifact_id", "provider",
+        "capability_level",
+    ),
+    "calls": ("step_id", "item_index", "action", "tab", "args", "opened_tab"),
+}  # fmt: skip
+
+
 def _replace(
     db: psycopg.Connection[Any],
     table: str,
@@ -384,14 +397,18 @@ def _replace(
     key_values: tuple[Any, ...],
     fields: dict[str, Any],
 ) -> None:
-    """SQLite's INSERT OR REPLACE: the whole row anew (columns not given are null)."""
-    match = " AND ".join(f"{k} = %s" for k in keys)
-    db.execute(f"DELETE FROM {table} WHERE {match}", key_values)
-    columns = ", ".join([*keys, *fields])
-    marks = ", ".join("%s" for _ in range(len(keys) + len(fields)))
+    """The whole row anew in one statement (one round trip): an upsert of every column."""
+    unknown = set(fields) - set(_COLUMNS[table])
+    if unknown:
+        raise ValueError(f"no column {sorted(unknown)} in {table}")
+    columns = _COLUMNS[table]
+    names = ", ".join([*keys, *columns])
+    marks = ", ".join("%s" for _ in range(len(keys) + len(columns)))
+    updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in columns)
     db.execute(
-        f"INSERT INTO {table} ({columns}) VALUES ({marks})",
-        (*key_values, *fields.values()),
+        f"INSERT INTO {table} ({names}) VALUES ({marks})"
+        f" ON CONFLICT ({', '.join(keys)}) DO UPDATE SET {updates}",
+        (*key_values, *(fields.get(c) for c in columns)),
     )
 
 

@@ -16,7 +16,7 @@ from taskplate.browser import Session
 from taskplate.dsl import ErrorCode, Level, TaskplateError, TrustLevel, check_source, format_text
 from taskplate.interpreter import marked, save_recorded, typed_secret
 from taskplate.interpreter._artifacts import RunArtifacts
-from taskplate.interpreter._runs import iso
+from taskplate.interpreter._run_views import iso
 from taskplate.stdlib import REGISTRY, ActionContext, run_action
 
 from . import _schemas as schemas

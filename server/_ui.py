@@ -28,7 +28,7 @@ from starlette.routing import Route
 
 from taskplate.dsl import RunStatus, TaskplateError, TrustLevel
 from taskplate.interpreter import RunManager
-from taskplate.interpreter._runs import iso
+from taskplate.interpreter._run_views import iso
 
 from ._auth import LOOPBACK_HOSTS, Token, is_loopback
 

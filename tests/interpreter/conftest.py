@@ -16,7 +16,15 @@ HERE = Path(__file__).parent
 
 
 @pytest.fixture
-async def manager(tmp_path: Path, runtime: BrowserRuntime) -> AsyncIterator[RunManager]:
+def store_url() -> str | None:
+    """The run store of `manager`: SQLite here; a module overrides it to run on PostgreSQL too."""
+    return None
+
+
+@pytest.fixture
+async def manager(
+    tmp_path: Path, runtime: BrowserRuntime, store_url: str | None
+) -> AsyncIterator[RunManager]:
     library = TemplateLibrary(REGISTRY).load([SHIPPED, HERE / "templates"])
     assert not library.rejected
     runs = RunManager(
@@ -24,6 +32,7 @@ async def manager(tmp_path: Path, runtime: BrowserRuntime) -> AsyncIterator[RunM
         library,
         runtime=runtime,
         limits=Limits(max_concurrent_runs=2, queue_capacity=3),
+        store=store_url,
     )
     async with runs.running():
         yield runs

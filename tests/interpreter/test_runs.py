@@ -1,14 +1,27 @@
-"""The run state machine on data-only templates: no browser is started for these."""
+"""The run state machine on data-only templates: no browser is started for these. Every test
+runs twice: on the SQLite store and on a real PostgreSQL store (same semantics)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import anyio
+import psycopg
 import pytest
 
 from taskplate.dsl import ErrorCode, TaskplateError, TrustLevel
 from taskplate.interpreter import RunManager, matches, new_run_id
 
 pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request: pytest.FixtureRequest) -> Iterator[str | None]:
+    if request.param == "sqlite":
+        yield None
+        return
+    with request.getfixturevalue("postgres").database() as url:
+        yield url
 
 
 async def run(manager: RunManager, template: str, inputs: dict | None = None, **kw: object) -> dict:
@@ -182,7 +195,7 @@ async def test_unknown_run_and_terminal_states_never_change(manager: RunManager)
 
 
 async def test_secrets_are_never_stored_or_shown(
-    manager: RunManager, caplog: pytest.LogCaptureFixture
+    manager: RunManager, caplog: pytest.LogCaptureFixture, store_url: str | None
 ) -> None:
     secret = "hunter2-very-secret"
     answer = await run(manager, "secret", {"password": secret})
@@ -192,7 +205,13 @@ async def test_secrets_are_never_stored_or_shown(
     assert secret not in text and "***" in text
     row = manager.store.run(answer["runId"])
     assert row is not None and row.inputs == {"password": "***"}
-    manager.store.db.execute("PRAGMA wal_checkpoint(FULL)")
-    for path in (manager.home / "runs.db").parent.glob("runs.db*"):
-        assert secret.encode() not in path.read_bytes(), path
+    if store_url is None:
+        manager.store.db.execute("PRAGMA wal_checkpoint(FULL)")  # type: ignore[attr-defined]
+        for path in (manager.home / "runs.db").parent.glob("runs.db*"):
+            assert secret.encode() not in path.read_bytes(), path
+    else:
+        with psycopg.connect(store_url) as db:
+            for table in ("runs", "steps", "calls", "artifacts", "artifact_data"):
+                rows = db.execute(f"SELECT * FROM {table}").fetchall()
+                assert secret not in repr(rows), table
     assert secret not in caplog.text
