@@ -92,6 +92,8 @@ MIGRATIONS: tuple[str, ...] = (
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
+FLUSH_S = 0.05  # how long step records may wait to be written together
+FLUSH_ROWS = 200
 _MIGRATE_LOCK = 0x7461736B  # advisory lock keys: 'task' for migrations, 'plat' for admission
 _ADMIT_LOCK = 0x706C6174
 
@@ -144,6 +146,9 @@ class PostgresStore:
 
     def __init__(self, url: str, connect_timeout_s: int = 10) -> None:
         self.description = _shown(url)
+        self._steps: dict[tuple[str, int], dict[str, Any]] = {}  # kept back until `flush`
+        self._calls: dict[tuple[str, int], dict[str, Any]] = {}
+        self._since = 0.0
         try:
             self.db: psycopg.Connection[dict[str, Any]] = psycopg.connect(
                 url, autocommit=True, row_factory=dict_row, connect_timeout=connect_timeout_s
@@ -162,12 +167,37 @@ class PostgresStore:
 
     @contextmanager
     def transaction(self) -> Iterator[psycopg.Connection[dict[str, Any]]]:
+        self.flush()
         with self.db.transaction():
             yield self.db
 
+    def _execute(self, query: Any, params: tuple[Any, ...] = ()) -> psycopg.Cursor[dict[str, Any]]:
+        self.flush()
+        return self.db.execute(query, params)
+
+    def flush(self) -> None:
+        """Write the step records kept back, in one transaction of one round trip or two.
+
+        Step records are the hot path (two per step): they wait here at most FLUSH_S, and
+        every other call of this store writes them first, so this process reads its own
+        writes in order; other processes see a step at most FLUSH_S (or the next call) late."""
+        if not self._steps and not self._calls:
+            return
+        steps, calls = self._steps, self._calls
+        self._steps, self._calls = {}, {}
+        with self.db.transaction():
+            if steps:
+                _replace_many(self.db, "steps", ("run_id", "seq"), steps)
+            if calls:
+                _replace_many(self.db, "calls", ("source", "seq"), calls)
+
     def close(self) -> None:
-        """Idempotent; the store is unusable afterwards."""
-        self.db.close()
+        """Idempotent; the store is unusable afterwards. Writes what is kept back first."""
+        if not self.db.closed:
+            try:
+                self.flush()
+            finally:
+                self.db.close()
 
     def __enter__(self) -> PostgresStore:
         return self
@@ -175,11 +205,11 @@ class PostgresStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _all(self, query: str, params: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
-        return self.db.execute(query, params).fetchall()
+    def _all(self, query: Any, params: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
+        return self._execute(query, params).fetchall()
 
-    def _one(self, query: str, params: tuple[Any, ...] = ()) -> dict[str, Any] | None:
-        return self.db.execute(query, params).fetchone()
+    def _one(self, query: Any, params: tuple[Any, ...] = ()) -> dict[str, Any] | None:
+        return self._execute(query, params).fetchone()
 
     # -- runs ---------------------------------------------------------------------------------
     def insert_run(
@@ -192,7 +222,7 @@ class PostgresStore:
         owner: str,
     ) -> None:
         now = time.time()
-        self.db.execute(
+        self._execute(
             "INSERT INTO runs (run_id, template_id, template_version, status, inputs, options,"
             " created_at, updated_at, owner, heartbeat_at)"
             " VALUES (%s, %s, %s, 'queued', %s, %s, %s, %s, %s, %s)",
@@ -211,7 +241,7 @@ class PostgresStore:
         }
         encoded["updated_at"] = time.time()
         assignments = ", ".join(f"{k} = %s" for k in encoded)
-        self.db.execute(
+        self._execute(
             f"UPDATE runs SET {assignments} WHERE run_id = %s AND status <> ALL(%s)",
             (*encoded.values(), run_id, list(TERMINAL)),
         )
@@ -235,7 +265,7 @@ class PostgresStore:
         return [_row(r) for r in rows], int(total["n"] if total else 0)
 
     def request_cancel(self, run_id: str, force: bool) -> None:
-        self.db.execute(
+        self._execute(
             "UPDATE runs SET cancel = %s, updated_at = %s WHERE run_id = %s"
             " AND status IN ('queued', 'running')",
             ("force" if force else "cooperative", time.time(), run_id),
@@ -246,7 +276,7 @@ class PostgresStore:
         return row["cancel"] if row else None
 
     def heartbeat(self, owner: str) -> None:
-        self.db.execute(
+        self._execute(
             "UPDATE runs SET heartbeat_at = %s WHERE owner = %s AND status IN ('queued', 'running')",
             (time.time(), owner),
         )
@@ -261,7 +291,7 @@ class PostgresStore:
     def claim(self, run_id: str, previous_owner: str | None, me: str) -> bool:
         """Take over a queued run of a dead owner; True when this process got it."""
         now = time.time()
-        done = self.db.execute(
+        done = self._execute(
             "UPDATE runs SET owner = %s, heartbeat_at = %s, updated_at = %s WHERE run_id = %s"
             " AND owner IS NOT DISTINCT FROM %s AND status = 'queued'",
             (me, now, now, run_id, previous_owner),
@@ -296,12 +326,16 @@ class PostgresStore:
     ) -> None:
         """A step execution, and with `call` the whole call too (one transaction for both)."""
         fields["error"] = _dump(fields.get("error"))
-        if call is None:  # one statement: autocommit makes it a transaction of its own
-            _replace(self.db, "steps", ("run_id", "seq"), (run_id, seq), fields)
-            return
-        with self.transaction() as db:
-            _replace(db, "steps", ("run_id", "seq"), (run_id, seq), fields)
-            _insert_call(db, run_id, seq, call)
+        unknown = set(fields) - set(_COLUMNS["steps"])
+        if unknown:
+            raise ValueError(f"no column {sorted(unknown)} in steps")
+        if not self._steps:
+            self._since = time.monotonic()
+        self._steps[(run_id, seq)] = fields  # a later record of the step replaces it whole
+        if call is not None:
+            self._calls[(run_id, seq)] = {**call, "args": _dump(call["args"])}
+        if time.monotonic() - self._since >= FLUSH_S or len(self._steps) >= FLUSH_ROWS:
+            self.flush()
 
     def steps(self, run_id: str) -> list[dict[str, Any]]:
         out = self._all("SELECT * FROM steps WHERE run_id = %s ORDER BY seq", (run_id,))
@@ -332,7 +366,7 @@ class PostgresStore:
     def insert_artifact(
         self, artifact_id: str, run_id: str, name: str, mime_type: str, size: int, sha256: str
     ) -> None:
-        self.db.execute(
+        self._execute(
             "INSERT INTO artifacts (artifact_id, run_id, name, mime_type, size, sha256, created_at)"
             " VALUES (%s, %s, %s, %s, %s, %s, %s)",
             (artifact_id, run_id, name, mime_type, size, sha256, time.time()),
@@ -348,14 +382,14 @@ class PostgresStore:
         return self._all("SELECT * FROM artifacts WHERE expired = 0")
 
     def mark_expired(self, artifact_id: str) -> None:
-        self.db.execute("UPDATE artifacts SET expired = 1 WHERE artifact_id = %s", (artifact_id,))
+        self._execute("UPDATE artifacts SET expired = 1 WHERE artifact_id = %s", (artifact_id,))
 
     def artifact_bytes(self, root: Path) -> PostgresStore:
         return self  # bytes in the database: every server reads them
 
     # ArtifactBytes, in the table artifact_data
     def write(self, run_id: str, artifact_id: str, data: bytes) -> None:
-        self.db.execute(
+        self._execute(
             "INSERT INTO artifact_data (artifact_id, data) VALUES (%s, %s)", (artifact_id, data)
         )
 
@@ -376,7 +410,7 @@ class PostgresStore:
         return bytes(row["d"])
 
     def drop(self, run_id: str, artifact_id: str) -> None:
-        self.db.execute("DELETE FROM artifact_data WHERE artifact_id = %s", (artifact_id,))
+        self._execute("DELETE FROM artifact_data WHERE artifact_id = %s", (artifact_id,))
 
 
 # Every column of the tables written whole (SQLite's INSERT OR REPLACE: columns not given are null).
@@ -410,6 +444,25 @@ def _replace(
         f" ON CONFLICT ({', '.join(keys)}) DO UPDATE SET {updates}",
         (*key_values, *(fields.get(c) for c in columns)),
     )
+
+
+def _replace_many(
+    db: psycopg.Connection[Any],
+    table: str,
+    keys: tuple[str, ...],
+    rows: dict[tuple[str, int], dict[str, Any]],
+) -> None:
+    """Many whole rows in one round trip (psycopg pipelines executemany)."""
+    columns = _COLUMNS[table]
+    names = ", ".join([*keys, *columns])
+    marks = ", ".join("%s" for _ in range(len(keys) + len(columns)))
+    updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in columns)
+    with db.cursor() as cursor:
+        cursor.executemany(
+            f"INSERT INTO {table} ({names}) VALUES ({marks})"
+            f" ON CONFLICT ({', '.join(keys)}) DO UPDATE SET {updates}",
+            [(*key, *(row.get(c) for c in columns)) for key, row in rows.items()],
+        )
 
 
 def _insert_call(db: psycopg.Connection[Any], source: str, seq: int, call: dict[str, Any]) -> None:

@@ -14,7 +14,7 @@ import pytest
 from taskplate.dsl import ErrorCode, TaskplateError
 from taskplate.interpreter import ArtifactStore, Store, open_store
 from taskplate.interpreter._store_pg import SCHEMA_VERSION, PostgresStore
-from tests.fixtures.postgres import Postgres, free_port
+from tests.fixtures.postgres import Postgres, alive, free_port, pg_bin, running_postgres
 
 ALIVE = 0.0  # every heartbeat counts as alive
 
@@ -263,3 +263,24 @@ def test_a_store_url_of_another_kind_is_refused(tmp_path: Path) -> None:
     assert refused.value.code is ErrorCode.INVALID_PARAMETER
     assert "postgresql://" in refused.value.message
     assert not tmp_path.joinpath("runs.db").exists()
+
+
+def test_a_missing_postgresql_is_named_with_the_way_to_install_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fixture fails (never skips) with this message when the server programs are missing."""
+    monkeypatch.setenv("TASKPLATE_PG_BIN", str(tmp_path))
+    with pytest.raises(RuntimeError) as missing:
+        pg_bin()
+    assert "apt-get install postgresql" in str(missing.value) and "make bootstrap" in str(
+        missing.value
+    )
+
+
+def test_the_test_cluster_leaves_no_process_and_no_folder(postgres: Postgres) -> None:
+    with running_postgres() as other:
+        pid, folder = other.pid(), other.folder
+        assert pid is not None and alive(pid)
+        with psycopg.connect(other.admin_url) as db:
+            assert db.execute("SELECT 1").fetchone() == (1,)
+    assert not alive(pid) and not folder.exists()
