@@ -21,7 +21,7 @@ from ._errors import user_errors
 
 @click.group("runs")
 def runs() -> None:
-    """Runs of every taskplate process on this machine."""
+    """Runs of every taskplate process on the store (this machine's, or --store)."""
 
 
 @runs.command("list")
