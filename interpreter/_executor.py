@@ -411,6 +411,7 @@ class Execution:
             result=result,
             call=self._call(step, args, result, own_tab),
             tab=self._tab_of(spec.needs_browser, own_tab),
+            confirmation=confirmation.record if confirmation is not None else None,
         )
         return result
 
