@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx
 import mcp_types as types
 import pytest
 from mcp.client.client import Client
@@ -17,6 +19,7 @@ from taskplate.browser import BrowserRuntime
 from taskplate.dsl import TrustLevel
 from taskplate.interpreter import SHIPPED, ConfirmPolicy, RunManager, TemplateLibrary
 from taskplate.server import build_server
+from taskplate.server._ui import UiAccess, ui_app
 from taskplate.stdlib import REGISTRY
 from tests.fixtures.server import FixtureServer
 from tests.server.conftest import start_http, stop
@@ -266,3 +269,28 @@ async def test_a_hand_over_nobody_finishes_fails_with_human_timeout(
     site.open_gate("timeout")
     assert answer["status"] == "failed", answer
     assert answer["error"]["details"]["stepErrorCode"] == "HUMAN_TIMEOUT"
+
+
+async def test_the_runs_page_shows_the_hand_over_and_resumes_it(
+    server: MCPServer, manager: RunManager, site: FixtureServer
+) -> None:
+    app = ui_app(manager, UiAccess(hosts=["127.0.0.1:*"]))
+    transport = httpx.ASGITransport(app=app, client=("127.0.0.1", 50000))
+    async with (
+        client(server) as c,
+        httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000") as ui,
+    ):
+        run_id = await hand_over(c, site, "ui")
+        await waiting(c, run_id)
+        page = (await ui.get(f"/runs/{run_id}")).text
+        assert "Waiting for a person" in page and "Solve the check on the page." in page
+        assert "class=hand-over" in page  # the screenshot, served as the run's artifact
+        token = re.search(r"action='[^']*/resume'><input type=hidden name=csrf value='(\w+)'", page)
+        assert token is not None, page
+        refused = await ui.post(f"/runs/{run_id}/resume", data={"csrf": "0" * 64})
+        assert refused.status_code == 403
+        done = await ui.post(f"/runs/{run_id}/resume", data={"csrf": token.group(1)})
+        assert done.status_code == 303
+        answer = await finished(c, run_id)
+    site.open_gate("ui")
+    assert answer["result"]["resumedBy"] == "resumed"
