@@ -1,5 +1,5 @@
-"""The seven contract tools of SPEC §8: templates, runs and artifacts, all through the one run
-manager. Each answers structuredContent, or an error result with a code and a recovery hint.
+"""The contract tools of SPEC §8 (and resume_task_run for hand-overs): templates, runs and
+artifacts, all through the one run manager. Each answers structuredContent or an error result.
 """
 
 from __future__ import annotations
