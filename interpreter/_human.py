@@ -91,27 +91,27 @@ class RunDesk:
 
     async def _wait(self, done: Callable[[], Awaitable[bool]], message: str) -> str:
         self._answers.clear()
-        async with anyio.create_task_group() as tg:
+        outcome: str | TaskplateError
+        async with anyio.create_task_group() as tg:  # raises only after the group closed
             if self.asker is not None and self.asker.can_ask():
                 tg.start_soon(self._ask, message)
             while True:
                 if self._answers:
-                    answer = self._answers[0]
-                    if isinstance(answer, TaskplateError):
-                        raise answer
-                    how = str(answer)
+                    outcome = self._answers[0]
                     break
                 if await done():
-                    how = "condition"
+                    outcome = "condition"
                     break
                 if self.store.resume_flag(self.run_id) is not None:
-                    how = "resumed"
+                    outcome = "resumed"
                     break
                 if self.canceled():
                     self.cancel_run()
                 await anyio.sleep(self.poll_s)
             tg.cancel_scope.cancel()
-        return how
+        if isinstance(outcome, TaskplateError):
+            raise outcome
+        return outcome
 
     async def _ask(self, message: str) -> None:
         assert self.asker is not None

@@ -233,17 +233,28 @@ async def test_a_hand_over_resumes_with_resume_task_run(
     assert again["resumeRequested"] is False and again["currentStatus"] == "succeeded"
 
 
-async def test_a_hand_over_accepted_through_elicitation_resumes(
-    server: MCPServer, site: FixtureServer
+@pytest.mark.parametrize(
+    ("action", "status", "code"),
+    [
+        ("accept", "succeeded", None),
+        ("decline", "failed", "HUMAN_DECLINED"),
+        ("cancel", "canceled", None),
+    ],
+)
+async def test_the_person_answers_a_hand_over_through_elicitation(
+    server: MCPServer, site: FixtureServer, action: str, status: str, code: str | None
 ) -> None:
     asked: list[str] = []
-    async with client(server, "accept", asked) as c:
-        run_id = await hand_over(c, site, "elicited")
+    async with client(server, action, asked) as c:
+        run_id = await hand_over(c, site, f"elicited-{action}")
         answer = await finished(c, run_id)
-    site.open_gate("elicited")
-    assert answer["status"] == "succeeded", answer
-    assert answer["result"]["resumedBy"] == "resumed"
+    site.open_gate(f"elicited-{action}")
+    assert answer["status"] == status, answer
     assert "Solve the check on the page." in asked[0] and "get_artifact" in asked[0]
+    if action == "accept":
+        assert answer["result"]["resumedBy"] == "resumed"
+    if code is not None:
+        assert answer["error"]["details"]["stepErrorCode"] == code
 
 
 async def test_a_run_waiting_for_a_person_can_be_canceled(
