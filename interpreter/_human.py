@@ -141,8 +141,12 @@ def resume_run(
     trust: TrustLevel,
     caller: str | None,
 ) -> dict[str, Any]:
-    """resume_task_run: a waiting run goes on. Remote callers may resume only their own runs."""
-    if trust is TrustLevel.REMOTE and options.get("caller") != caller_key(caller):
+    """resume_task_run: a waiting run goes on. Remote callers may resume only their own runs
+    (a caller the transport cannot tell apart, stateless HTTP, owns none)."""
+    owner = options.get("caller")
+    if trust is TrustLevel.REMOTE and (
+        caller is None or owner is None or owner != caller_key(caller)
+    ):
         raise TaskplateError(
             ErrorCode.TRUST_LEVEL_NOT_ALLOWED,
             f"run {run_id} was started by another caller; remote callers resume only their own runs",
