@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -22,7 +23,7 @@ from taskplate.server import build_server
 from taskplate.server._ui import UiAccess, ui_app
 from taskplate.stdlib import REGISTRY
 from tests.fixtures.server import FixtureServer
-from tests.server.conftest import start_http, stop
+from tests.server.conftest import DSL, env_for, start_http, stop
 
 pytestmark = pytest.mark.anyio
 TEMPLATES = Path(__file__).parent / "human_templates"
@@ -304,4 +305,20 @@ async def test_the_runs_page_shows_the_hand_over_and_resumes_it(
         assert done.status_code == 303
         answer = await finished(c, run_id)
     site.open_gate("ui")
+    assert answer["result"]["resumedBy"] == "resumed"
+
+
+async def test_another_process_resumes_a_waiting_run(
+    server: MCPServer, manager: RunManager, site: FixtureServer
+) -> None:
+    async with client(server) as c:
+        run_id = await hand_over(c, site, "other-process")
+        await waiting(c, run_id)
+        done = await anyio.run_process(
+            [DSL, "runs", "resume", run_id], env=env_for(manager.home), check=False
+        )
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["resumeRequested"] is True
+        answer = await finished(c, run_id)
+    site.open_gate("other-process")
     assert answer["result"]["resumedBy"] == "resumed"
