@@ -44,6 +44,7 @@ class RunDesk:
     asker: Asker | None
     canceled: Callable[[], bool]  # the run was asked to stop
     cancel_run: Callable[[], None]  # stops the run now (its forced scope)
+    secrets: list[str] = field(default_factory=list)  # the run's: never shown to anyone
     poll_s: float = POLL_S
     _answers: list[Any] = field(default_factory=list)
 
@@ -55,6 +56,7 @@ class RunDesk:
         done: Callable[[], Awaitable[bool]],
         timeout_ms: int,
     ) -> str:
+        reason, url = self._masked(reason), self._masked(url)
         now = time.time()
         waiting = {
             "reason": reason,
@@ -79,6 +81,11 @@ class RunDesk:
             ) from None
         finally:
             self.store.update_run(self.run_id, status=str(RunStatus.RUNNING), waiting=None)
+
+    def _masked(self, text: str) -> str:
+        for secret in self.secrets:
+            text = text.replace(secret, "***")
+        return text
 
     def _message(self, reason: str, url: str, shot: str | None) -> str:
         where = f"The page: {url}"

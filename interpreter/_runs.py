@@ -461,6 +461,7 @@ class RunManager:
             live.asker or (self.terminal if trust is TrustLevel.LOCAL else None),
             lambda: execution.cancel_requested,
             lambda: live.scope.cancel() if live.scope is not None else None,
+            execution.secrets,
         )
         try:
             async with self.slots:

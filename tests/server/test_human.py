@@ -90,6 +90,15 @@ async def test_an_accepted_confirmation_runs_the_step_and_is_recorded(server: MC
     assert "confirmation" not in step(answer, "after")
 
 
+async def test_a_question_never_carries_a_secret_input(server: MCPServer) -> None:
+    asked: list[str] = []
+    async with client(server, "accept", asked) as c:
+        answer = await run(c, "confirmed_secret", code="4242-secret")
+    assert answer["status"] == "succeeded", answer
+    assert asked == ["Pay with the code ***?"]
+    assert "4242-secret" not in json.dumps(answer)
+
+
 async def test_a_declined_confirmation_fails_the_step(server: MCPServer) -> None:
     async with client(server, "decline") as c:
         answer = await run(c, "confirmed")
