@@ -331,3 +331,20 @@ async def test_another_process_resumes_a_waiting_run(
         answer = await finished(c, run_id)
     site.open_gate("other-process")
     assert answer["result"]["resumedBy"] == "resumed"
+
+
+async def test_a_hand_over_with_a_bad_pattern_fails_at_once_and_waits_for_nobody(
+    server: MCPServer, manager: RunManager, site: FixtureServer
+) -> None:
+    steps = [
+        {"action": "navigate", "with": {"url": site.url("/human.html?gate=bad-pattern")}},
+        {"action": "hand_over", "with": {"reason": "r", "until": {"urlMatches": "("}}},
+    ]
+    async with client(server) as c:
+        answer = await call(c, "run_steps", steps=steps)
+    site.open_gate("bad-pattern")
+    assert answer["status"] == "failed", answer
+    failed = answer["steps"][-1]
+    assert failed["error"]["code"] == "INVALID_PARAMETER"
+    assert "urlMatches is not a valid regular expression" in failed["error"]["message"]
+    assert manager.store.list_runs("waiting_for_human", None, 10, 0)[1] == 0
