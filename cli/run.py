@@ -22,11 +22,12 @@ from rich.progress import (
 )
 
 from taskplate.dsl import ErrorCode, RunStatus, TaskplateError, format_text
+from taskplate.interpreter import ConfirmPolicy, TemplateLibrary
 from taskplate.interpreter import Progress as RunProgress
-from taskplate.interpreter import TemplateLibrary
 
 from ._common import emit, library, manager, store_option
 from ._errors import user_errors
+from ._prompt import TerminalAsker
 
 EXIT = {
     RunStatus.SUCCEEDED: 0,
@@ -119,6 +120,7 @@ async def _run(
     folders: tuple[str, ...],
     as_json: bool,
     trace: str | None = None,
+    confirm: str = "ask",
 ) -> int:
     path = Path(template_ref)
     is_file = path.suffix in (".yaml", ".yml") and path.exists()
@@ -137,6 +139,8 @@ async def _run(
             return _rejected(lib, path)
         template_id, version = checked.id, checked.version
     runs = manager(lib)
+    runs.confirm = ConfirmPolicy(confirm)
+    runs.terminal = TerminalAsker()
     bar = Bar(template_id or path.stem)
     bar.enabled = bar.enabled and not as_json
     async with runs.running():
@@ -192,6 +196,14 @@ async def _run(
     type=click.Choice(["off", "on-failure", "on"]),
     help="Keep a Playwright trace of the run (default on-failure); open it with `dsl runs trace`.",
 )
+@click.option(
+    "--confirm",
+    type=click.Choice(["ask", "allow", "deny"]),
+    default="ask",
+    show_default=True,
+    help="Steps that need a confirmation (confirm:): ask on this terminal, allow them without "
+    "asking, or deny them. Without a terminal, ask refuses (CONFIRMATION_REQUIRED).",
+)
 @click.option("--templates", "folders", multiple=True, metavar="DIR", help="More template folders.")
 @click.option("--json", "as_json", is_flag=True, help="No progress bar; only the final JSON.")
 @store_option
@@ -203,13 +215,14 @@ def command(
     mode: str | None,
     timeout: int | None,
     trace: str | None,
+    confirm: str,
     folders: tuple[str, ...],
     as_json: bool,
 ) -> None:
     """Run TEMPLATE (an id, id@version, or a .yaml file) and print the finished run as JSON."""
     inputs = parse_inputs(pairs, inputs_file)
     try:
-        code = anyio.run(_run, template, inputs, mode, timeout, folders, as_json, trace)
+        code = anyio.run(_run, template, inputs, mode, timeout, folders, as_json, trace, confirm)
     except KeyboardInterrupt:
         click.echo("canceled", err=True)
         code = 130

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from taskplate.dsl import ErrorCode, TaskplateError
+from taskplate.dsl import ErrorCode, RunStatus, TaskplateError
 
 from ._common import emit, manager, store_option
 from ._errors import user_errors
@@ -27,7 +27,7 @@ def runs() -> None:
 @runs.command("list")
 @click.option(
     "--status",
-    type=click.Choice(["queued", "running", "succeeded", "failed", "partial_success", "canceled"]),
+    type=click.Choice([str(s) for s in RunStatus]),
 )
 @click.option("--template", "template_id")
 @click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 100))
@@ -58,6 +58,15 @@ def show(run_id: str, steps: bool) -> None:
 def cancel(run_id: str, force: bool) -> None:
     with manager() as runs:
         emit(runs.cancel(run_id, force))
+
+
+@runs.command("resume")
+@click.argument("run_id")
+@user_errors
+def resume(run_id: str) -> None:
+    """Go on with a run waiting for a person (a hand_over step), once they are done."""
+    with manager() as runs:
+        emit(runs.resume(run_id))
 
 
 def has_display() -> bool:

@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from taskplate.dsl import ErrorCode, TaskplateError, TrustLevel
-from taskplate.interpreter import TraceMode
+from taskplate.interpreter import ConfirmPolicy, TraceMode
 from taskplate.server._auth import HttpSecurity, is_loopback, load_tokens
 from taskplate.server._serve import run
 
@@ -101,6 +101,15 @@ from ._errors import user_errors
     help="Let callers that are not local (other machines, remote tokens) see the runs page.",
 )
 @store_option
+@click.option(
+    "--confirm",
+    type=click.Choice(["ask", "allow", "deny"]),
+    default="ask",
+    show_default=True,
+    help="Steps that need a confirmation, for local callers whose client has no elicitation: "
+    "ask (refused, as nobody can be asked), allow without asking, or deny. Remote callers "
+    "without elicitation are always refused.",
+)
 @user_errors
 def command(
     transport: str,
@@ -118,6 +127,7 @@ def command(
     trace_default: str | None,
     ui: bool,
     ui_remote: bool,
+    confirm: str,
 ) -> None:
     """Serve the templates and browser tools over MCP."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
@@ -140,6 +150,7 @@ def command(
     runs.allow_hosts, runs.deny_hosts = allow, deny
     if trace_default:
         runs.trace_default = TraceMode(trace_default)
+    runs.confirm = ConfirmPolicy(confirm)
     run(
         runs,
         "stdio" if transport == "stdio" else "streamable-http",

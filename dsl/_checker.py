@@ -77,6 +77,7 @@ _ITEM_ERROR = object_of({"code": STRING, "message": STRING})
 _SUMMARY = object_of({k: NUMBER for k in ("total", "succeeded", "failed", "skipped")})
 _GROWING = ("enqueue", "uniqueBy", "maxItems")
 _FOREACH_ONLY = ("as", "concurrency", "steps", "collect", *_GROWING)
+_ACTION_ONLY = ("confirm", "onDecline")
 _NOT_IN_GROUPS = (
     "with",
     "as",
@@ -383,13 +384,14 @@ class _Checker:
             elif isinstance(step.action, str):
                 self.check_provider_lock(step)
         elif has_loop:
-            if "with" in data:
-                self.add(
-                    "template-schema",
-                    '"with" only applies to action steps',
-                    f"{step.pointer}/with",
-                    key=True,
-                )
+            for key in ("with", *_ACTION_ONLY):
+                if key in data:
+                    self.add(
+                        "template-schema",
+                        f'"{key}" only applies to action steps',
+                        f"{step.pointer}/{key}",
+                        key=True,
+                    )
             if "steps" not in data:
                 self.add(
                     "template-schema",
@@ -397,7 +399,7 @@ class _Checker:
                     step.pointer,
                 )
         else:
-            for key in _NOT_IN_GROUPS:
+            for key in (*_NOT_IN_GROUPS, *_ACTION_ONLY):
                 if key in data:
                     self.add(
                         "template-schema",
@@ -556,6 +558,8 @@ class _Checker:
             )
         if step.tab is not None and step.tab != Const("new"):
             self.check_value(step.tab, place, step)
+        if step.confirm is not None:
+            self.check_value(step.confirm, place, step)
         info = self.infos.get(step.id) if step.id else None
         if step.is_group:
             loop = place.loops[-1] if place.loops else None

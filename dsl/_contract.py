@@ -36,6 +36,9 @@ class ErrorCode(enum.StrEnum):
     PROVIDER_UNAVAILABLE = "PROVIDER_UNAVAILABLE"
     PROVIDER_ERROR = "PROVIDER_ERROR"
     CONFIRMATION_REQUIRED = "CONFIRMATION_REQUIRED"
+    CONFIRMATION_DECLINED = "CONFIRMATION_DECLINED"
+    HUMAN_TIMEOUT = "HUMAN_TIMEOUT"
+    HUMAN_DECLINED = "HUMAN_DECLINED"
 
 
 # Codes a step may fail with, and so may name in `retry.on`.
@@ -54,6 +57,9 @@ STEP_ERROR_CODES = (
     ErrorCode.PROVIDER_UNAVAILABLE,
     ErrorCode.PROVIDER_ERROR,
     ErrorCode.CONFIRMATION_REQUIRED,
+    ErrorCode.CONFIRMATION_DECLINED,
+    ErrorCode.HUMAN_TIMEOUT,
+    ErrorCode.HUMAN_DECLINED,
 )
 
 
@@ -101,6 +107,7 @@ class Level(enum.StrEnum):
 class RunStatus(enum.StrEnum):
     QUEUED = "queued"
     RUNNING = "running"
+    WAITING_FOR_HUMAN = "waiting_for_human"  # a hand_over step waits for a person
     SUCCEEDED = "succeeded"
     FAILED = "failed"
     PARTIAL_SUCCESS = "partial_success"
@@ -108,12 +115,13 @@ class RunStatus(enum.StrEnum):
 
     @property
     def terminal(self) -> bool:
-        return self not in (RunStatus.QUEUED, RunStatus.RUNNING)
+        return self not in (RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.WAITING_FOR_HUMAN)
 
 
 class StepStatus(enum.StrEnum):
     PENDING = "pending"
     RUNNING = "running"
+    WAITING_FOR_HUMAN = "waiting_for_human"  # a hand_over step waits for a person
     SUCCEEDED = "succeeded"
     FAILED = "failed"
     SKIPPED = "skipped"

@@ -105,6 +105,16 @@ STEP: dict[str, Any] = {
         },
         "timeoutMs": _int_or_expr(1, MAX_RUN_TIMEOUT_MS),
         "onError": {"enum": ["fail", "continue"]},
+        "confirm": {
+            "type": "string",
+            "minLength": 1,
+            "x-hint": "a question, with ${{ }} expressions if needed",
+            "description": "Ask the caller's user this question (MCP elicitation) before the step runs.",
+        },
+        "onDecline": {
+            "enum": ["fail", "skip"],
+            "description": "A declined confirmation fails the step (CONFIRMATION_DECLINED, default) or skips it.",
+        },
         "tab": {
             "type": "string",
             "x-hint": "new, main or an expression yielding a tab id",

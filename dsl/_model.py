@@ -40,6 +40,8 @@ class Step:
     timeout_ms: Value | None = None
     on_error: str | None = None
     tab: Value | None = None
+    confirm: Value | None = None  # a question the caller's user answers before the step runs
+    on_decline: str = "fail"  # fail | skip: what a declined confirmation does
 
     @property
     def is_loop(self) -> bool:
@@ -165,6 +167,8 @@ class _Builder:
         step.timeout_ms = self.optional(data, "timeoutMs", pointer)
         step.on_error = _get(data, "onError", str)
         step.tab = self.optional(data, "tab", pointer)
+        step.confirm = self.optional(data, "confirm", pointer)
+        step.on_decline = _get(data, "onDecline", str, "fail")
         return step
 
     def template(self, data: Any, source: str) -> Template:

@@ -7,6 +7,7 @@ from taskplate.browser import data_home
 
 from ._admission import MAX_URL_BYTES, admit
 from ._artifacts import ArtifactStore, Chunk
+from ._confirm import Answer, Asker, CannotAsk, ConfirmPolicy
 from ._executor import Progress, StepRecord
 from ._library import SHIPPED, TemplateLibrary, matches
 from ._recording import Saved, marked, save_recorded, typed_secret, user_templates
@@ -20,8 +21,12 @@ __all__ = [
     "MAX_URL_BYTES",
     "SHIPPED",
     "STORE_ENV",
+    "Answer",
     "ArtifactStore",
+    "Asker",
+    "CannotAsk",
     "Chunk",
+    "ConfirmPolicy",
     "Limits",
     "Progress",
     "RunManager",

@@ -33,7 +33,8 @@ from taskplate.dsl import (
 from taskplate.dsl._values import Const
 from taskplate.stdlib import REGISTRY, ActionContext, run_action
 
-from ._provider_steps import action_of, before_call, timeout_error
+from ._confirm import Confirmation, Confirmer, default_question, needs_confirmation
+from ._provider_steps import action_of, timeout_error
 from ._recording import marked, typed_secret
 
 if TYPE_CHECKING:
@@ -123,6 +124,7 @@ class StepRecord:
     screenshot_artifact_id: str | None = None  # the page when a browser step failed
     provider: str | None = None  # builtin, or the MCP server that served the action
     capability_level: str | None = None
+    confirmation: dict[str, Any] | None = None  # the question asked before the step, its answer
 
 
 def preview(value: Any, secrets: list[str]) -> str:
@@ -151,6 +153,8 @@ class Execution:
     policy: UrlPolicy | None = None  # the run's URL policy, for actions that need no browser
     web_config: WebConfig | None = None
     catalog: Any = field(default_factory=lambda: REGISTRY)  # built-in actions, providers' tools
+    confirmer: Confirmer | None = None  # asks before steps that need confirmation
+    human: Any = None  # the run's hand-over desk (stdlib HumanDesk)
     cancel_requested: bool = False
     progress: Progress = field(default_factory=Progress)
     loop_items: list[bool] = field(default_factory=list)  # success of every tolerant-loop item
@@ -292,6 +296,7 @@ class Execution:
         args: Any = None
         own_tab: str | None = None
         shot: str | None = None
+        confirmation: Confirmation | None = None
         try:
             spec = action_of(self.catalog, step, item, StepFailed)
             if not spec.level.allowed_for(self.trust):
@@ -304,9 +309,26 @@ class Execution:
                     ),
                     item,
                 )
-            before_call(spec, self.trust, step, item, StepFailed)
             args = self._render(step, step.args, scope, item)
             self._note_secret(step, args, None)
+            if needs_confirmation(step, spec, self.trust):
+                confirmation = await self._confirm(step, spec, args, scope, item)
+                if confirmation.error is not None:
+                    raise StepFailed(step, confirmation.error, item)
+                if confirmation.outcome in ("skip", "cancel"):
+                    self._record_action(
+                        step,
+                        item,
+                        StepStatus.SKIPPED,
+                        0,
+                        started,
+                        args,
+                        confirmation=confirmation.record,
+                    )
+                    if confirmation.outcome == "cancel":
+                        self.cancel_requested = True
+                        raise Canceled()
+                    return None
             timeout = (
                 self._render(step, step.timeout_ms, scope, item)
                 if step.timeout_ms is not None
@@ -329,6 +351,7 @@ class Execution:
                 profiles=self.profiles,
                 web=self.web(),
                 url_policy=self.policy,
+                human=self.human,
             )
             retry_on = step.retry.on if step.retry.on is not None else spec.retryable
             try:
@@ -374,6 +397,7 @@ class Execution:
                 error=reported,
                 tab=tab,
                 screenshot=shot,
+                confirmation=confirmation.record if confirmation is not None else None,
             )
             raise
         self._note_secret(step, args, result)
@@ -387,8 +411,23 @@ class Execution:
             result=result,
             call=self._call(step, args, result, own_tab),
             tab=self._tab_of(spec.needs_browser, own_tab),
+            confirmation=confirmation.record if confirmation is not None else None,
         )
         return result
+
+    async def _confirm(
+        self, step: Step, spec: Any, args: Any, scope: dict[str, Any], item: int | None
+    ) -> Confirmation:
+        """The user's answer before the step (a question of the template, or the default one
+        for an action that requires confirmation)."""
+        asked = (
+            str(self._render(step, step.confirm, scope, item)) if step.confirm is not None else None
+        )
+        if asked:
+            for secret in self.secrets:  # a question never carries a secret to the client
+                asked = asked.replace(secret, "***")
+        question = asked or default_question(spec, preview(args, self.secrets))
+        return await (self.confirmer or Confirmer(self.trust)).confirm(step, spec, question)
 
     def _tab_of(self, browser: bool, tab_id: str | None) -> str | None:
         if not browser or self._session is None:
@@ -431,6 +470,7 @@ class Execution:
         call: dict[str, Any] | None = None,
         tab: str | None = None,
         screenshot: str | None = None,
+        confirmation: dict[str, Any] | None = None,
     ) -> None:
         """One step execution recorded (previews masked) and counted."""
         spec = self.catalog.get(step.action) if step.action else None
@@ -454,6 +494,7 @@ class Execution:
                 screenshot_artifact_id=screenshot,
                 provider=spec.provider if spec is not None else None,
                 capability_level=str(spec.level) if spec is not None else None,
+                confirmation=confirmation,
             )
         )
         self._done()

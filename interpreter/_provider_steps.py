@@ -1,5 +1,5 @@
 """What a step needs to know of who serves its action: a provider's tool that is gone, a
-side effect a remote caller must confirm, a timeout that is the provider's. No run logic.
+timeout that is the provider's (a side effect a caller must confirm: `_confirm.py`). No run logic.
 """
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from taskplate.dsl import ActionSpec, ErrorCode, Level, Step, TaskplateError, TrustLevel
+from taskplate.dsl import ActionSpec, ErrorCode, Step, TaskplateError
 
 
 def action_of(
@@ -28,26 +28,6 @@ def action_of(
             item,
         )
     return spec
-
-
-def before_call(
-    spec: ActionSpec, trust: TrustLevel, step: Step, item: int | None, failed: Any
-) -> None:
-    """A provider's tool with side effects needs the caller's confirmation; until callers can
-    give it (elicitation), remote callers are refused with CONFIRMATION_REQUIRED."""
-    if spec.requires_confirm and trust is TrustLevel.REMOTE and spec.level is not Level.L2:
-        raise failed(
-            step,
-            TaskplateError(
-                ErrorCode.CONFIRMATION_REQUIRED,
-                f'action "{spec.name}" of provider {spec.provider} has side effects ({spec.level}) '
-                "and needs the caller's confirmation, which remote callers cannot give yet",
-                "Run the template locally (stdio), or have the operator mark the tool read-only "
-                "(levels in taskplate.toml) if it is.",
-                {"provider": spec.provider},
-            ),
-            item,
-        )
 
 
 def timeout_error(spec: ActionSpec, step: Step, timeout: Any) -> TaskplateError:

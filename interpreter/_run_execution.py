@@ -14,6 +14,7 @@ import anyio
 from taskplate.browser import Session
 from taskplate.dsl import ErrorCode, RunStatus, TaskplateError, Template
 
+from ._confirm import Asker
 from ._executor import Canceled, Execution, Progress, StepFailed, StepRecord
 from ._run_settlement import Settlement
 from ._run_views import iso
@@ -30,6 +31,7 @@ class Live:
     progress_listeners: list[Callable[[Progress], None]] = field(default_factory=list)
     step_listeners: list[Callable[[StepRecord], None]] = field(default_factory=list)
     trace: RunTrace | None = None
+    asker: Asker | None = None  # the caller's way to its user (confirm, hand_over)
 
 
 async def execute(

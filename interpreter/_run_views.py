@@ -41,6 +41,8 @@ def describe(store: Store, row: RunRow, include_steps: bool = False) -> dict[str
         out["result"] = row.result
     if row.error is not None:
         out["error"] = row.error
+    if row.waiting is not None and row.status == "waiting_for_human":
+        out["waitingFor"] = row.waiting
     out["artifacts"] = [
         {
             "artifactId": a["artifact_id"],
@@ -72,6 +74,7 @@ def describe(store: Store, row: RunRow, include_steps: bool = False) -> dict[str
                 ),
                 "provider": s.get("provider"),
                 "capabilityLevel": s.get("capability_level"),
+                **({"confirmation": s["confirmation"]} if s.get("confirmation") else {}),
             }
             for s in store.steps(run_id)
         ]

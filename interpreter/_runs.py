@@ -37,7 +37,9 @@ from taskplate.dsl import (
 
 from ._admission import admit
 from ._artifacts import ArtifactStore, RunArtifacts
+from ._confirm import Asker, Confirmer, ConfirmPolicy
 from ._executor import Execution, Progress, StepRecord
+from ._human import RunDesk, caller_key, resume_run
 from ._library import TemplateLibrary
 from ._run_execution import Live, execute
 from ._run_inputs import Limits, check_inputs, new_run_id, secret_names
@@ -86,6 +88,8 @@ class RunManager:
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.allow_hosts, self.deny_hosts = allow_hosts, deny_hosts
         self.trace_default: TraceMode | None = None  # None: on-failure local, off remote
+        self.confirm = ConfirmPolicy.ASK  # local callers' confirmations nobody can give (--confirm)
+        self.terminal: Asker | None = None  # `dsl run` on a terminal asks there
         self.web = web  # plain HTTP (fetch): User-Agent, per-host limit, robots.txt
         self.resolver = resolver or system_resolver  # tests map names as Chromium's rules do
         self.live: dict[str, Live] = {}
@@ -187,8 +191,11 @@ class RunManager:
         session_id: str | None = None,
         profile_id: str | None = None,
         template: Template | None = None,
+        caller: str | None = None,
+        asker: Asker | None = None,
     ) -> str:
-        """Validate and queue a run; answers its runId at once."""
+        """Validate and queue a run; answers its runId at once. `asker` reaches the caller's
+        user (confirmations, hand-overs); `caller` is who may resume it when remote."""
         assert self._tg is not None, "use `async with manager.running()`"
         template = template or self.library.get(template_id, version)
         if trust not in template.trust:
@@ -212,10 +219,12 @@ class RunManager:
         options["trust"] = str(trust)
         if profile_id:
             options["profileId"] = profile_id
+        if caller:
+            options["caller"] = caller_key(caller)
         self.store.insert_run(
             run_id, template.id, template.version, stored_inputs, options, self.owner
         )
-        self.live[run_id] = Live()
+        self.live[run_id] = Live(asker=asker)
         secret_values = [str(filled[k]) for k in hidden if filled.get(k) not in (None, "")]
         self._tg.start_soon(
             self._run, run_id, template, filled, options, trust, session, profile_id, secret_values
@@ -327,6 +336,7 @@ class RunManager:
                 screenshot_artifact_id=r.screenshot_artifact_id,
                 provider=r.provider,
                 capability_level=r.capability_level,
+                confirmation=r.confirmation,
             )
 
         execution = Execution(
@@ -342,6 +352,16 @@ class RunManager:
             policy=given.policy if given is not None else self.url_policy(trust),
             web_config=self.web,
             catalog=self.library.actions or self.library.catalog,
+            confirmer=Confirmer(trust, live.asker, self.confirm, self.terminal),
+        )
+        execution.human = RunDesk(
+            self.store,
+            run_id,
+            trust,
+            live.asker or (self.terminal if trust is TrustLevel.LOCAL else None),
+            lambda: execution.cancel_requested,
+            lambda: live.scope.cancel() if live.scope is not None else None,
+            execution.secrets,
         )
         try:
             async with self.queue.slots:
@@ -475,3 +495,14 @@ class RunManager:
             if force and live.scope is not None:
                 live.scope.cancel()
         return {"cancelRequested": True, "currentStatus": self.row(run_id).status}
+
+    def resume(
+        self, run_id: str, trust: TrustLevel = TrustLevel.LOCAL, caller: str | None = None
+    ) -> dict[str, Any]:
+        """A run waiting for a person goes on (resume_task_run)."""
+        row = self.row(run_id)
+        return {
+            "runId": run_id,
+            **resume_run(self.store, run_id, row.status, row.options, trust, caller),
+        }
+

@@ -89,7 +89,11 @@ _ADDED = (
     ("steps", "screenshot_artifact_id", "TEXT"),
     ("steps", "provider", "TEXT"),
     ("steps", "capability_level", "TEXT"),
+    ("steps", "confirmation", "TEXT"),  # a confirmation's question, answer and who answered
+    ("runs", "waiting", "TEXT"),  # a hand-over's reason, URL and screenshot while it waits
+    ("runs", "resume", "REAL"),  # when resume_task_run asked a waiting run to go on
 )
+_ACTIVE_SQL = "('queued', 'running', 'waiting_for_human')"
 
 
 def _settled(step: Callable[[], object], seconds: float = 30.0) -> None:
@@ -118,8 +122,8 @@ def _load(text: str | None) -> Any:
 
 def _row(row: sqlite3.Row) -> RunRow:
     data = dict(row)
-    for key in ("inputs", "options", "progress", "result", "error"):
-        data[key] = _load(data[key])
+    for key in ("inputs", "options", "progress", "result", "error", "waiting"):
+        data[key] = _load(data.get(key))
     return RunRow(**data)
 
 
@@ -227,7 +231,7 @@ class RunStore:
     def update_run(self, run_id: str, **fields: Any) -> None:
         """Set fields of a run that is not terminal yet (terminal states never change)."""
         encoded = {
-            k: _dump(v) if k in ("progress", "result", "error", "options") else v
+            k: _dump(v) if k in ("progress", "result", "error", "options", "waiting") else v
             for k, v in fields.items()
         }
         encoded["updated_at"] = time.time()
@@ -260,9 +264,22 @@ class RunStore:
     def request_cancel(self, run_id: str, force: bool) -> None:
         with self.transaction() as db:
             db.execute(
-                "UPDATE runs SET cancel = ?, updated_at = ? WHERE run_id = ? AND status IN ('queued', 'running')",
+                f"UPDATE runs SET cancel = ?, updated_at = ? WHERE run_id = ? AND status IN {_ACTIVE_SQL}",
                 ("force" if force else "cooperative", time.time(), run_id),
             )
+
+    def request_resume(self, run_id: str) -> bool:
+        """Ask a run waiting for a person to go on; False when it is not waiting."""
+        with self.transaction() as db:
+            done = db.execute(
+                "UPDATE runs SET resume = ?, updated_at = ? WHERE run_id = ? AND status = 'waiting_for_human'",
+                (time.time(), time.time(), run_id),
+            )
+            return done.rowcount == 1
+
+    def resume_flag(self, run_id: str) -> float | None:
+        row = self.db.execute("SELECT resume FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        return row[0] if row else None
 
     def cancel_flag(self, run_id: str) -> str | None:
         row = self.db.execute("SELECT cancel FROM runs WHERE run_id = ?", (run_id,)).fetchone()
@@ -271,13 +288,13 @@ class RunStore:
     def heartbeat(self, owner: str) -> None:
         with self.transaction() as db:
             db.execute(
-                "UPDATE runs SET heartbeat_at = ? WHERE owner = ? AND status IN ('queued', 'running')",
+                f"UPDATE runs SET heartbeat_at = ? WHERE owner = ? AND status IN {_ACTIVE_SQL}",
                 (time.time(), owner),
             )
 
     def active_of_others(self, me: str) -> list[RunRow]:
         rows = self.db.execute(
-            "SELECT * FROM runs WHERE status IN ('queued', 'running') AND owner != ?", (me,)
+            f"SELECT * FROM runs WHERE status IN {_ACTIVE_SQL} AND owner != ?", (me,)
         ).fetchall()
         return [_row(r) for r in rows]
 
@@ -292,7 +309,9 @@ class RunStore:
 
     def start_if_free(self, run_id: str, limit: int, alive_since: float) -> bool:
         with self.transaction() as db:  # BEGIN IMMEDIATE: one admission at a time
-            running = db.execute("SELECT COUNT(*) FROM runs WHERE status = 'running'").fetchone()
+            running = db.execute(
+                "SELECT COUNT(*) FROM runs WHERE status IN ('running', 'waiting_for_human')"
+            ).fetchone()
             if running[0] >= limit:
                 return False
             first = db.execute(
@@ -316,6 +335,8 @@ class RunStore:
     ) -> None:
         """A step execution, and with `call` the whole call too (one transaction for both)."""
         fields["error"] = _dump(fields.get("error"))
+        if "confirmation" in fields:
+            fields["confirmation"] = _dump(fields["confirmation"])
         columns = ", ".join(["run_id", "seq", *fields])
         marks = ", ".join("?" for _ in range(len(fields) + 2))
         with self.transaction() as db:
@@ -334,6 +355,7 @@ class RunStore:
         for row in rows:
             data = dict(row)
             data["error"] = _load(data["error"])
+            data["confirmation"] = _load(data.get("confirmation"))
             out.append(data)
         return out
 

@@ -90,10 +90,20 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (source, seq)
     );
     """,
+    # 2: confirmations in step records; a hand-over's wait and resume request on the run.
+    """
+    ALTER TABLE steps ADD COLUMN confirmation TEXT;
+    ALTER TABLE runs ADD COLUMN waiting TEXT;
+    ALTER TABLE runs ADD COLUMN resume DOUBLE PRECISION;
+    DROP INDEX runs_active;
+    CREATE INDEX runs_active ON runs (status)
+        WHERE status IN ('queued', 'running', 'waiting_for_human');
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 FLUSH_S = 0.05  # how long step records may wait to be written together
 FLUSH_ROWS = 200
+_ACTIVE_SQL = "('queued', 'running', 'waiting_for_human')"
 _MIGRATE_LOCK = 0x7461736B  # advisory lock keys: 'task' for migrations, 'plat' for admission
 _ADMIT_LOCK = 0x706C6174
 
@@ -108,8 +118,8 @@ def _load(text: str | None) -> Any:
 
 def _row(data: dict[str, Any]) -> RunRow:
     data = dict(data)
-    for key in ("inputs", "options", "progress", "result", "error"):
-        data[key] = _load(data[key])
+    for key in ("inputs", "options", "progress", "result", "error", "waiting"):
+        data[key] = _load(data.get(key))
     return RunRow(**data)
 
 
@@ -236,7 +246,7 @@ class PostgresStore:
     def update_run(self, run_id: str, **fields: Any) -> None:
         """Set fields of a run that is not terminal yet (terminal states never change)."""
         encoded = {
-            k: _dump(v) if k in ("progress", "result", "error", "options") else v
+            k: _dump(v) if k in ("progress", "result", "error", "options", "waiting") else v
             for k, v in fields.items()
         }
         encoded["updated_at"] = time.time()
@@ -267,9 +277,23 @@ class PostgresStore:
     def request_cancel(self, run_id: str, force: bool) -> None:
         self._execute(
             "UPDATE runs SET cancel = %s, updated_at = %s WHERE run_id = %s"
-            " AND status IN ('queued', 'running')",
+            f" AND status IN {_ACTIVE_SQL}",
             ("force" if force else "cooperative", time.time(), run_id),
         )
+
+    def request_resume(self, run_id: str) -> bool:
+        """Ask a run waiting for a person to go on; False when it is not waiting."""
+        now = time.time()
+        done = self._execute(
+            "UPDATE runs SET resume = %s, updated_at = %s WHERE run_id = %s"
+            " AND status = 'waiting_for_human'",
+            (now, now, run_id),
+        )
+        return done.rowcount == 1
+
+    def resume_flag(self, run_id: str) -> float | None:
+        row = self._one("SELECT resume FROM runs WHERE run_id = %s", (run_id,))
+        return row["resume"] if row else None
 
     def cancel_flag(self, run_id: str) -> str | None:
         row = self._one("SELECT cancel FROM runs WHERE run_id = %s", (run_id,))
@@ -277,13 +301,13 @@ class PostgresStore:
 
     def heartbeat(self, owner: str) -> None:
         self._execute(
-            "UPDATE runs SET heartbeat_at = %s WHERE owner = %s AND status IN ('queued', 'running')",
+            f"UPDATE runs SET heartbeat_at = %s WHERE owner = %s AND status IN {_ACTIVE_SQL}",
             (time.time(), owner),
         )
 
     def active_of_others(self, me: str) -> list[RunRow]:
         rows = self._all(
-            "SELECT * FROM runs WHERE status IN ('queued', 'running') AND owner IS DISTINCT FROM %s",
+            f"SELECT * FROM runs WHERE status IN {_ACTIVE_SQL} AND owner IS DISTINCT FROM %s",
             (me,),
         )
         return [_row(r) for r in rows]
@@ -302,7 +326,9 @@ class PostgresStore:
         with self.transaction() as db:
             # One admission at a time across every server on the store.
             db.execute("SELECT pg_advisory_xact_lock(%s)", (_ADMIT_LOCK,))
-            running = db.execute("SELECT COUNT(*) AS n FROM runs WHERE status = 'running'")
+            running = db.execute(
+                "SELECT COUNT(*) AS n FROM runs WHERE status IN ('running', 'waiting_for_human')"
+            )
             if (running.fetchone() or {"n": 0})["n"] >= limit:
                 return False
             first = db.execute(
@@ -326,6 +352,8 @@ class PostgresStore:
     ) -> None:
         """A step execution, and with `call` the whole call too (one transaction for both)."""
         fields["error"] = _dump(fields.get("error"))
+        if "confirmation" in fields:
+            fields["confirmation"] = _dump(fields["confirmation"])
         unknown = set(fields) - set(_COLUMNS["steps"])
         if unknown:
             raise ValueError(f"no column {sorted(unknown)} in steps")
@@ -341,6 +369,7 @@ class PostgresStore:
         out = self._all("SELECT * FROM steps WHERE run_id = %s ORDER BY seq", (run_id,))
         for data in out:
             data["error"] = _load(data["error"])
+            data["confirmation"] = _load(data.get("confirmation"))
         return out
 
     # -- recorded calls -------------------------------------------------------------------------
@@ -418,7 +447,7 @@ _COLUMNS = {
     "steps": (
         "step_id", "item_index", "action", "status", "attempts", "started_at", "ended_at",
         "args_preview", "result_preview", "error", "tab_id", "screenshot_artifact_id", "provider",
-        "capability_level",
+        "capability_level", "confirmation",
     ),
     "calls": ("step_id", "item_index", "action", "tab", "args", "opened_tab"),
 }  # fmt: skip

@@ -35,6 +35,8 @@ class RunRow:
     owner: str | None
     heartbeat_at: float | None
     cancel: str | None  # None, "cooperative" or "force"
+    waiting: dict[str, Any] | None = None  # a hand-over waiting for a person
+    resume: float | None = None  # when resume_task_run asked a waiting run to go on
 
 
 class ArtifactBytes(Protocol):
@@ -81,6 +83,12 @@ class Store(Protocol):
     def request_cancel(self, run_id: str, force: bool) -> None: ...
 
     def cancel_flag(self, run_id: str) -> str | None: ...
+
+    def request_resume(self, run_id: str) -> bool:
+        """Ask a run waiting for a person to go on; False when it is not waiting."""
+        ...
+
+    def resume_flag(self, run_id: str) -> float | None: ...
 
     def heartbeat(self, owner: str) -> None: ...
 

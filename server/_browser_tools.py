@@ -20,6 +20,7 @@ from taskplate.interpreter._run_views import iso
 from taskplate.stdlib import REGISTRY, ActionContext, run_action
 
 from . import _schemas as schemas
+from ._elicit import asker_for
 from ._follow import follow
 from ._results import ok
 from ._state import ServerState
@@ -316,6 +317,8 @@ class BrowserTools:
             options=options,
             trust=trust,
             session_id=session_id,
+            caller=self.state.caller(ctx),
+            asker=asker_for(ctx),
         )
         answer = await follow(self.manager, ctx, run_id, self.state.log_levels)
         described = self.manager.describe(run_id, include_steps=True)

@@ -1,5 +1,5 @@
-"""The seven contract tools of SPEC §8: templates, runs and artifacts, all through the one run
-manager. Each answers structuredContent, or an error result with a code and a recovery hint.
+"""The contract tools of SPEC §8 (and resume_task_run for hand-overs): templates, runs and
+artifacts, all through the one run manager. Each answers structuredContent or an error result.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from mcp_types import CallToolResult
 from taskplate.dsl import ErrorCode, RunStatus, TaskplateError, Template
 
 from . import _schemas as schemas
+from ._elicit import asker_for
 from ._follow import follow
 from ._results import ok
 from ._state import ServerState
@@ -92,6 +93,7 @@ def contract_tools(state: ServerState) -> list[ToolSpec]:
         options = dict(args.get("options") or {})
         inputs = args.get("inputs") or {}
         mode = manager.decide_mode(template, inputs, options)
+        asker = asker_for(ctx)
         run_id = await manager.submit(
             template.id,
             inputs,
@@ -100,8 +102,11 @@ def contract_tools(state: ServerState) -> list[ToolSpec]:
             trust=state.trust(ctx),
             session_id=args.get("sessionId"),
             profile_id=args.get("profileId"),
+            caller=state.caller(ctx),
+            asker=asker,
         )
         if mode == "async":
+            asker.call_ended()
             return ok(
                 {
                     "runId": run_id,
@@ -109,7 +114,10 @@ def contract_tools(state: ServerState) -> list[ToolSpec]:
                     "createdAt": manager.describe(run_id)["createdAt"],
                 }
             )
-        return ok(fit(await follow(manager, ctx, run_id, state.log_levels), inline))
+        try:
+            return ok(fit(await follow(manager, ctx, run_id, state.log_levels), inline))
+        finally:
+            asker.call_ended()
 
     async def get_task_run(args: dict[str, Any], ctx: Context) -> CallToolResult:
         return ok(
@@ -131,6 +139,9 @@ def contract_tools(state: ServerState) -> list[ToolSpec]:
 
     async def cancel_task_run(args: dict[str, Any], ctx: Context) -> CallToolResult:
         return ok(manager.cancel(args["runId"], args.get("force", False)))
+
+    async def resume_task_run(args: dict[str, Any], ctx: Context) -> CallToolResult:
+        return ok(manager.resume(args["runId"], state.trust(ctx), state.caller(ctx)))
 
     async def get_artifact(args: dict[str, Any], ctx: Context) -> CallToolResult:
         limit = args.get("limit", inline * 3 // 4)
@@ -233,6 +244,13 @@ def contract_tools(state: ServerState) -> list[ToolSpec]:
             params({"runId": ID, "force": {"type": "boolean"}}, ["runId"]),
             schemas.CANCEL,
             cancel_task_run,
+        ),
+        ToolSpec(
+            "resume_task_run",
+            "Go on with a run in waiting_for_human (a hand_over step) once the person is done; remote callers resume only runs they started.",
+            params({"runId": ID}, ["runId"]),
+            schemas.RESUME,
+            resume_task_run,
         ),
         ToolSpec(
             "get_artifact",

@@ -14,7 +14,17 @@ INT: dict[str, Any] = {"type": "integer"}
 B: dict[str, Any] = {"type": "boolean"}
 ANY: dict[str, Any] = {}
 PROFILE_ID = {"type": "string", "pattern": "^[a-zA-Z0-9._-]{1,64}$"}
-STATUS = {"enum": ["queued", "running", "succeeded", "failed", "partial_success", "canceled"]}
+STATUS = {
+    "enum": [
+        "queued",
+        "running",
+        "waiting_for_human",
+        "succeeded",
+        "failed",
+        "partial_success",
+        "canceled",
+    ]
+}
 
 
 def obj(
@@ -105,6 +115,17 @@ RUN = obj(
         "artifacts": {"type": "array", "items": ARTIFACT},
         "steps": {"type": "array", "items": {"type": "object"}},
         "stepsTruncated": B,
+        "waitingFor": obj(
+            {
+                "reason": S,
+                "url": S,
+                "screenshotArtifactId": {"type": ["string", "null"]},
+                "since": S,
+                "timeoutAt": S,
+                "resumeWith": S,
+            },
+            ["reason", "url"],
+        ),
     },
     [
         "runId",
@@ -131,6 +152,7 @@ LIST_RUNS = obj(
     }
 )
 CANCEL = obj({"cancelRequested": B, "currentStatus": STATUS})
+RESUME = obj({"runId": S, "resumeRequested": B, "currentStatus": STATUS})
 ARTIFACT_CHUNK = obj(
     {
         "artifactId": S,

@@ -294,10 +294,46 @@ class RunsPage:
         result = f"<h2>Result</h2>{_json(answer['result'])}" if "result" in answer else ""
         return (
             f"<div data-live={'off' if terminal else 'on'} data-poll={POLL_MS}>"
-            f"{cancel}{facts}<h2>Inputs</h2>{_json(row.inputs)}{error}{result}"
+            f"{cancel}{self._waiting(answer, link)}{facts}<h2>Inputs</h2>{_json(row.inputs)}{error}{result}"
             f"<h2>Artifacts</h2><ul class=artifacts>{artifacts or '<li>none</li>'}</ul>{trace_help}"
             f"{timeline(answer['steps'], link)}{failures(answer['steps'], link)}</div>"
         )
+
+    def _waiting(self, answer: dict[str, Any], link: str) -> str:
+        """A run waiting for a person: what to do, where, the page as it was, and Resume."""
+        waiting = answer.get("waitingFor")
+        if not waiting:
+            return ""
+        shot = waiting.get("screenshotArtifactId")
+        image = (
+            f"<img class=hand-over alt='the page when it was handed over' "
+            f"src='{e(link)}/artifacts/{e(quote(shot))}'>"
+            if shot
+            else ""
+        )
+        return (
+            "<section class=waiting><h2>Waiting for a person</h2>"
+            f"<p>{e(waiting['reason'])}</p>"
+            f"<p>The page: <a href='{e(waiting['url'])}' rel=noreferrer>{e(waiting['url'])}</a>"
+            f" (until {e(waiting.get('timeoutAt', ''))})</p>{image}"
+            f"<form class=resume method=post action='{e(link)}/resume'>"
+            f"<input type=hidden name=csrf value='{e(self.csrf(answer['runId']))}'>"
+            "<button>Resume: I am done</button></form></section>"
+        )
+
+    async def resume(self, request: Request) -> Response:
+        run_id = request.path_params["run_id"]
+        if not self.same_origin(request):
+            return _plain("Cross-site request refused.", 403)
+        form = await request.form()
+        if not hmac.compare_digest(str(form.get("csrf") or ""), self.csrf(run_id)):
+            return _plain("The form's token is wrong or old: reload the page.", 403)
+        try:
+            self.manager.resume(run_id)
+        except TaskplateError as error:
+            return _plain(error.message, 404)
+        base = request.scope.get("root_path", "")
+        return RedirectResponse(f"{base}/runs/{quote(run_id)}", status_code=303)
 
     async def artifact(self, request: Request) -> Response:
         run_id, artifact_id = request.path_params["run_id"], request.path_params["artifact_id"]
@@ -519,6 +555,7 @@ def ui_app(manager: RunManager, access: UiAccess) -> Starlette:
             route("/runs/{run_id}", page.run),
             route("/runs/{run_id}/artifacts/{artifact_id}", page.artifact),
             route("/runs/{run_id}/cancel", page.cancel, methods=["POST"]),
+            route("/runs/{run_id}/resume", page.resume, methods=["POST"]),
             route("/static/{name}", page.static),
         ]
     )

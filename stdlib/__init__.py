@@ -52,6 +52,7 @@ _MODULES = (
     "fail",
     "compare",
     "export",
+    "hand_over",
 )
 
 

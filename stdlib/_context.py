@@ -4,6 +4,7 @@ URL policy, and where its artifacts go. Built by the interpreter or a tool call,
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -19,6 +20,23 @@ if TYPE_CHECKING:
 
 class ArtifactSink(Protocol):
     async def save(self, name: str, data: bytes, mime_type: str) -> str: ...
+
+
+class HumanDesk(Protocol):
+    """Where a run hands its page to a person (`hand_over`): the run's state and the caller's
+    channel. The interpreter provides it; an action without one cannot hand over."""
+
+    async def hand_over(
+        self,
+        reason: str,
+        url: str,
+        screenshot_artifact_id: str | None,
+        done: Callable[[], Awaitable[bool]],
+        timeout_ms: int,
+    ) -> str:
+        """Wait until `done()` holds or the person resumes the run: how it ended
+        ("condition" or "resumed"); HUMAN_TIMEOUT or HUMAN_DECLINED as a TaskplateError."""
+        ...
 
 
 class ProfilePublisher(Protocol):
@@ -47,6 +65,7 @@ class ActionContext:
     warnings: list[str] = field(default_factory=list)
     web: WebClient | None = None  # the run's HTTP client (None: an action call opens its own)
     url_policy: UrlPolicy | None = None  # the run's policy when no browser session is open yet
+    human: HumanDesk | None = None  # the run's hand-over desk (None: no run, no person to ask)
 
     @property
     def policy(self) -> UrlPolicy:

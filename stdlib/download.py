@@ -60,6 +60,7 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
 ACTION = ActionSpec(
     name="download",
     level=Level.L2,
+    requires_confirm=True,  # host access: a remote caller's user must say yes
     summary="Download a file (by clicking a target or from a URL) into an artifact.",
     args_schema=args(
         {**TARGET_PROPS, "url": {"type": "string", "minLength": 1}, "timeoutMs": TIMEOUT_MS}

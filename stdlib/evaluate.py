@@ -26,6 +26,7 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
 ACTION = ActionSpec(
     name="evaluate",
     level=Level.L2,
+    requires_confirm=True,  # host access: a remote caller's user must say yes
     summary="Run a JavaScript function body in the page and answer its JSON value.",
     args_schema=args({"script": {"type": "string", "minLength": 1}, "arg": {}}, ["script"]),
     result_schema=result({"value": {}}),

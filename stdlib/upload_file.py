@@ -37,6 +37,7 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
 ACTION = ActionSpec(
     name="upload_file",
     level=Level.L2,
+    requires_confirm=True,  # host access: a remote caller's user must say yes
     summary="Set files from this machine on an <input type=file>.",
     args_schema=args(
         {"files": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}},

@@ -76,6 +76,7 @@ try {
     ["get_task_run", { runId, includeSteps: true }],
     ["list_task_runs", { limit: 5 }],
     ["cancel_task_run", { runId }],
+    ["resume_task_run", { runId }],
     ["get_artifact", { artifactId: shot.artifactId, limit: 1000 }],
     ["list_sessions", {}],
     ["navigate", { sessionId, url: pageUrl }],

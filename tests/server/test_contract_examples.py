@@ -36,6 +36,7 @@ def test_every_contract_tool_has_examples() -> None:
         "get_task_run",
         "list_task_runs",
         "cancel_task_run",
+        "resume_task_run",
         "get_artifact",
     }
 

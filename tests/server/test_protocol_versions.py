@@ -40,6 +40,7 @@ def tour(site: FixtureServer) -> list[tuple[str, Callable[[dict[str, Any]], dict
         ("get_task_run", lambda seen: {"runId": seen["run_task_template"]["runId"]}),
         ("list_task_runs", lambda seen: {"limit": 5}),
         ("cancel_task_run", lambda seen: {"runId": seen["run_task_template"]["runId"]}),
+        ("resume_task_run", lambda seen: {"runId": seen["run_task_template"]["runId"]}),
         ("create_session", lambda seen: {}),
         ("list_sessions", lambda seen: {}),
         ("navigate", lambda seen: {**sid(seen), "url": form}),

@@ -1,0 +1,165 @@
+"""Hand-over to a person: a run waits in `waiting_for_human` (in the run store, so every
+process sees it) until the page shows what the template waits for, `resume_task_run`, or its
+timeout. Tells the person where to act; never drives the page itself."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import anyio
+
+from taskplate.dsl import ErrorCode, RunStatus, TaskplateError, TrustLevel
+
+from ._confirm import Answer, Asker, CannotAsk
+from ._stores import Store
+
+POLL_S = 0.25  # a URL test or one element's visibility: cheap enough to ask four times a second
+
+
+def caller_key(caller: str | None) -> str | None:
+    """The submitting caller as stored with its run: a digest, never the transport's id."""
+    return hashlib.sha256(caller.encode()).hexdigest()[:24] if caller else None
+
+
+def _iso(timestamp: float) -> str:
+    return (
+        datetime.fromtimestamp(timestamp, UTC)
+        .isoformat(timespec="milliseconds")
+        .replace("+00:00", "Z")
+    )
+
+
+@dataclass
+class RunDesk:
+    """One run's hand-over desk (stdlib's `HumanDesk`)."""
+
+    store: Store
+    run_id: str
+    trust: TrustLevel
+    asker: Asker | None
+    canceled: Callable[[], bool]  # the run was asked to stop
+    cancel_run: Callable[[], None]  # stops the run now (its forced scope)
+    secrets: list[str] = field(default_factory=list)  # the run's: never shown to anyone
+    poll_s: float = POLL_S
+    _answers: list[Any] = field(default_factory=list)
+
+    async def hand_over(
+        self,
+        reason: str,
+        url: str,
+        screenshot_artifact_id: str | None,
+        done: Callable[[], Awaitable[bool]],
+        timeout_ms: int,
+    ) -> str:
+        reason, url = self._masked(reason), self._masked(url)
+        now = time.time()
+        waiting = {
+            "reason": reason,
+            "url": url,
+            "screenshotArtifactId": screenshot_artifact_id,
+            "since": _iso(now),
+            "timeoutAt": _iso(now + timeout_ms / 1000),
+            "resumeWith": "resume_task_run",
+        }
+        self.store.update_run(
+            self.run_id, status=str(RunStatus.WAITING_FOR_HUMAN), waiting=waiting, resume=None
+        )
+        try:
+            with anyio.fail_after(timeout_ms / 1000):
+                return await self._wait(done, self._message(reason, url, screenshot_artifact_id))
+        except TimeoutError:
+            raise TaskplateError(
+                ErrorCode.HUMAN_TIMEOUT,
+                f"nobody finished the hand-over within {timeout_ms} ms: {reason}",
+                "Run it again when someone can act on the page, or raise the step's timeoutMs.",
+                {"url": url},
+            ) from None
+        finally:
+            self.store.update_run(self.run_id, status=str(RunStatus.RUNNING), waiting=None)
+
+    def _masked(self, text: str) -> str:
+        for secret in self.secrets:
+            text = text.replace(secret, "***")
+        return text
+
+    def _message(self, reason: str, url: str, shot: str | None) -> str:
+        where = f"The page: {url}"
+        if shot:
+            where += f" (screenshot: artifact {shot}, read it with get_artifact)"
+        return (
+            f"taskplate run {self.run_id} needs a person: {reason}\n{where}\n"
+            "Accept when you are done; decline if you will not do it; cancel stops the run."
+        )
+
+    async def _wait(self, done: Callable[[], Awaitable[bool]], message: str) -> str:
+        self._answers.clear()
+        outcome: str | TaskplateError
+        async with anyio.create_task_group() as tg:  # raises only after the group closed
+            if self.asker is not None and self.asker.can_ask():
+                tg.start_soon(self._ask, message)
+            while True:
+                if self._answers:
+                    outcome = self._answers[0]
+                    break
+                if await done():
+                    outcome = "condition"
+                    break
+                if self.store.resume_flag(self.run_id) is not None:
+                    outcome = "resumed"
+                    break
+                if self.canceled():
+                    self.cancel_run()
+                await anyio.sleep(self.poll_s)
+            tg.cancel_scope.cancel()
+        if isinstance(outcome, TaskplateError):
+            raise outcome
+        return outcome
+
+    async def _ask(self, message: str) -> None:
+        assert self.asker is not None
+        try:
+            answer = await self.asker.ask(message)
+        except CannotAsk:
+            return  # the run still waits: the page, resume_task_run or the timeout ends it
+        if answer == Answer.ACCEPT:
+            self._answers.append("resumed")
+        elif answer == Answer.DECLINE:
+            self._answers.append(
+                TaskplateError(
+                    ErrorCode.HUMAN_DECLINED,
+                    "the person declined the hand-over",
+                    "Run it again when someone can act on the page.",
+                )
+            )
+        else:
+            self.cancel_run()
+
+
+def resume_run(
+    store: Store,
+    run_id: str,
+    status: str,
+    options: dict[str, Any],
+    trust: TrustLevel,
+    caller: str | None,
+) -> dict[str, Any]:
+    """resume_task_run: a waiting run goes on. Remote callers may resume only their own runs
+    (a caller the transport cannot tell apart, stateless HTTP, owns none)."""
+    owner = options.get("caller")
+    if trust is TrustLevel.REMOTE and (
+        caller is None or owner is None or owner != caller_key(caller)
+    ):
+        raise TaskplateError(
+            ErrorCode.TRUST_LEVEL_NOT_ALLOWED,
+            f"run {run_id} was started by another caller; remote callers resume only their own runs",
+            "Resume it from the connection that started it, or locally.",
+        )
+    if status != RunStatus.WAITING_FOR_HUMAN:
+        return {"resumeRequested": False, "currentStatus": status}
+    resumed = store.request_resume(run_id)
+    return {"resumeRequested": resumed, "currentStatus": str(RunStatus.WAITING_FOR_HUMAN)}
