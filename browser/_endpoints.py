@@ -79,6 +79,7 @@ class Endpoint:
     url: str
     browser: Browser | None = None
     contexts: set[BrowserContext] = field(default_factory=set)
+    opening: int = 0  # contexts being opened in it now
     failures: int = 0  # consecutive failures; the backoff doubles with each
     down_until: float = 0.0  # monotonic; 0: not down
     last_error: str | None = None
@@ -88,6 +89,10 @@ class Endpoint:
     @property
     def up(self) -> bool:
         return self.browser is not None and self.browser.is_connected()
+
+    @property
+    def load(self) -> int:
+        return len(self.contexts) + self.opening
 
     @property
     def down(self) -> bool:

@@ -172,14 +172,16 @@ class BrowserRuntime:
             ) from None
 
     # -- the pool -----------------------------------------------------------------------------
-    def _choose(self) -> list[Endpoint]:
-        """Endpoints to try, in order: those usable now by fewest open contexts; then, when
-        every one is down, all of them by the soonest retry (a pool never refuses untried)."""
+    def _choose(self, tried: tuple[Endpoint, ...] = ()) -> list[Endpoint]:
+        """Endpoints to try, in order: those usable now by fewest contexts (open or opening);
+        then, when every one is down, all of them by the soonest retry (a pool never refuses
+        untried)."""
         now = time.monotonic()
-        usable = [e for e in self.pool if e.may_try(now)]
+        left = [e for e in self.pool if e not in tried]
+        usable = [e for e in left if e.may_try(now)]
         if usable:
-            return sorted(usable, key=lambda e: (len(e.contexts), not e.up))
-        return sorted(self.pool, key=lambda e: e.down_until)
+            return sorted(usable, key=lambda e: (e.load, not e.up))
+        return sorted(left, key=lambda e: e.down_until)
 
     async def _connected(self, candidates: list[Endpoint]) -> Browser:
         for endpoint in candidates:
@@ -229,7 +231,11 @@ class BrowserRuntime:
     async def _pooled_context(self, options: dict[str, Any]) -> BrowserContext:
         """A context in the least loaded endpoint; an endpoint that fails here is marked down
         and the next one is tried: nothing was done in the context yet."""
-        for endpoint in self._choose():
+        tried: tuple[Endpoint, ...] = ()
+        while candidates := self._choose(tried):
+            endpoint = candidates[0]
+            tried += (endpoint,)
+            endpoint.opening += 1  # counted at once: concurrent sessions spread too
             try:
                 browser = await self._connect(endpoint)
                 context = await browser.new_context(**options)
@@ -242,6 +248,8 @@ class BrowserRuntime:
                     await browser.close()
                 endpoint.mark_down(f"could not open a context: {_first_line(exc)}")
                 continue
+            finally:
+                endpoint.opening -= 1
             _count(endpoint, context)
             return context
         raise unavailable(self.pool)

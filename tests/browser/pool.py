@@ -80,7 +80,10 @@ class BrowserServer:
     def __init__(self, kind: str = "ws") -> None:
         self.kind = kind
         self.port = free_port()
-        self.profile: str | None = None
+        self.profile: str | None = None  # the CDP Chromium's profile
+        # The Playwright server's TMPDIR: the profiles of the browsers it launches go there,
+        # and a killed server cannot remove them (the test does).
+        self.tmp: str | None = None
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -93,7 +96,8 @@ class BrowserServer:
         if self.kind == "ws":
             node, cli = compute_driver_executable()
             command = [node, cli, "run-server", "--host", "127.0.0.1", "--port", str(self.port)]
-            env = get_driver_env()
+            self.tmp = tempfile.mkdtemp(prefix="taskplate-pw-server-")
+            env = {**get_driver_env(), "TMPDIR": self.tmp}
             command.append("--unsafe")  # lets the client name the executable (launch options)
         else:
             self.profile = tempfile.mkdtemp(prefix="taskplate-cdp-")
@@ -126,10 +130,27 @@ class BrowserServer:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout=10)
-        if self.profile is not None:
-            # Chromium's own children may outlive it for a moment; the folder goes after them.
-            wait_gone(f"--user-data-dir={self.profile}")
-            shutil.rmtree(self.profile, ignore_errors=True)
+        for folder in (self.profile, self.tmp):
+            if folder is not None:
+                # Chromium's children may outlive it for a moment; the folder goes after them.
+                wait_gone(f"--user-data-dir={folder}")
+                shutil.rmtree(folder, ignore_errors=True)
+
+    def tree(self) -> set[int]:
+        """The server's process and all its descendants, now."""
+        assert self.process is not None
+        parents: dict[int, int] = {}
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                with contextlib.suppress(OSError, ValueError, IndexError):
+                    stat = (entry / "stat").read_text()
+                    parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+        tree, grew = {self.process.pid}, True
+        while grew:
+            more = {pid for pid, parent in parents.items() if parent in tree} - tree
+            tree |= more
+            grew = bool(more)
+        return tree
 
 
 @contextlib.contextmanager
