@@ -173,12 +173,11 @@ class BrowserRuntime:
 
     # -- the pool -----------------------------------------------------------------------------
     def _choose(self, tried: tuple[Endpoint, ...] = ()) -> list[Endpoint]:
-        """Endpoints to try, in order: those usable now by fewest contexts (open or opening);
-        then, when every one is down, all of them by the soonest retry (a pool never refuses
-        untried)."""
-        now = time.monotonic()
+        """Endpoints to try, in order: those not down by fewest contexts (open or opening);
+        when every one is down, all of them by the soonest retry (a pool never refuses
+        untried). A down endpoint comes back through `check()`, not on a caller's time."""
         left = [e for e in self.pool if e not in tried]
-        usable = [e for e in left if e.may_try(now)]
+        usable = [e for e in left if not e.down]
         if usable:
             return sorted(usable, key=lambda e: (e.load, not e.up))
         return sorted(left, key=lambda e: e.down_until)
@@ -238,15 +237,21 @@ class BrowserRuntime:
             endpoint.opening += 1  # counted at once: concurrent sessions spread too
             try:
                 browser = await self._connect(endpoint)
-                context = await browser.new_context(**options)
+                with anyio.fail_after(CONNECT_TIMEOUT_MS / 1000):  # a hung endpoint is down
+                    context = await browser.new_context(**options)
             except _Failed:
                 continue
             except Exception as exc:
-                if browser.is_connected() and not is_crash(exc):
+                if (
+                    browser.is_connected()
+                    and not is_crash(exc)
+                    and not isinstance(exc, TimeoutError)
+                ):
                     raise  # the options were refused, not the endpoint
-                with anyio.CancelScope(shield=True), contextlib.suppress(Exception):
-                    await browser.close()
                 endpoint.mark_down(f"could not open a context: {_first_line(exc)}")
+                shielded = anyio.CancelScope(shield=True)
+                with shielded, anyio.move_on_after(5), contextlib.suppress(Exception):
+                    await browser.close()
                 continue
             finally:
                 endpoint.opening -= 1
@@ -262,37 +267,44 @@ class BrowserRuntime:
             (e for e in self.pool if any(c.browser is browser for c in e.contexts)), None
         )
 
-    async def check(self) -> None:
+    async def check(self, *, round_trip: bool = True) -> None:
         """One health check of every endpoint: a connected one answers a DevTools round trip
-        in time or is marked down; a down one whose pause is over is connected again."""
+        in time or is marked down (`round_trip`); a down one whose pause is over, or one never
+        connected, is connected again."""
         for endpoint in self.pool:
             browser = endpoint.browser
             if browser is not None and browser.is_connected():
-                try:
-                    with anyio.fail_after(HEALTH_TIMEOUT_S):
-                        cdp = await browser.new_browser_cdp_session()
-                        await cdp.send("Browser.getVersion")
-                        await cdp.detach()
-                    endpoint.mark_up()
-                except Exception as exc:
-                    endpoint.mark_down(f"health check failed: {_first_line(exc)}")
-                    shielded = anyio.CancelScope(shield=True)
-                    with shielded, anyio.move_on_after(2), contextlib.suppress(Exception):
-                        await browser.close()
+                if round_trip:
+                    await self._round_trip(endpoint, browser)
             elif endpoint.may_try():
                 with contextlib.suppress(_Failed):
                     await self._connect(endpoint)
 
+    async def _round_trip(self, endpoint: Endpoint, browser: Browser) -> None:
+        try:
+            with anyio.fail_after(HEALTH_TIMEOUT_S):
+                cdp = await browser.new_browser_cdp_session()
+                await cdp.send("Browser.getVersion")
+                await cdp.detach()
+            endpoint.mark_up()
+        except Exception as exc:
+            endpoint.mark_down(f"health check failed: {_first_line(exc)}")
+            shielded = anyio.CancelScope(shield=True)
+            with shielded, anyio.move_on_after(2), contextlib.suppress(Exception):
+                await browser.close()
+
     async def watch(self, report: Path | None = None, every_s: float = HEALTH_EVERY_S) -> None:
-        """Checks the pool's health every `every_s` seconds until cancelled, and keeps the
-        endpoints' load in `report` for `dsl doctor` (removed on leaving). No pool: returns."""
+        """Checks the pool until cancelled: a round trip to each endpoint every `every_s`
+        seconds, down endpoints retried as their pause ends; keeps the endpoints' load in
+        `report` for `dsl doctor` (removed on leaving). No pool: returns at once."""
         if not self.pool:
             return
         try:
             checked = -every_s
             while True:
-                if time.monotonic() - checked >= every_s:
-                    await self.check()
+                full = time.monotonic() - checked >= every_s
+                await self.check(round_trip=full)
+                if full:
                     checked = time.monotonic()
                 if report is not None:
                     with contextlib.suppress(OSError):

@@ -324,3 +324,32 @@ def test_load_reports_of_gone_servers_are_ignored(tmp_path: Path) -> None:
     (folder / "c.json").write_text(json.dumps({**old, "at": time.time() - 3600}))
     (folder / "d.json").write_text("{not json")
     assert read_loads(folder) == {"ws://x/": 3}
+
+
+async def test_the_health_check_marks_a_hung_endpoint_down(
+    two: tuple[list[BrowserServer], BrowserRuntime],
+) -> None:
+    """A browser server that stops answering (SIGSTOP) keeps its socket open: only the periodic
+    check finds it, and new sessions go elsewhere."""
+    import os
+    import signal
+
+    servers, runtime = two
+    await runtime.check()
+    assert [row["state"] for row in runtime.status()] == ["up", "up"]
+    hung = servers[0]
+    assert hung.process is not None
+    os.kill(hung.process.pid, signal.SIGSTOP)
+    try:
+        with anyio.fail_after(30):
+            await runtime.check()
+        status = {row["url"]: row for row in runtime.status()}
+        assert status[hung.url]["state"] == "down", status
+        assert "health check failed" in status[hung.url]["error"]
+        sessions = Sessions(runtime)
+        try:
+            assert {(await sessions.create()).endpoint for _ in range(2)} == {servers[1].url}
+        finally:
+            await sessions.close_all()
+    finally:
+        os.kill(hung.process.pid, signal.SIGCONT)
