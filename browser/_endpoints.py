@@ -126,7 +126,12 @@ class Endpoint:
 
 
 def write_report(path: Path, status: list[dict[str, Any]]) -> None:
-    """This process's view of its endpoints, for `dsl doctor` (written whole, then renamed)."""
+    """This process's view of its endpoints, for `dsl doctor` (written whole, then renamed).
+
+    Reports of processes of this host that are gone are removed on the way: a server ended by
+    a signal may not have removed its own."""
+    if not path.exists():
+        _prune(path.parent)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
     report = {"host": socket.gethostname(), "pid": os.getpid(), "at": time.time()}
@@ -147,3 +152,25 @@ def read_loads(folder: Path) -> dict[str, int]:
         except (OSError, ValueError, KeyError, TypeError):
             continue
     return loads
+
+
+def _prune(folder: Path) -> None:
+    here = socket.gethostname()
+    for path in folder.glob("*.json") if folder.is_dir() else ():
+        try:
+            report = json.loads(path.read_text())
+            stale = time.time() - float(report["at"]) > 86400
+            if stale or (report["host"] == here and not _alive(int(report["pid"]))):
+                path.unlink(missing_ok=True)
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -353,3 +353,22 @@ async def test_the_health_check_marks_a_hung_endpoint_down(
             await sessions.close_all()
     finally:
         os.kill(hung.process.pid, signal.SIGCONT)
+
+
+def test_a_new_report_removes_those_of_processes_gone_from_this_host(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+    import sys
+
+    from taskplate.browser._endpoints import write_report
+
+    folder = tmp_path / "browsers"
+    write_report(folder / "gone.json", [{"url": "ws://x/", "state": "up", "sessions": 1}])
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)  # fmt: skip
+    report = json.loads((folder / "gone.json").read_text())
+    (folder / "gone.json").write_text(json.dumps({**report, "pid": int(gone.stdout)}))
+    (folder / "elsewhere.json").write_text(
+        json.dumps({**report, "host": f"not-{socket.gethostname()}", "pid": int(gone.stdout)})
+    )
+    write_report(folder / "mine.json", [])
+    assert sorted(p.name for p in folder.glob("*.json")) == ["elsewhere.json", "mine.json"]
