@@ -31,6 +31,7 @@ MAX_TABS_PER_PROCESS = 50
 # add up over a long batch.
 CONTEXT_RETIRES_AFTER = 500
 RETIRE_TIMEOUT_S = 15  # bounds handing the state on and closing the retired context
+GONE_KEPT = 64  # closed tabs remembered, to tell a lost tab from an unknown one
 POPUP_GRACE_S = 2.0  # a window opened this long after a click or key press is the user's
 _FORGET = "() => { try { sessionStorage.clear(); } catch (e) {} window.name = ''; }"
 # null on an ordinary page; on the error page its net error (ERR_…), or '' before it is shown.
@@ -59,6 +60,7 @@ class Tab:
     _network: bool = False  # its Network domain is on (for blocking)
     inputs: int = 0  # user-input actions (click, press, …) running in this tab now
     input_ended: float = -POPUP_GRACE_S  # when the last one ended (monotonic)
+    endpoint: str | None = None  # the remote browser endpoint the tab lives in (None: local)
 
     async def forget_page_state(self) -> None:
         """Clear what a tab carries from page to page (sessionStorage, window.name), so the
@@ -196,7 +198,11 @@ class Session:
         self.main_tab: str | None = None
         self.created_at = time.time()
         self.warnings: list[str] = []
-        self.lost_tabs: set[str] = set()  # tabs that went down with a crashed browser
+        # Tabs closed lately, by id: one asked for after its browser went away is a lost tab.
+        self._gone: dict[str, Tab] = {}
+        self.endpoint: str | None = None  # the remote endpoint of the current context
+        self.used = False  # a tab was opened in the current context (work may have been done)
+        self._context_closed = False
         self.profile_id: str | None = None  # the profile the session was seeded from
         self.profile_version = 0  # and the snapshot version it started with
         self.retire_after = CONTEXT_RETIRES_AFTER
@@ -206,12 +212,17 @@ class Session:
         self._retired: list[tuple[BrowserContext, list[Any]]] = []
         self._opening: list[BrowserContext] = []  # contexts a tab is being opened in now
         self._counter = 0
+        self._last_main: str | None = None
         self._lock = anyio.Lock()
 
     # -- life cycle ---------------------------------------------------------------------------
     async def open(self) -> None:
         self.context = await self._new_context(self.seed)
         self.pages_served = 0
+        self.used = False
+        self._context_closed = False
+        endpoint = self.registry.runtime.endpoint_of(self.context.browser)
+        self.endpoint = endpoint.url if endpoint is not None else None
 
     async def _new_context(self, state: Any) -> BrowserContext:
         context = await self.registry.runtime.new_context(
@@ -219,7 +230,12 @@ class Session:
         )
         await context.add_init_script(WATCHER)  # before any page of the session exists
         context.on("page", self._adopt_popup)
+        context.on("close", self._context_gone)
         return context
+
+    def _context_gone(self, context: BrowserContext) -> None:
+        if context is self.context:
+            self._context_closed = True
 
     async def count_page(self) -> None:
         """One more page of a loop: after `retire_after` of them, the context is retired.
@@ -275,10 +291,17 @@ class Session:
             if self.context is not None and self._alive():
                 return self.context
             if self.context is not None:
-                self.warnings.append(
-                    "the browser restarted; the session reopened from its initial state"
-                )
+                if self.used and self.endpoint is not None:
+                    self.warnings.append(
+                        f"the browser at {self.endpoint} went away; the session reopened in "
+                        "another endpoint's browser from its initial state"
+                    )
+                elif self.used:
+                    self.warnings.append(
+                        "the browser restarted; the session reopened from its initial state"
+                    )
                 self.registry.forget_tabs(self)
+                self._gone.update(self.tabs)
                 self.tabs.clear()
                 self.main_tab = None
                 self._retired.clear()  # they went down with the browser
@@ -289,7 +312,25 @@ class Session:
     def _alive(self) -> bool:
         assert self.context is not None
         browser = self.context.browser
-        return browser is None or browser.is_connected()
+        return not self._context_closed and (browser is None or browser.is_connected())
+
+    async def lost(self, tab_id: str | None, error: TaskplateError) -> TaskplateError:
+        """A crash seen by an action, told apart: BROWSER_DISCONNECTED when the tab's remote
+        browser went away (its endpoint is down), else the error itself."""
+        tab_id = tab_id or self.main_tab or self._last_main
+        tab = self.tabs.get(tab_id) or self._gone.get(tab_id) if tab_id else None
+        if tab is None or tab.endpoint is None:
+            return error
+        browser = tab.page.context.browser
+        # The connection's end reaches pages first and the browser a moment later.
+        with anyio.move_on_after(1):
+            while browser is not None and browser.is_connected():
+                await anyio.sleep(0.02)
+        if browser is not None and browser.is_connected():
+            return error
+        from ._endpoints import disconnected
+
+        return disconnected(tab.endpoint)
 
     async def close(self) -> None:
         self.registry.forget_tabs(self)
@@ -304,13 +345,30 @@ class Session:
 
     # -- tabs ---------------------------------------------------------------------------------
     async def new_tab(self) -> Tab:
+        """A new tab; if the session's remote browser went away, the session is opened again
+        in another endpoint's browser and the tab there (nothing was done in it yet)."""
+        try:
+            return await self._new_tab()
+        except TaskplateError as exc:
+            if exc.code is not ErrorCode.PAGE_CRASHED or self.endpoint is None:
+                raise
+            with anyio.move_on_after(1):  # the connection's end reaches the browser last
+                while self.context is not None and self._alive():
+                    await anyio.sleep(0.02)
+            if self.context is not None and self._alive():
+                raise
+        return await self._new_tab()  # nothing was done in the tab: in another endpoint
+
+    async def _new_tab(self) -> Tab:
         context = await self.ensure_open()
         self.registry.reserve_tab(self)
         page: Page | None = None
         self._opening.append(context)  # not drained while a page is being opened in it
         try:
             page = await context.new_page()
-            return await self._register(page)
+            tab = await self._register(page)
+            self.used = True
+            return tab
         except BaseException as exc:  # cancelled (a run's timeout) included: nothing may leak
             if not any(t.page is page for t in self.tabs.values()):
                 self.registry.release_tab()
@@ -325,7 +383,7 @@ class Session:
 
     async def _register(self, page: Page) -> Tab:
         self._counter += 1
-        tab = Tab(f"tab_{self._counter}", page)
+        tab = Tab(f"tab_{self._counter}", page, endpoint=self.endpoint)
         tab.watch()
         self.tabs[tab.id] = tab
         page.on("close", lambda _: self._closed(tab.id))
@@ -334,8 +392,12 @@ class Session:
         return tab
 
     def _closed(self, tab_id: str) -> None:
-        if self.tabs.pop(tab_id, None) is not None:
+        tab = self.tabs.pop(tab_id, None)
+        if tab is not None:
             self.registry.release_tab()
+            self._gone[tab_id] = tab
+            if len(self._gone) > GONE_KEPT:
+                del self._gone[next(iter(self._gone))]
         if self.main_tab == tab_id:
             self.main_tab = None
 
@@ -367,7 +429,13 @@ class Session:
 
     def tab(self, tab_id: str) -> Tab:
         tab = self.tabs.get(tab_id)
-        if tab is None and tab_id in self.lost_tabs:
+        gone = self._gone.get(tab_id) if tab is None else None
+        browser = gone.page.context.browser if gone is not None else None
+        if gone is not None and browser is not None and not browser.is_connected():
+            if gone.endpoint is not None:
+                from ._endpoints import disconnected
+
+                raise disconnected(gone.endpoint)
             raise crashed(f"tab {tab_id} was lost when the browser crashed")
         if tab is None:
             raise TaskplateError(
@@ -381,7 +449,7 @@ class Session:
         """The session's main tab, opened on first use (and again if it was closed)."""
         await self.ensure_open()
         if self.main_tab is None or self.main_tab not in self.tabs:
-            self.main_tab = (await self.new_tab()).id
+            self.main_tab = self._last_main = (await self.new_tab()).id
         return self.tabs[self.main_tab]
 
     async def close_tab(self, tab_id: str) -> None:

@@ -5,17 +5,44 @@ says what to fix. Changes nothing.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from importlib.metadata import version
+from typing import Any
 
 import anyio
 import click
 
 from taskplate.browser import BrowserConfig, BrowserRuntime, find_chromium
+from taskplate.browser._endpoints import read_loads
 from taskplate.dsl import TaskplateError
 from taskplate.interpreter import data_home
 
 from ._common import library
 from ._doctor_providers import providers_report
+
+
+async def _endpoints_status(config: BrowserConfig) -> list[dict[str, Any]]:
+    runtime = BrowserRuntime(config)
+    try:
+        await runtime.check()  # connects to each endpoint
+        await runtime.check()  # and has each answer a round trip
+        return runtime.status()
+    finally:
+        await runtime.close()
+
+
+def endpoints_report(config: BrowserConfig, line: Callable[[bool, str], None]) -> None:
+    """One line per browser endpoint: up or down, and its load (sessions the serving processes
+    of this data home have open in it, from their reports)."""
+    loads = read_loads(data_home() / "browsers")
+    statuses = anyio.run(_endpoints_status, config)
+    line(True, f"{len(statuses)} browser endpoint(s) (TASKPLATE_BROWSER_ENDPOINTS)")
+    for row in statuses:
+        load = f"{loads.get(row['url'], 0)} session(s) open by servers of this data home"
+        if row["state"] == "up":
+            line(True, f"browser endpoint {row['url']}: up, version {row['version']}; {load}")
+        else:
+            line(False, f"browser endpoint {row['url']}: down ({row.get('error')}); {load}")
 
 
 async def _browser_version() -> str:
@@ -42,12 +69,12 @@ def command() -> None:
         f"python {sys.version.split()[0]}, taskplate {version('taskplate')}, playwright {version('playwright')}, mcp {version('mcp')}",
     )
     try:
-        endpoint = BrowserConfig.from_env().endpoint
-        if endpoint:
-            line(True, f"remote browser at {endpoint} (TASKPLATE_BROWSER_ENDPOINT)")
+        config = BrowserConfig.from_env()
+        if config.remote:
+            endpoints_report(config, line)
         else:
             line(True, f"chromium at {find_chromium()}")
-        line(True, f"browser answers: version {anyio.run(_browser_version)}")
+            line(True, f"browser answers: version {anyio.run(_browser_version)}")
     except TaskplateError as exc:
         line(False, f"{exc.message}; {exc.recover_hint}")
     home = data_home()

@@ -6,10 +6,12 @@ stderr; stdout is the protocol. A non-loopback address needs bearer tokens or `-
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 
 import click
 
+from taskplate.browser import BrowserConfig
 from taskplate.dsl import ErrorCode, TaskplateError, TrustLevel
 from taskplate.interpreter import ConfirmPolicy, TraceMode
 from taskplate.server._auth import HttpSecurity, is_loopback, load_tokens
@@ -110,6 +112,14 @@ from ._errors import user_errors
     "ask (refused, as nobody can be asked), allow without asking, or deny. Remote callers "
     "without elicitation are always refused.",
 )
+@click.option(
+    "--browser-endpoints",
+    envvar="TASKPLATE_BROWSER_ENDPOINTS",
+    metavar="URLS",
+    help="Remote browsers to spread sessions over: ws:// Playwright servers or http:// CDP "
+    "endpoints, separated by commas or spaces (also TASKPLATE_BROWSER_ENDPOINTS; default: "
+    "launch the local Chromium).",
+)
 @user_errors
 def command(
     transport: str,
@@ -128,6 +138,7 @@ def command(
     ui: bool,
     ui_remote: bool,
     confirm: str,
+    browser_endpoints: str | None,
 ) -> None:
     """Serve the templates and browser tools over MCP."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
@@ -146,6 +157,9 @@ def command(
             "can reach the port can use it",
             err=True,
         )
+    if browser_endpoints is not None:  # checked here; the run manager's runtime reads it
+        BrowserConfig.from_env(browser_endpoints)
+        os.environ["TASKPLATE_BROWSER_ENDPOINTS"] = browser_endpoints
     runs = manager(library(folders))
     runs.allow_hosts, runs.deny_hosts = allow, deny
     if trace_default:

@@ -118,6 +118,7 @@ class RunManager:
             async with self.library.running(), anyio.create_task_group() as tg:
                 self._tg = tg
                 tg.start_soon(self._watch)
+                tg.start_soon(self.runtime.watch, self.home / "browsers" / f"{self.owner}.json")
                 try:
                     yield self
                 finally:

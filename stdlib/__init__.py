@@ -129,19 +129,29 @@ async def run_action(
             else:
                 result = await spec.run(ctx, args)
             return result
-        except TaskplateError:
-            raise
+        except TaskplateError as exc:
+            raise await _lost_browser(ctx, exc) from None
         except Exception as exc:
             if spec.pure and attempt < READ_ATTEMPTS and _navigated_away(exc):
                 # The page moved on while it was being read (a script or a failed load took it
                 # to another document): reading has no effect, so read the page it is now on.
                 await anyio.sleep(0.05 * attempt)
                 continue
-            raise translate(exc, doing=name, timeout_code=ErrorCode.EXECUTION_ERROR) from None
+            error = translate(exc, doing=name, timeout_code=ErrorCode.EXECUTION_ERROR)
+            raise await _lost_browser(ctx, error) from None
     raise AssertionError("unreachable")
 
 
 READ_ATTEMPTS = 4
+
+
+async def _lost_browser(ctx: ActionContext, error: TaskplateError) -> TaskplateError:
+    """A crash in a remote browser that went away is BROWSER_DISCONNECTED, not PAGE_CRASHED."""
+    if error.code is ErrorCode.PAGE_CRASHED and ctx.session is not None:
+        return await ctx.session.lost(ctx.tab_id, error)
+    return error
+
+
 _NAVIGATED = ("Execution context was destroyed", "Cannot find context with specified id")
 
 

@@ -172,6 +172,8 @@ async def test_every_contract_error_code_was_produced_with_a_hint() -> None:
     SEEN.setdefault("PROVIDER_ERROR", "tests/providers/test_live.py")
     for code in ("CONFIRMATION_DECLINED", "HUMAN_TIMEOUT", "HUMAN_DECLINED"):
         SEEN.setdefault(code, "tests/server/test_human.py")  # a client's user answers there
+    for code in ("BROWSER_UNAVAILABLE", "BROWSER_DISCONNECTED"):
+        SEEN.setdefault(code, "tests/browser/test_endpoints.py")  # real browser servers there
     assert test_process_death is not None
     missing = {str(c) for c in ErrorCode} - set(SEEN)
     assert missing == set(), missing
