@@ -151,6 +151,7 @@ class Execution:
     policy: UrlPolicy | None = None  # the run's URL policy, for actions that need no browser
     web_config: WebConfig | None = None
     catalog: Any = field(default_factory=lambda: REGISTRY)  # built-in actions, providers' tools
+    sampler: Any = None  # the run's language model for llm_extract (stdlib's Sampler)
     cancel_requested: bool = False
     progress: Progress = field(default_factory=Progress)
     loop_items: list[bool] = field(default_factory=list)  # success of every tolerant-loop item
@@ -329,6 +330,8 @@ class Execution:
                 profiles=self.profiles,
                 web=self.web(),
                 url_policy=self.policy,
+                sampler=self.sampler,
+                secrets=self.secrets,
             )
             retry_on = step.retry.on if step.retry.on is not None else spec.retryable
             try:

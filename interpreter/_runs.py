@@ -102,12 +102,14 @@ def _properties(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def secret_names(schema: dict[str, Any]) -> set[str]:
-    """Inputs that are secrets (writeOnly or format password): never stored, logged or shown."""
+    """Inputs that are secrets (writeOnly, format password or secret): never stored, logged or
+    shown, and masked in what a language model is sent."""
     props = _properties(schema)
     return {
         k
         for k, v in props.items()
-        if isinstance(v, dict) and (v.get("writeOnly") is True or v.get("format") == "password")
+        if isinstance(v, dict)
+        and (v.get("writeOnly") is True or v.get("format") in ("password", "secret"))
     }
 
 
@@ -150,6 +152,7 @@ class _Live:
     progress_listeners: list[Callable[[Progress], None]] = field(default_factory=list)
     step_listeners: list[Callable[[StepRecord], None]] = field(default_factory=list)
     trace: RunTrace | None = None
+    sampler: Any = None  # the caller's language model (stdlib's Sampler), for llm_extract
 
 
 class RunManager:
@@ -280,8 +283,10 @@ class RunManager:
         session_id: str | None = None,
         profile_id: str | None = None,
         template: Template | None = None,
+        sampler: Any = None,
     ) -> str:
-        """Validate and queue a run; answers its runId at once."""
+        """Validate and queue a run; answers its runId at once. `sampler` is the caller's
+        language model (stdlib's Sampler), asked by llm_extract steps."""
         assert self._tg is not None, "use `async with manager.running()`"
         template = template or self.library.get(template_id, version)
         if trust not in template.trust:
@@ -314,7 +319,7 @@ class RunManager:
         self.store.insert_run(
             run_id, template.id, template.version, stored_inputs, options, self.owner
         )
-        self.live[run_id] = _Live()
+        self.live[run_id] = _Live(sampler=sampler)
         secret_values = [str(filled[k]) for k in hidden if filled.get(k) not in (None, "")]
         self._tg.start_soon(
             self._run, run_id, template, filled, options, trust, session, profile_id, secret_values
@@ -441,6 +446,7 @@ class RunManager:
             policy=given.policy if given is not None else self.url_policy(trust),
             web_config=self.web,
             catalog=self.library.actions or self.library.catalog,
+            sampler=live.sampler,
         )
         try:
             async with self.slots:

@@ -22,6 +22,7 @@ from taskplate.stdlib import REGISTRY, ActionContext, run_action
 from . import _schemas as schemas
 from ._follow import follow
 from ._results import ok
+from ._sampling import ClientSampler
 from ._state import ServerState
 from ._tools import ToolSpec, params
 
@@ -316,6 +317,7 @@ class BrowserTools:
             options=options,
             trust=trust,
             session_id=session_id,
+            sampler=ClientSampler(ctx),
         )
         answer = await follow(self.manager, ctx, run_id, self.state.log_levels)
         described = self.manager.describe(run_id, include_steps=True)

@@ -17,6 +17,7 @@ from taskplate.dsl import ErrorCode, RunStatus, TaskplateError, Template
 from . import _schemas as schemas
 from ._follow import follow
 from ._results import ok
+from ._sampling import ClientSampler
 from ._state import ServerState
 from ._tools import ToolSpec, params
 
@@ -100,6 +101,7 @@ def contract_tools(state: ServerState) -> list[ToolSpec]:
             trust=state.trust(ctx),
             session_id=args.get("sessionId"),
             profile_id=args.get("profileId"),
+            sampler=ClientSampler(ctx),
         )
         if mode == "async":
             return ok(

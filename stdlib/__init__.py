@@ -32,6 +32,7 @@ _MODULES = (
     "robots",
     "screenshot",
     "extract",
+    "llm_extract",
     "snapshot",
     "click",
     "fill",

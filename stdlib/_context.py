@@ -4,6 +4,7 @@ URL policy, and where its artifacts go. Built by the interpreter or a tool call,
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -14,6 +15,7 @@ if TYPE_CHECKING:
     from playwright.async_api import Page
 
     from taskplate.browser import Session, Tab
+    from taskplate.stdlib._sampling import Sampler
     from taskplate.stdlib._web import WebClient
 
 
@@ -47,6 +49,8 @@ class ActionContext:
     warnings: list[str] = field(default_factory=list)
     web: WebClient | None = None  # the run's HTTP client (None: an action call opens its own)
     url_policy: UrlPolicy | None = None  # the run's policy when no browser session is open yet
+    sampler: Sampler | None = None  # the run's language model (llm_extract); None: there is none
+    secrets: Sequence[str] = ()  # the run's secret values, masked in what a model is sent
 
     @property
     def policy(self) -> UrlPolicy:
