@@ -170,6 +170,8 @@ async def test_every_contract_error_code_was_produced_with_a_hint() -> None:
         SEEN.setdefault(code, "tests/providers/")  # real providers and switches there
     SEEN.setdefault("PROVIDER_UNAVAILABLE", "tests/providers/test_live.py")
     SEEN.setdefault("PROVIDER_ERROR", "tests/providers/test_live.py")
+    for code in ("SAMPLING_UNSUPPORTED", "LLM_OUTPUT_INVALID", "LLM_UNAVAILABLE"):
+        SEEN.setdefault(code, "tests/server/test_llm_extract.py, tests/cli/test_llm_run.py")
     assert test_process_death is not None
     missing = {str(c) for c in ErrorCode} - set(SEEN)
     assert missing == set(), missing

@@ -123,7 +123,7 @@ async def test_a_mismatch_is_asked_again_with_the_errors_once(
         answer = await run(client, "llm_page", {"url": site.url("/recipe.html")})
     assert answer["status"] == "succeeded", answer
     assert answer["result"]["attempts"] == 2
-    first, second = model.requests
+    _, second = model.requests
     assert len(second.messages) == 3  # the question, the wrong answer, the errors
     assert second.messages[1].role == "assistant"
     assert "'number' is a required property" in model.last_text()
