@@ -4,7 +4,6 @@ started the run, while it is connected. Never falls back to another model on its
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import anyio
@@ -12,6 +11,7 @@ import mcp_types as types
 from mcp.server.mcpserver import Context
 from mcp.shared.exceptions import MCPError, NoBackChannelError
 from mcp.shared.message import ServerMessageMetadata
+from mcp_types.jsonrpc import CONNECTION_CLOSED
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from taskplate.dsl import ErrorCode, TaskplateError
@@ -25,6 +25,15 @@ _UNSUPPORTED_HINT = (
     "handshake, protocol 2025-11-25 or earlier), run the template with `dsl run` and "
     "TASKPLATE_LLM_URL, or read the page with `extract` and selectors instead."
 )
+
+
+def _disconnected() -> TaskplateError:
+    return TaskplateError(
+        ErrorCode.LLM_UNAVAILABLE,
+        "the MCP client that started this run has disconnected, so its model cannot be asked",
+        "Run it again from a client that supports sampling and stays connected until the run "
+        "ends (or run it synchronously).",
+    )
 
 
 class ClientSampler:
@@ -76,9 +85,7 @@ class ClientSampler:
         in_call = self.session.can_send_request
         metadata = ServerMessageMetadata(related_request_id=self.request_id) if in_call else None
         try:
-            with anyio.fail_after(self.timeout_s), warnings.catch_warnings():
-                # sampling is deprecated from protocol 2026-07-28 on; this connection is older
-                warnings.simplefilter("ignore", DeprecationWarning)
+            with anyio.fail_after(self.timeout_s):
                 answer = await self.session.send_request(
                     message, types.CreateMessageResult, metadata=metadata
                 )
@@ -98,6 +105,8 @@ class ClientSampler:
                 "connected with a standalone stream while the run lasts.",
             ) from None
         except MCPError as exc:
+            if exc.code == CONNECTION_CLOSED:
+                raise _disconnected() from None
             raise TaskplateError(
                 ErrorCode.LLM_UNAVAILABLE,
                 f"the MCP client refused the sampling request: {exc.message}",
@@ -106,11 +115,7 @@ class ClientSampler:
                 {"clientError": {"code": exc.code, "message": exc.message}},
             ) from None
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
-            raise TaskplateError(
-                ErrorCode.LLM_UNAVAILABLE,
-                "the MCP client that started this run has disconnected",
-                "Run it again from a connected client that supports sampling.",
-            ) from None
+            raise _disconnected() from None
         content = answer.content
         if not isinstance(content, types.TextContent):
             raise TaskplateError(

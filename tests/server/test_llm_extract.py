@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import anyio
 import mcp_types as types
 import pytest
 from mcp.client import Client
@@ -17,7 +18,7 @@ from mcp.client.stdio import StdioServerParameters
 
 from taskplate.dsl import ErrorCode
 from tests.fixtures.server import FixtureServer
-from tests.server.conftest import DSL, env_for
+from tests.server.conftest import DSL, env_for, start_http, stop
 
 pytestmark = pytest.mark.anyio
 TEMPLATES = Path(__file__).parent / "llm_templates"
@@ -210,3 +211,67 @@ async def test_extract_structured_reads_every_page(
     assert items[urls[0]]["data"] == {"subject": "lentil soup"}
     assert items[urls[1]]["data"] == {"subject": "account"}
     assert answer["result"]["summary"]["succeeded"] == 2
+
+
+async def finished(client: Client, run_id: str) -> dict[str, Any]:
+    with anyio.fail_after(120):
+        while True:
+            described = await client.call_tool("get_task_run", {"runId": run_id})
+            answer = described.structured_content
+            assert answer is not None
+            if answer["status"] not in ("queued", "running"):
+                return answer
+            await anyio.sleep(0.2)
+
+
+async def test_an_async_run_samples_while_its_client_stays_connected(
+    server: StdioServerParameters, site: FixtureServer
+) -> None:
+    model = Responder(answering(GOOD))
+    async with Client(server, mode="legacy", sampling_callback=model) as client:
+        queued = await client.call_tool(
+            "run_task_template",
+            {
+                "templateId": "llm_page",
+                "inputs": {"url": site.url("/recipe.html")},
+                "options": {"mode": "async"},
+            },
+        )
+        assert queued.structured_content is not None
+        assert queued.structured_content["status"] == "queued"
+        answer = await finished(client, queued.structured_content["runId"])
+    assert answer["status"] == "succeeded", answer
+    assert answer["result"]["subject"] == GOOD["subject"]
+    assert len(model.requests) == 1
+
+
+async def test_an_async_run_whose_client_left_fails_clearly(
+    tmp_path: Path, site: FixtureServer
+) -> None:
+    served = start_http(tmp_path, "--trust", "local", env={"TASKPLATE_TEMPLATES": str(TEMPLATES)})
+    try:
+        model = Responder(answering(GOOD))
+        gate = "llm-left"
+        async with Client(served.url, mode="legacy", sampling_callback=model) as client:
+            queued = await client.call_tool(
+                "run_task_template",
+                {
+                    "templateId": "llm_page",
+                    "inputs": {"url": site.url(f"/gate?n={gate}")},
+                    "options": {"mode": "async"},
+                },
+            )
+            assert queued.structured_content is not None
+            run_id = queued.structured_content["runId"]
+            with anyio.fail_after(60):  # the run is held on the page until the client is gone
+                while gate not in site.waiting:
+                    await anyio.sleep(0.05)
+        site.open_gate(gate)
+        async with Client(served.url, mode="legacy") as other:
+            answer = await finished(other, run_id)
+            error = await step_error(other, answer)
+        assert error["code"] == ErrorCode.LLM_UNAVAILABLE, error
+        assert "disconnected" in error["message"], error
+        assert model.requests == []  # the client that left was never asked
+    finally:
+        stop(served)
