@@ -275,3 +275,25 @@ async def test_an_async_run_whose_client_left_fails_clearly(
         assert model.requests == []  # the client that left was never asked
     finally:
         stop(served)
+
+
+async def test_run_steps_may_use_llm_extract(
+    server: StdioServerParameters, site: FixtureServer
+) -> None:
+    model = Responder(answering(["Ingredients", "Method"]))
+    steps = [
+        {"action": "navigate", "with": {"url": site.url("/recipe.html")}},
+        {
+            "id": "headings",
+            "action": "llm_extract",
+            "with": {
+                "instruction": "The section headings, in order.",
+                "schema": {"type": "array", "items": {"type": "string"}},
+            },
+        },
+    ]
+    async with Client(server, mode="legacy", sampling_callback=model) as client:
+        result = await client.call_tool("run_steps", {"steps": steps})
+    answer = result.structured_content
+    assert answer is not None and answer["status"] == "succeeded", answer
+    assert answer["results"]["headings"]["data"] == ["Ingredients", "Method"]
