@@ -14,7 +14,7 @@ from taskplate.stdlib.llm_extract import RESULT, parsed, result_schema_for
 def test_an_answer_is_read_whole_or_from_its_first_json_fence() -> None:
     assert parsed('  {"a": 1}\n') == {"a": 1}
     assert parsed('```json\n{"a": 1}\n```') == {"a": 1}
-    assert parsed('Sure! Here:\n```\n[1, 2]\n```\nAnything else?') == [1, 2]
+    assert parsed("Sure! Here:\n```\n[1, 2]\n```\nAnything else?") == [1, 2]
     with pytest.raises(json.JSONDecodeError):
         parsed("The price is 12 euros.")
 
