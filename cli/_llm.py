@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from taskplate.dsl import ErrorCode, TaskplateError
-from taskplate.stdlib._sampling import NoSampler, Sampler, SamplingRequest
+from taskplate.stdlib import NoSampler, Sampler, SamplingRequest
 
 TIMEOUT_S = 120.0
 _HINT = (

@@ -31,7 +31,7 @@ from taskplate.dsl import (
     truthy,
 )
 from taskplate.dsl._values import Const
-from taskplate.stdlib import REGISTRY, ActionContext, run_action
+from taskplate.stdlib import REGISTRY, ActionContext, Sampler, run_action
 
 from ._provider_steps import action_of, before_call, timeout_error
 from ._recording import marked, typed_secret
@@ -151,7 +151,7 @@ class Execution:
     policy: UrlPolicy | None = None  # the run's URL policy, for actions that need no browser
     web_config: WebConfig | None = None
     catalog: Any = field(default_factory=lambda: REGISTRY)  # built-in actions, providers' tools
-    sampler: Any = None  # the run's language model for llm_extract (stdlib's Sampler)
+    sampler: Sampler | None = None  # the run's language model, for llm_extract
     cancel_requested: bool = False
     progress: Progress = field(default_factory=Progress)
     loop_items: list[bool] = field(default_factory=list)  # success of every tolerant-loop item

@@ -50,6 +50,7 @@ from ._tracing import RunTrace, TraceMode, failure_screenshot, trace_mode
 
 if TYPE_CHECKING:
     from taskplate.browser._policy import Resolver
+    from taskplate.stdlib import Sampler
     from taskplate.stdlib._web import WebConfig
 
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
@@ -152,7 +153,7 @@ class _Live:
     progress_listeners: list[Callable[[Progress], None]] = field(default_factory=list)
     step_listeners: list[Callable[[StepRecord], None]] = field(default_factory=list)
     trace: RunTrace | None = None
-    sampler: Any = None  # the caller's language model (stdlib's Sampler), for llm_extract
+    sampler: Sampler | None = None  # the caller's language model, for llm_extract
 
 
 class RunManager:
@@ -283,10 +284,10 @@ class RunManager:
         session_id: str | None = None,
         profile_id: str | None = None,
         template: Template | None = None,
-        sampler: Any = None,
+        sampler: Sampler | None = None,
     ) -> str:
         """Validate and queue a run; answers its runId at once. `sampler` is the caller's
-        language model (stdlib's Sampler), asked by llm_extract steps."""
+        language model, asked by llm_extract steps."""
         assert self._tg is not None, "use `async with manager.running()`"
         template = template or self.library.get(template_id, version)
         if trust not in template.trust:

@@ -15,7 +15,7 @@ from mcp_types.jsonrpc import CONNECTION_CLOSED
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from taskplate.dsl import ErrorCode, TaskplateError
-from taskplate.stdlib._sampling import SamplingRequest
+from taskplate.stdlib import SamplingRequest
 
 # A client may show the request to its user before its model answers.
 SAMPLING_TIMEOUT_S = 300.0
