@@ -5,6 +5,7 @@ final run (as get_task_run answers it) as JSON on stdout. Ctrl-C cancels the run
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from taskplate.interpreter import Progress as RunProgress
 
 from ._common import emit, library, manager, store_option
 from ._errors import user_errors
+from ._llm import configured_sampler
 from ._prompt import TerminalAsker
 
 EXIT = {
@@ -154,7 +156,13 @@ async def _run(
             options["timeoutMs"] = timeout
         if trace:
             options["trace"] = trace
-        run_id = await runs.submit(template_id, inputs, version=version, options=options)
+        run_id = await runs.submit(
+            template_id,
+            inputs,
+            version=version,
+            options=options,
+            sampler=configured_sampler(os.environ),
+        )
         if mode == "async":
             emit({"runId": run_id, "status": "queued"})
         try:

@@ -126,6 +126,17 @@ class _StepInfo:
 _RESULT_TYPES: dict[int, tuple[Any, Type]] = {}
 
 
+def _dynamic(value: Any) -> bool:
+    """Whether a literal holds a value only an expression computes (or is missing)."""
+    if value is DYNAMIC or value is None:
+        return True
+    if isinstance(value, dict):
+        return any(_dynamic(v) for v in value.values() if v is not None)
+    if isinstance(value, list):
+        return any(_dynamic(v) for v in value if v is not None)
+    return False
+
+
 def _result_type(schema: Any) -> Type:
     hit = _RESULT_TYPES.get(id(schema))
     if hit is not None and hit[0] is schema:
@@ -586,6 +597,7 @@ class _Checker:
         if spec is None:
             return ANY
         self.check_args(step, spec, args_type)
+        self.check_schema_args(step, spec)
         if spec.level is Level.L2 and TrustLevel.REMOTE in self.template.trust:
             self.add(
                 "trust",
@@ -628,6 +640,25 @@ class _Checker:
                 value_type = args_type.props.get(name, ANY)
                 where = f"{pointer}/{escape_pointer(name)}"
                 self.check_fits(f'argument "{name}" of {spec.name}', value_type, props[name], where)
+
+    def check_schema_args(self, step: Step, spec: ActionSpec) -> None:
+        """Arguments that are JSON Schemas themselves (`x-json-schema`, llm_extract's `schema`)
+        are checked against the 2020-12 meta-schema when written out."""
+        args = literal(step.args)
+        if not isinstance(args, dict):
+            return
+        for name, prop in spec.args_schema.get("properties", {}).items():
+            value = args.get(name)
+            if not (isinstance(prop, dict) and prop.get("x-json-schema")) or _dynamic(value):
+                continue
+            for error in schema_errors(value):
+                where = (
+                    f"{step.pointer}/with/{escape_pointer(name)}{pointer_of(error.absolute_path)}"
+                )
+                message = (
+                    f'argument "{name}" of {spec.name} is not a valid JSON Schema: {error.message}'
+                )
+                self.add("json-schema", message, where)
 
     def check_fits(self, what: str, value_type: Type, schema: Any, pointer: str) -> None:
         if not fits(value_type, schema):

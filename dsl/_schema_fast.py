@@ -38,6 +38,7 @@ _ANNOTATIONS = frozenset(
         "contentSchema",
         "x-hint",
         "x-message",
+        "x-json-schema",  # the argument is a JSON Schema itself (checked by the checker)
     }
 )
 _TYPES: dict[str, Callable[[Any], bool]] = {

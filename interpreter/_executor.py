@@ -31,7 +31,7 @@ from taskplate.dsl import (
     truthy,
 )
 from taskplate.dsl._values import Const
-from taskplate.stdlib import REGISTRY, ActionContext, run_action
+from taskplate.stdlib import REGISTRY, ActionContext, Sampler, run_action
 
 from ._confirm import Confirmation, Confirmer, default_question, needs_confirmation
 from ._provider_steps import action_of, timeout_error
@@ -155,6 +155,7 @@ class Execution:
     catalog: Any = field(default_factory=lambda: REGISTRY)  # built-in actions, providers' tools
     confirmer: Confirmer | None = None  # asks before steps that need confirmation
     human: Any = None  # the run's hand-over desk (stdlib HumanDesk)
+    sampler: Sampler | None = None  # the run's language model, for llm_extract
     cancel_requested: bool = False
     progress: Progress = field(default_factory=Progress)
     loop_items: list[bool] = field(default_factory=list)  # success of every tolerant-loop item
@@ -352,6 +353,8 @@ class Execution:
                 web=self.web(),
                 url_policy=self.policy,
                 human=self.human,
+                sampler=self.sampler,
+                secrets=self.secrets,
             )
             retry_on = step.retry.on if step.retry.on is not None else spec.retryable
             try:

@@ -13,6 +13,7 @@ import anyio
 
 from taskplate.browser import Session
 from taskplate.dsl import ErrorCode, RunStatus, TaskplateError, Template
+from taskplate.stdlib import Sampler
 
 from ._confirm import Asker
 from ._executor import Canceled, Execution, Progress, StepFailed, StepRecord
@@ -32,6 +33,7 @@ class Live:
     step_listeners: list[Callable[[StepRecord], None]] = field(default_factory=list)
     trace: RunTrace | None = None
     asker: Asker | None = None  # the caller's way to its user (confirm, hand_over)
+    sampler: Sampler | None = None  # the caller's language model, for llm_extract
 
 
 async def execute(

@@ -51,12 +51,14 @@ def _properties(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def secret_names(schema: dict[str, Any]) -> set[str]:
-    """Inputs that are secrets (writeOnly or format password): never stored, logged or shown."""
+    """Inputs that are secrets (writeOnly, format password or secret): never stored, logged or
+    shown, and masked in what a language model is sent."""
     props = _properties(schema)
     return {
         k
         for k, v in props.items()
-        if isinstance(v, dict) and (v.get("writeOnly") is True or v.get("format") == "password")
+        if isinstance(v, dict)
+        and (v.get("writeOnly") is True or v.get("format") in ("password", "secret"))
     }
 
 

@@ -52,6 +52,7 @@ from ._tracing import RunTrace, TraceMode, failure_screenshot, trace_mode
 
 if TYPE_CHECKING:
     from taskplate.browser._policy import Resolver
+    from taskplate.stdlib import Sampler
     from taskplate.stdlib._web import WebConfig
 
 
@@ -194,9 +195,11 @@ class RunManager:
         template: Template | None = None,
         caller: str | None = None,
         asker: Asker | None = None,
+        sampler: Sampler | None = None,
     ) -> str:
         """Validate and queue a run; answers its runId at once. `asker` reaches the caller's
-        user (confirmations, hand-overs); `caller` is who may resume it when remote."""
+        user (confirmations, hand-overs); `caller` is who may resume it when remote; `sampler`
+        is the caller's language model, asked by llm_extract steps."""
         assert self._tg is not None, "use `async with manager.running()`"
         template = template or self.library.get(template_id, version)
         if trust not in template.trust:
@@ -225,7 +228,7 @@ class RunManager:
         self.store.insert_run(
             run_id, template.id, template.version, stored_inputs, options, self.owner
         )
-        self.live[run_id] = Live(asker=asker)
+        self.live[run_id] = Live(asker=asker, sampler=sampler)
         secret_values = [str(filled[k]) for k in hidden if filled.get(k) not in (None, "")]
         self._tg.start_soon(
             self._run, run_id, template, filled, options, trust, session, profile_id, secret_values
@@ -354,6 +357,7 @@ class RunManager:
             web_config=self.web,
             catalog=self.library.actions or self.library.catalog,
             confirmer=Confirmer(trust, live.asker, self.confirm, self.terminal),
+            sampler=live.sampler,
         )
         execution.human = RunDesk(
             self.store,
@@ -506,4 +510,3 @@ class RunManager:
             "runId": run_id,
             **resume_run(self.store, run_id, row.status, row.options, trust, caller),
         }
-

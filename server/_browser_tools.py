@@ -23,6 +23,7 @@ from . import _schemas as schemas
 from ._elicit import asker_for
 from ._follow import follow
 from ._results import ok
+from ._sampling import ClientSampler
 from ._state import ServerState
 from ._tools import ToolSpec, params
 
@@ -319,6 +320,7 @@ class BrowserTools:
             session_id=session_id,
             caller=self.state.caller(ctx),
             asker=asker_for(ctx),
+            sampler=ClientSampler(ctx),
         )
         answer = await follow(self.manager, ctx, run_id, self.state.log_levels)
         described = self.manager.describe(run_id, include_steps=True)

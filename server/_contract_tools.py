@@ -18,6 +18,7 @@ from . import _schemas as schemas
 from ._elicit import asker_for
 from ._follow import follow
 from ._results import ok
+from ._sampling import ClientSampler
 from ._state import ServerState
 from ._tools import ToolSpec, params
 
@@ -104,6 +105,7 @@ def contract_tools(state: ServerState) -> list[ToolSpec]:
             profile_id=args.get("profileId"),
             caller=state.caller(ctx),
             asker=asker,
+            sampler=ClientSampler(ctx),
         )
         if mode == "async":
             asker.call_ended()

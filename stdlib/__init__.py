@@ -15,6 +15,7 @@ from taskplate.browser import translate
 from taskplate.dsl import ActionSpec, ErrorCode, TaskplateError, listed, violations
 
 from ._context import ActionContext
+from ._sampling import Message, NoSampler, Sampler, SamplingRequest
 
 if TYPE_CHECKING:  # jsonschema is imported when arguments are first checked, not by dsl validate
     import jsonschema
@@ -32,6 +33,7 @@ _MODULES = (
     "robots",
     "screenshot",
     "extract",
+    "llm_extract",
     "snapshot",
     "click",
     "fill",
@@ -159,4 +161,14 @@ def _navigated_away(exc: Exception) -> bool:
     return any(text in str(exc) for text in _NAVIGATED)
 
 
-__all__ = ["REGISTRY", "ActionContext", "Registry", "argument_errors", "run_action"]
+__all__ = [
+    "REGISTRY",
+    "ActionContext",
+    "Message",
+    "NoSampler",
+    "Registry",
+    "Sampler",
+    "SamplingRequest",
+    "argument_errors",
+    "run_action",
+]

@@ -4,7 +4,7 @@ URL policy, and where its artifacts go. Built by the interpreter or a tool call,
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from playwright.async_api import Page
 
     from taskplate.browser import Session, Tab
+    from taskplate.stdlib._sampling import Sampler
     from taskplate.stdlib._web import WebClient
 
 
@@ -66,6 +67,8 @@ class ActionContext:
     web: WebClient | None = None  # the run's HTTP client (None: an action call opens its own)
     url_policy: UrlPolicy | None = None  # the run's policy when no browser session is open yet
     human: HumanDesk | None = None  # the run's hand-over desk (None: no run, no person to ask)
+    sampler: Sampler | None = None  # the run's language model (llm_extract); None: there is none
+    secrets: Sequence[str] = ()  # the run's secret values, masked in what a model is sent
 
     @property
     def policy(self) -> UrlPolicy:

@@ -18,6 +18,7 @@ ROOT = Path(__file__).parents[1]
 SHIPPED = (
     "batch_extract_pages",
     "crawl_site",
+    "extract_structured",
     "login_keep_session",
     "map_site",
     "multi_tab_compare",

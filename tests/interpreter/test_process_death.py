@@ -119,7 +119,7 @@ def test_doctor_checks_the_set_up(tmp_path: Path) -> None:
         timeout=120,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "ok   browser answers" in done.stdout and "5 templates served" in done.stdout
+    assert "ok   browser answers" in done.stdout and "6 templates served" in done.stdout
 
 
 def test_run_shows_a_live_progress_bar_on_a_terminal(tmp_path: Path, site: FixtureServer) -> None:

@@ -1,0 +1,63 @@
+"""The model-provider seam: what `llm_extract` asks a language model, and who answers.
+
+Only the interface and its plain data live here; the implementations live above (the MCP
+client's sampling in `server/`, an OpenAI-compatible endpoint in `cli/`). Holds no model keys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Protocol
+
+from taskplate.dsl import ErrorCode, TaskplateError
+
+MASK = "***"
+
+
+@dataclass(frozen=True)
+class Message:
+    role: str  # "user" or "assistant"
+    text: str
+
+
+@dataclass(frozen=True)
+class SamplingRequest:
+    """One question to a model: a system prompt and the conversation so far, text only."""
+
+    system: str
+    messages: tuple[Message, ...]
+    max_tokens: int = 4096
+
+
+class Sampler(Protocol):
+    """Answers a `SamplingRequest` with the model's text, or raises a `TaskplateError`
+    (SAMPLING_UNSUPPORTED, LLM_UNAVAILABLE) saying why no model can answer."""
+
+    async def sample(self, request: SamplingRequest) -> str: ...
+
+
+class NoSampler:
+    """The run has no model: every question fails with LLM_UNAVAILABLE and what to do."""
+
+    def __init__(self, why: str, hint: str) -> None:
+        self.why = why
+        self.hint = hint
+
+    async def sample(self, request: SamplingRequest) -> str:
+        raise TaskplateError(ErrorCode.LLM_UNAVAILABLE, self.why, self.hint)
+
+
+NO_MODEL = NoSampler(
+    "no language model is available to this run",
+    "Run it through an MCP client that supports sampling, or set TASKPLATE_LLM_URL "
+    "(an OpenAI-compatible endpoint) for `dsl run`.",
+)
+
+
+def masked(text: str, secrets: Iterable[str]) -> str:
+    """The text with every secret value replaced by ***; longest first, so a secret that
+    contains another is masked whole."""
+    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
+        text = text.replace(secret, MASK)
+    return text
