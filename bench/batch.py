@@ -14,7 +14,8 @@
 5. the proportional memory (PSS) of Chromium's processes after 100 and after 1000 pages of
    one batch;
 6. the cost of tracing: the same batch with `trace: off` beside `trace: on-failure` (Playwright
-   tracing recorded all along, dropped at the end as every page succeeds), interleaved rounds.
+   tracing recorded all along, dropped at the end as every page succeeds) and `trace: on` (with
+   the screencast film strip, kept), interleaved rounds.
 
 Run: .venv/bin/python bench/batch.py [pages] [rounds] [trace]   (`trace`: only part 6)
      .venv/bin/python bench/batch.py memory   (the memory figure alone)
@@ -291,37 +292,48 @@ def spread(values: list[float]) -> str:
 
 
 async def trace_cost(urls: list[str], home: Path, rounds: int) -> None:
-    """pages/s with trace off and on-failure, interleaved (order swapped each round)."""
+    """pages/s with trace off, on-failure and on, interleaved (order reversed each round)."""
     out = []
     loads = [os.getloadavg()[0]]
-    cpu: dict[str, list[float]] = {"off": [], "on-failure": []}
+    modes = ("off", "on-failure", "on")
+    cpu: dict[str, list[float]] = {mode: [] for mode in modes}
     for n in range(rounds):
         jobs = {
             mode: partial(through_taskplate, urls, home / f"t-{mode}{n}", True, mode, cpu[mode])
-            for mode in ("off", "on-failure")
+            for mode in modes
         }
         order = list(jobs) if n % 2 == 0 else list(jobs)[::-1]
         got = {mode: await jobs[mode]() for mode in order}
-        out.append((got["off"], got["on-failure"]))
+        out.append((got["off"], got["on-failure"], got["on"]))
         loads.append(os.getloadavg()[0])
-        print(f"  trace round {n + 1}: off {got['off']:.2f}, on-failure {got['on-failure']:.2f}")
+        print(
+            f"  trace round {n + 1}: off {got['off']:.2f}, on-failure {got['on-failure']:.2f}, "
+            f"on {got['on']:.2f}",
+            flush=True,
+        )
     off = statistics.median(r[0] for r in out)
     on = statistics.median(r[1] for r in out)
-    ratios = [b / a for a, b in out]
+    full = statistics.median(r[2] for r in out)
+    ratios = [r[1] / r[0] for r in out]
+    full_ratios = [r[2] / r[0] for r in out]
     print(
         f"tracing, {len(urls)} pages (blockResources on): trace off {off:6.2f} pages/s, "
-        f"on-failure {on:6.2f} pages/s (medians of {rounds} rounds)"
+        f"on-failure {on:6.2f} pages/s, on {full:6.2f} pages/s (medians of {rounds} rounds)"
     )
     print(
         f"  on-failure / off               : {statistics.median(ratios):6.2f}  "
         f"(target >= 0.90; rounds {spread(ratios)}; 1-min load {spread(loads)} on "
         f"{os.cpu_count()} CPUs)"
     )
-    cpu_off, cpu_on = (statistics.median(cpu[m]) for m in ("off", "on-failure"))
+    print(
+        f"  on / off                       : {statistics.median(full_ratios):6.2f}  "
+        f"(rounds {spread(full_ratios)})"
+    )
+    cpu_off, cpu_on, cpu_full = (statistics.median(cpu[m]) for m in modes)
     print(
         f"  CPU per page (all processes)   : off {cpu_off:.0f} ms, on-failure {cpu_on:.0f} ms "
-        f"({cpu_on / cpu_off:.2f}x; rounds off {spread(cpu['off'])}, on-failure "
-        f"{spread(cpu['on-failure'])})"
+        f"({cpu_on / cpu_off:.2f}x), on {cpu_full:.0f} ms ({cpu_full / cpu_off:.2f}x); rounds "
+        f"off {spread(cpu['off'])}, on-failure {spread(cpu['on-failure'])}, on {spread(cpu['on'])}"
     )
 
 

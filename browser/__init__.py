@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from ._profiles import ProfileStore, Snapshot
     from ._runtime import BrowserConfig, BrowserRuntime, find_chromium
     from ._session import MAX_TABS_PER_PROCESS, MAX_TABS_PER_SESSION, Session, Sessions, Tab
+    from ._untraced import untraced
     from ._wait import wait_for_stable
 
 # Public names, loaded on first use: a command that needs only a few pays only for those.
@@ -39,6 +40,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "Session": ("._session", "Session"),
     "Sessions": ("._session", "Sessions"),
     "Tab": ("._session", "Tab"),
+    "untraced": ("._untraced", "untraced"),
     "wait_for_stable": ("._wait", "wait_for_stable"),
 }
 
@@ -65,5 +67,6 @@ __all__ = [
     "page_html",
     "system_resolver",
     "translate",
+    "untraced",
     "wait_for_stable",
 ]

@@ -20,6 +20,7 @@ from ._blocking import blocked_url_patterns
 from ._errors import crashed, is_crash, navigation_failed
 from ._policy import UrlPolicy
 from ._runtime import BrowserRuntime
+from ._untraced import untraced
 from ._watcher import WATCHER
 
 MAX_TABS_PER_SESSION = 20
@@ -66,11 +67,11 @@ class Tab:
         """Clear what a tab carries from page to page (sessionStorage, window.name), so the
         next page opened in it starts as in a new tab. Best effort: a dead page keeps nothing."""
         with anyio.move_on_after(2), contextlib.suppress(Exception):
-            await self.page.evaluate(_FORGET)
+            await untraced(lambda: self.page.evaluate(_FORGET))
 
     async def _devtools(self) -> CDPSession:
         if self._cdp is None:
-            self._cdp = await self.page.context.new_cdp_session(self.page)
+            self._cdp = await untraced(lambda: self.page.context.new_cdp_session(self.page))
         return self._cdp
 
     async def block(self, kinds: frozenset[str]) -> None:
@@ -113,7 +114,7 @@ class Tab:
         A tab that cannot be blanked (crashed, closed) is not readable either: no error."""
         if self.stale:
             with contextlib.suppress(Exception):
-                await self.page.goto("about:blank", wait_until="commit")
+                await untraced(lambda: self.page.goto("about:blank", wait_until="commit"))
             self.stale = False
 
     def _request_started(self, _: Request) -> None:
@@ -146,7 +147,7 @@ class Tab:
         with anyio.move_on_after(2 if arriving else 0.5):
             while code is None:
                 try:
-                    code = await self.page.evaluate(_ERROR_CODE)
+                    code = await untraced(lambda: self.page.evaluate(_ERROR_CODE))
                 except Exception as exc:
                     if not arriving or is_crash(exc) or self.crashed:
                         return None  # closed or crashed: whoever reads it next will know
@@ -165,7 +166,7 @@ class Tab:
             while self.net_error is None and not code:
                 await anyio.sleep(0.05)
                 with contextlib.suppress(Exception):
-                    code = await self.page.evaluate(_ERROR_CODE) or ""
+                    code = await untraced(lambda: self.page.evaluate(_ERROR_CODE)) or ""
         url, reason = self.net_error or ("the page", code)
         return navigation_failed(url, reason or "an unknown network error")
 

@@ -41,6 +41,15 @@ class TraceMode(StrEnum):
     ON = "on"
 
 
+# What each mode records (docs/runs.md): the run's page actions with DOM snapshots before and
+# after each, the network and the console; `on` adds the screencast film strip. The film strip
+# was most of what tracing cost a batch once the runtime's own page calls were no trace actions
+# (browser/_untraced.py): 1.15x the CPU per page against 1.02x without it (bench/batch.py), so
+# on-failure, recording every run for the few that fail, does without it. A failed step's tab
+# is still pictured: its screenshot is an artifact of its own (`failure_screenshot`).
+FILM_STRIP = frozenset({TraceMode.ON})
+
+
 def trace_mode(value: Any, trust: TrustLevel, default: TraceMode | None = None) -> TraceMode:
     """The run's trace mode: the caller's option, else the server's default, else on-failure
     for local callers and off for remote ones."""
@@ -107,7 +116,9 @@ class RunTrace:
             return
         context = await session.ensure_open()
         try:
-            await context.tracing.start(screenshots=True, snapshots=True, sources=False)
+            await context.tracing.start(
+                screenshots=self.mode in FILM_STRIP, snapshots=True, sources=False
+            )
         except Exception as exc:  # another run traces this shared session already
             self.note = f"not traced: {str(exc).splitlines()[0]}"
             log.warning("a run's trace was not started: %s", self.note)

@@ -6,6 +6,7 @@ Adding an action is adding one module and one line below. Knows no templates.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from functools import partial
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
@@ -63,6 +64,10 @@ _MODULES = (
 USER_INPUT = frozenset(
     {"click", "press", "type", "fill", "select_option", "check", "hover", "evaluate", "download"}
 )
+
+# Actions that only wait for a page: like reading ones (`pure`), their page calls are the
+# runtime's own, not trace actions (browser/_untraced.py).
+WAITS = frozenset({"wait_for_stable"})
 
 
 class Registry(Mapping[str, ActionSpec]):
@@ -128,6 +133,10 @@ async def run_action(
             if name in USER_INPUT and ctx.session is not None:
                 with (await ctx.tab()).user_input():
                     result: dict[str, Any] = await spec.run(ctx, args)
+            elif ctx.session is not None and (spec.pure or name in WAITS):
+                from taskplate.browser import untraced
+
+                result = await untraced(partial(spec.run, ctx, args))
             else:
                 result = await spec.run(ctx, args)
             return result

@@ -5,7 +5,7 @@ Declaration and implementation; page access goes through the browser runtime.
 
 from typing import Any
 
-from taskplate.browser import translate
+from taskplate.browser import translate, untraced
 from taskplate.dsl import ActionSpec, ErrorCode, Level
 from taskplate.stdlib._context import ActionContext
 from taskplate.stdlib._elements import describe, find
@@ -29,7 +29,7 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     secret = bool(args.get("secret"))
     if not secret:
         try:
-            secret = bool(await target.evaluate(_IS_PASSWORD))
+            secret = bool(await untraced(lambda: target.evaluate(_IS_PASSWORD)))
         except Exception:  # the page moved on after the fill: the flag alone decides
             secret = False
     return {"strategy": "input", "secret": secret}

@@ -7,7 +7,7 @@ from typing import Any
 
 import anyio
 
-from taskplate.browser import crashed, is_crash, navigation_failed, translate
+from taskplate.browser import crashed, is_crash, navigation_failed, translate, untraced
 from taskplate.dsl import ActionSpec, ErrorCode, Level, TaskplateError
 from taskplate.stdlib._context import ActionContext
 
@@ -23,7 +23,7 @@ async def _page_crashed(tab: Any, page: Any) -> bool:
         return True
     try:
         with anyio.fail_after(1):
-            await page.evaluate("1")
+            await untraced(lambda: page.evaluate("1"))
     except Exception as exc:
         return bool(tab.crashed or is_crash(exc))
     return False
@@ -35,7 +35,7 @@ async def _landed(tab: Any, page: Any) -> dict[str, Any]:
     with anyio.move_on_after(5):
         while True:
             try:
-                return dict(await page.evaluate(_LANDED))
+                return dict(await untraced(lambda: page.evaluate(_LANDED)))
             except Exception as exc:
                 if tab.crashed or is_crash(exc):
                     raise crashed(str(exc).splitlines()[0]) from None

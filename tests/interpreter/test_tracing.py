@@ -4,6 +4,7 @@ the trace mode, secrets masked in it, a PNG of every failed browser step named i
 from __future__ import annotations
 
 import io
+import json
 import zipfile
 from typing import Any
 from urllib.parse import quote_plus
@@ -52,11 +53,46 @@ async def test_a_failed_run_keeps_a_playwright_trace_without_the_password(
     assert "trace.trace" in files and "trace.network" in files
     everything = b"".join(files.values())
     assert b'"method":"fill"' in everything or b"fill" in files["trace.trace"]
-    assert any(name.endswith(".jpeg") for name in files), "no screenshots in the trace"
+    assert b'"type":"frame-snapshot"' in files["trace.trace"], "no DOM snapshots in the trace"
     assert b"/login" in files["trace.network"]  # the form was posted and recorded
     for form in (WRONG, quote_plus(WRONG), WRONG.replace(" ", "%20")):
         assert form.encode() not in everything, f"{form!r} is in the trace"
     assert b"***" in everything
+
+
+def events(trace: bytes) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in entries(trace)["trace.trace"].splitlines()]
+
+
+async def test_a_failed_runs_trace_shows_its_page_actions_with_dom_snapshots(
+    manager: RunManager, site: FixtureServer
+) -> None:
+    """on-failure keeps what the run did to its pages (navigate, fill, click, the failed wait)
+    with the page before and after each; the runtime's own reads (where a navigation landed,
+    whether a field is a password) are no actions of the trace (browser/_untraced.py)."""
+    answer = await finished(
+        manager, "traced_login", {"loginUrl": site.url("/login"), "password": WRONG}
+    )
+    trace = artifact(manager, answer, "trace.zip")
+    assert answer["status"] == "failed" and trace is not None
+    recorded = events(trace)
+    actions = {e["callId"]: e["method"] for e in recorded if e["type"] == "before"}
+    called = list(actions.values())
+    assert called.count("goto") == 1 and called.count("fill") == 2 and called.count("click") == 1
+    assert "waitForSelector" in called  # the failed step's wait, and its error
+    assert "screenshot" in called  # the failure screenshot, with the page at that moment
+    assert "evaluateExpression" not in called, called  # the runtime's own reads
+    snapshots: dict[str, set[str]] = {}
+    for e in recorded:
+        if e["type"] == "frame-snapshot":
+            snapshots.setdefault(e["snapshot"]["callId"], set()).add(e["snapshot"]["phase"])
+    for call_id, method in actions.items():
+        if method in ("goto", "fill", "click", "screenshot"):
+            assert "before" in snapshots.get(call_id, set()), f"{method}: no snapshot before it"
+    filled = [c for c, m in actions.items() if m == "fill"]
+    assert all("after" in snapshots[c] for c in filled)  # the page with the typed value
+    failed = [e for e in recorded if e["type"] == "after" and e.get("error")]
+    assert [actions[e["callId"]] for e in failed] == ["waitForSelector"]
 
 
 async def test_the_failed_step_names_a_screenshot_of_its_page(
@@ -83,7 +119,9 @@ async def test_trace_on_keeps_a_successful_run_and_masks_the_right_password(
     assert answer["status"] == "succeeded"
     trace = artifact(manager, answer, "trace.zip")
     assert trace is not None
-    everything = b"".join(entries(trace).values())
+    files = entries(trace)
+    assert any(name.endswith(".jpeg") for name in files), "no screencast film strip"
+    everything = b"".join(files.values())
     assert PASSWORD.encode() not in everything and quote_plus(PASSWORD).encode() not in everything
 
 
