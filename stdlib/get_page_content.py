@@ -5,11 +5,10 @@ Declaration and implementation; page access goes through the browser runtime.
 
 from typing import Any
 
-import anyio
-
 from taskplate.browser import element_html, page_html
 from taskplate.dsl import ActionSpec, Level
 from taskplate.stdlib._context import ActionContext
+from taskplate.stdlib._conversion import convert
 from taskplate.stdlib._elements import find
 
 from ._schemas import BOOLEAN, INTEGER, STRING, args, result
@@ -49,10 +48,10 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     if fmt == "html" and not only_main:
         content, is_main = html, True
     else:
-        # Extraction is CPU work of tens of milliseconds, in a thread. A worker process would
-        # spare the event loop the GIL (bench/content.py measures both) but its start, a second
-        # or more, held batch windows back (tests/interpreter/test_templates.py).
-        content, is_main = await anyio.to_thread.run_sync(render, html, page.url, fmt, only_main)
+        # Extraction is CPU work of tens of milliseconds: in the runtime's warm worker process,
+        # which spares the event loop the GIL (bench/content.py measures its lag); in a thread
+        # while the worker starts, so its start (a second or more) holds no batch back.
+        content, is_main = await convert(render, html, page.url, fmt, only_main)
     content, size, truncated = truncate(content, args.get("maxBytes"))
     warnings = []
     if only_main and not is_main:
