@@ -46,7 +46,7 @@ def command() -> None:
         if endpoint:
             line(True, f"remote browser at {endpoint} (TASKPLATE_BROWSER_ENDPOINT)")
         else:
-            line(True, f"chromium at {find_chromium()}")
+            line(True, f"chromium at {find_chromium(headless=True)}")
         line(True, f"browser answers: version {anyio.run(_browser_version)}")
     except TaskplateError as exc:
         line(False, f"{exc.message}; {exc.recover_hint}")
