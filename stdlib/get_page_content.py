@@ -5,7 +5,7 @@ Declaration and implementation; page access goes through the browser runtime.
 
 from typing import Any
 
-from taskplate.browser import element_html, page_html
+from taskplate.browser import element_html, page_html_and_title
 from taskplate.dsl import ActionSpec, Level
 from taskplate.stdlib._context import ActionContext
 from taskplate.stdlib._conversion import convert
@@ -42,9 +42,9 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     fmt = args.get("format", "markdown")
     only_main = args.get("onlyMainContent", True) and "selector" not in args
     if "selector" in args:
-        html = await element_html(await find(page, args))
+        html, title = await element_html(await find(page, args)), await page.title()
     else:
-        html = await page_html(page)
+        html, title = await page_html_and_title(page)  # one round trip for both
     if fmt == "html" and not only_main:
         content, is_main = html, True
     else:
@@ -60,6 +60,7 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
         warnings.append(f"the content was cut at {args['maxBytes']} bytes")
     result: dict[str, Any] = {
         "format": fmt,
+        "title": title,
         "content": content,
         "bytes": size,
         "truncated": truncated,
@@ -72,7 +73,10 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
 ACTION = ActionSpec(
     name="get_page_content",
     level=Level.L0,
-    summary="The page's content as markdown, html, text or links, optionally only the main content.",
+    summary=(
+        "The page's content as markdown, html, text or links, optionally only the main content,"
+        " and its title."
+    ),
     args_schema=args(
         {
             "format": {"enum": ["markdown", "html", "text", "links"], "default": "markdown"},
@@ -86,7 +90,13 @@ ACTION = ActionSpec(
         }
     ),
     result_schema=result(
-        {"format": STRING, "content": STRING, "bytes": INTEGER, "truncated": BOOLEAN}
+        {
+            "format": STRING,
+            "title": STRING,
+            "content": STRING,
+            "bytes": INTEGER,
+            "truncated": BOOLEAN,
+        }
     ),
     pure=True,
     run=run,
