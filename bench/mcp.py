@@ -31,10 +31,13 @@ import anyio  # noqa: E402
 from mcp.client.client import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
 
+from taskplate.browser import find_chromium  # noqa: E402
 from tests.fixtures.server import serve_in_process  # noqa: E402
 
 PEER = ROOT / "bench" / "node_modules" / ".bin" / "playwright-mcp"
-CHROMIUM = os.environ.get("TASKPLATE_CHROMIUM", "/usr/bin/chromium")
+# The peer is given the browser taskplate runs itself (TASKPLATE_CHROMIUM, else what
+# find_chromium picks for headless work), so both read the pages with the same Chromium.
+CHROMIUM = find_chromium(headless=True)
 Way = Callable[[list[str]], Awaitable[tuple[int, int]]]  # pages → (tool calls, characters)
 
 
@@ -190,7 +193,7 @@ async def main(pages: int, rounds: int) -> None:
     load = os.getloadavg()[0]
     print(
         f"{pages} local pages as Markdown / snapshots, one stdio server each, {rounds} rounds "
-        f"interleaved; load average {load:.1f} at the end"
+        f"interleaved; load average {load:.1f} at the end; both browsers: {CHROMIUM}"
     )
     print(
         f"  {'way':<72} {'pages/s':>8} {'spread':>12} {'CPU ms/page':>12} {'spread':>10}"

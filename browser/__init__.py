@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from taskplate.dsl._lazy import lazy_names
 
 if TYPE_CHECKING:
-    from ._capture import element_html, page_html
+    from ._capture import element_html, page_html, page_html_and_title
     from ._errors import crashed, is_crash, navigation_failed, translate
     from ._home import data_home
     from ._policy import UrlPolicy, system_resolver
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 _LAZY: dict[str, tuple[str, str]] = {
     "element_html": ("._capture", "element_html"),
     "page_html": ("._capture", "page_html"),
+    "page_html_and_title": ("._capture", "page_html_and_title"),
     "crashed": ("._errors", "crashed"),
     "is_crash": ("._errors", "is_crash"),
     "navigation_failed": ("._errors", "navigation_failed"),
@@ -65,6 +66,7 @@ __all__ = [
     "is_crash",
     "navigation_failed",
     "page_html",
+    "page_html_and_title",
     "system_resolver",
     "translate",
     "untraced",

@@ -34,11 +34,18 @@ _CAPTURE = """(root) => {
   const type = document.doctype;
   return (type ? '<!DOCTYPE ' + type.name + '>' : '') + html;
 }"""
+_WITH_TITLE = f"(root) => [({_CAPTURE})(root), document.title]"
 
 
 async def page_html(page: Any) -> str:
     """The whole document's HTML, open shadow roots included."""
     return str(await page.evaluate(_CAPTURE, None))
+
+
+async def page_html_and_title(page: Any) -> tuple[str, str]:
+    """The whole document's HTML and its title, read at the same moment in one round trip."""
+    html, title = await page.evaluate(_WITH_TITLE, None)
+    return str(html), str(title)
 
 
 async def element_html(element: Any) -> str:

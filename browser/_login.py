@@ -98,7 +98,8 @@ async def login(
         async with async_playwright() as pw:
             context = await pw.chromium.launch_persistent_context(
                 str(user_data),
-                executable_path=executable or find_chromium(pw.chromium.executable_path),
+                executable_path=executable
+                or find_chromium(pw.chromium.executable_path, headless=headless),
                 headless=headless,
                 args=list(LAUNCH_ARGS),
             )

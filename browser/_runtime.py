@@ -44,6 +44,7 @@ LAUNCH_ARGS = (
     "--disable-features=BackForwardCache",
 )
 DEBIAN_CHROMIUM = "/usr/bin/chromium"
+HEADLESS_SHELL = "chromium-headless-shell"
 # Playwright turns Chromium's popup blocker off; on, most windows a page opens by itself
 # (without a click or key press) are never even created, as in a normal browser.
 KEEP_POPUP_BLOCKER = ["--disable-popup-blocking"]
@@ -53,7 +54,9 @@ KEEP_POPUP_BLOCKER = ["--disable-popup-blocking"]
 class BrowserConfig:
     """Where browsers come from: a local executable, or remote endpoints (a pool)."""
 
-    executable: str | None = None  # None: TASKPLATE_CHROMIUM, Playwright's own, /usr/bin/chromium
+    executable: str | None = (
+        None  # None: find_chromium (TASKPLATE_CHROMIUM, Playwright's, Debian's)
+    )
     endpoint: str | None = None  # ws://… (Playwright server) or http://… (CDP)
     endpoint_headers: tuple[tuple[str, str], ...] = ()  # sent when connecting (auth, options)
     headless: bool = True
@@ -92,8 +95,13 @@ class BrowserConfig:
         )
 
 
-def find_chromium(playwright_path: str | None = None) -> str:
-    """TASKPLATE_CHROMIUM, then Playwright's own Chromium if installed, then Debian's."""
+def find_chromium(playwright_path: str | None = None, *, headless: bool = False) -> str:
+    """TASKPLATE_CHROMIUM, then Playwright's own Chromium if installed, then Debian's.
+
+    Headless, Debian's old headless shell (package chromium-headless-shell) comes before
+    Debian's full browser when installed, as Playwright itself runs its own headless shell: the
+    same Blink and V8 without the desktop browser's per-page machinery, about a third less CPU
+    per page read (bench/mcp.py)."""
     configured = os.environ.get("TASKPLATE_CHROMIUM")
     if configured:
         if not Path(configured).exists():
@@ -105,6 +113,9 @@ def find_chromium(playwright_path: str | None = None) -> str:
         return configured
     if playwright_path and Path(playwright_path).exists():
         return playwright_path
+    shell = shutil.which(HEADLESS_SHELL) if headless else None
+    if shell:
+        return shell
     found = DEBIAN_CHROMIUM if Path(DEBIAN_CHROMIUM).exists() else shutil.which("chromium")
     if not found:
         raise TaskplateError(
@@ -155,7 +166,9 @@ class BrowserRuntime:
 
     async def _start(self, pw: Playwright) -> Browser:
         try:
-            path = self.config.executable or find_chromium(pw.chromium.executable_path)
+            path = self.config.executable or find_chromium(
+                pw.chromium.executable_path, headless=self.config.headless
+            )
             return await pw.chromium.launch(
                 executable_path=path,
                 headless=self.config.headless,

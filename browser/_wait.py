@@ -44,6 +44,8 @@ class Settled:
     stable: bool
     waited_ms: int
     busy: list[str] = field(default_factory=list)
+    # The last look saw an ordinary document (not the browser's error page): no need to ask again.
+    ordinary_page: bool = False
 
 
 def _still_to_wait_s(tab: Tab, state: dict[str, Any] | None, quiet_ms: int) -> float:
@@ -115,6 +117,7 @@ async def wait_for_stable(tab: Tab, timeout_ms: int = 10_000, quiet_ms: int = 50
             state, late_quiet_ms = await _look(tab)
             busy = _busy(tab, state, late_quiet_ms, quiet_ms)
             if not busy:
-                return Settled(True, int((time.monotonic() - start) * 1000))
+                ordinary = state is not None and state.get("errorPage") is False
+                return Settled(True, int((time.monotonic() - start) * 1000), [], ordinary)
             await anyio.sleep(_still_to_wait_s(tab, state, quiet_ms))
     return Settled(False, int((time.monotonic() - start) * 1000), busy)

@@ -72,5 +72,6 @@ READ = """() => {
     quietMs: t - w.last,
     timers: w.timers.size,
     frames: w.frames.size,
+    errorPage: location.href.startsWith('chrome-error://'),
   };
 }"""

@@ -73,7 +73,7 @@ def command() -> None:
         if config.remote:
             endpoints_report(config, line)
         else:
-            line(True, f"chromium at {find_chromium()}")
+            line(True, f"chromium at {find_chromium(headless=True)}")
             line(True, f"browser answers: version {anyio.run(_browser_version)}")
     except TaskplateError as exc:
         line(False, f"{exc.message}; {exc.recover_hint}")

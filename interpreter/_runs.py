@@ -34,6 +34,7 @@ from taskplate.dsl import (
     render,
     truthy,
 )
+from taskplate.stdlib._conversion import conversion_workers
 
 from ._admission import admit
 from ._artifacts import ArtifactStore, RunArtifacts
@@ -115,8 +116,13 @@ class RunManager:
 
         An error raised by the caller inside comes out as itself, not wrapped in a group."""
         try:
-            # Providers (other MCP servers) start before the runs and close after them.
-            async with self.library.running(), anyio.create_task_group() as tg:
+            # Providers (other MCP servers) start before the runs and close after them, and so
+            # do the worker processes that turn pages into Markdown.
+            async with (
+                self.library.running(),
+                conversion_workers(),
+                anyio.create_task_group() as tg,
+            ):
                 self._tg = tg
                 tg.start_soon(self._watch)
                 tg.start_soon(self.runtime.watch, self.home / "browsers" / f"{self.owner}.json")

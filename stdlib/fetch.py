@@ -205,7 +205,9 @@ async def _answer(
     html, _charset = decode(body.data, body.content_type)
     only_main = args.get("onlyMainContent", True)
     want_links = args.get("links", False)
-    content, is_main, title, links, why = await anyio.to_thread.run_sync(
+    from taskplate.stdlib._conversion import convert
+
+    content, is_main, title, links, why = await convert(
         read_html, html, body.url, fmt, only_main, want_links
     )
     from taskplate.stdlib.get_page_content import truncate

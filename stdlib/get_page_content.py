@@ -5,11 +5,10 @@ Declaration and implementation; page access goes through the browser runtime.
 
 from typing import Any
 
-import anyio
-
-from taskplate.browser import element_html, page_html
+from taskplate.browser import element_html, page_html_and_title
 from taskplate.dsl import ActionSpec, Level
 from taskplate.stdlib._context import ActionContext
+from taskplate.stdlib._conversion import convert
 from taskplate.stdlib._elements import find
 
 from ._schemas import BOOLEAN, INTEGER, STRING, args, result
@@ -43,16 +42,16 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     fmt = args.get("format", "markdown")
     only_main = args.get("onlyMainContent", True) and "selector" not in args
     if "selector" in args:
-        html = await element_html(await find(page, args))
+        html, title = await element_html(await find(page, args)), await page.title()
     else:
-        html = await page_html(page)
+        html, title = await page_html_and_title(page)  # one round trip for both
     if fmt == "html" and not only_main:
         content, is_main = html, True
     else:
-        # Extraction is CPU work of tens of milliseconds, in a thread. A worker process would
-        # spare the event loop the GIL (bench/content.py measures both) but its start, a second
-        # or more, held batch windows back (tests/interpreter/test_templates.py).
-        content, is_main = await anyio.to_thread.run_sync(render, html, page.url, fmt, only_main)
+        # Extraction is CPU work of tens of milliseconds: in the runtime's warm worker process,
+        # which spares the event loop the GIL (bench/content.py measures its lag); in a thread
+        # while the worker starts, so its start (a second or more) holds no batch back.
+        content, is_main = await convert(render, html, page.url, fmt, only_main)
     content, size, truncated = truncate(content, args.get("maxBytes"))
     warnings = []
     if only_main and not is_main:
@@ -61,6 +60,7 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
         warnings.append(f"the content was cut at {args['maxBytes']} bytes")
     result: dict[str, Any] = {
         "format": fmt,
+        "title": title,
         "content": content,
         "bytes": size,
         "truncated": truncated,
@@ -73,7 +73,10 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
 ACTION = ActionSpec(
     name="get_page_content",
     level=Level.L0,
-    summary="The page's content as markdown, html, text or links, optionally only the main content.",
+    summary=(
+        "The page's content as markdown, html, text or links, optionally only the main content,"
+        " and its title."
+    ),
     args_schema=args(
         {
             "format": {"enum": ["markdown", "html", "text", "links"], "default": "markdown"},
@@ -87,7 +90,13 @@ ACTION = ActionSpec(
         }
     ),
     result_schema=result(
-        {"format": STRING, "content": STRING, "bytes": INTEGER, "truncated": BOOLEAN}
+        {
+            "format": STRING,
+            "title": STRING,
+            "content": STRING,
+            "bytes": INTEGER,
+            "truncated": BOOLEAN,
+        }
     ),
     pure=True,
     run=run,

@@ -16,7 +16,8 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
 
     tab = await ctx.tab()
     settled = await wait_for_stable(tab, args.get("timeoutMs", 10_000), args.get("quietMs", 500))
-    failed = await tab.error_page()  # the page may have gone somewhere unreachable meanwhile
+    # The page may have gone somewhere unreachable meanwhile (the last look says if it did not).
+    failed = None if settled.ordinary_page else await tab.error_page()
     if failed is not None:
         raise failed
     result: dict[str, Any] = {"stable": settled.stable, "waitedMs": settled.waited_ms}

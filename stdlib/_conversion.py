@@ -1,0 +1,123 @@
+"""Where HTML becomes Markdown, text or links: in a warm worker process while a runtime runs, so the
+event loop never waits on the GIL for it; in a thread before the worker is ready or outside a runtime.
+
+Runs pure functions of their arguments only; owns its worker processes and ends them with the runtime.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
+
+import anyio
+from anyio.abc import TaskGroup
+
+T = TypeVar("T")
+
+# One worker: on two cores the other belongs to Chromium. A page's conversion (5 to 120 ms of
+# Python) then never holds the GIL the event loop needs (bench/content.py measures the loop's lag).
+WORKERS = 1
+
+
+class _Workers:
+    """The runtime's worker pool: started at the first conversion, warm before it is used."""
+
+    def __init__(self, group: TaskGroup, size: int) -> None:
+        self.group = group
+        self.size = size
+        self.pool: ProcessPoolExecutor | None = None  # started (maybe still warming)
+        self.ready = False  # warm: conversions go to it
+
+    def start(self) -> None:
+        if self.pool is not None:
+            return
+        self.pool = ProcessPoolExecutor(
+            self.size, mp_context=multiprocessing.get_context("spawn"), initializer=_quiet_stdout
+        )
+        self.group.start_soon(self._warm, self.pool)
+
+    async def _warm(self, pool: ProcessPoolExecutor) -> None:
+        futures = [pool.submit(_warm) for _ in range(self.size)]
+        try:
+            for future in futures:
+                await _result(future)
+        except Exception:  # no worker (a broken pool): conversions stay in threads
+            return
+        self.ready = True
+
+    def close(self) -> None:
+        """Ends the workers: pending conversions are canceled, a running one finishes."""
+        self.ready = False
+        pool, self.pool = self.pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+_workers: _Workers | None = None
+
+
+def _quiet_stdout() -> None:
+    # A stdio server's stdout is its protocol channel: nothing a worker prints may reach it.
+    os.dup2(2, 1)
+
+
+def _warm() -> int:
+    from taskplate.stdlib import _content, _markdown  # noqa: F401  (imports trafilatura, lxml)
+
+    _content._stopwords()
+    return os.getpid()
+
+
+async def _result(future: Future[T]) -> T:
+    try:
+        return await anyio.to_thread.run_sync(future.result, abandon_on_cancel=True)
+    finally:
+        future.cancel()  # canceled while queued: the worker never starts it
+
+
+async def convert(fn: Callable[..., T], *args: Any) -> T:
+    """fn(*args) off the event loop: in the runtime's worker process when it is warm, else in a
+    thread (and the worker is started for the next ones). fn and args must pickle."""
+    workers = _workers
+    if workers is not None and workers.ready and workers.pool is not None:
+        try:
+            return await _result(workers.pool.submit(fn, *args))
+        except (BrokenProcessPool, RuntimeError):  # a worker died, or the pool is shutting down
+            workers.ready = False
+    elif workers is not None:
+        workers.start()
+    return await anyio.to_thread.run_sync(fn, *args)
+
+
+def worker_pids() -> list[int]:
+    """The live worker processes (for tests and benchmarks)."""
+    pool = _workers.pool if _workers is not None else None
+    processes = getattr(pool, "_processes", None) or {}
+    return [p.pid for p in processes.values() if p.pid is not None and p.is_alive()]
+
+
+@contextlib.asynccontextmanager
+async def conversion_workers(size: int = WORKERS) -> AsyncIterator[None]:
+    """Conversions inside go to worker processes started at the first of them; they end when the
+    outermost such block of the process ends (runtimes nested in one process share them)."""
+    global _workers
+    if _workers is not None:
+        yield
+        return
+    try:
+        async with anyio.create_task_group() as group:
+            _workers = _Workers(group, size)
+            try:
+                yield
+            finally:
+                group.cancel_scope.cancel()
+    finally:
+        workers, _workers = _workers, None
+        if workers is not None:
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(workers.close)

@@ -1,0 +1,77 @@
+"""Conversions run off the event loop: in a warm worker process inside a runtime, in a thread
+before it is ready or outside one; the workers end with the runtime, none is left behind."""
+
+from __future__ import annotations
+
+import os
+
+import anyio
+import pytest
+
+from taskplate.stdlib import _conversion
+from taskplate.stdlib._conversion import conversion_workers, convert, worker_pids
+from taskplate.stdlib.get_page_content import render
+
+pytestmark = pytest.mark.anyio
+
+PAGE = (
+    "<html><head><title>T</title></head><body><nav><a href='/'>Home</a></nav><article>"
+    + "<h1>Windows of tabs</h1>"
+    + "<p>A sliding window keeps five pages in flight while the first ones are read.</p>" * 8
+    + "</article></body></html>"
+)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+async def _until_warm() -> None:
+    with anyio.fail_after(120):  # a spawned interpreter imports lxml and trafilatura
+        while _conversion._workers is None or not _conversion._workers.ready:
+            await anyio.sleep(0.05)
+
+
+async def test_outside_a_runtime_a_conversion_runs_in_a_thread() -> None:
+    assert await convert(os.getpid) == os.getpid()
+    assert worker_pids() == []
+
+
+async def test_a_warm_worker_converts_and_ends_with_the_runtime() -> None:
+    async with conversion_workers():
+        # The first conversion does not wait for the worker: it runs here, in a thread.
+        assert await convert(os.getpid) == os.getpid()
+        await _until_warm()
+        worker = await convert(os.getpid)
+        assert worker != os.getpid()
+        assert worker_pids() == [worker]
+        markdown, is_main = await convert(render, PAGE, "http://x.test/a", "markdown", True)
+        assert is_main and "# Windows of tabs" in markdown and "Home" not in markdown
+        assert (markdown, is_main) == render(PAGE, "http://x.test/a", "markdown", True)
+    assert not _alive(worker)
+    assert _conversion._workers is None
+    assert await convert(os.getpid) == os.getpid()  # after it: threads again
+
+
+async def test_a_runtime_that_ends_while_its_worker_warms_leaves_no_process() -> None:
+    async with conversion_workers():
+        await convert(os.getpid)  # starts the worker
+        pool = _conversion._workers.pool if _conversion._workers else None
+        assert pool is not None
+        with anyio.fail_after(60):
+            while not worker_pids():
+                await anyio.sleep(0.01)
+        pids = worker_pids()
+    assert pids and not any(_alive(pid) for pid in pids)
+
+
+async def test_an_error_in_the_worker_comes_back_as_itself() -> None:
+    async with conversion_workers():
+        await convert(os.getpid)
+        await _until_warm()
+        with pytest.raises(ValueError):
+            await convert(int, "not a number")
