@@ -8,11 +8,11 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 from pathlib import Path
 
 import anyio
 import pytest
+from playwright._impl._driver import compute_driver_executable, get_driver_env
 from playwright.async_api import Error as PlaywrightError
 
 from taskplate.browser import (
@@ -267,7 +267,11 @@ async def read_through_remote(
     finally:
         await runtime.close()
         process.terminate()
-        process.wait(timeout=10)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # a Playwright server may not end on SIGTERM
+            process.kill()
+            process.wait(timeout=10)
 
 
 async def test_a_remote_browser_is_used_through_its_cdp_endpoint(
@@ -286,10 +290,11 @@ async def test_a_remote_playwright_server_is_used_through_its_ws_endpoint(
     site: FixtureServer,
 ) -> None:
     port = free_port()
+    # The driver itself, not `python -m playwright` (its node child would outlive a terminate).
+    node, cli = compute_driver_executable()
     server = subprocess.Popen(
-        [sys.executable, "-m", "playwright", "run-server", "--host", "127.0.0.1",
-         "--port", str(port), "--unsafe"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [node, cli, "run-server", "--host", "127.0.0.1", "--port", str(port), "--unsafe"],
+        env=get_driver_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     # This server has no browser of its own: the launch options name the local Chromium.
     options = {"executablePath": find_chromium(), "headless": True, "args": ["--no-sandbox"]}
