@@ -7,6 +7,7 @@ Runs pure functions of their arguments only; owns its worker processes and ends 
 from __future__ import annotations
 
 import contextlib
+import importlib
 import multiprocessing
 import os
 from collections.abc import AsyncIterator, Callable
@@ -67,9 +68,9 @@ def _quiet_stdout() -> None:
 
 
 def _warm() -> int:
-    from taskplate.stdlib import _content, _markdown  # noqa: F401  (imports trafilatura, lxml)
-
-    _content._stopwords()
+    # By name: the worker imports lxml, trafilatura and the voters once, before its first page.
+    importlib.import_module("taskplate.stdlib._markdown")
+    importlib.import_module("taskplate.stdlib._content")._stopwords()
     return os.getpid()
 
 

@@ -4,6 +4,7 @@ before it is ready or outside one; the workers end with the runtime, none is lef
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import anyio
 import pytest
@@ -24,7 +25,7 @@ PAGE = (
 
 def _alive(pid: int) -> bool:
     try:
-        state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except OSError:
         return False
     return state != "Z"
