@@ -52,11 +52,16 @@ class _Workers:
         self.ready = True
 
     def close(self) -> None:
-        """Ends the workers: pending conversions are canceled, a running one finishes."""
-        self.ready = False
+        """Ends the workers: pending conversions are canceled, a running one finishes; a worker
+        still warming up (importing, a second or more) is ended at once, not waited for."""
+        warming, self.ready = not self.ready, False
         pool, self.pool = self.pool, None
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+        if pool is None:
+            return
+        if warming:
+            for process in (getattr(pool, "_processes", None) or {}).values():
+                process.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 _workers: _Workers | None = None
