@@ -16,7 +16,6 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 import anyio
-from anyio.abc import TaskGroup
 
 T = TypeVar("T")
 
@@ -28,28 +27,31 @@ WORKERS = 1
 class _Workers:
     """The runtime's worker pool: started at the first conversion, warm before it is used."""
 
-    def __init__(self, group: TaskGroup, size: int) -> None:
-        self.group = group
+    def __init__(self, size: int) -> None:
         self.size = size
         self.pool: ProcessPoolExecutor | None = None  # started (maybe still warming)
         self.ready = False  # warm: conversions go to it
 
     def start(self) -> None:
+        """Starts the workers and their warm-up; no task waits for it (a callback marks them
+        ready), so the runtime's own errors pass through its block unwrapped."""
         if self.pool is not None:
             return
         self.pool = ProcessPoolExecutor(
             self.size, mp_context=multiprocessing.get_context("spawn"), initializer=_quiet_stdout
         )
-        self.group.start_soon(self._warm, self.pool)
+        warming = [self.pool.submit(_warm) for _ in range(self.size)]
+        left = [len(warming)]
 
-    async def _warm(self, pool: ProcessPoolExecutor) -> None:
-        futures = [pool.submit(_warm) for _ in range(self.size)]
-        try:
-            for future in futures:
-                await _result(future)
-        except Exception:  # no worker (a broken pool): conversions stay in threads
-            return
-        self.ready = True
+        def warmed(future: Future[int]) -> None:  # in the pool's own thread
+            if future.cancelled() or future.exception() is not None:
+                return  # no worker (a broken pool): conversions stay in threads
+            left[0] -= 1
+            if left[0] == 0 and self.pool is not None:
+                self.ready = True
+
+        for future in warming:
+            future.add_done_callback(warmed)
 
     def close(self) -> None:
         """Ends the workers: pending conversions are canceled, a running one finishes; a worker
@@ -115,15 +117,10 @@ async def conversion_workers(size: int = WORKERS) -> AsyncIterator[None]:
     if _workers is not None:
         yield
         return
+    _workers = workers = _Workers(size)
     try:
-        async with anyio.create_task_group() as group:
-            _workers = _Workers(group, size)
-            try:
-                yield
-            finally:
-                group.cancel_scope.cancel()
+        yield
     finally:
-        workers, _workers = _workers, None
-        if workers is not None:
-            with anyio.CancelScope(shield=True):
-                await anyio.to_thread.run_sync(workers.close)
+        _workers = None
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(workers.close)

@@ -76,3 +76,11 @@ async def test_an_error_in_the_worker_comes_back_as_itself() -> None:
         await _until_warm()
         with pytest.raises(ValueError):
             await convert(int, "not a number")
+
+
+async def test_an_error_inside_the_runtime_comes_out_as_itself_not_in_a_group() -> None:
+    with pytest.raises(KeyError):
+        async with conversion_workers():
+            await convert(os.getpid)  # the worker is starting
+            raise KeyError("the caller's own error")
+    assert worker_pids() == []
