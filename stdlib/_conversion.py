@@ -7,6 +7,7 @@ Runs pure functions of their arguments only; owns its worker processes and ends 
 from __future__ import annotations
 
 import contextlib
+import importlib
 import multiprocessing
 import os
 from collections.abc import AsyncIterator, Callable
@@ -15,7 +16,6 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 import anyio
-from anyio.abc import TaskGroup
 
 T = TypeVar("T")
 
@@ -27,35 +27,43 @@ WORKERS = 1
 class _Workers:
     """The runtime's worker pool: started at the first conversion, warm before it is used."""
 
-    def __init__(self, group: TaskGroup, size: int) -> None:
-        self.group = group
+    def __init__(self, size: int) -> None:
         self.size = size
         self.pool: ProcessPoolExecutor | None = None  # started (maybe still warming)
         self.ready = False  # warm: conversions go to it
 
     def start(self) -> None:
+        """Starts the workers and their warm-up; no task waits for it (a callback marks them
+        ready), so the runtime's own errors pass through its block unwrapped."""
         if self.pool is not None:
             return
         self.pool = ProcessPoolExecutor(
             self.size, mp_context=multiprocessing.get_context("spawn"), initializer=_quiet_stdout
         )
-        self.group.start_soon(self._warm, self.pool)
+        warming = [self.pool.submit(_warm) for _ in range(self.size)]
+        left = [len(warming)]
 
-    async def _warm(self, pool: ProcessPoolExecutor) -> None:
-        futures = [pool.submit(_warm) for _ in range(self.size)]
-        try:
-            for future in futures:
-                await _result(future)
-        except Exception:  # no worker (a broken pool): conversions stay in threads
-            return
-        self.ready = True
+        def warmed(future: Future[int]) -> None:  # in the pool's own thread
+            if future.cancelled() or future.exception() is not None:
+                return  # no worker (a broken pool): conversions stay in threads
+            left[0] -= 1
+            if left[0] == 0 and self.pool is not None:
+                self.ready = True
+
+        for future in warming:
+            future.add_done_callback(warmed)
 
     def close(self) -> None:
-        """Ends the workers: pending conversions are canceled, a running one finishes."""
-        self.ready = False
+        """Ends the workers: pending conversions are canceled, a running one finishes; a worker
+        still warming up (importing, a second or more) is ended at once, not waited for."""
+        warming, self.ready = not self.ready, False
         pool, self.pool = self.pool, None
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+        if pool is None:
+            return
+        if warming:
+            for process in (getattr(pool, "_processes", None) or {}).values():
+                process.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 _workers: _Workers | None = None
@@ -67,9 +75,9 @@ def _quiet_stdout() -> None:
 
 
 def _warm() -> int:
-    from taskplate.stdlib import _content, _markdown  # noqa: F401  (imports trafilatura, lxml)
-
-    _content._stopwords()
+    # By name: the worker imports lxml, trafilatura and the voters once, before its first page.
+    importlib.import_module("taskplate.stdlib._markdown")
+    importlib.import_module("taskplate.stdlib._content")._stopwords()
     return os.getpid()
 
 
@@ -109,15 +117,10 @@ async def conversion_workers(size: int = WORKERS) -> AsyncIterator[None]:
     if _workers is not None:
         yield
         return
+    _workers = workers = _Workers(size)
     try:
-        async with anyio.create_task_group() as group:
-            _workers = _Workers(group, size)
-            try:
-                yield
-            finally:
-                group.cancel_scope.cancel()
+        yield
     finally:
-        workers, _workers = _workers, None
-        if workers is not None:
-            with anyio.CancelScope(shield=True):
-                await anyio.to_thread.run_sync(workers.close)
+        _workers = None
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(workers.close)

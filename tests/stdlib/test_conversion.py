@@ -4,6 +4,7 @@ before it is ready or outside one; the workers end with the runtime, none is lef
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import anyio
 import pytest
@@ -24,7 +25,7 @@ PAGE = (
 
 def _alive(pid: int) -> bool:
     try:
-        state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except OSError:
         return False
     return state != "Z"
@@ -75,3 +76,11 @@ async def test_an_error_in_the_worker_comes_back_as_itself() -> None:
         await _until_warm()
         with pytest.raises(ValueError):
             await convert(int, "not a number")
+
+
+async def test_an_error_inside_the_runtime_comes_out_as_itself_not_in_a_group() -> None:
+    with pytest.raises(KeyError):
+        async with conversion_workers():
+            await convert(os.getpid)  # the worker is starting
+            raise KeyError("the caller's own error")
+    assert worker_pids() == []
