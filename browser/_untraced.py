@@ -23,6 +23,7 @@ those parts are gone, `untraced` runs the call as it is: traced, slower, never b
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -31,23 +32,21 @@ T = TypeVar("T")
 
 PLAYWRIGHT = "1.65"  # the client version whose zones this relies on
 
-try:
-    from playwright._impl.channel_owner import ApiZone
-    from playwright._impl.utils.zones import current_zone
 
-    AVAILABLE = True
-except ImportError:  # pragma: no cover - another Playwright: calls are traced as they are
-    AVAILABLE = False
-    logging.getLogger("taskplate.browser").warning(
-        "Playwright's internal call zones (as of %s) are gone: traces record every page call",
-        PLAYWRIGHT,
-    )
-
-
-def _internal() -> Any:
-    return current_zone().with_(
-        "apiZone", ApiZone(api_name="taskplate", frames=[], title=None, internal=True)
-    )
+@functools.cache
+def zone_parts() -> tuple[Any, Any] | None:
+    """Playwright's `ApiZone` and `current_zone`, imported at the first page call (so that
+    `dsl validate`, which loads the actions, never loads Playwright); None when they are gone."""
+    try:
+        from playwright._impl.channel_owner import ApiZone
+        from playwright._impl.utils.zones import current_zone
+    except ImportError:  # pragma: no cover - another Playwright: calls are traced as they are
+        logging.getLogger("taskplate.browser").warning(
+            "Playwright's internal call zones (as of %s) are gone: traces record every page call",
+            PLAYWRIGHT,
+        )
+        return None
+    return ApiZone, current_zone
 
 
 async def untraced(call: Callable[[], Awaitable[T]]) -> T:
@@ -55,7 +54,12 @@ async def untraced(call: Callable[[], Awaitable[T]]) -> T:
 
     The zone is the running task's (and its children's) only: other tasks' calls meanwhile
     are traced as always."""
-    if not AVAILABLE:
+    parts = zone_parts()
+    if parts is None:
         return await call()
-    result: T = await _internal().run_async(call)
+    api_zone, current_zone = parts
+    zone = current_zone().with_(
+        "apiZone", api_zone(api_name="taskplate", frames=[], title=None, internal=True)
+    )
+    result: T = await zone.run_async(call)
     return result
