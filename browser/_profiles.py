@@ -28,7 +28,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("taskplate.profiles")
 PROFILE_ID = re.compile(r"^[a-zA-Z0-9._-]{1,64}$")
 EMPTY_STATE: dict[str, Any] = {"cookies": [], "origins": []}
-LOCK_TIMEOUT_S = 2.0
+# A writer holds the lock for two small fsync'd writes; on a busy disk or a loaded machine that
+# can take seconds, and polling for a lock is not fair, so "busy" is said only after 10 s.
+LOCK_TIMEOUT_S = 10.0
 WRITER = f"{os.uname().nodename}:{os.getpid()}"
 
 
