@@ -54,8 +54,10 @@ async def test_unreachable_page_fails_naming_the_net_error(ctx: ActionContext) -
 async def test_page_that_ends_on_the_browser_error_page_is_not_read(
     ctx: ActionContext, site: FixtureServer
 ) -> None:
-    away = site.url(f"/leave.html?to=http://{NOWHERE_HOST}/gone")  # leaves 100 ms after loading
+    gone = f"http://{NOWHERE_HOST}/gone"
+    away = site.url(f"/leave.html?to={gone}&gate=leave-now")  # leaves when the gate opens
     assert (await act("navigate", ctx, url=away))["status"] == 200
+    site.open_gate("leave-now")  # the page leaves only now, whatever the machine's load
     with pytest.raises(TaskplateError, match="ERR_NAME_NOT_RESOLVED") as waited:
         await act("wait_for_stable", ctx)
     assert waited.value.code is ErrorCode.NAVIGATION_FAILED
