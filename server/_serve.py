@@ -4,11 +4,16 @@ bearer tokens and Host/Origin checks). Never serves a non-loopback address ungua
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import signal
+import threading
+from collections.abc import Iterator
 
 import anyio
 import uvicorn
 from starlette.routing import Mount
+from uvicorn.server import HANDLED_SIGNALS
 
 from taskplate.dsl import TrustLevel
 from taskplate.interpreter import RunManager
@@ -22,6 +27,28 @@ from ._ui import UiAccess, ui_app
 log = logging.getLogger("taskplate.serve")
 
 
+class _Server(uvicorn.Server):
+    """uvicorn raises the signal that stopped it (SIGTERM, SIGINT) again as it returns, which
+    ends the process before the run manager has let go of its runs, sessions and browsers. This
+    one keeps the signals it caught in `caught`; `run` raises them once the manager is closed."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        original = {sig: signal.signal(sig, self.handle_exit) for sig in HANDLED_SIGNALS}
+        try:
+            yield
+        finally:
+            for sig, handler in original.items():
+                signal.signal(sig, handler)
+
+    @property
+    def caught(self) -> list[int]:
+        return list(self._captured_signals)
+
+
 async def serve(
     manager: RunManager,
     transport: str = "stdio",
@@ -32,7 +59,9 @@ async def serve(
     remote_save: bool = False,
     ui: bool = True,
     ui_remote: bool = False,
-) -> None:
+) -> list[int]:
+    """Serve until the client leaves (stdio) or a signal stops the server (HTTP); answers the
+    signals caught, for `run` to raise again once everything is closed."""
     security = security or HttpSecurity()
     url = f"http://{f'[{host}]' if ':' in host else host}:{port}"
     async with manager.running():
@@ -46,7 +75,7 @@ async def serve(
             )
         if not http:
             await run_stdio(server)
-            return
+            return []
         guard = security.transport(host)
         app = server.streamable_http_app(host=host, transport_security=guard)
         answer_malformed(app, guard)
@@ -61,7 +90,10 @@ async def serve(
             f"{len(security.tokens)} bearer tokens" if security.tokens else "no tokens",
         )
         config = uvicorn.Config(app, host=host, port=port, log_level="info")
-        await uvicorn.Server(config).serve()
+        http_server = _Server(config)
+        await http_server.serve()
+        log.info("stopping: ending runs, sessions and browsers")
+    return http_server.caught
 
 
 def run(
@@ -75,4 +107,8 @@ def run(
     ui: bool = True,
     ui_remote: bool = False,
 ) -> None:
-    anyio.run(serve, manager, transport, host, port, trust, security, remote_save, ui, ui_remote)
+    caught = anyio.run(
+        serve, manager, transport, host, port, trust, security, remote_save, ui, ui_remote
+    )
+    for sig in reversed(caught):  # as uvicorn would, but after the manager has closed
+        signal.raise_signal(sig)

@@ -1,0 +1,83 @@
+"""`dsl serve --transport http` stopped by SIGTERM (a service manager, `kill`): the run manager
+ends its runs, sessions and browsers before the process exits, and the exit still says SIGTERM."""
+
+from __future__ import annotations
+
+import signal
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp.client.client import Client
+
+from taskplate.interpreter import RunStore
+from tests.fixtures.server import FixtureServer
+from tests.server.conftest import start_http, stop
+from tests.server.test_transports import call
+
+pytestmark = pytest.mark.anyio
+
+
+def descendants(pid: int) -> set[int]:
+    """Every process below `pid`, from /proc."""
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        parent = todo.pop()
+        for task in Path(f"/proc/{parent}/task").glob("*"):
+            try:
+                kids = (task / "children").read_text().split()
+            except OSError:
+                continue
+            for kid in map(int, kids):
+                if kid not in found:
+                    found.add(kid)
+                    todo.append(kid)
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+async def test_sigterm_ends_the_runs_and_the_browser_before_the_process_exits(
+    tmp_path: Path, site: FixtureServer
+) -> None:
+    home = tmp_path / "home"
+    served = start_http(home, "--trust", "local")
+    try:
+        async with Client(served.url) as client:
+            started = await call(
+                client,
+                "run_task_template",
+                templateId="batch_extract_pages",
+                inputs={"urls": [site.url("/hang")], "waitFor": 1},
+                options={"mode": "async"},
+            )
+            run_id = started["runId"]
+            with anyio.fail_after(60):
+                while (await call(client, "get_task_run", runId=run_id))["status"] != "running":
+                    await anyio.sleep(0.1)
+        with anyio.fail_after(60):  # the batch's tab is open on the page that never loads
+            while not [p for p in descendants(served.process.pid) if alive(p)]:
+                await anyio.sleep(0.1)
+        browser = descendants(served.process.pid)
+        served.process.send_signal(signal.SIGTERM)
+        code = served.process.wait(timeout=60)
+    finally:
+        stop(served)
+    assert code == -signal.SIGTERM  # the signal is raised again once everything is closed
+    log = next(tmp_path.glob("serve-*.log")).read_text()
+    assert "stopping: ending runs, sessions and browsers" in log, log
+    with RunStore(home / "runs.db") as store:
+        row = store.run(run_id)
+    assert row is not None and row.status in ("canceled", "failed"), row
+    deadline = time.monotonic() + 10  # renderers may take a moment to be reaped by init
+    while [p for p in browser if alive(p)] and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert [p for p in browser if alive(p)] == [], "the browser outlived its server"
