@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -23,6 +24,15 @@ PUBLIC_HOST = (
 )
 
 NOWHERE_HOST = "nowhere.test"  # a name Chromium cannot resolve: ERR_NAME_NOT_RESOLVED
+
+
+def process_alive(pid: int) -> bool:
+    """The process exists and is not a zombie waiting to be reaped."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
 
 
 @pytest.fixture(scope="session")

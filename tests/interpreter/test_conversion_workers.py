@@ -11,17 +11,10 @@ import pytest
 from taskplate.browser import BrowserRuntime
 from taskplate.interpreter import SHIPPED, RunManager, TemplateLibrary
 from taskplate.stdlib import REGISTRY, _conversion
+from tests.conftest import process_alive
 from tests.fixtures.server import FixtureServer
 
 pytestmark = pytest.mark.anyio
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 async def test_a_batch_converts_in_the_managers_worker_which_ends_with_the_manager(
@@ -47,5 +40,7 @@ async def test_a_batch_converts_in_the_managers_worker_which_ends_with_the_manag
     assert [a["status"] for a in answers] == ["succeeded", "succeeded"]
     first, second = ([i["content"] for i in a["result"]["items"]] for a in answers)
     assert first == second and "sliding window" in first[0].lower()
-    assert not any(_alive(pid) for pid in workers), "the conversion worker outlived the manager"
+    assert not any(process_alive(pid) for pid in workers), (
+        "the conversion worker outlived the manager"
+    )
     assert _conversion._workers is None

@@ -12,6 +12,7 @@ import pytest
 from mcp.client.client import Client
 
 from taskplate.interpreter import RunStore
+from tests.conftest import process_alive
 from tests.fixtures.server import FixtureServer
 from tests.server.conftest import start_http, stop
 from tests.server.test_transports import call
@@ -37,14 +38,6 @@ def descendants(pid: int) -> set[int]:
     return found
 
 
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
 async def test_sigterm_ends_the_runs_and_the_browser_before_the_process_exits(
     tmp_path: Path, site: FixtureServer
 ) -> None:
@@ -64,7 +57,7 @@ async def test_sigterm_ends_the_runs_and_the_browser_before_the_process_exits(
                 while (await call(client, "get_task_run", runId=run_id))["status"] != "running":
                     await anyio.sleep(0.1)
         with anyio.fail_after(60):  # the batch's tab is open on the page that never loads
-            while not [p for p in descendants(served.process.pid) if alive(p)]:
+            while not [p for p in descendants(served.process.pid) if process_alive(p)]:
                 await anyio.sleep(0.1)
         browser = descendants(served.process.pid)
         served.process.send_signal(signal.SIGTERM)
@@ -78,6 +71,6 @@ async def test_sigterm_ends_the_runs_and_the_browser_before_the_process_exits(
         row = store.run(run_id)
     assert row is not None and row.status in ("canceled", "failed"), row
     deadline = time.monotonic() + 10  # renderers may take a moment to be reaped by init
-    while [p for p in browser if alive(p)] and time.monotonic() < deadline:
+    while [p for p in browser if process_alive(p)] and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert [p for p in browser if alive(p)] == [], "the browser outlived its server"
+    assert [p for p in browser if process_alive(p)] == [], "the browser outlived its server"

@@ -4,7 +4,6 @@ before it is ready or outside one; the workers end with the runtime, none is lef
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import anyio
 import pytest
@@ -12,6 +11,7 @@ import pytest
 from taskplate.stdlib import _conversion
 from taskplate.stdlib._conversion import conversion_workers, convert, worker_pids
 from taskplate.stdlib.get_page_content import render
+from tests.conftest import process_alive
 
 pytestmark = pytest.mark.anyio
 
@@ -21,14 +21,6 @@ PAGE = (
     + "<p>A sliding window keeps five pages in flight while the first ones are read.</p>" * 8
     + "</article></body></html>"
 )
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 async def _until_warm() -> None:
@@ -53,7 +45,7 @@ async def test_a_warm_worker_converts_and_ends_with_the_runtime() -> None:
         markdown, is_main = await convert(render, PAGE, "http://x.test/a", "markdown", True)
         assert is_main and "# Windows of tabs" in markdown and "Home" not in markdown
         assert (markdown, is_main) == render(PAGE, "http://x.test/a", "markdown", True)
-    assert not _alive(worker)
+    assert not process_alive(worker)
     assert _conversion._workers is None
     assert await convert(os.getpid) == os.getpid()  # after it: threads again
 
@@ -67,7 +59,7 @@ async def test_a_runtime_that_ends_while_its_worker_warms_leaves_no_process() ->
             while not worker_pids():
                 await anyio.sleep(0.01)
         pids = worker_pids()
-    assert pids and not any(_alive(pid) for pid in pids)
+    assert pids and not any(process_alive(pid) for pid in pids)
 
 
 async def test_an_error_in_the_worker_comes_back_as_itself() -> None:
