@@ -120,6 +120,7 @@ RUN = obj(
                 "reason": S,
                 "url": S,
                 "screenshotArtifactId": {"type": ["string", "null"]},
+                "window": B,
                 "since": S,
                 "timeoutAt": S,
                 "resumeWith": S,
