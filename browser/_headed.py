@@ -80,6 +80,8 @@ class HeadedWindow:
 
     async def copy_back(self, session_page: Page) -> None:
         """The window's cookies and localStorage into the session; its tab on the window's URL."""
+        if not self.browser.is_connected():  # the person closed the browser: nothing to copy
+            return
         state: Any = await self.context.storage_state()
         if state["cookies"]:
             await session_page.context.add_cookies(state["cookies"])

@@ -63,6 +63,7 @@ class RunDesk:
         condition: Callable[[Any], Callable[[], Awaitable[bool]]] | None = None,
     ) -> str:
         reason, url = self._masked(reason), self._masked(url)
+        self.window_error = None
         try:
             if page is not None and condition is not None:
                 await self._open_window(page)
@@ -81,9 +82,8 @@ class RunDesk:
         try:
             self.window = await HeadedWindow.open(page)
         except Exception as exc:  # no window after all: the URL and screenshot still tell
-            self.window_error = (
-                f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
-            )
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            self.window_error = self._masked(first)
 
     async def _hand_over(
         self,
@@ -103,6 +103,7 @@ class RunDesk:
             "url": url,
             "screenshotArtifactId": screenshot_artifact_id,
             "window": window is not None,
+            **({"windowError": self.window_error} if self.window_error else {}),
             "since": _iso(now),
             "timeoutAt": _iso(now + timeout_ms / 1000),
             "resumeWith": "resume_task_run",

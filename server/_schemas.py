@@ -121,6 +121,7 @@ RUN = obj(
                 "url": S,
                 "screenshotArtifactId": {"type": ["string", "null"]},
                 "window": B,
+                "windowError": S,
                 "since": S,
                 "timeoutAt": S,
                 "resumeWith": S,

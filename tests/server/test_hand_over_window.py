@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -13,7 +15,9 @@ import pytest
 from mcp.server.mcpserver import MCPServer
 
 from taskplate.browser import BrowserRuntime
+from taskplate.dsl import TrustLevel
 from taskplate.interpreter import SHIPPED, RunManager, TemplateLibrary
+from taskplate.interpreter._human import RunDesk
 from taskplate.server import build_server
 from taskplate.stdlib import REGISTRY
 from tests.fixtures.server import FixtureServer
@@ -34,6 +38,19 @@ def processes(marker: str) -> list[int]:
         except OSError:
             continue
     return found
+
+
+def drivers() -> int:
+    """Playwright drivers this test process started (the runtime's, a window's)."""
+    count = 0
+    for proc in Path("/proc").iterdir():
+        try:
+            ppid = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            if ppid == os.getpid() and b"run-driver" in (proc / "cmdline").read_bytes():
+                count += 1
+        except (OSError, ValueError, IndexError):
+            continue
+    return count
 
 
 async def gone(marker: str) -> list[int]:
@@ -67,7 +84,7 @@ def display(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
         for _ in range(300):  # the socket appears once it accepts clients
             if Path(f"/tmp/.X11-unix/X{number}").exists() or server.poll() is not None:
                 break
-            subprocess.run(["sleep", "0.1"], check=False)
+            time.sleep(0.1)
         assert server.poll() is None, f"Xvfb :{number} did not start"
         monkeypatch.setenv("DISPLAY", f":{number}")
         monkeypatch.delenv("TASKPLATE_HAND_OVER_WINDOW", raising=False)
@@ -112,6 +129,7 @@ async def test_a_local_person_logs_in_in_the_window_and_the_session_sees_it(
         window = desk.window
         assert window is not None and window.page.url == url
         assert processes(window.marker), "no headed Chromium runs"
+        with_window = drivers()
         await window.page.fill("#name", "Ada")  # the person, in the window
         await window.page.click("#go")
         answer = await finished(c, run_id)
@@ -122,6 +140,7 @@ async def test_a_local_person_logs_in_in_the_window_and_the_session_sees_it(
     assert answer["result"]["title"] == "Logged in: cookie Ada, storage Ada"
     assert desk.window is None
     assert await gone(window.marker) == []
+    assert drivers() == with_window - 1  # the window's Playwright driver ended too
 
 
 async def test_resume_copies_the_window_back_too(
@@ -167,6 +186,33 @@ async def test_canceling_a_run_closes_its_window(
     assert answer["status"] == "canceled", answer
     assert await gone(window.marker) == []
     assert manager.sessions.sessions == {}
+
+
+async def test_a_display_nobody_serves_falls_back_to_the_url_and_screenshot(
+    server: MCPServer, manager: RunManager, site: FixtureServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    free = next(n for n in range(400, 900) if not Path(f"/tmp/.X11-unix/X{n}").exists())
+    monkeypatch.setenv("DISPLAY", f":{free}")  # set, but no X server answers there
+    monkeypatch.delenv("TASKPLATE_HAND_OVER_WINDOW", raising=False)
+    async with client(server) as c:
+        run_id = await hand_over(c, site, "dead-display")
+        paused = await waiting(c, run_id)
+        assert paused["waitingFor"]["window"] is False, paused
+        assert paused["waitingFor"]["windowError"]  # why there is no window
+        assert paused["waitingFor"]["screenshotArtifactId"]
+        site.open_gate("dead-display")
+        answer = await finished(c, run_id)
+    assert answer["status"] == "succeeded", answer
+    assert await gone("--taskplate-hand-over=") == []  # the failed launch left nothing
+
+
+async def test_a_remote_caller_never_gets_a_window(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("DISPLAY", ":12345")
+    desk = RunDesk(None, "run_x", TrustLevel.REMOTE, None, lambda: False, lambda: None)  # type: ignore[arg-type]
+    await desk._open_window(object())  # never touched: a remote caller's person is not here
+    assert desk.window is None and desk.window_error is None
 
 
 async def test_a_timed_out_hand_over_closes_its_window(
