@@ -15,6 +15,9 @@ from typing import Any
 import anyio
 from playwright.async_api import Browser, BrowserContext, Page, Playwright, async_playwright
 
+from taskplate.dsl import ErrorCode
+
+from ._errors import translate
 from ._runtime import DEBIAN_CHROMIUM, LAUNCH_ARGS, find_chromium
 
 SETTING = "TASKPLATE_HAND_OVER_WINDOW"  # "0": never open a window (URL and screenshot only)
@@ -82,14 +85,21 @@ class HeadedWindow:
         """The window's cookies and localStorage into the session; its tab on the window's URL."""
         if not self.browser.is_connected():  # the person closed the browser: nothing to copy
             return
-        state: Any = await self.context.storage_state()
-        if state["cookies"]:
-            await session_page.context.add_cookies(state["cookies"])
-        final = self.page.url if not self.page.is_closed() else session_page.url
-        await self._local_storage(session_page, state)
-        if final != session_page.url and final.startswith(("http:", "https:", "file:")):
-            await session_page.goto(final, wait_until="domcontentloaded")
+        try:
+            state: Any = await self.context.storage_state()
+            if state["cookies"]:
+                await session_page.context.add_cookies(state["cookies"])
+            final = self.page.url if not self.page.is_closed() else session_page.url
             await self._local_storage(session_page, state)
+            if final != session_page.url and final.startswith(("http:", "https:", "file:")):
+                await session_page.goto(final, wait_until="domcontentloaded")
+                await self._local_storage(session_page, state)
+        except Exception as exc:
+            raise translate(
+                exc,
+                doing="copying the hand-over window back into the session",
+                timeout_code=ErrorCode.NAVIGATION_TIMEOUT,
+            ) from None
 
     @staticmethod
     async def _local_storage(page: Page, state: Any) -> None:
