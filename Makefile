@@ -5,9 +5,9 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint docs bootstrap chromium headless-shell bench interop postgres
+.PHONY: demo test lint docs bootstrap chromium headless-shell xvfb bench interop postgres
 
-bootstrap: $(STAMP) chromium headless-shell interop postgres
+bootstrap: $(STAMP) chromium headless-shell xvfb interop postgres
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { \
@@ -44,6 +44,17 @@ headless-shell: chromium
 	  || { $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
 	       $$SUDO apt-get install -y -qq chromium-headless-shell >/dev/null; }; } \
 	  || echo "chromium-headless-shell could not be installed; the full chromium serves"
+
+# An X server for the tests of hand_over's headed window (a real Chromium window, no screen):
+# Debian's xvfb package when missing; elsewhere those tests fail and say how to get it.
+xvfb:
+	@command -v Xvfb >/dev/null 2>&1 && exit 0; \
+	if ! command -v apt-get >/dev/null 2>&1; then \
+	  echo "Xvfb is missing and there is no apt-get to install Debian's xvfb package."; \
+	  echo "Install your system's Xvfb (the hand-over window tests need it)."; exit 2; fi; \
+	echo "Xvfb is missing: installing Debian's xvfb package"; \
+	SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq xvfb >/dev/null
 
 export PLAYWRIGHT_HAS_CHROMIUM := import os, sys; from playwright.sync_api import sync_playwright; \
   p = sync_playwright().start(); found = os.path.exists(p.chromium.executable_path); p.stop(); \

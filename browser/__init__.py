@@ -11,6 +11,7 @@ from taskplate.dsl._lazy import lazy_names
 if TYPE_CHECKING:
     from ._capture import element_html, page_html, page_html_and_title
     from ._errors import crashed, is_crash, navigation_failed, translate
+    from ._headed import HeadedWindow, can_show_window
     from ._home import data_home
     from ._policy import UrlPolicy, system_resolver
     from ._profiles import ProfileStore, Snapshot
@@ -28,6 +29,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "is_crash": ("._errors", "is_crash"),
     "navigation_failed": ("._errors", "navigation_failed"),
     "translate": ("._errors", "translate"),
+    "HeadedWindow": ("._headed", "HeadedWindow"),
+    "can_show_window": ("._headed", "can_show_window"),
     "data_home": ("._home", "data_home"),
     "UrlPolicy": ("._policy", "UrlPolicy"),
     "system_resolver": ("._policy", "system_resolver"),
@@ -53,12 +56,14 @@ __all__ = [
     "MAX_TABS_PER_SESSION",
     "BrowserConfig",
     "BrowserRuntime",
+    "HeadedWindow",
     "ProfileStore",
     "Session",
     "Sessions",
     "Snapshot",
     "Tab",
     "UrlPolicy",
+    "can_show_window",
     "crashed",
     "data_home",
     "element_html",

@@ -1,6 +1,7 @@
 """Hand-over to a person: a run waits in `waiting_for_human` (in the run store, so every
 process sees it) until the page shows what the template waits for, `resume_task_run`, or its
-timeout. Tells the person where to act; never drives the page itself."""
+timeout. Tells the person where to act (for a local caller with a display: a headed window of
+the session, copied back when done); never drives the page itself."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Any
 
 import anyio
 
+from taskplate.browser import HeadedWindow, can_show_window
 from taskplate.dsl import ErrorCode, RunStatus, TaskplateError, TrustLevel
 
 from ._confirm import Answer, Asker, CannotAsk
@@ -47,6 +49,8 @@ class RunDesk:
     secrets: list[str] = field(default_factory=list)  # the run's: never shown to anyone
     poll_s: float = POLL_S
     _answers: list[Any] = field(default_factory=list)
+    window: HeadedWindow | None = None  # the hand-over's headed window while it is open
+    window_error: str | None = None  # why the last window could not open
 
     async def hand_over(
         self,
@@ -55,13 +59,51 @@ class RunDesk:
         screenshot_artifact_id: str | None,
         done: Callable[[], Awaitable[bool]],
         timeout_ms: int,
+        page: Any = None,
+        condition: Callable[[Any], Callable[[], Awaitable[bool]]] | None = None,
     ) -> str:
         reason, url = self._masked(reason), self._masked(url)
+        self.window_error = None
+        try:
+            if page is not None and condition is not None:
+                await self._open_window(page)
+            return await self._hand_over(
+                reason, url, screenshot_artifact_id, done, timeout_ms, page, condition
+            )
+        finally:
+            if self.window is not None:
+                window, self.window = self.window, None
+                await window.close()
+
+    async def _open_window(self, page: Any) -> None:
+        """A local caller on a machine with a display gets a headed window of the session."""
+        if self.trust is not TrustLevel.LOCAL or not can_show_window():
+            return
+        try:
+            self.window = await HeadedWindow.open(page)
+        except Exception as exc:  # no window after all: the URL and screenshot still tell
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            self.window_error = self._masked(first)
+
+    async def _hand_over(
+        self,
+        reason: str,
+        url: str,
+        screenshot_artifact_id: str | None,
+        done: Callable[[], Awaitable[bool]],
+        timeout_ms: int,
+        page: Any,
+        condition: Callable[[Any], Callable[[], Awaitable[bool]]] | None,
+    ) -> str:
+        window = self.window
+        in_window = condition(window.page) if window is not None and condition else None
         now = time.time()
         waiting = {
             "reason": reason,
             "url": url,
             "screenshotArtifactId": screenshot_artifact_id,
+            "window": window is not None,
+            **({"windowError": self.window_error} if self.window_error else {}),
             "since": _iso(now),
             "timeoutAt": _iso(now + timeout_ms / 1000),
             "resumeWith": "resume_task_run",
@@ -71,7 +113,12 @@ class RunDesk:
         )
         try:
             with anyio.fail_after(timeout_ms / 1000):
-                return await self._wait(done, self._message(reason, url, screenshot_artifact_id))
+                how = await self._wait(
+                    done, self._message(reason, url, screenshot_artifact_id), in_window
+                )
+                if window is not None and how in ("window", "resumed"):
+                    await window.copy_back(page)  # what the person did there, into the session
+                return "condition" if how == "window" else how
         except TimeoutError:
             raise TaskplateError(
                 ErrorCode.HUMAN_TIMEOUT,
@@ -89,6 +136,8 @@ class RunDesk:
 
     def _message(self, reason: str, url: str, shot: str | None) -> str:
         where = f"The page: {url}"
+        if self.window is not None:
+            where = f"A browser window on this computer shows the page ({url}): act there."
         if shot:
             where += f" (screenshot: artifact {shot}, read it with get_artifact)"
         return (
@@ -96,7 +145,12 @@ class RunDesk:
             "Accept when you are done; decline if you will not do it; cancel stops the run."
         )
 
-    async def _wait(self, done: Callable[[], Awaitable[bool]], message: str) -> str:
+    async def _wait(
+        self,
+        done: Callable[[], Awaitable[bool]],
+        message: str,
+        in_window: Callable[[], Awaitable[bool]] | None = None,
+    ) -> str:
         self._answers.clear()
         outcome: str | TaskplateError
         async with anyio.create_task_group() as tg:  # raises only after the group closed
@@ -108,6 +162,9 @@ class RunDesk:
                     break
                 if await done():
                     outcome = "condition"
+                    break
+                if in_window is not None and await in_window():
+                    outcome = "window"
                     break
                 if self.store.resume_flag(self.run_id) is not None:
                     outcome = "resumed"

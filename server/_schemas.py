@@ -120,6 +120,8 @@ RUN = obj(
                 "reason": S,
                 "url": S,
                 "screenshotArtifactId": {"type": ["string", "null"]},
+                "window": B,
+                "windowError": S,
                 "since": S,
                 "timeoutAt": S,
                 "resumeWith": S,

@@ -34,8 +34,13 @@ class HumanDesk(Protocol):
         screenshot_artifact_id: str | None,
         done: Callable[[], Awaitable[bool]],
         timeout_ms: int,
+        page: Any = None,
+        condition: Callable[[Any], Callable[[], Awaitable[bool]]] | None = None,
     ) -> str:
-        """Wait until `done()` holds or the person resumes the run: how it ended
+        """Wait until `done()` holds or the person resumes the run: how it ended. With `page`
+        and `condition` (the `done` check for any page) a local person may get a headed window
+        of it, where `condition` is checked too and whose state is copied back into `page`.
+        How it ended:
         ("condition" or "resumed"); HUMAN_TIMEOUT or HUMAN_DECLINED as a TaskplateError."""
         ...
 

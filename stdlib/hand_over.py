@@ -60,7 +60,13 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
             exc, doing="taking the hand-over screenshot", timeout_code=ErrorCode.EXECUTION_ERROR
         ) from None
     how = await ctx.human.hand_over(
-        args["reason"], page.url, shot, done, args.get("timeoutMs", DEFAULT_TIMEOUT_MS)
+        args["reason"],
+        page.url,
+        shot,
+        done,
+        args.get("timeoutMs", DEFAULT_TIMEOUT_MS),
+        page=page,
+        condition=lambda other: _condition(other, args["until"]),
     )
     return {
         "resumedBy": how,

@@ -39,7 +39,17 @@ SPEC_ACTIONS = {
     "compare",
 }
 LEVELS = {
-    Level.L1: {"click", "fill", "type", "press", "select_option", "check", "save_profile"},
+    # hand_over: a person acts on the page (issue #18)
+    Level.L1: {
+        "click",
+        "fill",
+        "type",
+        "press",
+        "select_option",
+        "check",
+        "save_profile",
+        "hand_over",
+    },
     Level.L2: {"evaluate", "upload_file", "download"},
 }
 
