@@ -5,7 +5,6 @@ every taskplate process on the machine. Rows only; no run logic.
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import time
@@ -14,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ._stores import TERMINAL, RunRow
+from ._stores import TERMINAL, RunRow, dump, load, run_fields, run_row, step_fields, step_row
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -112,21 +111,6 @@ def _settled(step: Callable[[], object], seconds: float = 30.0) -> None:
             time.sleep(0.05)
 
 
-def _dump(value: Any) -> str | None:
-    return None if value is None else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def _load(text: str | None) -> Any:
-    return None if text is None else json.loads(text)
-
-
-def _row(row: sqlite3.Row) -> RunRow:
-    data = dict(row)
-    for key in ("inputs", "options", "progress", "result", "error", "waiting"):
-        data[key] = _load(data.get(key))
-    return RunRow(**data)
-
-
 class DiskBytes:
     """Artifact bytes as files under the data home, each written atomically."""
 
@@ -221,19 +205,16 @@ class RunStore:
             db.execute(
                 "INSERT INTO runs (run_id, template_id, template_version, status, inputs, options, created_at, updated_at, owner, heartbeat_at)"
                 " VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?)",
-                (run_id, template_id, version, _dump(inputs), _dump(options), now, now, owner, now),
+                (run_id, template_id, version, dump(inputs), dump(options), now, now, owner, now),
             )
 
     def run(self, run_id: str) -> RunRow | None:
         row = self.db.execute("SELECT * FROM runs WHERE run_id = ?", (run_id,)).fetchone()
-        return _row(row) if row else None
+        return run_row(row) if row else None
 
     def update_run(self, run_id: str, **fields: Any) -> None:
         """Set fields of a run that is not terminal yet (terminal states never change)."""
-        encoded = {
-            k: _dump(v) if k in ("progress", "result", "error", "options", "waiting") else v
-            for k, v in fields.items()
-        }
+        encoded = run_fields(fields)
         encoded["updated_at"] = time.time()
         assignments = ", ".join(f"{k} = ?" for k in encoded)
         placeholders = ",".join("?" for _ in TERMINAL)
@@ -259,7 +240,7 @@ class RunStore:
             f"SELECT * FROM runs {clause} ORDER BY created_at DESC LIMIT ? OFFSET ?",
             (*params, limit, offset),
         ).fetchall()
-        return [_row(r) for r in rows], int(total)
+        return [run_row(r) for r in rows], int(total)
 
     def request_cancel(self, run_id: str, force: bool) -> None:
         with self.transaction() as db:
@@ -296,7 +277,7 @@ class RunStore:
         rows = self.db.execute(
             f"SELECT * FROM runs WHERE status IN {_ACTIVE_SQL} AND owner != ?", (me,)
         ).fetchall()
-        return [_row(r) for r in rows]
+        return [run_row(r) for r in rows]
 
     def claim(self, run_id: str, previous_owner: str | None, me: str) -> bool:
         """Take over a queued run of a dead owner; True when this process got it."""
@@ -334,9 +315,7 @@ class RunStore:
         self, run_id: str, seq: int, call: dict[str, Any] | None = None, **fields: Any
     ) -> None:
         """A step execution, and with `call` the whole call too (one transaction for both)."""
-        fields["error"] = _dump(fields.get("error"))
-        if "confirmation" in fields:
-            fields["confirmation"] = _dump(fields["confirmation"])
+        fields = step_fields(fields)
         columns = ", ".join(["run_id", "seq", *fields])
         marks = ", ".join("?" for _ in range(len(fields) + 2))
         with self.transaction() as db:
@@ -354,8 +333,7 @@ class RunStore:
         out = []
         for row in rows:
             data = dict(row)
-            data["error"] = _load(data["error"])
-            data["confirmation"] = _load(data.get("confirmation"))
+            step_row(data)
             out.append(data)
         return out
 
@@ -372,7 +350,7 @@ class RunStore:
 
     @staticmethod
     def _insert_call(db: sqlite3.Connection, source: str, seq: int, call: dict[str, Any]) -> None:
-        fields = {**call, "args": _dump(call["args"])}
+        fields = {**call, "args": dump(call["args"])}
         columns = ", ".join(["source", "seq", *fields])
         marks = ", ".join("?" for _ in range(len(fields) + 2))
         db.execute(
@@ -387,7 +365,7 @@ class RunStore:
         out = []
         for row in rows:
             data = dict(row)
-            data["args"] = _load(data["args"])
+            data["args"] = load(data["args"])
             out.append(data)
         return out
 

@@ -6,7 +6,6 @@ The schema is created and migrated here, one numbered step at a time, under an a
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,7 +18,7 @@ from psycopg.rows import dict_row
 
 from taskplate.dsl import ErrorCode, TaskplateError
 
-from ._stores import TERMINAL, RunRow
+from ._stores import TERMINAL, RunRow, dump, load, run_fields, run_row, step_fields, step_row
 
 # Each entry brings the schema from version i to i + 1; never edit one that has shipped.
 MIGRATIONS: tuple[str, ...] = (
@@ -106,21 +105,6 @@ FLUSH_ROWS = 200
 _ACTIVE_SQL = "('queued', 'running', 'waiting_for_human')"
 _MIGRATE_LOCK = 0x7461736B  # advisory lock keys: 'task' for migrations, 'plat' for admission
 _ADMIT_LOCK = 0x706C6174
-
-
-def _dump(value: Any) -> str | None:
-    return None if value is None else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def _load(text: str | None) -> Any:
-    return None if text is None else json.loads(text)
-
-
-def _row(data: dict[str, Any]) -> RunRow:
-    data = dict(data)
-    for key in ("inputs", "options", "progress", "result", "error", "waiting"):
-        data[key] = _load(data.get(key))
-    return RunRow(**data)
 
 
 def _shown(url: str) -> str:
@@ -236,19 +220,16 @@ class PostgresStore:
             "INSERT INTO runs (run_id, template_id, template_version, status, inputs, options,"
             " created_at, updated_at, owner, heartbeat_at)"
             " VALUES (%s, %s, %s, 'queued', %s, %s, %s, %s, %s, %s)",
-            (run_id, template_id, version, _dump(inputs), _dump(options), now, now, owner, now),
+            (run_id, template_id, version, dump(inputs), dump(options), now, now, owner, now),
         )
 
     def run(self, run_id: str) -> RunRow | None:
         row = self._one("SELECT * FROM runs WHERE run_id = %s", (run_id,))
-        return _row(row) if row else None
+        return run_row(row) if row else None
 
     def update_run(self, run_id: str, **fields: Any) -> None:
         """Set fields of a run that is not terminal yet (terminal states never change)."""
-        encoded = {
-            k: _dump(v) if k in ("progress", "result", "error", "options", "waiting") else v
-            for k, v in fields.items()
-        }
+        encoded = run_fields(fields)
         encoded["updated_at"] = time.time()
         assignments = ", ".join(f"{k} = %s" for k in encoded)
         self._execute(
@@ -272,7 +253,7 @@ class PostgresStore:
             f"SELECT * FROM runs {clause} ORDER BY created_at DESC LIMIT %s OFFSET %s",
             (*params, limit, offset),
         )
-        return [_row(r) for r in rows], int(total["n"] if total else 0)
+        return [run_row(r) for r in rows], int(total["n"] if total else 0)
 
     def request_cancel(self, run_id: str, force: bool) -> None:
         self._execute(
@@ -310,7 +291,7 @@ class PostgresStore:
             f"SELECT * FROM runs WHERE status IN {_ACTIVE_SQL} AND owner IS DISTINCT FROM %s",
             (me,),
         )
-        return [_row(r) for r in rows]
+        return [run_row(r) for r in rows]
 
     def claim(self, run_id: str, previous_owner: str | None, me: str) -> bool:
         """Take over a queued run of a dead owner; True when this process got it."""
@@ -351,9 +332,7 @@ class PostgresStore:
         self, run_id: str, seq: int, call: dict[str, Any] | None = None, **fields: Any
     ) -> None:
         """A step execution, and with `call` the whole call too (one transaction for both)."""
-        fields["error"] = _dump(fields.get("error"))
-        if "confirmation" in fields:
-            fields["confirmation"] = _dump(fields["confirmation"])
+        fields = step_fields(fields)
         unknown = set(fields) - set(_COLUMNS["steps"])
         if unknown:
             raise ValueError(f"no column {sorted(unknown)} in steps")
@@ -361,15 +340,14 @@ class PostgresStore:
             self._since = time.monotonic()
         self._steps[(run_id, seq)] = fields  # a later record of the step replaces it whole
         if call is not None:
-            self._calls[(run_id, seq)] = {**call, "args": _dump(call["args"])}
+            self._calls[(run_id, seq)] = {**call, "args": dump(call["args"])}
         if time.monotonic() - self._since >= FLUSH_S or len(self._steps) >= FLUSH_ROWS:
             self.flush()
 
     def steps(self, run_id: str) -> list[dict[str, Any]]:
         out = self._all("SELECT * FROM steps WHERE run_id = %s ORDER BY seq", (run_id,))
         for data in out:
-            data["error"] = _load(data["error"])
-            data["confirmation"] = _load(data.get("confirmation"))
+            step_row(data)
         return out
 
     # -- recorded calls -------------------------------------------------------------------------
@@ -388,7 +366,7 @@ class PostgresStore:
     def calls(self, source: str) -> list[dict[str, Any]]:
         out = self._all("SELECT * FROM calls WHERE source = %s ORDER BY seq", (source,))
         for data in out:
-            data["args"] = _load(data["args"])
+            data["args"] = load(data["args"])
         return out
 
     # -- artifacts ----------------------------------------------------------------------------
@@ -495,4 +473,4 @@ def _replace_many(
 
 
 def _insert_call(db: psycopg.Connection[Any], source: str, seq: int, call: dict[str, Any]) -> None:
-    _replace(db, "calls", ("source", "seq"), (source, seq), {**call, "args": _dump(call["args"])})
+    _replace(db, "calls", ("source", "seq"), (source, seq), {**call, "args": dump(call["args"])})

@@ -6,6 +6,7 @@ Rows only; no run logic. The run manager and its parts talk to a `Store`, never 
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +38,45 @@ class RunRow:
     cancel: str | None  # None, "cooperative" or "force"
     waiting: dict[str, Any] | None = None  # a hand-over waiting for a person
     resume: float | None = None  # when resume_task_run asked a waiting run to go on
+
+
+# Columns kept as JSON text, written and read the same way by every backend.
+RUN_JSON = ("inputs", "options", "progress", "result", "error", "waiting")
+STEP_JSON = ("error", "confirmation")
+
+
+def dump(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def load(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+def run_row(data: dict[str, Any]) -> RunRow:
+    """A `runs` row as a RunRow, its JSON columns read."""
+    data = dict(data)
+    for key in RUN_JSON:
+        data[key] = load(data.get(key))
+    return RunRow(**data)
+
+
+def run_fields(fields: dict[str, Any]) -> dict[str, Any]:
+    """Fields of a `runs` update, its JSON columns written."""
+    return {k: dump(v) if k in RUN_JSON else v for k, v in fields.items()}
+
+
+def step_fields(fields: dict[str, Any]) -> dict[str, Any]:
+    """Fields of a `steps` record, its JSON columns written (`error` always, as null or text)."""
+    fields["error"] = fields.get("error")
+    return {k: dump(v) if k in STEP_JSON else v for k, v in fields.items()}
+
+
+def step_row(data: dict[str, Any]) -> dict[str, Any]:
+    """A `steps` row with its JSON columns read."""
+    for key in STEP_JSON:
+        data[key] = load(data.get(key))
+    return data
 
 
 class ArtifactBytes(Protocol):
