@@ -34,6 +34,9 @@ class Live:
     trace: RunTrace | None = None
     asker: Asker | None = None  # the caller's way to its user (confirm, hand_over)
     sampler: Sampler | None = None  # the caller's language model, for llm_extract
+    progress: Progress | None = None  # the newest progress, and whether the store has it
+    progress_unsaved: bool = False
+    progress_saved_at: float = 0.0  # time.monotonic() of its last write
 
 
 async def execute(

@@ -15,6 +15,7 @@ from ._stores import RunRow
 HEARTBEAT_S = 1.0
 DEAD_AFTER_S = 10.0
 WATCH_S = 0.2
+PROGRESS_WRITE_S = 0.25  # progress is written at most this often (the watch writes the rest)
 REAP_S = 2.0  # how often dead owners' runs are looked for without a reader asking
 
 

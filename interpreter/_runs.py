@@ -44,7 +44,14 @@ from ._human import RunDesk, caller_key, resume_run
 from ._library import TemplateLibrary
 from ._run_execution import Live, execute
 from ._run_inputs import Limits, check_inputs, new_run_id, secret_names
-from ._run_liveness import HEARTBEAT_S, REAP_S, WATCH_S, interrupted, owner_is_dead
+from ._run_liveness import (
+    HEARTBEAT_S,
+    PROGRESS_WRITE_S,
+    REAP_S,
+    WATCH_S,
+    interrupted,
+    owner_is_dead,
+)
 from ._run_queue import RunQueue
 from ._run_settlement import Settlement, call_of
 from ._run_views import describe, listing
@@ -157,12 +164,22 @@ class RunManager:
                 self.reap()
                 last_reap = now
             for run_id, live in list(self.live.items()):
+                if live.progress_unsaved:  # the last change of a burst was throttled away
+                    self.save_progress(run_id, live)
                 flag = self.store.cancel_flag(run_id)
                 if flag and live.execution is not None:
                     live.execution.cancel_requested = True
                 if flag == "force" and live.scope is not None:
                     live.scope.cancel()
             await anyio.sleep(WATCH_S)
+
+    def save_progress(self, run_id: str, live: Live) -> None:
+        """Progress is written at most every PROGRESS_WRITE_S; the watch writes what a burst's
+        last change left unsaved, so a reader is never more than that (and a watch) behind."""
+        if live.progress is None:
+            return
+        live.progress_unsaved, live.progress_saved_at = False, time.monotonic()
+        self.store.update_run(run_id, progress=live.progress.to_json())
 
     # -- submitting ---------------------------------------------------------------------------
     def decide_mode(
@@ -314,15 +331,12 @@ class RunManager:
                 await trace.attach(own[0])
             return own[0]
 
-        last_write = [0.0]
-
         def progress(p: Progress) -> None:
-            now = time.monotonic()
             for listener in live.progress_listeners:
                 listener(p)
-            if now - last_write[0] > 0.25:
-                last_write[0] = now
-                self.store.update_run(run_id, progress=p.to_json())
+            live.progress, live.progress_unsaved = p, True
+            if time.monotonic() - live.progress_saved_at > PROGRESS_WRITE_S:
+                self.save_progress(run_id, live)
 
         def record(r: StepRecord) -> None:
             trace.record(r)

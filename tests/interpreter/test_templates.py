@@ -232,16 +232,16 @@ async def test_the_window_is_exact_and_a_slow_item_holds_nothing_back(
     def items_done() -> int:
         return int(manager.describe(run_id).get("progress", {}).get("items", {}).get("done", 0))
 
+    # The progress a reader sees follows too: the last items' count is written though no other
+    # change comes after it while the slow page is held (it once waited for its 20 s timeout).
     await until(lambda: items_done() == 8, "the fast items")
-    assert set(site.waiting) == {"slow"}  # (asked again if its navigation timed out meanwhile)
+    assert site.waiting == ["slow"], "the slow page was asked for once, and is still held"
     site.open_gate("slow")
     with anyio.fail_after(120):
         answer = await manager.wait(run_id)
     slow, *others = answer["result"]["items"]
     assert all(i["success"] for i in others)
-    # Read once let through; only a machine so loaded that 8 pages took longer than the slow
-    # page's two 20 s navigation attempts would have timed it out first.
-    assert slow["success"] or slow["error"]["code"] == "NAVIGATION_TIMEOUT", slow
+    assert slow["success"], slow
 
 
 async def test_run_timeout_over_a_hanging_page_keeps_finished_items(
