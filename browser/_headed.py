@@ -4,7 +4,6 @@ What the person did there is copied back into the session; closing ends the brow
 
 from __future__ import annotations
 
-import contextlib
 import os
 import uuid
 from collections.abc import Mapping
@@ -17,6 +16,7 @@ from playwright.async_api import Browser, BrowserContext, Page, Playwright, asyn
 
 from taskplate.dsl import ErrorCode
 
+from ._cleanup import cleanup
 from ._errors import translate
 from ._runtime import DEBIAN_CHROMIUM, LAUNCH_ARGS, find_chromium
 
@@ -73,12 +73,11 @@ class HeadedWindow:
                     await page.goto(session_page.url, wait_until="domcontentloaded")
             return HeadedWindow(pw, browser, context, page, marker)
         except BaseException:
-            with anyio.CancelScope(shield=True):
-                if browser is not None:
-                    with contextlib.suppress(Exception):
-                        await browser.close()
-                with contextlib.suppress(Exception):
-                    await pw.stop()
+            if browser is not None:
+                with cleanup():
+                    await browser.close()
+            with cleanup():
+                await pw.stop()
             raise
 
     async def copy_back(self, session_page: Page) -> None:
@@ -113,8 +112,7 @@ class HeadedWindow:
 
     async def close(self) -> None:
         """The browser process and Playwright's driver end; safe to call twice, never raises."""
-        with anyio.CancelScope(shield=True):
-            with contextlib.suppress(Exception):
-                await self.browser.close()
-            with contextlib.suppress(Exception):
-                await self.playwright.stop()
+        with cleanup():
+            await self.browser.close()
+        with cleanup():
+            await self.playwright.stop()

@@ -19,6 +19,7 @@ from playwright.async_api import Browser, BrowserContext, Playwright, async_play
 
 from taskplate.dsl import ErrorCode, TaskplateError
 
+from ._cleanup import cleanup
 from ._endpoints import (
     CONNECT_TIMEOUT_MS,
     HEALTH_EVERY_S,
@@ -347,11 +348,10 @@ class BrowserRuntime:
                 endpoint.contexts.clear()
             for browser in browsers:
                 if browser is not None:
-                    with anyio.CancelScope(shield=True):
-                        with contextlib.suppress(Exception):
-                            await browser.close()
+                    with cleanup():
+                        await browser.close()
             if self._playwright is not None:
-                with anyio.CancelScope(shield=True):
+                with cleanup():
                     await self._playwright.stop()
                 self._playwright = None
 

@@ -17,6 +17,7 @@ from playwright.async_api import BrowserContext, CDPSession, Dialog, Page, Reque
 from taskplate.dsl import ErrorCode, TaskplateError
 
 from ._blocking import blocked_url_patterns
+from ._cleanup import cleanup
 from ._errors import crashed, is_crash, navigation_failed
 from ._policy import UrlPolicy
 from ._runtime import BrowserRuntime
@@ -340,9 +341,8 @@ class Session:
         retired, self._retired = [c for c, _ in self._retired], []
         for one in [*retired, context]:
             if one is not None:
-                with anyio.CancelScope(shield=True):
-                    with contextlib.suppress(Exception):
-                        await one.close()
+                with cleanup():
+                    await one.close()
 
     # -- tabs ---------------------------------------------------------------------------------
     async def new_tab(self) -> Tab:
@@ -374,7 +374,7 @@ class Session:
             if not any(t.page is page for t in self.tabs.values()):
                 self.registry.release_tab()
                 if page is not None:
-                    with anyio.CancelScope(shield=True), contextlib.suppress(Exception):
+                    with cleanup():
                         await page.close()
             if isinstance(exc, Exception) and is_crash(exc):
                 raise crashed(str(exc).splitlines()[0]) from None
@@ -455,9 +455,8 @@ class Session:
 
     async def close_tab(self, tab_id: str) -> None:
         tab = self.tab(tab_id)
-        with anyio.CancelScope(shield=True):
-            with contextlib.suppress(Exception):
-                await tab.page.close()
+        with cleanup():
+            await tab.page.close()
         self._closed(tab_id)
         if self._retired:
             await self.close_drained()

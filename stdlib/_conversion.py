@@ -22,6 +22,7 @@ T = TypeVar("T")
 # One worker: on two cores the other belongs to Chromium. A page's conversion (5 to 120 ms of
 # Python) then never holds the GIL the event loop needs (bench/content.py measures the loop's lag).
 WORKERS = 1
+FINISH_S = 5.0  # a conversion still running when the workers end may finish within this
 
 
 class _Workers:
@@ -54,16 +55,23 @@ class _Workers:
             future.add_done_callback(warmed)
 
     def close(self) -> None:
-        """Ends the workers: pending conversions are canceled, a running one finishes; a worker
-        still warming up (importing, a second or more) is ended at once, not waited for."""
+        """Ends the workers: pending conversions are canceled, a running one may finish within
+        FINISH_S; a worker still warming up (importing, a second or more), or one whose
+        conversion runs on past that, is ended, not waited for."""
         warming, self.ready = not self.ready, False
         pool, self.pool = self.pool, None
         if pool is None:
             return
+        processes = list((getattr(pool, "_processes", None) or {}).values())
         if warming:
-            for process in (getattr(pool, "_processes", None) or {}).values():
+            for process in processes:
                 process.terminate()
-        pool.shutdown(wait=True, cancel_futures=True)
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.join(FINISH_S)
+            if process.is_alive():
+                process.kill()
+                process.join(FINISH_S)
 
 
 _workers: _Workers | None = None

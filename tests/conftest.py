@@ -18,6 +18,7 @@ from taskplate.stdlib import REGISTRY, run_action
 from taskplate.stdlib._context import ActionContext, MemoryArtifacts
 from tests.fixtures.postgres import Postgres, pg_bin, running_postgres
 from tests.fixtures.server import FixtureServer, serve
+from tests.fixtures.watchdog import watching
 
 PUBLIC_HOST = (
     "public.test"  # resolves "publicly" for the URL policy, to the fixture site for Chromium
@@ -33,6 +34,12 @@ def process_alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    with watching(item.nodeid, capture=item.config.pluginmanager.getplugin("capturemanager")):
+        return (yield)
 
 
 @pytest.fixture(scope="session")
