@@ -41,13 +41,14 @@ class TraceMode(StrEnum):
     ON = "on"
 
 
-# What each mode records (docs/runs.md): the run's page actions with DOM snapshots before and
-# after each, the network and the console; `on` adds the screencast film strip. The film strip
-# was most of what tracing cost a batch once the runtime's own page calls were no trace actions
-# (browser/_untraced.py): 1.15x the CPU per page against 1.02x without it (bench/batch.py), so
-# on-failure, recording every run for the few that fail, does without it. A failed step's tab
-# is still pictured: its screenshot is an artifact of its own (`failure_screenshot`).
-FILM_STRIP = frozenset({TraceMode.ON})
+# What each mode records (docs/runs.md): the run's page actions (parameters, timing, errors)
+# and the console; `on` adds DOM snapshots before and after each action, the network with
+# bodies (Playwright records it only with snapshots) and the screencast film strip. on-failure
+# records every run for the few that fail, so only what costs a batch nothing it can see: with
+# DOM snapshots and the network it cost 0.86x the pages/s of `off` on a quiet machine
+# (bench/batch.py). A failed step's tab is still pictured: its screenshot is an artifact of its
+# own (`failure_screenshot`) and an action of the trace.
+EVERYTHING = frozenset({TraceMode.ON})
 
 
 def trace_mode(value: Any, trust: TrustLevel, default: TraceMode | None = None) -> TraceMode:
@@ -116,9 +117,8 @@ class RunTrace:
             return
         context = await session.ensure_open()
         try:
-            await context.tracing.start(
-                screenshots=self.mode in FILM_STRIP, snapshots=True, sources=False
-            )
+            full = self.mode in EVERYTHING
+            await context.tracing.start(screenshots=full, snapshots=full, sources=False)
         except Exception as exc:  # another run traces this shared session already
             self.note = f"not traced: {str(exc).splitlines()[0]}"
             log.warning("a run's trace was not started: %s", self.note)

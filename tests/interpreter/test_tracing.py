@@ -53,8 +53,6 @@ async def test_a_failed_run_keeps_a_playwright_trace_without_the_password(
     assert "trace.trace" in files and "trace.network" in files
     everything = b"".join(files.values())
     assert b'"method":"fill"' in everything or b"fill" in files["trace.trace"]
-    assert b'"type":"frame-snapshot"' in files["trace.trace"], "no DOM snapshots in the trace"
-    assert b"/login" in files["trace.network"]  # the form was posted and recorded
     for form in (WRONG, quote_plus(WRONG), WRONG.replace(" ", "%20")):
         assert form.encode() not in everything, f"{form!r} is in the trace"
     assert b"***" in everything
@@ -64,24 +62,52 @@ def events(trace: bytes) -> list[dict[str, Any]]:
     return [json.loads(line) for line in entries(trace)["trace.trace"].splitlines()]
 
 
-async def test_a_failed_runs_trace_shows_its_page_actions_with_dom_snapshots(
-    manager: RunManager, site: FixtureServer
-) -> None:
-    """on-failure keeps what the run did to its pages (navigate, fill, click, the failed wait)
-    with the page before and after each; the runtime's own reads (where a navigation landed,
-    whether a field is a password) are no actions of the trace (browser/_untraced.py)."""
-    answer = await finished(
-        manager, "traced_login", {"loginUrl": site.url("/login"), "password": WRONG}
-    )
-    trace = artifact(manager, answer, "trace.zip")
-    assert answer["status"] == "failed" and trace is not None
-    recorded = events(trace)
+def page_actions(recorded: list[dict[str, Any]]) -> dict[str, str]:
+    """The trace's actions by call id: what the run did to its pages (navigate, fill, click, the
+    failed wait, the failure screenshot), and never the runtime's own reads (where a navigation
+    landed, whether a field is a password: browser/_untraced.py)."""
     actions = {e["callId"]: e["method"] for e in recorded if e["type"] == "before"}
     called = list(actions.values())
     assert called.count("goto") == 1 and called.count("fill") == 2 and called.count("click") == 1
     assert "waitForSelector" in called  # the failed step's wait, and its error
     assert "screenshot" in called  # the failure screenshot, with the page at that moment
     assert "evaluateExpression" not in called, called  # the runtime's own reads
+    failed = [e for e in recorded if e["type"] == "after" and e.get("error")]
+    assert [actions[e["callId"]] for e in failed] == ["waitForSelector"]
+    return actions
+
+
+async def test_on_failure_keeps_the_page_actions_and_console_without_dom_snapshots(
+    manager: RunManager, site: FixtureServer
+) -> None:
+    """on-failure records every run for the few that fail, so only what costs a batch nothing
+    it can see: the actions with their errors and the console (docs/runs.md); Playwright
+    records the network only with DOM snapshots, which `on` adds."""
+    answer = await finished(
+        manager, "traced_login", {"loginUrl": site.url("/login"), "password": WRONG}
+    )
+    trace = artifact(manager, answer, "trace.zip")
+    assert answer["status"] == "failed" and trace is not None
+    page_actions(recorded := events(trace))
+    assert not [e for e in recorded if e["type"] in ("frame-snapshot", "screencast-frame")]
+    assert not any(name.endswith(".jpeg") for name in entries(trace))
+
+
+async def test_trace_on_shows_each_page_action_with_dom_snapshots(
+    manager: RunManager, site: FixtureServer
+) -> None:
+    """`on` adds the page before and after each action and the network; a secret typed into the
+    page is masked in both."""
+    answer = await finished(
+        manager,
+        "traced_login",
+        {"loginUrl": site.url("/login"), "password": WRONG},
+        options={"trace": "on"},
+    )
+    trace = artifact(manager, answer, "trace.zip")
+    assert answer["status"] == "failed" and trace is not None
+    recorded = events(trace)
+    actions = page_actions(recorded)
     snapshots: dict[str, set[str]] = {}
     for e in recorded:
         if e["type"] == "frame-snapshot":
@@ -91,8 +117,11 @@ async def test_a_failed_runs_trace_shows_its_page_actions_with_dom_snapshots(
             assert "before" in snapshots.get(call_id, set()), f"{method}: no snapshot before it"
     filled = [c for c, m in actions.items() if m == "fill"]
     assert all("after" in snapshots[c] for c in filled)  # the page with the typed value
-    failed = [e for e in recorded if e["type"] == "after" and e.get("error")]
-    assert [actions[e["callId"]] for e in failed] == ["waitForSelector"]
+    files = entries(trace)
+    assert b"/login" in files["trace.network"]  # the form was posted and recorded
+    everything = b"".join(files.values())
+    for form in (WRONG, quote_plus(WRONG), WRONG.replace(" ", "%20")):
+        assert form.encode() not in everything, f"{form!r} is in the trace"
 
 
 async def test_the_failed_step_names_a_screenshot_of_its_page(
