@@ -10,6 +10,7 @@ from taskplate.dsl._lazy import lazy_names
 
 if TYPE_CHECKING:
     from ._capture import element_html, page_html, page_html_and_title
+    from ._cleanup import cleanup
     from ._errors import crashed, is_crash, navigation_failed, translate
     from ._headed import HeadedWindow, can_show_window
     from ._home import data_home
@@ -25,6 +26,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "element_html": ("._capture", "element_html"),
     "page_html": ("._capture", "page_html"),
     "page_html_and_title": ("._capture", "page_html_and_title"),
+    "cleanup": ("._cleanup", "cleanup"),
     "crashed": ("._errors", "crashed"),
     "is_crash": ("._errors", "is_crash"),
     "navigation_failed": ("._errors", "navigation_failed"),
@@ -64,6 +66,7 @@ __all__ = [
     "Tab",
     "UrlPolicy",
     "can_show_window",
+    "cleanup",
     "crashed",
     "data_home",
     "element_html",

@@ -23,6 +23,7 @@ from taskplate.browser import (
     Session,
     Sessions,
     UrlPolicy,
+    cleanup,
     system_resolver,
 )
 from taskplate.dsl import (
@@ -422,11 +423,13 @@ class RunManager:
                 execution.secrets,
             )
         finally:
-            with anyio.CancelScope(shield=True):
+            with cleanup(what=f"closing run {run_id}'s HTTP client"):
                 await execution.aclose()
-                if own:
+            if own:
+                with cleanup(what=f"publishing run {run_id}'s profile"):
                     await self.profiles.settle(own[0])
-                if own and not template.keep_session:
+            if own and not template.keep_session:
+                with cleanup(what=f"closing run {run_id}'s session"):
                     await self.sessions.close(own[0].id)
             row = self.store.run(run_id)
             if row is not None and not RunStatus(row.status).terminal:  # never leave a run hanging
