@@ -79,7 +79,7 @@ async def execute(
         await live.trace.finish(failed=timed_out or failure is not None)
     result = settlement.output(template, scope)
     if canceled:
-        settlement.finish(
+        await settlement.finish(
             run_id, RunStatus.CANCELED, result, None, execution.progress, execution.secrets
         )
     elif timed_out:
@@ -89,7 +89,7 @@ async def execute(
             "Raise options.timeoutMs (up to the template's maxTimeoutMs) or give fewer items.",
             {"runId": run_id},
         )
-        settlement.finish(
+        await settlement.finish(
             run_id,
             RunStatus.FAILED,
             result,
@@ -109,7 +109,7 @@ async def execute(
                 "stepErrorCode": str(failure.error.code),
             },
         )
-        settlement.finish(
+        await settlement.finish(
             run_id,
             RunStatus.FAILED,
             result,
@@ -118,4 +118,4 @@ async def execute(
             execution.secrets,
         )
     else:
-        settlement.settle(run_id, template, result, execution)
+        await settlement.settle(run_id, template, result, execution)

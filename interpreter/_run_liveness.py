@@ -8,9 +8,11 @@ import os
 import socket
 import time
 
+import anyio
+
 from taskplate.dsl import ErrorCode, TaskplateError
 
-from ._stores import RunRow
+from ._stores import RunRow, Store
 
 HEARTBEAT_S = 1.0
 DEAD_AFTER_S = 10.0
@@ -45,3 +47,10 @@ def _owner_alive(owner: str) -> bool:
     except PermissionError:
         return True
     return True
+
+
+async def flush_every(store: Store, seconds: float) -> None:
+    """Write what the store kept back for callers that cannot await (step records, progress)."""
+    while True:
+        await store.flush()
+        await anyio.sleep(seconds)

@@ -21,7 +21,7 @@ def iso(timestamp: float | None) -> str | None:
     )
 
 
-def describe(store: Store, row: RunRow, include_steps: bool = False) -> dict[str, Any]:
+async def describe(store: Store, row: RunRow, include_steps: bool = False) -> dict[str, Any]:
     """The answer of `get_task_run` for one run's row."""
     run_id = row.run_id
     end = row.ended_at or time.time()
@@ -51,7 +51,7 @@ def describe(store: Store, row: RunRow, include_steps: bool = False) -> dict[str
             "size": a["size"],
             "name": a["name"],
         }
-        for a in store.artifacts_of(run_id)
+        for a in await store.artifacts_of(run_id)
     ]
     if include_steps:
         out["steps"] = [
@@ -76,7 +76,7 @@ def describe(store: Store, row: RunRow, include_steps: bool = False) -> dict[str
                 "capabilityLevel": s.get("capability_level"),
                 **({"confirmation": s["confirmation"]} if s.get("confirmation") else {}),
             }
-            for s in store.steps(run_id)
+            for s in await store.steps(run_id)
         ]
     return out
 

@@ -44,11 +44,18 @@ from ._human import RunDesk, caller_key, resume_run
 from ._library import TemplateLibrary
 from ._run_execution import Live, execute
 from ._run_inputs import Limits, check_inputs, new_run_id, secret_names
-from ._run_liveness import HEARTBEAT_S, REAP_S, WATCH_S, interrupted, owner_is_dead
+from ._run_liveness import (
+    HEARTBEAT_S,
+    REAP_S,
+    WATCH_S,
+    flush_every,
+    interrupted,
+    owner_is_dead,
+)
 from ._run_queue import RunQueue
-from ._run_settlement import Settlement, call_of
+from ._run_settlement import Settlement, call_of, never_hanging
 from ._run_views import describe, listing
-from ._stores import RunRow, Store, open_store
+from ._stores import FLUSH_S, STORE_WRITE_S, RunRow, Store, open_store
 from ._tracing import RunTrace, TraceMode, failure_screenshot, trace_mode
 
 if TYPE_CHECKING:
@@ -78,15 +85,9 @@ class RunManager:
         self.runtime = runtime or BrowserRuntime()
         self.sessions = Sessions(self.runtime)
         # `store`: a URL; None: TASKPLATE_STORE, else SQLite in the home
-        self.store: Store = open_store(home, store)
-        try:
-            self.artifacts = ArtifactStore(
-                home / "artifacts", self.store, self.limits.artifact_ttl_ms
-            )
-            self.profiles = profiles if profiles is not None else ProfileStore(home / "profiles")
-        except BaseException:
-            self.store.close()
-            raise
+        self.store: Store = open_store(home, store)  # connected by `running()` or `async with`
+        self.artifacts = ArtifactStore(home / "artifacts", self.store, self.limits.artifact_ttl_ms)
+        self.profiles = profiles if profiles is not None else ProfileStore(home / "profiles")
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.allow_hosts, self.deny_hosts = allow_hosts, deny_hosts
         self.trace_default: TraceMode | None = None  # None: on-failure local, off remote
@@ -100,15 +101,21 @@ class RunManager:
         self._tg: anyio.abc.TaskGroup | None = None
 
     # -- life cycle ---------------------------------------------------------------------------
-    def close(self) -> None:
+    async def close(self) -> None:
         """Closes the run store; `running()` does it on leaving. For callers that only read."""
-        self.store.close()
+        await self.store.close()
 
-    def __enter__(self) -> RunManager:
+    async def __aenter__(self) -> RunManager:
+        """For callers that only read: the store opened, no background work."""
+        try:
+            await self.store.open()
+        except BaseException:
+            await self.close()
+            raise
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[RunManager]:
@@ -116,6 +123,7 @@ class RunManager:
 
         An error raised by the caller inside comes out as itself, not wrapped in a group."""
         try:
+            await self.store.open()
             # Providers (other MCP servers) start before the runs and close after them, and so
             # do the worker processes that turn pages into Markdown.
             async with (
@@ -125,13 +133,14 @@ class RunManager:
             ):
                 self._tg = tg
                 tg.start_soon(self._watch)
+                tg.start_soon(flush_every, self.store, FLUSH_S)
                 tg.start_soon(self.runtime.watch, self.home / "browsers" / f"{self.owner}.json")
                 try:
                     yield self
                 finally:
                     for run_id, live in list(self.live.items()):
                         if live.execution is not None:
-                            self.store.request_cancel(run_id, force=True)
+                            await self.store.request_cancel(run_id, force=True)
                         if live.scope is not None:
                             live.scope.cancel()
                     tg.cancel_scope.cancel()
@@ -144,20 +153,20 @@ class RunManager:
                 await self.sessions.close_all()
                 if self.own_runtime:
                     await self.runtime.close()
-            self.close()
+                await self.close()
 
     async def _watch(self) -> None:
         last_beat = last_reap = 0.0
         while True:
             now = time.monotonic()
             if now - last_beat >= HEARTBEAT_S:
-                self.store.heartbeat(self.owner)
+                await self.store.heartbeat(self.owner)
                 last_beat = now
             if now - last_reap >= REAP_S:
-                self.reap()
+                await self.reap()
                 last_reap = now
             for run_id, live in list(self.live.items()):
-                flag = self.store.cancel_flag(run_id)
+                flag = await self.store.cancel_flag(run_id)
                 if flag and live.execution is not None:
                     live.execution.cancel_requested = True
                 if flag == "force" and live.scope is not None:
@@ -231,7 +240,7 @@ class RunManager:
             options["profileId"] = profile_id
         if caller:
             options["caller"] = caller_key(caller)
-        self.store.insert_run(
+        await self.store.insert_run(
             run_id, template.id, template.version, stored_inputs, options, self.owner
         )
         self.live[run_id] = Live(asker=asker, sampler=sampler)
@@ -258,12 +267,12 @@ class RunManager:
             await live.done.wait()
         else:
             while True:
-                row = self.store.run(run_id)
+                row = await self.store.run(run_id)
                 if row is None or RunStatus(row.status).terminal:
                     break
-                self.reap()
+                await self.reap()
                 await anyio.sleep(0.2)
-        return self.describe(run_id)
+        return await self.describe(run_id)
 
     # -- one run ------------------------------------------------------------------------------
     def url_policy(self, trust: TrustLevel) -> UrlPolicy:
@@ -310,7 +319,7 @@ class RunManager:
                 return given
             if not own:
                 own.append(await self._session_for(trust, template, inputs, profile_id))
-                self.store.update_run(run_id, options={**options, "sessionId": own[0].id})
+                await self.store.update_run(run_id, options={**options, "sessionId": own[0].id})
                 await trace.attach(own[0])
             return own[0]
 
@@ -322,13 +331,13 @@ class RunManager:
                 listener(p)
             if now - last_write[0] > 0.25:
                 last_write[0] = now
-                self.store.update_run(run_id, progress=p.to_json())
+                self.store.keep_progress(run_id, p.to_json())
 
         def record(r: StepRecord) -> None:
             trace.record(r)
             for listener in live.step_listeners:
                 listener(r)
-            self.store.record_step(
+            self.store.keep_step(
                 run_id,
                 r.seq,
                 step_id=r.step_id,
@@ -377,7 +386,7 @@ class RunManager:
         try:
             async with self.queue.slots:
                 if not await self.queue.admitted(run_id):
-                    self.settlement.finish(
+                    await self.settlement.finish(
                         run_id, RunStatus.CANCELED, None, None, execution.progress
                     )
                     return
@@ -399,7 +408,7 @@ class RunManager:
                 f"internal error: {type(exc).__name__}: {exc}",
                 "Report this as a bug.",
             )
-            self.settlement.finish(
+            await self.settlement.finish(
                 run_id,
                 RunStatus.FAILED,
                 None,
@@ -414,37 +423,28 @@ class RunManager:
                     await self.profiles.settle(own[0])
                 if own and not template.keep_session:
                     await self.sessions.close(own[0].id)
-            row = self.store.run(run_id)
-            if row is not None and not RunStatus(row.status).terminal:  # never leave a run hanging
-                error = TaskplateError(
-                    ErrorCode.EXECUTION_ERROR, "the run stopped without a result", "Run it again."
-                )
-                self.store.update_run(
-                    run_id,
-                    status=str(RunStatus.FAILED),
-                    error=error.to_json(),
-                    ended_at=time.time(),
-                )
+                with anyio.move_on_after(STORE_WRITE_S):
+                    await never_hanging(self.store, run_id)
             live.done.set()
             self.live.pop(run_id, None)
 
     # -- reading and cancelling ---------------------------------------------------------------
-    def reap(self) -> None:
+    async def reap(self) -> None:
         """Runs whose owner process died: running ones fail with RUN_INTERRUPTED; queued ones
         are taken over and run here (unless they needed a secret input, which is never stored)."""
-        for row in self.store.active_of_others(self.owner):
+        for row in await self.store.active_of_others(self.owner):
             if not owner_is_dead(row):
                 continue
-            if row.status == str(RunStatus.QUEUED) and self._adopt(row):
+            if row.status == str(RunStatus.QUEUED) and await self._adopt(row):
                 continue
-            self.store.update_run(
+            await self.store.update_run(
                 row.run_id,
                 status=str(RunStatus.FAILED),
                 error=interrupted(row.run_id).to_json(),
                 ended_at=time.time(),
             )
 
-    def _adopt(self, row: RunRow) -> bool:
+    async def _adopt(self, row: RunRow) -> bool:
         try:
             template = self.library.get(row.template_id, row.template_version)
         except TaskplateError:
@@ -453,7 +453,7 @@ class RunManager:
             row.inputs.get(k) == "***" for k in secret_names(template.inputs_schema)
         ):
             return False
-        if not self.store.claim(row.run_id, row.owner, self.owner):
+        if not await self.store.claim(row.run_id, row.owner, self.owner):
             return True  # another process took it
         self.live[row.run_id] = Live()
         trust = TrustLevel(row.options.get("trust", "local"))
@@ -470,49 +470,49 @@ class RunManager:
         )
         return True
 
-    def row(self, run_id: str) -> RunRow:
-        self.reap()
-        row = self.store.run(run_id)
+    async def row(self, run_id: str) -> RunRow:
+        await self.reap()
+        row = await self.store.run(run_id)
         if row is None:
             raise TaskplateError(
                 ErrorCode.RUN_NOT_FOUND, f"no run {run_id}", "List runs with list_task_runs."
             )
         return row
 
-    def describe(self, run_id: str, include_steps: bool = False) -> dict[str, Any]:
-        return describe(self.store, self.row(run_id), include_steps)
+    async def describe(self, run_id: str, include_steps: bool = False) -> dict[str, Any]:
+        return await describe(self.store, await self.row(run_id), include_steps)
 
-    def list(
+    async def list(
         self,
         status: str | None = None,
         template_id: str | None = None,
         limit: int = 20,
         offset: int = 0,
     ) -> dict[str, Any]:
-        self.reap()
-        rows, total = self.store.list_runs(
+        await self.reap()
+        rows, total = await self.store.list_runs(
             status, template_id, max(1, min(limit, 100)), max(0, offset)
         )
         return listing(rows, total)
 
-    def cancel(self, run_id: str, force: bool = False) -> dict[str, Any]:
-        row = self.row(run_id)
+    async def cancel(self, run_id: str, force: bool = False) -> dict[str, Any]:
+        row = await self.row(run_id)
         if RunStatus(row.status).terminal:
             return {"cancelRequested": False, "currentStatus": row.status}
-        self.store.request_cancel(run_id, force)
+        await self.store.request_cancel(run_id, force)
         live = self.live.get(run_id)
         if live is not None and live.execution is not None:
             live.execution.cancel_requested = True
             if force and live.scope is not None:
                 live.scope.cancel()
-        return {"cancelRequested": True, "currentStatus": self.row(run_id).status}
+        return {"cancelRequested": True, "currentStatus": (await self.row(run_id)).status}
 
-    def resume(
+    async def resume(
         self, run_id: str, trust: TrustLevel = TrustLevel.LOCAL, caller: str | None = None
     ) -> dict[str, Any]:
         """A run waiting for a person goes on (resume_task_run)."""
-        row = self.row(run_id)
+        row = await self.row(run_id)
         return {
             "runId": run_id,
-            **resume_run(self.store, run_id, row.status, row.options, trust, caller),
+            **await resume_run(self.store, run_id, row.status, row.options, trust, caller),
         }
