@@ -226,6 +226,7 @@ class RunStore:
         """Nothing is kept back: `keep_step` and `keep_progress` write at once."""
 
     async def __aenter__(self) -> RunStore:
+        await self.open()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
