@@ -294,3 +294,56 @@ def test_the_test_cluster_leaves_no_process_and_no_folder(postgres: Postgres) ->
         with psycopg.connect(other.admin_url) as db:
             assert db.execute("SELECT 1").fetchone() == (1,)
     assert not alive(pid) and not folder.exists()
+
+
+async def test_kept_back_writes_are_read_in_order_and_flushed(
+    backend: tuple[Path, str | None],
+) -> None:
+    """`keep_step` / `keep_progress` (for callers that cannot await) never wait on the database;
+    this process reads them at once, another store sees them after `flush`, and a kept-back
+    progress never changes a run that ended meanwhile."""
+    home, url = backend
+    async with open_store(home, url) as one, open_store(home, url) as two:
+        await add(one, "run_1")
+        await add(one, "run_2")
+        one.keep_step("run_1", 0, step_id="a", action="set", status="running", attempts=1)
+        one.keep_step("run_1", 0, step_id="a", action="set", status="succeeded", attempts=1)
+        one.keep_progress("run_1", {"doneSteps": 1})
+        steps = await one.steps("run_1")  # a read of this store writes what it kept first
+        assert [(s["seq"], s["status"]) for s in steps] == [(0, "succeeded")]
+        one.keep_step("run_1", 1, step_id="b", action="set", status="succeeded", attempts=1)
+        with anyio.fail_after(30):
+            await one.flush()
+        assert [s["seq"] for s in await two.steps("run_1")] == [0, 1]
+        row = await two.run("run_1")
+        assert row is not None and row.progress == {"doneSteps": 1}
+        one.keep_progress("run_2", {"doneSteps": 5})
+        await two.update_run("run_2", status="succeeded", progress={"doneSteps": 9})
+        await one.flush()
+        ended = await two.run("run_2")
+        assert ended is not None and ended.progress == {"doneSteps": 9}
+
+
+async def test_a_postgresql_call_leaves_the_event_loop_free(postgres: Postgres) -> None:
+    """While one call waits on the database, the other tasks of the process go on (the store
+    is async); a synchronous driver would hold the loop until the answer came."""
+    with postgres.database() as url:
+        async with PostgresStore(url) as store:
+            order: list[str] = []
+            in_flight = anyio.Event()
+
+            async def slow() -> None:
+                order.append("asked")
+                in_flight.set()
+                await store._one("SELECT pg_sleep(1) AS slept")
+                order.append("answered")
+
+            async def other() -> None:
+                await in_flight.wait()
+                order.append("other task ran")
+
+            with anyio.fail_after(60):
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(slow)
+                    tg.start_soon(other)
+            assert order == ["asked", "other task ran", "answered"]
