@@ -133,9 +133,11 @@ class RunManager(RunReads):
                 try:
                     yield self
                 finally:
-                    for run_id, live in list(self.live.items()):
-                        if live.execution is not None:
-                            await self.store.request_cancel(run_id, force=True)
+                    with anyio.CancelScope(shield=True), anyio.move_on_after(STORE_WRITE_S):
+                        for run_id, live in list(self.live.items()):
+                            if live.execution is not None:
+                                await self.store.request_cancel(run_id, force=True)
+                    for live in list(self.live.values()):
                         if live.scope is not None:
                             live.scope.cancel()
                     tg.cancel_scope.cancel()
