@@ -248,7 +248,7 @@ async def memory_over_a_long_batch(
             "batch_extract_pages", batch_inputs(urls, True), options={"timeoutMs": 3_600_000}
         )
         while True:
-            described = manager.describe(run_id)
+            described = await manager.describe(run_id)
             done = described.get("progress", {}).get("items", {}).get("done", 0)
             if described["status"] not in ("queued", "running"):
                 break

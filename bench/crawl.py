@@ -167,7 +167,7 @@ async def with_taskplate(
         elapsed = time.perf_counter() - start
         result = answer["result"]
         if "resultArtifactId" in result:
-            result = json.loads(manager.artifacts.read(result["resultArtifactId"]).data)
+            result = json.loads((await manager.artifacts.read(result["resultArtifactId"])).data)
     await runtime.close()
     read = sum(1 for i in result["items"] if i["success"] and i.get("status") == 200)
     assert read >= min(pages, 500) - 5, result["summary"]

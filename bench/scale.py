@@ -131,15 +131,15 @@ async def step_cost(folder: Path, store: str | None) -> float:
     return took
 
 
-def write_cost(folder: Path, store: str | None, count: int = 1000) -> float:
+async def write_cost(folder: Path, store: str | None, count: int = 1000) -> float:
     """ms per `record_step`, the store's write for every step execution."""
-    with open_store(Path(tempfile.mkdtemp(dir=folder)), store) as opened:
+    async with open_store(Path(tempfile.mkdtemp(dir=folder)), store) as opened:
         start = time.perf_counter()
         for seq in range(count):
-            opened.record_step(
+            await opened.record_step(
                 "run_bench", seq, step_id="s", action="set", status="succeeded", attempts=1
             )
-        opened.cancel_flag("run_bench")  # a read: every record kept back is written by then
+        await opened.cancel_flag("run_bench")  # a read: every record kept back is written by then
         return (time.perf_counter() - start) / count * 1000
 
 
@@ -179,7 +179,7 @@ async def main(rounds: int, runs: int, pages: int) -> None:
                 if kind == "postgresql":
                     url = postgres.url(postgres.create_database())
                 steps[kind].append(await step_cost(folder, url))
-                writes[kind].append(write_cost(folder, url))
+                writes[kind].append(await write_cost(folder, url))
         print(
             f"\n2. no-op step through the run manager ({NOOP_STEPS} steps, {rounds} rounds), ms/step"
         )

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+import anyio
 import click
 
 from taskplate.dsl import ErrorCode, TaskplateError
@@ -70,6 +72,20 @@ def limits() -> Limits:
 
 def manager(lib: TemplateLibrary | None = None) -> RunManager:
     return RunManager(data_home(), lib or library(), limits=limits())
+
+
+T = TypeVar("T")
+
+
+def with_runs(work: Callable[[RunManager], Awaitable[T]]) -> T:
+    """`work` done on the run manager with its store open (no runs of its own): for the
+    commands that read or cancel runs."""
+
+    async def main() -> T:
+        async with manager() as runs:
+            return await work(runs)
+
+    return anyio.run(main)
 
 
 def emit(value: Any) -> None:

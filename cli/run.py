@@ -172,7 +172,8 @@ async def _run(
             else:
                 answer = await runs.wait(run_id)
         except (KeyboardInterrupt, anyio.get_cancelled_exc_class()):
-            runs.cancel(run_id, force=True)
+            with anyio.CancelScope(shield=True), anyio.move_on_after(15):  # bounded
+                await runs.cancel(run_id, force=True)
             raise
     emit(answer)
     return EXIT.get(RunStatus(answer["status"]), 1)

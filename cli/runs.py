@@ -14,8 +14,9 @@ from pathlib import Path
 import click
 
 from taskplate.dsl import ErrorCode, RunStatus, TaskplateError
+from taskplate.interpreter import Chunk, RunManager
 
-from ._common import emit, manager, store_option
+from ._common import emit, store_option, with_runs
 from ._errors import user_errors
 
 
@@ -36,8 +37,7 @@ def runs() -> None:
 @user_errors
 def list_runs(status: str | None, template_id: str | None, limit: int, offset: int) -> None:
     """Newest first."""
-    with manager() as runs:
-        emit(runs.list(status, template_id, limit, offset))
+    emit(with_runs(lambda runs: runs.list(status, template_id, limit, offset)))
 
 
 @runs.command("show")
@@ -46,8 +46,7 @@ def list_runs(status: str | None, template_id: str | None, limit: int, offset: i
 @store_option
 @user_errors
 def show(run_id: str, steps: bool) -> None:
-    with manager() as runs:
-        emit(runs.describe(run_id, include_steps=steps))
+    emit(with_runs(lambda runs: runs.describe(run_id, include_steps=steps)))
 
 
 @runs.command("cancel")
@@ -56,8 +55,7 @@ def show(run_id: str, steps: bool) -> None:
 @store_option
 @user_errors
 def cancel(run_id: str, force: bool) -> None:
-    with manager() as runs:
-        emit(runs.cancel(run_id, force))
+    emit(with_runs(lambda runs: runs.cancel(run_id, force)))
 
 
 @runs.command("resume")
@@ -65,8 +63,7 @@ def cancel(run_id: str, force: bool) -> None:
 @user_errors
 def resume(run_id: str) -> None:
     """Go on with a run waiting for a person (a hand_over step), once they are done."""
-    with manager() as runs:
-        emit(runs.resume(run_id))
+    emit(with_runs(lambda runs: runs.resume(run_id)))
 
 
 def has_display() -> bool:
@@ -77,8 +74,9 @@ def has_display() -> bool:
 
 def save_trace(run_id: str, output: Path | None) -> Path:
     """The run's trace.zip written to `output` (default: a file under the temp folder)."""
-    with manager() as runs:
-        answer = runs.describe(run_id)
+
+    async def read(runs: RunManager) -> Chunk:
+        answer = await runs.describe(run_id)
         found = [a for a in answer["artifacts"] if a["name"] == "trace.zip"]
         if not found:
             raise TaskplateError(
@@ -87,7 +85,9 @@ def save_trace(run_id: str, output: Path | None) -> Path:
                 "on-failure)",
                 "Run it again with `dsl run --trace on` (or options.trace on).",
             )
-        chunk = runs.artifacts.read(found[-1]["artifactId"])
+        return await runs.artifacts.read(found[-1]["artifactId"])
+
+    chunk = with_runs(read)
     if output is None:
         folder = Path(tempfile.gettempdir()) / "taskplate-traces"
         folder.mkdir(mode=0o700, exist_ok=True)
@@ -141,12 +141,14 @@ def artifact() -> None:
 @store_option
 @user_errors
 def get(artifact_id: str, output: str) -> None:
-    chunk_size, offset = 1 << 20, 0
-    with manager() as runs:
+    chunk_size = 1 << 20
+
+    async def copy(runs: RunManager) -> int:
+        offset = 0
         target = sys.stdout.buffer if output == "-" else open(Path(output), "wb")  # noqa: SIM115 - closed below
         try:
             while True:
-                chunk = runs.artifacts.read(artifact_id, offset, chunk_size)
+                chunk = await runs.artifacts.read(artifact_id, offset, chunk_size)
                 target.write(chunk.data)
                 offset += len(chunk.data)
                 if chunk.complete or not chunk.data:
@@ -154,5 +156,8 @@ def get(artifact_id: str, output: str) -> None:
         finally:
             if target is not sys.stdout.buffer:
                 target.close()
+        return offset
+
+    offset = with_runs(copy)
     if output != "-":
         click.echo(f"wrote {offset} bytes to {output}", err=True)

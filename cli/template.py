@@ -4,9 +4,10 @@ calls) saved as a template in the user template folder, as the MCP tool save_tem
 
 from __future__ import annotations
 
+import anyio
 import click
 
-from taskplate.interpreter import data_home, open_store, save_recorded
+from taskplate.interpreter import Saved, data_home, open_store, save_recorded
 
 from ._common import emit, library
 from ._errors import user_errors
@@ -30,16 +31,20 @@ def from_run(source: str, name: str, description: str | None, overwrite: bool, s
     URLs and typed values become inputs (with the recorded values as defaults), secrets
     password inputs; the file goes to $TASKPLATE_HOME/templates/NAME.yaml."""
     home = data_home()
-    with open_store(home) as store:
-        saved = save_recorded(
-            store,
-            library(),
-            home,
-            source,
-            name,
-            description=description,
-            overwrite=overwrite,
-        )
+
+    async def save() -> Saved:
+        async with open_store(home) as store:
+            return await save_recorded(
+                store,
+                library(),
+                home,
+                source,
+                name,
+                description=description,
+                overwrite=overwrite,
+            )
+
+    saved = anyio.run(save)
     answer = saved.to_json()
     text = answer.pop("text")
     emit(answer)

@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import click
@@ -63,7 +65,12 @@ def command(
         + (" (open it once with ?token=TOKEN)" if security.tokens else ""),
         err=True,
     )
-    try:
-        uvicorn.run(ui_app(runs, access), host=host, port=port, log_level="warning")
-    finally:
-        runs.close()
+    app = ui_app(runs, access)
+
+    @asynccontextmanager
+    async def store_open(_app: object) -> AsyncIterator[None]:
+        async with runs:  # the store opens and closes on the server's event loop
+            yield
+
+    app.router.lifespan_context = store_open
+    uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -37,36 +37,36 @@ class ArtifactStore:
         self.ttl_ms = ttl_ms
         self.bytes = store.artifact_bytes(root)
 
-    def save(self, run_id: str, name: str, data: bytes, mime_type: str) -> str:
+    async def save(self, run_id: str, name: str, data: bytes, mime_type: str) -> str:
         artifact_id = f"art_{uuid.uuid4().hex[:20]}"
-        self.bytes.write(run_id, artifact_id, data)
-        self.store.insert_artifact(
+        await self.bytes.write(run_id, artifact_id, data)
+        await self.store.insert_artifact(
             artifact_id, run_id, name, mime_type, len(data), hashlib.sha256(data).hexdigest()
         )
         return artifact_id
 
-    def _expired(self, meta: dict[str, Any]) -> bool:
+    async def _expired(self, meta: dict[str, Any]) -> bool:
         if meta["expired"]:
             return True
-        run = self.store.run(meta["run_id"])
+        run = await self.store.run(meta["run_id"])
         # Artifacts of tool calls belong to no run: their TTL counts from their creation.
         ended = run.ended_at if run is not None else meta["created_at"]
         return ended is not None and (time.time() - ended) * 1000 > self.ttl_ms
 
-    def _drop(self, meta: dict[str, Any]) -> None:
-        self.bytes.drop(meta["run_id"], meta["artifact_id"])
-        self.store.mark_expired(meta["artifact_id"])
+    async def _drop(self, meta: dict[str, Any]) -> None:
+        await self.bytes.drop(meta["run_id"], meta["artifact_id"])
+        await self.store.mark_expired(meta["artifact_id"])
 
-    def read(self, artifact_id: str, offset: int = 0, limit: int | None = None) -> Chunk:
-        meta = self.store.artifact(artifact_id)
+    async def read(self, artifact_id: str, offset: int = 0, limit: int | None = None) -> Chunk:
+        meta = await self.store.artifact(artifact_id)
         if meta is None:
             raise TaskplateError(
                 ErrorCode.ARTIFACT_NOT_FOUND,
                 f"no artifact {artifact_id}",
                 "Use an artifactId from get_task_run.",
             )
-        if self._expired(meta):
-            self._drop(meta)
+        if await self._expired(meta):
+            await self._drop(meta)
             raise TaskplateError(
                 ErrorCode.ARTIFACT_EXPIRED,
                 f"artifact {artifact_id} expired and was deleted",
@@ -78,15 +78,15 @@ class ArtifactStore:
                 f"offset {offset} is outside 0..{meta['size']}",
                 "Start at 0.",
             )
-        data = self.bytes.read(meta["run_id"], artifact_id, offset, limit)
+        data = await self.bytes.read(meta["run_id"], artifact_id, offset, limit)
         return Chunk(meta, data, offset)
 
-    def sweep(self) -> int:
+    async def sweep(self) -> int:
         """Delete the data of every expired artifact; answers how many went."""
         count = 0
-        for meta in self.store.live_artifacts():
-            if self._expired(meta):
-                self._drop(meta)
+        for meta in await self.store.live_artifacts():
+            if await self._expired(meta):
+                await self._drop(meta)
                 count += 1
         return count
 
@@ -99,4 +99,4 @@ class RunArtifacts:
     run_id: str
 
     async def save(self, name: str, data: bytes, mime_type: str) -> str:
-        return self.store.save(self.run_id, name, data, mime_type)
+        return await self.store.save(self.run_id, name, data, mime_type)

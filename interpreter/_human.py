@@ -18,7 +18,7 @@ from taskplate.browser import HeadedWindow, can_show_window
 from taskplate.dsl import ErrorCode, RunStatus, TaskplateError, TrustLevel
 
 from ._confirm import Answer, Asker, CannotAsk
-from ._stores import Store
+from ._stores import STORE_WRITE_S, Store
 
 POLL_S = 0.25  # a URL test or one element's visibility: cheap enough to ask four times a second
 
@@ -108,7 +108,7 @@ class RunDesk:
             "timeoutAt": _iso(now + timeout_ms / 1000),
             "resumeWith": "resume_task_run",
         }
-        self.store.update_run(
+        await self.store.update_run(
             self.run_id, status=str(RunStatus.WAITING_FOR_HUMAN), waiting=waiting, resume=None
         )
         try:
@@ -127,7 +127,10 @@ class RunDesk:
                 {"url": url},
             ) from None
         finally:
-            self.store.update_run(self.run_id, status=str(RunStatus.RUNNING), waiting=None)
+            with anyio.CancelScope(shield=True), anyio.move_on_after(STORE_WRITE_S):
+                await self.store.update_run(
+                    self.run_id, status=str(RunStatus.RUNNING), waiting=None
+                )
 
     def _masked(self, text: str) -> str:
         for secret in self.secrets:
@@ -166,7 +169,7 @@ class RunDesk:
                 if in_window is not None and await in_window():
                     outcome = "window"
                     break
-                if self.store.resume_flag(self.run_id) is not None:
+                if await self.store.resume_flag(self.run_id) is not None:
                     outcome = "resumed"
                     break
                 if self.canceled():
@@ -197,7 +200,7 @@ class RunDesk:
             self.cancel_run()
 
 
-def resume_run(
+async def resume_run(
     store: Store,
     run_id: str,
     status: str,
@@ -218,5 +221,5 @@ def resume_run(
         )
     if status != RunStatus.WAITING_FOR_HUMAN:
         return {"resumeRequested": False, "currentStatus": status}
-    resumed = store.request_resume(run_id)
+    resumed = await store.request_resume(run_id)
     return {"resumeRequested": resumed, "currentStatus": str(RunStatus.WAITING_FOR_HUMAN)}

@@ -72,10 +72,10 @@ def shipped_ids() -> set[str]:
 
 
 # -- reading what was recorded ---------------------------------------------------------------
-def recorded_calls(store: Store, source: str) -> tuple[list[dict[str, Any]], str]:
+async def recorded_calls(store: Store, source: str) -> tuple[list[dict[str, Any]], str]:
     """The calls of a finished, succeeded run or of a session, and how to name their origin."""
     if source.startswith("run_"):
-        row = store.run(source)
+        row = await store.run(source)
         if row is None:
             raise TaskplateError(
                 ErrorCode.RUN_NOT_FOUND,
@@ -94,10 +94,10 @@ def recorded_calls(store: Store, source: str) -> tuple[list[dict[str, Any]], str
                 f"run {source} {row.status}: only a run that succeeded can become a template",
                 "Run the steps again until they succeed, then save that run.",
             )
-        calls = store.calls(source)
+        calls = await store.calls(source)
         origin = f"run {source}"
     else:
-        calls = store.calls(source)
+        calls = await store.calls(source)
         origin = "a session"  # never its id: knowing a session's id is what gives access to it
         if not calls:
             raise TaskplateError(
@@ -330,7 +330,7 @@ def check_name(name: str, library: TemplateLibrary, shipped: set[str], folder: P
         )
 
 
-def save_recorded(
+async def save_recorded(
     store: Store,
     library: TemplateLibrary,
     home: Path,
@@ -353,7 +353,7 @@ def save_recorded(
             f'you saved a template "{name}" already ({path})',
             "Choose another name, or pass overwrite to replace it.",
         )
-    calls, origin = recorded_calls(store, source)
+    calls, origin = await recorded_calls(store, source)
     template, inputs = build_template(name, calls, origin, library.catalog, description)
     text = template_text(template)
     checked = check_source(text, str(path), library.catalog)

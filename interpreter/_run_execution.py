@@ -7,19 +7,24 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from taskplate.browser import Session
-from taskplate.dsl import ErrorCode, RunStatus, TaskplateError, Template
+from taskplate.dsl import ErrorCode, RunStatus, TaskplateError, Template, TrustLevel
 from taskplate.stdlib import Sampler
 
-from ._confirm import Asker
+from ._artifacts import RunArtifacts
+from ._confirm import Asker, Confirmer
 from ._executor import Canceled, Execution, Progress, StepFailed, StepRecord
-from ._run_settlement import Settlement
+from ._human import RunDesk
+from ._run_settlement import Settlement, call_of
 from ._run_views import iso
-from ._tracing import RunTrace
+from ._tracing import RunTrace, failure_screenshot
+
+if TYPE_CHECKING:
+    from ._runs import RunManager
 
 
 @dataclass
@@ -37,6 +42,104 @@ class Live:
     progress: Progress | None = None  # the newest progress, and whether the store has it
     progress_unsaved: bool = False
     progress_saved_at: float = 0.0  # time.monotonic() of its last write
+
+
+def new_execution(
+    manager: RunManager,
+    run_id: str,
+    template: Template,
+    trust: TrustLevel,
+    live: Live,
+    session: Callable[[], Any],
+    given: Session | None,
+    record: Callable[[StepRecord], None],
+    progress: Callable[[Progress], None],
+    secret_values: list[str],
+) -> Execution:
+    """The run's execution wired to the manager: its artifacts, profiles, URL policy, the
+    caller's confirmations and language model, and its desk for hand-overs to a person."""
+    execution = Execution(
+        template,
+        trust,
+        session,
+        RunArtifacts(manager.artifacts, run_id),
+        record,
+        progress,
+        secrets=secret_values,
+        profiles=manager.profiles,
+        on_failure=failure_screenshot,
+        policy=given.policy if given is not None else manager.url_policy(trust),
+        web_config=manager.web,
+        catalog=manager.library.actions or manager.library.catalog,
+        confirmer=Confirmer(trust, live.asker, manager.confirm, manager.terminal),
+        sampler=live.sampler,
+    )
+    execution.human = RunDesk(
+        manager.store,
+        run_id,
+        trust,
+        live.asker or (manager.terminal if trust is TrustLevel.LOCAL else None),
+        lambda: execution.cancel_requested,
+        lambda: live.scope.cancel() if live.scope is not None else None,
+        execution.secrets,
+    )
+    return execution
+
+
+def step_fields(r: StepRecord) -> dict[str, Any]:
+    """A step record as the store's `record_step`/`keep_step` take it (its call whole too)."""
+    return {
+        "step_id": r.step_id,
+        "item_index": r.item_index,
+        "action": r.action,
+        "status": str(r.status),
+        "attempts": r.attempts,
+        "started_at": r.started_at,
+        "ended_at": r.ended_at,
+        "args_preview": r.args_preview,
+        "result_preview": r.result_preview,
+        "error": r.error,
+        "call": call_of(r),
+        "tab_id": r.tab_id,
+        "screenshot_artifact_id": r.screenshot_artifact_id,
+        "provider": r.provider,
+        "capability_level": r.capability_level,
+        "confirmation": r.confirmation,
+    }
+
+
+async def admit_and_execute(
+    run_id: str,
+    template: Template,
+    inputs: dict[str, Any],
+    options: dict[str, Any],
+    execution: Execution,
+    live: Live,
+    session: Callable[[], Any],
+    given: Session | None,
+    manager: RunManager,
+) -> None:
+    """Wait for a slot of the queue, then execute; canceled while queued, or failed by an
+    internal error, the run is settled all the same."""
+    settlement = manager.settlement
+    try:
+        async with manager.queue.slots:
+            if not await manager.queue.admitted(run_id):
+                await settlement.finish(run_id, RunStatus.CANCELED, None, None, execution.progress)
+                return
+            live.execution = execution
+            await execute(
+                run_id, template, inputs, options, execution, live, session, given, settlement
+            )
+    except Exception as exc:
+        error = TaskplateError(
+            ErrorCode.EXECUTION_ERROR,
+            f"internal error: {type(exc).__name__}: {exc}",
+            "Report this as a bug.",
+        )
+        await settlement.finish(
+            run_id, RunStatus.FAILED, None, error.to_json(), execution.progress, execution.secrets
+        )
 
 
 async def execute(
@@ -82,7 +185,7 @@ async def execute(
         await live.trace.finish(failed=timed_out or failure is not None)
     result = settlement.output(template, scope)
     if canceled:
-        settlement.finish(
+        await settlement.finish(
             run_id, RunStatus.CANCELED, result, None, execution.progress, execution.secrets
         )
     elif timed_out:
@@ -92,7 +195,7 @@ async def execute(
             "Raise options.timeoutMs (up to the template's maxTimeoutMs) or give fewer items.",
             {"runId": run_id},
         )
-        settlement.finish(
+        await settlement.finish(
             run_id,
             RunStatus.FAILED,
             result,
@@ -112,7 +215,7 @@ async def execute(
                 "stepErrorCode": str(failure.error.code),
             },
         )
-        settlement.finish(
+        await settlement.finish(
             run_id,
             RunStatus.FAILED,
             result,
@@ -121,4 +224,4 @@ async def execute(
             execution.secrets,
         )
     else:
-        settlement.settle(run_id, template, result, execution)
+        await settlement.settle(run_id, template, result, execution)

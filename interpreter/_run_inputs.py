@@ -1,5 +1,6 @@
 """What a run is given: its id, the limits it runs under, its inputs checked against the
-template's inputs schema with defaults applied, and which inputs are secrets. Pure; no store.
+template's inputs schema with defaults applied, which inputs are secrets, and the options it
+keeps. Pure; no store.
 """
 
 from __future__ import annotations
@@ -12,7 +13,18 @@ from typing import Any
 
 import jsonschema
 
-from taskplate.dsl import ErrorCode, TaskplateError, Template, listed, violations
+from taskplate.dsl import (
+    ErrorCode,
+    TaskplateError,
+    Template,
+    TrustLevel,
+    listed,
+    render,
+    truthy,
+    violations,
+)
+
+from ._tracing import TraceMode, trace_mode
 
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
@@ -89,3 +101,61 @@ def check_inputs(template: Template, inputs: Any) -> dict[str, Any]:
             {"violations": problems},
         )
     return filled
+
+
+def check_trust(template: Template, trust: TrustLevel) -> None:
+    """TRUST_LEVEL_NOT_ALLOWED when the template does not allow this kind of caller."""
+    if trust not in template.trust:
+        raise TaskplateError(
+            ErrorCode.TRUST_LEVEL_NOT_ALLOWED,
+            f'template "{template.id}" allows {", ".join(template.trust)} callers; this connection is {trust}',
+            "Run it over stdio (local trust), or use a template that allows remote callers.",
+        )
+
+
+def decide_mode(template: Template, inputs: dict[str, Any], options: dict[str, Any]) -> str:
+    """sync or async: as asked, else the template's default (`auto`: its asyncWhen)."""
+    mode = options.get("mode") or template.mode_default
+    if mode != "auto":
+        return str(mode)
+    if template.async_when is not None:
+        try:
+            return "async" if truthy(render(template.async_when, {"inputs": inputs})) else "sync"
+        except Exception:
+            return "sync"
+    return "sync"
+
+
+def effective_timeout_ms(limits: Limits, template: Template, options: dict[str, Any]) -> int:
+    """The smallest of the server's, the template's and the caller's timeouts."""
+    candidates = [limits.max_run_timeout_ms]
+    if template.limits.max_timeout_ms:
+        candidates.append(template.limits.max_timeout_ms)
+    if options.get("timeoutMs"):
+        candidates.append(int(options["timeoutMs"]))
+    return min(candidates)
+
+
+def run_options(
+    options: dict[str, Any],
+    template: Template,
+    limits: Limits,
+    trust: TrustLevel,
+    trace_default: TraceMode | None,
+    profile_id: str | None,
+) -> dict[str, Any]:
+    """The caller's options as the run keeps them: its trace mode, effective timeout, trust
+    and profile settled."""
+    options["trace"] = str(trace_mode(options.get("trace"), trust, trace_default))
+    options["effectiveTimeoutMs"] = effective_timeout_ms(limits, template, options)
+    options["trust"] = str(trust)
+    if profile_id:
+        options["profileId"] = profile_id
+    return options
+
+
+def profile_for(template: Template, inputs: dict[str, Any], profile_id: str | None) -> str:
+    """The login profile a run's own session starts from: the caller's, the template's, else
+    master."""
+    named = render(template.profile, {"inputs": inputs}) if template.profile is not None else None
+    return str(profile_id or named or "master")

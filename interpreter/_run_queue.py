@@ -37,9 +37,9 @@ class RunQueue:
         """Wait for a slot of the whole store (every server on it); False when canceled first.
         The caller holds one of `slots`."""
         while True:
-            if self.store.cancel_flag(run_id):
+            if await self.store.cancel_flag(run_id):
                 return False
             alive_since = time.time() - DEAD_AFTER_S
-            if self.store.start_if_free(run_id, self.limits.max_concurrent_runs, alive_since):
+            if await self.store.start_if_free(run_id, self.limits.max_concurrent_runs, alive_since):
                 return True
             await anyio.sleep(ADMIT_POLL_S)

@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
 import jsonschema
 
 from taskplate.dsl import ErrorCode, RunStatus, TaskplateError, Template, render
@@ -16,7 +17,7 @@ from taskplate.dsl import ErrorCode, RunStatus, TaskplateError, Template, render
 from ._artifacts import ArtifactStore
 from ._executor import Execution, Progress, StepRecord
 from ._run_inputs import Limits
-from ._stores import Store
+from ._stores import STORE_WRITE_S, Store
 
 
 @dataclass
@@ -33,7 +34,9 @@ class Settlement:
         except Exception:
             return {k: v for k, v in scope["steps"].items() if v is not None}
 
-    def settle(self, run_id: str, template: Template, result: Any, execution: Execution) -> None:
+    async def settle(
+        self, run_id: str, template: Template, result: Any, execution: Execution
+    ) -> None:
         items = execution.loop_items
         failed = items.count(False)
         status, error = RunStatus.SUCCEEDED, None
@@ -73,9 +76,9 @@ class Settlement:
                         ],
                     },
                 ).to_json()
-        self.finish(run_id, status, result, error, execution.progress, execution.secrets)
+        await self.finish(run_id, status, result, error, execution.progress, execution.secrets)
 
-    def finish(
+    async def finish(
         self,
         run_id: str,
         status: RunStatus,
@@ -87,16 +90,32 @@ class Settlement:
         result, error = mask(result, secrets or []), mask(error, secrets or [])
         encoded = json.dumps(result, ensure_ascii=False, default=str).encode()
         if len(encoded) > self.limits.max_artifact_inline_bytes:
-            artifact_id = self.artifacts.save(run_id, "result.json", encoded, "application/json")
+            artifact_id = await self.artifacts.save(
+                run_id, "result.json", encoded, "application/json"
+            )
             summary = result.get("summary") if isinstance(result, dict) else None
             result = {"resultArtifactId": artifact_id, "truncated": True, "summary": summary}
-        self.store.update_run(
-            run_id,
-            status=str(status),
-            result=result,
-            error=error,
-            progress=progress.to_json(),
-            ended_at=time.time(),
+        # The terminal row is written even while the run is being canceled (bounded).
+        with anyio.CancelScope(shield=True), anyio.move_on_after(STORE_WRITE_S):
+            await self.store.update_run(
+                run_id,
+                status=str(status),
+                result=result,
+                error=error,
+                progress=progress.to_json(),
+                ended_at=time.time(),
+            )
+
+
+async def never_hanging(store: Store, run_id: str) -> None:
+    """A run that ended here without a terminal row fails (never left `running`)."""
+    row = await store.run(run_id)
+    if row is not None and not RunStatus(row.status).terminal:
+        error = TaskplateError(
+            ErrorCode.EXECUTION_ERROR, "the run stopped without a result", "Run it again."
+        )
+        await store.update_run(
+            run_id, status=str(RunStatus.FAILED), error=error.to_json(), ended_at=time.time()
         )
 
 

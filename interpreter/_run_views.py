@@ -5,10 +5,21 @@ the store shows of a run, whoever owns it. Reads only.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import anyio
+
+from taskplate.dsl import ErrorCode, RunStatus, TaskplateError
+
+from ._executor import Progress, StepRecord
 from ._stores import RunRow, Store
+
+if TYPE_CHECKING:
+    from ._run_execution import Live
+
+WAIT_POLL_S = 0.2  # a run owned by another process, read again until it ends
 
 
 def iso(timestamp: float | None) -> str | None:
@@ -21,7 +32,7 @@ def iso(timestamp: float | None) -> str | None:
     )
 
 
-def describe(store: Store, row: RunRow, include_steps: bool = False) -> dict[str, Any]:
+async def describe(store: Store, row: RunRow, include_steps: bool = False) -> dict[str, Any]:
     """The answer of `get_task_run` for one run's row."""
     run_id = row.run_id
     end = row.ended_at or time.time()
@@ -51,7 +62,7 @@ def describe(store: Store, row: RunRow, include_steps: bool = False) -> dict[str
             "size": a["size"],
             "name": a["name"],
         }
-        for a in store.artifacts_of(run_id)
+        for a in await store.artifacts_of(run_id)
     ]
     if include_steps:
         out["steps"] = [
@@ -76,7 +87,7 @@ def describe(store: Store, row: RunRow, include_steps: bool = False) -> dict[str
                 "capabilityLevel": s.get("capability_level"),
                 **({"confirmation": s["confirmation"]} if s.get("confirmation") else {}),
             }
-            for s in store.steps(run_id)
+            for s in await store.steps(run_id)
         ]
     return out
 
@@ -94,3 +105,62 @@ def listing(rows: list[RunRow], total: int) -> dict[str, Any]:
         for r in rows
     ]
     return {"runs": runs, "total": total}
+
+
+class RunReads:
+    """The run manager's reads: one run (reaping dead owners first, so what is read is true),
+    a page of runs, and waiting for a run's end, here or on any server on the store."""
+
+    store: Store
+    live: dict[str, Live]
+
+    async def reap(self) -> None: ...
+
+    async def row(self, run_id: str) -> RunRow:
+        await self.reap()
+        row = await self.store.run(run_id)
+        if row is None:
+            raise TaskplateError(
+                ErrorCode.RUN_NOT_FOUND, f"no run {run_id}", "List runs with list_task_runs."
+            )
+        return row
+
+    async def describe(self, run_id: str, include_steps: bool = False) -> dict[str, Any]:
+        return await describe(self.store, await self.row(run_id), include_steps)
+
+    async def list(
+        self,
+        status: str | None = None,
+        template_id: str | None = None,
+        limit: int = 20,
+        offset: int = 0,
+    ) -> dict[str, Any]:
+        await self.reap()
+        rows, total = await self.store.list_runs(
+            status, template_id, max(1, min(limit, 100)), max(0, offset)
+        )
+        return listing(rows, total)
+
+    async def wait(
+        self,
+        run_id: str,
+        on_progress: Callable[[Progress], None] | None = None,
+        on_step: Callable[[StepRecord], None] | None = None,
+    ) -> dict[str, Any]:
+        """The run's answer once it is terminal; listeners hear its progress and every step
+        execution while it runs in this process."""
+        live = self.live.get(run_id)
+        if live is not None:
+            if on_progress is not None:
+                live.progress_listeners.append(on_progress)
+            if on_step is not None:
+                live.step_listeners.append(on_step)
+            await live.done.wait()
+        else:
+            while True:
+                row = await self.store.run(run_id)
+                if row is None or RunStatus(row.status).terminal:
+                    break
+                await self.reap()
+                await anyio.sleep(WAIT_POLL_S)
+        return await self.describe(run_id)

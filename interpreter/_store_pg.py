@@ -7,14 +7,16 @@ The schema is created and migrated here, one numbered step at a time, under an a
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+import anyio
 import psycopg
 from psycopg.rows import dict_row
+from psycopg_pool import AsyncConnectionPool
 
 from taskplate.dsl import ErrorCode, TaskplateError
 
@@ -100,11 +102,13 @@ MIGRATIONS: tuple[str, ...] = (
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
-FLUSH_S = 0.05  # how long step records may wait to be written together
-FLUSH_ROWS = 200
+FLUSH_ROWS = 200  # kept-back step records written in one go at most
+POOL_SIZE = 4  # connections per process: a transaction holds one, other calls go on beside it
 _ACTIVE_SQL = "('queued', 'running', 'waiting_for_human')"
 _MIGRATE_LOCK = 0x7461736B  # advisory lock keys: 'task' for migrations, 'plat' for admission
 _ADMIT_LOCK = 0x706C6174
+
+Connection = psycopg.AsyncConnection[dict[str, Any]]
 
 
 def _shown(url: str) -> str:
@@ -116,12 +120,12 @@ def _shown(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
 
 
-def migrate(db: psycopg.Connection[Any]) -> int:
+async def migrate(db: psycopg.AsyncConnection[Any]) -> int:
     """Bring the schema to SCHEMA_VERSION; answers the version found before."""
-    with db.transaction():
-        db.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATE_LOCK,))
-        db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-        row = db.execute("SELECT max(version) AS v FROM schema_version").fetchone()
+    async with db.transaction():
+        await db.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATE_LOCK,))
+        await db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+        row = await (await db.execute("SELECT max(version) AS v FROM schema_version")).fetchone()
         found = int(row["v"]) if row and row["v"] is not None else 0
         if found > SCHEMA_VERSION:
             raise TaskplateError(
@@ -130,83 +134,160 @@ def migrate(db: psycopg.Connection[Any]) -> int:
                 "Upgrade taskplate on this host to the version the other servers run.",
             )
         for version in range(found, SCHEMA_VERSION):
-            db.execute(MIGRATIONS[version])
-            db.execute("INSERT INTO schema_version (version) VALUES (%s)", (version + 1,))
+            await db.execute(MIGRATIONS[version])
+            await db.execute("INSERT INTO schema_version (version) VALUES (%s)", (version + 1,))
         return found
 
 
 class PostgresStore:
-    """One connection per process (autocommit; each write a short transaction)."""
+    """A small pool of async connections per process (autocommit; each write one statement or
+    a short transaction). No call blocks the event loop on the database."""
 
     def __init__(self, url: str, connect_timeout_s: int = 10) -> None:
+        self.url = url
         self.description = _shown(url)
+        self.connect_timeout_s = connect_timeout_s
         self._steps: dict[tuple[str, int], dict[str, Any]] = {}  # kept back until `flush`
         self._calls: dict[tuple[str, int], dict[str, Any]] = {}
-        self._since = 0.0
-        try:
-            self.db: psycopg.Connection[dict[str, Any]] = psycopg.connect(
-                url, autocommit=True, row_factory=dict_row, connect_timeout=connect_timeout_s
-            )
-        except psycopg.Error as exc:
-            raise TaskplateError(
-                ErrorCode.EXECUTION_ERROR,
-                f"cannot open the run store {self.description}: {str(exc).strip()}",
-                "Check TASKPLATE_STORE (or --store): the server must run and accept this user.",
-            ) from None
-        try:
-            migrate(self.db)
-        except BaseException:
-            self.db.close()
-            raise
+        self._progress: dict[str, dict[str, Any]] = {}
+        self._pool: AsyncConnectionPool[Connection] | None = None
+        self._opening = anyio.Lock()
+        self._flushing = anyio.Lock()
+        self._closed = False
 
-    @contextmanager
-    def transaction(self) -> Iterator[psycopg.Connection[dict[str, Any]]]:
-        self.flush()
-        with self.db.transaction():
-            yield self.db
-
-    def _execute(self, query: Any, params: tuple[Any, ...] = ()) -> psycopg.Cursor[dict[str, Any]]:
-        self.flush()
-        return self.db.execute(query, params)
-
-    def flush(self) -> None:
-        """Write the step records kept back, in one transaction of one round trip or two.
-
-        Step records are the hot path (two per step): they wait here at most FLUSH_S, and
-        every other call of this store writes them first, so this process reads its own
-        writes in order; other processes see a step at most FLUSH_S (or the next call) late."""
-        if not self._steps and not self._calls:
-            return
-        steps, calls = self._steps, self._calls
-        self._steps, self._calls = {}, {}
-        with self.db.transaction():
-            if steps:
-                _replace_many(self.db, "steps", ("run_id", "seq"), steps)
-            if calls:
-                _replace_many(self.db, "calls", ("source", "seq"), calls)
-
-    def close(self) -> None:
-        """Idempotent; the store is unusable afterwards. Writes what is kept back first."""
-        if not self.db.closed:
+    async def open(self) -> None:
+        """Connect and migrate the schema; idempotent. A store that cannot be reached within
+        `connect_timeout_s` is a clear error, never a wait without end."""
+        async with self._opening:
+            if self._pool is not None:
+                return
+            if self._closed:
+                raise RuntimeError("the store is closed")
+            try:  # one connection first: its failure names the reason at once
+                first = await psycopg.AsyncConnection.connect(
+                    self.url,
+                    autocommit=True,
+                    row_factory=dict_row,
+                    connect_timeout=self.connect_timeout_s,
+                )
+            except psycopg.Error as exc:
+                raise TaskplateError(
+                    ErrorCode.EXECUTION_ERROR,
+                    f"cannot open the run store {self.description}: {str(exc).strip()}",
+                    "Check TASKPLATE_STORE (or --store): the server must run and accept this user.",
+                ) from None
             try:
-                self.flush()
+                await migrate(first)
             finally:
-                self.db.close()
+                with anyio.CancelScope(shield=True):
+                    await first.close()
+            pool: AsyncConnectionPool[Connection] = AsyncConnectionPool(
+                self.url,
+                min_size=1,
+                max_size=POOL_SIZE,
+                kwargs={
+                    "autocommit": True,
+                    "row_factory": dict_row,
+                    "connect_timeout": self.connect_timeout_s,
+                },
+                timeout=60.0,  # a call waiting for a free connection
+                open=False,
+                name="taskplate-store",
+            )
+            try:
+                await pool.open(wait=True, timeout=float(self.connect_timeout_s))
+            except BaseException:
+                with anyio.CancelScope(shield=True):
+                    await pool.close(timeout=5.0)
+                raise
+            self._pool = pool
 
-    def __enter__(self) -> PostgresStore:
+    async def _ready(self) -> AsyncConnectionPool[Connection]:
+        if self._pool is None:
+            await self.open()
+        assert self._pool is not None
+        return self._pool
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[Connection]:
+        await self.flush()
+        pool = await self._ready()
+        async with pool.connection() as db, db.transaction():
+            yield db
+
+    async def _execute(self, query: Any, params: tuple[Any, ...] = ()) -> int:
+        """One statement; answers its rowcount."""
+        await self.flush()
+        pool = await self._ready()
+        async with pool.connection() as db:
+            return (await db.execute(query, params)).rowcount
+
+    async def _all(self, query: Any, params: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
+        await self.flush()
+        pool = await self._ready()
+        async with pool.connection() as db:
+            return await (await db.execute(query, params)).fetchall()
+
+    async def _one(self, query: Any, params: tuple[Any, ...] = ()) -> dict[str, Any] | None:
+        await self.flush()
+        pool = await self._ready()
+        async with pool.connection() as db:
+            return await (await db.execute(query, params)).fetchone()
+
+    async def flush(self) -> None:
+        """Write what was kept back, in one transaction of one round trip or a few.
+
+        Step records are the hot path (two per step): they wait here at most FLUSH_S (the run
+        manager flushes that often), and every other call of this store flushes first, waiting
+        for a flush under way, so this process reads its own writes in order; other processes
+        see a step at most FLUSH_S (or the next call) late."""
+        if not (self._steps or self._calls or self._progress) and not self._flushing.locked():
+            return
+        async with self._flushing:
+            if not (self._steps or self._calls or self._progress):
+                return
+            steps, calls, progress = self._steps, self._calls, self._progress
+            self._steps, self._calls, self._progress = {}, {}, {}
+            pool = await self._ready()
+            async with pool.connection() as db, db.transaction():
+                if steps:
+                    await _replace_many(db, "steps", ("run_id", "seq"), steps)
+                if calls:
+                    await _replace_many(db, "calls", ("source", "seq"), calls)
+                if progress:
+                    now = time.time()
+                    async with db.cursor() as cursor:
+                        await cursor.executemany(
+                            "UPDATE runs SET progress = %s, updated_at = %s WHERE run_id = %s"
+                            " AND status <> ALL(%s)",
+                            [(dump(p), now, r, list(TERMINAL)) for r, p in progress.items()],
+                        )
+
+    async def close(self) -> None:
+        """Idempotent; the store is unusable afterwards. Writes what is kept back first
+        (bounded: a database that does not answer within seconds is left)."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._pool is None:
+            return
+        with anyio.CancelScope(shield=True):
+            try:
+                with anyio.move_on_after(10):
+                    await self.flush()
+            finally:
+                pool, self._pool = self._pool, None
+                await pool.close(timeout=5.0)
+
+    async def __aenter__(self) -> PostgresStore:
+        await self.open()
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def _all(self, query: Any, params: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
-        return self._execute(query, params).fetchall()
-
-    def _one(self, query: Any, params: tuple[Any, ...] = ()) -> dict[str, Any] | None:
-        return self._execute(query, params).fetchone()
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
 
     # -- runs ---------------------------------------------------------------------------------
-    def insert_run(
+    async def insert_run(
         self,
         run_id: str,
         template_id: str,
@@ -216,28 +297,31 @@ class PostgresStore:
         owner: str,
     ) -> None:
         now = time.time()
-        self._execute(
+        await self._execute(
             "INSERT INTO runs (run_id, template_id, template_version, status, inputs, options,"
             " created_at, updated_at, owner, heartbeat_at)"
             " VALUES (%s, %s, %s, 'queued', %s, %s, %s, %s, %s, %s)",
             (run_id, template_id, version, dump(inputs), dump(options), now, now, owner, now),
         )
 
-    def run(self, run_id: str) -> RunRow | None:
-        row = self._one("SELECT * FROM runs WHERE run_id = %s", (run_id,))
+    async def run(self, run_id: str) -> RunRow | None:
+        row = await self._one("SELECT * FROM runs WHERE run_id = %s", (run_id,))
         return run_row(row) if row else None
 
-    def update_run(self, run_id: str, **fields: Any) -> None:
+    async def update_run(self, run_id: str, **fields: Any) -> None:
         """Set fields of a run that is not terminal yet (terminal states never change)."""
         encoded = run_fields(fields)
         encoded["updated_at"] = time.time()
         assignments = ", ".join(f"{k} = %s" for k in encoded)
-        self._execute(
+        await self._execute(
             f"UPDATE runs SET {assignments} WHERE run_id = %s AND status <> ALL(%s)",
             (*encoded.values(), run_id, list(TERMINAL)),
         )
 
-    def list_runs(
+    def keep_progress(self, run_id: str, progress: dict[str, Any]) -> None:
+        self._progress[run_id] = progress  # a later progress replaces it
+
+    async def list_runs(
         self, status: str | None, template_id: str | None, limit: int, offset: int
     ) -> tuple[list[RunRow], int]:
         where, params = [], []
@@ -248,79 +332,81 @@ class PostgresStore:
             where.append("template_id = %s")
             params.append(template_id)
         clause = f"WHERE {' AND '.join(where)}" if where else ""
-        total = self._one(f"SELECT COUNT(*) AS n FROM runs {clause}", tuple(params))
-        rows = self._all(
+        total = await self._one(f"SELECT COUNT(*) AS n FROM runs {clause}", tuple(params))
+        rows = await self._all(
             f"SELECT * FROM runs {clause} ORDER BY created_at DESC LIMIT %s OFFSET %s",
             (*params, limit, offset),
         )
         return [run_row(r) for r in rows], int(total["n"] if total else 0)
 
-    def request_cancel(self, run_id: str, force: bool) -> None:
-        self._execute(
+    async def request_cancel(self, run_id: str, force: bool) -> None:
+        await self._execute(
             "UPDATE runs SET cancel = %s, updated_at = %s WHERE run_id = %s"
             f" AND status IN {_ACTIVE_SQL}",
             ("force" if force else "cooperative", time.time(), run_id),
         )
 
-    def request_resume(self, run_id: str) -> bool:
+    async def request_resume(self, run_id: str) -> bool:
         """Ask a run waiting for a person to go on; False when it is not waiting."""
         now = time.time()
-        done = self._execute(
+        done = await self._execute(
             "UPDATE runs SET resume = %s, updated_at = %s WHERE run_id = %s"
             " AND status = 'waiting_for_human'",
             (now, now, run_id),
         )
-        return done.rowcount == 1
+        return done == 1
 
-    def resume_flag(self, run_id: str) -> float | None:
-        row = self._one("SELECT resume FROM runs WHERE run_id = %s", (run_id,))
+    async def resume_flag(self, run_id: str) -> float | None:
+        row = await self._one("SELECT resume FROM runs WHERE run_id = %s", (run_id,))
         return row["resume"] if row else None
 
-    def cancel_flag(self, run_id: str) -> str | None:
-        row = self._one("SELECT cancel FROM runs WHERE run_id = %s", (run_id,))
+    async def cancel_flag(self, run_id: str) -> str | None:
+        row = await self._one("SELECT cancel FROM runs WHERE run_id = %s", (run_id,))
         return row["cancel"] if row else None
 
-    def heartbeat(self, owner: str) -> None:
-        self._execute(
+    async def heartbeat(self, owner: str) -> None:
+        await self._execute(
             f"UPDATE runs SET heartbeat_at = %s WHERE owner = %s AND status IN {_ACTIVE_SQL}",
             (time.time(), owner),
         )
 
-    def active_of_others(self, me: str) -> list[RunRow]:
-        rows = self._all(
+    async def active_of_others(self, me: str) -> list[RunRow]:
+        rows = await self._all(
             f"SELECT * FROM runs WHERE status IN {_ACTIVE_SQL} AND owner IS DISTINCT FROM %s",
             (me,),
         )
         return [run_row(r) for r in rows]
 
-    def claim(self, run_id: str, previous_owner: str | None, me: str) -> bool:
+    async def claim(self, run_id: str, previous_owner: str | None, me: str) -> bool:
         """Take over a queued run of a dead owner; True when this process got it."""
         now = time.time()
-        done = self._execute(
+        done = await self._execute(
             "UPDATE runs SET owner = %s, heartbeat_at = %s, updated_at = %s WHERE run_id = %s"
             " AND owner IS NOT DISTINCT FROM %s AND status = 'queued'",
             (me, now, now, run_id, previous_owner),
         )
-        return done.rowcount == 1
+        return done == 1
 
-    def start_if_free(self, run_id: str, limit: int, alive_since: float) -> bool:
-        with self.transaction() as db:
+    async def start_if_free(self, run_id: str, limit: int, alive_since: float) -> bool:
+        async with self.transaction() as db:
             # One admission at a time across every server on the store.
-            db.execute("SELECT pg_advisory_xact_lock(%s)", (_ADMIT_LOCK,))
-            running = db.execute(
+            await db.execute("SELECT pg_advisory_xact_lock(%s)", (_ADMIT_LOCK,))
+            running = await db.execute(
                 "SELECT COUNT(*) AS n FROM runs WHERE status IN ('running', 'waiting_for_human')"
             )
-            if (running.fetchone() or {"n": 0})["n"] >= limit:
+            if ((await running.fetchone()) or {"n": 0})["n"] >= limit:
                 return False
-            first = db.execute(
-                "SELECT run_id FROM runs WHERE status = 'queued' AND cancel IS NULL"
-                " AND (heartbeat_at >= %s OR run_id = %s) ORDER BY created_at, run_id LIMIT 1",
-                (alive_since, run_id),
+            first = await (
+                await db.execute(
+                    "SELECT run_id FROM runs WHERE status = 'queued' AND cancel IS NULL"
+                    " AND (heartbeat_at >= %s OR run_id = %s) ORDER BY created_at, run_id LIMIT 1",
+                    (alive_since, run_id),
+                )
             ).fetchone()
             if first is None or first["run_id"] != run_id:
                 return False
             now = time.time()
-            done = db.execute(
+            done = await db.execute(
                 "UPDATE runs SET status = 'running', started_at = %s, updated_at = %s"
                 " WHERE run_id = %s AND status = 'queued'",
                 (now, now, run_id),
@@ -328,86 +414,93 @@ class PostgresStore:
             return done.rowcount == 1
 
     # -- steps --------------------------------------------------------------------------------
-    def record_step(
+    async def record_step(
         self, run_id: str, seq: int, call: dict[str, Any] | None = None, **fields: Any
     ) -> None:
         """A step execution, and with `call` the whole call too (one transaction for both)."""
+        self.keep_step(run_id, seq, call, **fields)
+        if len(self._steps) >= FLUSH_ROWS:
+            await self.flush()
+
+    def keep_step(
+        self, run_id: str, seq: int, call: dict[str, Any] | None = None, **fields: Any
+    ) -> None:
         fields = step_fields(fields)
         unknown = set(fields) - set(_COLUMNS["steps"])
         if unknown:
             raise ValueError(f"no column {sorted(unknown)} in steps")
-        if not self._steps:
-            self._since = time.monotonic()
         self._steps[(run_id, seq)] = fields  # a later record of the step replaces it whole
         if call is not None:
             self._calls[(run_id, seq)] = {**call, "args": dump(call["args"])}
-        if time.monotonic() - self._since >= FLUSH_S or len(self._steps) >= FLUSH_ROWS:
-            self.flush()
 
-    def steps(self, run_id: str) -> list[dict[str, Any]]:
-        out = self._all("SELECT * FROM steps WHERE run_id = %s ORDER BY seq", (run_id,))
+    async def steps(self, run_id: str) -> list[dict[str, Any]]:
+        out = await self._all("SELECT * FROM steps WHERE run_id = %s ORDER BY seq", (run_id,))
         for data in out:
             step_row(data)
         return out
 
     # -- recorded calls -------------------------------------------------------------------------
-    def record_call(self, source: str, seq: int | None, **fields: Any) -> None:
+    async def record_call(self, source: str, seq: int | None, **fields: Any) -> None:
         """One successful action call; `seq` None appends it after the source's last call."""
-        with self.transaction() as db:
+        async with self.transaction() as db:
             if seq is None:
                 # Two writers of one source append one after the other.
-                db.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (source,))
-                last = db.execute(
-                    "SELECT MAX(seq) AS m FROM calls WHERE source = %s", (source,)
+                await db.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (source,))
+                last = await (
+                    await db.execute("SELECT MAX(seq) AS m FROM calls WHERE source = %s", (source,))
                 ).fetchone()
                 seq = 0 if last is None or last["m"] is None else int(last["m"]) + 1
-            _insert_call(db, source, seq, fields)
+            await _insert_call(db, source, seq, fields)
 
-    def calls(self, source: str) -> list[dict[str, Any]]:
-        out = self._all("SELECT * FROM calls WHERE source = %s ORDER BY seq", (source,))
+    async def calls(self, source: str) -> list[dict[str, Any]]:
+        out = await self._all("SELECT * FROM calls WHERE source = %s ORDER BY seq", (source,))
         for data in out:
             data["args"] = load(data["args"])
         return out
 
     # -- artifacts ----------------------------------------------------------------------------
-    def insert_artifact(
+    async def insert_artifact(
         self, artifact_id: str, run_id: str, name: str, mime_type: str, size: int, sha256: str
     ) -> None:
-        self._execute(
+        await self._execute(
             "INSERT INTO artifacts (artifact_id, run_id, name, mime_type, size, sha256, created_at)"
             " VALUES (%s, %s, %s, %s, %s, %s, %s)",
             (artifact_id, run_id, name, mime_type, size, sha256, time.time()),
         )
 
-    def artifact(self, artifact_id: str) -> dict[str, Any] | None:
-        return self._one("SELECT * FROM artifacts WHERE artifact_id = %s", (artifact_id,))
+    async def artifact(self, artifact_id: str) -> dict[str, Any] | None:
+        return await self._one("SELECT * FROM artifacts WHERE artifact_id = %s", (artifact_id,))
 
-    def artifacts_of(self, run_id: str) -> list[dict[str, Any]]:
-        return self._all("SELECT * FROM artifacts WHERE run_id = %s ORDER BY created_at", (run_id,))
+    async def artifacts_of(self, run_id: str) -> list[dict[str, Any]]:
+        return await self._all(
+            "SELECT * FROM artifacts WHERE run_id = %s ORDER BY created_at", (run_id,)
+        )
 
-    def live_artifacts(self) -> list[dict[str, Any]]:
-        return self._all("SELECT * FROM artifacts WHERE expired = 0")
+    async def live_artifacts(self) -> list[dict[str, Any]]:
+        return await self._all("SELECT * FROM artifacts WHERE expired = 0")
 
-    def mark_expired(self, artifact_id: str) -> None:
-        self._execute("UPDATE artifacts SET expired = 1 WHERE artifact_id = %s", (artifact_id,))
+    async def mark_expired(self, artifact_id: str) -> None:
+        await self._execute(
+            "UPDATE artifacts SET expired = 1 WHERE artifact_id = %s", (artifact_id,)
+        )
 
     def artifact_bytes(self, root: Path) -> PostgresStore:
         return self  # bytes in the database: every server reads them
 
     # ArtifactBytes, in the table artifact_data
-    def write(self, run_id: str, artifact_id: str, data: bytes) -> None:
-        self._execute(
+    async def write(self, run_id: str, artifact_id: str, data: bytes) -> None:
+        await self._execute(
             "INSERT INTO artifact_data (artifact_id, data) VALUES (%s, %s)", (artifact_id, data)
         )
 
-    def read(self, run_id: str, artifact_id: str, offset: int, limit: int | None) -> bytes:
+    async def read(self, run_id: str, artifact_id: str, offset: int, limit: int | None) -> bytes:
         if limit is None:
-            row = self._one(
+            row = await self._one(
                 "SELECT substring(data FROM %s) AS d FROM artifact_data WHERE artifact_id = %s",
                 (offset + 1, artifact_id),
             )
         else:
-            row = self._one(
+            row = await self._one(
                 "SELECT substring(data FROM %s FOR %s) AS d FROM artifact_data"
                 " WHERE artifact_id = %s",
                 (offset + 1, max(0, limit), artifact_id),
@@ -416,8 +509,8 @@ class PostgresStore:
             raise FileNotFoundError(artifact_id)
         return bytes(row["d"])
 
-    def drop(self, run_id: str, artifact_id: str) -> None:
-        self._execute("DELETE FROM artifact_data WHERE artifact_id = %s", (artifact_id,))
+    async def drop(self, run_id: str, artifact_id: str) -> None:
+        await self._execute("DELETE FROM artifact_data WHERE artifact_id = %s", (artifact_id,))
 
 
 # Every column of the tables written whole (SQLite's INSERT OR REPLACE: columns not given are null).
@@ -431,8 +524,8 @@ _COLUMNS = {
 }  # fmt: skip
 
 
-def _replace(
-    db: psycopg.Connection[Any],
+async def _replace(
+    db: psycopg.AsyncConnection[Any],
     table: str,
     keys: tuple[str, ...],
     key_values: tuple[Any, ...],
@@ -446,15 +539,15 @@ def _replace(
     names = ", ".join([*keys, *columns])
     marks = ", ".join("%s" for _ in range(len(keys) + len(columns)))
     updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in columns)
-    db.execute(
+    await db.execute(
         f"INSERT INTO {table} ({names}) VALUES ({marks})"
         f" ON CONFLICT ({', '.join(keys)}) DO UPDATE SET {updates}",
         (*key_values, *(fields.get(c) for c in columns)),
     )
 
 
-def _replace_many(
-    db: psycopg.Connection[Any],
+async def _replace_many(
+    db: psycopg.AsyncConnection[Any],
     table: str,
     keys: tuple[str, ...],
     rows: dict[tuple[str, int], dict[str, Any]],
@@ -464,13 +557,17 @@ def _replace_many(
     names = ", ".join([*keys, *columns])
     marks = ", ".join("%s" for _ in range(len(keys) + len(columns)))
     updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in columns)
-    with db.cursor() as cursor:
-        cursor.executemany(
+    async with db.cursor() as cursor:
+        await cursor.executemany(
             f"INSERT INTO {table} ({names}) VALUES ({marks})"
             f" ON CONFLICT ({', '.join(keys)}) DO UPDATE SET {updates}",
             [(*key, *(row.get(c) for c in columns)) for key, row in rows.items()],
         )
 
 
-def _insert_call(db: psycopg.Connection[Any], source: str, seq: int, call: dict[str, Any]) -> None:
-    _replace(db, "calls", ("source", "seq"), (source, seq), {**call, "args": dump(call["args"])})
+async def _insert_call(
+    db: psycopg.AsyncConnection[Any], source: str, seq: int, call: dict[str, Any]
+) -> None:
+    await _replace(
+        db, "calls", ("source", "seq"), (source, seq), {**call, "args": dump(call["args"])}
+    )

@@ -168,12 +168,12 @@ class BrowserTools:
                 profiles=self.manager.profiles,
             )
             result = await run_action(name, action_ctx, action_args)
-            self.keep_call(session, name, action_args, args.get("tabId"), result)
+            await self.keep_call(session, name, action_args, args.get("tabId"), result)
             return await self.small(name, result, artifacts)
 
         return handler
 
-    def keep_call(
+    async def keep_call(
         self,
         session: Session,
         name: str,
@@ -187,7 +187,7 @@ class BrowserTools:
         secret = typed_secret(name, args, result)
         if secret is not None and secret not in secrets:
             secrets.append(secret)
-        self.manager.store.record_call(
+        await self.manager.store.record_call(
             session.id,
             None,
             step_id=None,
@@ -203,7 +203,7 @@ class BrowserTools:
     ) -> CallToolResult:
         """Answers stay under maxArtifactInlineBytes; the rest is an artifact to read by reference."""
         if name == "screenshot":
-            chunk = self.manager.artifacts.read(result["artifactId"])
+            chunk = await self.manager.artifacts.read(result["artifactId"])
             if len(chunk.data) * 4 // 3 + 1000 < self.inline:
                 image = ImageContent(
                     type="image", data=base64.b64encode(chunk.data).decode(), mime_type="image/png"
@@ -323,7 +323,7 @@ class BrowserTools:
             sampler=ClientSampler(ctx),
         )
         answer = await follow(self.manager, ctx, run_id, self.state.log_levels)
-        described = self.manager.describe(run_id, include_steps=True)
+        described = await self.manager.describe(run_id, include_steps=True)
         out = {
             "runId": run_id,
             "status": answer["status"],
@@ -343,8 +343,8 @@ class BrowserTools:
                 "remote callers may not save templates on this server",
                 "Save over stdio (local trust), or ask the operator to serve with --allow-remote-save.",
             )
-        source = self.recording(args, trust)
-        saved = save_recorded(
+        source = await self.recording(args, trust)
+        saved = await save_recorded(
             self.manager.store,
             self.manager.library,
             self.manager.home,
@@ -357,7 +357,7 @@ class BrowserTools:
             self.state.published(self.manager.library.get(saved.template_id, saved.version))
         return ok(saved.to_json())
 
-    def recording(self, args: dict[str, Any], trust: TrustLevel) -> str:
+    async def recording(self, args: dict[str, Any], trust: TrustLevel) -> str:
         """The run or session to save, if this caller may read it."""
         run_id, session_id = args.get("runId"), args.get("sessionId")
         if (run_id is None) == (session_id is None):
@@ -376,7 +376,7 @@ class BrowserTools:
             opener = (
                 self.session_trust[session_id]
                 if session_id is not None
-                else self._run_trust(run_id)
+                else await self._run_trust(run_id)
             )
             if opener is TrustLevel.LOCAL:
                 raise TaskplateError(
@@ -386,8 +386,8 @@ class BrowserTools:
                 )
         return str(run_id or session_id)
 
-    def _run_trust(self, run_id: str) -> TrustLevel:
-        row = self.manager.store.run(run_id)
+    async def _run_trust(self, run_id: str) -> TrustLevel:
+        row = await self.manager.store.run(run_id)
         if row is None:
             return TrustLevel.REMOTE  # save_recorded answers RUN_NOT_FOUND
         return TrustLevel(row.options.get("trust", "local"))

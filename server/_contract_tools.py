@@ -113,7 +113,7 @@ def contract_tools(state: ServerState) -> list[ToolSpec]:
                 {
                     "runId": run_id,
                     "status": "queued",
-                    "createdAt": manager.describe(run_id)["createdAt"],
+                    "createdAt": (await manager.describe(run_id))["createdAt"],
                 }
             )
         try:
@@ -124,14 +124,16 @@ def contract_tools(state: ServerState) -> list[ToolSpec]:
     async def get_task_run(args: dict[str, Any], ctx: Context) -> CallToolResult:
         return ok(
             fit(
-                manager.describe(args["runId"], include_steps=args.get("includeSteps", False)),
+                await manager.describe(
+                    args["runId"], include_steps=args.get("includeSteps", False)
+                ),
                 inline,
             )
         )
 
     async def list_task_runs(args: dict[str, Any], ctx: Context) -> CallToolResult:
         return ok(
-            manager.list(
+            await manager.list(
                 args.get("status"),
                 args.get("templateId"),
                 args.get("limit", 20),
@@ -140,10 +142,10 @@ def contract_tools(state: ServerState) -> list[ToolSpec]:
         )
 
     async def cancel_task_run(args: dict[str, Any], ctx: Context) -> CallToolResult:
-        return ok(manager.cancel(args["runId"], args.get("force", False)))
+        return ok(await manager.cancel(args["runId"], args.get("force", False)))
 
     async def resume_task_run(args: dict[str, Any], ctx: Context) -> CallToolResult:
-        return ok(manager.resume(args["runId"], state.trust(ctx), state.caller(ctx)))
+        return ok(await manager.resume(args["runId"], state.trust(ctx), state.caller(ctx)))
 
     async def get_artifact(args: dict[str, Any], ctx: Context) -> CallToolResult:
         limit = args.get("limit", inline * 3 // 4)
@@ -153,7 +155,7 @@ def contract_tools(state: ServerState) -> list[ToolSpec]:
                 f"limit {limit} is above maxArtifactInlineBytes ({inline})",
                 f"Ask for at most {inline} bytes.",
             )
-        chunk = manager.artifacts.read(args["artifactId"], args.get("offset", 0), limit)
+        chunk = await manager.artifacts.read(args["artifactId"], args.get("offset", 0), limit)
         return ok(
             {
                 "artifactId": args["artifactId"],

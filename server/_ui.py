@@ -197,8 +197,8 @@ class RunsPage:
         except ValueError:
             return _plain("limit and offset are whole numbers", 400)
         base = request.scope.get("root_path", "")
-        self.manager.reap()
-        rows, total = self.manager.store.list_runs(status, template_id, limit, offset)
+        await self.manager.reap()
+        rows, total = await self.manager.store.list_runs(status, template_id, limit, offset)
         live = self._runs_live(base, rows, total, limit, offset, query)
         if query.get("part") == "live":
             return _html(live)
@@ -247,10 +247,10 @@ class RunsPage:
         run_id = request.path_params["run_id"]
         base = request.scope.get("root_path", "")
         try:
-            answer = self.manager.describe(run_id, include_steps=True)
+            answer = await self.manager.describe(run_id, include_steps=True)
         except TaskplateError as error:
             return _plain(error.message, 404)
-        row = self.manager.store.run(run_id)
+        row = await self.manager.store.run(run_id)
         assert row is not None
         live = self._run_live(base, answer, row)
         if request.query_params.get("part") == "live":
@@ -329,7 +329,7 @@ class RunsPage:
         if not hmac.compare_digest(str(form.get("csrf") or ""), self.csrf(run_id)):
             return _plain("The form's token is wrong or old: reload the page.", 403)
         try:
-            self.manager.resume(run_id)
+            await self.manager.resume(run_id)
         except TaskplateError as error:
             return _plain(error.message, 404)
         base = request.scope.get("root_path", "")
@@ -337,11 +337,11 @@ class RunsPage:
 
     async def artifact(self, request: Request) -> Response:
         run_id, artifact_id = request.path_params["run_id"], request.path_params["artifact_id"]
-        meta = self.manager.store.artifact(artifact_id)
+        meta = await self.manager.store.artifact(artifact_id)
         if meta is None or meta["run_id"] != run_id:
             return _plain(f"run {run_id} has no artifact {artifact_id}", 404)
         try:
-            chunk = self.manager.artifacts.read(artifact_id)
+            chunk = await self.manager.artifacts.read(artifact_id)
         except TaskplateError as error:
             return _plain(error.message, 410 if error.code == "ARTIFACT_EXPIRED" else 404)
         mime = str(meta["mime_type"])
@@ -365,7 +365,7 @@ class RunsPage:
         if not hmac.compare_digest(token, self.csrf(run_id)):
             return _plain("The form's token is wrong or old: reload the page.", 403)
         try:
-            self.manager.cancel(run_id, force=form.get("force") == "1")
+            await self.manager.cancel(run_id, force=form.get("force") == "1")
         except TaskplateError as error:
             return _plain(error.message, 404)
         base = request.scope.get("root_path", "")

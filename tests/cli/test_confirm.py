@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from tests.server.conftest import DSL, env_for
@@ -50,8 +51,11 @@ def test_without_a_terminal_dsl_run_follows_confirm(
         assert "--confirm" in answer["error"]["recoverHint"]
     from taskplate.interpreter import RunStore
 
-    with RunStore(tmp_path / "home" / "runs.db") as store:
-        steps = store.steps(answer["runId"])
+    async def read() -> list[dict[str, Any]]:
+        async with RunStore(tmp_path / "home" / "runs.db") as store:
+            return await store.steps(answer["runId"])
+
+    steps = anyio.run(read)
     assert steps[0]["confirmation"]["by"] == by
 
 

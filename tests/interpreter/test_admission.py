@@ -36,7 +36,7 @@ def test_a_url_longer_than_8_kib_is_refused_wherever_it_is() -> None:
 
 
 async def test_a_refused_run_is_never_stored(manager: RunManager) -> None:
-    before = manager.list(None, None, 100, 0)["total"]
+    before = (await manager.list(None, None, 100, 0))["total"]
     cases: list[tuple[dict[str, Any], str | None]] = [
         ({"urls": ["https://example.com/" + "a" * (10 << 20)]}, None),
         ({"urls": ["https://example.com/?" + "a" * (MAX_URL_BYTES + 1)]}, None),
@@ -47,5 +47,5 @@ async def test_a_refused_run_is_never_stored(manager: RunManager) -> None:
         with pytest.raises(TaskplateError) as caught:
             await manager.submit("batch_extract_pages", inputs, profile_id=profile_id)
         assert caught.value.code is ErrorCode.INVALID_PARAMETER, caught.value
-    assert manager.list(None, None, 100, 0)["total"] == before
+    assert (await manager.list(None, None, 100, 0))["total"] == before
     assert manager.limits.to_json()["maxInputBytes"] == 1 << 20

@@ -58,7 +58,7 @@ async def endpoints_of_runs(manager: RunManager, run_ids: list[str]) -> dict[str
     with anyio.fail_after(60):
         while len(found) < len(run_ids):
             for run_id in run_ids:
-                row = manager.store.run(run_id)
+                row = await manager.store.run(run_id)
                 sid = (row.options or {}).get("sessionId") if row is not None else None
                 session = manager.sessions.sessions.get(sid) if sid else None
                 if session is not None and session.endpoint:

@@ -63,7 +63,7 @@ async def run(
         answer = await manager.wait(run_id)
     result = answer.get("result") or {}
     if "resultArtifactId" in result:  # a large result is an artifact, as every result
-        result = json.loads(manager.artifacts.read(result["resultArtifactId"]).data)
+        result = json.loads((await manager.artifacts.read(result["resultArtifactId"])).data)
     return {**answer, "result": result}
 
 
@@ -271,7 +271,7 @@ async def test_a_canceled_crawl_stops_and_leaves_nothing_open(
     with anyio.fail_after(120):
         while sum(crawl.hits.values()) < 30:
             await anyio.sleep(0.05)
-    runs.cancel(run_id)
+    await runs.cancel(run_id)
     with anyio.fail_after(120):
         answer = await runs.wait(run_id)
     assert answer["status"] == "canceled"

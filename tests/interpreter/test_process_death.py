@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import anyio
 import pytest
 
 from taskplate.interpreter import SHIPPED, RunManager, RunStore, TemplateLibrary
@@ -37,7 +38,8 @@ def dsl_run(home: Path, urls: list[str]) -> subprocess.Popen[str]:
     )
 
 
-def test_a_killed_process_leaves_an_interrupted_run_and_an_intact_store(
+@pytest.mark.anyio
+async def test_a_killed_process_leaves_an_interrupted_run_and_an_intact_store(
     tmp_path: Path, site: FixtureServer
 ) -> None:
     home = tmp_path / "home"
@@ -46,28 +48,28 @@ def test_a_killed_process_leaves_an_interrupted_run_and_an_intact_store(
     assert finished.returncode == 0, err
     first = json.loads(out)
     artifact_id = first["result"]["exportArtifactId"]
-    with RunStore(home / "runs.db") as store:
+    async with RunStore(home / "runs.db") as store:
         before = (home / "artifacts" / first["runId"] / artifact_id).read_bytes()
 
         doomed = dsl_run(home, [site.url(f"/slow?ms=5000&n={i}") for i in range(4)])
         deadline = time.monotonic() + 60
         while True:
-            listed, _ = store.list_runs("running", None, 10, 0)
+            listed, _ = await store.list_runs("running", None, 10, 0)
             if listed or time.monotonic() > deadline:
                 break
-            time.sleep(0.1)
+            await anyio.sleep(0.1)
         assert listed, "the second run never started"
         os.kill(doomed.pid, signal.SIGKILL)
         doomed.communicate(timeout=30)  # also closes its pipes
 
-        with RunManager(home, TemplateLibrary(REGISTRY).load([SHIPPED])) as manager:
-            answer = manager.describe(listed[0].run_id)
+        async with RunManager(home, TemplateLibrary(REGISTRY).load([SHIPPED])) as manager:
+            answer = await manager.describe(listed[0].run_id)
             assert answer["status"] == "failed"
             assert answer["error"]["errorCode"] == "RUN_INTERRUPTED"
             assert answer["error"]["recoverHint"]
             assert store.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-            assert manager.artifacts.read(artifact_id).data == before
-            assert manager.describe(first["runId"])["status"] == "succeeded"
+            assert (await manager.artifacts.read(artifact_id)).data == before
+            assert (await manager.describe(first["runId"]))["status"] == "succeeded"
 
 
 @pytest.mark.parametrize("n", [1])

@@ -72,14 +72,17 @@ def test_recordings_that_cannot_be_a_template_are_refused(
     assert words in caught.value.message
 
 
-def test_a_run_with_a_loop_is_refused(tmp_path: Path) -> None:
-    with RunStore(tmp_path / "runs.db") as store:
-        store.insert_run("run_1", "run_steps", "0.0.0", {}, {}, "me")
-        store.update_run("run_1", status="succeeded")
-        store.record_call("run_1", 0, step_id="a", item_index=3, action="set", tab=None, args={})
+@pytest.mark.anyio
+async def test_a_run_with_a_loop_is_refused(tmp_path: Path) -> None:
+    async with RunStore(tmp_path / "runs.db") as store:
+        await store.insert_run("run_1", "run_steps", "0.0.0", {}, {}, "me")
+        await store.update_run("run_1", status="succeeded")
+        await store.record_call(
+            "run_1", 0, step_id="a", item_index=3, action="set", tab=None, args={}
+        )
         with pytest.raises(TaskplateError) as caught:
-            recorded_calls(store, "run_1")
+            await recorded_calls(store, "run_1")
         assert "forEach" in caught.value.message
-        store.record_call("ses_1", None, action="set", tab=None, args={"a": 1})
-        store.record_call("ses_1", None, action="set", tab=None, args={"a": 2})
-        assert [c["args"]["a"] for c in recorded_calls(store, "ses_1")[0]] == [1, 2]
+        await store.record_call("ses_1", None, action="set", tab=None, args={"a": 1})
+        await store.record_call("ses_1", None, action="set", tab=None, args={"a": 2})
+        assert [c["args"]["a"] for c in (await recorded_calls(store, "ses_1"))[0]] == [1, 2]

@@ -35,7 +35,7 @@ async def test_needs_branches_when_and_output(manager: RunManager) -> None:
     assert answer["status"] == "succeeded"
     assert answer["result"] == {"sum": 34, "skipped": None}
     assert answer["progress"] == {"totalSteps": 5, "doneSteps": 5}
-    steps = manager.describe(answer["runId"], include_steps=True)["steps"]
+    steps = (await manager.describe(answer["runId"], include_steps=True))["steps"]
     assert {s["stepId"]: s["status"] for s in steps} == {
         "a": "succeeded",
         "b": "succeeded",
@@ -51,7 +51,7 @@ async def test_on_error_continue_holds_between_steps_joined_by_needs(
 ) -> None:
     answer = await run(manager, "tolerated")
     assert answer["status"] == "succeeded" and answer["result"] == {"missing": True}
-    steps = manager.describe(answer["runId"], include_steps=True)["steps"]
+    steps = (await manager.describe(answer["runId"], include_steps=True))["steps"]
     assert {s["stepId"]: s["status"] for s in steps} == {
         "a": "succeeded",
         "broken": "failed",
@@ -69,7 +69,7 @@ async def test_retries_then_fails_with_step_execution_failed(manager: RunManager
         "stepErrorCode": "EXECUTION_ERROR",
     }
     assert answer["error"]["recoverHint"]
-    step = manager.describe(answer["runId"], include_steps=True)["steps"][0]
+    step = (await manager.describe(answer["runId"], include_steps=True))["steps"][0]
     assert step["attempts"] == 3 and step["error"]["message"] == "always broken"
 
 
@@ -86,7 +86,7 @@ async def test_inputs_are_validated_with_pointers(manager: RunManager) -> None:
     assert caught.value.details["violations"] == [
         {"pointer": "/n", "message": "'many' is not of type 'integer'"}
     ]
-    assert manager.list()["total"] == 0  # nothing was queued
+    assert (await manager.list())["total"] == 0  # nothing was queued
 
 
 async def test_unknown_template_and_version(manager: RunManager) -> None:
@@ -150,20 +150,20 @@ async def test_effective_timeout_is_the_smallest(manager: RunManager) -> None:
 async def test_cancel_skips_pending_items_and_keeps_finished_ones(manager: RunManager) -> None:
     run_id = await manager.submit("pause", {"ms": 150})
     with anyio.fail_after(10):
-        while (manager.describe(run_id)["progress"].get("items") or {}).get("done", 0) < 3:
+        while ((await manager.describe(run_id))["progress"].get("items") or {}).get("done", 0) < 3:
             await anyio.sleep(0.05)
-    assert manager.cancel(run_id) == {"cancelRequested": True, "currentStatus": "running"}
+    assert await manager.cancel(run_id) == {"cancelRequested": True, "currentStatus": "running"}
     answer = await manager.wait(run_id)
     assert answer["status"] == "canceled"
     summary = answer["result"]["summary"]
     assert summary["succeeded"] >= 3 and summary["skipped"] >= 1
-    assert manager.cancel(run_id) == {"cancelRequested": False, "currentStatus": "canceled"}
+    assert await manager.cancel(run_id) == {"cancelRequested": False, "currentStatus": "canceled"}
 
 
 async def test_forced_cancel_aborts_the_step_in_flight(manager: RunManager) -> None:
     run_id = await manager.submit("pause", {"ms": 20_000})
     await anyio.sleep(0.3)
-    manager.cancel(run_id, force=True)
+    await manager.cancel(run_id, force=True)
     with anyio.fail_after(5):
         answer = await manager.wait(run_id)
     assert answer["status"] == "canceled"
@@ -172,26 +172,26 @@ async def test_forced_cancel_aborts_the_step_in_flight(manager: RunManager) -> N
 async def test_runs_queue_fifo_and_the_queue_has_a_capacity(manager: RunManager) -> None:
     first = [await manager.submit("pause", {"ms": 100}) for _ in range(2)]  # the two slots
     queued = [await manager.submit("pause", {"ms": 100}) for _ in range(3)]  # the queue
-    assert {manager.describe(r)["status"] for r in queued} == {"queued"}
+    assert {(await manager.describe(r))["status"] for r in queued} == {"queued"}
     with pytest.raises(TaskplateError) as caught:
         await manager.submit("pause", {"ms": 100})
     assert caught.value.code is ErrorCode.RUN_QUEUE_FULL and caught.value.recover_hint
     with anyio.fail_after(30):
         for r in first + queued:
             await manager.wait(r)
-    started = [manager.store.run(r).started_at for r in queued]  # type: ignore[union-attr]
+    started = [(await manager.store.run(r)).started_at for r in queued]  # type: ignore[union-attr]
     assert started == sorted(started)  # FIFO
-    listed = manager.list(limit=3)
+    listed = await manager.list(limit=3)
     assert listed["total"] == 5 and [r["runId"] for r in listed["runs"]] == queued[::-1]
 
 
 async def test_unknown_run_and_terminal_states_never_change(manager: RunManager) -> None:
     with pytest.raises(TaskplateError) as caught:
-        manager.describe("run_nope")
+        await manager.describe("run_nope")
     assert caught.value.code is ErrorCode.RUN_NOT_FOUND
     answer = await run(manager, "flow")
-    manager.store.update_run(answer["runId"], status="running")
-    assert manager.describe(answer["runId"])["status"] == "succeeded"
+    await manager.store.update_run(answer["runId"], status="running")
+    assert (await manager.describe(answer["runId"]))["status"] == "succeeded"
 
 
 async def test_secrets_are_never_stored_or_shown(
@@ -200,10 +200,10 @@ async def test_secrets_are_never_stored_or_shown(
     secret = "hunter2-very-secret"
     answer = await run(manager, "secret", {"password": secret})
     assert answer["status"] == "failed"
-    described = manager.describe(answer["runId"], include_steps=True)
+    described = await manager.describe(answer["runId"], include_steps=True)
     text = str(described)
     assert secret not in text and "***" in text
-    row = manager.store.run(answer["runId"])
+    row = await manager.store.run(answer["runId"])
     assert row is not None and row.inputs == {"password": "***"}
     if store_url is None:
         manager.store.db.execute("PRAGMA wal_checkpoint(FULL)")  # type: ignore[attr-defined]

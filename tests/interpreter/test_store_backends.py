@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
+import anyio
 import psycopg
 import pytest
 
@@ -15,6 +16,8 @@ from taskplate.dsl import ErrorCode, TaskplateError
 from taskplate.interpreter import ArtifactStore, Store, open_store
 from taskplate.interpreter._store_pg import SCHEMA_VERSION, PostgresStore
 from tests.fixtures.postgres import Postgres, alive, free_port, pg_bin, running_postgres
+
+pytestmark = pytest.mark.anyio
 
 ALIVE = 0.0  # every heartbeat counts as alive
 
@@ -31,18 +34,18 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Pa
 
 
 @pytest.fixture
-def store(backend: tuple[Path, str | None]) -> Iterator[Store]:
-    with open_store(*backend) as opened:
+async def store(backend: tuple[Path, str | None]) -> AsyncIterator[Store]:
+    async with open_store(*backend) as opened:
         yield opened
 
 
-def add(store: Store, run_id: str, owner: str = "me", **options: object) -> None:
-    store.insert_run(run_id, "tpl", "1.0.0", {"q": "x"}, dict(options), owner)
+async def add(store: Store, run_id: str, owner: str = "me", **options: object) -> None:
+    await store.insert_run(run_id, "tpl", "1.0.0", {"q": "x"}, dict(options), owner)
 
 
-def test_a_run_round_trips_with_json_fields(store: Store) -> None:
-    store.insert_run("run_1", "tpl", "1.0.0", {"q": "é", "n": [1, 2]}, {"trace": "off"}, "me")
-    row = store.run("run_1")
+async def test_a_run_round_trips_with_json_fields(store: Store) -> None:
+    await store.insert_run("run_1", "tpl", "1.0.0", {"q": "é", "n": [1, 2]}, {"trace": "off"}, "me")
+    row = await store.run("run_1")
     assert row is not None
     assert (row.status, row.inputs, row.options, row.progress) == (
         "queued",
@@ -51,109 +54,111 @@ def test_a_run_round_trips_with_json_fields(store: Store) -> None:
         {},
     )
     assert row.owner == "me" and row.heartbeat_at == pytest.approx(row.created_at)
-    assert store.run("run_missing") is None
+    assert await store.run("run_missing") is None
 
 
-def test_a_terminal_run_never_changes(store: Store) -> None:
-    add(store, "run_1")
-    store.update_run("run_1", status="running", progress={"doneSteps": 1}, result={"a": 1})
-    store.update_run("run_1", status="succeeded", ended_at=123.5)
-    store.update_run("run_1", status="failed", error={"errorCode": "X"})
-    row = store.run("run_1")
+async def test_a_terminal_run_never_changes(store: Store) -> None:
+    await add(store, "run_1")
+    await store.update_run("run_1", status="running", progress={"doneSteps": 1}, result={"a": 1})
+    await store.update_run("run_1", status="succeeded", ended_at=123.5)
+    await store.update_run("run_1", status="failed", error={"errorCode": "X"})
+    row = await store.run("run_1")
     assert row is not None
     assert (row.status, row.error, row.result, row.ended_at) == ("succeeded", None, {"a": 1}, 123.5)
     assert row.progress == {"doneSteps": 1}
 
 
-def test_list_filters_counts_and_pages_newest_first(store: Store) -> None:
+async def test_list_filters_counts_and_pages_newest_first(store: Store) -> None:
     for i in range(5):
-        add(store, f"run_{i}")
+        await add(store, f"run_{i}")
         time.sleep(0.002)
-    store.update_run("run_1", status="failed")
-    rows, total = store.list_runs(None, None, 2, 0)
+    await store.update_run("run_1", status="failed")
+    rows, total = await store.list_runs(None, None, 2, 0)
     assert [r.run_id for r in rows] == ["run_4", "run_3"] and total == 5
-    rows, total = store.list_runs(None, None, 2, 4)
+    rows, total = await store.list_runs(None, None, 2, 4)
     assert [r.run_id for r in rows] == ["run_0"] and total == 5
-    rows, total = store.list_runs("failed", "tpl", 10, 0)
+    rows, total = await store.list_runs("failed", "tpl", 10, 0)
     assert [r.run_id for r in rows] == ["run_1"] and total == 1
-    assert store.list_runs(None, "other", 10, 0) == ([], 0)
+    assert await store.list_runs(None, "other", 10, 0) == ([], 0)
 
 
-def test_cancel_flags_only_active_runs(store: Store) -> None:
-    add(store, "run_a")
-    add(store, "run_b")
-    store.update_run("run_b", status="succeeded")
-    store.request_cancel("run_a", force=False)
-    store.request_cancel("run_b", force=True)
-    assert store.cancel_flag("run_a") == "cooperative"
-    assert store.cancel_flag("run_b") is None
-    store.request_cancel("run_a", force=True)
-    assert store.cancel_flag("run_a") == "force"
-    assert store.cancel_flag("run_missing") is None
+async def test_cancel_flags_only_active_runs(store: Store) -> None:
+    await add(store, "run_a")
+    await add(store, "run_b")
+    await store.update_run("run_b", status="succeeded")
+    await store.request_cancel("run_a", force=False)
+    await store.request_cancel("run_b", force=True)
+    assert await store.cancel_flag("run_a") == "cooperative"
+    assert await store.cancel_flag("run_b") is None
+    await store.request_cancel("run_a", force=True)
+    assert await store.cancel_flag("run_a") == "force"
+    assert await store.cancel_flag("run_missing") is None
 
 
-def test_heartbeats_others_and_claims(store: Store) -> None:
-    add(store, "run_mine", owner="me")
-    add(store, "run_theirs", owner="dead")
-    add(store, "run_done", owner="dead")
-    store.update_run("run_done", status="failed")
-    store.update_run("run_theirs", heartbeat_at=1.0)
-    store.heartbeat("dead")
-    theirs = store.run("run_theirs")
+async def test_heartbeats_others_and_claims(store: Store) -> None:
+    await add(store, "run_mine", owner="me")
+    await add(store, "run_theirs", owner="dead")
+    await add(store, "run_done", owner="dead")
+    await store.update_run("run_done", status="failed")
+    await store.update_run("run_theirs", heartbeat_at=1.0)
+    await store.heartbeat("dead")
+    theirs = await store.run("run_theirs")
     assert theirs is not None and theirs.heartbeat_at is not None and theirs.heartbeat_at > 1.0
-    assert [r.run_id for r in store.active_of_others("me")] == ["run_theirs"]
-    assert not store.claim("run_theirs", "someone else", "me")
-    assert store.claim("run_theirs", "dead", "me")
-    assert not store.claim("run_theirs", "dead", "other")  # taken once only
-    assert store.active_of_others("me") == []
+    assert [r.run_id for r in await store.active_of_others("me")] == ["run_theirs"]
+    assert not await store.claim("run_theirs", "someone else", "me")
+    assert await store.claim("run_theirs", "dead", "me")
+    assert not await store.claim("run_theirs", "dead", "other")  # taken once only
+    assert await store.active_of_others("me") == []
 
 
-def test_admission_is_fifo_under_the_limit(store: Store) -> None:
+async def test_admission_is_fifo_under_the_limit(store: Store) -> None:
     for name in ("run_1", "run_2", "run_3"):
-        add(store, name)
+        await add(store, name)
         time.sleep(0.002)
-    assert not store.start_if_free("run_2", 5, ALIVE)  # run_1 is older
-    assert store.start_if_free("run_1", 2, ALIVE)
-    assert store.start_if_free("run_2", 2, ALIVE)
-    assert not store.start_if_free("run_3", 2, ALIVE)  # two run already
-    store.update_run("run_1", status="succeeded")
-    assert store.start_if_free("run_3", 2, ALIVE)
-    row = store.run("run_3")
+    assert not await store.start_if_free("run_2", 5, ALIVE)  # run_1 is older
+    assert await store.start_if_free("run_1", 2, ALIVE)
+    assert await store.start_if_free("run_2", 2, ALIVE)
+    assert not await store.start_if_free("run_3", 2, ALIVE)  # two run already
+    await store.update_run("run_1", status="succeeded")
+    assert await store.start_if_free("run_3", 2, ALIVE)
+    row = await store.run("run_3")
     assert row is not None and row.status == "running" and row.started_at is not None
-    assert not store.start_if_free("run_3", 5, ALIVE)  # not queued any more
+    assert not await store.start_if_free("run_3", 5, ALIVE)  # not queued any more
 
 
-def test_admission_skips_canceled_runs_and_dead_owners(store: Store) -> None:
-    add(store, "run_canceled")
+async def test_admission_skips_canceled_runs_and_dead_owners(store: Store) -> None:
+    await add(store, "run_canceled")
     time.sleep(0.002)
-    add(store, "run_orphan", owner="dead")
+    await add(store, "run_orphan", owner="dead")
     time.sleep(0.002)
-    add(store, "run_next")
-    store.request_cancel("run_canceled", force=False)
-    store.update_run("run_orphan", heartbeat_at=1.0)
-    assert store.start_if_free("run_next", 1, time.time() - 10)
+    await add(store, "run_next")
+    await store.request_cancel("run_canceled", force=False)
+    await store.update_run("run_orphan", heartbeat_at=1.0)
+    assert await store.start_if_free("run_next", 1, time.time() - 10)
 
 
-def test_steps_and_calls_replace_whole_rows(store: Store) -> None:
+async def test_steps_and_calls_replace_whole_rows(store: Store) -> None:
     call = {"action": "navigate", "tab": None, "args": {"url": "http://x/"}, "opened_tab": None}
-    store.record_step(
+    await store.record_step(
         "run_1", 0, call=call, step_id="go", action="navigate", status="running", attempts=1
     )
-    store.record_step(
+    await store.record_step(
         "run_1", 0, step_id="go", status="failed", attempts=2, error={"errorCode": "E"}
     )
-    store.record_step("run_1", 1, step_id="next", status="succeeded", attempts=1, tab_id="t1")
-    steps = store.steps("run_1")
+    await store.record_step("run_1", 1, step_id="next", status="succeeded", attempts=1, tab_id="t1")
+    steps = await store.steps("run_1")
     assert [(s["seq"], s["status"], s["attempts"]) for s in steps] == [
         (0, "failed", 2),
         (1, "succeeded", 1),
     ]
     assert steps[0]["action"] is None  # replaced whole, as INSERT OR REPLACE does
     assert steps[0]["error"] == {"errorCode": "E"} and steps[1]["tab_id"] == "t1"
-    assert [c["args"] for c in store.calls("run_1")] == [{"url": "http://x/"}]
-    store.record_call("ses_1", None, action="click", tab=None, args={"selector": "a"})
-    store.record_call("ses_1", None, action="fill", tab="new", args={"value": {"$secret": True}})
-    calls = store.calls("ses_1")
+    assert [c["args"] for c in await store.calls("run_1")] == [{"url": "http://x/"}]
+    await store.record_call("ses_1", None, action="click", tab=None, args={"selector": "a"})
+    await store.record_call(
+        "ses_1", None, action="fill", tab="new", args={"value": {"$secret": True}}
+    )
+    calls = await store.calls("ses_1")
     assert [(c["seq"], c["action"], c["tab"]) for c in calls] == [
         (0, "click", None),
         (1, "fill", "new"),
@@ -161,32 +166,32 @@ def test_steps_and_calls_replace_whole_rows(store: Store) -> None:
     assert calls[1]["args"] == {"value": {"$secret": True}}
 
 
-def test_artifacts_bytes_chunks_and_expiry(backend: tuple[Path, str | None]) -> None:
+async def test_artifacts_bytes_chunks_and_expiry(backend: tuple[Path, str | None]) -> None:
     home, url = backend
     data = bytes(range(256)) * 1000 + b"\x00end"
-    with open_store(home, url) as store:
-        add(store, "run_1")
+    async with open_store(home, url) as store:
+        await add(store, "run_1")
         artifacts = ArtifactStore(home / "artifacts", store, ttl_ms=60_000)
-        artifact_id = artifacts.save("run_1", "blob.bin", data, "application/octet-stream")
+        artifact_id = await artifacts.save("run_1", "blob.bin", data, "application/octet-stream")
         chunks, offset = [], 0
         while True:
-            chunk = artifacts.read(artifact_id, offset, 70_000)
+            chunk = await artifacts.read(artifact_id, offset, 70_000)
             chunks.append(chunk.data)
             offset += len(chunk.data)
             if chunk.complete:
                 break
         assert b"".join(chunks) == data and len(chunks) == 4
-        assert artifacts.read(artifact_id, len(data)).data == b""
-        meta = store.artifact(artifact_id)
+        assert (await artifacts.read(artifact_id, len(data))).data == b""
+        meta = await store.artifact(artifact_id)
         assert meta is not None and meta["size"] == len(data) and meta["expired"] == 0
-        assert [a["artifact_id"] for a in store.artifacts_of("run_1")] == [artifact_id]
-        assert [a["artifact_id"] for a in store.live_artifacts()] == [artifact_id]
-        store.update_run("run_1", status="succeeded", ended_at=time.time() - 120)
-        assert artifacts.sweep() == 1
+        assert [a["artifact_id"] for a in await store.artifacts_of("run_1")] == [artifact_id]
+        assert [a["artifact_id"] for a in await store.live_artifacts()] == [artifact_id]
+        await store.update_run("run_1", status="succeeded", ended_at=time.time() - 120)
+        assert await artifacts.sweep() == 1
         with pytest.raises(TaskplateError) as gone:
-            artifacts.read(artifact_id)
+            await artifacts.read(artifact_id)
         assert gone.value.code is ErrorCode.ARTIFACT_EXPIRED
-        assert store.live_artifacts() == []
+        assert await store.live_artifacts() == []
     if url is None:
         assert not (home / "artifacts" / "run_1" / artifact_id).exists()
     else:
@@ -195,35 +200,40 @@ def test_artifacts_bytes_chunks_and_expiry(backend: tuple[Path, str | None]) -> 
             assert left == (0,)
 
 
-def test_another_process_reads_what_one_wrote(backend: tuple[Path, str | None]) -> None:
+async def test_another_process_reads_what_one_wrote(backend: tuple[Path, str | None]) -> None:
     """Two stores on one backend (as two servers): rows and artifact bytes cross."""
     home, url = backend
-    with open_store(home, url) as one, open_store(home, url) as two:
-        add(one, "run_1")
-        saved = ArtifactStore(home / "artifacts", one).save(
+    async with open_store(home, url) as one, open_store(home, url) as two:
+        await add(one, "run_1")
+        saved = await ArtifactStore(home / "artifacts", one).save(
             "run_1", "a.txt", b"hello", "text/plain"
         )
-        assert ArtifactStore(home / "artifacts", two).read(saved).data == b"hello"
-        two.request_cancel("run_1", force=True)
-        assert one.cancel_flag("run_1") == "force"
+        assert (await ArtifactStore(home / "artifacts", two).read(saved)).data == b"hello"
+        await two.request_cancel("run_1", force=True)
+        assert await one.cancel_flag("run_1") == "force"
 
 
-def test_admission_holds_the_limit_under_racing_stores(backend: tuple[Path, str | None]) -> None:
+async def test_admission_holds_the_limit_under_racing_stores(
+    backend: tuple[Path, str | None],
+) -> None:
     """Eight threads, each with its own store (connection), try to start ten runs at once:
     never more than three run."""
     home, url = backend
-    with open_store(home, url) as setup:
+    async with open_store(home, url) as setup:
         for i in range(10):
-            add(setup, f"run_{i:02d}")
+            await add(setup, f"run_{i:02d}")
     started: list[str] = []
     lock = threading.Lock()
 
-    def racer() -> None:
-        with open_store(home, url) as mine:
+    async def race() -> None:
+        async with open_store(home, url) as mine:
             for i in range(10):
-                if mine.start_if_free(f"run_{i:02d}", 3, ALIVE):
+                if await mine.start_if_free(f"run_{i:02d}", 3, ALIVE):
                     with lock:
                         started.append(f"run_{i:02d}")
+
+    def racer() -> None:  # a thread of its own, an event loop of its own: as another process
+        anyio.run(race)
 
     threads = [threading.Thread(target=racer) for _ in range(8)]
     for thread in threads:
@@ -233,11 +243,11 @@ def test_admission_holds_the_limit_under_racing_stores(backend: tuple[Path, str 
     assert sorted(started) == ["run_00", "run_01", "run_02"]
 
 
-def test_postgres_schema_is_versioned_and_migrated_once(postgres: Postgres) -> None:
+async def test_postgres_schema_is_versioned_and_migrated_once(postgres: Postgres) -> None:
     with postgres.database() as url:
-        with open_store(None, url):  # type: ignore[arg-type]
+        async with open_store(None, url):  # type: ignore[arg-type]
             pass
-        with PostgresStore(url):
+        async with PostgresStore(url):
             pass
         with psycopg.connect(url) as db:
             versions = db.execute("SELECT version FROM schema_version ORDER BY version").fetchall()
@@ -245,14 +255,14 @@ def test_postgres_schema_is_versioned_and_migrated_once(postgres: Postgres) -> N
         with psycopg.connect(url, autocommit=True) as db:
             db.execute("INSERT INTO schema_version (version) VALUES (%s)", (SCHEMA_VERSION + 1,))
         with pytest.raises(TaskplateError) as newer:
-            PostgresStore(url)
+            await PostgresStore(url).open()
         assert "Upgrade taskplate" in newer.value.recover_hint
 
 
-def test_an_unreachable_store_is_a_clear_error(tmp_path: Path) -> None:
+async def test_an_unreachable_store_is_a_clear_error(tmp_path: Path) -> None:
     url = f"postgresql://nobody:s3cret@127.0.0.1:{free_port()}/none"
-    with pytest.raises(TaskplateError) as failed:
-        open_store(tmp_path, url)
+    with pytest.raises(TaskplateError) as failed, anyio.fail_after(60):
+        await open_store(tmp_path, url).open()
     assert "cannot open the run store" in failed.value.message
     assert "s3cret" not in failed.value.message and "TASKPLATE_STORE" in failed.value.recover_hint
 
@@ -284,3 +294,56 @@ def test_the_test_cluster_leaves_no_process_and_no_folder(postgres: Postgres) ->
         with psycopg.connect(other.admin_url) as db:
             assert db.execute("SELECT 1").fetchone() == (1,)
     assert not alive(pid) and not folder.exists()
+
+
+async def test_kept_back_writes_are_read_in_order_and_flushed(
+    backend: tuple[Path, str | None],
+) -> None:
+    """`keep_step` / `keep_progress` (for callers that cannot await) never wait on the database;
+    this process reads them at once, another store sees them after `flush`, and a kept-back
+    progress never changes a run that ended meanwhile."""
+    home, url = backend
+    async with open_store(home, url) as one, open_store(home, url) as two:
+        await add(one, "run_1")
+        await add(one, "run_2")
+        one.keep_step("run_1", 0, step_id="a", action="set", status="running", attempts=1)
+        one.keep_step("run_1", 0, step_id="a", action="set", status="succeeded", attempts=1)
+        one.keep_progress("run_1", {"doneSteps": 1})
+        steps = await one.steps("run_1")  # a read of this store writes what it kept first
+        assert [(s["seq"], s["status"]) for s in steps] == [(0, "succeeded")]
+        one.keep_step("run_1", 1, step_id="b", action="set", status="succeeded", attempts=1)
+        with anyio.fail_after(30):
+            await one.flush()
+        assert [s["seq"] for s in await two.steps("run_1")] == [0, 1]
+        row = await two.run("run_1")
+        assert row is not None and row.progress == {"doneSteps": 1}
+        one.keep_progress("run_2", {"doneSteps": 5})
+        await two.update_run("run_2", status="succeeded", progress={"doneSteps": 9})
+        await one.flush()
+        ended = await two.run("run_2")
+        assert ended is not None and ended.progress == {"doneSteps": 9}
+
+
+async def test_a_postgresql_call_leaves_the_event_loop_free(postgres: Postgres) -> None:
+    """While one call waits on the database, the other tasks of the process go on (the store
+    is async); a synchronous driver would hold the loop until the answer came."""
+    with postgres.database() as url:
+        async with PostgresStore(url) as store:
+            order: list[str] = []
+            in_flight = anyio.Event()
+
+            async def slow() -> None:
+                order.append("asked")
+                in_flight.set()
+                await store._one("SELECT pg_sleep(1) AS slept")
+                order.append("answered")
+
+            async def other() -> None:
+                await in_flight.wait()
+                order.append("other task ran")
+
+            with anyio.fail_after(60):
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(slow)
+                    tg.start_soon(other)
+            assert order == ["asked", "other task ran", "answered"]

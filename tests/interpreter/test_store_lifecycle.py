@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import sqlite3
 import warnings
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
+import anyio
 import pytest
 
 from taskplate.interpreter import SHIPPED, RunManager, RunStore, TemplateLibrary, _store
@@ -47,16 +49,18 @@ def library() -> TemplateLibrary:
     return TemplateLibrary(REGISTRY).load([SHIPPED])
 
 
-def test_many_stores_and_managers_open_and_close(
+@pytest.mark.anyio
+async def test_many_stores_and_managers_open_and_close(
     tmp_path: Path, opened: list[sqlite3.Connection]
 ) -> None:
     lib = library()
     for i in range(40):
-        with RunStore(tmp_path / "runs.db") as store:
-            store.list_runs(None, None, 1, 0)
-        with RunManager(tmp_path / f"home{i % 3}", lib) as manager:
-            manager.list(None, None, 5, 0)
-        RunStore(tmp_path / "again.db").close()
+        async with RunStore(tmp_path / "runs.db") as store:
+            await store.list_runs(None, None, 1, 0)
+        async with RunManager(tmp_path / f"home{i % 3}", lib) as manager:
+            await manager.list(None, None, 5, 0)
+        async with RunStore(tmp_path / "again.db"):
+            pass
     assert len(opened) == 120
 
 
@@ -70,18 +74,20 @@ async def test_leaving_running_closes_the_store(
     assert len(opened) == 5
 
 
-def test_a_store_that_cannot_be_set_up_closes_its_connection(
+@pytest.mark.anyio
+async def test_a_store_that_cannot_be_set_up_closes_its_connection(
     tmp_path: Path, opened: list[sqlite3.Connection]
 ) -> None:
     not_a_db = tmp_path / "runs.db"
     not_a_db.write_bytes(b"this is not a database file" * 100)
     for _ in range(10):
         with pytest.raises(sqlite3.DatabaseError):
-            RunStore(not_a_db)
+            await RunStore(not_a_db).open()
     assert len(opened) == 10
 
 
-def test_a_manager_that_fails_half_way_closes_its_store(
+@pytest.mark.anyio
+async def test_a_manager_that_fails_half_way_closes_its_store(
     tmp_path: Path, opened: list[sqlite3.Connection]
 ) -> None:
     home = tmp_path / "home"
@@ -90,4 +96,18 @@ def test_a_manager_that_fails_half_way_closes_its_store(
     for _ in range(10):
         with pytest.raises(OSError):
             RunManager(home, library())
+    assert opened == []  # the constructor opens nothing: the store opens in `running()`
+
+    @asynccontextmanager
+    async def broken() -> AsyncIterator[None]:
+        raise OSError("a provider that cannot start")
+        yield
+
+    for i in range(10):  # the store opened, then `running()` fails half way
+        lib = library()
+        lib.running = broken  # type: ignore[method-assign]
+        manager = RunManager(tmp_path / f"home{i}", lib)
+        with pytest.raises(OSError), anyio.fail_after(60):
+            async with manager.running():
+                pass
     assert len(opened) == 10

@@ -41,7 +41,7 @@ async def test_all_good_pages_succeed_with_an_export(
         "Rendered by script",
     ]
     assert "written by JavaScript" in items[2]["content"]
-    export = manager.artifacts.read(answer["result"]["exportArtifactId"])
+    export = await manager.artifacts.read(answer["result"]["exportArtifactId"])
     assert json.loads(export.data)[0]["url"] == site.url("/article.html")
     assert answer["artifacts"][0]["name"] == "pages.json"
 
@@ -229,12 +229,16 @@ async def test_the_window_is_exact_and_a_slow_item_holds_nothing_back(
         options={"trace": "off"},
     )
 
-    def items_done() -> int:
-        return int(manager.describe(run_id).get("progress", {}).get("items", {}).get("done", 0))
+    async def items_done() -> int:
+        return int(
+            (await manager.describe(run_id)).get("progress", {}).get("items", {}).get("done", 0)
+        )
 
     # The progress a reader sees follows too: the last items' count is written though no other
     # change comes after it while the slow page is held (it once waited for its 20 s timeout).
-    await until(lambda: items_done() == 8, "the fast items")
+    with anyio.fail_after(120):  # as `until`, for a condition read from the store
+        while await items_done() != 8:
+            await anyio.sleep(0.02)
     assert site.waiting == ["slow"], "the slow page was asked for once, and is still held"
     site.open_gate("slow")
     with anyio.fail_after(120):
@@ -293,7 +297,7 @@ async def test_login_with_a_wrong_password_fails_never_partially(
         answer = await manager.wait(run_id)
     assert answer["status"] == "failed"
     assert answer["error"]["details"]["stepErrorCode"] == "ELEMENT_NOT_FOUND"
-    assert "wrong-password-123" not in str(manager.describe(run_id, include_steps=True))
+    assert "wrong-password-123" not in str(await manager.describe(run_id, include_steps=True))
     manager.store.db.execute("PRAGMA wal_checkpoint(FULL)")
     for path in manager.home.glob("runs.db*"):
         assert b"wrong-password-123" not in path.read_bytes(), path
@@ -356,9 +360,11 @@ async def test_cancel_mid_batch_skips_pending_items_and_keeps_finished_ones(
         "batch_extract_pages", {"urls": urls, "concurrency": 2, "waitFor": 1}
     )
     with anyio.fail_after(30):
-        while (manager.describe(run_id)["progress"].get("items") or {}).get("succeeded", 0) < 2:
+        while ((await manager.describe(run_id))["progress"].get("items") or {}).get(
+            "succeeded", 0
+        ) < 2:
             await anyio.sleep(0.05)
-    assert manager.cancel(run_id)["cancelRequested"] is True
+    assert (await manager.cancel(run_id))["cancelRequested"] is True
     with anyio.fail_after(30):
         answer = await manager.wait(run_id)
     assert answer["status"] == "canceled"

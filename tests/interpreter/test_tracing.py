@@ -25,14 +25,14 @@ async def finished(manager: RunManager, template: str, inputs: dict[str, Any], *
     run_id = await manager.submit(template, inputs, **kw)
     with anyio.fail_after(60):
         await manager.wait(run_id)
-    return manager.describe(run_id, include_steps=True)
+    return await manager.describe(run_id, include_steps=True)
 
 
-def artifact(manager: RunManager, answer: dict, name: str) -> bytes | None:
+async def artifact(manager: RunManager, answer: dict, name: str) -> bytes | None:
     found = [a for a in answer["artifacts"] if a["name"] == name]
     if not found:
         return None
-    return manager.artifacts.read(found[0]["artifactId"]).data
+    return (await manager.artifacts.read(found[0]["artifactId"])).data
 
 
 def entries(trace: bytes) -> dict[str, bytes]:
@@ -47,7 +47,7 @@ async def test_a_failed_run_keeps_a_playwright_trace_without_the_password(
         manager, "traced_login", {"loginUrl": site.url("/login"), "password": WRONG}
     )
     assert answer["status"] == "failed"
-    trace = artifact(manager, answer, "trace.zip")
+    trace = await artifact(manager, answer, "trace.zip")
     assert trace is not None, answer["artifacts"]
     files = entries(trace)
     assert "trace.trace" in files and "trace.network" in files
@@ -86,7 +86,7 @@ async def test_on_failure_keeps_the_page_actions_and_console_without_dom_snapsho
     answer = await finished(
         manager, "traced_login", {"loginUrl": site.url("/login"), "password": WRONG}
     )
-    trace = artifact(manager, answer, "trace.zip")
+    trace = await artifact(manager, answer, "trace.zip")
     assert answer["status"] == "failed" and trace is not None
     page_actions(recorded := events(trace))
     assert not [e for e in recorded if e["type"] in ("frame-snapshot", "screencast-frame")]
@@ -104,7 +104,7 @@ async def test_trace_on_shows_each_page_action_with_dom_snapshots(
         {"loginUrl": site.url("/login"), "password": WRONG},
         options={"trace": "on"},
     )
-    trace = artifact(manager, answer, "trace.zip")
+    trace = await artifact(manager, answer, "trace.zip")
     assert answer["status"] == "failed" and trace is not None
     recorded = events(trace)
     actions = page_actions(recorded)
@@ -134,7 +134,7 @@ async def test_the_failed_step_names_a_screenshot_of_its_page(
     assert [s["stepId"] for s in failed] == ["signed_in"]
     shot_id = failed[0]["screenshotArtifactId"]
     assert failed[0]["tabId"].startswith("tab_")
-    chunk = manager.artifacts.read(shot_id)
+    chunk = await manager.artifacts.read(shot_id)
     assert chunk.meta["mime_type"] == "image/png" and chunk.data.startswith(b"\x89PNG")
     assert shot_id in {a["artifactId"] for a in answer["artifacts"]}
     assert all("screenshotArtifactId" not in s for s in answer["steps"] if s["status"] != "failed")
@@ -146,7 +146,7 @@ async def test_trace_on_keeps_a_successful_run_and_masks_the_right_password(
     inputs = {"loginUrl": site.url("/login"), "password": PASSWORD}
     answer = await finished(manager, "traced_login", inputs, options={"trace": "on"})
     assert answer["status"] == "succeeded"
-    trace = artifact(manager, answer, "trace.zip")
+    trace = await artifact(manager, answer, "trace.zip")
     assert trace is not None
     files = entries(trace)
     assert any(name.endswith(".jpeg") for name in files), "no screencast film strip"
@@ -179,7 +179,9 @@ async def test_every_failed_item_gets_its_screenshot_before_its_tab_is_recycled(
     failed = [s for s in answer["steps"] if s["status"] == "failed"]
     assert sorted(s["itemIndex"] for s in failed) == [1, 3]
     for step in failed:
-        assert manager.artifacts.read(step["screenshotArtifactId"]).data.startswith(b"\x89PNG")
+        assert (await manager.artifacts.read(step["screenshotArtifactId"])).data.startswith(
+            b"\x89PNG"
+        )
     assert {s["tabId"] for s in answer["steps"]} <= {"tab_1", "tab_2"}  # the window's two tabs
 
 
@@ -188,7 +190,7 @@ async def test_a_bad_trace_option_is_refused_and_nothing_is_queued(manager: RunM
         await manager.submit("flow", {"n": 1}, options={"trace": "always"})
     assert caught.value.code is ErrorCode.INVALID_PARAMETER
     assert "off, on-failure or on" in caught.value.message and caught.value.recover_hint
-    assert manager.list()["total"] == 0 and manager.live == {}
+    assert (await manager.list())["total"] == 0 and manager.live == {}
 
 
 def test_the_default_mode_follows_the_caller_and_the_server() -> None:

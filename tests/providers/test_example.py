@@ -68,7 +68,7 @@ async def test_the_example_is_disabled_until_enabled_then_writes_its_summary(
         with anyio.fail_after(120):
             answer = await manager.wait(run_id)
             escaped = await manager.wait(outside)
-        steps = manager.describe(run_id, include_steps=True)["steps"]
+        steps = (await manager.describe(run_id, include_steps=True))["steps"]
     assert answer["status"] == "succeeded", answer
     assert answer["result"]["written"] == "Successfully wrote to pages.md"
     assert answer["result"]["summary"]["succeeded"] == 2

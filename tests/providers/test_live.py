@@ -55,7 +55,7 @@ async def run(
     run_id = await manager.submit(tid, inputs or {}, **kw)
     with anyio.fail_after(120):
         await manager.wait(run_id)
-    return manager.describe(run_id, include_steps=True)
+    return await manager.describe(run_id, include_steps=True)
 
 
 def pids_of(word: str) -> set[int]:

@@ -20,11 +20,9 @@ EXAMPLES = sorted((Path(__file__).parents[2] / "docs" / "contract").glob("*.json
 @pytest.fixture(scope="module")
 def tools(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[dict, dict]]:
     library = TemplateLibrary(REGISTRY).load([SHIPPED])
-    with RunManager(tmp_path_factory.mktemp("home"), library) as manager:
-        server, _ = build_server(manager)
-        return {
-            t.name: (t.input_schema, t.output_schema or {}) for t in anyio.run(server.list_tools)
-        }
+    manager = RunManager(tmp_path_factory.mktemp("home"), library)  # its store never opens
+    server, _ = build_server(manager)
+    return {t.name: (t.input_schema, t.output_schema or {}) for t in anyio.run(server.list_tools)}
 
 
 def test_every_contract_tool_has_examples() -> None:

@@ -227,7 +227,7 @@ async def test_a_hand_over_resumes_with_resume_task_run(
         run_id = await hand_over(c, site, "resumed")
         await waiting(c, run_id)
         with pytest.raises(Exception, match="remote callers resume only their own runs"):
-            manager.resume(run_id, TrustLevel.REMOTE, "http:someone-else")
+            await manager.resume(run_id, TrustLevel.REMOTE, "http:someone-else")
         resumed = await call(c, "resume_task_run", runId=run_id)
         assert resumed == {
             "isError": False,
@@ -348,4 +348,4 @@ async def test_a_hand_over_with_a_bad_pattern_fails_at_once_and_waits_for_nobody
     failed = answer["steps"][-1]
     assert failed["error"]["code"] == "INVALID_PARAMETER"
     assert "urlMatches is not a valid regular expression" in failed["error"]["message"]
-    assert manager.store.list_runs("waiting_for_human", None, 10, 0)[1] == 0
+    assert (await manager.store.list_runs("waiting_for_human", None, 10, 0))[1] == 0

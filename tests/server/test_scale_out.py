@@ -164,8 +164,8 @@ async def test_a_killed_server_leaves_runs_to_the_others(tmp_path: Path, store_u
             assert failed["error"]["errorCode"] == "RUN_INTERRUPTED", failed
             adopted = await until(client, queued, "succeeded", "failed", seconds=60)
             assert adopted["status"] == "succeeded", adopted
-        with open_store(tmp_path, store_url) as store:
-            row = store.run(queued)
+        async with open_store(tmp_path, store_url) as store:
+            row = await store.run(queued)
             assert row is not None and row.owner is not None
             assert row.owner.startswith(f"{os.uname().nodename}:{survivor.process.pid}:")
         print(f"dead server found after {found:.1f} s (heartbeats stale after 10 s)")
@@ -190,8 +190,8 @@ async def test_the_queue_limit_and_its_order_hold_across_servers(
                 run_ids.append(await submit(client, ms=100, items=8))
             for run_id in run_ids:
                 assert (await until(c, run_id, "succeeded", "failed"))["status"] == "succeeded"
-        with open_store(tmp_path, store_url) as store:
-            rows = [row for run_id in run_ids if (row := store.run(run_id)) is not None]
+        async with open_store(tmp_path, store_url) as store:
+            rows = [row for run_id in run_ids if (row := await store.run(run_id)) is not None]
         spans = [(row.started_at or 0.0, row.ended_at or 0.0) for row in rows]
         most = max(sum(1 for s, e in spans if s <= start < e) for start, _ in spans)
         assert most <= 2, "more runs ran at once than maxConcurrentRuns on the whole store"

@@ -67,8 +67,8 @@ async def test_sigterm_ends_the_runs_and_the_browser_before_the_process_exits(
     assert code == -signal.SIGTERM  # the signal is raised again once everything is closed
     log = next(tmp_path.glob("serve-*.log")).read_text()
     assert "stopping: ending runs, sessions and browsers" in log, log
-    with RunStore(home / "runs.db") as store:
-        row = store.run(run_id)
+    async with RunStore(home / "runs.db") as store:
+        row = await store.run(run_id)
     assert row is not None and row.status in ("canceled", "failed"), row
     deadline = time.monotonic() + 10  # renderers may take a moment to be reaped by init
     while [p for p in browser if process_alive(p)] and time.monotonic() < deadline:
