@@ -21,9 +21,10 @@ from taskplate.stdlib import SamplingRequest
 SAMPLING_TIMEOUT_S = 300.0
 
 _UNSUPPORTED_HINT = (
-    "Use an MCP client that supports sampling (sampling/createMessage over the initialize "
-    "handshake, protocol 2025-11-25 or earlier), run the template with `dsl run` and "
-    "TASKPLATE_LLM_URL, or read the page with `extract` and selectors instead."
+    "Use an MCP client that supports sampling (sampling/createMessage requests over the "
+    "initialize handshake, or the input requests of input_required results on 2026-07-28), "
+    "run the template with `dsl run` and TASKPLATE_LLM_URL, or read the page with `extract` "
+    "and selectors instead."
 )
 
 
