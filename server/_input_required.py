@@ -221,20 +221,22 @@ class Inbox:
         responses = ctx.input_responses or {}
         questions = self.runs.get(run_id)
         terminal = _terminal(manager, run_id)
+        answered: list[tuple[_Question, Any]] = []
         for key in asked:
             question = questions.open.get(key) if questions is not None else None
             response = responses.get(key)
+            if response is None:
+                continue  # an open question is asked again in the next round
             if question is None:
                 why = questions.closed.get(key) if questions is not None else None
                 if terminal or (why is not None and why.startswith("was withdrawn")):
                     continue  # nobody waits for it any more: the answer is dropped
-                if why is None:
-                    why = "this server process does not hold (it restarted, or another process runs it)"
-                if response is None:
-                    continue
-                raise _stale(run_id, key, why)
-            if response is None:
-                continue  # asked again in the next round
+                raise _stale(
+                    run_id,
+                    key,
+                    why
+                    or "this server process does not hold (it restarted, or another one runs it)",
+                )
             kind = (
                 types.CreateMessageResult
                 if isinstance(question.request, types.CreateMessageRequest)
@@ -247,8 +249,13 @@ class Inbox:
                     f"a {type(response).__name__}",
                     f"Answer {question.request.method} with its own result type.",
                 )
+            answered.append((question, response))
+        for question, response in answered:  # all checked first: none or all delivered
+            assert questions is not None
             question.response = response
             question.done.set()
+            questions.open.pop(question.key, None)  # never asked again, even before it wakes
+            questions.closed[question.key] = "was already answered"
         return run_id
 
     def input_required(self, run_id: str) -> InputRequiredResult | None:
