@@ -270,6 +270,47 @@ async def test_a_hand_over_is_answered_through_get_task_run(
         assert step_code(answer) == "HUMAN_DECLINED"
 
 
+@pytest.mark.parametrize("by", ["condition", "resumed"])
+async def test_a_hand_over_asked_in_a_sync_call_ends_by_the_page_or_resume(
+    server: MCPServer, manager: RunManager, site: FixtureServer, by: str
+) -> None:
+    """The question is out; the page changes (or resume_task_run) first: the late answer is
+    dropped and the call answers the run's end."""
+    gate = f"mrtr-sync-{by}"
+    args = {
+        "templateId": "handed_over",
+        "inputs": {"url": site.url(f"/human.html?gate={gate}")},
+        "options": {"mode": "sync"},
+    }
+    async with client(server, elicitation_callback=person("decline", [])) as c:
+        with anyio.fail_after(60):
+            first = await c.session.call_tool("run_task_template", args, allow_input_required=True)
+        assert isinstance(first, types.InputRequiredResult), first
+        ((key, request),) = (first.input_requests or {}).items()
+        assert isinstance(request, types.ElicitRequest)
+        assert "Solve the check on the page." in request.params.message
+        (run_id,) = list(manager.live)
+        if by == "condition":
+            site.open_gate(gate)
+        else:
+            resumed = await call(c, "resume_task_run", runId=run_id)
+            assert resumed["resumeRequested"] is True, resumed
+        with anyio.fail_after(60):
+            await manager.wait(run_id)
+        with anyio.fail_after(60):
+            late = await c.session.call_tool(
+                "run_task_template",
+                args,
+                input_responses={key: types.ElicitResult(action="decline")},
+                request_state=first.request_state,
+                allow_input_required=True,
+            )
+    site.open_gate(gate)
+    assert isinstance(late, types.CallToolResult) and late.structured_content is not None
+    assert late.structured_content["status"] == "succeeded", late  # the decline came too late
+    assert late.structured_content["result"]["resumedBy"] == by
+
+
 # -- the rounds driven by hand: cancel, stale and forged states ---------------------------------
 async def first_round(c: Client, **args: Any) -> types.InputRequiredResult:
     with anyio.fail_after(60):
