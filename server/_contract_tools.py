@@ -140,7 +140,9 @@ def contract_tools(state: ServerState) -> list[ToolSpec]:
             state.inbox.deliver(manager, ctx)
         elif modern(ctx):
             questions = state.inbox.runs.get(run_id)
-            if questions is not None and questions.may_answer(state.trust(ctx), state.caller(ctx)):
+            if questions is not None and questions.may_answer(
+                ctx, state.trust(ctx), state.caller(ctx)
+            ):
                 required = state.inbox.input_required(run_id)
                 if required is not None:
                     return required

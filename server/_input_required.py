@@ -29,6 +29,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 from mcp.server.mcpserver import Context
+from mcp.server.request_state import authenticated_principal
 from mcp_types import CallToolResult, InputRequiredResult
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -128,11 +129,11 @@ class RunQuestions:
         while not self.open:
             await self.posted.wait()
 
-    def may_answer(self, trust: TrustLevel, caller: str | None) -> bool:
+    def may_answer(self, ctx: Context, trust: TrustLevel, caller: str | None) -> bool:
         """The starting caller's questions go to it (or to a local caller), never to others."""
         if trust is TrustLevel.LOCAL:
             return True
-        return self.owner is not None and caller_key(caller) == self.owner
+        return self.owner is not None and identity(ctx, caller) == self.owner
 
 
 class QuestionSampler:
@@ -201,7 +202,7 @@ class Inbox:
         capabilities = ctx.client_capabilities
         return RunQuestions(
             trust,
-            caller_key(caller),
+            identity(ctx, caller),
             sampling=capabilities is not None and capabilities.sampling is not None,
             elicitation=capabilities is not None and capabilities.elicitation is not None,
         )
@@ -299,6 +300,16 @@ class Inbox:
             required = self.input_required(run_id)
             if required is not None:
                 return required
+
+
+def identity(ctx: Context, caller: str | None) -> str | None:
+    """Who may answer a run's questions later (get_task_run): the caller the transport tells
+    apart (stdio, an HTTP session), else the authenticated principal (a bearer token's
+    client and subject, as the SDK binds requestState), else nobody."""
+    if caller is None:
+        principal = authenticated_principal(ctx.request_context)
+        caller = f"principal:{principal}" if principal is not None else None
+    return caller_key(caller)
 
 
 def _terminal(manager: RunManager, run_id: str) -> bool:

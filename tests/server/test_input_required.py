@@ -7,14 +7,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx2
 import mcp_types as types
 import pytest
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 
@@ -32,6 +35,8 @@ from tests.server.test_llm_extract import TEMPLATES as LLM
 
 pytestmark = pytest.mark.anyio
 MODERN = "2026-07-28"
+OWNER_TOKEN = "owner-token-0123456789abcdef"
+OTHER_TOKEN = "other-token-0123456789abcdef"
 
 
 @pytest.fixture
@@ -513,3 +518,47 @@ async def test_over_http_a_remote_caller_confirms_in_rounds(tmp_path: Path) -> N
     assert accepted_run["status"] == "succeeded", accepted_run
     assert asked == ["Submit the order for soap?"]
     assert step_code(refused) == "CONFIRMATION_REQUIRED"
+
+
+@asynccontextmanager
+async def remote_client(url: str, token: str, asked: list[str]) -> AsyncIterator[Client]:
+    headers = {"Authorization": f"Bearer {token}"}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=60) as http,
+        client(
+            streamable_http_client(url, http_client=http),
+            elicitation_callback=person("accept", asked),
+        ) as c,
+    ):
+        yield c
+
+
+async def test_an_async_runs_question_goes_only_to_the_caller_that_started_it(
+    tmp_path: Path,
+) -> None:
+    """Stateless HTTP on 2026-07-28 tells callers apart by their bearer token: another remote
+    caller polling the run is never asked its question."""
+    home = tmp_path / "home"
+    home.mkdir()
+    tokens = tmp_path / "tokens.txt"
+    tokens.write_text(f"{OWNER_TOKEN}\n{OTHER_TOKEN}\n", encoding="utf-8")
+    served = start_http(home, "--token-file", str(tokens), env={"TASKPLATE_TEMPLATES": str(HUMAN)})
+    try:
+        mine: list[str] = []
+        theirs: list[str] = []
+        async with remote_client(served.url, OWNER_TOKEN, mine) as owner:
+            queued = await call(
+                owner, "run_task_template", templateId="confirmed", options={"mode": "async"}
+            )
+            run_id = queued["runId"]
+            await asked_through_get_task_run(owner, run_id)  # the question is out
+            async with remote_client(served.url, OTHER_TOKEN, theirs) as other:
+                for _ in range(3):
+                    seen = await call(other, "get_task_run", runId=run_id)
+                    assert seen["status"] == "running", seen
+            answer = await finished(owner, run_id)
+    finally:
+        stop(served)
+    assert theirs == []
+    assert mine == ["Submit the order for tea?"]
+    assert answer["status"] == "succeeded", answer
