@@ -9,6 +9,7 @@ from ._admission import MAX_URL_BYTES, admit
 from ._artifacts import ArtifactStore, Chunk
 from ._confirm import Answer, Asker, CannotAsk, ConfirmPolicy
 from ._executor import Progress, StepRecord
+from ._human import caller_key
 from ._library import SHIPPED, TemplateLibrary, matches
 from ._recording import Saved, marked, save_recorded, typed_secret, user_templates
 from ._run_inputs import Limits, check_inputs, new_run_id
@@ -38,6 +39,7 @@ __all__ = [
     "TemplateLibrary",
     "TraceMode",
     "admit",
+    "caller_key",
     "check_inputs",
     "data_home",
     "marked",

@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from mcp.server.mcpserver import Context
-from mcp_types import CallToolResult, ImageContent
+from mcp_types import CallToolResult, ImageContent, InputRequiredResult
 
 from taskplate.browser import Session
 from taskplate.dsl import ErrorCode, Level, TaskplateError, TrustLevel, check_source, format_text
@@ -20,10 +20,9 @@ from taskplate.interpreter._run_views import iso
 from taskplate.stdlib import REGISTRY, ActionContext, run_action
 
 from . import _schemas as schemas
-from ._elicit import asker_for
 from ._follow import follow
+from ._input_required import channels_for
 from ._results import ok
-from ._sampling import ClientSampler
 from ._state import ServerState
 from ._tools import ToolSpec, params
 
@@ -277,7 +276,13 @@ class BrowserTools:
             await self.manager.sessions.close(session.id)
 
     # -- run_steps ----------------------------------------------------------------------------
-    async def run_steps(self, args: dict[str, Any], ctx: Context) -> CallToolResult:
+    async def run_steps(
+        self, args: dict[str, Any], ctx: Context
+    ) -> CallToolResult | InputRequiredResult:
+        inbox = self.state.inbox
+        if ctx.request_state is not None:  # a later round (2026-07-28): answers, then on
+            resumed = await inbox.deliver(self.manager, ctx)
+            return await inbox.follow_or_ask(resumed, lambda: self._steps_answer(resumed, ctx))
         trust = self.state.trust(ctx)
         steps = copy.deepcopy(args["steps"])
         for index, step in enumerate(steps):
@@ -311,6 +316,8 @@ class BrowserTools:
         session_id = args.get("sessionId")
         if session_id:
             self.session_for(session_id, trust)
+        caller = self.state.caller(ctx)
+        asker, sampler, questions = channels_for(inbox, ctx, trust, caller)
         run_id = await self.manager.submit(
             "run_steps",
             {},
@@ -318,10 +325,15 @@ class BrowserTools:
             options=options,
             trust=trust,
             session_id=session_id,
-            caller=self.state.caller(ctx),
-            asker=asker_for(ctx),
-            sampler=ClientSampler(ctx),
+            caller=caller,
+            asker=asker,
+            sampler=sampler,
         )
+        if questions is not None:
+            inbox.bind(self.manager, run_id, questions)
+        return await inbox.follow_or_ask(run_id, lambda: self._steps_answer(run_id, ctx))
+
+    async def _steps_answer(self, run_id: str, ctx: Context) -> CallToolResult:
         answer = await follow(self.manager, ctx, run_id, self.state.log_levels)
         described = await self.manager.describe(run_id, include_steps=True)
         out = {

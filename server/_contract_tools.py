@@ -10,15 +10,14 @@ from importlib.metadata import version
 from typing import Any
 
 from mcp.server.mcpserver import Context
-from mcp_types import CallToolResult
+from mcp_types import CallToolResult, InputRequiredResult
 
 from taskplate.dsl import ErrorCode, RunStatus, TaskplateError, Template
 
 from . import _schemas as schemas
-from ._elicit import asker_for
 from ._follow import follow
+from ._input_required import channels_for, modern
 from ._results import ok
-from ._sampling import ClientSampler
 from ._state import ServerState
 from ._tools import ToolSpec, params
 
@@ -88,25 +87,37 @@ def contract_tools(state: ServerState) -> list[ToolSpec]:
         await library.refresh()  # template files and taskplate.toml changes take effect here
         return ok({"templates": [template_info(t, *library.needs(t)) for t in library.all()]})
 
-    async def run_task_template(args: dict[str, Any], ctx: Context) -> CallToolResult:
+    async def following(run_id: str, ctx: Context) -> CallToolResult:
+        return ok(fit(await follow(manager, ctx, run_id, state.log_levels), inline))
+
+    async def run_task_template(
+        args: dict[str, Any], ctx: Context
+    ) -> CallToolResult | InputRequiredResult:
+        inbox = state.inbox
+        if ctx.request_state is not None:  # a later round (2026-07-28): answers, then on
+            run_id = await inbox.deliver(manager, ctx)
+            return await inbox.follow_or_ask(run_id, lambda: following(run_id, ctx))
         await manager.library.refresh()
         template = manager.library.get(args["templateId"], args.get("templateVersion"))
         options = dict(args.get("options") or {})
         inputs = args.get("inputs") or {}
         mode = manager.decide_mode(template, inputs, options)
-        asker = asker_for(ctx)
+        trust, caller = state.trust(ctx), state.caller(ctx)
+        asker, sampler, questions = channels_for(inbox, ctx, trust, caller)
         run_id = await manager.submit(
             template.id,
             inputs,
             version=template.version,
             options=options,
-            trust=state.trust(ctx),
+            trust=trust,
             session_id=args.get("sessionId"),
             profile_id=args.get("profileId"),
-            caller=state.caller(ctx),
+            caller=caller,
             asker=asker,
-            sampler=ClientSampler(ctx),
+            sampler=sampler,
         )
+        if questions is not None:
+            inbox.bind(manager, run_id, questions)
         if mode == "async":
             asker.call_ended()
             return ok(
@@ -117,16 +128,27 @@ def contract_tools(state: ServerState) -> list[ToolSpec]:
                 }
             )
         try:
-            return ok(fit(await follow(manager, ctx, run_id, state.log_levels), inline))
+            return await inbox.follow_or_ask(run_id, lambda: following(run_id, ctx))
         finally:
             asker.call_ended()
 
-    async def get_task_run(args: dict[str, Any], ctx: Context) -> CallToolResult:
+    async def get_task_run(
+        args: dict[str, Any], ctx: Context
+    ) -> CallToolResult | InputRequiredResult:
+        run_id = args["runId"]
+        if ctx.request_state is not None:  # the answers to the questions it asked (2026-07-28)
+            await state.inbox.deliver(manager, ctx)
+        elif modern(ctx):
+            questions = state.inbox.runs.get(run_id)
+            if questions is not None and questions.may_answer(
+                ctx, state.trust(ctx), state.caller(ctx)
+            ):
+                required = state.inbox.input_required(run_id)
+                if required is not None:
+                    return required
         return ok(
             fit(
-                await manager.describe(
-                    args["runId"], include_steps=args.get("includeSteps", False)
-                ),
+                await manager.describe(run_id, include_steps=args.get("includeSteps", False)),
                 inline,
             )
         )

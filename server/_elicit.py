@@ -27,7 +27,7 @@ class ElicitingAsker:
         self.request_id: Any = ctx.request_id
         capabilities = self.session.client_capabilities
         self.declared = capabilities is not None and capabilities.elicitation is not None
-        # 2026-07-28 forbids server-initiated requests (its input-required flow is per call)
+        # 2026-07-28 has no server requests: _input_required.QuestionAsker asks there instead
         self.modern = self.session.protocol_version in MODERN_PROTOCOL_VERSIONS
 
     def call_ended(self) -> None:

@@ -51,10 +51,16 @@ async def follow(
             await report()
             await anyio.sleep(0.3)
 
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(forward)
-        answer: dict[str, Any] = await manager.wait(run_id, seen, stepped)
-        tg.cancel_scope.cancel()
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(forward)
+            answer: dict[str, Any] = await manager.wait(run_id, seen, stepped)
+            tg.cancel_scope.cancel()
+    finally:  # a follower that stops early (2026-07-28: a question went out) stops listening
+        live = manager.live.get(run_id)
+        if live is not None:
+            _drop(live.progress_listeners, seen)
+            _drop(live.step_listeners, stepped)
     await report()  # the last state, so that a client's bar ends full
     status = answer.get("status")
     await send(
@@ -64,3 +70,8 @@ async def follow(
         {"runId": run_id, "status": status, "message": f"run {run_id} {status}"},
     )
     return answer
+
+
+def _drop(listeners: list[Any], listener: Any) -> None:
+    if listener in listeners:
+        listeners.remove(listener)

@@ -21,9 +21,10 @@ from taskplate.stdlib import SamplingRequest
 SAMPLING_TIMEOUT_S = 300.0
 
 _UNSUPPORTED_HINT = (
-    "Use an MCP client that supports sampling (sampling/createMessage over the initialize "
-    "handshake, protocol 2025-11-25 or earlier), run the template with `dsl run` and "
-    "TASKPLATE_LLM_URL, or read the page with `extract` and selectors instead."
+    "Use an MCP client that supports sampling (sampling/createMessage requests over the "
+    "initialize handshake, or the input requests of input_required results on 2026-07-28), "
+    "run the template with `dsl run` and TASKPLATE_LLM_URL, or read the page with `extract` "
+    "and selectors instead."
 )
 
 
@@ -34,6 +35,37 @@ def _disconnected() -> TaskplateError:
         "Run it again from a client that supports sampling and stays connected until the run "
         "ends (or run it synchronously).",
     )
+
+
+def create_message(request: SamplingRequest) -> types.CreateMessageRequest:
+    """The `sampling/createMessage` request for one question (a server request on the
+    handshake protocols, an input request of an `input_required` result on 2026-07-28)."""
+    return types.CreateMessageRequest(
+        params=types.CreateMessageRequestParams(
+            messages=[
+                types.SamplingMessage(
+                    role="assistant" if m.role == "assistant" else "user",
+                    content=types.TextContent(type="text", text=m.text),
+                )
+                for m in request.messages
+            ],
+            system_prompt=request.system,
+            max_tokens=request.max_tokens,
+            include_context="none",
+        )
+    )
+
+
+def answer_text(content: Any) -> str:
+    """The model's text, or LLM_OUTPUT_INVALID when it answered with something else."""
+    if not isinstance(content, types.TextContent):
+        raise TaskplateError(
+            ErrorCode.LLM_OUTPUT_INVALID,
+            f"the client's model answered with {getattr(content, 'type', 'non-text')} content, "
+            "not text",
+            "Use a client whose model answers sampling requests with text.",
+        )
+    return content.text
 
 
 class ClientSampler:
@@ -68,20 +100,7 @@ class ClientSampler:
         refused = self._refusal()
         if refused is not None:
             raise refused
-        message = types.CreateMessageRequest(
-            params=types.CreateMessageRequestParams(
-                messages=[
-                    types.SamplingMessage(
-                        role="assistant" if m.role == "assistant" else "user",
-                        content=types.TextContent(type="text", text=m.text),
-                    )
-                    for m in request.messages
-                ],
-                system_prompt=request.system,
-                max_tokens=request.max_tokens,
-                include_context="none",
-            )
-        )
+        message = create_message(request)
         in_call = self.session.can_send_request
         metadata = ServerMessageMetadata(related_request_id=self.request_id) if in_call else None
         try:
@@ -116,11 +135,4 @@ class ClientSampler:
             ) from None
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
             raise _disconnected() from None
-        content = answer.content
-        if not isinstance(content, types.TextContent):
-            raise TaskplateError(
-                ErrorCode.LLM_OUTPUT_INVALID,
-                f"the client's model answered with {content.type} content, not text",
-                "Use a client whose model answers sampling requests with text.",
-            )
-        return content.text
+        return answer_text(answer.content)

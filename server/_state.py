@@ -17,6 +17,7 @@ from taskplate.dsl import Template, TrustLevel
 from taskplate.interpreter import RunManager
 
 from ._auth import is_loopback
+from ._input_required import Inbox
 from ._logging import LogLevels, caller_of
 
 
@@ -39,6 +40,8 @@ class ServerState:
     log_levels: LogLevels = field(default_factory=LogLevels)
     # serves a template saved while the server runs as a resource too (set by build_server)
     published: Callable[[Template], None] | None = None
+    # the open questions of runs started over 2026-07-28 (the input-required flow)
+    inbox: Inbox = field(default_factory=Inbox)
 
     def trust(self, ctx: Context[Any]) -> TrustLevel:
         """stdio is local; HTTP is remote unless started with --trust local and called from loopback."""

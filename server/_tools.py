@@ -13,7 +13,7 @@ import jsonschema
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.tools.base import Tool
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
-from mcp_types import CallToolResult
+from mcp_types import CallToolResult, InputRequiredResult
 from pydantic import ConfigDict
 
 from taskplate.dsl import ErrorCode, TaskplateError, listed, violations
@@ -22,7 +22,7 @@ from taskplate.interpreter import admit
 from ._results import failed
 from ._schemas import answers
 
-Handler = Callable[[dict[str, Any], Context], Awaitable[CallToolResult]]
+Handler = Callable[[dict[str, Any], Context], Awaitable[CallToolResult | InputRequiredResult]]
 
 
 class _AllArguments(ArgModelBase):
@@ -64,7 +64,9 @@ class ToolSpec:
     def tool(self, max_input_bytes: int) -> Tool:
         spec = self
 
-        async def call(arguments: dict[str, Any], ctx: Context) -> CallToolResult:
+        async def call(
+            arguments: dict[str, Any], ctx: Context
+        ) -> CallToolResult | InputRequiredResult:
             problem = spec.check(arguments, max_input_bytes)
             if problem is not None:
                 return failed(problem)

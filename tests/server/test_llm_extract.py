@@ -1,7 +1,7 @@
 """llm_extract through the real protocol: `dsl serve` over stdio (real Chromium, the fixture
 site) and the SDK's client, whose sampling callback is a deterministic responder (no model, no
 network): answers that match, mismatch then match, never match; a client without sampling; a
-client on a protocol without server requests; secrets masked in every request sent."""
+client on 2026-07-28 (asked through input_required results); secrets masked in every request sent."""
 
 from __future__ import annotations
 
@@ -155,16 +155,22 @@ async def test_a_client_without_sampling_gets_its_own_code_and_a_hint(
     assert "sampling" in error["recoverHint"]
 
 
-async def test_a_connection_without_server_requests_is_told_so(
+async def test_a_connection_without_server_requests_is_asked_through_input_required(
     server: StdioServerParameters, site: FixtureServer
 ) -> None:
+    """2026-07-28 has no server requests: the question rides an input_required result
+    (tests/server/test_input_required.py has every case); without sampling, its own code."""
     model = Responder(answering(GOOD))
     async with Client(server, mode="2026-07-28", sampling_callback=model) as client:
         answer = await run(client, "llm_page", {"url": site.url("/recipe.html")})
+    assert answer["status"] == "succeeded", answer
+    assert len(model.requests) == 1
+    async with Client(server, mode="2026-07-28") as client:
+        answer = await run(client, "llm_page", {"url": site.url("/recipe.html")})
         error = await step_error(client, answer)
     assert error["code"] == ErrorCode.SAMPLING_UNSUPPORTED, error
-    assert "2026-07-28" in error["message"]
-    assert model.requests == []
+    assert "sampling capability" in error["message"]
+    assert "input_required" in error["recoverHint"]
 
 
 async def test_secrets_never_reach_a_sampling_request(

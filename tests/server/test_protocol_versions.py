@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx2
 import jsonschema
 import pytest
@@ -124,3 +125,56 @@ async def test_every_method_over_streamable_http(
 ) -> None:
     async with httpx2.AsyncClient(timeout=60) as client:
         await speak_every_method(HttpWire(client, served.url, version), site)
+
+
+async def answer_in_rounds(wire: Wire) -> None:
+    """2026-07-28's input-required flow on the wire: a confirmation asked as an input request,
+    answered by calling again with inputResponses and the sealed requestState; each answer
+    checked against the protocol's result schema and the tool's outputSchema; a changed state
+    refused."""
+    checked(wire, "server/discover", await wire.start())
+    listed = checked(wire, "tools/list", await wire.request("tools/list"))
+    schema = next(t["outputSchema"] for t in listed["tools"] if t["name"] == "run_steps")
+    capable = {"_meta": {"io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}}
+    call = {
+        "name": "run_steps",
+        "arguments": {"steps": [{"id": "go", "action": "set", "confirm": "Go on?", "with": {}}]},
+        **capable,
+    }
+    with anyio.fail_after(60):
+        first = checked(wire, "tools/call", await wire.request("tools/call", call))
+    assert first["resultType"] == "input_required", first
+    ((key, request),) = first["inputRequests"].items()
+    assert request["method"] == "elicitation/create"
+    assert request["params"]["message"] == "Go on?"
+    state = first["requestState"]
+    changed = state[:-2] + ("AA" if not state.endswith("AA") else "BB")
+    refused = await wire.request("tools/call", {**call, "requestState": changed})
+    assert refused["error"]["code"] == -32602, refused
+    assert refused["error"]["message"] == "Invalid or expired requestState"
+    answers = {key: {"action": "accept", "content": {}}}
+    with anyio.fail_after(60):
+        done = checked(
+            wire,
+            "tools/call",
+            await wire.request(
+                "tools/call", {**call, "inputResponses": answers, "requestState": state}
+            ),
+        )
+    assert not done.get("isError"), done
+    assert done["structuredContent"]["status"] == "succeeded", done
+    jsonschema.validate(done["structuredContent"], schema)
+    confirmation = done["structuredContent"]["steps"][0]["confirmation"]
+    assert confirmation == {"question": "Go on?", "answer": "accept", "by": "elicitation"}
+
+
+async def test_input_required_rounds_over_stdio(home: Path) -> None:
+    async with stdio_wire(home, "2026-07-28") as wire:
+        await answer_in_rounds(wire)
+
+
+async def test_input_required_rounds_over_streamable_http(served: Served) -> None:
+    async with httpx2.AsyncClient(timeout=60) as client:
+        wire = HttpWire(client, served.url, "2026-07-28")
+        wire.errors_answered = True  # the refused state comes as HTTP 400 with its error
+        await answer_in_rounds(wire)

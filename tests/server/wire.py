@@ -133,6 +133,8 @@ class HttpWire(Wire):
         self.notes = []
         self.session: str | None = None
         self.negotiated: str | None = version if version == MODERN else None
+        # a JSON-RPC error answered with HTTP 400 is returned, not failed on (when asked for)
+        self.errors_answered = False
 
     def headers(self) -> dict[str, str]:
         headers = {"Accept": ACCEPT, "Content-Type": "application/json"}
@@ -155,6 +157,10 @@ class HttpWire(Wire):
         response = await self.post(data, **routing)
         if response.status_code == 202:
             return []
+        if self.errors_answered and response.status_code == 400:
+            error: dict[str, Any] = response.json()
+            assert "error" in error, response.text
+            return [error]
         assert response.status_code == 200, (response.status_code, response.text)
         self.session = response.headers.get("mcp-session-id", self.session)
         messages = parse_body(response)
