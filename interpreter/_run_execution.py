@@ -4,7 +4,9 @@ run under the effective timeout, canceled cooperatively or by force, then handed
 
 from __future__ import annotations
 
+import logging
 import time
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -25,6 +27,19 @@ from ._tracing import RunTrace, failure_screenshot
 
 if TYPE_CHECKING:
     from ._runs import RunManager
+
+
+log = logging.getLogger("taskplate.runs")
+
+
+def internal(exc: BaseException) -> str:
+    """What an internal error was, for the run's error: each exception a group holds, with
+    where it was raised (the whole traceback goes to the log)."""
+    if isinstance(exc, BaseExceptionGroup):
+        return "; ".join(internal(inner) for inner in exc.exceptions)
+    where = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
+    at = f" (at {where[0].filename.rsplit('/', 1)[-1]}:{where[0].lineno})" if where else ""
+    return f"{type(exc).__name__}: {exc}{at}"
 
 
 @dataclass
@@ -132,10 +147,9 @@ async def admit_and_execute(
                 run_id, template, inputs, options, execution, live, session, given, settlement
             )
     except Exception as exc:
+        log.exception("run %s failed with an internal error", run_id)
         error = TaskplateError(
-            ErrorCode.EXECUTION_ERROR,
-            f"internal error: {type(exc).__name__}: {exc}",
-            "Report this as a bug.",
+            ErrorCode.EXECUTION_ERROR, f"internal error: {internal(exc)}", "Report this as a bug."
         )
         await settlement.finish(
             run_id, RunStatus.FAILED, None, error.to_json(), execution.progress, execution.secrets

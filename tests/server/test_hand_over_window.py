@@ -185,6 +185,10 @@ async def test_canceling_a_run_closes_its_window(
     site.open_gate("window-canceled")
     assert answer["status"] == "canceled", answer
     assert await gone(window.marker) == []
+    with anyio.fail_after(
+        30
+    ):  # the run is canceled in the store first, then lets go of its session
+        await manager.wait(run_id)
     assert manager.sessions.sessions == {}
 
 
