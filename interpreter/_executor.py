@@ -93,6 +93,20 @@ class Progress:
             return self.items_done, self.items_total, "items"
         return self.done_steps, self.total_steps, "steps"
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Progress:
+        """The progress a run's view shows (`to_json`'s form) back as a Progress."""
+        items = data.get("items")
+        return cls(
+            total_steps=data.get("totalSteps", 0),
+            done_steps=data.get("doneSteps", 0),
+            items_total=items["total"] if items else 0,
+            items_done=items["done"] if items else 0,
+            items_succeeded=items.get("succeeded", 0) if items else 0,
+            items_failed=items.get("failed", 0) if items else 0,
+            has_loop=items is not None,
+        )
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"totalSteps": self.total_steps, "doneSteps": self.done_steps}
         if self.has_loop:

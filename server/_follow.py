@@ -15,6 +15,8 @@ from taskplate.interpreter import Progress, RunManager, StepRecord
 
 from ._logging import LEVELS, LogLevels, send, step_entry
 
+FORWARD_S = 0.3  # how often a follower passes on what the run did
+
 
 async def follow(
     manager: RunManager, ctx: Context, run_id: str, levels: LogLevels
@@ -35,33 +37,47 @@ async def follow(
             entries.append((level, data))
 
     async def report() -> None:
+        # A message counts as sent only once it has gone: a send cut short is sent again.
         nonlocal sent
         while entries:
-            level, data = entries.pop(0)
+            level, data = entries[0]
             await send(ctx, wanted, level, data)
+            entries.pop(0)
         if latest is None:
             return
         done, total, noun = latest.counted()
         if sent != (done, total):
-            sent = (done, total)
             await ctx.report_progress(done, total or None, f"{done} of {total} {noun} done")
+            sent = (done, total)
+
+    finished = anyio.Event()
 
     async def forward() -> None:
-        while True:
+        # Stopped between sends, never in the middle of one.
+        while not finished.is_set():
             await report()
-            await anyio.sleep(0.3)
+            with anyio.move_on_after(FORWARD_S):
+                await finished.wait()
 
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(forward)
-            answer: dict[str, Any] = await manager.wait(run_id, seen, stepped)
-            tg.cancel_scope.cancel()
+            try:
+                answer: dict[str, Any] = await manager.wait(run_id, seen, stepped)
+            finally:
+                finished.set()
     finally:  # a follower that stops early (2026-07-28: a question went out) stops listening
         live = manager.live.get(run_id)
         if live is not None:
             _drop(live.progress_listeners, seen)
             _drop(live.step_listeners, stepped)
-    await report()  # the last state, so that a client's bar ends full
+    # The last state, so that a client's bar ends full: the run's own view of it when it moved
+    # on further than the listener heard (a short run may end before its listener is in).
+    if isinstance(answer.get("progress"), dict):
+        final = Progress.from_json(answer["progress"])
+        if latest is None or final.counted()[0] >= latest.counted()[0]:
+            latest = final
+    await report()
     status = answer.get("status")
     await send(
         ctx,
