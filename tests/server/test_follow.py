@@ -100,7 +100,8 @@ async def test_a_run_that_ends_while_its_last_progress_goes_out_still_ends_full(
 class FinishedRun:
     """A run that ended before its follower began to listen: only its view tells."""
 
-    live: dict[str, Any] = {}
+    def __init__(self) -> None:
+        self.live: dict[str, Any] = {}
 
     async def wait(self, run_id: str, on_progress: Any, on_step: Any) -> dict[str, Any]:
         progress = {"totalSteps": 3, "doneSteps": 3, "items": {"total": 2, "done": 2}}
