@@ -213,6 +213,10 @@ class Session:
         # Retired contexts still running pages, each with the cookies it handed on.
         self._retired: list[tuple[BrowserContext, list[Any]]] = []
         self._opening: list[BrowserContext] = []  # contexts a tab is being opened in now
+        # Told when a context is retired and before a retired one closes (a run's trace follows
+        # the session from one context to the next): objects with `context_retired(old, new)`
+        # and `context_closing(old)`, both coroutines that never raise.
+        self.context_watchers: list[Any] = []
         self._counter = 0
         self._last_main: str | None = None
         self._lock = anyio.Lock()
@@ -264,6 +268,8 @@ class Session:
             self.pages_served = 1
             self.retirements += 1
             self._retired.append((context, list(state.get("cookies", []))))
+            for watcher in list(self.context_watchers):
+                await watcher.context_retired(context, self.context)
         await self.close_drained()
 
     def in_current_context(self, tab: Tab) -> bool:
@@ -280,6 +286,8 @@ class Session:
                 continue
             self._retired.remove(entry)
             with anyio.CancelScope(shield=True), anyio.move_on_after(RETIRE_TIMEOUT_S):
+                for watcher in list(self.context_watchers):
+                    await watcher.context_closing(old)
                 with contextlib.suppress(Exception):
                     changed = [c for c in await old.cookies() if c not in handed_on]
                     if changed and self.context is not None:

@@ -10,9 +10,11 @@ import contextlib
 import io
 import json
 import logging
+import re
+import shutil
 import tempfile
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from html import escape
 from pathlib import Path
@@ -100,10 +102,39 @@ def masked_zip(data: bytes, secrets: list[str]) -> bytes:
     return out.getvalue()
 
 
+# The Trace Viewer reads every `<name>.trace` of a zip as one browser context, with its
+# `<name>.network` and `<name>.stacks`; resources are shared by content hash.
+_PER_CONTEXT = re.compile(r"^[^/]+\.(trace|network|stacks)$")
+
+
+def merged_zip(parts: list[bytes]) -> bytes:
+    """The traces of several contexts (a run's session retired its context on the way) as one
+    trace.zip: each part's own files renamed `<n>-…`, resources stored once."""
+    if len(parts) == 1:
+        return parts[0]
+    out = io.BytesIO()
+    written: set[str] = set()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for n, part in enumerate(parts):
+            with zipfile.ZipFile(io.BytesIO(part)) as source:
+                for info in source.infolist():
+                    name = (
+                        f"{n}-{info.filename}"
+                        if _PER_CONTEXT.match(info.filename)
+                        else info.filename
+                    )
+                    if name not in written:
+                        written.add(name)
+                        target.writestr(name, source.read(info))
+    return out.getvalue()
+
+
 @dataclass
 class RunTrace:
     """Playwright tracing of one run's context: started when the run's session opens, stopped
-    (and kept or dropped) when its steps are over."""
+    (and kept or dropped) when its steps are over. When the session retires its context on a
+    long loop, tracing goes on in the new one and the retired one's trace is set aside before
+    it closes: a kept trace.zip holds every context of the run."""
 
     mode: TraceMode
     artifacts: Any  # RunArtifacts: where trace.zip goes
@@ -111,19 +142,57 @@ class RunTrace:
     context: Any = None  # the BrowserContext being traced
     saw_failure: bool = False
     note: str | None = None  # why no trace was kept although one was asked for
+    session: Session | None = None  # the session whose retirements the trace follows
+    draining: list[Any] = field(default_factory=list)  # retired contexts, still traced
+    folder: Path | None = None  # where the traces of closed contexts wait for the end
+    parts: list[Path] = field(default_factory=list)  # those traces, in the order of contexts
 
     async def attach(self, session: Session) -> None:
-        if self.mode is TraceMode.OFF or self.context is not None:
+        if self.mode is TraceMode.OFF or self.session is not None:
             return
         context = await session.ensure_open()
+        if not await self._start(context, "not traced"):
+            return
+        self.context, self.session = context, session
+        session.context_watchers.append(self)
+
+    async def _start(self, context: Any, failing: str) -> bool:
         try:
             full = self.mode in EVERYTHING
             await context.tracing.start(screenshots=full, snapshots=full, sources=False)
         except Exception as exc:  # another run traces this shared session already
-            self.note = f"not traced: {str(exc).splitlines()[0]}"
+            self.note = f"{failing}: {str(exc).splitlines()[0]}"
             log.warning("a run's trace was not started: %s", self.note)
+            return False
+        return True
+
+    async def context_retired(self, old: Any, new: Any) -> None:
+        """The session retired the traced context: go on tracing in its successor."""
+        if old is not self.context:
             return
-        self.context = context
+        self.draining.append(old)
+        self.context = None
+        with anyio.move_on_after(STOP_TIMEOUT_S):
+            if await self._start(new, "later pages not traced"):
+                self.context = new
+
+    async def context_closing(self, old: Any) -> None:
+        """A retired context is about to close: its trace is set aside for the end."""
+        if old in self.draining:
+            self.draining.remove(old)
+            await self._set_aside(old)
+
+    async def _set_aside(self, context: Any) -> None:
+        if self.folder is None:
+            self.folder = Path(tempfile.mkdtemp(prefix="taskplate-trace-"))
+        path = self.folder / f"{len(self.parts)}.zip"
+        with anyio.CancelScope(shield=True), anyio.move_on_after(STOP_TIMEOUT_S):
+            try:
+                await context.tracing.stop(path=path)
+                self.parts.append(path)
+            except Exception as exc:  # the browser went away: that part is lost
+                self.note = f"not kept in full: {str(exc).splitlines()[0]}"
+                log.warning("a run's trace was %s", self.note)
 
     def record(self, step: StepRecord) -> None:
         if step.status is StepStatus.FAILED:
@@ -131,25 +200,41 @@ class RunTrace:
 
     async def finish(self, failed: bool) -> str | None:
         """Stop tracing; answers the trace.zip artifact's id when the mode keeps this run's."""
-        context, self.context = self.context, None
-        if context is None:
+        contexts = [*self.draining, *([self.context] if self.context is not None else [])]
+        self.draining, self.context = [], None
+        if self.session is not None:
+            with contextlib.suppress(ValueError):
+                self.session.context_watchers.remove(self)
+        try:
+            return await self._keep(contexts, failed)
+        finally:
+            if self.folder is not None:
+                shutil.rmtree(self.folder, ignore_errors=True)
+
+    async def _keep(self, contexts: list[Any], failed: bool) -> str | None:
+        if not contexts and not self.parts:
             return None
         keep = self.mode is TraceMode.ON or (failed or self.saw_failure)
         if any(0 < len(s) < MIN_MASKABLE for s in self.secrets):
             keep, self.note = False, "not kept: a secret input is too short to mask"
+        if not keep:
+            with anyio.CancelScope(shield=True), anyio.move_on_after(STOP_TIMEOUT_S):
+                for context in contexts:
+                    with contextlib.suppress(Exception):  # the browser went away
+                        await context.tracing.stop()
+            return None
+        for context in contexts:
+            await self._set_aside(context)
+        if not self.parts:  # every part was lost (and said so)
+            return None
         with anyio.CancelScope(shield=True), anyio.move_on_after(STOP_TIMEOUT_S):
             try:
-                if not keep:
-                    await context.tracing.stop()
-                    return None
-                with tempfile.TemporaryDirectory(prefix="taskplate-trace-") as folder:
-                    path = Path(folder) / TRACE_NAME
-                    await context.tracing.stop(path=path)
-                    raw = path.read_bytes()
+                parts = [path.read_bytes() for path in self.parts]
+                raw = await anyio.to_thread.run_sync(merged_zip, parts)
                 data = await anyio.to_thread.run_sync(masked_zip, raw, self.secrets)
                 artifact_id: str = await self.artifacts.save(TRACE_NAME, data, "application/zip")
                 return artifact_id
-            except Exception as exc:  # the browser went away: there is nothing left to keep
+            except Exception as exc:  # a broken part, a full disk: nothing is kept
                 self.note = f"not kept: {str(exc).splitlines()[0]}"
                 log.warning("a run's trace was not kept: %s", self.note)
         return None

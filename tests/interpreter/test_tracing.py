@@ -5,16 +5,19 @@ from __future__ import annotations
 
 import io
 import json
+import tempfile
 import zipfile
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote_plus
 
 import anyio
 import pytest
 
+from taskplate.browser import _session
 from taskplate.dsl import ErrorCode, TaskplateError, TrustLevel
 from taskplate.interpreter import RunManager
-from taskplate.interpreter._tracing import TraceMode, masked_zip, trace_mode
+from taskplate.interpreter._tracing import TraceMode, masked_zip, merged_zip, trace_mode
 from tests.fixtures.server import PASSWORD, FixtureServer
 
 pytestmark = pytest.mark.anyio
@@ -168,6 +171,52 @@ async def test_no_trace_when_off_or_when_on_failure_succeeds(
     )
     assert off["status"] == "failed"
     assert [a["name"] for a in off["artifacts"]] == ["failure-signed_in.png"]
+
+
+async def test_a_trace_goes_on_in_each_context_a_long_loop_retires_to(
+    manager: RunManager, site: FixtureServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A session retires its context every CONTEXT_RETIRES_AFTER loop pages: the run's trace
+    follows it, and trace.zip holds every context, as the Trace Viewer reads several (each
+    `<name>.trace` with its `<name>.network`). The parts set aside meanwhile are gone after."""
+    monkeypatch.setattr(_session, "CONTEXT_RETIRES_AFTER", 2)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    urls = [site.url(f"/article.html?n={i}") for i in range(5)]
+    answer = await finished(manager, "recycled", {"urls": urls}, options={"trace": "on"})
+    assert answer["status"] == "succeeded", answer.get("error")
+    trace = await artifact(manager, answer, "trace.zip")
+    assert trace is not None
+    files = entries(trace)
+    contexts = sorted(name.removesuffix(".trace") for name in files if name.endswith(".trace"))
+    assert contexts == ["0-trace", "1-trace", "2-trace"]  # pages 1-2, 3-4 and 5
+    assert all(f"{name}.network" in files for name in contexts)
+    for url in urls:  # every page's navigation, in whichever context it ran
+        assert any(url.encode() in files[f"{name}.trace"] for name in contexts), url
+    assert list(tmp_path.glob("taskplate-trace-*")) == []
+
+    quiet = await finished(manager, "recycled", {"urls": urls})  # on-failure, and it succeeds
+    assert quiet["status"] == "succeeded" and quiet["artifacts"] == []
+    assert list(tmp_path.glob("taskplate-trace-*")) == []
+
+
+def test_merging_renames_each_context_and_stores_shared_resources_once() -> None:
+    def part(marker: bytes) -> bytes:
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w") as archive:
+            archive.writestr("trace.trace", marker)
+            archive.writestr("trace.network", marker + b" network")
+            archive.writestr("resources/shared.png", b"same")
+        return out.getvalue()
+
+    assert merged_zip([part(b"only")]) == part(b"only")
+    files = entries(merged_zip([part(b"first"), part(b"second")]))
+    assert files == {
+        "0-trace.trace": b"first",
+        "0-trace.network": b"first network",
+        "resources/shared.png": b"same",
+        "1-trace.trace": b"second",
+        "1-trace.network": b"second network",
+    }
 
 
 async def test_every_failed_item_gets_its_screenshot_before_its_tab_is_recycled(
