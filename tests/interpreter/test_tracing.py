@@ -3,24 +3,33 @@ the trace mode, secrets masked in it, a PNG of every failed browser step named i
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import io
 import json
+import shutil
 import tempfile
+import threading
 import zipfile
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote_plus
 
 import anyio
+import playwright
 import pytest
+from playwright.async_api import expect
 
-from taskplate.browser import _session
+from taskplate.browser import BrowserRuntime, _session
 from taskplate.dsl import ErrorCode, TaskplateError, TrustLevel
 from taskplate.interpreter import RunManager
 from taskplate.interpreter._tracing import TraceMode, masked_zip, merged_zip, trace_mode
 from tests.fixtures.server import PASSWORD, FixtureServer
 
 pytestmark = pytest.mark.anyio
+VIEWER = Path(playwright.__file__).parent / "driver" / "package" / "lib" / "vite" / "traceViewer"
 WRONG = "wrong horse battery"
 
 
@@ -217,6 +226,55 @@ def test_merging_renames_each_context_and_stores_shared_resources_once() -> None
         "1-trace.trace": b"second",
         "1-trace.network": b"second network",
     }
+
+
+@contextlib.contextmanager
+def static_site(folder: Path) -> Iterator[str]:
+    handler = functools.partial(QuietFiles, directory=str(folder))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+
+class QuietFiles(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+async def test_playwrights_trace_viewer_shows_every_context_of_a_merged_trace(
+    runtime: BrowserRuntime, tmp_path: Path
+) -> None:
+    """From the outside: the Trace Viewer the playwright package ships, in Chromium, lists the
+    actions of each of three contexts merged into one trace.zip."""
+    browser = await runtime.browser()
+    parts = []
+    for n in range(3):
+        context = await browser.new_context()
+        await context.tracing.start(snapshots=True)
+        page = await context.new_page()
+        await page.set_content(f"<h1>page of context {n}</h1>")
+        await page.click("h1")
+        await context.tracing.stop(path=tmp_path / f"{n}.zip")
+        parts.append((tmp_path / f"{n}.zip").read_bytes())
+        await context.close()
+    site = tmp_path / "viewer"
+    shutil.copytree(VIEWER, site)
+    (site / "trace.zip").write_bytes(merged_zip(parts))
+    context = await browser.new_context()
+    try:
+        page = await context.new_page()
+        with static_site(site) as base:
+            await page.goto(f"{base}/index.html?trace={base}/trace.zip")
+            clicks = page.locator(".action-title", has_text="Click")
+            await expect(clicks).to_have_count(3, timeout=30_000)
+    finally:
+        await context.close()
 
 
 async def test_every_failed_item_gets_its_screenshot_before_its_tab_is_recycled(
