@@ -285,9 +285,9 @@ class Session:
             ):
                 continue
             self._retired.remove(entry)
+            for watcher in list(self.context_watchers):  # each bounds its own work
+                await watcher.context_closing(old)
             with anyio.CancelScope(shield=True), anyio.move_on_after(RETIRE_TIMEOUT_S):
-                for watcher in list(self.context_watchers):
-                    await watcher.context_closing(old)
                 with contextlib.suppress(Exception):
                     changed = [c for c in await old.cookies() if c not in handed_on]
                     if changed and self.context is not None:

@@ -177,7 +177,8 @@ class RunTrace:
                 self.context = new
 
     async def context_closing(self, old: Any) -> None:
-        """A retired context is about to close: its trace is set aside for the end."""
+        """A retired context is about to close: its trace is set aside for the end (shielded
+        and bounded by STOP_TIMEOUT_S: a long trace may take a while to write)."""
         if old in self.draining:
             self.draining.remove(old)
             await self._set_aside(old)
