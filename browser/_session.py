@@ -280,6 +280,8 @@ class Session:
         changed after handing on their state are carried to the current context."""
         for entry in list(self._retired):
             old, handed_on = entry
+            if entry not in self._retired:  # closed meanwhile by another item's call
+                continue
             if any(t.page.context is old for t in self.tabs.values()) or any(
                 c is old for c in self._opening
             ):
