@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -123,6 +124,47 @@ async def test_a_session_keeps_its_login_and_storage_across_a_context_retirement
     assert old not in (session.context.browser.contexts if session.context.browser else [])
     cookies = {c["name"] for c in await session.context.cookies()}
     assert {"sid", "late"} <= cookies
+
+
+async def test_two_tabs_closing_at_once_close_each_retired_context_once(
+    sessions: Sessions,
+) -> None:
+    """A watcher setting a retired context aside (a run's trace being written) keeps one call of
+    close_drained waiting; another call meanwhile takes the next retired context. The first
+    then skips it rather than taking it again (it raised ValueError in CI)."""
+    session = await sessions.create()
+    session.retire_after = 1
+    closing: list[Any] = []
+    first_closing, both_closing = anyio.Event(), anyio.Event()
+
+    class SettingAside:
+        async def context_retired(self, old: Any, new: Any) -> None:
+            pass
+
+        async def context_closing(self, old: Any) -> None:
+            closing.append(old)
+            first_closing.set()
+            if len(closing) == 2:
+                both_closing.set()
+            with anyio.fail_after(10):
+                await both_closing.wait()
+
+    session.context_watchers.append(SettingAside())
+    tabs, contexts = [], []
+    for pages in (2, 1):  # two retired contexts, each still showing one tab
+        tabs.append(await session.new_tab())
+        contexts.append(session.context)
+        for _ in range(pages):  # a context serves one page, then the next one retires it
+            await session.count_page()
+    assert session.retirements == 2 and closing == []
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(session.close_tab, tabs[0].id)
+        with anyio.fail_after(10):
+            await first_closing.wait()  # the first call is setting its context aside
+        await session.close_tab(tabs[1].id)  # the second takes the next one meanwhile
+    assert closing == contexts
+    browser = session.context.browser if session.context is not None else None
+    assert browser is not None and not any(c in browser.contexts for c in contexts)
 
 
 async def test_dialogs_are_dismissed_and_recorded(ctx: ActionContext, site: FixtureServer) -> None:
