@@ -27,7 +27,7 @@ from taskplate.browser import (
     system_resolver,
 )
 from taskplate.dsl import RunStatus, Template, TrustLevel
-from taskplate.stdlib._conversion import conversion_workers
+from taskplate.stdlib._conversion import conversion_workers, warm_workers
 
 from ._admission import admit
 from ._artifacts import ArtifactStore, RunArtifacts
@@ -122,10 +122,12 @@ class RunManager(RunReads):
         await self.close()
 
     @asynccontextmanager
-    async def running(self) -> AsyncIterator[RunManager]:
+    async def running(self, *, warm: bool = False) -> AsyncIterator[RunManager]:
         """The manager's background work (heartbeat, cancel watch) and runs live in here.
 
-        An error raised by the caller inside comes out as itself, not wrapped in a group."""
+        `warm`: the worker that turns pages into Markdown starts now, in the background, not at
+        the first page (a server: its first run does not share two cores with a second of
+        imports). An error raised by the caller inside comes out as itself, not in a group."""
         try:
             await self.store.open()
             # Providers (other MCP servers) start before the runs and close after them, and so
@@ -139,6 +141,8 @@ class RunManager(RunReads):
                 tg.start_soon(self._watch)
                 tg.start_soon(flush_every, self.store, FLUSH_S)
                 tg.start_soon(self.runtime.watch, self.home / "browsers" / f"{self.owner}.json")
+                if warm:
+                    tg.start_soon(warm_workers)
                 try:
                     yield self
                 finally:
@@ -160,6 +164,12 @@ class RunManager(RunReads):
                 if self.own_runtime:
                     await self.runtime.close()
                 await self.close()
+
+    async def warm(self) -> None:
+        """What a run would start on first use, started now and waited for: the browser and the
+        conversion worker. Inside `running()`; for callers that time runs (bench/)."""
+        await self.runtime.browser()
+        await warm_workers()
 
     async def _watch(self) -> None:
         last_beat = last_reap = 0.0

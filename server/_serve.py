@@ -64,7 +64,7 @@ async def serve(
     signals caught, for `run` to raise again once everything is closed."""
     security = security or HttpSecurity()
     url = f"http://{f'[{host}]' if ':' in host else host}:{port}"
-    async with manager.running():
+    async with manager.running(warm=True):  # its first run finds Markdown conversion warm
         http = transport != "stdio"
         server, _ = build_server(
             manager, trust, security.auth(url) if http else None, remote_save=remote_save

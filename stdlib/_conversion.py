@@ -26,12 +26,14 @@ FINISH_S = 5.0  # a conversion still running when the workers end may finish wit
 
 
 class _Workers:
-    """The runtime's worker pool: started at the first conversion, warm before it is used."""
+    """The runtime's worker pool: started at the first conversion (or by `warm_workers`), warm
+    before it is used."""
 
     def __init__(self, size: int) -> None:
         self.size = size
         self.pool: ProcessPoolExecutor | None = None  # started (maybe still warming)
         self.ready = False  # warm: conversions go to it
+        self.failed = False  # could not start: conversions stay in threads
 
     def start(self) -> None:
         """Starts the workers and their warm-up; no task waits for it (a callback marks them
@@ -46,7 +48,8 @@ class _Workers:
 
         def warmed(future: Future[int]) -> None:  # in the pool's own thread
             if future.cancelled() or future.exception() is not None:
-                return  # no worker (a broken pool): conversions stay in threads
+                self.failed = True  # no worker (a broken pool): conversions stay in threads
+                return
             left[0] -= 1
             if left[0] == 0 and self.pool is not None:
                 self.ready = True
@@ -104,10 +107,24 @@ async def convert(fn: Callable[..., T], *args: Any) -> T:
         try:
             return await _result(workers.pool.submit(fn, *args))
         except (BrokenProcessPool, RuntimeError):  # a worker died, or the pool is shutting down
-            workers.ready = False
+            workers.ready, workers.failed = False, True
     elif workers is not None:
         workers.start()
     return await anyio.to_thread.run_sync(fn, *args)
+
+
+async def warm_workers() -> bool:
+    """Starts the worker processes of the enclosing `conversion_workers` block now, not at the
+    first conversion, and waits until they are warm (a server as it starts, so that its first
+    run does not pay a second of imports; a benchmark before its clock). False when there is no
+    such block or the workers could not start (conversions then run in threads)."""
+    workers = _workers
+    if workers is None:
+        return False
+    workers.start()
+    while not (workers.ready or workers.failed or workers.pool is None):
+        await anyio.sleep(0.05)  # set by the pool's thread: a second or two of imports
+    return workers.ready
 
 
 def worker_pids() -> list[int]:

@@ -9,7 +9,7 @@ import anyio
 import pytest
 
 from taskplate.stdlib import _conversion
-from taskplate.stdlib._conversion import conversion_workers, convert, worker_pids
+from taskplate.stdlib._conversion import conversion_workers, convert, warm_workers, worker_pids
 from taskplate.stdlib.get_page_content import render
 from tests.conftest import process_alive
 
@@ -75,4 +75,31 @@ async def test_an_error_inside_the_runtime_comes_out_as_itself_not_in_a_group() 
         async with conversion_workers():
             await convert(os.getpid)  # the worker is starting
             raise KeyError("the caller's own error")
+    assert worker_pids() == []
+
+
+async def test_warming_starts_the_worker_before_any_conversion_and_waits_for_it() -> None:
+    assert await warm_workers() is False  # outside a runtime: nothing to warm, threads it is
+    assert worker_pids() == []
+    async with conversion_workers():
+        with anyio.fail_after(120):  # a spawned interpreter imports lxml and trafilatura
+            assert await warm_workers() is True
+        [worker] = worker_pids()
+        assert await convert(os.getpid) == worker  # the very first conversion: in the worker
+        assert await warm_workers() is True  # again: the same worker, at once
+        assert worker_pids() == [worker]
+    assert not process_alive(worker)
+
+
+async def test_warming_a_pool_that_cannot_start_answers_false_and_threads_convert(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def broken(*_: object, **__: object) -> object:  # local: it cannot reach the worker
+        raise RuntimeError("never runs")
+
+    monkeypatch.setattr(_conversion, "_warm", broken)  # the warm-up fails, as a broken pool's
+    async with conversion_workers():
+        with anyio.fail_after(120):
+            assert await warm_workers() is False
+        assert await convert(os.getpid) == os.getpid()
     assert worker_pids() == []

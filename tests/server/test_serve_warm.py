@@ -1,0 +1,50 @@
+"""`dsl serve` warms what its first run would otherwise start: the worker process that turns
+pages into Markdown runs before any call (a second of imports that no run shares its two cores
+with), and it ends with the server."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp.client.client import Client
+
+from tests.conftest import process_alive
+from tests.server.conftest import start_http, stop
+from tests.server.test_serve_signals import descendants
+
+pytestmark = pytest.mark.anyio
+
+
+def conversion_workers(pid: int) -> list[int]:
+    """The spawned Python workers below a server (multiprocessing's spawn entry point)."""
+    found = []
+    for kid in descendants(pid):
+        try:
+            command = Path(f"/proc/{kid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"spawn_main" in command:
+            found.append(kid)
+    return found
+
+
+async def test_a_server_warms_its_conversion_worker_before_the_first_call(
+    tmp_path: Path,
+) -> None:
+    served = start_http(tmp_path / "home", "--trust", "local")
+    try:
+        with anyio.fail_after(120):  # a spawned interpreter imports lxml and trafilatura
+            while not (workers := conversion_workers(served.process.pid)):
+                await anyio.sleep(0.1)
+        async with Client(served.url) as client:  # still serving, the worker beside it
+            assert {t.name for t in (await client.list_tools()).tools} >= {"run_task_template"}
+        assert all(process_alive(pid) for pid in workers)
+    finally:
+        stop(served)
+    deadline = time.monotonic() + 10
+    while [p for p in workers if process_alive(p)] and time.monotonic() < deadline:
+        await anyio.sleep(0.1)
+    assert [p for p in workers if process_alive(p)] == [], "the worker outlived its server"
