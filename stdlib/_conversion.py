@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import logging
 import multiprocessing
 import os
 from collections.abc import AsyncIterator, Callable
@@ -38,12 +39,21 @@ class _Workers:
     def start(self) -> None:
         """Starts the workers and their warm-up; no task waits for it (a callback marks them
         ready), so the runtime's own errors pass through its block unwrapped."""
-        if self.pool is not None:
+        if self.pool is not None or self.failed:
             return
-        self.pool = ProcessPoolExecutor(
-            self.size, mp_context=multiprocessing.get_context("spawn"), initializer=_quiet_stdout
-        )
-        warming = [self.pool.submit(_warm) for _ in range(self.size)]
+        try:
+            self.pool = ProcessPoolExecutor(
+                self.size,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_quiet_stdout,
+            )
+            warming = [self.pool.submit(_warm) for _ in range(self.size)]
+        except Exception as exc:  # no process could be started (out of processes, memory)
+            logging.getLogger("taskplate.stdlib").warning(
+                "the Markdown conversion worker did not start (%s): conversions run in threads", exc
+            )
+            self.failed = True
+            return
         left = [len(warming)]
 
         def warmed(future: Future[int]) -> None:  # in the pool's own thread

@@ -103,3 +103,17 @@ async def test_warming_a_pool_that_cannot_start_answers_false_and_threads_conver
             assert await warm_workers() is False
         assert await convert(os.getpid) == os.getpid()
     assert worker_pids() == []
+
+
+async def test_warming_where_no_process_can_start_logs_it_and_threads_convert(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def no_process(*_: object, **__: object) -> object:
+        raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(_conversion, "ProcessPoolExecutor", no_process)
+    async with conversion_workers():
+        assert await warm_workers() is False  # the server that warms goes on serving
+        assert "conversions run in threads" in caplog.text
+        assert await convert(os.getpid) == os.getpid()
+    assert worker_pids() == []
