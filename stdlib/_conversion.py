@@ -11,6 +11,8 @@ import importlib
 import logging
 import multiprocessing
 import os
+import threading
+import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -23,6 +25,7 @@ T = TypeVar("T")
 # One worker: on two cores the other belongs to Chromium. A page's conversion (5 to 120 ms of
 # Python) then never holds the GIL the event loop needs (bench/content.py measures the loop's lag).
 WORKERS = 1
+PARENT_CHECK_S = 1.0  # how often a worker looks whether its parent is still alive
 FINISH_S = 5.0  # a conversion still running when the workers end may finish within this
 
 
@@ -45,7 +48,8 @@ class _Workers:
             self.pool = ProcessPoolExecutor(
                 self.size,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=_quiet_stdout,
+                initializer=_init_worker,
+                initargs=(os.getpid(),),
             )
             warming = [self.pool.submit(_warm) for _ in range(self.size)]
         except Exception as exc:  # no process could be started (out of processes, memory)
@@ -90,9 +94,18 @@ class _Workers:
 _workers: _Workers | None = None
 
 
-def _quiet_stdout() -> None:
+def _init_worker(parent: int) -> None:
     # A stdio server's stdout is its protocol channel: nothing a worker prints may reach it.
     os.dup2(2, 1)
+    # A worker waits on its task queue, whose write end it holds too: a parent that dies without
+    # ending it (SIGKILL, a crash) would leave it running for ever, and its resource tracker too.
+    threading.Thread(target=_end_with, args=(parent,), name="parent-watch", daemon=True).start()
+
+
+def _end_with(parent: int) -> None:
+    while os.getppid() == parent:  # an orphan is adopted by init (or a subreaper)
+        time.sleep(PARENT_CHECK_S)
+    os._exit(0)
 
 
 def _warm() -> int:
