@@ -38,11 +38,17 @@ def descendants(pid: int) -> set[int]:
     return found
 
 
-def is_chromium(pid: int) -> bool:
-    try:
-        return b"chrom" in Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return False
+def descendants_running(pid: int, mark: bytes) -> list[int]:
+    """The processes below `pid` whose command line contains `mark`."""
+    found = []
+    for kid in descendants(pid):
+        try:
+            command = Path(f"/proc/{kid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if mark in command:
+            found.append(kid)
+    return found
 
 
 async def test_sigterm_ends_the_runs_and_the_browser_before_the_process_exits(
@@ -64,7 +70,7 @@ async def test_sigterm_ends_the_runs_and_the_browser_before_the_process_exits(
                 while (await call(client, "get_task_run", runId=run_id))["status"] != "running":
                     await anyio.sleep(0.1)
         with anyio.fail_after(60):  # the batch's tab is open on the page that never loads
-            while not [p for p in descendants(served.process.pid) if is_chromium(p)]:
+            while not descendants_running(served.process.pid, b"chrom"):
                 await anyio.sleep(0.1)  # (the conversion worker runs from the start)
         browser = descendants(served.process.pid)
         served.process.send_signal(signal.SIGTERM)

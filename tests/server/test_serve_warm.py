@@ -13,7 +13,7 @@ from mcp.client.client import Client
 
 from tests.conftest import process_alive
 from tests.server.conftest import start_http, stop
-from tests.server.test_serve_signals import descendants
+from tests.server.test_serve_signals import descendants_running
 
 pytestmark = pytest.mark.anyio
 
@@ -21,15 +21,7 @@ pytestmark = pytest.mark.anyio
 def conversion_workers(pid: int, mark: bytes = b"spawn_main") -> list[int]:
     """The spawned Python workers below a server (multiprocessing's spawn entry point), or
     with `mark=b"resource_tracker"` the tracker multiprocessing starts beside them."""
-    found = []
-    for kid in descendants(pid):
-        try:
-            command = Path(f"/proc/{kid}/cmdline").read_bytes()
-        except OSError:
-            continue
-        if mark in command:
-            found.append(kid)
-    return found
+    return descendants_running(pid, mark)
 
 
 async def test_a_server_warms_its_conversion_worker_before_the_first_call(
