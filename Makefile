@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint docs bootstrap chromium headless-shell xvfb bench interop postgres
+.PHONY: demo test fuzz lint docs bootstrap chromium headless-shell xvfb bench interop postgres
 
 bootstrap: $(STAMP) chromium headless-shell xvfb interop postgres
 
@@ -91,6 +91,10 @@ demo: bootstrap
 
 test: bootstrap
 	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+# The fuzz and generated tests alone, twenty times as long as in `make test`, with random seeds.
+fuzz: bootstrap
+	TASKPLATE_FUZZ=long $(BIN)/python -m pytest -q -p no:cacheprovider -m fuzz
 
 lint: bootstrap
 	$(BIN)/ruff check .
