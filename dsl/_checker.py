@@ -350,11 +350,13 @@ class _Checker:
         return f'"{path[-1]}"'
 
     def check_json_schemas(self) -> None:
+        self.invalid_schemas: set[str] = set()  # what other checks must not read as a schema
         for key in ("inputs", "outputs"):
             schema = self.raw.get(key)
             if not isinstance(schema, dict):
                 continue
             for error in schema_errors(schema):
+                self.invalid_schemas.add(key)
                 pointer = f"/{key}{pointer_of(error.absolute_path)}"
                 self.add(
                     "json-schema", f"{key} is not a valid JSON Schema: {error.message}", pointer
@@ -871,6 +873,8 @@ class _Checker:
         schema = template.outputs_schema
         if not isinstance(schema, dict) or not isinstance(template.output, MapValue):
             return
+        if "outputs" in self.invalid_schemas:
+            return  # reported as json-schema; its keywords mean nothing to check against
         given = dict(template.output.entries)
         for name in schema.get("required", []) if isinstance(schema.get("required"), list) else []:
             if name not in given:
