@@ -42,7 +42,15 @@ def refused(home: Path, *args: str) -> str:
         '"\\ud800"',  # a JSON escape of a lone surrogate
         '{"\\udfff": 1}',
     ],
-    ids=["4301 digits", "3000 [", "3000 nested lists", "200 nested maps", "argv byte", "escape", "key"],
+    ids=[
+        "4301 digits",
+        "3000 [",
+        "3000 nested lists",
+        "200 nested maps",
+        "argv byte",
+        "escape",
+        "key",
+    ],
 )
 def test_an_input_that_cannot_be_read_is_refused_with_a_code(tmp_path: Path, value: str) -> None:
     err = refused(tmp_path / "home", "--input", f"urls={value}")
