@@ -18,6 +18,7 @@ from taskplate.dsl import (
     TaskplateError,
     Template,
     TrustLevel,
+    format_checker,
     listed,
     render,
     truthy,
@@ -90,7 +91,7 @@ def check_inputs(template: Template, inputs: Any) -> dict[str, Any]:
         )
     filled = with_defaults(template.inputs_schema, inputs)
     validator = jsonschema.Draft202012Validator(
-        template.inputs_schema, format_checker=jsonschema.FormatChecker()
+        template.inputs_schema, format_checker=format_checker()
     )
     problems = violations(validator, filled)
     if problems:
