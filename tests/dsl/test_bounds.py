@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -225,3 +226,20 @@ def test_a_document_of_too_many_values_stops_being_read_where_it_passes_the_boun
     assert problem.rule == "yaml-syntax"
     assert "more than 20000 values" in problem.message
     assert problem.span.column < 200_000  # read no further than the bound, not to the end
+
+
+def test_dsl_validate_shows_a_window_of_a_long_line_for_each_of_its_problems(
+    tmp_path: Path,
+) -> None:
+    from click.testing import CliRunner
+
+    from taskplate.cli.main import cli
+
+    given = tmp_path / "wide.yaml"
+    given.write_text(wide_inputs(9000), encoding="utf-8")  # 9,000 warnings on one 200 KB line
+    started = time.process_time()
+    result = CliRunner().invoke(cli, ["validate", str(given)])
+    assert time.process_time() - started < 2 * CPU_BOUND_S
+    lines = result.output.splitlines()
+    assert sum("[unused-input]" in line for line in lines) == 9000
+    assert max(len(line) for line in lines) < 200  # was the whole line, 9,000 times
