@@ -84,7 +84,7 @@ def format_text(diagnostic: Diagnostic, source: str | None) -> str:
     s = diagnostic.span
     if not 1 <= s.line <= len(source_lines):
         return lines[0]
-    text = source_lines[s.line - 1].expandtabs(1)
+    text = source_lines[s.line - 1]  # a tab shows as one space (expandtabs(1)), below
     width = len(str(s.line))
     end = s.end_column if s.end_line == s.line else len(text) + 1
     length = max(1, min(end, len(text) + 1) - s.column)
@@ -95,7 +95,7 @@ def format_text(diagnostic: Diagnostic, source: str | None) -> str:
         text = ("…" if start else "") + text[start : start + _SHOWN] + after
         column = column - start + (1 if start else 0)
         length = max(1, min(length, _SHOWN - column + 1))
-    lines.append(f"{s.line:>{width + 3}} | {text}")
+    lines.append(f"{s.line:>{width + 3}} | {text.expandtabs(1)}")
     lines.append(f"{'':>{width + 3}} | {' ' * (column - 1)}^{'~' * (length - 1)}")
     return "\n".join(lines)
 
