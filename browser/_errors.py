@@ -42,6 +42,16 @@ def navigation_failed(url: str, reason: str) -> TaskplateError:
     )
 
 
+# How Playwright and Chromium say a selector cannot be parsed (CSS, XPath, Playwright's own).
+_BAD_SELECTOR = (
+    "while parsing css selector",
+    "while parsing selector",
+    "is not a valid selector",
+    "is not a valid XPath expression",
+    "InvalidSelectorError",
+)
+
+
 def translate(exc: BaseException, *, doing: str, timeout_code: ErrorCode) -> TaskplateError:
     """The contract error for a Playwright failure while `doing` something."""
     if isinstance(exc, TaskplateError):
@@ -62,6 +72,13 @@ def translate(exc: BaseException, *, doing: str, timeout_code: ErrorCode) -> Tas
             )
         return TaskplateError(
             timeout_code, f"{doing} timed out", "Raise timeoutMs or use waitUntil: commit."
+        )
+    if isinstance(exc, PlaywrightError) and any(m in first_line for m in _BAD_SELECTOR):
+        return TaskplateError(
+            ErrorCode.INVALID_PARAMETER,
+            f"{doing}: the selector is not valid ({first_line.split(': ', 1)[-1]})",
+            "Fix the selector: CSS (escape special characters) or xpath=…; snapshot lists "
+            "the page's elements.",
         )
     if isinstance(exc, PlaywrightError) and "net::ERR_" in first_line:
         reason = first_line.split("net::", 1)[1].split()[0]

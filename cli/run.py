@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,10 +24,10 @@ from rich.progress import (
 )
 
 from taskplate.dsl import ErrorCode, RunStatus, TaskplateError, format_text
-from taskplate.interpreter import ConfirmPolicy, TemplateLibrary
+from taskplate.interpreter import ConfirmPolicy, TemplateLibrary, check_timeout
 from taskplate.interpreter import Progress as RunProgress
 
-from ._common import emit, library, manager, store_option
+from ._common import emit, library, limits, manager, store_option
 from ._errors import user_errors
 from ._llm import configured_sampler
 from ._prompt import TerminalAsker
@@ -39,17 +40,72 @@ EXIT = {
 }
 
 
+MAX_INPUT_DEPTH = 100  # as deep as a template may nest (dsl/_yaml.py MAX_DEPTH)
+_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')
+_BRACKETS = re.compile(r"[\[\]{}]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _bad(what: str, problem: str, hint: str) -> TaskplateError:
+    return TaskplateError(ErrorCode.INVALID_PARAMETER, f"{what} {problem}", hint)
+
+
+def _nesting(text: str) -> int:
+    """How deep the brackets of a JSON text nest (strings aside), read without recursion."""
+    depth = deepest = 0
+    for bracket in _BRACKETS.finditer(_STRINGS.sub("", text)):
+        depth += 1 if bracket.group() in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def _clean(value: Any, what: str) -> Any:
+    """`value`, once no text in it holds a lone surrogate (bytes that are not UTF-8 on the
+    command line, or a \\ud800 escape in JSON): nothing can store or send such a text."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        texts = [node] if isinstance(node, str) else list(node) if isinstance(node, dict) else []
+        if any(_SURROGATE.search(t) for t in texts):
+            raise _bad(
+                what,
+                "holds text that is not valid Unicode (a lone surrogate: bytes that are not "
+                "UTF-8, or a \\ud800-\\udfff escape without its pair)",
+                "Give UTF-8 text.",
+            )
+        stack.extend(
+            node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+        )
+    return value
+
+
+def _json(text: str, what: str, *, plain_text: bool) -> Any:
+    """A JSON value of the command line, bounded: no deeper than MAX_INPUT_DEPTH, numbers of
+    at most 4300 digits. With `plain_text`, a text that is no JSON is that text."""
+    if _nesting(text) > MAX_INPUT_DEPTH:
+        raise _bad(what, f"nests deeper than {MAX_INPUT_DEPTH} levels", "Give flatter JSON.")
+    try:
+        return _clean(json.loads(text), what)
+    except json.JSONDecodeError as exc:
+        if plain_text:
+            return _clean(text, what)
+        raise _bad(what, f"is not JSON: {exc}", "Give a JSON file with an object.") from None
+    except ValueError as exc:  # a number of more digits than int() reads
+        raise _bad(
+            what, f"has a number too long to read ({exc})", "Give shorter numbers."
+        ) from None
+
+
 def parse_inputs(pairs: tuple[str, ...], inputs_file: str | None) -> dict[str, Any]:
     inputs: dict[str, Any] = {}
     if inputs_file:
         try:
-            loaded = json.loads(Path(inputs_file).read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise TaskplateError(
-                ErrorCode.INVALID_PARAMETER,
-                f"cannot read {inputs_file}: {exc}",
-                "Give a JSON file with an object.",
+            text = Path(inputs_file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise _bad(
+                f"cannot read {inputs_file}:", str(exc), "Give a UTF-8 JSON file with an object."
             ) from None
+        loaded = _json(text, inputs_file, plain_text=False)
         if not isinstance(loaded, dict):
             raise TaskplateError(
                 ErrorCode.INVALID_PARAMETER,
@@ -62,13 +118,11 @@ def parse_inputs(pairs: tuple[str, ...], inputs_file: str | None) -> dict[str, A
         if not sep or not key:
             raise TaskplateError(
                 ErrorCode.INVALID_PARAMETER,
-                f'--input "{pair}" is not key=value',
+                f'--input "{pair[:80]}" is not key=value',
                 "Write --input urls='[\"https://…\"]'.",
             )
-        try:
-            value = json.loads(raw)
-        except json.JSONDecodeError:
-            value = raw  # plain text
+        _clean(key, f"--input {key[:40]!r}")
+        value = _json(raw, f"--input {key}", plain_text=True)
         if key in inputs and key in dict.fromkeys(
             p.partition("=")[0] for p in pairs[: pairs.index(pair)]
         ):
@@ -152,7 +206,7 @@ async def _run(
                 return _rejected(lib, path)
             template_id, version = template.id, template.version
         options: dict[str, Any] = {"mode": mode} if mode else {}
-        if timeout:
+        if timeout is not None:
             options["timeoutMs"] = timeout
         if trace:
             options["trace"] = trace
@@ -198,7 +252,7 @@ async def _run(
     "--timeout",
     type=int,
     metavar="MS",
-    help="The run's time limit (at most the template's maxTimeoutMs).",
+    help="The run's time limit, 1 to 900000 ms (the template's maxTimeoutMs, if smaller, wins).",
 )
 @click.option(
     "--trace",
@@ -230,6 +284,7 @@ def command(
 ) -> None:
     """Run TEMPLATE (an id, id@version, or a .yaml file) and print the finished run as JSON."""
     inputs = parse_inputs(pairs, inputs_file)
+    check_timeout(timeout, limits())
     try:
         code = anyio.run(_run, template, inputs, mode, timeout, folders, as_json, trace, confirm)
     except KeyboardInterrupt:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ._expr_ast import ExpressionError, parse_expression
     from ._expr_eval import evaluate, truthy
     from ._expr_functions import FUNCTIONS
+    from ._formats import format_checker, is_uri
     from ._metaschema import TEMPLATE as TEMPLATE_SCHEMA
     from ._model import Limits, PartialSuccess, Retry, Step, Template
     from ._numbers import parse_number
@@ -38,6 +39,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "CheckResult": ("._checker", "CheckResult"),
     "check_file": ("._checker", "check_file"),
     "check_source": ("._checker", "check_source"),
+    "format_checker": ("._formats", "format_checker"),
+    "is_uri": ("._formats", "is_uri"),
     "STEP_ERROR_CODES": ("._contract", "STEP_ERROR_CODES"),
     "ErrorCode": ("._contract", "ErrorCode"),
     "Level": ("._contract", "Level"),
@@ -100,9 +103,11 @@ __all__ = [
     "check_source",
     "evaluate",
     "expressions",
+    "format_checker",
     "format_json",
     "format_text",
     "has_errors",
+    "is_uri",
     "listed",
     "parse_expression",
     "parse_number",

@@ -5,7 +5,7 @@ Pure: reads YAML text and an action catalog, returns the step graph and diagnost
 
 from __future__ import annotations
 
-import difflib
+import itertools
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ._actions import ActionCatalog, ActionSpec
 from ._contract import Level, TrustLevel
 from ._diagnostics import Diagnostic, Severity, Span
-from ._expr_infer import ExprScope, StepRef, infer, suggest
+from ._expr_infer import ExprScope, StepRef, closest, hint_budget, infer, suggest
 from ._json_schema_check import schema_errors
 from ._metaschema import MAX_RUN_TIMEOUT_MS, MAX_TABS_PER_SESSION, TEMPLATE
 from ._model import Step, Template, build_template
@@ -55,6 +55,11 @@ if TYPE_CHECKING:  # jsonschema is imported only to explain a template that has 
 _VALIDATORS: dict[int, tuple[dict[str, Any], jsonschema.Draft202012Validator]] = {}
 
 
+# jsonschema explains an error in about a millisecond: a check reads this many of one
+# instance's errors (its first ones; a file with more has others to fix first).
+MAX_SCHEMA_ERRORS = 200
+
+
 def _errors(schema: dict[str, Any], instance: Any) -> list[jsonschema.ValidationError]:
     """jsonschema's errors, asked for only when the quick check finds the instance invalid."""
     if is_valid(schema, instance):
@@ -64,7 +69,7 @@ def _errors(schema: dict[str, Any], instance: Any) -> list[jsonschema.Validation
         import jsonschema
 
         kept = _VALIDATORS[id(schema)] = (schema, jsonschema.Draft202012Validator(schema))
-    return list(kept[1].iter_errors(instance))
+    return list(itertools.islice(kept[1].iter_errors(instance), MAX_SCHEMA_ERRORS))
 
 
 _RUN_TYPE = object_of(
@@ -103,12 +108,39 @@ class CheckResult:
         return not any(d.severity is Severity.ERROR for d in self.diagnostics)
 
 
+@dataclass(frozen=True)
+class _Visible:
+    """The step ids readable at one point of the step tree, one layer per enclosing step list:
+    no place copies the ids before it, so a template's places cost its size, not its square."""
+
+    exposers: Mapping[str, int]  # step id -> bits of the siblings that expose it
+    bits: int  # the siblings readable here
+    outer: _Visible | None = None
+
+    def __contains__(self, step_id: object) -> bool:
+        layer: _Visible | None = self
+        while layer is not None:
+            if layer.exposers.get(step_id, 0) & layer.bits:  # type: ignore[call-overload]
+                return True
+            layer = layer.outer
+        return False
+
+    def __iter__(self) -> Iterator[str]:
+        layer: _Visible | None = self
+        while layer is not None:
+            yield from (i for i, bits in layer.exposers.items() if bits & layer.bits)
+            layer = layer.outer
+
+
+_NOTHING_VISIBLE = _Visible({}, 0)
+
+
 @dataclass
 class _Place:
     """What is in scope at one point of the step tree."""
 
     names: dict[str, Type]
-    visible: set[str]
+    visible: _Visible
     loops: tuple[str, ...] = ()  # pointers of the enclosing forEach steps
 
 
@@ -179,7 +211,7 @@ class _StepRefs(Mapping[str, StepRef]):
         return iter(list(seen))
 
     def __len__(self) -> int:
-        return sum(1 for _ in self)
+        return len(self._checker.step_ids)
 
 
 class _Checker:
@@ -211,10 +243,14 @@ class _Checker:
         self.diagnostics.append(Diagnostic(self.file, span, severity, rule, message, pointer))
 
     def in_file(self, pointer: str) -> str:
-        """Where a pointer of the corrected template stands in the file as written."""
-        for fixed in sorted(self.renames, key=len, reverse=True):
-            if pointer == fixed or pointer.startswith(fixed + "/"):
-                pointer = self.renames[fixed] + pointer[len(fixed) :]
+        """Where a pointer of the corrected template stands in the file as written: its
+        longest renamed prefix written back (its value already has the outer renames)."""
+        end = len(pointer)
+        while self.renames and end > 0:
+            written = self.renames.get(pointer[:end])
+            if written is not None:
+                return written + pointer[end:]
+            end = pointer.rfind("/", 0, end)
         return pointer
 
     def add_in_expr(self, rule: str, message: str, pointer: str, start: int, end: int) -> None:
@@ -242,6 +278,7 @@ class _Checker:
         self.template = template
         self.steps = template.all_steps()
         self.step_ids = {s.id for s in self.steps if s.id}
+        self.loop_ids = {s.pointer: s.id for s in self.steps if s.is_loop}
         for b in bad:
             self.add_in_expr("expr-syntax", b.message, b.pointer, b.start, b.end)
             self.note_mentions(self.node(b.pointer))
@@ -265,8 +302,8 @@ class _Checker:
             for error in errors:
                 if error.validator == "additionalProperties":
                     self.report_schema_error(error, data)
+            data = _renamed(data, fixes)
             for path, old, new in fixes:
-                data = _renamed(data, path, old, new)
                 at = pointer_of(path)
                 self.renames[f"{at}/{escape_pointer(new)}"] = self.in_file(
                     f"{at}/{escape_pointer(old)}"
@@ -313,11 +350,13 @@ class _Checker:
         return f'"{path[-1]}"'
 
     def check_json_schemas(self) -> None:
+        self.invalid_schemas: set[str] = set()  # what other checks must not read as a schema
         for key in ("inputs", "outputs"):
             schema = self.raw.get(key)
             if not isinstance(schema, dict):
                 continue
             for error in schema_errors(schema):
+                self.invalid_schemas.add(key)
                 pointer = f"/{key}{pointer_of(error.absolute_path)}"
                 self.add(
                     "json-schema", f"{key} is not a valid JSON Schema: {error.message}", pointer
@@ -389,7 +428,7 @@ class _Checker:
                 self.add(
                     "unknown-action",
                     why
-                    or f'unknown action "{step.action}"{suggest(step.action, self.catalog.names(), "actions")}',
+                    or f'unknown action "{step.action}"{suggest(step.action, list(self.catalog.names()), "actions")}',
                     f"{step.pointer}/action",
                 )
             elif isinstance(step.action, str):
@@ -446,17 +485,15 @@ class _Checker:
 
     def check_needs(self, siblings: list[Step]) -> None:
         ids = {s.id: s for s in siblings if s.id}
-        all_ids = {s.id for s in self.steps if s.id}
         for step in siblings:
             self.used_steps.update(step.needs)
+            listed = isinstance(self.node(f"{step.pointer}/needs"), list)
             for i, need in enumerate(step.needs):
-                pointer = f"{step.pointer}/needs" + (
-                    f"/{i}" if isinstance(self.node(f"{step.pointer}/needs"), list) else ""
-                )
+                pointer = f"{step.pointer}/needs" + (f"/{i}" if listed else "")
                 if need == step.id:
                     self.add("cycle", f'step "{need}" needs itself', pointer)
                 elif need not in ids:
-                    if need in all_ids:
+                    if need in self.step_ids:
                         self.add(
                             "unknown-ref",
                             f'needs can only name sibling steps; "{need}" is not a sibling of {step.label}',
@@ -468,26 +505,32 @@ class _Checker:
                             f'needs names no step "{need}"{suggest(need, ids, "siblings")}',
                             pointer,
                         )
-        for cycle in _cycles(
-            {s.id: [n for n in s.needs if n in ids and n != s.id] for s in siblings if s.id}
-        ):
-            first = ids[cycle[0]]
-            self.add(
-                "cycle",
-                f"needs form a cycle: {' → '.join([*cycle, cycle[0]])}",
-                f"{first.pointer}/needs",
-            )
+        if not any(s.needs for s in siblings):
+            return
+        for cycle, others in _NeedsGraph(siblings).cycles():
+            first = siblings[cycle[0]]
+            names = [siblings[i].id or "" for i in cycle]
+            if len(names) > _SHOWN_IN_CYCLE:
+                names = [*names[: _SHOWN_IN_CYCLE - 2], f"… ({len(cycle)} steps)", names[-1]]
+            message = f"needs form a cycle: {' → '.join([*names, names[0]])}"
+            if others:
+                shown = ", ".join(siblings[i].id or "" for i in others[:_SHOWN_IN_CYCLE])
+                more = ", …" if len(others) > _SHOWN_IN_CYCLE else ""
+                message += (
+                    f"; {len(others)} more steps wait on these and on one another: {shown}{more}"
+                )
+            self.add("cycle", message, f"{first.pointer}/needs")
 
     # -- scopes, references and types ---------------------------------------------------------
     def check_scopes(self, template: Template) -> None:
         self.inputs_type = from_schema(template.inputs_schema)
         names = {"inputs": self.inputs_type, "run": _RUN_TYPE}
-        self.walk(template.steps, _Place(names, set()), None, None)
+        self.walk(template.steps, _Place(names, _NOTHING_VISIBLE), None, None)
         for value in (template.async_when, template.profile):
             if value is not None:
-                self.check_value(value, _Place({"inputs": self.inputs_type}, set()))
+                self.check_value(value, _Place({"inputs": self.inputs_type}, _NOTHING_VISIBLE))
         if template.output is not None:
-            top = {i for s in template.steps for i in _exposed(s)}
+            top = _all_of(template.steps, _NOTHING_VISIBLE)
             self.output_type = self.check_value(template.output, _Place(names, top))
             self.check_output(template)
 
@@ -497,13 +540,12 @@ class _Checker:
         for step in siblings:
             if step.id and step.id not in self.infos:
                 self.infos[step.id] = _StepInfo(step, loop, loop_id)
-        dag = any(s.needs for s in siblings)
-        ids = {s.id: s for s in siblings if s.id}
+        exposers = _exposers(siblings)
+        graph = _NeedsGraph(siblings) if any(s.needs for s in siblings) else None
         for index, step in enumerate(siblings):
-            earlier = [ids[i] for i in _ancestors(step, ids)] if dag else siblings[:index]
-            before = {i for s in earlier for i in _exposed(s)}
-            place = _Place(outer.names, outer.visible | before, outer.loops)
-            self.check_step(step, place)
+            before = graph.ancestors(index) if graph else (1 << index) - 1
+            visible = _Visible(exposers, before, outer.visible)
+            self.check_step(step, _Place(outer.names, visible, outer.loops))
 
     def step_refs(self, place: _Place, current: Step | None) -> _StepRefs:
         return _StepRefs(self, place, current)
@@ -574,7 +616,7 @@ class _Checker:
         info = self.infos.get(step.id) if step.id else None
         if step.is_group:
             loop = place.loops[-1] if place.loops else None
-            loop_id = next((s.id for s in self.steps if s.pointer == loop), None)
+            loop_id = self.loop_ids.get(loop) if loop else None
             self.walk(step.steps, place, loop, loop_id)
             result = NULL
         elif step.is_loop:
@@ -684,10 +726,9 @@ class _Checker:
         names[step.var] = items_type.items or ANY if items_type.kind == "array" else ANY
         names["index"] = NUMBER
         names["depth"] = NUMBER
-        inner = _Place(names, set(place.visible), (*place.loops, step.pointer))
+        inner = _Place(names, place.visible, (*place.loops, step.pointer))
         self.walk(step.steps, inner, step.pointer, step.id)
-        children = {i for s in step.steps for i in _exposed(s)}
-        after = _Place(names, inner.visible | children, inner.loops)
+        after = _Place(names, _all_of(step.steps, inner.visible), inner.loops)
         collect_type = ANY
         if step.collect is not None:
             collect_type = self.check_value(step.collect, after, step)
@@ -832,6 +873,8 @@ class _Checker:
         schema = template.outputs_schema
         if not isinstance(schema, dict) or not isinstance(template.output, MapValue):
             return
+        if "outputs" in self.invalid_schemas:
+            return  # reported as json-schema; its keywords mean nothing to check against
         given = dict(template.output.entries)
         for name in schema.get("required", []) if isinstance(schema.get("required"), list) else []:
             if name not in given:
@@ -890,22 +933,37 @@ def _renames(error: jsonschema.ValidationError) -> list[tuple[list[Any], str, st
     for extra in sorted(set(error.instance) - set(known)):
         if not isinstance(extra, str):
             continue
-        close = difflib.get_close_matches(extra, sorted(known), n=1, cutoff=0.6)
-        if close and close[0] not in error.instance:
-            fixes.append((list(error.absolute_path), extra, close[0]))
+        meant = closest(extra, known)
+        if meant is not None and meant not in error.instance:
+            fixes.append((list(error.absolute_path), extra, meant))
     return fixes
 
 
-def _renamed(data: Any, path: list[Any], old: str, new: str) -> Any:
-    """A copy of `data` with the key `old` of the map at `path` renamed, its place kept."""
-    if not path:
-        return {(new if k == old else k): v for k, v in data.items()}
-    head, rest = path[0], path[1:]
+def _renamed(data: Any, fixes: list[tuple[list[Any], str, str]]) -> Any:
+    """A copy of `data` with each fix's key renamed in the map at its path, its place kept;
+    only the maps and lists on the fixes' paths are copied, each once."""
+    tree: dict[Any, Any] = {}  # path token -> subtree; "" -> {old key: new key} at that map
+    for path, old, new in fixes:
+        node = tree
+        for token in path:
+            node = node.setdefault(("at", token), {})
+        node.setdefault("", {})[old] = new
+    return _copy_renamed(data, tree)
+
+
+def _copy_renamed(data: Any, tree: dict[Any, Any]) -> Any:
+    keys = tree.get("", {})
     if isinstance(data, dict):
-        return {k: (_renamed(v, rest, old, new) if k == head else v) for k, v in data.items()}
-    copy = list(data)
-    copy[head] = _renamed(copy[head], rest, old, new)
-    return copy
+        return {
+            keys.get(k, k): _copy_renamed(v, tree[("at", k)]) if ("at", k) in tree else v
+            for k, v in data.items()
+        }
+    if isinstance(data, list):
+        return [
+            _copy_renamed(v, tree[("at", i)]) if ("at", i) in tree else v
+            for i, v in enumerate(data)
+        ]
+    return data
 
 
 def _exposed(step: Step) -> set[str]:
@@ -932,32 +990,140 @@ def _same_shape(added: Type, items: Type) -> bool:
     return True
 
 
-def _ancestors(step: Step, ids: dict[str, Step]) -> set[str]:
-    seen: set[str] = set()
-    stack = list(step.needs)
-    while stack:
-        need = stack.pop()
-        if need in ids and need not in seen and need != step.id:
-            seen.add(need)
-            stack.extend(ids[need].needs)
-    return seen
+def _exposers(siblings: list[Step]) -> dict[str, int]:
+    """Each step id exposed by a list of siblings -> the bits of the siblings exposing it."""
+    exposers: dict[str, int] = {}
+    for index, step in enumerate(siblings):
+        for step_id in _exposed(step):
+            exposers[step_id] = exposers.get(step_id, 0) | 1 << index
+    return exposers
 
 
-def _cycles(graph: dict[str, list[str]]) -> list[list[str]]:
-    """Each elementary cycle once (by its smallest-id rotation), found by depth-first search."""
-    found: dict[tuple[str, ...], list[str]] = {}
-    for start in sorted(graph):
-        stack: list[tuple[str, list[str]]] = [(start, [start])]
-        while stack:
-            node, path = stack.pop()
-            for nxt in graph.get(node, []):
-                if nxt == start:
-                    i = path.index(min(path))
-                    rotated = path[i:] + path[:i]
-                    found.setdefault(tuple(rotated), rotated)
-                elif nxt not in path and nxt > start:
-                    stack.append((nxt, [*path, nxt]))
-    return list(found.values())
+def _all_of(siblings: list[Step], outer: _Visible) -> _Visible:
+    """What is readable after all of `siblings` ran."""
+    return _Visible(_exposers(siblings), (1 << len(siblings)) - 1, outer)
+
+
+_SHOWN_IN_CYCLE = 10
+
+
+class _NeedsGraph:
+    """The `needs` of one list of siblings as a graph of their indexes, cut into strongly
+    connected components (Tarjan, iterative) once: cycles and ancestors in linear time.
+
+    A step id names the last sibling with that id (the others are duplicate-id errors).
+    """
+
+    def __init__(self, siblings: list[Step]) -> None:
+        node_of = {s.id: i for i, s in enumerate(siblings) if s.id}
+        self.node_of = node_of
+        self.siblings = siblings
+        self.edges: list[list[int]] = [
+            sorted({node_of[n] for n in s.needs if n in node_of and n != s.id}) for s in siblings
+        ]
+        self.components = self._components()
+        self.reach = self._reach()
+
+    def _components(self) -> list[list[int]]:
+        """Strongly connected components, each listed after every one it needs."""
+        count = len(self.edges)
+        order, low = [-1] * count, [0] * count
+        on_stack = [False] * count
+        stack: list[int] = []
+        components: list[list[int]] = []
+        seen = 0
+        for root in range(count):
+            if order[root] >= 0:
+                continue
+            work = [(root, 0)]
+            while work:
+                node, edge = work.pop()
+                if edge == 0:
+                    order[node] = low[node] = seen
+                    seen += 1
+                    stack.append(node)
+                    on_stack[node] = True
+                else:
+                    low[node] = min(low[node], low[self.edges[node][edge - 1]])
+                while edge < len(self.edges[node]):
+                    nxt = self.edges[node][edge]
+                    edge += 1
+                    if order[nxt] < 0:
+                        work.append((node, edge))
+                        work.append((nxt, 0))
+                        break
+                    if on_stack[nxt]:
+                        low[node] = min(low[node], order[nxt])
+                else:
+                    if low[node] == order[node]:
+                        component = []
+                        while True:
+                            member = stack.pop()
+                            on_stack[member] = False
+                            component.append(member)
+                            if member == node:
+                                break
+                        components.append(sorted(component))
+        return components
+
+    def _reach(self) -> list[int]:
+        """For each sibling, the bits of the siblings it needs, directly or not."""
+        reach = [0] * len(self.edges)
+        for component in self.components:  # every component after those it needs
+            bits = 0
+            for node in component:
+                for nxt in self.edges[node]:
+                    bits |= reach[nxt] | 1 << nxt
+            for node in component:
+                reach[node] = bits
+        return reach
+
+    def ancestors(self, index: int) -> int:
+        """The bits of the siblings that run before sibling `index` (all it needs, not itself)."""
+        step = self.siblings[index]
+        own = self.node_of.get(step.id) if step.id else None
+        if own == index:
+            return self.reach[index] & ~(1 << index)
+        bits = 0
+        for need in step.needs:
+            node = self.node_of.get(need)
+            if node is not None and need != step.id:
+                bits |= self.reach[node] | 1 << node
+        return bits & ~(1 << own) if own is not None else bits
+
+    def cycles(self) -> list[tuple[list[int], list[int]]]:
+        """One cycle per strongly connected component of more than one step (a shortest one
+        through its smallest id), with the component's other steps."""
+        found = []
+        for component in self.components:
+            if len(component) < 2:
+                continue
+            members = set(component)
+            start = min(component, key=lambda i: self.siblings[i].id or "")
+            came_from = {start: start}
+            queue, at, end = [start], 0, -1
+            while end < 0:
+                node = queue[at]
+                at += 1
+                for nxt in self.edges[node]:
+                    if nxt == start:
+                        end = node
+                        break
+                    if nxt in members and nxt not in came_from:
+                        came_from[nxt] = node
+                        queue.append(nxt)
+            cycle = [end]
+            while cycle[-1] != start:
+                cycle.append(came_from[cycle[-1]])
+            cycle.reverse()
+            in_cycle = set(cycle)
+            others = sorted(
+                (i for i in component if i not in in_cycle),
+                key=lambda i: self.siblings[i].id or "",
+            )
+            found.append((cycle, others))
+        found.sort(key=lambda c: self.siblings[c[0][0]].id or "")
+        return found
 
 
 def check_source(text: str, file: str, catalog: ActionCatalog) -> CheckResult:
@@ -968,7 +1134,8 @@ def check_source(text: str, file: str, catalog: ActionCatalog) -> CheckResult:
         diag = Diagnostic(file, exc.span, Severity.ERROR, "yaml-syntax", exc.message)
         return CheckResult(file, None, [diag], text)
     checker = _Checker(file, loaded, catalog)
-    template = checker.run()
+    with hint_budget():
+        template = checker.run()
     unique = {(d.span, d.rule, d.message): d for d in checker.diagnostics}
     diagnostics = sorted(unique.values(), key=Diagnostic.sort_key)
     return CheckResult(file, template, diagnostics, text)

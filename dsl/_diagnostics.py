@@ -6,6 +6,7 @@ Plain values only; no knowledge of templates or of the rules that produce them.
 from __future__ import annotations
 
 import enum
+import functools
 import json
 from dataclasses import dataclass
 
@@ -63,21 +64,39 @@ class Diagnostic:
         }
 
 
+# A source line is shown up to this wide around its span: a one-line template of a megabyte
+# must not print a megabyte for each of its problems.
+_SHOWN = 120
+
+
+@functools.lru_cache(maxsize=8)
+def _lines(source: str) -> list[str]:
+    """The source's lines, split once for all of its diagnostics (a str keeps its hash)."""
+    return source.splitlines()
+
+
 def format_text(diagnostic: Diagnostic, source: str | None) -> str:
     """actionlint's style: the header, then the source line with ^~~~ under the span."""
     lines = [diagnostic.header()]
     if source is None:
         return lines[0]
-    source_lines = source.splitlines()
+    source_lines = _lines(source)
     s = diagnostic.span
     if not 1 <= s.line <= len(source_lines):
         return lines[0]
-    text = source_lines[s.line - 1].expandtabs(1)
+    text = source_lines[s.line - 1]  # a tab shows as one space (expandtabs(1)), below
     width = len(str(s.line))
     end = s.end_column if s.end_line == s.line else len(text) + 1
     length = max(1, min(end, len(text) + 1) - s.column)
-    lines.append(f"{s.line:>{width + 3}} | {text}")
-    lines.append(f"{'':>{width + 3}} | {' ' * (s.column - 1)}^{'~' * (length - 1)}")
+    column = s.column
+    if len(text) > _SHOWN:  # a window of the line around the span's start
+        start = max(0, min(column - 1 - _SHOWN // 3, len(text) - _SHOWN))
+        after = "…" if start + _SHOWN < len(text) else ""
+        text = ("…" if start else "") + text[start : start + _SHOWN] + after
+        column = column - start + (1 if start else 0)
+        length = max(1, min(length, _SHOWN - column + 1))
+    lines.append(f"{s.line:>{width + 3}} | {text.expandtabs(1)}")
+    lines.append(f"{'':>{width + 3}} | {' ' * (column - 1)}^{'~' * (length - 1)}")
     return "\n".join(lines)
 
 

@@ -6,7 +6,9 @@ Reports problems with offsets into the expression; never evaluates anything.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from ._expr_ast import (
@@ -37,9 +39,39 @@ from ._types import (
     of_value,
 )
 
+# Did-you-mean hints compare a name with each candidate; one check may make this many
+# comparisons in all, so that a file of thousands of unknown names stays linear to check
+# (the first names get hints, the rest none).
+HINT_BUDGET = 20_000
+_HINTS_LEFT: ContextVar[list[int] | None] = ContextVar("hints_left", default=None)
 
-def suggest(name: str, candidates: Iterable[str], noun: str = "") -> str:
+
+@contextmanager
+def hint_budget() -> Iterator[None]:
+    """Within: suggest and closest share HINT_BUDGET comparisons (one check)."""
+    token = _HINTS_LEFT.set([HINT_BUDGET])
+    try:
+        yield
+    finally:
+        _HINTS_LEFT.reset(token)
+
+
+def affords_hint(comparisons: int) -> bool:
+    """Whether a hint costing `comparisons` fits what is left of the budget (and spend it)."""
+    left = _HINTS_LEFT.get()
+    if left is None:
+        return True
+    if comparisons > left[0]:
+        left[0] = 0
+        return False
+    left[0] -= comparisons
+    return True
+
+
+def suggest(name: str, candidates: Collection[str], noun: str = "") -> str:
     """'; did you mean "x"?' or '; available: a, b' (or nothing when there is nothing)."""
+    if not affords_hint(len(candidates)):
+        return ""
     options = sorted(set(candidates))
     close = difflib.get_close_matches(name, options, n=1, cutoff=0.6)
     if close:
@@ -50,8 +82,10 @@ def suggest(name: str, candidates: Iterable[str], noun: str = "") -> str:
     return f"; available{' ' + noun if noun else ''}: {shown}"
 
 
-def closest(name: str, candidates: Iterable[str]) -> str | None:
+def closest(name: str, candidates: Collection[str]) -> str | None:
     """The one candidate `suggest` would name in its did-you-mean, if any."""
+    if not affords_hint(len(candidates)):
+        return None
     close = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
     return close[0] if close else None
 
@@ -197,7 +231,8 @@ class _Inferer:
     def _step(self, node: Node, step_id: str) -> Type:
         ref = self.scope.steps.get(step_id)
         if ref is None:
-            visible = [k for k, v in self.scope.steps.items() if v.visible]
+            steps = self.scope.steps
+            visible = [k for k, v in steps.items() if v.visible] if affords_hint(len(steps)) else []
             meant = closest(step_id, visible)
             if meant is not None:  # its unused warning would be this mistake's
                 self.scope.used_steps.add(meant)

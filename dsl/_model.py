@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._contract import ErrorCode, TrustLevel
-from ._values import BadExpr, Const, Value, compile_value
+from ._values import BadExpr, Const, ExpressionBudget, Value, compile_value
 
 
 @dataclass(frozen=True)
@@ -128,9 +128,10 @@ _ERROR_CODES = frozenset(str(c) for c in ErrorCode)
 class _Builder:
     def __init__(self) -> None:
         self.errors: list[BadExpr] = []
+        self.budget = ExpressionBudget()
 
     def value(self, raw: Any, pointer: str) -> Value:
-        return compile_value(raw, pointer, self.errors)
+        return compile_value(raw, pointer, self.errors, self.budget)
 
     def optional(self, data: dict[str, Any], key: str, pointer: str) -> Value | None:
         return self.value(data[key], f"{pointer}/{key}") if key in data else None

@@ -46,7 +46,8 @@ def _kind_of(value: Any) -> str:
 
 
 def _show(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
+    """A value as JSON, shortened; what an expression computes (unknown here) as `${{ … }}`."""
+    text = json.dumps(value, ensure_ascii=False, default=lambda _: "${{ … }}")
     return text if len(text) <= 40 else text[:37] + "…"
 
 

@@ -119,8 +119,23 @@ def _split(text: str) -> tuple[tuple[int, int], ...] | ExpressionError:
     return tuple(spans)
 
 
-def compile_value(raw: Any, pointer: str, errors: list[BadExpr]) -> Value:
-    """Compile a YAML value; problems are appended to `errors` and compile to `Const(None)`."""
+# The text inside `${{ }}` one template may hold in all (the shipped ones hold at most 1.3 KB):
+# parsing costs about 10 µs a token, so this bounds a template's check (issue #28).
+MAX_EXPRESSION_TEXT = 32_768
+
+
+@dataclass
+class ExpressionBudget:
+    """What is left of MAX_EXPRESSION_TEXT while one template compiles."""
+
+    left: int = MAX_EXPRESSION_TEXT
+
+
+def compile_value(
+    raw: Any, pointer: str, errors: list[BadExpr], budget: ExpressionBudget | None = None
+) -> Value:
+    """Compile a YAML value; problems are appended to `errors` and compile to `Broken`.
+    With a budget, expressions past it compile to `Broken` (the first one reported)."""
     if isinstance(raw, str):
         if OPEN not in raw:
             return Const(raw)
@@ -128,14 +143,14 @@ def compile_value(raw: Any, pointer: str, errors: list[BadExpr]) -> Value:
         return MapValue(
             tuple(
                 [
-                    (k, compile_value(v, f"{pointer}/{escape_pointer(k)}", errors))
+                    (k, compile_value(v, f"{pointer}/{escape_pointer(k)}", errors, budget))
                     for k, v in raw.items()
                 ]
             )
         )
     elif isinstance(raw, list):
         return ListValue(
-            tuple([compile_value(v, f"{pointer}/{i}", errors) for i, v in enumerate(raw)])
+            tuple([compile_value(v, f"{pointer}/{i}", errors, budget) for i, v in enumerate(raw)])
         )
     else:
         return Const(raw)
@@ -150,6 +165,20 @@ def compile_value(raw: Any, pointer: str, errors: list[BadExpr]) -> Value:
         if start - len(OPEN) > cursor:
             parts.append(raw[cursor : start - len(OPEN)])
         body = raw[start:end]
+        if budget is not None:
+            budget.left -= len(body)
+            if budget.left < 0:
+                failed = failed or BadExpr(
+                    f"the template's expressions hold more than {MAX_EXPRESSION_TEXT} "
+                    "characters in all; move data into inputs or split the template",
+                    pointer,
+                    start,
+                    end,
+                )
+                if budget.left + len(body) >= 0:  # reported once, where the budget ran out
+                    errors.append(failed)
+                cursor = end + len(CLOSE)
+                continue
         try:
             parts.append(Expr(body, parse_expression(body), pointer, start))
         except ExpressionError as exc:

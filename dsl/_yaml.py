@@ -44,6 +44,51 @@ class _Loader(_BASE_LOADER):  # type: ignore[misc,valid-type]
 _LOADER = _Loader
 MAX_NODES = 20_000
 MAX_DEPTH = 100
+MAX_DIGITS = 4300  # what int() reads of a decimal text (Python's int_max_str_digits)
+# Up to this size libyaml composes the whole document at once (a few hundred ms at most);
+# a larger one is composed node by node and dropped as soon as it holds too many values.
+_COMPOSE_AT_ONCE = 64 * 1024
+
+
+def _too_many(mark: Any) -> YamlError:
+    line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+    return YamlError(
+        f"the document holds more than {MAX_NODES} values; a template is far smaller "
+        "(move data into inputs or split the template)",
+        Span.point(line, column),
+    )
+
+
+class _CountingLoader(_Loader):
+    """libyaml's parser with PyYAML's composer, counting: it stops at the first node past
+    what any document of at most MAX_NODES values (keys aside) can hold."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.anchors: dict[str, yaml.Node] = {}
+        self.composed = 0
+
+    get_single_node = yaml.composer.Composer.get_single_node
+    compose_document = yaml.composer.Composer.compose_document
+    compose_scalar_node = yaml.composer.Composer.compose_scalar_node
+    compose_sequence_node = yaml.composer.Composer.compose_sequence_node
+    compose_mapping_node = yaml.composer.Composer.compose_mapping_node
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+        self.composed += 1
+        if self.composed > 2 * MAX_NODES + 2:  # a key and its value per value at most
+            raise _too_many(self.peek_event().start_mark)
+        return yaml.composer.Composer.compose_node(self, parent, index)
+
+
+def _compose(text: str) -> yaml.Node | None:
+    if len(text) <= _COMPOSE_AT_ONCE:
+        return yaml.compose(text, Loader=_LOADER)
+    loader = _CountingLoader(text)
+    try:
+        return loader.get_single_node()
+    finally:
+        loader.dispose()
 
 
 class NodeInfo:
@@ -170,6 +215,8 @@ def _scalar(node: yaml.ScalarNode) -> Any:
     if text in _BOOL:
         return _BOOL[text]
     if _INT.match(text):
+        if len(text.lstrip("+-")) > MAX_DIGITS:
+            raise YamlError(f"a number of more than {MAX_DIGITS} digits", _span(node))
         return int(text)
     if _INT_OTHER.match(text):
         return int(text, 0)
@@ -266,7 +313,7 @@ def load_yaml(text: str) -> LoadedYaml:
     """Parse one YAML document; raises YamlError with a position on any problem."""
     result = LoadedYaml(data=None)
     try:
-        node = yaml.compose(text, Loader=_LOADER)
+        node = _compose(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)

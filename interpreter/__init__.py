@@ -12,7 +12,7 @@ from ._executor import Progress, StepRecord
 from ._human import caller_key
 from ._library import SHIPPED, TemplateLibrary, matches
 from ._recording import Saved, marked, save_recorded, typed_secret, user_templates
-from ._run_inputs import Limits, check_inputs, new_run_id
+from ._run_inputs import Limits, check_inputs, check_timeout, new_run_id
 from ._runs import RunManager
 from ._store import RunStore
 from ._stores import STORE_ENV, RunRow, Store, open_store
@@ -41,6 +41,7 @@ __all__ = [
     "admit",
     "caller_key",
     "check_inputs",
+    "check_timeout",
     "data_home",
     "marked",
     "matches",

@@ -18,6 +18,7 @@ from taskplate.dsl import (
     TaskplateError,
     Template,
     TrustLevel,
+    format_checker,
     listed,
     render,
     truthy,
@@ -90,7 +91,7 @@ def check_inputs(template: Template, inputs: Any) -> dict[str, Any]:
         )
     filled = with_defaults(template.inputs_schema, inputs)
     validator = jsonschema.Draft202012Validator(
-        template.inputs_schema, format_checker=jsonschema.FormatChecker()
+        template.inputs_schema, format_checker=format_checker()
     )
     problems = violations(validator, filled)
     if problems:
@@ -126,12 +127,33 @@ def decide_mode(template: Template, inputs: dict[str, Any], options: dict[str, A
     return "sync"
 
 
+def check_timeout(timeout_ms: Any, limits: Limits) -> None:
+    """A caller's run timeout is a whole number of ms from 1 to the server's maximum: 0, a
+    negative or a larger one is refused before anything starts (not ignored, not clamped)."""
+    if timeout_ms is None:
+        return
+    most = limits.max_run_timeout_ms
+    if (
+        isinstance(timeout_ms, bool)
+        or not isinstance(timeout_ms, int)
+        or not 1 <= timeout_ms <= most
+    ):
+        raise TaskplateError(
+            ErrorCode.INVALID_PARAMETER,
+            f"timeoutMs must be a whole number of ms from 1 to {most}, got {str(timeout_ms)[:40]}",
+            f"Give a run timeout of at most {most} ms (maxRunTimeoutMs), or none for the "
+            "template's or the server's.",
+            {"timeoutMs": str(timeout_ms)[:40], "maxRunTimeoutMs": most},
+        )
+
+
 def effective_timeout_ms(limits: Limits, template: Template, options: dict[str, Any]) -> int:
     """The smallest of the server's, the template's and the caller's timeouts."""
+    check_timeout(options.get("timeoutMs"), limits)
     candidates = [limits.max_run_timeout_ms]
     if template.limits.max_timeout_ms:
         candidates.append(template.limits.max_timeout_ms)
-    if options.get("timeoutMs"):
+    if options.get("timeoutMs") is not None:
         candidates.append(int(options["timeoutMs"]))
     return min(candidates)
 

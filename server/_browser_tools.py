@@ -9,11 +9,20 @@ import copy
 import json
 from typing import Any
 
+import anyio
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, ImageContent, InputRequiredResult
 
 from taskplate.browser import Session
-from taskplate.dsl import ErrorCode, Level, TaskplateError, TrustLevel, check_source, format_text
+from taskplate.dsl import (
+    CheckResult,
+    ErrorCode,
+    Level,
+    TaskplateError,
+    TrustLevel,
+    check_source,
+    format_text,
+)
 from taskplate.interpreter import marked, save_recorded, typed_secret
 from taskplate.interpreter._artifacts import RunArtifacts
 from taskplate.interpreter._run_views import iso
@@ -64,9 +73,28 @@ def action_output_schema(name: str) -> dict[str, Any]:
     return schema
 
 
+CHECKS_AT_ONCE = 2  # run_steps checks in worker threads at one time
+
+
+def _checked_steps(args: dict[str, Any], trust: TrustLevel) -> tuple[str, CheckResult]:
+    """run_steps' steps as a template's text, and what `dsl validate` says of it."""
+    steps = copy.deepcopy(args["steps"])
+    for index, step in enumerate(steps):
+        if isinstance(step, dict):
+            step.setdefault("id", f"step_{index + 1}")
+            if not args.get("stopOnError", True):
+                step.setdefault("onError", "continue")
+    text = json.dumps(
+        {"template": "run_steps", "version": "0.0.0", "trust": [str(trust)], "steps": steps},
+        indent=1,
+    )
+    return text, check_source(text, "run_steps", REGISTRY)
+
+
 class BrowserTools:
     def __init__(self, state: ServerState) -> None:
         self.state = state
+        self.checks = anyio.CapacityLimiter(CHECKS_AT_ONCE)
         self.manager = state.manager
         self.inline = self.manager.limits.max_artifact_inline_bytes
         self.session_trust: dict[str, TrustLevel] = {}
@@ -284,17 +312,11 @@ class BrowserTools:
             resumed = await inbox.deliver(self.manager, ctx)
             return await inbox.follow_or_ask(resumed, lambda: self._steps_answer(resumed, ctx))
         trust = self.state.trust(ctx)
-        steps = copy.deepcopy(args["steps"])
-        for index, step in enumerate(steps):
-            if isinstance(step, dict):
-                step.setdefault("id", f"step_{index + 1}")
-                if not args.get("stopOnError", True):
-                    step.setdefault("onError", "continue")
-        text = json.dumps(
-            {"template": "run_steps", "version": "0.0.0", "trust": [str(trust)], "steps": steps},
-            indent=1,
+        # Checking costs up to a second for the largest steps a caller may send: in a worker
+        # thread (at most CHECKS_AT_ONCE), so that the server answers everyone meanwhile.
+        text, checked = await anyio.to_thread.run_sync(
+            _checked_steps, args, trust, limiter=self.checks
         )
-        checked = check_source(text, "run_steps", REGISTRY)
         if not checked.ok or checked.template is None:
             problems = [d for d in checked.diagnostics if d.severity == "error"]
             code = (

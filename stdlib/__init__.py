@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from taskplate.browser import translate
-from taskplate.dsl import ActionSpec, ErrorCode, TaskplateError, listed, violations
+from taskplate.dsl import ActionSpec, ErrorCode, TaskplateError, format_checker, listed, violations
 
 from ._context import ActionContext
 from ._sampling import Message, NoSampler, Sampler, SamplingRequest
@@ -101,7 +101,9 @@ def argument_errors(spec: ActionSpec, args: Any) -> list[dict[str, str]]:
     if validator is None or validator.schema is not spec.args_schema:
         import jsonschema
 
-        validator = _VALIDATORS[spec.name] = jsonschema.Draft202012Validator(spec.args_schema)
+        validator = _VALIDATORS[spec.name] = jsonschema.Draft202012Validator(
+            spec.args_schema, format_checker=format_checker()
+        )
     return violations(validator, args)
 
 

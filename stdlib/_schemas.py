@@ -56,6 +56,8 @@ def result(properties: dict[str, Any], required: list[str] | None = None) -> dic
 
 
 STRING = {"type": "string"}
+# An absolute URL (dsl/_formats.py is_uri): refused as INVALID_PARAMETER before any request.
+URL = {"type": "string", "minLength": 1, "format": "uri", "description": "Absolute http(s) URL."}
 NULLABLE_STRING = {"type": ["string", "null"]}
 INTEGER = {"type": "integer"}
 BOOLEAN = {"type": "boolean"}

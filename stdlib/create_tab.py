@@ -9,7 +9,7 @@ from taskplate.browser import translate
 from taskplate.dsl import ActionSpec, ErrorCode, Level, TaskplateError
 from taskplate.stdlib._context import ActionContext
 
-from ._schemas import STRING, args, result
+from ._schemas import STRING, URL, args, result
 
 
 async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -41,7 +41,7 @@ ACTION = ActionSpec(
     name="create_tab",
     level=Level.L0,
     summary="Open a new tab in the session (at most 20 per session); answers its tab id.",
-    args_schema=args({"url": {"type": "string", "minLength": 1}}),
+    args_schema=args({"url": URL}),
     result_schema=result({"tabId": STRING, "url": STRING}),
     run=run,
 )

@@ -18,7 +18,7 @@ from taskplate.stdlib._context import ActionContext
 if TYPE_CHECKING:  # httpx is imported when a page is fetched, not by dsl validate
     from taskplate.stdlib._web import Body, WebClient
 
-from ._schemas import BOOLEAN, INTEGER, NULLABLE_STRING, STRING, TIMEOUT_MS, args, result
+from ._schemas import BOOLEAN, INTEGER, NULLABLE_STRING, STRING, TIMEOUT_MS, URL, args, result
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 MAX_REDIRECTS = 10
@@ -241,7 +241,7 @@ ACTION = ActionSpec(
     "Polite: robots.txt, Crawl-delay and a per-host limit are obeyed.",
     args_schema=args(
         {
-            "url": {"type": "string", "minLength": 1, "description": "Absolute http(s) URL."},
+            "url": URL,
             "format": {"enum": ["markdown", "html", "text", "links"], "default": "markdown"},
             "onlyMainContent": {"type": "boolean", "default": True},
             "maxBytes": {

@@ -11,7 +11,7 @@ from taskplate.browser import crashed, is_crash, navigation_failed, translate, u
 from taskplate.dsl import ActionSpec, ErrorCode, Level, TaskplateError
 from taskplate.stdlib._context import ActionContext
 
-from ._schemas import STRING, TIMEOUT_MS, args, result
+from ._schemas import STRING, TIMEOUT_MS, URL, args, result
 
 ERROR_PAGE = "chrome-error://"  # Chromium's "This site can't be reached"
 _LANDED = "() => ({title: document.title, errorPage: location.href.startsWith('chrome-error://')})"
@@ -83,7 +83,7 @@ ACTION = ActionSpec(
     summary="Open a URL in the current tab; answers the final URL, HTTP status and title.",
     args_schema=args(
         {
-            "url": {"type": "string", "minLength": 1, "description": "Absolute http(s) URL."},
+            "url": URL,
             "waitUntil": {
                 "enum": ["load", "domcontentloaded", "networkidle", "commit"],
                 "default": "load",

@@ -38,6 +38,7 @@ ACTION = ActionSpec(
         {
             "url": {
                 "type": "string",
+                "format": "uri",
                 "pattern": "^https?://",
                 "description": "A URL of the site (its origin is used).",
             },

@@ -74,3 +74,20 @@ def test_a_small_alias_is_fine() -> None:
 def test_recursive_aliases_are_bounded() -> None:
     with pytest.raises(YamlError):
         load_yaml("a: &a [*a]\n")
+
+
+def test_a_number_of_more_digits_than_python_reads_is_refused_where_it_stands() -> None:
+    with pytest.raises(YamlError, match="more than 4300 digits") as refused:
+        load_yaml("a: 1\nb: " + "9" * 4301 + "\n")
+    assert refused.value.span.line == 2
+    assert load_yaml("b: " + "9" * 4300).data["b"] > 0
+
+
+def test_a_large_document_is_composed_node_by_node_and_stops_at_the_bound() -> None:
+    with pytest.raises(YamlError, match="more than 20000 values") as refused:
+        load_yaml("x:\n" + "- 1\n" * 100_000)
+    assert refused.value.span.line < 50_000
+    big_but_small_enough = "x:\n" + "".join(f"- '{'a' * 200}{i}'\n" for i in range(5000))
+    loaded = load_yaml(big_but_small_enough)  # composed node by node too, positions kept
+    assert len(loaded.data["x"]) == 5000
+    assert loaded.nodes["/x/4999"].span.line == 5001
