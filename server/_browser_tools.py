@@ -13,7 +13,15 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, ImageContent, InputRequiredResult
 
 from taskplate.browser import Session
-from taskplate.dsl import ErrorCode, Level, TaskplateError, TrustLevel, check_source, format_text
+from taskplate.dsl import (
+    ErrorCode,
+    Level,
+    TaskplateError,
+    TrustLevel,
+    check_source,
+    format_text,
+    valid_text,
+)
 from taskplate.interpreter import marked, save_recorded, typed_secret
 from taskplate.interpreter._artifacts import RunArtifacts
 from taskplate.interpreter._run_views import iso
@@ -136,7 +144,7 @@ class BrowserTools:
         tabs = []
         for tab in session.tabs.values():
             try:
-                title = await tab.page.title()
+                title = valid_text(await tab.page.title())  # a page's own text
             except Exception:  # a crashed page has no title
                 title = ""
             tabs.append(

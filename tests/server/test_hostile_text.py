@@ -36,6 +36,8 @@ async def test_a_page_with_a_lone_surrogate_is_answered_and_the_server_goes_on(
         assert navigated["title"] == CLEAN
         info = await call(wire, "get_page_info", sessionId=session)
         assert info["title"] == CLEAN
+        (tab,) = (await call(wire, "list_tabs", sessionId=session))["tabs"]
+        assert tab["title"] == CLEAN
         content = await call(
             wire, "get_page_content", sessionId=session, format="text", onlyMainContent=False
         )
