@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -98,8 +99,19 @@ JUNK_URLS = ["", "http://", "http://[::1/", "http://127.0.0.1:99999/", "../../et
 SLOW_NAMES = {"waitFor", "timeoutMs", "ms", "quietMs"}
 
 
-def valid(schema: dict[str, Any], name: str, site: FixtureServer) -> st.SearchStrategy[Any]:
+@dataclass
+class World:
+    """What drawn arguments may name: the fixture site, and a live session on one of its pages."""
+
+    site: FixtureServer
+    session: str
+
+
+def valid(schema: dict[str, Any], name: str, world: World) -> st.SearchStrategy[Any]:
     """Values the schema (mostly) takes; URLs only of the fixture site or junk, never the web."""
+    site = world.site
+    if name == "sessionId":
+        return st.sampled_from([world.session, world.session, "nope"]) | st.text(max_size=8)
     if name in URL_NAMES:
         return st.sampled_from([site.url("/article.html"), site.url("/surrogate.html"), *JUNK_URLS])
     if "enum" in schema:
@@ -121,42 +133,54 @@ def valid(schema: dict[str, Any], name: str, site: FixtureServer) -> st.SearchSt
     if kind == "boolean":
         return st.booleans()
     if kind == "array":
-        return st.lists(valid(schema.get("items", {}), "", site), max_size=3)
+        return st.lists(valid(schema.get("items", {}), "", world), max_size=3)
     if kind == "object" and "properties" in schema:
-        return arguments(schema, site)
+        return arguments(schema, world)
     return JSON
 
 
-def mutated(schema: dict[str, Any], name: str, site: FixtureServer) -> st.SearchStrategy[Any]:
-    """Mostly a value the schema takes; one in four anything JSON, or a number past bounds."""
-    odd = JSON | st.sampled_from([2**63, -(2**63), 10**400, 1.5, -1, 0])
-    return st.integers(0, 3).flatmap(lambda n: odd if n == 0 else valid(schema, name, site))
+def mutated(schema: dict[str, Any], name: str, world: World) -> st.SearchStrategy[Any]:
+    """Mostly a value the schema takes; one in four anything JSON, or a number past bounds (a
+    time never anything it takes but a short one: fuzzing is not waiting)."""
+    odd = st.sampled_from([2**63, -(2**63), 10**400, 1.5, -1, 0, "1", None])
+    if name not in SLOW_NAMES:
+        odd = odd | JSON
+    return st.integers(0, 3).flatmap(lambda n: odd if n == 0 else valid(schema, name, world))
 
 
 @st.composite
-def arguments(draw: st.DrawFn, schema: dict[str, Any], site: FixtureServer) -> dict[str, Any]:
+def arguments(draw: st.DrawFn, schema: dict[str, Any], world: World) -> dict[str, Any]:
     out: dict[str, Any] = {}
     required = set(schema.get("required", []))
     for name, prop in schema.get("properties", {}).items():
-        if (name in required and draw(st.integers(0, 9)) > 0) or draw(st.booleans()):
-            out[name] = draw(mutated(prop, name, site))
+        always = name in required or name in SLOW_NAMES  # a default wait could be long
+        if (always and draw(st.integers(0, 9)) > 0) or draw(st.booleans()):
+            out[name] = draw(mutated(prop, name, world))
     if draw(st.integers(0, 9)) == 0:
         out[draw(st.text(min_size=1, max_size=8))] = draw(JSON)
     return out
 
 
 @st.composite
-def tool_calls(draw: st.DrawFn, tools: dict[str, dict[str, Any]], site: FixtureServer) -> Any:
+def tool_calls(draw: st.DrawFn, tools: dict[str, dict[str, Any]], world: World) -> Any:
     name = draw(st.sampled_from(sorted(tools)) | st.sampled_from(["no_such_tool", "", "A\ud800"]))
     schema = tools[name]["inputSchema"] if name in tools else {"type": "object"}
-    return name, draw(arguments(schema, site))
+    drawn = draw(arguments(schema, world))
+    if name == "close_session" and drawn.get("sessionId") == world.session:
+        drawn["sessionId"] = "nope"  # the shared session stays open for the other examples
+    return name, drawn
 
 
 def test_every_tool_answers_fuzzed_arguments_with_a_valid_answer(
     served: Served, tools: dict[str, dict[str, Any]], site: FixtureServer
 ) -> None:
+    opened = served.request("tools/call", {"name": "create_session", "arguments": {}})
+    world = World(site, opened["result"]["structuredContent"]["sessionId"])
+    page = {"sessionId": world.session, "url": site.url("/surrogate.html")}
+    served.request("tools/call", {"name": "navigate", "arguments": page})
+
     @fuzz_settings(150)
-    @given(tool_calls(tools, site))
+    @given(tool_calls(tools, world))
     def call(named: tuple[str, dict[str, Any]]) -> None:
         name, args = named
         answer = served.request("tools/call", {"name": name, "arguments": args})
