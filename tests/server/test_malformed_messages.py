@@ -92,6 +92,14 @@ async def test_malformed_bodies_are_answered_over_http(remote_http: Served) -> N
             if b'"method"' not in body[:40] and request_id is not None and len(body) < 1000:
                 assert answer["error"]["code"] == -32600 and answer["id"] == request_id
         assert "result" in await wire.request("ping")
+        wire.next_id += 1
+        lone = (
+            b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"run_task_template",'
+            b'"arguments":{"templateId":"fl\\ud800ow"}}}' % wire.next_id
+        )
+        (answer,) = [m for m in await wire.send_raw(lone) if m.get("id") == wire.next_id]
+        failed = answer["result"]["structuredContent"]
+        assert failed["errorCode"] == "TEMPLATE_NOT_FOUND" and "fl\ufffdow" in failed["error"]
         headers = {"Accept": ACCEPT, "Content-Type": "application/json"}
         late = await http.post(
             remote_http.url, content=json.dumps({"jsonrpc": "2.0", "id": 1}), headers=headers

@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import jsonschema
 import pytest
 from mcp.client.client import Client
@@ -21,6 +22,8 @@ from taskplate.browser import BrowserRuntime
 from taskplate.interpreter import SHIPPED, RunManager, TemplateLibrary
 from taskplate.server import build_server
 from taskplate.stdlib import REGISTRY
+from tests.server.conftest import Served
+from tests.server.wire import MODERN, HttpWire
 
 pytestmark = pytest.mark.anyio
 LIMIT = 262_144
@@ -148,3 +151,15 @@ async def test_every_tool_answers_wrong_arguments_with_a_code_and_a_valid_answer
                 answer = checked(await client.call_tool(tool.name, arguments), tool.output_schema)
                 assert answer["isError"], (tool.name, arguments, answer)
                 assert answer["errorCode"] == "INVALID_PARAMETER", (tool.name, arguments, answer)
+
+
+@pytest.mark.parametrize("version", ["2025-11-25", MODERN])
+async def test_an_unknown_tool_over_http_is_answered_with_a_code(
+    remote_http: Served, version: str
+) -> None:
+    async with httpx2.AsyncClient(timeout=60) as http:
+        wire = HttpWire(http, remote_http.url, version)
+        await wire.start()
+        answer = await wire.request("tools/call", {"name": "no_such_tool", "arguments": {}})
+    assert answer["result"]["isError"], answer
+    assert answer["result"]["structuredContent"]["errorCode"] == "INVALID_PARAMETER"
