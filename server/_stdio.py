@@ -26,7 +26,7 @@ from mcp.shared.message import SessionMessage
 from mcp_types import ErrorData, JSONRPCError, JSONRPCNotification
 from pydantic import ValidationError
 
-from ._jsonrpc import INVALID_REQUEST, error, judged, read, valid_id
+from ._jsonrpc import INVALID_REQUEST, error, judged, read, request_id
 
 log = logging.getLogger("taskplate.serve")
 
@@ -78,10 +78,7 @@ def looked_at(line: str, item: SessionMessage | Exception) -> SessionMessage | E
             item = again
     too_deep = any(e["type"] == "json_invalid" for e in item.errors())
     why = "the message nests too deep" if too_deep else "not a JSON-RPC 2.0 message"
-    found = got.value.get("id") if isinstance(got.value, dict) else None
-    return answer(
-        error(INVALID_REQUEST, f"Invalid Request: {why}", found if valid_id(found) else None)
-    )
+    return answer(error(INVALID_REQUEST, f"Invalid Request: {why}", request_id(got.value)))
 
 
 class AnsweringReadStream:
