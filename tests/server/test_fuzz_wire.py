@@ -57,7 +57,13 @@ class Served:
 
     def line(self, data: bytes, expect: Any) -> list[dict[str, Any]]:
         """Send a raw line, then a ping: every message until the ping's answer (and the line's
-        own answer, when `expect` names its id), each valid JSON."""
+        own answer, when `expect` names its id or is NULL_ID), each valid JSON."""
+
+        def owed(seen: list[dict[str, Any]]) -> bool:
+            if expect is NULL_ID:
+                return any(m.get("id", 0) is None and "error" in m for m in seen)
+            return expect is None or any(m.get("id") == expect for m in seen)
+
         self.probes += 1
         probe = f"probe-{self.probes}"
 
@@ -67,10 +73,7 @@ class Served:
             await self.wire.write(json.dumps(ping).encode())
             seen: list[dict[str, Any]] = []
             with anyio.fail_after(ANSWER_S):
-                while not (
-                    any(m.get("id") == probe for m in seen)
-                    and (expect is None or any(m.get("id") == expect for m in seen))
-                ):
+                while not (any(m.get("id") == probe for m in seen) and owed(seen)):
                     seen.append(await self.wire.read())
             return seen
 
@@ -202,6 +205,7 @@ def test_every_tool_answers_fuzzed_arguments_with_a_valid_answer(
 
 
 # -- raw JSON-RPC lines -------------------------------------------------------------------------
+NULL_ID = object()  # owed: an error answer with `id: null` (an id that could not be used)
 CHEAP_TOOLS = ["list_task_runs", "get_task_run", "get_artifact", "list_task_templates", "nope"]
 METHODS = [
     "ping",
@@ -263,12 +267,11 @@ def lines(draw: st.DrawFn) -> tuple[bytes, Any]:
         data = b"[" * depth + data + b"]" * depth
     elif how == 4:  # a number too long to read
         data = data.replace(b'"jsonrpc"', b'"n": ' + b"7" * 4400 + b', "jsonrpc"', 1)
-    owed = None
+    owed: Any = None  # a request whose JSON is whole is owed an answer, whatever its id
     if how in (0, 4) and isinstance(message.get("method"), str) and "id" in message:
         request_id = message["id"]
         valid_id = isinstance(request_id, str | int) and not isinstance(request_id, bool)
-        if valid_id and how == 0 and len(str(request_id)) <= 4300:
-            owed = request_id
+        owed = request_id if valid_id else NULL_ID
     return data, owed
 
 
