@@ -163,3 +163,11 @@ async def test_an_unknown_tool_over_http_is_answered_with_a_code(
         answer = await wire.request("tools/call", {"name": "no_such_tool", "arguments": {}})
     assert answer["result"]["isError"], answer
     assert answer["result"]["structuredContent"]["errorCode"] == "INVALID_PARAMETER"
+
+
+async def test_a_30_mb_value_of_a_run_steps_step_is_not_answered_inline(server: MCPServer) -> None:
+    schema = (await output_schemas(server))["run_steps"]
+    steps = [{"id": "big", "action": "evaluate", "with": {"script": "() => 'x'.repeat(30e6)"}}]
+    async with Client(server) as client:
+        answer = checked(await client.call_tool("run_steps", {"steps": steps}), schema)
+    assert answer["status"] == "succeeded", answer
