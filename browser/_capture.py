@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from taskplate.dsl import valid_text
+
 # Native serialisation when the page has no shadow root (the common, fast case); otherwise a
 # composed copy: each host's shadow tree replaces its children, slots their assigned nodes.
 _CAPTURE = """(root) => {
@@ -45,9 +47,10 @@ async def page_html(page: Any) -> str:
 async def page_html_and_title(page: Any) -> tuple[str, str]:
     """The whole document's HTML and its title, read at the same moment in one round trip."""
     html, title = await page.evaluate(_WITH_TITLE, None)
-    return str(html), str(title)
+    # valid Unicode before any parser or encoder meets it (a script may write lone surrogates)
+    return valid_text(str(html)), valid_text(str(title))
 
 
 async def element_html(element: Any) -> str:
     """One element's outer HTML, open shadow roots included."""
-    return str(await element.evaluate(_CAPTURE))
+    return valid_text(str(await element.evaluate(_CAPTURE)))

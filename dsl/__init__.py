@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from ._model import Limits, PartialSuccess, Retry, Step, Template
     from ._numbers import parse_number
     from ._schema_errors import listed, violations
+    from ._text import valid_text, valid_unicode
     from ._values import Value, expressions, render
 
 # Public names, loaded on first use: a command that needs only a few pays only for those.
@@ -68,6 +69,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "parse_number": ("._numbers", "parse_number"),
     "listed": ("._schema_errors", "listed"),
     "violations": ("._schema_errors", "violations"),
+    "valid_text": ("._text", "valid_text"),
+    "valid_unicode": ("._text", "valid_unicode"),
     "Value": ("._values", "Value"),
     "expressions": ("._values", "expressions"),
     "render": ("._values", "render"),
@@ -113,5 +116,7 @@ __all__ = [
     "parse_number",
     "render",
     "truthy",
+    "valid_text",
+    "valid_unicode",
     "violations",
 ]

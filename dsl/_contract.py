@@ -8,6 +8,8 @@ from __future__ import annotations
 import enum
 from typing import Any
 
+from ._text import valid_text, valid_unicode
+
 
 class ErrorCode(enum.StrEnum):
     INVALID_PARAMETER = "INVALID_PARAMETER"
@@ -83,11 +85,13 @@ class TaskplateError(Exception):
         recover_hint: str = "",
         details: dict[str, Any] | None = None,
     ) -> None:
+        # made valid Unicode here: a message may quote a page or a provider (a lone surrogate)
+        message = valid_text(message)
         super().__init__(message)
         self.code = code
         self.message = message
-        self.recover_hint = recover_hint
-        self.details = details or {}
+        self.recover_hint = valid_text(recover_hint)
+        self.details = valid_unicode(details or {})
 
     def to_json(self) -> dict[str, Any]:
         return {

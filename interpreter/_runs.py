@@ -26,7 +26,7 @@ from taskplate.browser import (
     cleanup,
     system_resolver,
 )
-from taskplate.dsl import RunStatus, Template, TrustLevel
+from taskplate.dsl import RunStatus, Template, TrustLevel, valid_unicode
 from taskplate.stdlib._conversion import conversion_workers, warm_workers
 
 from ._admission import admit
@@ -229,6 +229,7 @@ class RunManager(RunReads):
         assert self._tg is not None, "use `async with manager.running()`"
         template = template or self.library.get(template_id, version)
         check_trust(template, trust)
+        inputs = valid_unicode(inputs)  # text from a caller, made valid Unicode once
         admit(inputs, self.limits.max_input_bytes)
         if profile_id is not None:
             self.profiles.folder(profile_id)  # INVALID_PARAMETER for a malformed id, "" too

@@ -6,17 +6,20 @@ Built around a running RunManager; transports (stdio, streamable HTTP) are chose
 from __future__ import annotations
 
 from importlib.metadata import version
+from typing import Any
 
 from mcp.server.auth.settings import AuthSettings
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.resources import TextResource
+from mcp_types import CallToolResult, InputRequiredResult
 
-from taskplate.dsl import Template, TrustLevel
+from taskplate.dsl import ErrorCode, TaskplateError, Template, TrustLevel
 from taskplate.interpreter import RunManager
 
 from ._auth import StaticTokens
 from ._browser_tools import BrowserTools
 from ._contract_tools import contract_tools
+from ._results import failed
 from ._state import ServerState
 
 INSTRUCTIONS = """taskplate runs browser task templates. Prefer one run_task_template call (see
@@ -24,6 +27,25 @@ list_task_templates) over many single tools; use run_steps for a deterministic s
 templates do not cover, and single tools (navigate, snapshot, click, …) for exploration.
 Long runs: options.mode async, then poll get_task_run every 2 s. Large results are artifacts:
 read them with get_artifact in chunks."""
+
+
+class TaskplateServer(MCPServer):
+    """The SDK's server, where a call of a tool it does not have is answered like every other
+    failed call, with an errorCode (the SDK answers its own text)."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        if self._tool_input_schema(name) is None:
+            return failed(
+                TaskplateError(
+                    ErrorCode.INVALID_PARAMETER,
+                    f'there is no tool "{name}"',
+                    "Call one of the tools tools/list names.",
+                    {"tool": name},
+                )
+            )
+        return await super().call_tool(name, arguments, context)
 
 
 def build_server(
@@ -37,7 +59,7 @@ def build_server(
     state = ServerState(manager, http_trust, remote_save=remote_save)
     specs = [*contract_tools(state), *BrowserTools(state).specs()]
     verifier, settings = auth if auth is not None else (None, None)
-    server = MCPServer(
+    server = TaskplateServer(
         "taskplate",
         token_verifier=verifier,
         auth=settings,

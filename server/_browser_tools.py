@@ -22,6 +22,7 @@ from taskplate.dsl import (
     TrustLevel,
     check_source,
     format_text,
+    valid_text,
 )
 from taskplate.interpreter import marked, save_recorded, typed_secret
 from taskplate.interpreter._artifacts import RunArtifacts
@@ -70,6 +71,14 @@ def action_output_schema(name: str) -> dict[str, Any]:
     if name in ("get_page_content", "screenshot"):
         schema.setdefault("properties", {})["artifactId"] = {"type": "string"}
         schema["properties"]["inlined"] = {"type": "boolean"}
+    if name == "evaluate":  # a value larger than an answer may be is an artifact
+        schema["properties"].update(
+            {
+                "artifactId": {"type": "string"},
+                "truncated": {"type": "boolean"},
+                "bytes": {"type": "integer"},
+            }
+        )
     return schema
 
 
@@ -156,7 +165,7 @@ class BrowserTools:
         tabs = []
         for tab in session.tabs.values():
             try:
-                title = await tab.page.title()
+                title = valid_text(await tab.page.title())  # a page's own text
             except Exception:  # a crashed page has no title
                 title = ""
             tabs.append(
@@ -258,6 +267,21 @@ class BrowserTools:
                     "warnings": warnings,
                 }
             )
+        if name == "evaluate":
+            data = json.dumps(result["value"], ensure_ascii=False).encode()
+            if len(data) + 200 > self.inline:
+                artifact_id = await artifacts.save("value.json", data, "application/json")
+                note = f"the value is {len(data)} bytes as JSON, more than an answer may be; it is artifact {artifact_id}"
+                warnings = [*result.get("warnings", []), note]
+                return ok(
+                    {
+                        "value": None,
+                        "truncated": True,
+                        "bytes": len(data),
+                        "artifactId": artifact_id,
+                        "warnings": warnings,
+                    }
+                )
         return ok(result)
 
     # -- scrape -------------------------------------------------------------------------------
@@ -504,7 +528,7 @@ class BrowserTools:
                         "steps": {"type": "array", "minItems": 1, "items": {"type": "object"}},
                         "sessionId": SESSION_ID,
                         "stopOnError": {"type": "boolean"},
-                        "timeoutMs": {"type": "integer", "minimum": 1},
+                        "timeoutMs": {"type": "integer", "minimum": 1, "maximum": schemas.MAX_MS},
                     },
                     ["steps"],
                 ),

@@ -12,7 +12,7 @@ from typing import Any
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, InputRequiredResult
 
-from taskplate.dsl import ErrorCode, RunStatus, TaskplateError, Template
+from taskplate.dsl import RunStatus, Template
 
 from . import _schemas as schemas
 from ._follow import follow
@@ -171,12 +171,6 @@ def contract_tools(state: ServerState) -> list[ToolSpec]:
 
     async def get_artifact(args: dict[str, Any], ctx: Context) -> CallToolResult:
         limit = args.get("limit", inline * 3 // 4)
-        if limit > inline:
-            raise TaskplateError(
-                ErrorCode.INVALID_PARAMETER,
-                f"limit {limit} is above maxArtifactInlineBytes ({inline})",
-                f"Ask for at most {inline} bytes.",
-            )
         chunk = await manager.artifacts.read(args["artifactId"], args.get("offset", 0), limit)
         return ok(
             {
@@ -229,7 +223,11 @@ def contract_tools(state: ServerState) -> list[ToolSpec]:
                     },
                     "options": params(
                         {
-                            "timeoutMs": {"type": "integer", "minimum": 1},
+                            "timeoutMs": {
+                                "type": "integer",
+                                "minimum": 1,
+                                "maximum": schemas.MAX_MS,
+                            },
                             "mode": {"enum": ["sync", "async", "auto"]},
                             "trace": {
                                 "enum": ["off", "on-failure", "on"],
@@ -258,7 +256,7 @@ def contract_tools(state: ServerState) -> list[ToolSpec]:
                     "status": {"enum": [str(s) for s in RunStatus]},
                     "templateId": {"type": "string"},
                     "limit": {"type": "integer", "minimum": 1, "maximum": 100},
-                    "offset": {"type": "integer", "minimum": 0},
+                    "offset": {"type": "integer", "minimum": 0, "maximum": schemas.MAX_OFFSET},
                 }
             ),
             schemas.LIST_RUNS,
@@ -284,8 +282,13 @@ def contract_tools(state: ServerState) -> list[ToolSpec]:
             params(
                 {
                     "artifactId": ID,
-                    "offset": {"type": "integer", "minimum": 0},
-                    "limit": {"type": "integer", "minimum": 1},
+                    "offset": {"type": "integer", "minimum": 0, "maximum": schemas.MAX_OFFSET},
+                    "limit": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": inline,
+                        "description": "At most maxArtifactInlineBytes.",
+                    },
                 },
                 ["artifactId"],
             ),

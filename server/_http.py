@@ -1,13 +1,12 @@
 """The streamable-HTTP endpoint, answering what the SDK answers with the wrong code: a JSON body
-that is no JSON-RPC message (a request without a method) gets -32600 Invalid Request.
+that is no JSON-RPC request MCP takes (no method, an id that is no string or integer, a number
+too long to read) gets -32600 Invalid Request; a lone surrogate escape is made valid Unicode
+(U+FFFD) before the SDK reads the body (server/_jsonrpc.py, shared with stdio).
 
 Sits behind the SDK's auth check, in front of its transport; every other body passes untouched.
 """
 
 from __future__ import annotations
-
-import json
-from typing import Any
 
 from mcp.server.auth.middleware.bearer_auth import RequireAuthMiddleware
 from mcp.server.transport_security import (
@@ -21,21 +20,7 @@ from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-INVALID_REQUEST = -32600
-
-
-def problem(message: Any) -> str | None:
-    """Why a parsed body is no JSON-RPC message, or None when it is one (or a response: the SDK
-    judges those)."""
-    if isinstance(message, list):
-        return "batches are not part of MCP; send one message per request"
-    if not isinstance(message, dict):
-        return "a message is a JSON object"
-    if "result" in message or "error" in message:
-        return None
-    if not isinstance(message.get("method"), str):
-        return "a request needs a string method"
-    return None
+from ._jsonrpc import judged, read
 
 
 class AnswerMalformed:
@@ -62,24 +47,15 @@ class AnswerMalformed:
                 )
                 return
         body = b"".join(chunks)
-        try:
-            parsed = json.loads(body)
-        except (ValueError, RecursionError):
-            parsed = None  # the SDK answers -32700 itself
-        why = problem(parsed) if parsed is not None else None
-        if why is not None and await self.security.validate_request(Request(scope), True):
-            why = None  # a wrong Host, Origin or Content-Type: the SDK answers that first
-        if why is not None:
-            request_id = parsed.get("id") if isinstance(parsed, dict) else None
-            if not isinstance(request_id, str | int) or isinstance(request_id, bool):
-                request_id = None
-            answer = {
-                "jsonrpc": "2.0",
-                "id": request_id,
-                "error": {"code": INVALID_REQUEST, "message": f"Invalid Request: {why}"},
-            }
-            await JSONResponse(answer, status_code=400)(scope, receive, send)
+        got = read(body)
+        verdict = judged(got) if got.readable else None  # the SDK answers -32700 itself
+        if verdict is not None and await self.security.validate_request(Request(scope), True):
+            verdict = None  # a wrong Host, Origin or Content-Type: the SDK answers that first
+        if verdict is not None:
+            await JSONResponse(verdict, status_code=400)(scope, receive, send)
             return
+        if got.cleaned:
+            body = got.text().encode()
         sent = False
 
         async def replay() -> Message:

@@ -13,6 +13,9 @@ S: dict[str, Any] = {"type": "string"}
 INT: dict[str, Any] = {"type": "integer"}
 B: dict[str, Any] = {"type": "boolean"}
 ANY: dict[str, Any] = {}
+# Bounds of the numbers callers send, refused by the input schemas before any work starts:
+MAX_MS = 2**31 - 1  # a run's timeoutMs (about 24.8 days; the effective one is smaller still)
+MAX_OFFSET = 2**53 - 1  # an offset into runs or an artifact: the largest exact JSON integer
 PROFILE_ID = {"type": "string", "pattern": "^[a-zA-Z0-9._-]{1,64}$"}
 STATUS = {
     "enum": [

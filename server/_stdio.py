@@ -1,89 +1,98 @@
-"""The stdio transport, answering what the SDK's reader drops: a line that is not JSON, nests
-deeper than its parser takes, or is no JSON-RPC message gets the JSON-RPC error it calls for.
-
-Everything else is the SDK's own stdio transport, untouched.
+"""The stdio transport: the SDK's, with each line looked at before the SDK reads it. A line that
+is not JSON, nests deeper than its parser takes, is no JSON-RPC request MCP takes (a wrong id,
+no method) gets the JSON-RPC error it calls for, where the SDK would drop it or answer another
+code; a lone surrogate escape (`"\\ud800"`) is made valid Unicode (U+FFFD) so the SDK reads the
+message. Writing stays the SDK's own.
 """
 
 from __future__ import annotations
 
 import contextvars
-import json
+import io
 import logging
+import os
+from collections import deque
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from types import TracebackType
 from typing import Any
 
 import anyio
+import mcp.types as sdk_types
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 from mcp.shared._stream_protocols import ReadStream, WriteStream
 from mcp.shared.message import SessionMessage
-from mcp_types import ErrorData, JSONRPCError
+from mcp_types import ErrorData, JSONRPCError, JSONRPCNotification
 from pydantic import ValidationError
 
+from ._jsonrpc import INVALID_REQUEST, error, judged, read, request_id
+
 log = logging.getLogger("taskplate.serve")
-PARSE_ERROR, INVALID_REQUEST = -32700, -32600
 
 
-MAX_READ_DEPTH = 1000  # deeper than this, a line is not read at all: a parse error
+class Lines:
+    """stdin's lines, as the SDK's reader takes them, each kept until its message is looked at:
+    the reader turns every line into exactly one message or error, in order."""
+
+    def __init__(self, file: anyio.AsyncFile[str]) -> None:
+        self.file = file
+        self.pending: deque[str] = deque()
+
+    def __aiter__(self) -> Lines:
+        return self
+
+    async def __anext__(self) -> str:
+        line = await self.file.readline()
+        if not line:
+            raise StopAsyncIteration
+        self.pending.append(line)
+        return line
 
 
-def _depth(line: str) -> int:
-    """How deep a JSON text nests its arrays and objects (strings skipped), without parsing it."""
-    depth = deepest = 0
-    in_string = escaped = False
-    for char in line:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in "]}":
-            depth -= 1
-    return deepest
+def answer(message: dict[str, Any]) -> SessionMessage:
+    body = message["error"]
+    error_data = ErrorData(code=body["code"], message=body["message"])
+    return SessionMessage(JSONRPCError(jsonrpc="2.0", id=message["id"], error=error_data))
 
 
-def malformed(line: str, error: ValidationError) -> JSONRPCError:
-    """The answer to a line the SDK could not read as a JSON-RPC message (JSON-RPC 2.0 §5.1)."""
-    parse_failed = any(e["type"] == "json_invalid" for e in error.errors())
-    too_deep = any("recursion" in e["msg"] for e in error.errors())
-    unread = _depth(line) > MAX_READ_DEPTH  # the same verdict on every Python, whatever json takes
-    message = None
-    if not unread:
+def looked_at(line: str, item: SessionMessage | Exception) -> SessionMessage | Exception:
+    """The message of a line, or the JSON-RPC error that answers it (a SessionMessage of a
+    JSONRPCError: see `AnsweringReadStream`)."""
+    if isinstance(item, SessionMessage):
+        if not isinstance(item.message, JSONRPCNotification) or '"id"' not in line:
+            return item  # the common case: no second look at the line
+        verdict = judged(read(line))  # an id the SDK's parser ignored makes it a request
+        return item if verdict is None else answer(verdict)
+    if not isinstance(item, ValidationError):
+        return item
+    got = read(line)
+    verdict = judged(got)
+    if verdict is not None:
+        return answer(verdict)
+    if got.cleaned:  # lone surrogates replaced: the SDK reads it now, or says why not
         try:
-            message = json.loads(line)
-        except (ValueError, RecursionError):
-            message = None
-    request_id = message.get("id") if isinstance(message, dict) else None
-    if not isinstance(request_id, str | int) or isinstance(request_id, bool):
-        request_id = None
-    if message is None:
-        code, text = PARSE_ERROR, "Parse error: the message is not valid JSON"
-        if too_deep or unread:
-            text = "Parse error: the message nests deeper than this server reads"
-    elif parse_failed:
-        code, text = INVALID_REQUEST, "Invalid Request: the message nests too deep"
-    elif not isinstance(message, dict) or not isinstance(message.get("method"), str):
-        code, text = INVALID_REQUEST, "Invalid Request: a request needs a string method"
-    else:
-        code, text = INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message"
-    return JSONRPCError(jsonrpc="2.0", id=request_id, error=ErrorData(code=code, message=text))
+            message = sdk_types.jsonrpc_message_adapter.validate_json(got.text(), by_name=False)
+            return SessionMessage(message)
+        except ValidationError as again:
+            item = again
+    too_deep = any(e["type"] == "json_invalid" for e in item.errors())
+    why = "the message nests too deep" if too_deep else "not a JSON-RPC 2.0 message"
+    return answer(error(INVALID_REQUEST, f"Invalid Request: {why}", request_id(got.value)))
 
 
 class AnsweringReadStream:
-    """The SDK's read stream, minus malformed lines: those are answered on the write stream."""
+    """The SDK's read stream, minus what `looked_at` answers: those go on the write stream."""
 
     def __init__(
-        self, inner: ReadStream[SessionMessage | Exception], write: WriteStream[SessionMessage]
+        self,
+        inner: ReadStream[SessionMessage | Exception],
+        write: WriteStream[SessionMessage],
+        lines: Lines,
     ) -> None:
         self.inner = inner
         self.write = write
+        self.lines = lines
 
     @property
     def last_context(self) -> contextvars.Context | None:
@@ -91,14 +100,12 @@ class AnsweringReadStream:
 
     async def receive(self) -> SessionMessage | Exception:
         while True:
-            item = await self.inner.receive()
-            line = _raw_line(item)
-            if line is None:
+            received = await self.inner.receive()
+            item = looked_at(self.lines.pending.popleft(), received)
+            if not (isinstance(item, SessionMessage) and isinstance(item.message, JSONRPCError)):
                 return item
-            assert isinstance(item, ValidationError)
-            answer = malformed(line, item)
-            log.warning("answered a malformed message with %d", answer.error.code)
-            await self.write.send(SessionMessage(answer))
+            log.warning("answered a malformed message with %d", item.message.error.code)
+            await self.write.send(item)
 
     async def aclose(self) -> None:
         await self.inner.aclose()
@@ -125,25 +132,33 @@ class AnsweringReadStream:
         return None
 
 
-def _raw_line(item: Any) -> str | None:
-    """The line behind a parse failure of the SDK's reader, or None for anything else."""
-    if not isinstance(item, ValidationError):
-        return None
-    errors = item.errors()
-    if not errors:
-        return ""
-    if isinstance(errors[0].get("input"), str) and errors[0]["type"] == "json_invalid":
-        return str(errors[0]["input"])
-    # parsed, but no message: the whole value is the input of a top-level or a missing-field error
-    whole = [
-        e for e in errors if len(e["loc"]) <= 1 or (e["type"] == "missing" and len(e["loc"]) == 2)
-    ]
-    return json.dumps((whole or errors)[0].get("input"), default=str)
+@contextmanager
+def claimed_stdin() -> Iterator[io.TextIOWrapper]:
+    """The wire's stdin, read from a private copy of fd 0 while fd 0 itself reads the null
+    device (as the SDK does when it claims stdin: children and stray reads see EOF)."""
+    private = os.dup(0)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    # never closed: a worker thread may still block on it after the transport ends
+    text = io.TextIOWrapper(os.fdopen(private, "rb", closefd=False), "utf-8", errors="replace")
+    try:
+        yield text
+    finally:
+        os.dup2(private, 0)
+
+
+@asynccontextmanager
+async def streams(
+    lines: Lines,
+) -> AsyncIterator[tuple[AnsweringReadStream, WriteStream[SessionMessage]]]:
+    async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
+        yield AnsweringReadStream(read_stream, write_stream, lines), write_stream
 
 
 async def run_stdio(server: MCPServer) -> None:
     lowlevel = server._lowlevel_server  # MCPServer offers no other way to give it streams
-    async with stdio_server() as (read, write):
-        await lowlevel.run(
-            AnsweringReadStream(read, write), write, lowlevel.create_initialization_options()
-        )
+    with claimed_stdin() as stdin:
+        lines = Lines(anyio.wrap_file(stdin))
+        async with streams(lines) as (read_stream, write_stream):
+            await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())

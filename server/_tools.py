@@ -4,6 +4,7 @@ contract's shape), an exact output schema, and a handler that answers a CallTool
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import cached_property
@@ -18,10 +19,12 @@ from pydantic import ConfigDict
 
 from taskplate.dsl import ErrorCode, TaskplateError, listed, violations
 from taskplate.interpreter import admit
+from taskplate.interpreter._run_execution import internal
 
 from ._results import failed
 from ._schemas import answers
 
+log = logging.getLogger("taskplate.serve")
 Handler = Callable[[dict[str, Any], Context], Awaitable[CallToolResult | InputRequiredResult]]
 
 
@@ -74,6 +77,15 @@ class ToolSpec:
                 return await spec.handler(arguments, ctx)
             except TaskplateError as error:
                 return failed(error)
+            except Exception as exc:  # a bug: still an answer with a code, as a run's would be
+                log.exception("tool %s failed with an internal error", spec.name)
+                return failed(
+                    TaskplateError(
+                        ErrorCode.EXECUTION_ERROR,
+                        f"internal error: {internal(exc)}",
+                        "Report this as a bug.",
+                    )
+                )
 
         return Tool(
             fn=call,

@@ -13,7 +13,15 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from taskplate.browser import translate
-from taskplate.dsl import ActionSpec, ErrorCode, TaskplateError, format_checker, listed, violations
+from taskplate.dsl import (
+    ActionSpec,
+    ErrorCode,
+    TaskplateError,
+    format_checker,
+    listed,
+    valid_unicode,
+    violations,
+)
 
 from ._context import ActionContext
 from ._sampling import Message, NoSampler, Sampler, SamplingRequest
@@ -141,7 +149,8 @@ async def run_action(
                 result = await untraced(partial(spec.run, ctx, args))
             else:
                 result = await spec.run(ctx, args)
-            return result
+            # what a page, a provider or a model answered, made valid Unicode once, here
+            return valid_unicode(result)  # type: ignore[no-any-return]
         except TaskplateError as exc:
             raise await _lost_browser(ctx, exc) from None
         except Exception as exc:

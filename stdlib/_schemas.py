@@ -14,6 +14,10 @@ TIMEOUT_MS = {
     "description": "Give up after this many milliseconds.",
 }
 
+# The largest index into a page's elements or options a caller may give (a bound for the
+# schema, far past any page): beyond it a number is refused before any work starts.
+MAX_INDEX = 1_000_000
+
 TARGET_PROPS: dict[str, Any] = {
     "selector": {"type": "string", "minLength": 1, "description": "A CSS selector."},
     "xpath": {"type": "string", "minLength": 1, "description": "An XPath expression."},

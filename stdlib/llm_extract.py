@@ -10,7 +10,15 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
-from taskplate.dsl import ActionSpec, ErrorCode, Level, TaskplateError, listed, violations
+from taskplate.dsl import (
+    ActionSpec,
+    ErrorCode,
+    Level,
+    TaskplateError,
+    listed,
+    valid_text,
+    violations,
+)
 from taskplate.stdlib._context import ActionContext
 from taskplate.stdlib._sampling import NO_MODEL, Message, SamplingRequest, masked
 
@@ -60,10 +68,10 @@ async def _page_text(ctx: ActionContext, source: str) -> tuple[str, str]:
     if source == "snapshot":
         taken = await snapshot.run(ctx, {"maxBytes": 1_000_000})
         lines = [json.dumps(e, ensure_ascii=False) for e in taken["elements"]]
-        return taken["url"], f"# {taken['title']}\n" + "\n".join(lines)
+        return taken["url"], valid_text(f"# {taken['title']}\n" + "\n".join(lines))
     read = await get_page_content.run(ctx, {"format": "markdown"})
     tab = await ctx.tab()
-    return tab.page.url, str(read["content"])
+    return tab.page.url, valid_text(str(read["content"]))
 
 
 def _problems(

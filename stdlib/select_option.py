@@ -10,7 +10,7 @@ from taskplate.dsl import ActionSpec, ErrorCode, Level, TaskplateError
 from taskplate.stdlib._context import ActionContext
 from taskplate.stdlib._elements import describe, find
 
-from ._schemas import TIMEOUT_MS, args, result
+from ._schemas import MAX_INDEX, TIMEOUT_MS, args, result
 
 _ONE_OR_MANY = {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}
 
@@ -42,7 +42,7 @@ ACTION = ActionSpec(
         {
             "value": _ONE_OR_MANY,
             "label": _ONE_OR_MANY,
-            "index": {"type": "integer", "minimum": 0},
+            "index": {"type": "integer", "minimum": 0, "maximum": MAX_INDEX},
             "timeoutMs": TIMEOUT_MS,
         },
         target=True,

@@ -11,7 +11,7 @@ from taskplate.dsl import ActionSpec, ErrorCode, Level, TaskplateError
 from taskplate.stdlib._context import ActionContext
 from taskplate.stdlib._elements import REF_ATTRIBUTE
 
-from ._schemas import BOOLEAN, INTEGER, STRING, args, result
+from ._schemas import BOOLEAN, INTEGER, MAX_INDEX, STRING, args, result
 
 _COLLECT = """([scope, attr]) => {
   const INTERACTIVE = 'a[href], button, input, select, textarea, summary, [role=button], [role=link], [role=checkbox], [role=tab], [role=menuitem], [onclick], [contenteditable=""], [contenteditable=true], [tabindex]:not([tabindex="-1"])';
@@ -118,6 +118,7 @@ ACTION = ActionSpec(
             "offset": {
                 "type": "integer",
                 "minimum": 0,
+                "maximum": MAX_INDEX,
                 "default": 0,
                 "description": "First element index.",
             },

@@ -75,3 +75,33 @@ def test_validate_guide_shows_the_real_output(
     result = CliRunner().invoke(cli, ["validate", "broken.yaml"])
     assert result.exit_code == 1
     assert result.stdout == expected
+
+
+def test_the_mcp_guide_states_the_limits_the_server_enforces() -> None:
+    """docs/mcp.md's table of limits, against the numbers in the code."""
+    from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
+
+    from taskplate.interpreter import Limits
+    from taskplate.interpreter._admission import MAX_URL_BYTES
+    from taskplate.server import _jsonrpc, _schemas
+    from taskplate.stdlib import _schemas as action_schemas
+    from taskplate.stdlib import evaluate
+
+    guide = (DOCS / "mcp.md").read_text(encoding="utf-8")
+    limits = Limits()
+    facts = {
+        f"`maxInputBytes` ({limits.max_input_bytes // 2**20} MiB)": limits.max_input_bytes % 2**20,
+        f"`maxArtifactInlineBytes` ({limits.max_artifact_inline_bytes // 1024} KiB)": 0,
+        f"`maxRunTimeoutMs` ({limits.max_run_timeout_ms // 60_000} min)": 0,
+        f"| {MAX_URL_BYTES // 1024} KiB |": MAX_URL_BYTES % 1024,
+        f"1 to {_schemas.MAX_MS:,} ms": 0,
+        "0 to 2^53−1": _schemas.MAX_OFFSET - (2**53 - 1),
+        f"1 to {action_schemas.TIMEOUT_MS['maximum']:,} ms": 0,
+        f"{evaluate.DEFAULT_TIMEOUT_MS:,} ms unless given": 0,
+        f"at most {evaluate.MAX_DEPTH} levels deep": 0,
+        f"0 to {action_schemas.MAX_INDEX:,}": 0,
+        f"deeper than {_jsonrpc.MAX_READ_DEPTH:,} levels": 0,
+        f"more than {_jsonrpc.MAX_DIGITS:,} digits": 0,
+        f"larger than {DEFAULT_MAX_REQUEST_BODY_SIZE // 2**20} MiB": 0,
+    }
+    assert [fact for fact, rest in facts.items() if fact not in guide or rest] == []
