@@ -95,7 +95,7 @@ class _Rule:
                 continue
             ids = {s.id: s for s in siblings if s.id}
             before = {id(s): _ancestors(s, ids) for s in siblings}
-            enclosing = "item" if self.in_item_tab(siblings[0]) else "tab main"
+            enclosing = "their item's tab" if self.in_item_tab(siblings[0]) else "tab main"
             uses = {id(s): list(self.tab_uses(s, enclosing)) for s in siblings}
             reported: set[int] = set()
             for i, first in enumerate(siblings):
@@ -121,22 +121,22 @@ class _Rule:
             parent = self.parents.get(id(parent))
         return False
 
-    def tab_uses(self, step: Step, enclosing: str) -> Iterator[tuple[str, Step]]:
+    def tab_uses(self, step: Step, enclosing: str | None) -> Iterator[tuple[str, Step]]:
         """(the tab, the action step) for each browser step under `step` in a tab it shares
-        with its siblings; `enclosing` names the tab a step without a tab line runs in."""
+        with its siblings; `enclosing` names the tab a step without a tab line runs in (None:
+        a tab of its item's own, shared with no sibling)."""
         if step.is_loop and step.item_tabs(self.most):
-            enclosing = "item"  # each item its own tab: only explicit tabs are shared
+            enclosing = None  # each item its own tab: only explicit tabs are shared
         if step.steps:
             for child in step.steps:
                 yield from self.tab_uses(child, enclosing)
             return
         if not self.uses_browser(step) or step.tab == Const("new"):
             return
-        if step.tab is None:
-            if enclosing != "item":
-                yield enclosing, step
-        else:
+        if step.tab is not None:
             yield _tab_text(step.tab), step
+        elif enclosing is not None:
+            yield enclosing, step
 
     def clash(
         self,
