@@ -178,13 +178,13 @@ def _open_tab(ctx: ActionContext) -> Tab | None:
 
 
 def _disturbed(name: str, tab: Tab) -> TaskplateError:
-    """A read whose page another step of the run navigated: the read is not repeated on a
-    page it was never meant to read."""
+    """A read whose page another step of the run (or another tool call in the session)
+    navigated: the read is not repeated on a page it was never meant to read."""
     by = ", ".join(tab.moving) or "another action"
     return TaskplateError(
         ErrorCode.TAB_IN_USE,
-        f"{name} was reading tab {tab.id} when another step of the run ({by}) took its page "
-        "to another document",
+        f"{name} was reading tab {tab.id} when another step or call in the same tab ({by}) "
+        "took its page to another document",
         "Give steps that run at the same time tabs of their own (tab: new on the forEach), "
         "or order them with needs.",
         {"tabId": tab.id},

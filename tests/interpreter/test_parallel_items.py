@@ -179,3 +179,57 @@ async def test_items_read_their_own_pages_at_concurrency_1_and_4(
             ]
         )
     assert seen[0] == seen[1]  # the same items, in the order of the list, at 1 and at 4
+
+
+SHOP = """
+template: parallel_default
+version: 1.0.0
+inputs:
+  type: object
+  properties:
+    urls: {type: array, items: {type: string}}
+steps:
+  - id: pages
+    forEach: ${{ inputs.urls }}
+    as: url
+    concurrency: 2
+    steps:
+      - action: navigate
+        with: {url: "${{ url }}"}
+      - id: read
+        action: extract
+        with: {fields: {name: h1}}
+    collect: {name: "${{ steps.read.values.name }}"}
+output: ${{ steps.pages.items }}
+"""
+
+
+async def test_items_at_once_without_a_tab_line_each_read_their_own_tab(
+    manager: RunManager, site: FixtureServer, tmp_path: Path
+) -> None:
+    """The first item's page is held until the second item has read its own: in one shared
+    tab, the second navigation would take the page from under the first."""
+    path = tmp_path / "parallel_default.yaml"
+    path.write_text(SHOP, encoding="utf-8")
+    assert manager.library.add_file(path) is not None
+    urls = [site.url("/gate?n=held-first"), site.url("/item?n=second")]
+    run_id = await manager.submit("parallel_default", {"urls": urls}, options={"mode": "async"})
+    try:
+        with anyio.fail_after(60):
+            while True:
+                steps = (await manager.describe(run_id, include_steps=True)).get("steps", [])
+                if any(s["stepId"] == "read" and s["status"] == "succeeded" for s in steps):
+                    break
+                await anyio.sleep(0.05)
+    finally:
+        site.open_gate("held-first")
+    with anyio.fail_after(60):
+        answer = await manager.wait(run_id)
+    assert answer["status"] == "succeeded", answer
+    assert answer["result"] == [
+        {"name": "Gated page held-first", "success": True},
+        {"name": "Item second", "success": True},
+    ]
+    steps = (await manager.describe(run_id, include_steps=True))["steps"]
+    tabs = {s["itemIndex"]: s["tabId"] for s in steps if s["stepId"] == "read"}
+    assert tabs[0] != tabs[1]
