@@ -153,9 +153,9 @@ class _Rule:
                 at = f"{other.pointer}/tab" if other.tab is not None else f"{other.pointer}/action"
                 return SharedTab(
                     f"steps {first.label} and {second.label} may run at once (neither needs the "
-                    f"other) and both use {tab}, where {changer.label} ({changer.action}) acts on "
-                    "the page the other uses. Give one a tab of its own (tab: new, or a "
-                    "create_tab tab) or make one need the other",
+                    f"other) and both use {tab}, which {changer.label} ({changer.action}) does "
+                    "more than read. Give one a tab of its own (tab: new, or a create_tab tab) "
+                    "or make one need the other",
                     at,
                 )
         return None
