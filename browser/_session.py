@@ -61,6 +61,11 @@ class Tab:
     _cdp: CDPSession | None = None  # the tab's own DevTools session, opened when first needed
     _network: bool = False  # its Network domain is on (for blocking)
     inputs: int = 0  # user-input actions (click, press, …) running in this tab now
+    # Actions that may take the page elsewhere (navigate, click, …) running in this tab now,
+    # and how many ever began: a read that meets a navigation tells its own page's script
+    # from another step of the run.
+    moving: list[str] = field(default_factory=list)
+    moves_begun: int = 0
     input_ended: float = -POPUP_GRACE_S  # when the last one ended (monotonic)
     endpoint: str | None = None  # the remote browser endpoint the tab lives in (None: local)
 
@@ -105,6 +110,16 @@ class Tab:
         finally:
             self.inputs -= 1
             self.input_ended = time.monotonic()
+
+    @contextlib.contextmanager
+    def moved_by(self, action: str) -> Iterator[None]:
+        """Marks an action that may navigate the page while it runs."""
+        self.moving.append(action)
+        self.moves_begun += 1
+        try:
+            yield
+        finally:
+            self.moving.remove(action)
 
     def user_input_recently(self) -> bool:
         return self.inputs > 0 or time.monotonic() - self.input_ended < POPUP_GRACE_S

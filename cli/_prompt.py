@@ -15,6 +15,11 @@ _ANSWERS = {"y": Answer.ACCEPT, "yes": Answer.ACCEPT, "n": Answer.DECLINE, "no":
 class TerminalAsker:
     via = "terminal"
 
+    def __init__(self) -> None:
+        # One question on the terminal at a time: items asking at once would print their
+        # questions together and each take whichever answer came first.
+        self._turn = anyio.Lock()
+
     def can_ask(self) -> bool:
         return sys.stdin.isatty() and sys.stderr.isatty()
 
@@ -24,7 +29,8 @@ class TerminalAsker:
             sys.stderr.flush()
             return sys.stdin.readline()
 
-        line = await anyio.to_thread.run_sync(read, abandon_on_cancel=True)
+        async with self._turn:
+            line = await anyio.to_thread.run_sync(read, abandon_on_cancel=True)
         if not line:  # end of input: nobody is there
             raise CannotAsk("stdin closed")
         word = line.strip().lower()

@@ -21,6 +21,7 @@ class ActionSpec:
     result_schema: dict[str, Any]
     retryable: frozenset[ErrorCode] = frozenset()
     needs_browser: bool = True
+    uses_tab: bool = True  # acts on the step's tab (create_tab, close_tab: on the session)
     pure: bool = False  # no side effects: a result nobody reads is dead code
     result_from_args: bool = False  # `set`: the result is the arguments
     provider: str = "builtin"  # who serves it: builtin, or a configured MCP server's name

@@ -19,6 +19,8 @@ from ._expr_infer import ExprScope, StepRef, closest, hint_budget, infer, sugges
 from ._json_schema_check import schema_errors
 from ._metaschema import MAX_RUN_TIMEOUT_MS, MAX_TABS_PER_SESSION, TEMPLATE
 from ._model import Step, Template, build_template
+from ._rule_shared_tab import RULE as SHARED_TAB
+from ._rule_shared_tab import shared_tab_problems
 from ._schema_errors import explain, kinds_text, pointer_of
 from ._schema_fast import is_valid
 from ._types import (
@@ -285,6 +287,8 @@ class _Checker:
         self.check_structure(template)
         self.check_scopes(template)
         self.check_template_level(template)
+        for shared in shared_tab_problems(template, self.catalog):
+            self.add(SHARED_TAB, shared.message, shared.pointer)
         self.check_unused(template)
         return template
 

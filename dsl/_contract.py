@@ -46,6 +46,7 @@ class ErrorCode(enum.StrEnum):
     SAMPLING_UNSUPPORTED = "SAMPLING_UNSUPPORTED"
     LLM_UNAVAILABLE = "LLM_UNAVAILABLE"
     LLM_OUTPUT_INVALID = "LLM_OUTPUT_INVALID"
+    TAB_IN_USE = "TAB_IN_USE"
 
 
 # Codes a step may fail with, and so may name in `retry.on`.
@@ -72,6 +73,7 @@ STEP_ERROR_CODES = (
     ErrorCode.SAMPLING_UNSUPPORTED,
     ErrorCode.LLM_UNAVAILABLE,
     ErrorCode.LLM_OUTPUT_INVALID,
+    ErrorCode.TAB_IN_USE,
 )
 
 

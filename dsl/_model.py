@@ -61,6 +61,25 @@ class Step:
             return sum(s.action_count for s in self.steps)
         return 1
 
+    def items_overlap(self, max_concurrency: int | None = None) -> bool:
+        """Whether this forEach's items may run at the same time: a `concurrency` above 1, or
+        one an expression gives (it may be above 1 on some call), unless the template's
+        `limits.maxConcurrency` is 1. Decided from the template alone, so a run behaves alike
+        whatever the value turns out to be."""
+        if not self.is_loop or self.concurrency is None or max_concurrency == 1:
+            return False
+        if not isinstance(self.concurrency, Const):
+            return True
+        wanted = self.concurrency.value
+        return isinstance(wanted, int | float) and not isinstance(wanted, bool) and wanted > 1
+
+    def item_tabs(self, max_concurrency: int | None = None) -> bool:
+        """Whether each item of this forEach runs in a tab of its own: `tab: new`, or no `tab`
+        line on a loop whose items may overlap (one shared page would mix their data)."""
+        if self.tab == Const("new"):
+            return True
+        return self.tab is None and self.items_overlap(max_concurrency)
+
     @property
     def label(self) -> str:
         """ "open" for a step with an id, else where it stands: steps[0].steps[2]."""

@@ -549,7 +549,9 @@ class Execution:
             self._render(step, step.concurrency, scope, item) if step.concurrency is not None else 1
         )
         window = max(1, min(int(wanted or 1), limits.max_concurrency or MAX_TABS_PER_SESSION))
-        new_tabs = step.tab == Const("new")
+        # `tab: new`, and by default a loop whose items may overlap: a tab per item, never one
+        # page that items running at once navigate from under each other (docs/authoring.md).
+        new_tabs = step.item_tabs(limits.max_concurrency)
         if new_tabs:  # item tabs open lazily; the main tab and the tabs open now stay within caps
             open_now = len(self._session.tabs) if self._session is not None else 1
             window = max(1, min(window, MAX_TABS_PER_SESSION - open_now))

@@ -51,6 +51,9 @@ class RunDesk:
     _answers: list[Any] = field(default_factory=list)
     window: HeadedWindow | None = None  # the hand-over's headed window while it is open
     window_error: str | None = None  # why the last window could not open
+    # One hand-over at a time: the run has one `waitingFor`, one resume flag and one window,
+    # so items handing over at once take turns (each resumed on its own, never by another's).
+    _turn: anyio.Lock = field(default_factory=anyio.Lock)
 
     async def hand_over(
         self,
@@ -63,17 +66,18 @@ class RunDesk:
         condition: Callable[[Any], Callable[[], Awaitable[bool]]] | None = None,
     ) -> str:
         reason, url = self._masked(reason), self._masked(url)
-        self.window_error = None
-        try:
-            if page is not None and condition is not None:
-                await self._open_window(page)
-            return await self._hand_over(
-                reason, url, screenshot_artifact_id, done, timeout_ms, page, condition
-            )
-        finally:
-            if self.window is not None:
-                window, self.window = self.window, None
-                await window.close()
+        async with self._turn:
+            self.window_error = None
+            try:
+                if page is not None and condition is not None:
+                    await self._open_window(page)
+                return await self._hand_over(
+                    reason, url, screenshot_artifact_id, done, timeout_ms, page, condition
+                )
+            finally:
+                if self.window is not None:
+                    window, self.window = self.window, None
+                    await window.close()
 
     async def _open_window(self, page: Any) -> None:
         """A local caller on a machine with a display gets a headed window of the session."""

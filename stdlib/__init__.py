@@ -6,6 +6,7 @@ Adding an action is adding one module and one line below. Knows no templates.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from contextlib import nullcontext
 from functools import partial
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
@@ -28,6 +29,8 @@ from ._sampling import Message, NoSampler, Sampler, SamplingRequest
 
 if TYPE_CHECKING:  # jsonschema is imported when arguments are first checked, not by dsl validate
     import jsonschema
+
+    from taskplate.browser import Tab
 
 # One line per action; the module of the same name (a keyword such as `assert` included).
 _MODULES = (
@@ -76,6 +79,10 @@ USER_INPUT = frozenset(
 # Actions that only wait for a page: like reading ones (`pure`), their page calls are the
 # runtime's own, not trace actions (browser/_untraced.py).
 WAITS = frozenset({"wait_for_stable"})
+
+# Actions that may take their tab's page to another document while they run: a read that
+# meets a navigation meanwhile was disturbed by another step (TAB_IN_USE), not by the page.
+MOVES_PAGE = USER_INPUT | {"navigate", "scroll", "upload_file", "hand_over"}
 
 
 class Registry(Mapping[str, ActionSpec]):
@@ -139,9 +146,12 @@ async def run_action(
             {"violations": problems},
         )
     for attempt in range(1, READ_ATTEMPTS + 1):
+        tab = _open_tab(ctx) if spec.needs_browser and spec.uses_tab else None
+        begun = tab.moves_begun if tab is not None else 0
         try:
-            if name in USER_INPUT and ctx.session is not None:
-                with (await ctx.tab()).user_input():
+            if name in MOVES_PAGE and ctx.session is not None:
+                tab = await ctx.tab()
+                with tab.moved_by(name), tab.user_input() if name in USER_INPUT else nullcontext():
                     result: dict[str, Any] = await spec.run(ctx, args)
             elif ctx.session is not None and (spec.pure or name in WAITS):
                 from taskplate.browser import untraced
@@ -154,9 +164,13 @@ async def run_action(
         except TaskplateError as exc:
             raise await _lost_browser(ctx, exc) from None
         except Exception as exc:
-            if spec.pure and attempt < READ_ATTEMPTS and _navigated_away(exc):
-                # The page moved on while it was being read (a script or a failed load took it
-                # to another document): reading has no effect, so read the page it is now on.
+            navigated = spec.pure and _navigated_away(exc)
+            if navigated and tab is not None and (tab.moving or tab.moves_begun != begun):
+                raise _disturbed(name, tab) from None
+            if navigated and attempt < READ_ATTEMPTS:
+                # The page moved on by itself while it was being read (its script or a failed
+                # load took it to another document): reading has no effect, so read the page
+                # it is now on.
                 await anyio.sleep(0.05 * attempt)
                 continue
             error = translate(exc, doing=name, timeout_code=ErrorCode.EXECUTION_ERROR)
@@ -165,6 +179,27 @@ async def run_action(
 
 
 READ_ATTEMPTS = 4
+
+
+def _open_tab(ctx: ActionContext) -> Tab | None:
+    """The tab the action runs in if it is open already (a look-up, nothing awaited)."""
+    if ctx.session is None:
+        return None
+    return ctx.session.tabs.get(ctx.tab_id or ctx.session.main_tab or "")
+
+
+def _disturbed(name: str, tab: Tab) -> TaskplateError:
+    """A read whose page another step of the run (or another tool call in the session)
+    navigated: the read is not repeated on a page it was never meant to read."""
+    by = ", ".join(tab.moving) or "another action"
+    return TaskplateError(
+        ErrorCode.TAB_IN_USE,
+        f"{name} was reading tab {tab.id} when another step or call in the same tab ({by}) "
+        "took its page to another document",
+        "Give steps that run at the same time tabs of their own (tab: new on the forEach), "
+        "or order them with needs.",
+        {"tabId": tab.id},
+    )
 
 
 async def _lost_browser(ctx: ActionContext, error: TaskplateError) -> TaskplateError:

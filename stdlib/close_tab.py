@@ -23,4 +23,5 @@ ACTION = ActionSpec(
     args_schema=args({"tabId": {"type": "string", "minLength": 1}}, ["tabId"]),
     result_schema=result({"closed": BOOLEAN}),
     run=run,
+    uses_tab=False,
 )

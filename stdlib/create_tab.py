@@ -44,4 +44,5 @@ ACTION = ActionSpec(
     args_schema=args({"url": URL}),
     result_schema=result({"tabId": STRING, "url": STRING}),
     run=run,
+    uses_tab=False,
 )

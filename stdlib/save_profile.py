@@ -30,4 +30,5 @@ ACTION = ActionSpec(
     ),
     result_schema=result({"profileId": STRING, "version": INTEGER, "published": BOOLEAN}),
     run=run,
+    uses_tab=False,
 )

@@ -65,6 +65,19 @@ def test_full_templates_in_guides_validate_clean(guide: str) -> None:
         assert result.diagnostics == [], block
 
 
+def test_parallel_items_shows_the_wrong_loop_refused_and_the_right_one_clean() -> None:
+    text = (DOCS / "authoring.md").read_text(encoding="utf-8")
+    section = text.split("## Parallel items", 1)[1].split("\n## ", 1)[0]
+    wrong, right = re.findall(r"```yaml\n(.*?)```", section, flags=re.S)[:2]
+    shown = re.findall(r"```text\n(.*?)```", section, flags=re.S)[0]
+    found = check_source(wrong, "shop_prices.yaml", REGISTRY).diagnostics
+    assert "".join(d.header() + "\n" for d in found) == shown
+    assert check_source(right, "shop_prices.yaml", REGISTRY).diagnostics == []
+    assert wrong.split("\n", 1)[1] == right.replace("tab: new", "tab: main")  # one line apart
+    without = right.replace("    tab: new\n", "")  # no tab line: a tab per item by default
+    assert check_source(without, "shop_prices.yaml", REGISTRY).diagnostics == []
+
+
 def test_validate_guide_shows_the_real_output(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -133,6 +133,22 @@ async def test_diagnostics_follow_every_change(session: Session) -> None:
     assert await session.diagnostics(4) == []
 
 
+async def test_a_loop_sharing_one_tab_among_items_at_once_is_shown_where_the_tab_is_named(
+    session: Session,
+) -> None:
+    _open(session, GOOD)
+    assert await session.diagnostics(1) == []
+    shared = GOOD.replace("    steps:\n", "    concurrency: 3\n    tab: main\n    steps:\n", 1)
+    _change(session, shared, 2)
+    found = await session.diagnostics(2)
+    assert [(d.code, d.range.start.line, d.range.start.character) for d in found] == [
+        ("shared-tab", 10, 9)
+    ]
+    assert "tab main" in found[0].message and "tab: new" in found[0].message
+    _change(session, shared.replace("tab: main", "tab: new"), 3)
+    assert await session.diagnostics(3) == []
+
+
 async def test_completion_offers_keys_actions_arguments_names_and_functions(
     session: Session,
 ) -> None:

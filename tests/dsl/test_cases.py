@@ -31,6 +31,7 @@ RULES = {
     "enqueue",
     "enqueue-type",
     "enqueue-bound",
+    "shared-tab",
     "unused-input",
     "unused-step",
 }

@@ -176,6 +176,7 @@ async def test_every_contract_error_code_was_produced_with_a_hint() -> None:
         SEEN.setdefault(code, "tests/browser/test_endpoints.py")  # real browser servers there
     for code in ("SAMPLING_UNSUPPORTED", "LLM_OUTPUT_INVALID", "LLM_UNAVAILABLE"):
         SEEN.setdefault(code, "tests/server/test_llm_extract.py, tests/cli/test_llm_run.py")
+    SEEN.setdefault("TAB_IN_USE", "tests/stdlib/test_page_actions.py")  # two steps, one tab
     assert test_process_death is not None
     missing = {str(c) for c in ErrorCode} - set(SEEN)
     assert missing == set(), missing

@@ -220,6 +220,44 @@ async def test_a_hand_over_waits_for_a_person_and_resumes_when_the_page_changes(
     assert "waitingFor" not in answer
 
 
+async def test_items_handing_over_at_once_take_turns_and_each_is_resumed_on_its_own(
+    server: MCPServer, site: FixtureServer
+) -> None:
+    urls = [site.url(f"/human.html?gate=turn-{n}") for n in (1, 2)]
+    try:
+        async with client(server) as c:
+            started = await call(
+                c,
+                "run_task_template",
+                templateId="handed_over_twice",
+                inputs={"urls": urls},
+                options={"mode": "async"},
+            )
+            run_id = started["runId"]
+            first = await waiting(c, run_id)
+            assert first["status"] == "waiting_for_human", first
+            assert first["waitingFor"]["url"] in urls
+            assert (await call(c, "resume_task_run", runId=run_id))["resumeRequested"] is True
+            with anyio.fail_after(60):  # the other item's turn: one resume ended one hand-over
+                while True:
+                    second = await call(c, "get_task_run", runId=run_id)
+                    assert second["status"] in ("running", "waiting_for_human"), second
+                    if second.get("waitingFor", {}).get("url") not in (
+                        None,
+                        first["waitingFor"]["url"],
+                    ):
+                        break
+                    await anyio.sleep(0.1)
+            assert {first["waitingFor"]["url"], second["waitingFor"]["url"]} == set(urls)
+            assert (await call(c, "resume_task_run", runId=run_id))["resumeRequested"] is True
+            answer = await finished(c, run_id)
+    finally:
+        site.open_gate("turn-1")
+        site.open_gate("turn-2")
+    assert answer["status"] == "succeeded", answer
+    assert [i["resumedBy"] for i in answer["result"]] == ["resumed", "resumed"]
+
+
 async def test_a_hand_over_resumes_with_resume_task_run(
     server: MCPServer, manager: RunManager, site: FixtureServer
 ) -> None:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import anyio
 import pytest
 
-from taskplate.dsl import ErrorCode, TaskplateError
+from taskplate.dsl import ActionSpec, ErrorCode, Level, TaskplateError
+from taskplate.stdlib import REGISTRY, run_action
 from taskplate.stdlib._context import ActionContext, MemoryArtifacts
 from taskplate.stdlib.screenshot import MAX_FULL_PAGE_HEIGHT
 from tests.conftest import NOWHERE_HOST, act
@@ -511,3 +514,72 @@ async def test_extract_refuses_an_unknown_field_type(
     with pytest.raises(TaskplateError, match="type") as caught:
         await act("extract", ctx, fields={"p": {"selector": ".price", "type": "money"}})
     assert caught.value.code is ErrorCode.INVALID_PARAMETER
+
+
+# A read held until its page shows /recipe.html: it meets whatever navigation comes meanwhile.
+_HELD_READ = """() => { window.reading = true;
+  return location.pathname === '/recipe.html' ? document.title : new Promise(() => {}); }"""
+
+
+async def _held_read(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
+    page = await ctx.page()
+    return {"title": await page.evaluate(_HELD_READ)}
+
+
+HELD = ActionSpec(
+    "held_read",
+    Level.L0,
+    "a read held until the page shows /recipe.html",
+    {},
+    {},
+    pure=True,
+    run=_held_read,
+)
+
+
+async def _reading(ctx: ActionContext) -> None:
+    """Returns once the held read is under way in the tab's page."""
+    page = (await ctx.tab()).page
+    with anyio.fail_after(10):
+        while not await page.evaluate("() => window.reading === true"):
+            await anyio.sleep(0.02)
+
+
+async def test_a_read_whose_page_another_step_navigates_fails_with_tab_in_use(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
+    await act("navigate", ctx, url=site.url("/article.html"))
+    catalog = {**REGISTRY, "held_read": HELD}
+    failed: list[TaskplateError] = []
+
+    async def read() -> None:
+        with pytest.raises(TaskplateError) as caught:
+            await run_action("held_read", ctx, {}, catalog)
+        failed.append(caught.value)
+
+    with anyio.fail_after(20):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(read)
+            await _reading(ctx)
+            await act("navigate", ctx, url=site.url("/recipe.html"))  # another step, same tab
+    assert failed[0].code is ErrorCode.TAB_IN_USE
+    assert "held_read" in failed[0].message and "(navigate)" in failed[0].message
+    assert "tab: new" in failed[0].recover_hint
+
+
+async def test_a_read_whose_page_navigates_by_its_own_script_reads_the_new_page(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
+    await act("navigate", ctx, url=site.url("/leave.html?to=/recipe.html&gate=own-script"))
+    catalog = {**REGISTRY, "held_read": HELD}
+    with anyio.fail_after(20):
+        async with anyio.create_task_group() as tg:
+            answers: list[dict[str, Any]] = []
+
+            async def read() -> None:
+                answers.append(await run_action("held_read", ctx, {}, catalog))
+
+            tg.start_soon(read)
+            await _reading(ctx)
+            site.open_gate("own-script")  # the page's script takes it to /recipe.html
+    assert answers == [{"title": "Weeknight lentil soup"}]
