@@ -6,17 +6,22 @@ for a new one, and one saved from a run. Reads templates; runs nothing.
 from __future__ import annotations
 
 import json
+import os
+import re
 import shlex
 import textwrap
+from pathlib import Path
 from typing import Any
 
 import anyio
 import click
 
+from taskplate.dsl import ErrorCode, TaskplateError
 from taskplate.interpreter import Saved, data_home, open_store, save_recorded
 
 from ._common import emit, library
 from ._errors import user_errors
+from ._starters import STARTERS, starter
 
 LIST_EXAMPLE = """\b
 Examples:
@@ -249,6 +254,61 @@ def _plain(value: Any) -> bool:
     except json.JSONDecodeError:
         return True
     return False
+
+
+TEMPLATE_ID = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+
+
+@group.command(
+    "new",
+    epilog="\b\nExamples:\n  dsl template new page_title\n  dsl template new shop_pages --from batch\n"
+    "  dsl template new members_login --from login",
+)
+@click.argument("name")
+@click.option(
+    "--from",
+    "kind",
+    type=click.Choice(list(STARTERS)),
+    default="blank",
+    show_default=True,
+    help="The starter: one page (blank), many pages in tabs (batch), a sign-in form kept as a "
+    "profile (login), or a site read link by link over HTTP (crawl).",
+)
+@click.option("--force", is_flag=True, help="Replace NAME.yaml if it is there.")
+@user_errors
+def new(name: str, kind: str, force: bool) -> None:
+    """Write a commented starter template to NAME.yaml in this folder.
+
+    It passes dsl validate as it is; edit it into your own."""
+    if not TEMPLATE_ID.match(name):
+        raise TaskplateError(
+            ErrorCode.INVALID_PARAMETER,
+            f'"{name}" cannot be a template id',
+            "Use lower-case letters, digits and _, starting with a letter (at most 64).",
+        )
+    path = Path(f"{name}.yaml")
+    text = starter(kind, name)
+    try:
+        if force:
+            temporary = path.with_name(f".{path.name}.tmp")
+            temporary.write_text(text, encoding="utf-8")
+            os.replace(temporary, path)
+        else:
+            with path.open("x", encoding="utf-8") as out:
+                out.write(text)
+    except FileExistsError:
+        raise TaskplateError(
+            ErrorCode.INVALID_PARAMETER,
+            f"{path} is already there",
+            "Choose another name, or pass --force to replace it.",
+        ) from None
+    except OSError as exc:
+        raise TaskplateError(
+            ErrorCode.INVALID_PARAMETER, f"cannot write {path}: {exc.strerror}", ""
+        ) from None
+    click.echo(f"wrote {path} (from the {kind} starter)")
+    click.echo(f"check it:  dsl validate {path}")
+    click.echo(f"run it:    dsl run {path} {STARTERS[kind][1]}")
 
 
 @group.command(
