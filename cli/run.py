@@ -28,6 +28,7 @@ from taskplate.interpreter import Progress as RunProgress
 
 from ._common import emit, library, manager, store_option
 from ._errors import user_errors
+from ._help import examples
 from ._llm import configured_sampler
 from ._prompt import TerminalAsker
 
@@ -219,7 +220,13 @@ async def _run(
     return EXIT.get(RunStatus(answer["status"]), 1)
 
 
-@click.command("run")
+@click.command(
+    "run",
+    epilog=examples(
+        "dsl run batch_extract_pages --input urls=https://example.com/",
+        "dsl run my_task.yaml --inputs inputs.json --trace on",
+    ),
+)
 @click.argument("template")
 @click.option(
     "--input",
@@ -269,7 +276,10 @@ def command(
     folders: tuple[str, ...],
     as_json: bool,
 ) -> None:
-    """Run TEMPLATE (an id, id@version, or a .yaml file) and print the finished run as JSON."""
+    """Run a template here and print the finished run.
+
+    TEMPLATE is an id, id@version, or a .yaml file; the finished run is printed as JSON (as
+    get_task_run answers), with a progress bar on a terminal."""
     inputs = parse_inputs(pairs, inputs_file)
     once = frozenset(given_once(pairs))
     try:

@@ -21,24 +21,22 @@ from taskplate.interpreter import Saved, data_home, open_store, save_recorded
 
 from ._common import emit, library
 from ._errors import user_errors
+from ._help import examples
 from ._starters import STARTERS, starter
 
-LIST_EXAMPLE = """\b
-Examples:
-  dsl template list
-  dsl template list --json | jq -r '.templates[].templateId'"""
 
-
-@click.group("template")
+@click.group(
+    "template",
+    epilog=examples(
+        "dsl template list",
+        "dsl template show batch_extract_pages",
+        "dsl template new my_task --from batch",
+    ),
+)
 def group() -> None:
-    """The templates served here: list, show, start a new one, save one from a run.
+    """List, show, start and save templates.
 
-    \b
-    Examples:
-      dsl template list
-      dsl template show batch_extract_pages
-      dsl template new my_task --from batch
-    """
+    The templates served here: list them, show one, start a new one, save one from a run."""
 
 
 _folders_option = click.option(
@@ -46,12 +44,19 @@ _folders_option = click.option(
 )
 
 
-@group.command("list", epilog=LIST_EXAMPLE)
+@group.command(
+    "list",
+    epilog=examples(
+        "dsl template list", "dsl template list --json | jq -r '.templates[].templateId'"
+    ),
+)
 @_folders_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (list_task_templates' fields).")
 @user_errors
 def list_templates(folders: tuple[str, ...], as_json: bool) -> None:
-    """The templates dsl serve serves, and those it does not, with why."""
+    """List the templates served here.
+
+    The templates dsl serve serves, and those it does not, with why."""
     found = library(folders).found()
     if as_json:
         emit({"templates": found})
@@ -87,8 +92,10 @@ def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
 
 @group.command(
     "show",
-    epilog="\b\nExamples:\n  dsl template show batch_extract_pages\n"
-    "  dsl template show batch_extract_pages@^1.0 --json",
+    epilog=examples(
+        "dsl template show batch_extract_pages",
+        "dsl template show batch_extract_pages@^1.0 --json",
+    ),
 )
 @click.argument("template_ref", metavar="ID[@VERSION]")
 @_folders_option
@@ -261,8 +268,11 @@ TEMPLATE_ID = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 
 @group.command(
     "new",
-    epilog="\b\nExamples:\n  dsl template new page_title\n  dsl template new shop_pages --from batch\n"
-    "  dsl template new members_login --from login",
+    epilog=examples(
+        "dsl template new page_title",
+        "dsl template new shop_pages --from batch",
+        "dsl template new members_login --from login",
+    ),
 )
 @click.argument("name")
 @click.option(
@@ -277,9 +287,9 @@ TEMPLATE_ID = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 @click.option("--force", is_flag=True, help="Replace NAME.yaml if it is there.")
 @user_errors
 def new(name: str, kind: str, force: bool) -> None:
-    """Write a commented starter template to NAME.yaml in this folder.
+    """Start a template from a commented starter.
 
-    It passes dsl validate as it is; edit it into your own."""
+    Writes NAME.yaml in this folder; it passes dsl validate as it is: edit it into your own."""
     if not TEMPLATE_ID.match(name):
         raise TaskplateError(
             ErrorCode.INVALID_PARAMETER,
@@ -313,7 +323,7 @@ def new(name: str, kind: str, force: bool) -> None:
 
 @group.command(
     "from-run",
-    epilog="\b\nExample:\n  dsl template from-run run_01J… --name my_flow --print",
+    epilog=examples("dsl template from-run RUN_ID --name my_flow --print"),
 )
 @click.argument("source", metavar="RUN_ID")
 @click.option("--name", required=True, help="The template id (lower-case letters, digits, _).")
@@ -322,7 +332,9 @@ def new(name: str, kind: str, force: bool) -> None:
 @click.option("--print", "show", is_flag=True, help="Print the template's text too.")
 @user_errors
 def from_run(source: str, name: str, description: str | None, overwrite: bool, show: bool) -> None:
-    """Save a run's steps (or a session's calls: pass its ses_… id) as a template.
+    """Save a run's steps as a template.
+
+    Or a session's browser tool calls: pass its ses_… id.
 
     URLs and typed values become inputs (with the recorded values as defaults), secrets
     password inputs; the file goes to $TASKPLATE_HOME/templates/NAME.yaml."""
