@@ -252,11 +252,11 @@ class RunsPage:
         run_id = request.path_params["run_id"]
         base = request.scope.get("root_path", "")
         try:
-            answer = await self.manager.describe(run_id, include_steps=True)
+            answer = await self.manager.describe(run_id)
         except TaskplateError as error:
             return _plain(error.message, 404)
         query = request.query_params
-        steps = timed(answer["steps"])
+        steps = page_steps(await self.manager.store.steps(run_id))
         unfold = _whole(query.get("item"))
         link = f"{base}/runs/{quote(run_id)}"
         if query.get("part") == "item":  # the steps of an item opened on the page
@@ -270,7 +270,8 @@ class RunsPage:
                 return _plain("from and to are item numbers", 400)
             items = by_item(steps)[1]
             chosen = {i: items[i] for i in items if first <= i <= last}
-            return _html("".join(_item(i, chosen[i], link, folded=True) for i in sorted(chosen)))
+            live = not RunStatus(answer["status"]).terminal
+            return _html("".join(_item(i, chosen[i], link, True, live) for i in sorted(chosen)))
         row = await self.manager.store.run(run_id)
         assert row is not None
         live = self._run_live(base, answer, row, steps, unfold)
@@ -324,7 +325,7 @@ class RunsPage:
             f"<div data-live={'off' if terminal else 'on'} data-poll={POLL_MS}>"
             f"{cancel}{self._waiting(answer, link)}{facts}<h2>Inputs</h2>{_json(row.inputs)}{error}{result}"
             f"<h2>Artifacts</h2><ul class=artifacts>{artifacts or '<li>none</li>'}</ul>{trace_help}"
-            f"{timeline(steps, link)}{steps_by_item(steps, link, unfold)}"
+            f"{timeline(steps, link)}{steps_by_item(steps, link, unfold, not terminal)}"
             f"{failures(steps, link)}</div>"
         )
 
@@ -408,20 +409,27 @@ class RunsPage:
         return Response(_static(name), media_type=kinds[name], headers=_HEADERS)
 
 
-def timed(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The steps with their times as seconds (`t0`, `t1`), read once: a run of a thousand
-    items has thousands of steps, and every part of the page places them in time."""
-    from datetime import datetime
-
-    def seconds(text: str | None) -> float | None:
-        return None if text is None else datetime.fromisoformat(text).timestamp()
-
-    out = []
-    for s in steps:
-        t0 = seconds(s["startedAt"])
-        t1 = seconds(s["endedAt"])
-        out.append({**s, "t0": t0, "t1": t1 if t1 is not None else t0})
-    return out
+def page_steps(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A run's step records as the page shows them (the fields of get_task_run's steps, read
+    from the store's rows with their times as seconds, `t0` and `t1`): a run of a thousand
+    items has thousands of steps, and writing their times as text to read them back cost the
+    page more than all its drawing. Previews and errors were masked when they were recorded."""
+    return [
+        {
+            "stepId": r["step_id"],
+            "itemIndex": r["item_index"],
+            "action": r["action"],
+            "status": r["status"],
+            "attempts": r["attempts"],
+            "t0": r["started_at"],
+            "t1": r["ended_at"] if r["ended_at"] is not None else r["started_at"],
+            "argsPreview": r["args_preview"],
+            "error": r["error"],
+            "tabId": r.get("tab_id"),
+            "screenshotArtifactId": r.get("screenshot_artifact_id"),
+        }
+        for r in rows
+    ]
 
 
 def _lanes(steps: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -465,7 +473,9 @@ def timeline(steps: list[dict[str, Any]], link: str) -> str:
     for number, (tab, lane) in enumerate(sorted(lanes.items())):
         y = number * lane_h
         rows.append(f"<text class=lane x=0 y={y + 16}>{e(tab)}</text>")
-        for group in _pixels(sorted(lane, key=lambda s: s["t0"]), t0, scale, label):
+        groups = _pixels(sorted(lane, key=lambda s: s["t0"]), t0, scale, label)
+        groups.sort(key=lambda g: g[0]["status"] == "failed")  # drawn last: on top, in reach
+        for group in groups:
             s = group[0]
             x = label + (s["t0"] - t0) * scale
             w = max(2.0, (max(g["t1"] for g in group) - s["t0"]) * scale)
@@ -482,10 +492,12 @@ def timeline(steps: list[dict[str, Any]], link: str) -> str:
             rows.append(bar)
     height = len(lanes) * lane_h
     window = most_at_once(steps)
+    lanes_text = f"{len(lanes)} lane{'s' if len(lanes) > 1 else ''}"
     note = (
-        f"<p class=hint>{len(lanes)} lanes; up to {window} items in flight at once.</p>"
+        f"<p class=hint>{lanes_text}; up to {window} item{'s' if window > 1 else ''} in flight "
+        "at once.</p>"
         if window
-        else f"<p class=hint>{len(lanes)} lanes.</p>"
+        else f"<p class=hint>{lanes_text}.</p>"
     )
     return (
         f"<h2>Timeline</h2>{note}<svg class=timeline viewBox='0 0 {width} {height}' "
@@ -601,7 +613,9 @@ def by_item(
     return own, items
 
 
-def steps_by_item(steps: list[dict[str, Any]], link: str, unfold: int | None = None) -> str:
+def steps_by_item(
+    steps: list[dict[str, Any]], link: str, unfold: int | None = None, live: bool = False
+) -> str:
     """Every step in order: the run's own, then each loop item's under a line of its own.
 
     In a run of more than FOLD_ABOVE items, the items that succeeded are folded: each one to its
@@ -627,16 +641,21 @@ def steps_by_item(steps: list[dict[str, Any]], link: str, unfold: int | None = N
             note += "; the items that succeeded are folded: click a line to open it"
         out.append(
             f"<h2>Items</h2><p class=hint>{e(note)}.</p><table class='steps items'>"
-            f"{_STEP_HEADS}{item_bodies(items, link, fold, unfold)}</table>"
+            f"{_STEP_HEADS}{item_bodies(items, link, fold, unfold, live)}</table>"
         )
     return f"<section class=items>{''.join(out)}</section>"
 
 
 def item_bodies(
-    items: dict[int, list[dict[str, Any]]], link: str, fold: bool, unfold: int | None = None
+    items: dict[int, list[dict[str, Any]]],
+    link: str,
+    fold: bool,
+    unfold: int | None = None,
+    live: bool = False,
 ) -> str:
     """The items' lines (and the steps of those not folded); stretches of folded items that
-    succeeded, one line each (the stretch holding `unfold` stays open)."""
+    succeeded, one line each (the stretch holding `unfold` stays open). While the run is live,
+    an item may have more steps to come: it has succeeded "so far"."""
     out = []
     stretch: list[int] = []
 
@@ -646,11 +665,11 @@ def item_bodies(
             out.append(
                 f"<tbody class='stretch folded' id=items-{a}-{b} data-from={a} data-to={b}>"
                 f"<tr class=head><td colspan=8><a href='?item={a}#item-{a}'>items {a}–{b}</a>"
-                f" · <span class='status succeeded'>succeeded</span> · {len(stretch)} items"
+                f" · <span class='status succeeded'>{_succeeded(live)}</span> · {len(stretch)} items"
                 "</td></tr></tbody>"
             )
         else:
-            out.extend(_item(i, items[i], link, folded=i != unfold) for i in stretch)
+            out.extend(_item(i, items[i], link, i != unfold, live) for i in stretch)
         stretch.clear()
 
     for index in sorted(items):
@@ -658,23 +677,27 @@ def item_bodies(
             stretch.append(index)
             continue
         close()
-        out.append(_item(index, items[index], link, folded=fold and index != unfold))
+        out.append(_item(index, items[index], link, fold and index != unfold, live))
     close()
     return "".join(out)
 
 
 def _item_status(steps: list[dict[str, Any]]) -> str:
-    if any(s["status"] == "failed" for s in steps):
-        return "failed"
-    if any(s["status"] in ("running", "pending") for s in steps):
-        return "running"
-    return "succeeded"
+    """A step is recorded when it ends: an item failed, or succeeded (so far, in a live run)."""
+    return "failed" if any(s["status"] == "failed" for s in steps) else "succeeded"
 
 
-def _item(index: int, steps: list[dict[str, Any]], link: str, folded: bool) -> str:
+def _succeeded(live: bool) -> str:
+    return "succeeded so far" if live else "succeeded"
+
+
+def _item(
+    index: int, steps: list[dict[str, Any]], link: str, folded: bool, live: bool = False
+) -> str:
     """One item: a line (its status, steps, time and first error), then its steps unless it
     is folded."""
     status = _item_status(steps)
+    said = _succeeded(live) if status == "succeeded" else status
     begun = [s for s in steps if s["t0"] is not None]
     spent = f" · {max(s['t1'] for s in begun) - min(s['t0'] for s in begun):.2f} s" if begun else ""
     error = next((s.get("error") for s in steps if s["status"] == "failed"), None)
@@ -682,7 +705,7 @@ def _item(index: int, steps: list[dict[str, Any]], link: str, folded: bool) -> s
     folded = folded and status != "failed"
     head = (
         f"<tr class=head><td colspan=8><a href='?item={index}#item-{index}'>item {index}</a>"
-        f" · <span class='status {status}'>{status}</span> · {len(steps)} steps{e(spent)}{why}"
+        f" · <span class='status {status}'>{said}</span> · {len(steps)} steps{e(spent)}{why}"
         "</td></tr>"
     )
     rows = "" if folded else step_rows(steps, link)
@@ -691,9 +714,7 @@ def _item(index: int, steps: list[dict[str, Any]], link: str, folded: bool) -> s
 
 
 def _anchor(step: dict[str, Any]) -> str:
-    return re.sub(
-        r"[^A-Za-z0-9_-]", "_", f"{step['stepId']}-{step['itemIndex']}-{step['startedAt']}"
-    )
+    return re.sub(r"[^A-Za-z0-9_-]", "_", f"{step['stepId']}-{step['itemIndex']}-{step['t0']:.3f}")
 
 
 def failures(steps: list[dict[str, Any]], link: str) -> str:

@@ -9,13 +9,15 @@
       setTimeout(refresh, Number(box.getAttribute("data-poll")) || 2000);
     }
   }
-  var opened = []; // the stretches of items opened on this page
+  var spreadRanges = []; // [from, to] of the stretches of items opened on this page
   function folding(box) {
     var state = {};
     box.querySelectorAll("tbody.item[id]").forEach(function (t) { state[t.id] = t.classList.contains("open"); });
-    box.querySelectorAll("tbody.stretch[id]").forEach(function (t) { state[t.id] = false; });
-    opened.forEach(function (id) { if (!box.querySelector("#" + id)) { state[id] = true; } });
     return state;
+  }
+  function wasSpread(stretch) { // a stretch that grew while the run went on is the same one
+    var from = Number(stretch.getAttribute("data-from")), to = Number(stretch.getAttribute("data-to"));
+    return spreadRanges.some(function (r) { return r[0] <= to && from <= r[1]; });
   }
   function refresh() {
     if (document.hidden) { schedule(); return; }
@@ -34,8 +36,8 @@
           var fresh = holder.firstElementChild;
           box.replaceWith(fresh);
           var spreading = [];
-          fresh.querySelectorAll("tbody.stretch[id]").forEach(function (t) {
-            if (state[t.id]) { spreading.push(spread(t)); }
+          fresh.querySelectorAll("tbody.stretch").forEach(function (t) {
+            if (wasSpread(t)) { spreading.push(spread(t)); }
           });
           Promise.all(spreading).then(function () {
             document.querySelectorAll("[data-live] tbody.item[id]").forEach(function (t) {
@@ -121,7 +123,7 @@
       .then(function (html) {
         if (html !== null && stretch.parentElement) {
           stretch.insertAdjacentHTML("afterend", html); // rendered and escaped by the server
-          if (opened.indexOf(stretch.id) < 0) { opened.push(stretch.id); }
+          spreadRanges.push([Number(range.from), Number(range.to)]);
           stretch.remove();
         }
       })

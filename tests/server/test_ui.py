@@ -129,10 +129,10 @@ async def context(runtime: BrowserRuntime) -> AsyncIterator[BrowserContext]:
     await context.close()
 
 
-async def doc_shot(page: Page, name: str) -> None:
+async def doc_shot(page: Page, name: str, full_page: bool = True) -> None:
     if os.environ.get("TASKPLATE_DOC_SHOTS"):
         DOCS.mkdir(exist_ok=True)
-        await page.screenshot(path=str(DOCS / name), full_page=True)
+        await page.screenshot(path=str(DOCS / name), full_page=full_page)
 
 
 async def test_the_list_shows_a_run_another_process_finished_and_its_page_the_failures(
@@ -424,6 +424,10 @@ async def test_a_thousand_item_runs_page_loads_in_under_a_second(
         )
     print(f"1,000-item run page load (ms, request to load event): {[round(x) for x in loads]}")
     assert min(loads) < 1000, loads
+    await page.locator("h2", has_text="Timeline").evaluate("h => h.scrollIntoView()")
+    await page.locator("svg.timeline rect.step.failed").first.hover()
+    await expect(page.locator(".tip")).to_contain_text("check · item 96: assert failed")
+    await doc_shot(page, "run-items.png", full_page=False)
     # The failed items are open; the others are folded, in stretches between them.
     await expect(page.locator("tbody.item.failed.open")).to_have_count(10)
     await expect(page.locator("tbody.item.failed tr.step.failed")).to_have_count(10)
@@ -448,3 +452,47 @@ async def test_a_thousand_item_runs_page_loads_in_under_a_second(
     await expect(page.locator("svg.timeline rect.step")).not_to_have_count(0)
     bars = await page.locator("svg.timeline rect.step").count()
     assert bars < 1000, bars  # steps sharing a pixel share a bar
+
+
+async def test_an_item_opened_on_a_live_page_stays_open_when_it_refreshes(
+    ui: Ui, ui_home: Path, context: BrowserContext
+) -> None:
+    other = dsl_run(ui_home, UI_TEMPLATES / "slow_items.yaml", "ms=1500", wait=False)
+    try:
+        page = await context.new_page()
+        await page.goto(ui.url + "/?status=running")
+        await page.locator("tr[data-run] a").click(timeout=60_000)
+        stretch = page.locator("tbody.stretch", has_text="items 0–")  # the finished ones
+        await stretch.locator("tr.head").click(timeout=60_000)
+        first = page.locator("#item-0")
+        await expect(first).to_have_class(re.compile("folded"))
+        await first.locator("tr.head").click()
+        await expect(first.locator("tr.step td:nth-child(2)")).to_have_text(["pause"])
+        await page.evaluate("window.before = document.querySelector('[data-live]')")
+        with anyio.fail_after(60):  # until the live part was fetched again and put in place
+            while await page.evaluate("document.querySelector('[data-live]') === window.before"):
+                await anyio.sleep(0.05)
+        await expect(page.locator("#item-0")).to_have_class(re.compile(r"\bopen\b"))
+        await expect(page.locator("#item-0 tr.step")).to_have_count(1)
+        await expect(page.locator("#item-1")).to_be_visible()  # its stretch stays spread
+        with anyio.fail_after(60):
+            while other.poll() is None:
+                await anyio.sleep(0.1)
+        assert json.loads(other.stdout.read())["status"] == "succeeded"
+    finally:
+        if other.poll() is None:
+            other.kill()
+        other.wait()
+        other.stdout.close()
+        other.stderr.close()
+
+
+def test_the_parts_of_a_run_page_refuse_what_is_not_there(
+    ui: Ui, failed_run: dict[str, Any]
+) -> None:
+    path = f"/runs/{failed_run['runId']}"
+    assert status(ui.port, f"{path}?part=item&item=1") == 200
+    assert status(ui.port, f"{path}?part=item&item=99") == 404
+    assert status(ui.port, f"{path}?part=item&item=-1") == 404
+    assert status(ui.port, f"{path}?part=items&from=0&to=3") == 200
+    assert status(ui.port, f"{path}?part=items&from=x&to=3") == 400
