@@ -19,6 +19,7 @@ from taskplate.interpreter import data_home
 
 from ._common import library
 from ._doctor_providers import providers_report
+from ._help import examples
 
 
 async def _endpoints_status(config: BrowserConfig) -> list[dict[str, Any]]:
@@ -54,7 +55,7 @@ async def _browser_version() -> str:
         await runtime.close()
 
 
-@click.command("doctor")
+@click.command("doctor", epilog=examples("dsl doctor", "TASKPLATE_HOME=/srv/taskplate dsl doctor"))
 def command() -> None:
     """Check Chromium, the data home, versions and the templates."""
     problems = 0

@@ -14,6 +14,7 @@ from taskplate.dsl import CheckResult, Step, Template, Value, format_text
 from taskplate.dsl._values import Const, Interp, ListValue, MapValue, Single
 from taskplate.stdlib import REGISTRY
 
+from ._help import examples
 from .validate import check_paths
 
 
@@ -103,7 +104,7 @@ def render_graph(template: Template) -> str:
     return "\n".join(lines)
 
 
-@click.command("graph")
+@click.command("graph", epilog=examples("dsl graph templates/batch_extract_pages.yaml"))
 @click.argument("path")
 def command(path: str) -> None:
     """Print a template's step graph as a tree."""

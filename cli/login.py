@@ -13,10 +13,23 @@ from taskplate.browser import ProfileStore, data_home
 from taskplate.browser._login import login
 
 from ._errors import user_errors
+from ._help import examples
 
 
-@click.command("login")
-@click.option("--profile", "profile_id", default="master", show_default=True)
+@click.command(
+    "login",
+    epilog=examples(
+        "dsl login --profile master --url https://example.com/login",
+        "dsl login --profile shop --url https://shop.example/ --until-selector '#account'",
+    ),
+)
+@click.option(
+    "--profile",
+    "profile_id",
+    default="master",
+    show_default=True,
+    help="The profile the login is kept in (runs use it by its profileId).",
+)
 @click.option("--url", help="The page to open (a login page).")
 @click.option("--until-selector", help="Stop once an element matching this CSS selector appears.")
 @click.option("--until-url", help="Stop once a tab's URL matches this regular expression.")
@@ -38,7 +51,10 @@ def command(
     headless: bool,
     timeout: float,
 ) -> None:
-    """Open a browser, let the user log in, and publish the profile snapshot (every 5 s and at exit)."""
+    """Log in by hand in a browser and keep it as a profile.
+
+    Opens a browser, lets the user log in, and publishes the profile snapshot (every 5 s and at
+    exit)."""
     if until_selector and until_url:
         raise click.UsageError("give --until-selector or --until-url, not both")
     home = data_home()

@@ -17,6 +17,7 @@ from taskplate.dsl import Diagnostic, Severity, check_source
 from taskplate.stdlib import REGISTRY
 
 from ._editor import Item, completions, hover
+from ._help import examples
 
 _KINDS = {
     "key": types.CompletionItemKind.Property,
@@ -114,7 +115,9 @@ def build_server() -> LanguageServer:
     return server
 
 
-@click.command("lsp")
+@click.command("lsp", epilog=examples("dsl lsp   # started by your editor (docs/authoring.md)"))
 def command(**_: Any) -> None:
-    """Run a Language Server over stdio: diagnostics, completion and hover for templates."""
+    """Serve template diagnostics and completion to editors.
+
+    A Language Server over stdio: diagnostics, completion and hover for template files."""
     build_server().start_io()

@@ -9,6 +9,8 @@ import sys
 
 import click
 
+from ._help import examples
+
 # command name -> "module:attribute", imported on first use
 COMMANDS = {
     "validate": "taskplate.cli.validate:command",
@@ -39,7 +41,16 @@ class LazyGroup(click.Group):
         return command
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=LazyGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog=examples(
+        "dsl template list",
+        "dsl run batch_extract_pages --input urls=https://example.com/",
+        "dsl serve",
+        "dsl COMMAND --help",
+    ),
+)
 @click.version_option(package_name="taskplate", prog_name="dsl")
 def cli() -> None:
     """taskplate: declarative browser task templates for AI agents."""

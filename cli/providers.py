@@ -22,6 +22,8 @@ from taskplate.providers import (
     write_lock,
 )
 
+from ._help import examples
+
 
 def sync_folders(extra: tuple[str, ...]) -> list[Path]:
     """The folders whose configuration is synced: TASKPLATE_TEMPLATES's and --templates'
@@ -55,12 +57,19 @@ def write_locks(config: Configuration, listings: dict[str, ServerListing]) -> li
     return written
 
 
-@click.group("providers")
+@click.group(
+    "providers",
+    epilog=examples("dsl providers sync", "dsl providers sync --templates ./my-templates"),
+)
 def providers() -> None:
-    """Providers: other MCP servers whose tools are actions (taskplate.toml)."""
+    """Other MCP servers whose tools are actions.
+
+    Configured in taskplate.toml (docs/providers.md)."""
 
 
-@providers.command("sync")
+@providers.command(
+    "sync", epilog=examples("dsl providers sync", "dsl providers sync --templates ./my-templates")
+)
 @click.option(
     "--templates",
     "folders",
@@ -69,7 +78,9 @@ def providers() -> None:
     help="A template folder whose taskplate.toml to sync (also TASKPLATE_TEMPLATES).",
 )
 def sync(folders: tuple[str, ...]) -> None:
-    """Start each configured provider, list its tools and write providers.lock.json."""
+    """Record the configured providers' tools in lock files.
+
+    Starts each configured provider, lists its tools and writes providers.lock.json."""
     config = load_configuration(list(sync_folders(folders)), data_home())
     if not config.files:
         click.echo(

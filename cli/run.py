@@ -29,6 +29,7 @@ from taskplate.interpreter import Progress as RunProgress
 
 from ._common import emit, library, limits, manager, store_option
 from ._errors import user_errors
+from ._help import examples
 from ._llm import configured_sampler
 from ._prompt import TerminalAsker
 
@@ -133,6 +134,42 @@ def parse_inputs(pairs: tuple[str, ...], inputs_file: str | None) -> dict[str, A
     return inputs
 
 
+_JSON_TYPES = {
+    dict: "object",
+    list: "array",
+    str: "string",
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    type(None): "null",
+}
+
+
+def given_once(pairs: tuple[str, ...]) -> set[str]:
+    """The keys of `--input KEY=VALUE` given exactly once."""
+    keys = [pair.partition("=")[0] for pair in pairs]
+    return {key for key in keys if keys.count(key) == 1}
+
+
+def lists_of_one(inputs: dict[str, Any], schema: dict[str, Any], once: set[str]) -> dict[str, Any]:
+    """An input given once on the command line whose schema wants an array, and whose value
+    that schema does not take as it is, becomes a list of one (as `gh` or `kubectl` read it)."""
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return inputs
+    wrapped = dict(inputs)
+    for key in once & set(inputs):
+        wanted = properties.get(key)
+        kinds = wanted.get("type") if isinstance(wanted, dict) else None
+        kinds = [kinds] if isinstance(kinds, str) else kinds
+        if not isinstance(kinds, list) or "array" not in kinds:
+            continue
+        kind = _JSON_TYPES.get(type(inputs[key]))
+        if kind not in kinds and not (kind == "integer" and "number" in kinds):
+            wrapped[key] = [inputs[key]]
+    return wrapped
+
+
 def _rejected(lib: TemplateLibrary, path: Path) -> int:
     for d in lib.rejected[str(path)]:
         click.echo(format_text(d, path.read_text(encoding="utf-8")), err=True)
@@ -177,6 +214,7 @@ async def _run(
     as_json: bool,
     trace: str | None = None,
     confirm: str = "ask",
+    once: frozenset[str] = frozenset(),
 ) -> int:
     path = Path(template_ref)
     is_file = path.suffix in (".yaml", ".yml") and path.exists()
@@ -210,6 +248,9 @@ async def _run(
             options["timeoutMs"] = timeout
         if trace:
             options["trace"] = trace
+        if once:
+            schema = lib.get(template_id, version).inputs_schema
+            inputs = lists_of_one(inputs, schema, set(once))
         run_id = await runs.submit(
             template_id,
             inputs,
@@ -233,14 +274,21 @@ async def _run(
     return EXIT.get(RunStatus(answer["status"]), 1)
 
 
-@click.command("run")
+@click.command(
+    "run",
+    epilog=examples(
+        "dsl run batch_extract_pages --input urls=https://example.com/",
+        "dsl run my_task.yaml --inputs inputs.json --trace on",
+    ),
+)
 @click.argument("template")
 @click.option(
     "--input",
     "pairs",
     multiple=True,
     metavar="KEY=VALUE",
-    help="An input; VALUE is JSON or plain text. Repeat a key to make a list.",
+    help="An input; VALUE is JSON or plain text. For a list input, one value given once is a "
+    "list of one; repeat the key for more values (or give a JSON list).",
 )
 @click.option("--inputs", "inputs_file", metavar="FILE", help="A JSON file with the inputs.")
 @click.option(
@@ -282,11 +330,17 @@ def command(
     folders: tuple[str, ...],
     as_json: bool,
 ) -> None:
-    """Run TEMPLATE (an id, id@version, or a .yaml file) and print the finished run as JSON."""
+    """Run a template here and print the finished run.
+
+    TEMPLATE is an id, id@version, or a .yaml file; the finished run is printed as JSON (as
+    get_task_run answers), with a progress bar on a terminal."""
     inputs = parse_inputs(pairs, inputs_file)
     check_timeout(timeout, limits())
+    once = frozenset(given_once(pairs))
     try:
-        code = anyio.run(_run, template, inputs, mode, timeout, folders, as_json, trace, confirm)
+        code = anyio.run(
+            _run, template, inputs, mode, timeout, folders, as_json, trace, confirm, once
+        )
     except KeyboardInterrupt:
         click.echo("canceled", err=True)
         code = 130

@@ -18,51 +18,79 @@ from taskplate.interpreter import Chunk, RunManager
 
 from ._common import emit, store_option, with_runs
 from ._errors import user_errors
+from ._help import examples
 
 
-@click.group("runs")
+@click.group(
+    "runs",
+    epilog=examples(
+        "dsl runs list --status failed", "dsl runs show RUN_ID --steps", "dsl runs cancel RUN_ID"
+    ),
+)
 def runs() -> None:
-    """Runs of every taskplate process on the store (this machine's, or --store)."""
+    """List, show, cancel and trace runs.
+
+    The runs of every taskplate process on the store (this machine's, or --store)."""
 
 
-@runs.command("list")
+@runs.command(
+    "list",
+    epilog=examples(
+        "dsl runs list", "dsl runs list --status failed --template batch_extract_pages"
+    ),
+)
 @click.option(
     "--status",
     type=click.Choice([str(s) for s in RunStatus]),
+    help="Only runs in this state.",
 )
-@click.option("--template", "template_id")
-@click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 100))
-@click.option("--offset", default=0, type=click.IntRange(0))
+@click.option("--template", "template_id", metavar="ID", help="Only runs of this template.")
+@click.option(
+    "--limit",
+    default=20,
+    show_default=True,
+    type=click.IntRange(1, 100),
+    help="At most this many runs.",
+)
+@click.option("--offset", default=0, type=click.IntRange(0), help="Skip this many newest runs.")
 @store_option
 @user_errors
 def list_runs(status: str | None, template_id: str | None, limit: int, offset: int) -> None:
-    """Newest first."""
+    """List runs, newest first (as list_task_runs answers)."""
     emit(with_runs(lambda runs: runs.list(status, template_id, limit, offset)))
 
 
-@runs.command("show")
+@runs.command("show", epilog=examples("dsl runs show RUN_ID", "dsl runs show RUN_ID --steps"))
 @click.argument("run_id")
 @click.option("--steps", is_flag=True, help="Include every step execution.")
 @store_option
 @user_errors
 def show(run_id: str, steps: bool) -> None:
+    """Show one run.
+
+    As get_task_run answers: status, progress, result or error, artifacts (and steps)."""
     emit(with_runs(lambda runs: runs.describe(run_id, include_steps=steps)))
 
 
-@runs.command("cancel")
+@runs.command("cancel", epilog=examples("dsl runs cancel RUN_ID", "dsl runs cancel RUN_ID --force"))
 @click.argument("run_id")
 @click.option("--force", is_flag=True, help="Abort the steps in flight too.")
 @store_option
 @user_errors
 def cancel(run_id: str, force: bool) -> None:
+    """Cancel a run.
+
+    The steps running finish (unless --force), the rest are skipped."""
     emit(with_runs(lambda runs: runs.cancel(run_id, force)))
 
 
-@runs.command("resume")
+@runs.command("resume", epilog=examples("dsl runs resume RUN_ID"))
 @click.argument("run_id")
 @user_errors
 def resume(run_id: str) -> None:
-    """Go on with a run waiting for a person (a hand_over step), once they are done."""
+    """Resume a run that waits for a person.
+
+    Goes on with a run at a hand_over step, once the person is done."""
     emit(with_runs(lambda runs: runs.resume(run_id)))
 
 
@@ -96,7 +124,9 @@ def save_trace(run_id: str, output: Path | None) -> Path:
     return output
 
 
-@runs.command("trace")
+@runs.command(
+    "trace", epilog=examples("dsl runs trace RUN_ID", "dsl runs trace RUN_ID -o trace.zip --print")
+)
 @click.argument("run_id")
 @click.option(
     "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Where to write it."
@@ -107,7 +137,9 @@ def save_trace(run_id: str, output: Path | None) -> Path:
 @store_option
 @user_errors
 def trace(run_id: str, output: Path | None, print_only: bool) -> None:
-    """Open the run's Playwright trace in Playwright's Trace Viewer (or print the command)."""
+    """Open a run's Playwright trace in the Trace Viewer.
+
+    Or print the command, where there is no display."""
     path = save_trace(run_id, output)
     viewer = [sys.executable, "-m", "playwright", "show-trace", str(path)]
     click.echo(f"wrote the trace of {run_id} to {path}", err=True)
@@ -124,12 +156,12 @@ def trace(run_id: str, output: Path | None, print_only: bool) -> None:
     sys.exit(subprocess.call(viewer))
 
 
-@click.group("artifact")
+@click.group("artifact", epilog=examples("dsl artifact get ARTIFACT_ID -o pages.json"))
 def artifact() -> None:
     """Artifacts of runs."""
 
 
-@artifact.command("get")
+@artifact.command("get", epilog=examples("dsl artifact get ARTIFACT_ID -o pages.json"))
 @click.argument("artifact_id")
 @click.option(
     "-o",
@@ -141,6 +173,9 @@ def artifact() -> None:
 @store_option
 @user_errors
 def get(artifact_id: str, output: str) -> None:
+    """Write a run's artifact to a file.
+
+    A result, an export, a screenshot or a trace, read in chunks."""
     chunk_size = 1 << 20
 
     async def copy(runs: RunManager) -> int:

@@ -19,14 +19,29 @@ from taskplate.server._serve import run
 
 from ._common import library, manager, store_option
 from ._errors import user_errors
+from ._help import examples
 
 
-@click.command("serve")
-@click.option(
-    "--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True
+@click.command(
+    "serve",
+    epilog=examples(
+        "dsl serve   # stdio, for a local MCP client",
+        "dsl serve --transport http --port 8765 --token-file tokens.txt",
+    ),
 )
-@click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=8765, show_default=True, type=int)
+@click.option(
+    "--transport",
+    type=click.Choice(["stdio", "http"]),
+    default="stdio",
+    show_default=True,
+    help="stdio for a local client that starts the server; http (streamable HTTP) for others.",
+)
+@click.option(
+    "--host", default="127.0.0.1", show_default=True, help="http: the address to listen on."
+)
+@click.option(
+    "--port", default=8765, show_default=True, type=int, help="http: the port to listen on."
+)
 @click.option(
     "--trust",
     type=click.Choice(["remote", "local"]),

@@ -14,11 +14,12 @@ from taskplate.dsl import ErrorCode, TaskplateError
 
 from ._common import manager, store_option
 from ._errors import user_errors
+from ._help import examples
 
 
-@click.command("ui")
-@click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=8766, show_default=True, type=int)
+@click.command("ui", epilog=examples("dsl ui", "dsl ui --port 9000"))
+@click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
+@click.option("--port", default=8766, show_default=True, type=int, help="The port to listen on.")
 @click.option(
     "--token-file",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -41,7 +42,9 @@ from ._errors import user_errors
 def command(
     host: str, port: int, token_file: Path | None, allow_remote: bool, public_hosts: tuple[str, ...]
 ) -> None:
-    """Serve the runs page: / lists the runs, /runs/RUN_ID shows one."""
+    """Serve the runs page on a local web address.
+
+    / lists the runs, /runs/RUN_ID shows one."""
     import uvicorn
 
     from taskplate.server._auth import HttpSecurity, is_loopback, load_tokens

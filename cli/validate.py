@@ -23,6 +23,7 @@ from taskplate.dsl import (
 from taskplate.stdlib import REGISTRY
 
 from ._files import template_files
+from ._help import examples
 
 
 def _catalog_for(file: Path, kept: dict[Path, ActionCatalog]) -> ActionCatalog:
@@ -63,14 +64,24 @@ def check_paths(paths: tuple[str, ...]) -> tuple[list[CheckResult], list[str]]:
     return results, failures
 
 
-@click.command("validate")
+@click.command(
+    "validate",
+    epilog=examples("dsl validate my_task.yaml", "dsl validate templates/ --strict --format json"),
+)
 @click.argument("paths", nargs=-1, required=True)
 @click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="text: actionlint's style with the source line; json: one object per diagnostic.",
 )
 @click.option("--strict", is_flag=True, help="Treat warnings as errors (exit 1).")
 def command(paths: tuple[str, ...], fmt: str, strict: bool) -> None:
-    """Check template files (or every *.yaml under folders) without running them."""
+    """Check template files without running them.
+
+    Files, or every *.yaml under folders."""
     results, failures = check_paths(paths)
     diagnostics: list[Diagnostic] = sorted(
         (d for r in results for d in r.diagnostics), key=Diagnostic.sort_key

@@ -387,8 +387,9 @@ class Execution:
                     await anyio.sleep(step.retry.backoff_ms * 2 ** (attempts - 1) / 1000)
             except StepFailed:
                 if spec.needs_browser and self.on_failure is not None:  # before the tab closes
-                    label = f"{step.id or 'step'}{'' if item is None else f'-{item}'}"
-                    shot = await self.on_failure(self.artifacts, session, own_tab, label)
+                    shot = await self.on_failure(
+                        self.artifacts, session, own_tab, _shot_label(step, item)
+                    )
                 raise
             finally:
                 if (
@@ -399,6 +400,8 @@ class Execution:
                 ):
                     await session.close_tab(own_tab)
         except StepFailed as failure:
+            if shot is None and own_tab is None:  # a check failed, or before the step had a tab
+                shot = await self._page_of_failure(step, item, tab_id)
             reported = {
                 "code": str(failure.error.code),
                 "message": preview(failure.error.message, self.secrets),
@@ -445,6 +448,21 @@ class Execution:
                 asked = asked.replace(secret, "***")
         question = asked or default_question(spec, preview(args, self.secrets))
         return await (self.confirmer or Confirmer(self.trust)).confirm(step, spec, question)
+
+    async def _page_of_failure(
+        self, step: Step, item: int | None, tab_id: str | None
+    ) -> str | None:
+        """A PNG of the page a failed step's item (or the run) works in, for a step that had no
+        tab of its own: an `assert` after a page answered HTTP 500 shows that page. None when
+        no browser was started, the tab is gone or shows nothing yet."""
+        if self.on_failure is None or self._session is None:
+            return None
+        lazy = _ITEM_TAB.get()
+        tab_ref = lazy.id if lazy is not None else (tab_id or self._session.main_tab)
+        tab = self._session.tabs.get(tab_ref or "")
+        if tab is None or tab.page.url == "about:blank":
+            return None
+        return await self.on_failure(self.artifacts, self._session, tab.id, _shot_label(step, item))
 
     def _tab_of(self, browser: bool, tab_id: str | None) -> str | None:
         if not browser or self._session is None:
@@ -807,6 +825,11 @@ class Execution:
             if isinstance(collected, dict)
             else {"value": collected, **outcome}
         )
+
+
+def _shot_label(step: Step, item: int | None) -> str:
+    """How a failure screenshot is named: `failure-open-3.png` (step, item)."""
+    return f"{step.id or step.action or 'step'}{'' if item is None else f'-{item}'}"
 
 
 def _per_item(loop: Step) -> int:

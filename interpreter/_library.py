@@ -69,6 +69,45 @@ def matches(version: str, wanted: str) -> bool:
     return have[0] == floor[0] and have >= floor
 
 
+def template_info(
+    t: Template, level: str = "L0", providers: list[str] | None = None
+) -> dict[str, Any]:
+    """A served template as `list_task_templates` (and `dsl template list|show`) show it."""
+    limits = {
+        k: v
+        for k, v in (
+            ("maxItems", t.limits.max_items),
+            ("maxConcurrency", t.limits.max_concurrency),
+            ("maxTimeoutMs", t.limits.max_timeout_ms),
+        )
+        if v is not None
+    }
+    threshold = (
+        t.partial_success.threshold
+        if t.partial_success.threshold is not None
+        else (0.5 if t.partial_success.allowed else None)
+    )
+    return {
+        "templateId": t.id,
+        "version": t.version,
+        "name": t.name,
+        "description": t.description,
+        "trustLevelSupport": [str(x) for x in t.trust],
+        "supportsPartialSuccess": t.partial_success.allowed,
+        "partialSuccessThreshold": threshold,
+        "limits": limits,
+        "inputsSchema": t.inputs_schema,
+        "outputsSchema": t.outputs_schema,
+        "capabilityLevel": level,
+        "providers": providers or [],
+    }
+
+
+def _first_error(diagnostics: list[Diagnostic]) -> str:
+    errors = [d for d in diagnostics if str(d.severity) == "error"] or diagnostics
+    return errors[0].header() if errors else "it does not check"
+
+
 @dataclass
 class TemplateLibrary:
     catalog: ActionCatalog  # the built-in actions
@@ -82,6 +121,7 @@ class TemplateLibrary:
     providers: Providers | None = None  # connected while `running`
     needed: set[str] = field(default_factory=set)  # providers that enabled templates use
     added: list[Traversable] = field(default_factory=list)  # files added one by one (dsl run)
+    switched_off: dict[str, Template] = field(default_factory=dict)  # path -> disabled template
     _seen: Any = None
 
     def load(self, folders: list[Traversable], home: Path | None = None) -> TemplateLibrary:
@@ -96,6 +136,7 @@ class TemplateLibrary:
         self.actions = ProviderCatalog.build(self.catalog, self.folders, self.home, self.providers)
         self.configuration = self.actions.configuration
         self.templates, self.sources, self.rejected, self.needed = {}, {}, {}, set()
+        self.switched_off = {}
         for folder in self.folders:
             for path in template_files(folder):
                 self._add(path)
@@ -117,6 +158,7 @@ class TemplateLibrary:
         result = check_source(text, str(path), actions)
         if result.template is not None and not self.enabled(result.template.id):
             log.info("template %s (%s) is disabled by configuration", result.template.id, path)
+            self.switched_off[str(path)] = result.template
             return None  # not served, so neither checked nor needing its providers
         if result.template is not None:
             self.needed |= template_needs(result.template, actions)[1]
@@ -171,6 +213,39 @@ class TemplateLibrary:
                 yield self
             finally:
                 self.providers = None
+
+    def info(self, template: Template) -> dict[str, Any]:
+        """The template as `list_task_templates` shows it."""
+        return template_info(template, *self.needs(template))
+
+    def found(self) -> list[dict[str, Any]]:
+        """Every template file found: the served ones as `list_task_templates` shows them
+        (`enabled: true`), then those switched off by a taskplate.toml and those not served
+        because they do not check, each with why (`enabled: false`, `why`)."""
+        served = [{**self.info(t), "enabled": True} for t in self.all()]
+        for t in served:
+            if t["templateId"] in self.configuration.local_only:
+                t["why"] = "local callers only (taskplate.toml [templates] local_only)"
+        off = [
+            {
+                **self.info(t),
+                "enabled": False,
+                "why": "disabled by taskplate.toml ([templates] disabled)",
+                "path": path,
+            }
+            for path, t in self.switched_off.items()
+        ]
+        broken = [
+            {
+                "templateId": None,
+                "path": path,
+                "enabled": False,
+                "why": "not served: " + _first_error(found),
+                "diagnostics": [d.header() for d in found],
+            }
+            for path, found in self.rejected.items()
+        ]
+        return [*served, *off, *broken]
 
     def all(self) -> list[Template]:
         return [

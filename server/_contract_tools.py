@@ -12,7 +12,7 @@ from typing import Any
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, InputRequiredResult
 
-from taskplate.dsl import RunStatus, Template
+from taskplate.dsl import RunStatus
 
 from . import _schemas as schemas
 from ._follow import follow
@@ -22,39 +22,6 @@ from ._state import ServerState
 from ._tools import ToolSpec, params
 
 ID = {"type": "string", "minLength": 1}
-
-
-def template_info(
-    t: Template, level: str = "L0", providers: list[str] | None = None
-) -> dict[str, Any]:
-    limits = {
-        k: v
-        for k, v in (
-            ("maxItems", t.limits.max_items),
-            ("maxConcurrency", t.limits.max_concurrency),
-            ("maxTimeoutMs", t.limits.max_timeout_ms),
-        )
-        if v is not None
-    }
-    threshold = (
-        t.partial_success.threshold
-        if t.partial_success.threshold is not None
-        else (0.5 if t.partial_success.allowed else None)
-    )
-    return {
-        "templateId": t.id,
-        "version": t.version,
-        "name": t.name,
-        "description": t.description,
-        "trustLevelSupport": [str(x) for x in t.trust],
-        "supportsPartialSuccess": t.partial_success.allowed,
-        "partialSuccessThreshold": threshold,
-        "limits": limits,
-        "inputsSchema": t.inputs_schema,
-        "outputsSchema": t.outputs_schema,
-        "capabilityLevel": level,
-        "providers": providers or [],
-    }
 
 
 def fit(answer: dict[str, Any], limit: int) -> dict[str, Any]:
@@ -85,7 +52,7 @@ def contract_tools(state: ServerState) -> list[ToolSpec]:
     async def list_task_templates(args: dict[str, Any], ctx: Context) -> CallToolResult:
         library = manager.library
         await library.refresh()  # template files and taskplate.toml changes take effect here
-        return ok({"templates": [template_info(t, *library.needs(t)) for t in library.all()]})
+        return ok({"templates": [library.info(t) for t in library.all()]})
 
     async def following(run_id: str, ctx: Context) -> CallToolResult:
         return ok(fit(await follow(manager, ctx, run_id, state.log_levels), inline))

@@ -34,6 +34,7 @@ from ._auth import LOOPBACK_HOSTS, Token, is_loopback
 
 COOKIE = "taskplate_ui"
 POLL_MS = 2000
+FOLD_ABOVE = 20  # items: in larger runs, the steps of items that succeeded are folded
 STATUSES = [str(s) for s in RunStatus]
 _CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
@@ -129,6 +130,10 @@ def _progress(progress: dict[str, Any]) -> str:
         failed = f", {items['failed']} failed" if items.get("failed") else ""
         return f"{items['done']}/{items['total']} items{failed}"
     return f"{progress.get('doneSteps', 0)}/{progress.get('totalSteps', 0)} steps"
+
+
+def _whole(text: str | None) -> int | None:
+    return int(text) if text is not None and text.isdigit() and len(text) < 10 else None
 
 
 def _json(value: Any, limit: int = 20_000) -> str:
@@ -247,17 +252,41 @@ class RunsPage:
         run_id = request.path_params["run_id"]
         base = request.scope.get("root_path", "")
         try:
-            answer = await self.manager.describe(run_id, include_steps=True)
+            answer = await self.manager.describe(run_id)
         except TaskplateError as error:
             return _plain(error.message, 404)
+        query = request.query_params
+        steps = page_steps(await self.manager.store.steps(run_id))
+        unfold = _whole(query.get("item"))
+        link = f"{base}/runs/{quote(run_id)}"
+        if query.get("part") == "item":  # the steps of an item opened on the page
+            items = by_item(steps)[1]
+            if unfold not in items:
+                return _plain(f"run {run_id} has no item {query.get('item')}", 404)
+            return _html(step_rows(items[unfold], link))
+        if query.get("part") == "items":  # the lines of a stretch of items opened on the page
+            first, last = _whole(query.get("from")), _whole(query.get("to"))
+            if first is None or last is None:
+                return _plain("from and to are item numbers", 400)
+            items = by_item(steps)[1]
+            chosen = {i: items[i] for i in items if first <= i <= last}
+            live = not RunStatus(answer["status"]).terminal
+            return _html("".join(_item(i, chosen[i], link, True, live) for i in sorted(chosen)))
         row = await self.manager.store.run(run_id)
         assert row is not None
-        live = self._run_live(base, answer, row)
-        if request.query_params.get("part") == "live":
+        live = self._run_live(base, answer, row, steps, unfold)
+        if query.get("part") == "live":
             return _html(live)
         return _html(_page(run_id, f"<h1>Run <code>{e(run_id)}</code></h1>{live}", base))
 
-    def _run_live(self, base: str, answer: dict[str, Any], row: Any) -> str:
+    def _run_live(
+        self,
+        base: str,
+        answer: dict[str, Any],
+        row: Any,
+        steps: list[dict[str, Any]],
+        unfold: int | None = None,
+    ) -> str:
         run_id = answer["runId"]
         terminal = RunStatus(answer["status"]).terminal
         link = f"{base}/runs/{quote(run_id)}"
@@ -296,7 +325,8 @@ class RunsPage:
             f"<div data-live={'off' if terminal else 'on'} data-poll={POLL_MS}>"
             f"{cancel}{self._waiting(answer, link)}{facts}<h2>Inputs</h2>{_json(row.inputs)}{error}{result}"
             f"<h2>Artifacts</h2><ul class=artifacts>{artifacts or '<li>none</li>'}</ul>{trace_help}"
-            f"{timeline(answer['steps'], link)}{failures(answer['steps'], link)}</div>"
+            f"{timeline(steps, link)}{steps_by_item(steps, link, unfold, not terminal)}"
+            f"{failures(steps, link)}</div>"
         )
 
     def _waiting(self, answer: dict[str, Any], link: str) -> str:
@@ -379,30 +409,46 @@ class RunsPage:
         return Response(_static(name), media_type=kinds[name], headers=_HEADERS)
 
 
+def page_steps(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A run's step records as the page shows them (the fields of get_task_run's steps, read
+    from the store's rows with their times as seconds, `t0` and `t1`): a run of a thousand
+    items has thousands of steps, and writing their times as text to read them back cost the
+    page more than all its drawing. Previews and errors were masked when they were recorded."""
+    return [
+        {
+            "stepId": r["step_id"],
+            "itemIndex": r["item_index"],
+            "action": r["action"],
+            "status": r["status"],
+            "attempts": r["attempts"],
+            "t0": r["started_at"],
+            "t1": r["ended_at"] if r["ended_at"] is not None else r["started_at"],
+            "argsPreview": r["args_preview"],
+            "error": r["error"],
+            "tabId": r.get("tab_id"),
+            "screenshotArtifactId": r.get("screenshot_artifact_id"),
+        }
+        for r in rows
+    ]
+
+
 def _lanes(steps: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     lanes: dict[str, list[dict[str, Any]]] = {}
     for step in steps:
-        if step["startedAt"] is None:
+        if step["t0"] is None:
             continue
         lanes.setdefault(step.get("tabId") or "no tab", []).append(step)
     return lanes
-
-
-def _seconds(text: str) -> float:
-    from datetime import datetime
-
-    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
 
 
 def most_at_once(steps: list[dict[str, Any]]) -> int:
     """The most loop items in flight at one moment: the sliding window's fill."""
     spans: dict[int, list[float]] = {}
     for s in steps:
-        if s["itemIndex"] is None or s["startedAt"] is None:
+        if s["itemIndex"] is None or s["t0"] is None:
             continue
-        start, end = _seconds(s["startedAt"]), _seconds(s["endedAt"] or s["startedAt"])
-        span = spans.setdefault(s["itemIndex"], [start, end])
-        span[0], span[1] = min(span[0], start), max(span[1], end)
+        span = spans.setdefault(s["itemIndex"], [s["t0"], s["t1"]])
+        span[0], span[1] = min(span[0], s["t0"]), max(span[1], s["t1"])
     edges = sorted([(a, 1) for a, _ in spans.values()] + [(b, -1) for _, b in spans.values()])
     most = now = 0
     for _, delta in edges:
@@ -412,45 +458,46 @@ def most_at_once(steps: list[dict[str, Any]]) -> int:
 
 
 def timeline(steps: list[dict[str, Any]], link: str) -> str:
-    """An SVG of the steps per tab over time (no inline styles: the page's CSP forbids them)."""
+    """An SVG of the steps per tab over time (no inline styles: the page's CSP forbids them).
+    Each bar names its step (its title, shown on hover); a failed one links to its failure,
+    a click on an item's opens the item's steps (the script: a link per bar costs a large run's
+    page a tenth of its load)."""
     lanes = _lanes(steps)
     if not lanes:
         return "<h2>Timeline</h2><p>No steps yet.</p>"
-    starts = [_seconds(s["startedAt"]) for lane in lanes.values() for s in lane]
-    ends = [_seconds(s["endedAt"] or s["startedAt"]) for lane in lanes.values() for s in lane]
-    t0, span = min(starts), max(max(ends) - min(starts), 0.001)
+    t0 = min(s["t0"] for lane in lanes.values() for s in lane)
+    span = max(max(s["t1"] for lane in lanes.values() for s in lane) - t0, 0.001)
     width, label, lane_h = 1000, 90, 24
+    scale = (width - label) / span
     rows = []
     for number, (tab, lane) in enumerate(sorted(lanes.items())):
         y = number * lane_h
         rows.append(f"<text class=lane x=0 y={y + 16}>{e(tab)}</text>")
-        for s in lane:
-            x = label + (_seconds(s["startedAt"]) - t0) / span * (width - label)
-            w = max(
-                2.0,
-                (_seconds(s["endedAt"] or s["startedAt"]) - _seconds(s["startedAt"]))
-                / span
-                * (width - label),
-            )
-            item = "" if s["itemIndex"] is None else f" item {s['itemIndex']}"
-            tip = f"{s['stepId'] or s['action']}{item}: {s['action']} {s['status']}"
-            if s.get("error"):
-                tip += f" ({s['error'].get('code')}: {s['error'].get('message')})"
+        groups = _pixels(sorted(lane, key=lambda s: s["t0"]), t0, scale, label)
+        groups.sort(key=lambda g: g[0]["status"] == "failed")  # drawn last: on top, in reach
+        for group in groups:
+            s = group[0]
+            x = label + (s["t0"] - t0) * scale
+            w = max(2.0, (max(g["t1"] for g in group) - s["t0"]) * scale)
+            item = "" if s["itemIndex"] is None else f" data-item={s['itemIndex']}"
+            tip = _tip(s) if len(group) == 1 else _tips(group)
             bar = (
                 f"<rect class='step {e(s['status'])}' x={x:.1f} y={y + 3} width={w:.1f} "
-                f"height={lane_h - 6}><title>{e(tip)}</title></rect>"
+                f"height={lane_h - 6}{item}><title>{e(tip)}</title></rect>"
             )
-            if s["itemIndex"] is not None and w >= 18:  # which item the tab is serving
+            if s["itemIndex"] is not None and w >= 18 and len(group) == 1:  # the tab's item
                 bar += f"<text class=item x={x + 3:.1f} y={y + 16}>{s['itemIndex']}</text>"
             if s["status"] == "failed":
                 bar = f"<a href='#failure-{_anchor(s)}'>{bar}</a>"
             rows.append(bar)
     height = len(lanes) * lane_h
     window = most_at_once(steps)
+    lanes_text = f"{len(lanes)} lane{'s' if len(lanes) > 1 else ''}"
     note = (
-        f"<p class=hint>{len(lanes)} lanes; up to {window} items in flight at once.</p>"
+        f"<p class=hint>{lanes_text}; up to {window} item{'s' if window > 1 else ''} in flight "
+        "at once.</p>"
         if window
-        else f"<p class=hint>{len(lanes)} lanes.</p>"
+        else f"<p class=hint>{lanes_text}.</p>"
     )
     return (
         f"<h2>Timeline</h2>{note}<svg class=timeline viewBox='0 0 {width} {height}' "
@@ -459,10 +506,215 @@ def timeline(steps: list[dict[str, Any]], link: str) -> str:
     )
 
 
-def _anchor(step: dict[str, Any]) -> str:
-    return re.sub(
-        r"[^A-Za-z0-9_-]", "_", f"{step['stepId']}-{step['itemIndex']}-{step['startedAt']}"
+def _pixels(
+    lane: list[dict[str, Any]], t0: float, scale: float, label: int
+) -> list[list[dict[str, Any]]]:
+    """A lane's bars, where steps of the same outcome that would share a pixel share one bar
+    (in a run of thousands of steps most are narrower than a pixel: no one could point at one,
+    and each costs the page its share of a second). A failed step keeps its own bar."""
+    groups: list[list[dict[str, Any]]] = []
+    end = -1.0
+    for s in lane:
+        x = label + (s["t0"] - t0) * scale
+        narrow = (s["t1"] - s["t0"]) * scale < 1
+        last = groups[-1] if groups else None
+        right = label + (s["t1"] - t0) * scale
+        if (
+            last is not None
+            and narrow
+            and s["status"] != "failed"
+            and last[0]["status"] == s["status"]
+            and x <= end + 1
+            and (last[-1]["t1"] - last[-1]["t0"]) * scale < 1
+        ):
+            last.append(s)
+            end = max(end, right)
+        else:
+            groups.append([s])
+            end = right
+    return groups
+
+
+def _tips(group: list[dict[str, Any]]) -> str:
+    """What a bar of several steps says: how many, which items, which steps."""
+    items = sorted({s["itemIndex"] for s in group if s["itemIndex"] is not None})
+    names = list(dict.fromkeys(str(s["stepId"] or s["action"]) for s in group))
+    which = f" of items {items[0]}–{items[-1]}" if len(items) > 1 else ""
+    if len(items) == 1:
+        which = f" of item {items[0]}"
+    return f"{len(group)} steps {group[0]['status']}{which}: {', '.join(names[:6])}"
+
+
+def _tip(s: dict[str, Any]) -> str:
+    """What a timeline bar says on hover: its step, item, action, status, time and error."""
+    item = "" if s["itemIndex"] is None else f" · item {s['itemIndex']}"
+    tip = f"{s['stepId'] or s['action']}{item}: {s['action']} {s['status']}, {_ms(s)}"
+    if s["attempts"] > 1:
+        tip += f", {s['attempts']} attempts"
+    if s.get("error"):
+        tip += f" ({s['error'].get('code')}: {s['error'].get('message')})"
+    return tip
+
+
+def _ms(s: dict[str, Any]) -> str:
+    if s["t0"] is None:
+        return ""
+    spent = s["t1"] - s["t0"]
+    return f"{spent * 1000:.0f} ms" if spent < 10 else f"{spent:.1f} s"
+
+
+def _error_text(error: dict[str, Any] | None) -> str:
+    if not error:
+        return ""
+    return f"<code>{e(error.get('code'))}</code> {e(error.get('message'))}"
+
+
+def _step_row(number: int, s: dict[str, Any], link: str) -> str:
+    shot = ""
+    if s.get("screenshotArtifactId"):
+        src = f"{link}/artifacts/{quote(s['screenshotArtifactId'])}"
+        shot = f"<a class=shot-link href='{e(src)}'>screenshot</a>"
+    return (
+        f"<tr class='step {e(s['status'])}'><td>{number}</td>"
+        f"<td title='{e(s.get('argsPreview') or '')}'>{e(s['stepId'] or s['action'])}</td>"
+        f"<td>{e(s['action'] or '')}</td>"
+        f"<td><span class='status {e(s['status'])}'>{e(s['status'])}</span></td>"
+        f"<td>{s['attempts']}</td><td>{e(_ms(s))}</td>"
+        f"<td class=error>{_error_text(s.get('error'))}</td><td>{shot}</td></tr>"
     )
+
+
+def step_rows(steps: list[dict[str, Any]], link: str) -> str:
+    """Steps in the order they started: what ran, how it ended, how long, why it failed."""
+    return "".join(_step_row(n, s, link) for n, s in enumerate(_in_order(steps), 1))
+
+
+_STEP_HEADS = (
+    "<thead><tr><th>#</th><th>Step</th><th>Action</th><th>Status</th>"
+    "<th>Attempts</th><th>Time</th><th>Error</th><th>Screenshot</th></tr></thead>"
+)
+
+
+def _in_order(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(steps, key=lambda s: s["t0"] if s["t0"] is not None else float("inf"))
+
+
+def by_item(
+    steps: list[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], dict[int, list[dict[str, Any]]]]:
+    """The run's own steps, and each loop item's."""
+    own: list[dict[str, Any]] = []
+    items: dict[int, list[dict[str, Any]]] = {}
+    for s in steps:
+        if s["itemIndex"] is None:
+            own.append(s)
+        else:
+            items.setdefault(s["itemIndex"], []).append(s)
+    return own, items
+
+
+def steps_by_item(
+    steps: list[dict[str, Any]], link: str, unfold: int | None = None, live: bool = False
+) -> str:
+    """Every step in order: the run's own, then each loop item's under a line of its own.
+
+    In a run of more than FOLD_ABOVE items, the items that succeeded are folded: each one to its
+    line, and a stretch of them to one line ("items 0–95 succeeded"); the script asks for the
+    lines of a stretch (`?part=items&from=A&to=B`) and the steps of an item
+    (`?part=item&item=N`) when they are opened, and `?item=N` unfolds an item in the page. One
+    table, no <details>: a thousand of those (each with its own shadow tree) took longer to lay
+    out than all the rest of the page."""
+    if not steps:
+        return ""
+    own, items = by_item(steps)
+    out = []
+    if own:
+        out.append(
+            f"<h2>Steps</h2><table class=steps>{_STEP_HEADS}<tbody>{step_rows(own, link)}"
+            "</tbody></table>"
+        )
+    if items:
+        fold = len(items) > FOLD_ABOVE
+        failed = sum(1 for item in items.values() if _item_status(item) == "failed")
+        note = f"{len(items)} items, {failed} failed"
+        if fold:
+            note += "; the items that succeeded are folded: click a line to open it"
+        out.append(
+            f"<h2>Items</h2><p class=hint>{e(note)}.</p><table class='steps items'>"
+            f"{_STEP_HEADS}{item_bodies(items, link, fold, unfold, live)}</table>"
+        )
+    return f"<section class=items>{''.join(out)}</section>"
+
+
+def item_bodies(
+    items: dict[int, list[dict[str, Any]]],
+    link: str,
+    fold: bool,
+    unfold: int | None = None,
+    live: bool = False,
+) -> str:
+    """The items' lines (and the steps of those not folded); stretches of folded items that
+    succeeded, one line each (the stretch holding `unfold` stays open). While the run is live,
+    an item may have more steps to come: it has succeeded "so far"."""
+    out = []
+    stretch: list[int] = []
+
+    def close() -> None:
+        if len(stretch) > 1 and unfold not in stretch:
+            a, b = stretch[0], stretch[-1]
+            out.append(
+                f"<tbody class='stretch folded' id=items-{a}-{b} data-from={a} data-to={b}>"
+                f"<tr class=head><td colspan=8><a href='?item={a}#item-{a}'>items {a}–{b}</a>"
+                f" · <span class='status succeeded'>{_succeeded(live)}</span> · {len(stretch)} items"
+                "</td></tr></tbody>"
+            )
+        else:
+            out.extend(_item(i, items[i], link, i != unfold, live) for i in stretch)
+        stretch.clear()
+
+    for index in sorted(items):
+        if fold and _item_status(items[index]) == "succeeded":
+            stretch.append(index)
+            continue
+        close()
+        out.append(_item(index, items[index], link, fold and index != unfold, live))
+    close()
+    return "".join(out)
+
+
+def _item_status(steps: list[dict[str, Any]]) -> str:
+    """A step is recorded when it ends: an item failed, or succeeded (so far, in a live run)."""
+    return "failed" if any(s["status"] == "failed" for s in steps) else "succeeded"
+
+
+def _succeeded(live: bool) -> str:
+    return "succeeded so far" if live else "succeeded"
+
+
+def _item(
+    index: int, steps: list[dict[str, Any]], link: str, folded: bool, live: bool = False
+) -> str:
+    """One item: a line (its status, steps, time and first error), then its steps unless it
+    is folded."""
+    status = _item_status(steps)
+    said = _succeeded(live) if status == "succeeded" else status
+    begun = [s for s in steps if s["t0"] is not None]
+    spent = f" · {max(s['t1'] for s in begun) - min(s['t0'] for s in begun):.2f} s" if begun else ""
+    error = next((s.get("error") for s in steps if s["status"] == "failed"), None)
+    why = f" · {_error_text(error)}" if error else ""
+    folded = folded and status != "failed"
+    head = (
+        f"<tr class=head><td colspan=8><a href='?item={index}#item-{index}'>item {index}</a>"
+        f" · <span class='status {status}'>{said}</span> · {len(steps)} steps{e(spent)}{why}"
+        "</td></tr>"
+    )
+    rows = "" if folded else step_rows(steps, link)
+    shown = "folded" if folded else "open"
+    return f"<tbody class='item {status} {shown}' id=item-{index} data-item={index}>{head}{rows}</tbody>"
+
+
+def _anchor(step: dict[str, Any]) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]", "_", f"{step['stepId']}-{step['itemIndex']}-{step['t0']:.3f}")
 
 
 def failures(steps: list[dict[str, Any]], link: str) -> str:

@@ -292,6 +292,34 @@ async def test_every_failed_item_gets_its_screenshot_before_its_tab_is_recycled(
     assert {s["tabId"] for s in answer["steps"]} <= {"tab_1", "tab_2"}  # the window's two tabs
 
 
+async def test_an_item_failing_a_check_gets_a_screenshot_of_its_page(
+    manager: RunManager, site: FixtureServer
+) -> None:
+    """batch_extract_pages' `assert` after an HTTP 500 needs no browser, yet its item's tab
+    still shows the error page: the failed step names a screenshot of it."""
+    urls = [site.url("/status/500"), site.url("/article.html")]
+    answer = await finished(
+        manager,
+        "batch_extract_pages",
+        {"urls": urls, "concurrency": 1},
+        options={"trace": "off"},
+    )
+    assert answer["status"] == "partial_success"
+    failed = [s for s in answer["steps"] if s["status"] == "failed"]
+    assert [(s["action"], s["itemIndex"]) for s in failed] == [("assert", 0)]
+    assert "HTTP 500" in failed[0]["error"]["message"]
+    shot = await manager.artifacts.read(failed[0]["screenshotArtifactId"])
+    assert shot.data.startswith(b"\x89PNG") and shot.meta["name"] == "failure-assert-0.png"
+
+
+async def test_a_run_without_a_browser_takes_no_screenshot(manager: RunManager) -> None:
+    answer = await finished(manager, "tolerated", {})
+    failed = [s for s in answer["steps"] if s["status"] == "failed"]
+    assert [s["stepId"] for s in failed] == ["broken"]
+    assert "screenshotArtifactId" not in failed[0] and answer["artifacts"] == []
+    assert manager.sessions.open_tabs == 0
+
+
 async def test_a_bad_trace_option_is_refused_and_nothing_is_queued(manager: RunManager) -> None:
     with pytest.raises(TaskplateError) as caught:
         await manager.submit("flow", {"n": 1}, options={"trace": "always"})

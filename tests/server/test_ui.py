@@ -34,6 +34,7 @@ from tests.server.conftest import (
 
 pytestmark = pytest.mark.anyio
 DOCS = Path(__file__).parents[2] / "docs" / "img"
+UI_TEMPLATES = Path(__file__).parent / "ui_templates"
 TOKEN = "ui-test-token-0123456789abcdef"
 SECRET = "hunter2-is-my-password"
 
@@ -81,8 +82,9 @@ def status(port: int, path: str, method: str = "GET", **headers: str) -> int:
         connection.close()
 
 
-def dsl_run(home: Path, template: str, *inputs: str, wait: bool = True) -> Any:
-    command = [DSL, "run", str(TEST_TEMPLATES / f"{template}.yaml"), "--json"]
+def dsl_run(home: Path, template: str | Path, *inputs: str, wait: bool = True) -> Any:
+    path = template if isinstance(template, Path) else TEST_TEMPLATES / f"{template}.yaml"
+    command = [DSL, "run", str(path), "--json"]
     for pair in inputs:
         command += ["--input", pair]
     process = subprocess.Popen(
@@ -127,10 +129,10 @@ async def context(runtime: BrowserRuntime) -> AsyncIterator[BrowserContext]:
     await context.close()
 
 
-async def doc_shot(page: Page, name: str) -> None:
+async def doc_shot(page: Page, name: str, full_page: bool = True) -> None:
     if os.environ.get("TASKPLATE_DOC_SHOTS"):
         DOCS.mkdir(exist_ok=True)
-        await page.screenshot(path=str(DOCS / name), full_page=True)
+        await page.screenshot(path=str(DOCS / name), full_page=full_page)
 
 
 async def test_the_list_shows_a_run_another_process_finished_and_its_page_the_failures(
@@ -347,3 +349,150 @@ def test_a_run_without_a_trace_says_how_to_get_one(ui_home: Path) -> None:
     )
     assert done.returncode == 1 and "kept no trace" in done.stderr
     assert "--trace on" in done.stderr and "Traceback" not in done.stderr
+
+
+async def test_the_run_page_shows_each_items_steps_in_order(
+    ui: Ui, failed_run: dict[str, Any], context: BrowserContext
+) -> None:
+    page = await context.new_page()
+    await page.goto(f"{ui.url}/runs/{failed_run['runId']}")
+    items = page.locator("table.items tbody.item")
+    await expect(items).to_have_count(4)  # a small run: nothing folded
+    failed = page.locator("#item-1")
+    await expect(failed.locator("tr.head")).to_contain_text("failed")
+    await expect(failed.locator("tr.head")).to_contain_text("ELEMENT_NOT_FOUND")
+    rows = failed.locator("tr.step")
+    await expect(rows).to_have_count(2)
+    cells = [await rows.nth(n).locator("td").all_inner_texts() for n in range(2)]
+    assert [c[:5] for c in cells] == [
+        ["1", "navigate", "navigate", "succeeded", "1"],
+        ["2", "heading", "wait_for", "failed", "1"],
+    ]
+    assert re.fullmatch(r"\d+ ms", cells[1][5]) and "ELEMENT_NOT_FOUND" in cells[1][6]
+    shot = rows.nth(1).get_by_role("link", name="screenshot")
+    answer = await context.request.get(ui.url + (await shot.get_attribute("href") or ""))
+    assert answer.ok and (await answer.body()).startswith(b"\x89PNG")
+    await expect(page.locator("#item-0 tr.step")).to_have_count(2)
+    # A bar of the timeline names its step on hover.
+    bar = page.locator("svg.timeline rect.step.failed").first
+    await bar.hover()
+    tip = page.locator(".tip")
+    await expect(tip).to_be_visible()
+    await expect(tip).to_contain_text(re.compile(r"heading · item \d: wait_for failed, \d+ ms"))
+
+
+async def test_an_item_failing_a_check_shows_the_page_it_had(
+    ui: Ui, ui_home: Path, site: FixtureServer, context: BrowserContext
+) -> None:
+    urls = [site.url("/status/500"), site.url("/article.html")]
+    shipped = Path(__file__).parents[2] / "templates" / "batch_extract_pages.yaml"
+    run = dsl_run(ui_home, shipped, f"urls={json.dumps(urls)}", "concurrency=1")
+    page = await context.new_page()
+    await page.goto(f"{ui.url}/runs/{run['runId']}")
+    failed = page.locator("#item-0 tr.step.failed")
+    await expect(failed).to_contain_text("the page answered HTTP 500")
+    await expect(failed.get_by_role("link", name="screenshot")).to_be_visible()
+    shot = page.locator("img.shot")
+    await expect(shot).to_have_js_property("complete", True)
+    assert await shot.evaluate("img => img.naturalWidth") > 100
+
+
+@pytest.fixture(scope="module")
+def many_run(ui_home: Path) -> dict[str, Any]:
+    """A run of 1,000 items of three data steps each; every 97th item fails its check."""
+    return dsl_run(  # type: ignore[no-any-return]
+        ui_home, UI_TEMPLATES / "many_items.yaml", f"items={json.dumps(list(range(1000)))}"
+    )
+
+
+async def test_a_thousand_item_runs_page_loads_in_under_a_second(
+    ui: Ui, many_run: dict[str, Any], context: BrowserContext
+) -> None:
+    assert many_run["progress"]["items"] == {
+        "total": 1000,
+        "done": 1000,
+        "succeeded": 990,
+        "failed": 10,
+    }
+    page = await context.new_page()
+    url = f"{ui.url}/runs/{many_run['runId']}"
+    loads = []
+    for _ in range(5):  # the best of five: the machine runs other tests meanwhile
+        await page.goto(url)
+        loads.append(
+            await page.evaluate("performance.getEntriesByType('navigation')[0].loadEventEnd")
+        )
+    print(f"1,000-item run page load (ms, request to load event): {[round(x) for x in loads]}")
+    assert min(loads) < 1000, loads
+    await page.locator("h2", has_text="Timeline").evaluate("h => h.scrollIntoView()")
+    await page.locator("svg.timeline rect.step.failed").first.hover()
+    await expect(page.locator(".tip")).to_contain_text("check · item 96: assert failed")
+    await doc_shot(page, "run-items.png", full_page=False)
+    # The failed items are open; the others are folded, in stretches between them.
+    await expect(page.locator("tbody.item.failed.open")).to_have_count(10)
+    await expect(page.locator("tbody.item.failed tr.step.failed")).to_have_count(10)
+    stretch = page.locator("tbody.stretch", has_text="items 0–95")
+    await expect(stretch).to_contain_text("96 items")
+    await stretch.locator("tr.head").click()  # the stretch opens into its items' lines
+    item = page.locator("#item-7")
+    await expect(item).to_have_class(re.compile("folded"))
+    await expect(item.locator("tr.step")).to_have_count(0)
+    await item.locator("tr.head").click()  # and an item into its steps
+    await expect(item.locator("tr.step td:nth-child(2)")).to_have_text(["double", "check", "keep"])
+    await item.locator("tr.head").click()
+    await expect(item.locator("tr.step").first).to_be_hidden()
+    # Without the script, ?item=N unfolds an item in the page.
+    plain = await context.request.get(f"{url}?item=500")
+    assert plain.ok
+    html = await plain.text()
+    assert re.search(r"<tbody class='item succeeded open' id=item-500[^>]*>.*?tr class='step", html)
+    # An address naming a folded item opens it, its stretch first.
+    await page.goto(f"{url}#item-300")
+    await expect(page.locator("#item-300 tr.step")).to_have_count(3)
+    await expect(page.locator("svg.timeline rect.step")).not_to_have_count(0)
+    bars = await page.locator("svg.timeline rect.step").count()
+    assert bars < 1000, bars  # steps sharing a pixel share a bar
+
+
+async def test_an_item_opened_on_a_live_page_stays_open_when_it_refreshes(
+    ui: Ui, ui_home: Path, context: BrowserContext
+) -> None:
+    other = dsl_run(ui_home, UI_TEMPLATES / "slow_items.yaml", "ms=1500", wait=False)
+    try:
+        page = await context.new_page()
+        await page.goto(ui.url + "/?status=running")
+        await page.locator("tr[data-run] a").click(timeout=60_000)
+        stretch = page.locator("tbody.stretch", has_text="items 0–")  # the finished ones
+        await stretch.locator("tr.head").click(timeout=60_000)
+        first = page.locator("#item-0")
+        await expect(first).to_have_class(re.compile("folded"))
+        await first.locator("tr.head").click()
+        await expect(first.locator("tr.step td:nth-child(2)")).to_have_text(["pause"])
+        await page.evaluate("window.before = document.querySelector('[data-live]')")
+        with anyio.fail_after(60):  # until the live part was fetched again and put in place
+            while await page.evaluate("document.querySelector('[data-live]') === window.before"):
+                await anyio.sleep(0.05)
+        await expect(page.locator("#item-0")).to_have_class(re.compile(r"\bopen\b"))
+        await expect(page.locator("#item-0 tr.step")).to_have_count(1)
+        await expect(page.locator("#item-1")).to_be_visible()  # its stretch stays spread
+        with anyio.fail_after(60):
+            while other.poll() is None:
+                await anyio.sleep(0.1)
+        assert json.loads(other.stdout.read())["status"] == "succeeded"
+    finally:
+        if other.poll() is None:
+            other.kill()
+        other.wait()
+        other.stdout.close()
+        other.stderr.close()
+
+
+def test_the_parts_of_a_run_page_refuse_what_is_not_there(
+    ui: Ui, failed_run: dict[str, Any]
+) -> None:
+    path = f"/runs/{failed_run['runId']}"
+    assert status(ui.port, f"{path}?part=item&item=1") == 200
+    assert status(ui.port, f"{path}?part=item&item=99") == 404
+    assert status(ui.port, f"{path}?part=item&item=-1") == 404
+    assert status(ui.port, f"{path}?part=items&from=0&to=3") == 200
+    assert status(ui.port, f"{path}?part=items&from=x&to=3") == 400
