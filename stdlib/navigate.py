@@ -3,6 +3,7 @@
 Declaration and implementation; page access goes through the browser runtime.
 """
 
+import time
 from typing import Any
 
 import anyio
@@ -61,10 +62,26 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     await tab.keep_loads()
     kinds = {"images", "media", "fonts"} if args.get("blockResources") else set()
     await tab.block(frozenset(kinds | ({"ads"} if args.get("blockAds") else set())))
+    # Imported here: checking templates loads the actions but needs no Playwright.
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+    wait_until, timeout_ms = args.get("waitUntil", "load"), args.get("timeoutMs", 30_000)
+    late: str | None = None
     try:
-        response = await page.goto(
-            url, wait_until=args.get("waitUntil", "load"), timeout=args.get("timeoutMs", 30_000)
-        )
+        started = time.monotonic()
+        first = "commit" if wait_until == "commit" else "domcontentloaded"
+        response = await page.goto(url, wait_until=first, timeout=timeout_ms)
+        if wait_until != first:
+            left_ms = max(1.0, timeout_ms - (time.monotonic() - started) * 1000)
+            try:
+                await page.wait_for_load_state(wait_until, timeout=left_ms)
+            except PlaywrightTimeout:
+                # The document is there, parsed; its scripts or requests keep the page from
+                # finishing (a script busy for ever, a request that never ends): read as it is.
+                late = (
+                    f"the page had not finished loading after {timeout_ms} ms (its scripts or"
+                    " requests kept it busy); it is read as it is"
+                )
     except Exception as exc:
         error = translate(exc, doing=f"opening {url}", timeout_code=ErrorCode.NAVIGATION_TIMEOUT)
         if ERROR_PAGE in str(exc) and not tab.crashed:
@@ -90,7 +107,8 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
         return {"url": response.url, "status": tab.status, "title": ""}
     tab.earlier = tab.earlier or landed  # sent as it loaded, else as it was found
     tab.unsettled = True
-    return {"url": page.url, "status": tab.status, "title": landed.title if landed else ""}
+    answer = {"url": page.url, "status": tab.status, "title": landed.title if landed else ""}
+    return answer | ({"warnings": [late]} if late else {})
 
 
 ACTION = ActionSpec(

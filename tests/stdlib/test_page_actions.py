@@ -563,3 +563,14 @@ async def test_content_read_right_after_navigate_waits_for_the_page_to_settle(
     await act("navigate", ctx, url=site.url("/late.html"))  # filled 700 ms after load
     at_once = await act("get_page_content", ctx, waitForStable=False, onlyMainContent=False)
     assert "content arrived" not in at_once["content"]  # told not to wait: the page as it is
+
+
+async def test_a_parsed_page_that_never_finishes_loading_is_read_with_a_warning(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
+    # Its document is there; an image that never answers keeps `load` from ever firing.
+    opened = await act("navigate", ctx, url=site.url("/never-loads"), timeoutMs=1500)
+    assert opened["status"] == 200 and opened["title"] == "Never loads"
+    assert any("not finished loading after 1500 ms" in w for w in opened["warnings"])
+    read = await act("get_page_content", ctx, onlyMainContent=False, waitForStable=False)
+    assert "Visible" in read["content"]
