@@ -97,7 +97,8 @@ async def read_page(tab: Tab, fmt: str, only_main: bool) -> tuple[str, str, bool
     now = await capture_page(tab.page)
     earlier = tab.earlier
     if now.error_page:
-        failed = await tab.error_page(arriving=True) or navigation_failed(now.url, "unknown")
+        url, reason = tab.net_error or ("a page", "the browser showed its error page")
+        failed = await tab.error_page(arriving=True) or navigation_failed(url, reason)
         if earlier is None or earlier.words < READABLE_WORDS:
             raise failed
         content, is_main = await convert_page(earlier.html, earlier.url, fmt, only_main)
