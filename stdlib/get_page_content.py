@@ -9,7 +9,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from taskplate.browser import capture_page, element_html, navigation_failed
-from taskplate.dsl import ActionSpec, Level
+from taskplate.dsl import ActionSpec, ErrorCode, Level
 from taskplate.stdlib._context import ActionContext
 from taskplate.stdlib._conversion import convert
 from taskplate.stdlib._elements import find
@@ -99,7 +99,9 @@ async def read_page(tab: Tab, fmt: str, only_main: bool) -> tuple[str, str, bool
     if now.error_page:
         url, reason = tab.net_error or ("a page", "the browser showed its error page")
         failed = await tab.error_page(arriving=True) or navigation_failed(url, reason)
-        if earlier is None or earlier.words < READABLE_WORDS:
+        # A page sent where the URL policy forbids is reported, never read past.
+        refused = failed.code is ErrorCode.URL_NOT_ALLOWED
+        if refused or earlier is None or earlier.words < READABLE_WORDS:
             raise failed
         content, is_main = await convert_page(earlier.html, earlier.url, fmt, only_main)
         if only_main and not is_main:

@@ -5,7 +5,7 @@ Declaration and implementation; page access goes through the browser runtime.
 
 from typing import Any
 
-from taskplate.dsl import ActionSpec, Level
+from taskplate.dsl import ActionSpec, ErrorCode, Level
 from taskplate.stdlib._context import ActionContext
 from taskplate.stdlib.get_page_content import READABLE_WORDS
 
@@ -24,7 +24,8 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     if failed is not None:
         # Its own script left a page that showed something to read: get_page_content reads
         # what it showed (and fails if that was no main content).
-        if tab.earlier is None or tab.earlier.words < READABLE_WORDS:
+        refused = failed.code is ErrorCode.URL_NOT_ALLOWED  # reported, never read past
+        if refused or tab.earlier is None or tab.earlier.words < READABLE_WORDS:
             raise failed
         warnings.append(f"the page's own script then left it: {failed.message}")
     result: dict[str, Any] = {"stable": settled.stable, "waitedMs": settled.waited_ms}
