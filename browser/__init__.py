@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from taskplate.dsl._lazy import lazy_names
 
 if TYPE_CHECKING:
-    from ._capture import element_html, page_html, page_html_and_title
+    from ._capture import Capture, capture_page, element_html, page_html
     from ._cleanup import cleanup
     from ._errors import crashed, is_crash, navigation_failed, translate
     from ._headed import HeadedWindow, can_show_window
@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 _LAZY: dict[str, tuple[str, str]] = {
     "element_html": ("._capture", "element_html"),
     "page_html": ("._capture", "page_html"),
-    "page_html_and_title": ("._capture", "page_html_and_title"),
+    "Capture": ("._capture", "Capture"),
+    "capture_page": ("._capture", "capture_page"),
     "cleanup": ("._cleanup", "cleanup"),
     "crashed": ("._errors", "crashed"),
     "is_crash": ("._errors", "is_crash"),
@@ -58,6 +59,7 @@ __all__ = [
     "MAX_TABS_PER_SESSION",
     "BrowserConfig",
     "BrowserRuntime",
+    "Capture",
     "HeadedWindow",
     "ProfileStore",
     "Session",
@@ -66,6 +68,7 @@ __all__ = [
     "Tab",
     "UrlPolicy",
     "can_show_window",
+    "capture_page",
     "cleanup",
     "crashed",
     "data_home",
@@ -74,7 +77,6 @@ __all__ = [
     "is_crash",
     "navigation_failed",
     "page_html",
-    "page_html_and_title",
     "system_resolver",
     "translate",
     "untraced",

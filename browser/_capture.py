@@ -4,6 +4,7 @@ what is assigned to them). Reads the page; never changes it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from taskplate.dsl import valid_text
@@ -36,19 +37,76 @@ _CAPTURE = """(root) => {
   const type = document.doctype;
   return (type ? '<!DOCTYPE ' + type.name + '>' : '') + html;
 }"""
-_WITH_TITLE = f"(root) => [({_CAPTURE})(root), document.title]"
+# The words a reader sees (text outside scripts and styles), counted in the page: what tells a
+# page that still holds its article from one whose script put a short notice in its place.
+_WORDS = """() => {
+  const body = document.body;
+  if (!body) return 0;
+  const walker = document.createTreeWalker(body, NodeFilter.SHOW_TEXT, {acceptNode: (n) =>
+    /^(SCRIPT|STYLE|NOSCRIPT|TEMPLATE)$/.test(n.parentNode.nodeName)
+      ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT});
+  let words = 0;
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const found = n.data.match(/[\\p{L}\\p{N}_]+/gu);
+    if (found) words += found.length;
+  }
+  return words;
+}"""
+# The name of the DevTools binding a loading top document sends itself through (Tab.keep_loads).
+LOADED_BINDING = "__taskplateLoaded"
+# The document's own state, read in the same round trip as its HTML: Chromium's error page is
+# known by its chrome-error:// document, never by its wording; timeOrigin names the document.
+DOCUMENT = f"""() => ({{
+  html: ({_CAPTURE})(null),
+  title: document.title,
+  url: location.href,
+  errorPage: location.href.startsWith('chrome-error://'),
+  document: performance.timeOrigin,
+  words: ({_WORDS})(),
+}})"""
+# The document as the watcher kept it when it loaded (before the page's own load handlers ran),
+# if it did and the document is still that one; else as it is now.
+_AT_LOAD = f"""() => {{
+  const w = window.__taskplateWatch, kept = w && w.atLoad;
+  if (kept && kept.url === location.href) return kept;
+  return ({DOCUMENT})();
+}}"""
+
+
+@dataclass(frozen=True)
+class Capture:
+    """One document as read at one moment: its HTML and title, where it is, whether it is the
+    browser's error page, which document it is (its time origin) and how many words it shows."""
+
+    html: str
+    title: str
+    url: str
+    error_page: bool
+    document: float
+    words: int
+
+    @classmethod
+    def from_json(cls, read: dict[str, Any]) -> Capture:
+        # valid Unicode before any parser or encoder meets it (a script may write lone surrogates)
+        return cls(
+            valid_text(str(read["html"])),
+            valid_text(str(read["title"])),
+            valid_text(str(read["url"])),
+            bool(read["errorPage"]),
+            float(read["document"]),
+            int(read["words"]),
+        )
 
 
 async def page_html(page: Any) -> str:
     """The whole document's HTML, open shadow roots included."""
-    return str(await page.evaluate(_CAPTURE, None))
+    return valid_text(str(await page.evaluate(_CAPTURE, None)))
 
 
-async def page_html_and_title(page: Any) -> tuple[str, str]:
-    """The whole document's HTML and its title, read at the same moment in one round trip."""
-    html, title = await page.evaluate(_WITH_TITLE, None)
-    # valid Unicode before any parser or encoder meets it (a script may write lone surrogates)
-    return valid_text(str(html)), valid_text(str(title))
+async def capture_page(page: Any, *, at_load: bool = False) -> Capture:
+    """The whole document (HTML, title, state) read at one moment in one round trip; at_load:
+    as it was when it loaded, if the watcher kept it then."""
+    return Capture.from_json(await page.evaluate(_AT_LOAD if at_load else DOCUMENT))
 
 
 async def element_html(element: Any) -> str:

@@ -5,6 +5,7 @@ dismissed and recorded, popups adopted as tabs and the URL policy on every reque
 from __future__ import annotations
 
 import contextlib
+import json
 import time
 import uuid
 from collections.abc import Iterator
@@ -17,6 +18,7 @@ from playwright.async_api import BrowserContext, CDPSession, Dialog, Page, Reque
 from taskplate.dsl import ErrorCode, TaskplateError
 
 from ._blocking import blocked_url_patterns
+from ._capture import LOADED_BINDING, Capture
 from ._cleanup import cleanup
 from ._errors import crashed, is_crash, navigation_failed
 from ._policy import UrlPolicy
@@ -68,6 +70,13 @@ class Tab:
     moves_begun: int = 0
     input_ended: float = -POPUP_GRACE_S  # when the last one ended (monotonic)
     endpoint: str | None = None  # the remote browser endpoint the tab lives in (None: local)
+    # The page as it stood when its navigation landed: what a reader gets back when the page's
+    # own script then takes its content away (sends the tab to a page that fails, or puts a
+    # short notice in its place). None once anything acted on the page for the user.
+    earlier: Capture | None = None
+    keeping: bool = False  # a navigation of ours is under way or landed: keep what loads
+    _keeping: bool = False  # the binding is installed
+    unsettled: bool = False  # navigated and not waited on since: a reader waits first
 
     async def forget_page_state(self) -> None:
         """Clear what a tab carries from page to page (sessionStorage, window.name), so the
@@ -79,6 +88,26 @@ class Tab:
         if self._cdp is None:
             self._cdp = await untraced(lambda: self.page.context.new_cdp_session(self.page))
         return self._cdp
+
+    async def keep_loads(self) -> None:
+        """From now on, each top document of the tab sends itself (its capture) as it loads,
+        before its own load handlers run: `earlier` then holds it even if a script leaves the
+        page a moment later, before anyone could have asked it (a DevTools binding)."""
+        if self._keeping:
+            return
+        cdp = await self._devtools()
+        cdp.on("Runtime.bindingCalled", self._loaded)
+        await cdp.send("Runtime.enable")  # bindingCalled reaches only sessions that enabled it
+        await cdp.send("Runtime.addBinding", {"name": LOADED_BINDING})
+        self._keeping = True
+
+    def _loaded(self, event: dict[str, Any]) -> None:
+        if event.get("name") != LOADED_BINDING or not self.keeping:
+            return
+        with contextlib.suppress(ValueError, KeyError, TypeError):
+            loaded = Capture.from_json(json.loads(event["payload"]))
+            if not loaded.error_page and loaded.url != "about:blank":
+                self.earlier = loaded
 
     async def block(self, kinds: frozenset[str]) -> None:
         """Refuse these kinds of requests in this tab from now on (an empty set: none)."""
@@ -105,6 +134,8 @@ class Tab:
     def user_input(self) -> Iterator[None]:
         """Marks an action acting for the user: windows the page opens meanwhile are wanted."""
         self.inputs += 1
+        self.earlier = None  # what the page shows now follows from what the user did
+        self.unsettled = self.keeping = False
         try:
             yield
         finally:
@@ -132,6 +163,7 @@ class Tab:
             with contextlib.suppress(Exception):
                 await untraced(lambda: self.page.goto("about:blank", wait_until="commit"))
             self.stale = False
+            self.earlier, self.unsettled, self.keeping = None, False, False
 
     def _request_started(self, _: Request) -> None:
         self.inflight += 1

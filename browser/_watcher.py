@@ -2,17 +2,20 @@
 own scripts run. Records what happens in the page; changes nothing the page shows or does.
 """
 
+from ._capture import DOCUMENT, LOADED_BINDING
+
 SHORT_TIMER_MS = 1500  # longer timers are polls or ads, not the page filling itself
 CHAIN_DEPTH = 4  # a timer or frame scheduled by a tracked one is tracked, this many links deep
 
 # Runs in every frame of every page of a session before the page's scripts (add_init_script).
-WATCHER = """(() => {
+WATCHER = (
+    """(() => {
   if (window.__taskplateWatch) return;
   const SHORT = SHORT_MS, DEPTH = CHAIN_DEPTH;
   // Responses that scripts act on; not images, beacons or the browser's own favicon request.
   const LOADS = new Set(['fetch', 'xmlhttprequest', 'script', 'link', 'css', 'iframe']);
   const now = () => performance.now();
-  const w = {loadedAt: null, last: now(), timers: new Map(), frames: new Map()};
+  const w = {loadedAt: null, last: now(), timers: new Map(), frames: new Map(), atLoad: null};
   Object.defineProperty(window, '__taskplateWatch', {value: w, enumerable: false});
   const changed = () => { w.last = now(); };
   new MutationObserver(changed).observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
@@ -30,7 +33,18 @@ WATCHER = """(() => {
     const outer = depth; depth = level;
     try { return fn.apply(self, args); } finally { depth = outer; }
   };
-  window.addEventListener('load', () => { setT.call(window, () => { w.loadedAt = now(); }, 0); });
+  window.addEventListener('load', () => {
+    setT.call(window, () => { w.loadedAt = now(); }, 0);
+    // The top document as it loaded, before the page's own load handlers run: what a reader
+    // gets back if the page's script then takes its content away (get_page_content).
+    if (window === window.top) {
+      try {
+        w.atLoad = (DOCUMENT)();
+        const send = window.BINDING;
+        if (typeof send === 'function') send(JSON.stringify(w.atLoad));
+      } catch (e) {}
+    }
+  });
   window.setTimeout = function (fn, delay, ...rest) {
     if (typeof fn !== 'function' || !(Number(delay || 0) <= SHORT) || depth >= DEPTH) {
       return setT.call(this, fn, delay, ...rest);
@@ -58,7 +72,11 @@ WATCHER = """(() => {
     };
     window.cancelAnimationFrame = function (id) { w.frames.delete(id); return caf.call(this, id); };
   }
-})();""".replace("SHORT_MS", str(SHORT_TIMER_MS)).replace("CHAIN_DEPTH", str(CHAIN_DEPTH))
+})();""".replace("SHORT_MS", str(SHORT_TIMER_MS))
+    .replace("CHAIN_DEPTH", str(CHAIN_DEPTH))
+    .replace("(DOCUMENT)", f"({DOCUMENT})")
+    .replace("BINDING", LOADED_BINDING)
+)
 
 # What the watcher knows now; `null` where no watcher runs (a page opened before it existed).
 READ = """() => {

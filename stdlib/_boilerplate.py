@@ -1,4 +1,4 @@
-"""Page clean-up before main-content selection: three page shapes the selector misreads.
+"""Page clean-up before main-content selection: page shapes the selector misreads.
 
 - Teasers nested in the article: an `<article>` inside the article is another story's card
   ("you may also like"), unless it holds most of the text (a wrapper around the real story).
@@ -9,7 +9,10 @@
 - An article body split by ad rows into several containers of the same tag and class: the
   parts are joined into the first, so the selector sees one body instead of taking the first.
 
-All three work on a parsed page (lxml) in place and only remove or move nodes.
+- Threads of reader comments (named as comments, or schema.org Comment items), which pages'
+  scripts write in after loading: long prose that voters take for the article.
+
+All work on a parsed page (lxml) in place and only remove or move nodes.
 """
 
 from __future__ import annotations
@@ -131,8 +134,38 @@ def join_split_body(body: Any) -> None:
             part.drop_tree()
 
 
+# Whole words of class and id names that mark a thread of reader comments (as pages' scripts
+# write them in: a comment widget's container), and schema.org's Comment items.
+COMMENT_WORDS = frozenset({"comment", "comments", "disqus", "replies", "respond"})
+_ANY_COMMENT = re.compile("|".join(sorted(COMMENT_WORDS)), re.IGNORECASE)
+
+
+def drop_comment_threads(body: Any) -> None:
+    """Reader comments: blocks named as comments in their class or id (whole words, any case)
+    or marked up as schema.org Comments, never one holding the title or most of the page."""
+    limit = DOMINANT * words(body)
+    found = []
+    for element in body.iter(etree.Element):
+        names = f"{element.get('class', '')} {element.get('id', '')}"
+        if element.get("itemtype", "").endswith("/Comment") or (
+            element is not body
+            and element.tag not in ("article", "main")
+            and _ANY_COMMENT.search(names)
+            and {p.lower() for p in _NAME_PARTS.findall(names)} & COMMENT_WORDS
+        ):
+            found.append(element)
+    for element in found:
+        if (
+            element.getparent() is not None
+            and not any(True for _ in element.iter("h1"))
+            and words(element) < limit
+        ):
+            element.drop_tree()
+
+
 CLEANUPS = {
     "nested_teasers": drop_nested_teasers,
     "named_boilerplate": drop_named_boilerplate,
     "split_body": join_split_body,
+    "comment_threads": drop_comment_threads,
 }

@@ -162,6 +162,10 @@ class Rules:
     votes: int = VOTES
     context: bool = True
     voters: tuple[str, ...] = VOTERS
+    # How trafilatura's two modes vote, as they read one shared parse and fail together:
+    # "apart" (a vote each), "either" (one vote when either holds the block), "both" (one
+    # vote when both do).
+    pair: str = "apart"
 
 
 class _Reading:
@@ -401,9 +405,18 @@ def choose(page_blocks: list[Block], texts: list[str], rules: Rules) -> list[boo
         needed, good = needed - 1, []
     needed = max(needed, 1)
 
+    paired = rules.pair != "apart" and {"trafilatura", "precision"} <= set(rules.voters)
+    extractors = [n for n in rules.voters if n != "justext"]
+    pair = [extractors.index("trafilatura"), extractors.index("precision")] if paired else []
+
     def votes(index: int, block: Block, wanted: Counter[tuple[str, ...]]) -> int:
-        found = sum(v.returns(block.words, wanted) for v in voters)
-        return found + (good[index] if good else 0)
+        found = [v.returns(block.words, wanted) for v in voters]
+        count = sum(found)
+        if pair:
+            both = [found[i] for i in pair]
+            count -= sum(both)
+            count += all(both) if rules.pair == "both" else any(both)
+        return count + (good[index] if good else 0)
 
     is_long = [len(b.words) >= SHORT for b in page_blocks]
     # Long blocks first, in order (an extractor's text is used up block by block); a short

@@ -13,6 +13,10 @@ import lxml.html
 from . import _content as content
 
 _BLANK_RUNS = re.compile(r"\n{3,}")
+# As trafilatura's own loader parses: comments and processing instructions never reach a voter.
+# React writes `<!-- -->` between the text nodes of a paragraph; kept, they cut its text in
+# pieces that trafilatura's voters then drop together (bench/content.py, React-built pages).
+_PARSER = lxml.html.HTMLParser(remove_comments=True, remove_pis=True)
 
 
 _BLOCKS = frozenset(
@@ -242,12 +246,12 @@ def render(element: Any, plain: bool = False) -> str:
 
 
 def _page(html: str, url: str) -> Any | None:
-    """The parsed page, every link and image URL absolute against the page's URL, scripts and
-    styles dropped; None when there is nothing to parse."""
+    """The parsed page, without comments and processing instructions, scripts and styles
+    dropped; None when there is nothing to parse."""
     if not html.strip():
         return None
     try:
-        doc = lxml.html.document_fromstring(html)
+        doc = lxml.html.document_fromstring(html, parser=_PARSER)
     except (ValueError, lxml.etree.ParserError):
         return None
     for node in doc.xpath("//script|//style|//noscript|//template"):

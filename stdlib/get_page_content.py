@@ -3,15 +3,38 @@
 Declaration and implementation; page access goes through the browser runtime.
 """
 
-from typing import Any
+from __future__ import annotations
 
-from taskplate.browser import element_html, page_html_and_title
-from taskplate.dsl import ActionSpec, Level
+import re
+from typing import TYPE_CHECKING, Any
+
+from taskplate.browser import capture_page, element_html, navigation_failed
+from taskplate.dsl import ActionSpec, ErrorCode, Level
 from taskplate.stdlib._context import ActionContext
 from taskplate.stdlib._conversion import convert
 from taskplate.stdlib._elements import find
 
 from ._schemas import BOOLEAN, INTEGER, STRING, args, result
+
+if TYPE_CHECKING:
+    from taskplate.browser import Capture, Tab
+
+# A page that showed at least this many words when it landed had something to read (the
+# conversion then says whether it was main content).
+READABLE_WORDS = 10
+# Content "taken away": the document now shows less than this share of the words it had when it
+# landed, and its main content less than this share of the main content it had.
+SHRUNK = 0.25
+SETTLE_TIMEOUT_MS, SETTLE_QUIET_MS = 10_000, 500  # as batch_extract_pages' wait_for_stable
+_WORD = re.compile(r"\w+")
+WAIT_FOR_STABLE = {
+    "type": "boolean",
+    "default": True,
+    "description": (
+        "Right after navigate, first wait until the page is stable (as wait_for_stable does);"
+        " false reads it at once."
+    ),
+}
 
 
 def truncate(text: str, max_bytes: int | None) -> tuple[str, int, bool]:
@@ -37,23 +60,91 @@ def render(html: str, url: str, fmt: str, only_main: bool) -> tuple[str, bool]:
     return to_html(html, url, only_main)
 
 
+async def settle(tab: Tab, args: dict[str, Any]) -> list[str]:
+    """A page read right after `navigate` is first waited on as batch_extract_pages waits
+    (the smart wait), unless `waitForStable` is false or the caller waited already."""
+    if not tab.unsettled or not args.get("waitForStable", True):
+        return []
+    from taskplate.browser import wait_for_stable
+
+    settled = await wait_for_stable(tab, SETTLE_TIMEOUT_MS, SETTLE_QUIET_MS)
+    tab.unsettled = False
+    if settled.stable:
+        return []
+    busy = "; ".join(settled.busy)
+    return [f"the page was still busy after {settled.waited_ms} ms ({busy}); read as it is"]
+
+
+async def convert_page(html: str, url: str, fmt: str, only_main: bool) -> tuple[str, bool]:
+    if fmt == "html" and not only_main:
+        return html, True
+    # Extraction is CPU work of tens of milliseconds: in the runtime's warm worker process,
+    # which spares the event loop the GIL (bench/content.py measures its lag); in a thread
+    # while the worker starts, so its start (a second or more) holds no batch back.
+    return await convert(render, html, url, fmt, only_main)
+
+
+def _words(text: str) -> int:
+    return len(_WORD.findall(text))
+
+
+async def read_page(tab: Tab, fmt: str, only_main: bool) -> tuple[str, str, bool, list[str]]:
+    """(content, title, is_main, warnings) of the tab's page as it is now, or as it was when it
+    landed if its own script has since taken the content away: sent the tab to a page that
+    could not be opened (Chromium's error page, known by its document, never by its wording),
+    or left a much shorter notice in its place. A script that took the tab to a page that
+    loaded is followed. An error page with nothing read before it is NAVIGATION_FAILED."""
+    now = await capture_page(tab.page)
+    earlier = tab.earlier
+    if now.error_page:
+        url, reason = tab.net_error or ("a page", "the browser showed its error page")
+        failed = await tab.error_page(arriving=True) or navigation_failed(url, reason)
+        # A page sent where the URL policy forbids is reported, never read past.
+        refused = failed.code is ErrorCode.URL_NOT_ALLOWED
+        if refused or earlier is None or earlier.words < READABLE_WORDS:
+            raise failed
+        content, is_main = await convert_page(earlier.html, earlier.url, fmt, only_main)
+        if only_main and not is_main:
+            raise failed
+        gone_to = (failed.details or {}).get("url", "another page")
+        reason = (failed.details or {}).get("netError", failed.message)
+        warning = (
+            f"after loading, the page's own script sent the tab to {gone_to}, which could not be"
+            f" opened ({reason}); this is the content the page had before"
+        )
+        return content, earlier.title, is_main, [warning]
+    content, is_main = await convert_page(now.html, now.url, fmt, only_main)
+    if earlier is not None and _same_document(earlier, now) and now.words < SHRUNK * earlier.words:
+        before, was_main = await convert_page(earlier.html, earlier.url, fmt, only_main)
+        if (was_main or not only_main) and _words(content) < SHRUNK * _words(before):
+            warning = (
+                f"after loading, the page's own script replaced its content with a much shorter"
+                f" one ({now.words} words where it had {earlier.words}); this is the content it"
+                " had before"
+            )
+            return before, earlier.title, was_main, [warning]
+    return content, now.title, is_main, []
+
+
+def _same_document(earlier: Capture, now: Capture) -> bool:
+    return earlier.document == now.document and earlier.url == now.url
+
+
 async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
-    page = await ctx.page()
     fmt = args.get("format", "markdown")
     only_main = args.get("onlyMainContent", True) and "selector" not in args
+    tab = await ctx.tab()
+    # The page's own state is checked as it is read (read_page): a tab that shows the error page
+    # may still have what its page showed before its script left.
+    page = await ctx.page(error_page_ok="selector" not in args and tab.earlier is not None)
+    warnings = await settle(tab, args)
     if "selector" in args:
         html, title = await element_html(await find(page, args)), await page.title()
+        content, is_main = await convert_page(html, page.url, fmt, only_main)
     else:
-        html, title = await page_html_and_title(page)  # one round trip for both
-    if fmt == "html" and not only_main:
-        content, is_main = html, True
-    else:
-        # Extraction is CPU work of tens of milliseconds: in the runtime's warm worker process,
-        # which spares the event loop the GIL (bench/content.py measures its lag); in a thread
-        # while the worker starts, so its start (a second or more) holds no batch back.
-        content, is_main = await convert(render, html, page.url, fmt, only_main)
+        content, title, is_main, kept = await read_page(tab, fmt, only_main)
+        warnings += kept
     content, size, truncated = truncate(content, args.get("maxBytes"))
-    warnings = []
     if only_main and not is_main:
         warnings.append("no main content was found; this is the whole page")
     if truncated:
@@ -87,6 +178,7 @@ ACTION = ActionSpec(
                 "description": "Only this element's content.",
             },
             "maxBytes": {"type": "integer", "minimum": 1, "maximum": 50_000_000},
+            "waitForStable": WAIT_FOR_STABLE,
         }
     ),
     result_schema=result(

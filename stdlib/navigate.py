@@ -3,18 +3,26 @@
 Declaration and implementation; page access goes through the browser runtime.
 """
 
+import time
 from typing import Any
 
 import anyio
 
-from taskplate.browser import crashed, is_crash, navigation_failed, translate, untraced
+from taskplate.browser import (
+    Capture,
+    capture_page,
+    crashed,
+    is_crash,
+    navigation_failed,
+    translate,
+    untraced,
+)
 from taskplate.dsl import ActionSpec, ErrorCode, Level, TaskplateError
 from taskplate.stdlib._context import ActionContext
 
 from ._schemas import STRING, TIMEOUT_MS, URL, args, result
 
 ERROR_PAGE = "chrome-error://"  # Chromium's "This site can't be reached"
-_LANDED = "() => ({title: document.title, errorPage: location.href.startsWith('chrome-error://')})"
 
 
 async def _page_crashed(tab: Any, page: Any) -> bool:
@@ -29,18 +37,19 @@ async def _page_crashed(tab: Any, page: Any) -> bool:
     return False
 
 
-async def _landed(tab: Any, page: Any) -> dict[str, Any]:
-    """The title, or that the tab shows the error page: one round trip, retried while a script
-    moves the page on (its old document is gone before the next one can answer)."""
+async def _landed(tab: Any, page: Any) -> Capture | None:
+    """The document the navigation landed on (its title, whether it is the error page, its
+    HTML as it loaded, kept for readers): one round trip, retried while a script moves the page on (its old
+    document is gone before the next one can answer); None when it never answered."""
     with anyio.move_on_after(5):
         while True:
             try:
-                return dict(await untraced(lambda: page.evaluate(_LANDED)))
+                return await untraced(lambda: capture_page(page, at_load=True))
             except Exception as exc:
                 if tab.crashed or is_crash(exc):
                     raise crashed(str(exc).splitlines()[0]) from None
             await anyio.sleep(0.05)
-    return {"title": "", "errorPage": False}
+    return None
 
 
 async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -49,12 +58,30 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     tab = await ctx.tab()
     page = await ctx.page(replacing=True)
     tab.refused, tab.net_error = None, None
+    tab.earlier, tab.unsettled, tab.keeping = None, False, True
+    await tab.keep_loads()
     kinds = {"images", "media", "fonts"} if args.get("blockResources") else set()
     await tab.block(frozenset(kinds | ({"ads"} if args.get("blockAds") else set())))
+    # Imported here: checking templates loads the actions but needs no Playwright.
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+    wait_until, timeout_ms = args.get("waitUntil", "load"), args.get("timeoutMs", 30_000)
+    late: str | None = None
     try:
-        response = await page.goto(
-            url, wait_until=args.get("waitUntil", "load"), timeout=args.get("timeoutMs", 30_000)
-        )
+        started = time.monotonic()
+        first = "commit" if wait_until == "commit" else "domcontentloaded"
+        response = await page.goto(url, wait_until=first, timeout=timeout_ms)
+        if wait_until != first:
+            left_ms = max(1.0, timeout_ms - (time.monotonic() - started) * 1000)
+            try:
+                await page.wait_for_load_state(wait_until, timeout=left_ms)
+            except PlaywrightTimeout:
+                # The document is there, parsed; its scripts or requests keep the page from
+                # finishing (a script busy for ever, a request that never ends): read as it is.
+                late = (
+                    f"the page had not finished loading after {timeout_ms} ms (its scripts or"
+                    " requests kept it busy); it is read as it is"
+                )
     except Exception as exc:
         error = translate(exc, doing=f"opening {url}", timeout_code=ErrorCode.NAVIGATION_TIMEOUT)
         if ERROR_PAGE in str(exc) and not tab.crashed:
@@ -71,10 +98,17 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
         raise error from None
     tab.stale = False
     landed = await _landed(tab, page)
-    if landed["errorPage"]:
-        raise await tab.error_page() or navigation_failed(url, "unknown")
     tab.status = response.status if response is not None else None
-    return {"url": page.url, "status": tab.status, "title": landed["title"]}
+    if landed is not None and landed.error_page:
+        if response is None:
+            raise await tab.error_page() or navigation_failed(url, "unknown")
+        # The page loaded and its own script has left it already: readers say what they find.
+        tab.unsettled = True
+        return {"url": response.url, "status": tab.status, "title": ""}
+    tab.earlier = tab.earlier or landed  # sent as it loaded, else as it was found
+    tab.unsettled = True
+    answer = {"url": page.url, "status": tab.status, "title": landed.title if landed else ""}
+    return answer | ({"warnings": [late]} if late else {})
 
 
 ACTION = ActionSpec(

@@ -10,6 +10,7 @@ from taskplate.browser import translate
 from taskplate.dsl import ActionSpec, ErrorCode, Level, TaskplateError
 from taskplate.stdlib._context import ActionContext
 from taskplate.stdlib._elements import REF_ATTRIBUTE
+from taskplate.stdlib.get_page_content import WAIT_FOR_STABLE, settle
 
 from ._schemas import BOOLEAN, INTEGER, MAX_INDEX, STRING, args, result
 
@@ -74,6 +75,11 @@ def page_of(
 
 async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     page = await ctx.page()
+    tab = await ctx.tab()
+    warnings = await settle(tab, args)  # right after navigate: once the page has settled
+    failed = await tab.error_page() if warnings or tab.may_show_error_page() else None
+    if failed is not None:
+        raise failed
     try:
         elements = await page.evaluate(_COLLECT, [args.get("selector"), REF_ATTRIBUTE])
     except Exception as exc:
@@ -88,7 +94,7 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
         )
     offset = args.get("offset", 0)
     chosen, next_offset = page_of(elements, offset, args.get("maxBytes", 50_000))
-    return {
+    answer = {
         "url": page.url,
         "title": await page.title(),
         "elements": chosen,
@@ -96,6 +102,7 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
         "truncated": next_offset is not None,
         "nextOffset": next_offset,
     }
+    return answer | ({"warnings": warnings} if warnings else {})
 
 
 ACTION = ActionSpec(
@@ -122,6 +129,7 @@ ACTION = ActionSpec(
                 "default": 0,
                 "description": "First element index.",
             },
+            "waitForStable": WAIT_FOR_STABLE,
         }
     ),
     result_schema=result(

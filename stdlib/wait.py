@@ -14,6 +14,10 @@ from ._schemas import INTEGER, args, result
 
 async def run(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     await anyio.sleep(args["ms"] / 1000)
+    session = ctx.session
+    tab = session.tabs.get(ctx.tab_id or session.main_tab) if session is not None else None
+    if tab is not None:  # the caller chose how long the page gets: readers do not wait again
+        tab.unsettled = False
     return {"waitedMs": args["ms"]}
 
 

@@ -38,6 +38,7 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
             doing=f'waiting for "{what}" to be {state}',
             timeout_code=ErrorCode.ELEMENT_NOT_FOUND,
         ) from None
+    (await ctx.tab()).unsettled = False  # the caller waited for what it needs: readers do not
     return {"matched": True, "waitedMs": int((time.monotonic() - start) * 1000)}
 
 

@@ -5,8 +5,9 @@ Declaration and implementation; page access goes through the browser runtime.
 
 from typing import Any
 
-from taskplate.dsl import ActionSpec, Level
+from taskplate.dsl import ActionSpec, ErrorCode, Level
 from taskplate.stdlib._context import ActionContext
+from taskplate.stdlib.get_page_content import READABLE_WORDS
 
 from ._schemas import BOOLEAN, INTEGER, TIMEOUT_MS, args, result
 
@@ -16,16 +17,25 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
 
     tab = await ctx.tab()
     settled = await wait_for_stable(tab, args.get("timeoutMs", 10_000), args.get("quietMs", 500))
+    tab.unsettled = False
+    warnings = []
     # The page may have gone somewhere unreachable meanwhile (the last look says if it did not).
     failed = None if settled.ordinary_page else await tab.error_page()
     if failed is not None:
-        raise failed
+        # Its own script left a page that showed something to read: get_page_content reads
+        # what it showed (and fails if that was no main content).
+        refused = failed.code is ErrorCode.URL_NOT_ALLOWED  # reported, never read past
+        if refused or tab.earlier is None or tab.earlier.words < READABLE_WORDS:
+            raise failed
+        warnings.append(f"the page's own script then left it: {failed.message}")
     result: dict[str, Any] = {"stable": settled.stable, "waitedMs": settled.waited_ms}
     if not settled.stable:
         busy = "; ".join(settled.busy)
-        result["warnings"] = [
+        warnings.append(
             f"the page was still busy after {settled.waited_ms} ms ({busy}); read as it is"
-        ]
+        )
+    if warnings:
+        result["warnings"] = warnings
     return result
 
 

@@ -18,8 +18,9 @@ from taskplate.dsl import TaskplateError, TrustLevel
 from taskplate.interpreter import SHIPPED, Limits, RunManager, TemplateLibrary
 from taskplate.stdlib import REGISTRY
 from taskplate.stdlib._web import WebConfig
-from tests.conftest import fake_dns
+from tests.conftest import NOWHERE_HOST, fake_dns
 from tests.fixtures.crawl_site import CrawlSite, MappedTransport, depth_of, serve_site
+from tests.fixtures.server import FixtureServer
 
 pytestmark = pytest.mark.anyio
 USER_AGENT = "taskplate-tests/1.0 (+operator@example.invalid)"
@@ -296,3 +297,34 @@ async def test_items_that_need_the_browser_at_once_share_one_session(
     )
     assert {i["engine"] for i in answer["result"]["items"] if i["success"]} == {"browser"}
     assert runs.sessions.sessions == {} and runs.sessions.open_tabs == 0
+
+
+@pytest.mark.parametrize("engine", ["http", "browser"])
+async def test_a_page_that_cannot_be_opened_is_a_failed_item_on_either_engine(
+    runs: RunManager, site: FixtureServer, engine: str
+) -> None:
+    for start, code in (
+        (f"http://{NOWHERE_HOST}/", "NAVIGATION_FAILED"),
+        (f"https://127.0.0.1:{site.server_address[1]}/article.html", "NAVIGATION_FAILED"),
+    ):
+        answer = await run(
+            runs, "crawl_site", startUrl=start, maxDepth=0, engine=engine, useSitemap=False
+        )
+        (item,) = answer["result"]["items"]
+        assert not item["success"] and item["content"] is None, item
+        assert item["error"]["code"] == code, item
+
+
+async def test_a_browser_crawl_keeps_what_a_page_showed_before_its_script_left(
+    runs: RunManager, site: FixtureServer
+) -> None:
+    start = site.url(f"/article-leaves.html?to=http://{NOWHERE_HOST}/adblock")
+    answer = await run(runs, "crawl_site", startUrl=start, maxDepth=0, engine="browser")
+    (item,) = answer["result"]["items"]
+    assert item["success"] and "## Why batches are slow" in item["content"], item
+    assert item["title"] == "Tuning the sliding window"
+    start = site.url(f"/leave.html?to=http://{NOWHERE_HOST}/later")  # nothing to read first
+    (item,) = (await run(runs, "crawl_site", startUrl=start, maxDepth=0, engine="browser"))[
+        "result"
+    ]["items"]
+    assert not item["success"] and "ERR_NAME_NOT_RESOLVED" in item["error"]["message"], item

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import time
 from collections.abc import Callable
 
@@ -413,3 +414,43 @@ async def test_runs_publish_what_they_changed_to_their_profile_and_never_a_stale
     assert (
         untouched["status"] == "succeeded" and manager.profiles.read("pub").version == after.version
     )
+
+
+async def test_pages_that_cannot_be_opened_fail_with_a_navigation_code(
+    manager: RunManager, site: FixtureServer
+) -> None:
+    port = site.server_address[1]
+    with socket.socket() as closed:  # a port nothing listens on: the connection is refused
+        closed.bind(("127.0.0.1", 0))
+        refused = f"http://127.0.0.1:{closed.getsockname()[1]}/"
+    urls = {
+        f"http://{NOWHERE_HOST}/": ("NAVIGATION_FAILED", "ERR_NAME_NOT_RESOLVED"),
+        refused: ("NAVIGATION_FAILED", "ERR_CONNECTION_REFUSED"),
+        site.url("/hang"): ("NAVIGATION_TIMEOUT", "timed out"),
+        f"https://127.0.0.1:{port}/article.html": ("NAVIGATION_FAILED", "ERR_SSL"),  # not TLS
+    }
+    answer = await batch(manager, [site.url("/article.html"), *urls], pageTimeoutMs=1000)
+    items = answer["result"]["items"]
+    assert items[0]["success"] and "Why batches are slow" in items[0]["content"]
+    for item, (code, text) in zip(items[1:], urls.values(), strict=True):
+        assert not item["success"] and item["content"] is None, item
+        assert item["error"]["code"] == code and text in item["error"]["message"], item
+
+
+async def test_content_a_page_script_takes_away_is_kept_and_a_redirect_is_followed(
+    manager: RunManager, site: FixtureServer
+) -> None:
+    urls = [
+        site.url(f"/article-leaves.html?to=http://{NOWHERE_HOST}/adblock"),  # leaves at 100 ms
+        site.url("/article-notice.html"),  # its request fails: a notice replaces the article
+        site.url("/redirect-by-script.html"),  # sends the tab to a page that loads
+    ]
+    answer = await batch(manager, urls)
+    assert answer["status"] == "succeeded", [i.get("error") for i in answer["result"]["items"]]
+    leaves, notice, moved = answer["result"]["items"]
+    for item in (leaves, notice):
+        assert "## Why batches are slow" in item["content"], item
+        assert item["title"] == "Tuning the sliding window"
+    assert any("ERR_NAME_NOT_RESOLVED" in w for w in leaves["warnings"]), leaves
+    assert any("much shorter" in w for w in notice["warnings"]), notice
+    assert "lentil" in moved["content"].lower() and not moved["warnings"]

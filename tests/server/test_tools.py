@@ -152,3 +152,21 @@ async def test_every_tool_is_documented_and_the_guides_examples_are_valid(
     assert [
         d for d in check_source(text, "SKILL.md", REGISTRY).diagnostics if d.severity == "error"
     ] == []
+
+
+async def test_reading_right_after_navigate_waits_for_the_page_as_a_batch_does(
+    server: MCPServer, site: FixtureServer
+) -> None:
+    async with Client(server) as client:
+        session = (await call(client, "create_session"))["sessionId"]
+        late = site.url("/article-late.html")  # writes its article 50 ms after load
+        await call(client, "navigate", sessionId=session, url=late)
+        read = await call(client, "get_page_content", sessionId=session)
+        assert "Part 4: The council met" in read["content"], read
+        assert "Loading" not in read["content"] and "News desk" not in read["content"]
+        await call(client, "navigate", sessionId=session, url=late)
+        snap = await call(client, "snapshot", sessionId=session)
+        assert not snap["isError"] and snap["title"] == "The bridge vote"
+        scraped = await call(client, "scrape", url=late)
+        assert "Part 4: The council met" in scraped["content"]
+        await call(client, "close_session", sessionId=session)

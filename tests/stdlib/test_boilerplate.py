@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import lxml.html
 
-from taskplate.stdlib._boilerplate import clean
+from taskplate.stdlib._boilerplate import clean, drop_comment_threads
 from taskplate.stdlib._markdown import to_markdown
 
 SENTENCE = "The council met on Tuesday to decide how the new bridge over the river will be paid for"
@@ -89,3 +89,16 @@ def test_small_repeated_blocks_are_not_joined() -> None:
     )
     clean(doc)
     assert len(doc.xpath("//div[@class='comment']")) == 5
+
+
+def test_comment_threads_are_dropped_by_name_or_markup_but_not_a_commentary() -> None:
+    doc = lxml.html.document_fromstring(
+        f"<html><body><article><h1>Bridge</h1>{paragraphs('Story', 6)}</article>"
+        f"<section id='comments'>{paragraphs('Reader')}</section>"
+        f"<div itemscope itemtype='https://schema.org/Comment'>{paragraphs('Guest')}</div>"
+        f"<div class='commentary'>{paragraphs('Column')}</div></body></html>"
+    )
+    drop_comment_threads(doc.find("body"))
+    text = doc.text_content()
+    assert "Story 5" in text and "Column 1" in text
+    assert "Reader" not in text and "Guest" not in text

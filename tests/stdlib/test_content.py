@@ -87,3 +87,17 @@ def test_justext_abstains_on_a_page_without_a_long_paragraph() -> None:
     # Two of the three extractors agree: that is enough when jusText's rules find nothing.
     assert content.choose(found, [text, text, ""], content.DEFAULT) == [True, True]
     assert content.choose(found, [text, "", ""], content.DEFAULT) == [False, False]
+
+
+def test_trafilatura_modes_can_vote_as_one() -> None:
+    _, found = body_of(f"<p>{SENTENCE}.</p><p>Menu of the site: sports weather jobs cars homes</p>")
+    menu = "Menu of the site: sports weather jobs cars homes"
+    # Both trafilatura modes hold the menu, readability does not, jusText's rules do not:
+    # two votes of four apart, one of three as a pair.
+    texts = [f"{SENTENCE}. {menu}", f"{SENTENCE}. {menu}", SENTENCE]
+    apart = content.Rules(votes=2)
+    assert content.choose(found, texts, apart) == [True, True]
+    assert content.choose(found, texts, content.Rules(votes=2, pair="either")) == [True, False]
+    one = [f"{SENTENCE}. {menu}", SENTENCE, f"{SENTENCE}. {menu}"]  # one mode and readability
+    assert content.choose(found, one, content.Rules(votes=2, pair="either")) == [True, True]
+    assert content.choose(found, one, content.Rules(votes=2, pair="both")) == [True, False]

@@ -4,7 +4,10 @@ test_page_actions.py."""
 
 from __future__ import annotations
 
+import re
+
 from taskplate.stdlib._markdown import to_markdown, to_text
+from tests.fixtures.server import SITE
 
 SENTENCE = "The council met on Tuesday to decide how the new bridge over the river will be paid for"
 
@@ -99,3 +102,16 @@ def test_main_content_keeps_structure_and_drops_the_page_around_it() -> None:
                  "- Grants from the region", "```\ntotal = tolls + grants\n```", "Part 5:"):  # fmt: skip
         assert kept in markdown, kept
     assert "Home" not in markdown and "Copyright" not in markdown
+
+
+def test_react_comment_markers_inside_paragraphs_are_read_whole() -> None:
+    # React writes <!-- --> between neighbouring text nodes; kept in the tree, trafilatura's
+    # voters lose the text after each marker and the paragraphs fell under the 3-of-4 rule.
+    html = (SITE / "react-article.html").read_text(encoding="utf-8")
+    text, is_main = to_text(html, "http://x/")
+    assert is_main
+    read = " ".join(text.split())
+    plain = re.sub(r"\s+", " ", re.sub(r"<!--.*?-->|<\?.*?>", "", html, flags=re.S))
+    for paragraph in re.findall(r"<p>(.*?)</p>", plain)[:-1]:  # the last is the footer
+        assert " ".join(paragraph.split()) in read, paragraph
+    assert "News desk" not in read and "Copyright" not in read and "processing" not in read

@@ -583,3 +583,66 @@ async def test_a_read_whose_page_navigates_by_its_own_script_reads_the_new_page(
             await _reading(ctx)
             site.open_gate("own-script")  # the page's script takes it to /recipe.html
     assert answers == [{"title": "Weeknight lentil soup"}]
+
+
+async def test_content_is_kept_when_the_page_then_leaves_for_a_page_that_fails(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
+    gone = f"http://{NOWHERE_HOST}/blocked"
+    away = site.url(f"/article-leaves.html?to={gone}&gate=article-leaves")
+    assert (await act("navigate", ctx, url=away))["status"] == 200
+    site.open_gate("article-leaves")  # the page leaves only now, whatever the machine's load
+    waited = await act("wait_for_stable", ctx)
+    assert any("ERR_NAME_NOT_RESOLVED" in w for w in waited["warnings"])
+    assert (await act("get_page_info", ctx))["url"].startswith("chrome-error://")
+    read = await act("get_page_content", ctx)
+    assert "## Why batches are slow" in read["content"] and "News desk" not in read["content"]
+    assert read["title"] == "Tuning the sliding window"
+    assert any(gone in w and "ERR_NAME_NOT_RESOLVED" in w for w in read["warnings"]), read
+    with pytest.raises(TaskplateError, match="ERR_NAME_NOT_RESOLVED"):
+        await act("snapshot", ctx)  # not content: the tab shows the error page
+
+
+async def test_content_is_kept_when_the_page_then_replaces_it_with_a_short_notice(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
+    await act("navigate", ctx, url=site.url("/article-notice.html?gate=article-notice"))
+    site.open_gate("article-notice")
+    await act("wait_for", ctx, text="not available right now")
+    read = await act("get_page_content", ctx)
+    assert "## Why batches are slow" in read["content"]
+    assert "not available" not in read["content"]
+    assert any("much shorter" in w for w in read["warnings"]), read
+
+
+async def test_a_script_redirect_to_a_page_that_loads_is_followed(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
+    await act("navigate", ctx, url=site.url("/redirect-by-script.html"))
+    await act("wait_for", ctx, urlMatches="recipe")
+    read = await act("get_page_content", ctx)
+    assert "lentil" in read["content"].lower() and "has moved" not in read["content"]
+    assert "warnings" not in read
+
+
+async def test_content_read_right_after_navigate_waits_for_the_page_to_settle(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
+    await act("navigate", ctx, url=site.url("/article-late.html"))  # written 50 ms after load
+    read = await act("get_page_content", ctx)
+    assert "Part 4: The council met" in read["content"] and "Loading" not in read["content"]
+    assert "News desk" not in read["content"]
+    await act("navigate", ctx, url=site.url("/late.html"))  # filled 700 ms after load
+    at_once = await act("get_page_content", ctx, waitForStable=False, onlyMainContent=False)
+    assert "content arrived" not in at_once["content"]  # told not to wait: the page as it is
+
+
+async def test_a_parsed_page_that_never_finishes_loading_is_read_with_a_warning(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
+    # Its document is there; an image that never answers keeps `load` from ever firing.
+    opened = await act("navigate", ctx, url=site.url("/never-loads"), timeoutMs=1500)
+    assert opened["status"] == 200 and opened["title"] == "Never loads"
+    assert any("not finished loading after 1500 ms" in w for w in opened["warnings"])
+    read = await act("get_page_content", ctx, onlyMainContent=False, waitForStable=False)
+    assert "Visible" in read["content"]
