@@ -6,6 +6,7 @@ drive one page would read each other's pages. Pure: reads the step graph, report
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -90,17 +91,37 @@ class _Rule:
 
     # -- `needs` branches running at once -------------------------------------------------------
     def branches(self) -> Iterator[SharedTab]:
+        """Linear in the siblings and their needs, up to one bitmask operation per tab user: a
+        1 MiB template of thousands of `needs` is checked at once (#28), not pair by pair."""
+        reported: set[int] = set()
         for siblings in self.sibling_lists():
             if not any(s.needs for s in siblings):
                 continue
-            ids = {s.id: s for s in siblings if s.id}
-            before = {id(s): _ancestors(s, ids) for s in siblings}
             enclosing = "their item's tab" if self.in_item_tab(siblings[0]) else "tab main"
             uses = {id(s): list(self.tab_uses(s, enclosing)) for s in siblings}
-            reported: set[int] = set()
-            for i, first in enumerate(siblings):
-                for second in siblings[i + 1 :]:
-                    if id(second) in reported or not _at_once(first, second, before):
+            if sum(1 for s in siblings if uses[id(s)]) < 2:
+                continue
+            order, before = _in_order(siblings)
+            rank = {id(s): i for i, s in enumerate(siblings)}
+            for tab in dict.fromkeys(tab for s in order for tab, _ in uses[id(s)]):
+                earlier = changers = (
+                    0  # the users of `tab` met so far; those that do more than read
+                )
+                for position, step in enumerate(order):
+                    mine = [one for used, one in uses[id(step)] if used == tab]
+                    if not mine:
+                        continue
+                    reads_only = all(self.pure(one) for one in mine)
+                    unordered = (changers if reads_only else earlier) & ~before[id(step)]
+                    bit = 1 << position
+                    earlier |= bit
+                    if not reads_only:
+                        changers |= bit
+                    if not unordered:
+                        continue
+                    other = order[(unordered & -unordered).bit_length() - 1]
+                    first, second = sorted((other, step), key=lambda s: rank[id(s)])
+                    if id(second) in reported:
                         continue
                     problem = self.clash(first, second, uses[id(first)], uses[id(second)])
                     if problem is not None:
@@ -165,22 +186,37 @@ class _Rule:
         return spec is not None and spec.pure
 
 
-def _at_once(first: Step, second: Step, before: dict[int, set[str]]) -> bool:
-    """Whether two siblings of a `needs` graph may run at the same time."""
-    return (second.id is None or second.id not in before[id(first)]) and (
-        first.id is None or first.id not in before[id(second)]
-    )
-
-
-def _ancestors(step: Step, ids: dict[str, Step]) -> set[str]:
-    seen: set[str] = set()
-    stack = list(step.needs)
-    while stack:
-        need = stack.pop()
-        if need in ids and need not in seen and need != step.id:
-            seen.add(need)
-            stack.extend(ids[need].needs)
-    return seen
+def _in_order(siblings: list[Step]) -> tuple[list[Step], dict[int, int]]:
+    """The siblings in an order where each comes after the steps it needs (ties in the order
+    written; steps on a cycle, which the checker reports, last), and for each the steps it waits
+    for, directly or not, as a bitmask of positions in that order."""
+    index = {s.id: i for i, s in enumerate(siblings) if s.id}
+    needed = [{index[n] for n in s.needs if n in index and n != s.id} for s in siblings]
+    waiting = [len(n) for n in needed]
+    followers: list[list[int]] = [[] for _ in siblings]
+    for i, needs in enumerate(needed):
+        for n in needs:
+            followers[n].append(i)
+    ready = [i for i, count in enumerate(waiting) if count == 0]
+    heapq.heapify(ready)
+    placed: list[int] = []
+    while ready:
+        i = heapq.heappop(ready)
+        placed.append(i)
+        for follower in followers[i]:
+            waiting[follower] -= 1
+            if waiting[follower] == 0:
+                heapq.heappush(ready, follower)
+    seen = set(placed)
+    placed += [i for i in range(len(siblings)) if i not in seen]
+    position = {i: p for p, i in enumerate(placed)}
+    masks: list[int] = [0] * len(siblings)
+    for i in placed:
+        mask = 0
+        for n in needed[i]:
+            mask |= masks[n] | (1 << position[n])
+        masks[i] = mask
+    return [siblings[i] for i in placed], {id(siblings[i]): masks[i] for i in placed}
 
 
 def _owned(loop: Step) -> set[str]:
