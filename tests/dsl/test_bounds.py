@@ -160,6 +160,31 @@ def flat_list(n: int) -> str:
     return HEAD + "steps: [" + "1, " * n + "]\n"
 
 
+def loop_sharing_main(n: int) -> str:
+    """A concurrent loop whose many steps each name tab main: every one is a shared-tab problem."""
+    return (
+        HEAD
+        + "steps:\n  - id: l\n    forEach: [1, 2]\n    concurrency: 2\n    steps:\n"
+        + "".join(
+            f"      - {{id: s{i}, tab: main, action: navigate, with: {{url: 'https://a.test/{i}'}}}}\n"
+            for i in range(n)
+        )
+    )
+
+
+def loop_of_parallel_branches(n: int) -> str:
+    """Steps of one item that need nothing of each other, all navigating the item's tab."""
+    return (
+        HEAD
+        + "steps:\n  - id: l\n    forEach: [1, 2]\n    steps:\n"
+        + "      - {id: s0, action: navigate, with: {url: 'https://a.test/'}}\n"
+        + "".join(
+            f"      - {{id: s{i}, needs: [s0], action: navigate, with: {{url: 'https://a.test/{i}'}}}}\n"
+            for i in range(1, n)
+        )
+    )
+
+
 SHAPES: dict[str, Callable[[], str]] = {
     "9 steps each needing all": lambda: all_need_all(9),
     "10 steps each needing all": lambda: all_need_all(10),
@@ -177,6 +202,8 @@ SHAPES: dict[str, Callable[[], str]] = {
     "3,900 steps with misspelt keys": lambda: misspelt_keys(3900),
     "3,900 unknown actions": lambda: unknown_actions(3900),
     "250 long expressions": lambda: long_expressions(250),
+    "2,400 steps naming tab main in a concurrent loop": lambda: loop_sharing_main(2400),
+    "2,400 parallel branches in one item's tab": lambda: loop_of_parallel_branches(2400),
     "a flat list of 500,000 values": lambda: flat_list(340_000),
 }
 
