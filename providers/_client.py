@@ -4,6 +4,7 @@ or streamable HTTP): start, list, call, restart after a crash, close. One owner 
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import os
@@ -17,7 +18,7 @@ from typing import Any
 import anyio
 import anyio.abc
 
-from taskplate.dsl import ErrorCode, TaskplateError
+from taskplate.dsl import ErrorCode, TaskplateError, valid_unicode
 
 from ._config import ProviderConfig
 from ._lock import ServerListing, ToolInfo
@@ -34,6 +35,43 @@ def _cause(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text != type(exc).__name__ else text
 
 
+def _read_again(failure: Exception) -> Any:
+    """A message the SDK could not read because its JSON escapes a lone UTF-16 surrogate
+    (`"\\ud800"`: valid JSON, not valid Unicode), read with the surrogate replaced; else the
+    failure as it was. Text from a provider is made valid where it enters, as a page's is."""
+    from mcp.shared.message import SessionMessage
+    from mcp_types import jsonrpc_message_adapter
+    from pydantic import ValidationError
+
+    if not isinstance(failure, ValidationError):
+        return failure
+    line = next((e.get("input") for e in failure.errors() if e.get("type") == "json_invalid"), None)
+    if not isinstance(line, str):
+        return failure
+    try:
+        message = valid_unicode(json.loads(line))
+        return SessionMessage(jsonrpc_message_adapter.validate_python(message, by_name=False))
+    except (ValueError, RecursionError):
+        return failure
+
+
+@asynccontextmanager
+async def _valid_text(transport: Any) -> AsyncIterator[tuple[Any, Any]]:
+    """The provider's transport, with each message it could not read given a second reading."""
+    async with transport as (read, write):
+        send, receive = anyio.create_memory_object_stream[Any](0)
+
+        async def relay() -> None:
+            async with send:
+                async for item in read:
+                    await send.send(_read_again(item) if isinstance(item, Exception) else item)
+
+        async with anyio.create_task_group() as group, receive:
+            group.start_soon(relay)
+            yield receive, write
+            group.cancel_scope.cancel()
+
+
 def _client(config: ProviderConfig, stack: AsyncExitStack) -> Any:
     from mcp.client.client import Client
     from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -45,7 +83,7 @@ def _client(config: ProviderConfig, stack: AsyncExitStack) -> Any:
             env=dict(config.env) or None,
             cwd=config.cwd,
         )
-        return Client(stdio_client(params, errlog=sys.stderr), mode="legacy")
+        return Client(_valid_text(stdio_client(params, errlog=sys.stderr)), mode="legacy")
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
 
@@ -62,7 +100,7 @@ def _client(config: ProviderConfig, stack: AsyncExitStack) -> Any:
     http = create_mcp_http_client(headers=headers)
     stack.push_async_callback(http.aclose)
     assert config.url is not None
-    return Client(streamable_http_client(config.url, http_client=http), mode="legacy")
+    return Client(_valid_text(streamable_http_client(config.url, http_client=http)), mode="legacy")
 
 
 def _tool_info(tool: Any) -> ToolInfo:

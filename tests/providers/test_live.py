@@ -298,3 +298,19 @@ async def test_an_http_provider_that_goes_away_is_unavailable_then_connected_aga
             assert answer["result"]["answer"]["text"] == "Echo: again"
     finally:
         _end(server)
+
+
+async def test_a_lone_surrogate_in_a_providers_answer_is_read_as_valid_text(
+    tmp_path: Path,
+) -> None:
+    """The SDK cannot read a message whose JSON escapes a lone surrogate; it would be dropped
+    and the call time out. It is read again with the surrogate replaced (#28)."""
+    server = str(Path(__file__).parent / "surrogate_server.py")
+    config = f"[providers.hostile]\ncommand = {toml_list([sys.executable, server])}\n"
+    folder = write_folder(
+        tmp_path / "t", config, {"hostile": template("hostile", "mcp.hostile.echo", "{}")}
+    )
+    async with running(folder, tmp_path / "home") as manager:
+        answer = await run(manager, "hostile", options={"timeoutMs": 20_000})
+    assert answer["status"] == "succeeded", answer
+    assert answer["result"]["answer"] == {"text": "A\ufffdB"}
