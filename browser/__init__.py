@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from taskplate.dsl._lazy import lazy_names
 
 if TYPE_CHECKING:
-    from ._capture import Capture, capture_page, element_html, page_html
+    from ._capture import Capture, capture_page, element_html
     from ._cleanup import cleanup
     from ._errors import crashed, is_crash, navigation_failed, translate
     from ._headed import HeadedWindow, can_show_window
@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 # Public names, loaded on first use: a command that needs only a few pays only for those.
 _LAZY: dict[str, tuple[str, str]] = {
     "element_html": ("._capture", "element_html"),
-    "page_html": ("._capture", "page_html"),
     "Capture": ("._capture", "Capture"),
     "capture_page": ("._capture", "capture_page"),
     "cleanup": ("._cleanup", "cleanup"),
@@ -76,7 +75,6 @@ __all__ = [
     "find_chromium",
     "is_crash",
     "navigation_failed",
-    "page_html",
     "system_resolver",
     "translate",
     "untraced",

@@ -98,11 +98,6 @@ class Capture:
         )
 
 
-async def page_html(page: Any) -> str:
-    """The whole document's HTML, open shadow roots included."""
-    return valid_text(str(await page.evaluate(_CAPTURE, None)))
-
-
 async def capture_page(page: Any, *, at_load: bool = False) -> Capture:
     """The whole document (HTML, title, state) read at one moment in one round trip; at_load:
     as it was when it loaded, if the watcher kept it then."""
