@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from taskplate.dsl._lazy import lazy_names
+from taskplate.contract import lazy_names
 
 if TYPE_CHECKING:
     from ._capture import Capture, capture_page, element_html

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from taskplate.dsl import valid_text
+from taskplate.contract import valid_text
 
 # Native serialisation when the page has no shadow root (the common, fast case); otherwise a
 # composed copy: each host's shadow tree replaces its children, slots their assigned nodes.

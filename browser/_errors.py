@@ -5,7 +5,7 @@ The only place that reads Playwright's error texts; everything else sees Taskpla
 
 from __future__ import annotations
 
-from taskplate.dsl import ErrorCode, TaskplateError
+from taskplate.contract import ErrorCode, TaskplateError
 
 _CRASH_MARKERS = (
     "target crashed",

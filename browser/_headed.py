@@ -14,7 +14,7 @@ from typing import Any
 import anyio
 from playwright.async_api import Browser, BrowserContext, Page, Playwright, async_playwright
 
-from taskplate.dsl import ErrorCode
+from taskplate.contract import ErrorCode
 
 from ._cleanup import cleanup
 from ._errors import translate

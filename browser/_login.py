@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from taskplate.dsl import ErrorCode, TaskplateError
+from taskplate.contract import ErrorCode, TaskplateError
 
 from ._profiles import ProfileStore, with_indexed_db
 

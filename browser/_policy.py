@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 import anyio
 
-from taskplate.dsl import ErrorCode, TaskplateError, TrustLevel
+from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
 
 Resolver = Callable[[str], list[str]]
 METADATA_HOSTS = frozenset({"metadata.google.internal", "metadata", "instance-data"})

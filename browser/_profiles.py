@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from taskplate.dsl import ErrorCode, TaskplateError
+from taskplate.contract import ErrorCode, TaskplateError
 
 if TYPE_CHECKING:
     from ._session import Session

@@ -17,7 +17,7 @@ from typing import Any
 import anyio
 from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
 
-from taskplate.dsl import ErrorCode, TaskplateError
+from taskplate.contract import ErrorCode, TaskplateError
 
 from ._cleanup import cleanup
 from ._endpoints import (

@@ -15,7 +15,7 @@ from typing import Any
 import anyio
 from playwright.async_api import BrowserContext, CDPSession, Dialog, Page, Request
 
-from taskplate.dsl import ErrorCode, TaskplateError
+from taskplate.contract import ErrorCode, TaskplateError
 
 from ._blocking import blocked_url_patterns
 from ._capture import LOADED_BINDING, Capture

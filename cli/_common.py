@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 import anyio
 import click
 
-from taskplate.dsl import ErrorCode, TaskplateError
+from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.interpreter import (
     SHIPPED,
     STORE_ENV,

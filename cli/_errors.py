@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 import click
 
-from taskplate.dsl import TaskplateError
+from taskplate.contract import TaskplateError
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -14,7 +14,7 @@ import click
 
 from taskplate.browser import BrowserConfig, BrowserRuntime, find_chromium
 from taskplate.browser._endpoints import read_loads
-from taskplate.dsl import TaskplateError
+from taskplate.contract import TaskplateError
 from taskplate.interpreter import data_home
 
 from ._common import library

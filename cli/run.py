@@ -23,7 +23,8 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from taskplate.dsl import ErrorCode, RunStatus, TaskplateError, format_text
+from taskplate.contract import ErrorCode, RunStatus, TaskplateError
+from taskplate.dsl import format_text
 from taskplate.interpreter import ConfirmPolicy, TemplateLibrary, check_timeout
 from taskplate.interpreter import Progress as RunProgress
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from taskplate.dsl import ErrorCode, RunStatus, TaskplateError
+from taskplate.contract import ErrorCode, RunStatus, TaskplateError
 from taskplate.interpreter import Chunk, RunManager
 
 from ._common import emit, store_option, with_runs

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from taskplate.browser import BrowserConfig
-from taskplate.dsl import ErrorCode, TaskplateError, TrustLevel
+from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
 from taskplate.interpreter import ConfirmPolicy, TraceMode
 from taskplate.server._auth import HttpSecurity, is_loopback, load_tokens
 from taskplate.server._serve import run

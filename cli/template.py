@@ -16,7 +16,7 @@ from typing import Any
 import anyio
 import click
 
-from taskplate.dsl import ErrorCode, TaskplateError
+from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.interpreter import Saved, data_home, open_store, save_recorded
 
 from ._common import emit, library

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from taskplate.dsl import ErrorCode, TaskplateError
+from taskplate.contract import ErrorCode, TaskplateError
 
 from ._common import manager, store_option
 from ._errors import user_errors

@@ -7,12 +7,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._lazy import lazy_names
+from taskplate.contract import lazy_names
 
 if TYPE_CHECKING:
-    from ._actions import ActionCatalog, ActionSpec
-    from ._checker import CheckResult, check_file, check_source
-    from ._contract import (
+    from taskplate.contract import (
         STEP_ERROR_CODES,
         ErrorCode,
         Level,
@@ -20,7 +18,12 @@ if TYPE_CHECKING:
         StepStatus,
         TaskplateError,
         TrustLevel,
+        valid_text,
+        valid_unicode,
     )
+
+    from ._actions import ActionCatalog, ActionSpec
+    from ._checker import CheckResult, check_file, check_source
     from ._diagnostics import Diagnostic, Severity, Span, format_json, format_text, has_errors
     from ._expr_ast import ExpressionError, parse_expression
     from ._expr_eval import evaluate, truthy
@@ -30,10 +33,10 @@ if TYPE_CHECKING:
     from ._model import Limits, PartialSuccess, Retry, Step, Template
     from ._numbers import parse_number
     from ._schema_errors import listed, violations
-    from ._text import valid_text, valid_unicode
     from ._values import Value, expressions, render
 
-# Public names, loaded on first use: a command that needs only a few pays only for those.
+# Public names, loaded on first use: a command that needs only a few pays only for those. The
+# contract's vocabulary lives in taskplate.contract; the language re-exports it for its callers.
 _LAZY: dict[str, tuple[str, str]] = {
     "ActionCatalog": ("._actions", "ActionCatalog"),
     "ActionSpec": ("._actions", "ActionSpec"),
@@ -42,13 +45,13 @@ _LAZY: dict[str, tuple[str, str]] = {
     "check_source": ("._checker", "check_source"),
     "format_checker": ("._formats", "format_checker"),
     "is_uri": ("._formats", "is_uri"),
-    "STEP_ERROR_CODES": ("._contract", "STEP_ERROR_CODES"),
-    "ErrorCode": ("._contract", "ErrorCode"),
-    "Level": ("._contract", "Level"),
-    "RunStatus": ("._contract", "RunStatus"),
-    "StepStatus": ("._contract", "StepStatus"),
-    "TaskplateError": ("._contract", "TaskplateError"),
-    "TrustLevel": ("._contract", "TrustLevel"),
+    "STEP_ERROR_CODES": ("taskplate.contract", "STEP_ERROR_CODES"),
+    "ErrorCode": ("taskplate.contract", "ErrorCode"),
+    "Level": ("taskplate.contract", "Level"),
+    "RunStatus": ("taskplate.contract", "RunStatus"),
+    "StepStatus": ("taskplate.contract", "StepStatus"),
+    "TaskplateError": ("taskplate.contract", "TaskplateError"),
+    "TrustLevel": ("taskplate.contract", "TrustLevel"),
     "Diagnostic": ("._diagnostics", "Diagnostic"),
     "Severity": ("._diagnostics", "Severity"),
     "Span": ("._diagnostics", "Span"),
@@ -69,8 +72,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "parse_number": ("._numbers", "parse_number"),
     "listed": ("._schema_errors", "listed"),
     "violations": ("._schema_errors", "violations"),
-    "valid_text": ("._text", "valid_text"),
-    "valid_unicode": ("._text", "valid_unicode"),
+    "valid_text": ("taskplate.contract", "valid_text"),
+    "valid_unicode": ("taskplate.contract", "valid_unicode"),
     "Value": ("._values", "Value"),
     "expressions": ("._values", "expressions"),
     "render": ("._values", "render"),

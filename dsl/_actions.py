@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ._contract import ErrorCode, Level
+from taskplate.contract import ErrorCode, Level
 
 
 @dataclass(frozen=True)

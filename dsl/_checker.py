@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from taskplate.contract import Level, TrustLevel
+
 from ._actions import ActionCatalog, ActionSpec
-from ._contract import Level, TrustLevel
 from ._diagnostics import Diagnostic, Severity, Span
 from ._expr_infer import ExprScope, StepRef, closest, hint_budget, infer, suggest
 from ._json_schema_check import schema_errors

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._contract import STEP_ERROR_CODES
+from taskplate.contract import STEP_ERROR_CODES
 
 MAX_TABS_PER_SESSION = 20
 MAX_RUN_TIMEOUT_MS = 900_000

@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._contract import ErrorCode, TrustLevel
+from taskplate.contract import ErrorCode, TrustLevel
+
 from ._values import BadExpr, Const, ExpressionBudget, Value, compile_value
 
 

@@ -9,7 +9,7 @@ import json
 import re
 from typing import Any
 
-from taskplate.dsl import ErrorCode, TaskplateError
+from taskplate.contract import ErrorCode, TaskplateError
 
 MAX_URL_BYTES = 8192
 # a value that names a scheme is a URL: http://…, file:///…, data:…, javascript:…

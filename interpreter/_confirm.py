@@ -8,7 +8,8 @@ import enum
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from taskplate.dsl import ActionSpec, ErrorCode, Step, TaskplateError, TrustLevel
+from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
+from taskplate.dsl import ActionSpec, Step
 
 
 class ConfirmPolicy(enum.StrEnum):

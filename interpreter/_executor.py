@@ -19,17 +19,8 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from taskplate.browser import MAX_TABS_PER_SESSION, Session, UrlPolicy
-from taskplate.dsl import (
-    ErrorCode,
-    ExpressionError,
-    Step,
-    StepStatus,
-    TaskplateError,
-    Template,
-    TrustLevel,
-    render,
-    truthy,
-)
+from taskplate.contract import ErrorCode, StepStatus, TaskplateError, TrustLevel
+from taskplate.dsl import ExpressionError, Step, Template, render, truthy
 from taskplate.dsl._values import Const
 from taskplate.stdlib import REGISTRY, ActionContext, Sampler, run_action
 

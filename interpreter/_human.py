@@ -15,7 +15,7 @@ from typing import Any
 import anyio
 
 from taskplate.browser import HeadedWindow, can_show_window
-from taskplate.dsl import ErrorCode, RunStatus, TaskplateError, TrustLevel
+from taskplate.contract import ErrorCode, RunStatus, TaskplateError, TrustLevel
 
 from ._confirm import Answer, Asker, CannotAsk
 from ._stores import STORE_WRITE_S, Store

@@ -16,15 +16,8 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
-from taskplate.dsl import (
-    ActionCatalog,
-    Diagnostic,
-    ErrorCode,
-    TaskplateError,
-    Template,
-    TrustLevel,
-    check_source,
-)
+from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
+from taskplate.dsl import ActionCatalog, Diagnostic, Template, check_source
 from taskplate.providers import (
     Configuration,
     ProviderCatalog,

@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from taskplate.dsl import ActionSpec, ErrorCode, Step, TaskplateError
+from taskplate.contract import ErrorCode, TaskplateError
+from taskplate.dsl import ActionSpec, Step
 
 
 def action_of(

@@ -15,7 +15,8 @@ from typing import Any
 
 import yaml
 
-from taskplate.dsl import ActionCatalog, ErrorCode, Level, RunStatus, TaskplateError, check_source
+from taskplate.contract import ErrorCode, Level, RunStatus, TaskplateError
+from taskplate.dsl import ActionCatalog, check_source
 
 from ._library import SHIPPED, TemplateLibrary, template_files
 from ._stores import Store

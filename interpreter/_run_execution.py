@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from taskplate.browser import Session
-from taskplate.dsl import ErrorCode, RunStatus, TaskplateError, Template, TrustLevel
+from taskplate.contract import ErrorCode, RunStatus, TaskplateError, TrustLevel
+from taskplate.dsl import Template
 from taskplate.stdlib import Sampler
 
 from ._artifacts import RunArtifacts

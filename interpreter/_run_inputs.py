@@ -13,17 +13,8 @@ from typing import Any
 
 import jsonschema
 
-from taskplate.dsl import (
-    ErrorCode,
-    TaskplateError,
-    Template,
-    TrustLevel,
-    format_checker,
-    listed,
-    render,
-    truthy,
-    violations,
-)
+from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
+from taskplate.dsl import Template, format_checker, listed, render, truthy, violations
 
 from ._tracing import TraceMode, trace_mode
 

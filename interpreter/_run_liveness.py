@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from taskplate.dsl import ErrorCode, RunStatus, TaskplateError, Template
+from taskplate.contract import ErrorCode, RunStatus, TaskplateError
+from taskplate.dsl import Template
 
 from ._run_inputs import secret_names
 from ._stores import RunRow, Store

@@ -8,7 +8,7 @@ import time
 
 import anyio
 
-from taskplate.dsl import ErrorCode, TaskplateError
+from taskplate.contract import ErrorCode, TaskplateError
 
 from ._run_inputs import Limits
 from ._run_liveness import DEAD_AFTER_S

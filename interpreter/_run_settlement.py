@@ -12,7 +12,8 @@ from typing import Any
 import anyio
 import jsonschema
 
-from taskplate.dsl import ErrorCode, RunStatus, TaskplateError, Template, render
+from taskplate.contract import ErrorCode, RunStatus, TaskplateError
+from taskplate.dsl import Template, render
 
 from ._artifacts import ArtifactStore
 from ._executor import Execution, Progress, StepRecord

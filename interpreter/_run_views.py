@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from taskplate.dsl import ErrorCode, RunStatus, TaskplateError
+from taskplate.contract import ErrorCode, RunStatus, TaskplateError
 
 from ._executor import Progress, StepRecord
 from ._stores import RunRow, Store

@@ -26,7 +26,8 @@ from taskplate.browser import (
     cleanup,
     system_resolver,
 )
-from taskplate.dsl import RunStatus, Template, TrustLevel, valid_unicode
+from taskplate.contract import RunStatus, TrustLevel, valid_unicode
+from taskplate.dsl import Template
 from taskplate.stdlib._conversion import conversion_workers, warm_workers
 
 from ._admission import admit

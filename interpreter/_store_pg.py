@@ -18,7 +18,7 @@ import psycopg
 from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool
 
-from taskplate.dsl import ErrorCode, TaskplateError
+from taskplate.contract import ErrorCode, TaskplateError
 
 from ._stores import TERMINAL, RunRow, dump, load, run_fields, run_row, step_fields, step_row
 

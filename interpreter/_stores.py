@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from taskplate.dsl import ErrorCode, TaskplateError
+from taskplate.contract import ErrorCode, TaskplateError
 
 TERMINAL = ("succeeded", "failed", "partial_success", "canceled")
 FLUSH_S = 0.05  # how long kept-back writes (`keep_step`, `keep_progress`) may wait

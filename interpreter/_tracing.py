@@ -24,7 +24,7 @@ from urllib.parse import quote, quote_plus
 import anyio
 
 from taskplate.browser import Session
-from taskplate.dsl import ErrorCode, StepStatus, TaskplateError, TrustLevel
+from taskplate.contract import ErrorCode, StepStatus, TaskplateError, TrustLevel
 
 from ._executor import StepRecord
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from taskplate.dsl import ActionSpec, ErrorCode, TaskplateError
+from taskplate.contract import ErrorCode, TaskplateError
+from taskplate.dsl import ActionSpec
 
 from ._config import ProviderConfig
 from ._lock import ServerListing, tool_spec

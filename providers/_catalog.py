@@ -11,7 +11,8 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from taskplate.dsl import ActionCatalog, ActionSpec, Level, Template
+from taskplate.contract import Level
+from taskplate.dsl import ActionCatalog, ActionSpec, Template
 
 from ._actions import provider_specs
 from ._config import LOCK_FILE, Configuration, config_files, load_configuration

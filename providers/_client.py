@@ -18,7 +18,7 @@ from typing import Any
 import anyio
 import anyio.abc
 
-from taskplate.dsl import ErrorCode, TaskplateError, valid_unicode
+from taskplate.contract import ErrorCode, TaskplateError, valid_unicode
 
 from ._config import ProviderConfig
 from ._lock import ServerListing, ToolInfo

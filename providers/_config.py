@@ -16,7 +16,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
-from taskplate.dsl import Level
+from taskplate.contract import Level
 
 log = logging.getLogger("taskplate.providers")
 

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from taskplate.dsl import ActionSpec, Level
+from taskplate.contract import Level
+from taskplate.dsl import ActionSpec
 
 from ._config import LOCK_FILE, Configuration, ProviderConfig
 

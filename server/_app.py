@@ -13,7 +13,8 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.resources import TextResource
 from mcp_types import CallToolResult, InputRequiredResult
 
-from taskplate.dsl import ErrorCode, TaskplateError, Template, TrustLevel
+from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
+from taskplate.dsl import Template
 from taskplate.interpreter import RunManager
 
 from ._auth import StaticTokens

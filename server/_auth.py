@@ -18,7 +18,7 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.transport_security import TransportSecuritySettings
 
-from taskplate.dsl import ErrorCode, TaskplateError, TrustLevel
+from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
 
 TOKENS_ENV = "TASKPLATE_TOKENS"
 LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*"]

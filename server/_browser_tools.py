@@ -14,16 +14,8 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, ImageContent, InputRequiredResult
 
 from taskplate.browser import Session
-from taskplate.dsl import (
-    CheckResult,
-    ErrorCode,
-    Level,
-    TaskplateError,
-    TrustLevel,
-    check_source,
-    format_text,
-    valid_text,
-)
+from taskplate.contract import ErrorCode, Level, TaskplateError, TrustLevel, valid_text
+from taskplate.dsl import CheckResult, check_source, format_text
 from taskplate.interpreter import marked, save_recorded, typed_secret
 from taskplate.interpreter._artifacts import RunArtifacts
 from taskplate.interpreter._run_views import iso

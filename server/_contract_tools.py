@@ -12,7 +12,7 @@ from typing import Any
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, InputRequiredResult
 
-from taskplate.dsl import RunStatus
+from taskplate.contract import RunStatus
 
 from . import _schemas as schemas
 from ._follow import follow

@@ -33,7 +33,7 @@ from mcp.server.request_state import authenticated_principal
 from mcp_types import CallToolResult, InputRequiredResult
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from taskplate.dsl import ErrorCode, RunStatus, TaskplateError, TrustLevel
+from taskplate.contract import ErrorCode, RunStatus, TaskplateError, TrustLevel
 from taskplate.interpreter import Answer, CannotAsk, RunManager, caller_key
 from taskplate.stdlib import SamplingRequest
 

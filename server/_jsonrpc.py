@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from taskplate.dsl import valid_unicode
+from taskplate.contract import valid_unicode
 
 PARSE_ERROR, INVALID_REQUEST = -32700, -32600
 MAX_READ_DEPTH = 1000  # deeper than this, a message is not read at all: a parse error

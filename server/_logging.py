@@ -16,7 +16,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types import SetLevelRequestParams
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from taskplate.dsl import StepStatus
+from taskplate.contract import StepStatus
 from taskplate.interpreter import StepRecord
 
 LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")

@@ -9,7 +9,7 @@ from typing import Any
 
 from mcp_types import CallToolResult, ImageContent, TextContent
 
-from taskplate.dsl import ErrorCode, TaskplateError
+from taskplate.contract import ErrorCode, TaskplateError
 
 
 def ok(result: dict[str, Any], *extra: ImageContent) -> CallToolResult:

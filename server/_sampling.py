@@ -14,7 +14,7 @@ from mcp.shared.message import ServerMessageMetadata
 from mcp_types.jsonrpc import CONNECTION_CLOSED
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from taskplate.dsl import ErrorCode, TaskplateError
+from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.stdlib import SamplingRequest
 
 # A client may show the request to its user before its model answers.

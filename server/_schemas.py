@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from taskplate.dsl import ErrorCode
+from taskplate.contract import ErrorCode
 
 S: dict[str, Any] = {"type": "string"}
 INT: dict[str, Any] = {"type": "integer"}

@@ -15,7 +15,7 @@ import uvicorn
 from starlette.routing import Mount
 from uvicorn.server import HANDLED_SIGNALS
 
-from taskplate.dsl import TrustLevel
+from taskplate.contract import TrustLevel
 from taskplate.interpreter import RunManager
 
 from ._app import build_server

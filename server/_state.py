@@ -13,7 +13,8 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.mcpserver import Context
 
-from taskplate.dsl import Template, TrustLevel
+from taskplate.contract import TrustLevel
+from taskplate.dsl import Template
 from taskplate.interpreter import RunManager
 
 from ._auth import is_loopback

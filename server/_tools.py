@@ -17,7 +17,8 @@ from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetad
 from mcp_types import CallToolResult, InputRequiredResult
 from pydantic import ConfigDict
 
-from taskplate.dsl import ErrorCode, TaskplateError, listed, violations
+from taskplate.contract import ErrorCode, TaskplateError
+from taskplate.dsl import listed, violations
 from taskplate.interpreter import admit
 from taskplate.interpreter._run_execution import internal
 

@@ -26,7 +26,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from taskplate.dsl import RunStatus, TaskplateError, TrustLevel
+from taskplate.contract import RunStatus, TaskplateError, TrustLevel
 from taskplate.interpreter import RunManager
 from taskplate.interpreter._run_views import iso
 

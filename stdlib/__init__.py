@@ -14,15 +14,8 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from taskplate.browser import translate
-from taskplate.dsl import (
-    ActionSpec,
-    ErrorCode,
-    TaskplateError,
-    format_checker,
-    listed,
-    valid_unicode,
-    violations,
-)
+from taskplate.contract import ErrorCode, TaskplateError, valid_unicode
+from taskplate.dsl import ActionSpec, format_checker, listed, violations
 
 from ._context import ActionContext
 from ._sampling import Message, NoSampler, Sampler, SamplingRequest

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from taskplate.browser import UrlPolicy
-from taskplate.dsl import ErrorCode, TaskplateError, TrustLevel
+from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
 
 if TYPE_CHECKING:
     from playwright.async_api import Page

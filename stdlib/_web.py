@@ -20,7 +20,7 @@ from urllib.parse import urljoin, urlsplit
 import anyio
 import httpx
 
-from taskplate.dsl import ErrorCode, TaskplateError
+from taskplate.contract import ErrorCode, TaskplateError
 
 DEFAULT_USER_AGENT = (
     "taskplate/0.1 (automated reader; set TASKPLATE_USER_AGENT to name the operator)"

@@ -5,7 +5,8 @@ Data only: runs without a browser.
 
 from typing import Any
 
-from taskplate.dsl import ActionSpec, ErrorCode, Level, TaskplateError, truthy
+from taskplate.contract import ErrorCode, Level, TaskplateError
+from taskplate.dsl import ActionSpec, truthy
 
 from ._schemas import BOOLEAN, args, result
 

@@ -5,7 +5,8 @@ Declaration and implementation; page access goes through the browser runtime.
 
 from typing import Any
 
-from taskplate.dsl import ActionSpec, ErrorCode, Level
+from taskplate.contract import ErrorCode, Level
+from taskplate.dsl import ActionSpec
 from taskplate.stdlib._context import ActionContext
 from taskplate.stdlib._elements import describe, find, input_or_dom
 

@@ -5,7 +5,8 @@ Declaration and implementation; page access goes through the browser runtime.
 
 from typing import Any
 
-from taskplate.dsl import ActionSpec, Level
+from taskplate.contract import Level
+from taskplate.dsl import ActionSpec
 from taskplate.stdlib._context import ActionContext
 
 from ._schemas import BOOLEAN, args, result

@@ -6,7 +6,8 @@ Data only: runs without a browser.
 import json
 from typing import Any
 
-from taskplate.dsl import ActionSpec, Level
+from taskplate.contract import Level
+from taskplate.dsl import ActionSpec
 
 from ._schemas import args, result
 

@@ -9,7 +9,8 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from taskplate.browser import translate
-from taskplate.dsl import ActionSpec, ErrorCode, Level, TaskplateError
+from taskplate.contract import ErrorCode, Level, TaskplateError
+from taskplate.dsl import ActionSpec
 from taskplate.stdlib._context import ActionContext
 from taskplate.stdlib._elements import find
 

@@ -13,7 +13,8 @@ from typing import Any
 import anyio
 
 from taskplate.browser import translate
-from taskplate.dsl import ActionSpec, ErrorCode, Level, TaskplateError
+from taskplate.contract import ErrorCode, Level, TaskplateError
+from taskplate.dsl import ActionSpec
 from taskplate.stdlib._context import ActionContext
 
 from ._schemas import TIMEOUT_MS, args, result

@@ -10,7 +10,8 @@ import io
 import json
 from typing import Any
 
-from taskplate.dsl import ActionSpec, Level
+from taskplate.contract import Level
+from taskplate.dsl import ActionSpec
 
 from ._schemas import INTEGER, STRING, args, result
 

@@ -6,7 +6,8 @@ Declaration and implementation; page access goes through the browser runtime.
 from typing import Any
 
 from taskplate.browser import translate
-from taskplate.dsl import ActionSpec, ErrorCode, Level, TaskplateError, parse_number
+from taskplate.contract import ErrorCode, Level, TaskplateError
+from taskplate.dsl import ActionSpec, parse_number
 from taskplate.stdlib._context import ActionContext
 
 from ._schemas import args, result

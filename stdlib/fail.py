@@ -5,7 +5,8 @@ Data only: runs without a browser.
 
 from typing import Any
 
-from taskplate.dsl import ActionSpec, ErrorCode, Level, TaskplateError
+from taskplate.contract import ErrorCode, Level, TaskplateError
+from taskplate.dsl import ActionSpec
 
 from ._schemas import args
 

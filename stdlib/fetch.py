@@ -12,7 +12,8 @@ from urllib.parse import urljoin, urlsplit
 
 import anyio
 
-from taskplate.dsl import ActionSpec, ErrorCode, Level, TaskplateError
+from taskplate.contract import ErrorCode, Level, TaskplateError
+from taskplate.dsl import ActionSpec
 from taskplate.stdlib._context import ActionContext
 
 if TYPE_CHECKING:  # httpx is imported when a page is fetched, not by dsl validate

@@ -9,7 +9,8 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from taskplate.browser import capture_page, element_html, navigation_failed
-from taskplate.dsl import ActionSpec, ErrorCode, Level
+from taskplate.contract import ErrorCode, Level
+from taskplate.dsl import ActionSpec
 from taskplate.stdlib._context import ActionContext
 from taskplate.stdlib._conversion import convert
 from taskplate.stdlib._elements import find

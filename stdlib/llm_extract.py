@@ -10,15 +10,8 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
-from taskplate.dsl import (
-    ActionSpec,
-    ErrorCode,
-    Level,
-    TaskplateError,
-    listed,
-    valid_text,
-    violations,
-)
+from taskplate.contract import ErrorCode, Level, TaskplateError, valid_text
+from taskplate.dsl import ActionSpec, listed, violations
 from taskplate.stdlib._context import ActionContext
 from taskplate.stdlib._sampling import NO_MODEL, Message, SamplingRequest, masked
 

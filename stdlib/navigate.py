@@ -17,7 +17,8 @@ from taskplate.browser import (
     translate,
     untraced,
 )
-from taskplate.dsl import ActionSpec, ErrorCode, Level, TaskplateError
+from taskplate.contract import ErrorCode, Level, TaskplateError
+from taskplate.dsl import ActionSpec
 from taskplate.stdlib._context import ActionContext
 
 from ._schemas import STRING, TIMEOUT_MS, URL, args, result

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from taskplate.dsl import ActionSpec, Level
+from taskplate.contract import Level
+from taskplate.dsl import ActionSpec
 from taskplate.stdlib._context import ActionContext
 
 from ._schemas import args, result

@@ -5,7 +5,8 @@ Declaration and implementation; the profile store does the publishing.
 
 from typing import Any
 
-from taskplate.dsl import ActionSpec, ErrorCode, Level, TaskplateError
+from taskplate.contract import ErrorCode, Level, TaskplateError
+from taskplate.dsl import ActionSpec
 from taskplate.stdlib._context import ActionContext
 
 from ._schemas import BOOLEAN, INTEGER, STRING, args, result

@@ -5,7 +5,8 @@ Data only: runs without a browser; its result is its arguments.
 
 from typing import Any
 
-from taskplate.dsl import ActionSpec, Level
+from taskplate.contract import Level
+from taskplate.dsl import ActionSpec
 
 
 async def run(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:

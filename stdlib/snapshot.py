@@ -7,7 +7,8 @@ import json
 from typing import Any
 
 from taskplate.browser import translate
-from taskplate.dsl import ActionSpec, ErrorCode, Level, TaskplateError
+from taskplate.contract import ErrorCode, Level, TaskplateError
+from taskplate.dsl import ActionSpec
 from taskplate.stdlib._context import ActionContext
 from taskplate.stdlib._elements import REF_ATTRIBUTE
 from taskplate.stdlib.get_page_content import WAIT_FOR_STABLE, settle

@@ -7,7 +7,8 @@ from typing import Any
 
 import anyio
 
-from taskplate.dsl import ActionSpec, Level
+from taskplate.contract import Level
+from taskplate.dsl import ActionSpec
 
 from ._schemas import INTEGER, args, result
 

@@ -8,7 +8,8 @@ import time
 from typing import Any
 
 from taskplate.browser import translate
-from taskplate.dsl import ActionSpec, ErrorCode, Level, TaskplateError
+from taskplate.contract import ErrorCode, Level, TaskplateError
+from taskplate.dsl import ActionSpec
 from taskplate.stdlib._context import ActionContext
 
 from ._schemas import BOOLEAN, INTEGER, TIMEOUT_MS, result

@@ -13,7 +13,7 @@ import pytest
 import sniffio
 
 from taskplate.browser import BrowserConfig, BrowserRuntime, Sessions, UrlPolicy
-from taskplate.dsl import TrustLevel
+from taskplate.contract import TrustLevel
 from taskplate.stdlib import REGISTRY, run_action
 from taskplate.stdlib._context import ActionContext, MemoryArtifacts
 from tests.fixtures.postgres import Postgres, pg_bin, running_postgres

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from taskplate.browser import BrowserConfig, BrowserRuntime, ProfileStore, Sessions
 from taskplate.browser._endpoints import read_loads
-from taskplate.dsl import ErrorCode, TaskplateError
+from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.stdlib._context import ActionContext
 from tests.browser.pool import (
     MARKER,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from taskplate.browser import find_chromium
-from taskplate.dsl import TaskplateError
+from taskplate.contract import TaskplateError
 
 
 def _executable(folder: Path, name: str) -> Path:

@@ -6,7 +6,7 @@ import anyio
 import pytest
 
 from taskplate.browser import Sessions, UrlPolicy
-from taskplate.dsl import ErrorCode, TaskplateError, TrustLevel
+from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
 from taskplate.stdlib._context import ActionContext
 from tests.conftest import act, fake_dns
 from tests.fixtures.server import FixtureServer

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from taskplate.browser import ProfileStore
-from taskplate.dsl import ErrorCode, TaskplateError
+from taskplate.contract import ErrorCode, TaskplateError
 
 
 @pytest.mark.parametrize("bad", ["../x", "a/b", "..", ".", "a\\b", "x" * 65, "", "ünï", None, 7])

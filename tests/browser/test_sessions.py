@@ -25,7 +25,7 @@ from taskplate.browser import (
     _runtime,
     find_chromium,
 )
-from taskplate.dsl import ErrorCode, TaskplateError
+from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.stdlib._context import ActionContext
 from tests.conftest import act
 from tests.fixtures.server import FixtureServer

@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from taskplate.cli.run import parse_inputs
-from taskplate.dsl import ErrorCode, TaskplateError
+from taskplate.contract import ErrorCode, TaskplateError
 from tests.fuzzing import fuzz_settings
 
 PIECES = [

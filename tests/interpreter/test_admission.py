@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from taskplate.dsl import ErrorCode, TaskplateError
+from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.interpreter import MAX_URL_BYTES, RunManager, admit
 
 pytestmark = pytest.mark.anyio

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from taskplate.dsl import ErrorCode, TaskplateError
+from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.interpreter import ArtifactStore, RunStore
 
 pytestmark = pytest.mark.anyio

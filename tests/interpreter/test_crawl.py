@@ -14,7 +14,7 @@ import anyio
 import pytest
 
 from taskplate.browser import BrowserRuntime
-from taskplate.dsl import TaskplateError, TrustLevel
+from taskplate.contract import TaskplateError, TrustLevel
 from taskplate.interpreter import SHIPPED, Limits, RunManager, TemplateLibrary
 from taskplate.stdlib import REGISTRY
 from taskplate.stdlib._web import WebConfig

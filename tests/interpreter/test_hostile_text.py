@@ -10,7 +10,8 @@ from typing import Any
 import anyio
 import pytest
 
-from taskplate.dsl import TrustLevel, check_source
+from taskplate.contract import TrustLevel
+from taskplate.dsl import check_source
 from taskplate.interpreter import RunManager
 from taskplate.stdlib import REGISTRY
 from tests.fixtures.server import FixtureServer

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from taskplate.dsl import TaskplateError, check_source
+from taskplate.contract import TaskplateError
+from taskplate.dsl import check_source
 from taskplate.interpreter import RunStore, marked, typed_secret
 from taskplate.interpreter._recording import build_template, recorded_calls, template_text
 from taskplate.stdlib import REGISTRY

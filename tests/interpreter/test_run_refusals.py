@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from taskplate.dsl import ErrorCode, TaskplateError
+from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.interpreter import RunManager
 
 pytestmark = pytest.mark.anyio

@@ -9,7 +9,7 @@ import anyio
 import psycopg
 import pytest
 
-from taskplate.dsl import ErrorCode, TaskplateError, TrustLevel
+from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
 from taskplate.interpreter import RunManager, matches, new_run_id
 
 pytestmark = pytest.mark.anyio

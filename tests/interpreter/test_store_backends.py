@@ -12,7 +12,7 @@ import anyio
 import psycopg
 import pytest
 
-from taskplate.dsl import ErrorCode, TaskplateError
+from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.interpreter import ArtifactStore, Store, open_store
 from taskplate.interpreter._store_pg import SCHEMA_VERSION, PostgresStore
 from tests.fixtures.postgres import Postgres, alive, free_port, pg_bin, running_postgres

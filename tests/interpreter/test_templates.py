@@ -11,7 +11,7 @@ import anyio
 import pytest
 
 from taskplate.browser import Session, Tab, _session, crashed
-from taskplate.dsl import TaskplateError
+from taskplate.contract import TaskplateError
 from taskplate.interpreter import RunManager, _executor
 from tests.browser.test_sessions import kill_browser
 from tests.conftest import NOWHERE_HOST, login_inputs

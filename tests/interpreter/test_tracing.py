@@ -23,7 +23,7 @@ import pytest
 from playwright.async_api import expect
 
 from taskplate.browser import BrowserRuntime, _session
-from taskplate.dsl import ErrorCode, TaskplateError, TrustLevel
+from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
 from taskplate.interpreter import RunManager
 from taskplate.interpreter._tracing import TraceMode, masked_zip, merged_zip, trace_mode
 from tests.fixtures.server import PASSWORD, FixtureServer

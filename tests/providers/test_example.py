@@ -12,7 +12,7 @@ import anyio
 import pytest
 
 from taskplate.browser import BrowserRuntime
-from taskplate.dsl import ErrorCode, TaskplateError
+from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.interpreter import SHIPPED, RunManager, TemplateLibrary
 from taskplate.stdlib import REGISTRY
 from tests.fixtures.server import FixtureServer

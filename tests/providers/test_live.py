@@ -16,7 +16,7 @@ from typing import Any
 import anyio
 import pytest
 
-from taskplate.dsl import TrustLevel
+from taskplate.contract import TrustLevel
 from taskplate.interpreter import RunManager, TemplateLibrary
 from taskplate.stdlib import REGISTRY
 from tests.providers.conftest import (

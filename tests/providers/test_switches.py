@@ -13,7 +13,7 @@ import anyio
 import pytest
 from mcp.client.client import Client
 
-from taskplate.dsl import ErrorCode, TaskplateError, TrustLevel
+from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
 from taskplate.interpreter import RunManager, TemplateLibrary
 from taskplate.server import build_server
 from taskplate.stdlib import REGISTRY

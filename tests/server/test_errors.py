@@ -12,7 +12,7 @@ import pytest
 from mcp.client.client import Client
 
 from taskplate.browser import BrowserRuntime
-from taskplate.dsl import ErrorCode
+from taskplate.contract import ErrorCode
 from taskplate.interpreter import SHIPPED, Limits, RunManager, TemplateLibrary
 from taskplate.server import build_server
 from taskplate.stdlib import REGISTRY

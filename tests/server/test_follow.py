@@ -9,7 +9,7 @@ from typing import Any
 import anyio
 import pytest
 
-from taskplate.dsl import StepStatus
+from taskplate.contract import StepStatus
 from taskplate.interpreter import Progress, StepRecord
 from taskplate.server import _follow
 from taskplate.server._logging import LogLevels

@@ -15,7 +15,7 @@ import pytest
 from mcp.server.mcpserver import MCPServer
 
 from taskplate.browser import BrowserRuntime
-from taskplate.dsl import TrustLevel
+from taskplate.contract import TrustLevel
 from taskplate.interpreter import SHIPPED, RunManager, TemplateLibrary
 from taskplate.interpreter._human import RunDesk
 from taskplate.server import build_server

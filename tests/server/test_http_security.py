@@ -16,7 +16,7 @@ import pytest
 from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from taskplate.dsl import TaskplateError, TrustLevel
+from taskplate.contract import TaskplateError, TrustLevel
 from taskplate.server._auth import StaticTokens, parse_tokens
 from tests.server.conftest import DSL, Served, env_for, free_port, start_http, stop
 

@@ -17,7 +17,7 @@ from mcp.client.client import Client
 from mcp.server.mcpserver import MCPServer
 
 from taskplate.browser import BrowserRuntime
-from taskplate.dsl import TrustLevel
+from taskplate.contract import TrustLevel
 from taskplate.interpreter import SHIPPED, ConfirmPolicy, RunManager, TemplateLibrary
 from taskplate.server import build_server
 from taskplate.server._ui import UiAccess, ui_app

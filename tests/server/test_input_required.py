@@ -22,7 +22,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 
 from taskplate.browser import BrowserRuntime
-from taskplate.dsl import ErrorCode
+from taskplate.contract import ErrorCode
 from taskplate.interpreter import SHIPPED, ConfirmPolicy, RunManager, TemplateLibrary
 from taskplate.server import build_server
 from taskplate.stdlib import REGISTRY

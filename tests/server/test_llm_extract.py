@@ -16,7 +16,7 @@ import pytest
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 
-from taskplate.dsl import ErrorCode
+from taskplate.contract import ErrorCode
 from tests.fixtures.server import FixtureServer
 from tests.server.conftest import DSL, env_for, start_http, stop
 

@@ -13,7 +13,8 @@ import pytest
 from mcp.client.client import Client
 
 from taskplate.browser import BrowserRuntime
-from taskplate.dsl import CheckResult, ErrorCode
+from taskplate.contract import ErrorCode
+from taskplate.dsl import CheckResult
 from taskplate.interpreter import SHIPPED, Limits, RunManager, TemplateLibrary
 from taskplate.server import _browser_tools, build_server
 from taskplate.stdlib import REGISTRY

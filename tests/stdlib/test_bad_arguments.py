@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from taskplate.dsl import ErrorCode, TaskplateError
+from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.stdlib._context import ActionContext
 from tests.conftest import act
 from tests.fixtures.server import FixtureServer

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from taskplate.dsl import ErrorCode, TaskplateError
+from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.stdlib._context import ActionContext, MemoryArtifacts
 from tests.conftest import act
 from tests.fixtures.server import FixtureServer

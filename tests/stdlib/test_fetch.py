@@ -16,7 +16,7 @@ import jsonschema
 import pytest
 
 from taskplate.browser import UrlPolicy
-from taskplate.dsl import TaskplateError, TrustLevel
+from taskplate.contract import TaskplateError, TrustLevel
 from taskplate.stdlib import REGISTRY, run_action
 from taskplate.stdlib._context import ActionContext, MemoryArtifacts
 from taskplate.stdlib._web import WebClient, WebConfig, decode

@@ -7,7 +7,8 @@ from typing import Any
 import anyio
 import pytest
 
-from taskplate.dsl import ActionSpec, ErrorCode, Level, TaskplateError
+from taskplate.contract import ErrorCode, Level, TaskplateError
+from taskplate.dsl import ActionSpec
 from taskplate.stdlib import REGISTRY, run_action
 from taskplate.stdlib._context import ActionContext, MemoryArtifacts
 from taskplate.stdlib.screenshot import MAX_FULL_PAGE_HEIGHT

@@ -7,7 +7,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from taskplate.dsl import ErrorCode, Level, TaskplateError
+from taskplate.contract import ErrorCode, Level, TaskplateError
 from taskplate.stdlib import REGISTRY
 
 SPEC_ACTIONS = {

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from mcp_types import CallToolResult, TextContent
 
-from taskplate.dsl import ActionSpec, ErrorCode, Level, TaskplateError, valid_unicode
+from taskplate.contract import ErrorCode, Level, TaskplateError, valid_unicode
+from taskplate.dsl import ActionSpec
 from taskplate.providers._actions import step_result
 from taskplate.stdlib import ActionContext, run_action
 

@@ -1,6 +1,6 @@
 """The contract's vocabulary: error codes, trust and capability levels, run and step states.
 
-Names and values are exactly those of SPEC.md; every layer imports them from here.
+Names and values are exactly those of SPEC.md; every layer imports them from `taskplate.contract`.
 """
 
 from __future__ import annotations

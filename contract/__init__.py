@@ -1,0 +1,34 @@
+"""The contract's vocabulary, the one room every layer may import: error codes and the error
+users see, trust and capability levels, run and step states (exactly SPEC.md's names and
+values), and text made valid Unicode where it enters taskplate.
+
+It imports nothing of taskplate, so `browser/` raises a contract error without loading the
+language, and any layer may lean on it.
+"""
+
+from __future__ import annotations
+
+from ._lazy import lazy_names
+from ._text import valid_text, valid_unicode
+from ._vocabulary import (
+    STEP_ERROR_CODES,
+    ErrorCode,
+    Level,
+    RunStatus,
+    StepStatus,
+    TaskplateError,
+    TrustLevel,
+)
+
+__all__ = [
+    "STEP_ERROR_CODES",
+    "ErrorCode",
+    "Level",
+    "RunStatus",
+    "StepStatus",
+    "TaskplateError",
+    "TrustLevel",
+    "lazy_names",
+    "valid_text",
+    "valid_unicode",
+]
