@@ -100,6 +100,7 @@ lint: bootstrap
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
 
 docs: bootstrap
 	$(BIN)/python -m taskplate.cli.docgen --write

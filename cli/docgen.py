@@ -10,8 +10,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from taskplate.dsl import FUNCTIONS, TEMPLATE_SCHEMA, ActionSpec
-from taskplate.dsl._json_schema_check import SHIPPED, flattened_meta_schema
+from taskplate.dsl import (
+    FUNCTIONS,
+    META_SCHEMA_FILE,
+    TEMPLATE_SCHEMA,
+    ActionSpec,
+    flattened_meta_schema,
+)
 from taskplate.stdlib import REGISTRY
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -166,7 +171,7 @@ def generated() -> dict[Path, str]:
         ROOT / "docs" / "actions.md": render_actions(),
         ROOT / "docs" / "expressions.md": render_expressions(),
         ROOT / "docs" / "template.schema.json": render_schema(),
-        ROOT / "dsl" / SHIPPED: render_meta_schema(),
+        ROOT / "dsl" / META_SCHEMA_FILE: render_meta_schema(),
     }
 
 
