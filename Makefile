@@ -103,7 +103,7 @@ lint: bootstrap
 	$(BIN)/lint-imports --no-cache
 
 docs: bootstrap
-	$(BIN)/python -m taskplate.cli.docgen --write
+	$(BIN)/dsl docs --write
 
 bench: bootstrap
 	$(BIN)/python bench/validate.py
