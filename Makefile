@@ -100,9 +100,10 @@ lint: bootstrap
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
 
 docs: bootstrap
-	$(BIN)/python -m taskplate.cli.docgen --write
+	$(BIN)/dsl docs --write
 
 bench: bootstrap
 	$(BIN)/python bench/validate.py

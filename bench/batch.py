@@ -38,35 +38,16 @@ from functools import partial
 from pathlib import Path
 
 import anyio
+from _setup import NOOP_STEPS, NOOP_TEMPLATE, spread
+from _setup import site_in_process as serve_in_process
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from taskplate.browser import BrowserRuntime  # noqa: E402
-from taskplate.interpreter import SHIPPED, Limits, RunManager, TemplateLibrary  # noqa: E402
-from taskplate.stdlib import REGISTRY  # noqa: E402
-from taskplate.stdlib._markdown import to_markdown  # noqa: E402
-from tests.fixtures.server import serve_in_process  # noqa: E402
+from taskplate.browser import BrowserRuntime
+from taskplate.interpreter import SHIPPED, Limits, RunManager, TemplateLibrary
+from taskplate.stdlib import REGISTRY
+from taskplate.stdlib._markdown import to_markdown
 
 CONCURRENCY = 5
 ROUNDS = 5
-NOOP_STEPS = 2000
-NOOP_TEMPLATE = f"""
-template: noop_loop
-version: 1.0.0
-steps:
-  - id: loop
-    forEach: ${{{{ inputs.items }}}}
-    concurrency: 5
-    steps:
-      - action: set
-        with: {{}}
-inputs:
-  type: object
-  properties:
-    items: {{type: array, maxItems: {NOOP_STEPS}}}
-limits: {{maxItems: {NOOP_STEPS}}}
-"""
 
 
 _INFO = "() => [document.title, document.documentElement.lang, (document.querySelector('meta[name=description]') || {}).content]"
@@ -297,10 +278,6 @@ async def step_overhead(home: Path) -> tuple[float, float]:
         per_step = (time.perf_counter() - start) / NOOP_STEPS * 1000
     assert answer["status"] == "succeeded"
     return per_step - direct, per_step
-
-
-def spread(values: list[float]) -> str:
-    return f"{min(values):.2f}-{max(values):.2f}"
 
 
 async def trace_cost(urls: list[str], home: Path, rounds: int) -> None:

@@ -39,15 +39,13 @@ from typing import Any
 
 import anyio
 import lxml.html
+from _setup import ROOT
 from markdown_it import MarkdownIt
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from taskplate.browser import BrowserConfig, BrowserRuntime  # noqa: E402
-from taskplate.stdlib import _boilerplate as boilerplate  # noqa: E402
-from taskplate.stdlib import _content as content  # noqa: E402
-from taskplate.stdlib._markdown import to_markdown  # noqa: E402
+from taskplate.browser import BrowserConfig, BrowserRuntime
+from taskplate.stdlib import _boilerplate as boilerplate
+from taskplate.stdlib import _content as content
+from taskplate.stdlib._markdown import to_markdown
 
 DATA = Path(
     os.environ.get("TASKPLATE_ARTICLE_DATA", ROOT.parent / "shared" / "data" / "article-extraction")

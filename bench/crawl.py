@@ -27,15 +27,12 @@ import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
 import anyio
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from _setup import ROOT, site_in_process, spread
 
 CONCURRENCY = 16
 PER_HOST = 8
@@ -103,22 +100,6 @@ def scrapy_crawl(base: str) -> None:
 
 
 # -- taskplate's side ---------------------------------------------------------------------------
-@contextmanager
-def crawl_site_process() -> Iterator[str]:
-    server = subprocess.Popen(
-        [sys.executable, "-m", "tests.fixtures.crawl_site"],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert server.stdout is not None
-        yield server.stdout.readline().strip()
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
-
-
 def with_scrapy(base: str) -> float:
     done = subprocess.run(
         [sys.executable, __file__, "--scrapy", base],
@@ -174,13 +155,9 @@ async def with_taskplate(
     return read / elapsed
 
 
-def spread(values: list[float]) -> str:
-    return f"{min(values):.2f}-{max(values):.2f}"
-
-
 async def main(rounds: int) -> None:
     print(f"load average before: {os.getloadavg()}", flush=True)
-    with crawl_site_process() as base, tempfile.TemporaryDirectory() as tmp:
+    with site_in_process("tests.fixtures.crawl_site") as base, tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
         await with_taskplate(base, home / "warm", "http", 20)  # warm-up: imports, page cache
         rows: list[dict[str, float]] = []

@@ -9,10 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+import _setup  # noqa: F401  (the checkout on the path)
 
-from tests.fixtures.server import serve  # noqa: E402
+from tests.fixtures.server import serve
 
 PAGES = ["/article.html", "/recipe.html", "/js.html", "/latin1", "/lazy.html", "/status/404"]
 

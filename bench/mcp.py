@@ -22,17 +22,13 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-# This file is named mcp.py: its own folder must not shadow the mcp package.
-sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+import anyio
+from _setup import ROOT  # first: it takes bench/ off the path, where this mcp.py would shadow mcp
+from _setup import site_in_process as serve_in_process
+from mcp.client.client import Client
+from mcp.client.stdio import StdioServerParameters
 
-import anyio  # noqa: E402
-from mcp.client.client import Client  # noqa: E402
-from mcp.client.stdio import StdioServerParameters  # noqa: E402
-
-from taskplate.browser import find_chromium  # noqa: E402
-from tests.fixtures.server import serve_in_process  # noqa: E402
+from taskplate.browser import find_chromium
 
 PEER = ROOT / "bench" / "node_modules" / ".bin" / "playwright-mcp"
 # The peer is given the browser taskplate runs itself (TASKPLATE_CHROMIUM, else what

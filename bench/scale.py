@@ -26,39 +26,18 @@ import time
 from pathlib import Path
 from typing import Any
 
-# bench/mcp.py would shadow the mcp package: this folder leaves the path.
-sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+import anyio
+from _setup import NOOP_STEPS, NOOP_TEMPLATE
+from _setup import site_in_process as serve_in_process
+from mcp.client.client import Client
 
-import anyio  # noqa: E402
-from mcp.client.client import Client  # noqa: E402
-
-from taskplate.interpreter import Limits, RunManager, TemplateLibrary, open_store  # noqa: E402
-from taskplate.stdlib import REGISTRY  # noqa: E402
-from tests.fixtures.postgres import running_postgres  # noqa: E402
-from tests.fixtures.server import serve_in_process  # noqa: E402
-from tests.server.conftest import Served, start_http, stop  # noqa: E402
+from taskplate.interpreter import Limits, RunManager, TemplateLibrary, open_store
+from taskplate.stdlib import REGISTRY
+from tests.fixtures.postgres import running_postgres
+from tests.server.conftest import Served, start_http, stop
 
 LIMIT = 4  # maxConcurrentRuns of the whole store, in every set-up
 PAGES = ["/article.html", "/recipe.html", "/js.html", "/latin1"]
-NOOP_STEPS = 2000
-NOOP_TEMPLATE = f"""
-template: noop_loop
-version: 1.0.0
-steps:
-  - id: loop
-    forEach: ${{{{ inputs.items }}}}
-    concurrency: 5
-    steps:
-      - action: set
-        with: {{}}
-inputs:
-  type: object
-  properties:
-    items: {{type: array, maxItems: {NOOP_STEPS}}}
-limits: {{maxItems: {NOOP_STEPS}}}
-"""
 
 
 def spread(values: list[float]) -> str:

@@ -13,17 +13,13 @@ from __future__ import annotations
 import os
 import statistics
 import sys
-from pathlib import Path
 
 import anyio
+from _setup import site_in_process as serve_in_process
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from taskplate.browser import BrowserRuntime, Sessions  # noqa: E402
-from taskplate.stdlib import run_action  # noqa: E402
-from taskplate.stdlib._context import ActionContext, MemoryArtifacts  # noqa: E402
-from tests.fixtures.server import serve_in_process  # noqa: E402
+from taskplate.browser import BrowserRuntime, Sessions
+from taskplate.stdlib import run_action
+from taskplate.stdlib._context import ActionContext, MemoryArtifacts
 
 STATIC_TARGET_MS = 200
 RESTLESS_TIMEOUT_MS = 2000

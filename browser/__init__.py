@@ -11,10 +11,12 @@ from taskplate.contract import lazy_names
 if TYPE_CHECKING:
     from ._capture import Capture, capture_page, element_html
     from ._cleanup import cleanup
+    from ._endpoints import read_loads
     from ._errors import crashed, is_crash, navigation_failed, translate
     from ._headed import HeadedWindow, can_show_window
     from ._home import data_home
-    from ._policy import UrlPolicy, system_resolver
+    from ._login import login
+    from ._policy import Resolver, UrlPolicy, system_resolver
     from ._profiles import ProfileStore, Snapshot
     from ._runtime import BrowserConfig, BrowserRuntime, find_chromium
     from ._session import MAX_TABS_PER_PROCESS, MAX_TABS_PER_SESSION, Session, Sessions, Tab
@@ -27,6 +29,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "Capture": ("._capture", "Capture"),
     "capture_page": ("._capture", "capture_page"),
     "cleanup": ("._cleanup", "cleanup"),
+    "read_loads": ("._endpoints", "read_loads"),
     "crashed": ("._errors", "crashed"),
     "is_crash": ("._errors", "is_crash"),
     "navigation_failed": ("._errors", "navigation_failed"),
@@ -34,6 +37,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "HeadedWindow": ("._headed", "HeadedWindow"),
     "can_show_window": ("._headed", "can_show_window"),
     "data_home": ("._home", "data_home"),
+    "login": ("._login", "login"),
+    "Resolver": ("._policy", "Resolver"),
     "UrlPolicy": ("._policy", "UrlPolicy"),
     "system_resolver": ("._policy", "system_resolver"),
     "ProfileStore": ("._profiles", "ProfileStore"),
@@ -61,6 +66,7 @@ __all__ = [
     "Capture",
     "HeadedWindow",
     "ProfileStore",
+    "Resolver",
     "Session",
     "Sessions",
     "Snapshot",
@@ -74,7 +80,9 @@ __all__ = [
     "element_html",
     "find_chromium",
     "is_crash",
+    "login",
     "navigation_failed",
+    "read_loads",
     "system_resolver",
     "translate",
     "untraced",

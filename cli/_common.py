@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Awaitable, Callable
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -26,8 +27,8 @@ from taskplate.interpreter import (
 from taskplate.stdlib import REGISTRY
 
 
-def template_folders(extra: tuple[str, ...] = ()) -> list[Path]:
-    folders = [SHIPPED]
+def template_folders(extra: tuple[str, ...] = ()) -> list[Traversable]:
+    folders: list[Traversable] = [SHIPPED]
     env = os.environ.get("TASKPLATE_TEMPLATES")
     if env:
         folders += [Path(p) for p in env.split(os.pathsep) if p]

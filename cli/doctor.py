@@ -12,8 +12,7 @@ from typing import Any
 import anyio
 import click
 
-from taskplate.browser import BrowserConfig, BrowserRuntime, find_chromium
-from taskplate.browser._endpoints import read_loads
+from taskplate.browser import BrowserConfig, BrowserRuntime, find_chromium, read_loads
 from taskplate.contract import TaskplateError
 from taskplate.interpreter import data_home
 

@@ -10,8 +10,18 @@ import sys
 
 import click
 
-from taskplate.dsl import CheckResult, Step, Template, Value, format_text
-from taskplate.dsl._values import Const, Interp, ListValue, MapValue, Single
+from taskplate.dsl import (
+    CheckResult,
+    Const,
+    Interp,
+    ListValue,
+    MapValue,
+    Single,
+    Step,
+    Template,
+    Value,
+    format_text,
+)
 from taskplate.stdlib import REGISTRY
 
 from ._help import examples

@@ -9,8 +9,7 @@ import sys
 import anyio
 import click
 
-from taskplate.browser import ProfileStore, data_home
-from taskplate.browser._login import login
+from taskplate.browser import ProfileStore, data_home, login
 
 from ._errors import user_errors
 from ._help import examples

@@ -25,6 +25,7 @@ COMMANDS = {
     "template": "taskplate.cli.template:group",
     "ui": "taskplate.cli.ui:command",
     "providers": "taskplate.cli.providers:providers",
+    "docs": "taskplate.cli.docs:command",  # hidden: the checkout's generated docs (make docs)
 }
 
 

@@ -14,8 +14,7 @@ import click
 from taskplate.browser import BrowserConfig
 from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
 from taskplate.interpreter import ConfirmPolicy, TraceMode
-from taskplate.server._auth import HttpSecurity, is_loopback, load_tokens
-from taskplate.server._serve import run
+from taskplate.server import HttpSecurity, is_loopback, load_tokens, run
 
 from ._common import library, manager, store_option
 from ._errors import user_errors

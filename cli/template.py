@@ -10,6 +10,7 @@ import os
 import re
 import shlex
 import textwrap
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -81,7 +82,7 @@ def _enabled(entry: dict[str, Any]) -> str:
     return f"no: {entry['why']}"
 
 
-def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+def _table(header: tuple[str, ...], rows: Sequence[tuple[Any, ...]]) -> str:
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header) - 1)]
     lines = []
     for row in [header, *rows]:
@@ -208,7 +209,7 @@ def example_value(name: str, schema: dict[str, Any], n: int = 1) -> Any:
     kind = schema.get("type")
     kind = kind[0] if isinstance(kind, list) and kind else kind
     if kind == "array":
-        items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
+        items: dict[str, Any] = schema["items"] if isinstance(schema.get("items"), dict) else {}
         count = max(1, int(schema.get("minItems", 1)))
         return [example_value(name, items, i + 1) for i in range(count)]
     if kind == "object":

@@ -47,8 +47,7 @@ def command(
     / lists the runs, /runs/RUN_ID shows one."""
     import uvicorn
 
-    from taskplate.server._auth import HttpSecurity, is_loopback, load_tokens
-    from taskplate.server._ui import UiAccess, ui_app
+    from taskplate.server import HttpSecurity, UiAccess, is_loopback, load_tokens, ui_app
 
     security = HttpSecurity(load_tokens(token_file), public_hosts)
     if not is_loopback(host) and not (security.tokens and allow_remote):

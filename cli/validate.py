@@ -60,7 +60,9 @@ def check_paths(paths: tuple[str, ...]) -> tuple[list[CheckResult], list[str]]:
         except OSError as exc:
             failures.append(f"{item}: {exc.strerror or exc}")
             continue
-        results.append(check_source(text, str(item), _catalog_for(Path(item).resolve(), catalogs)))
+        results.append(
+            check_source(text, str(item), _catalog_for(Path(str(item)).resolve(), catalogs))
+        )
     return results, failures
 
 

@@ -27,13 +27,16 @@ if TYPE_CHECKING:
     from ._diagnostics import Diagnostic, Severity, Span, format_json, format_text, has_errors
     from ._expr_ast import ExpressionError, parse_expression
     from ._expr_eval import evaluate, truthy
-    from ._expr_functions import FUNCTIONS
+    from ._expr_functions import FUNCTIONS, url_normalize
     from ._formats import format_checker, is_uri
+    from ._json_schema_check import SHIPPED as META_SCHEMA_FILE
+    from ._json_schema_check import flattened_meta_schema
     from ._metaschema import TEMPLATE as TEMPLATE_SCHEMA
     from ._model import Limits, PartialSuccess, Retry, Step, Template
     from ._numbers import parse_number
     from ._schema_errors import listed, violations
-    from ._values import Value, expressions, render
+    from ._schema_fast import is_valid
+    from ._values import Const, Interp, ListValue, MapValue, Single, Value, expressions, render
 
 # Public names, loaded on first use: a command that needs only a few pays only for those. The
 # contract's vocabulary lives in taskplate.contract; the language re-exports it for its callers.
@@ -63,6 +66,9 @@ _LAZY: dict[str, tuple[str, str]] = {
     "evaluate": ("._expr_eval", "evaluate"),
     "truthy": ("._expr_eval", "truthy"),
     "FUNCTIONS": ("._expr_functions", "FUNCTIONS"),
+    "url_normalize": ("._expr_functions", "url_normalize"),
+    "META_SCHEMA_FILE": ("._json_schema_check", "SHIPPED"),
+    "flattened_meta_schema": ("._json_schema_check", "flattened_meta_schema"),
     "TEMPLATE_SCHEMA": ("._metaschema", "TEMPLATE"),
     "Limits": ("._model", "Limits"),
     "PartialSuccess": ("._model", "PartialSuccess"),
@@ -72,8 +78,14 @@ _LAZY: dict[str, tuple[str, str]] = {
     "parse_number": ("._numbers", "parse_number"),
     "listed": ("._schema_errors", "listed"),
     "violations": ("._schema_errors", "violations"),
+    "is_valid": ("._schema_fast", "is_valid"),
     "valid_text": ("taskplate.contract", "valid_text"),
     "valid_unicode": ("taskplate.contract", "valid_unicode"),
+    "Const": ("._values", "Const"),
+    "Interp": ("._values", "Interp"),
+    "ListValue": ("._values", "ListValue"),
+    "MapValue": ("._values", "MapValue"),
+    "Single": ("._values", "Single"),
     "Value": ("._values", "Value"),
     "expressions": ("._values", "expressions"),
     "render": ("._values", "render"),
@@ -84,20 +96,26 @@ __getattr__ = lazy_names(__name__, _LAZY, globals())
 
 __all__ = [
     "FUNCTIONS",
+    "META_SCHEMA_FILE",
     "STEP_ERROR_CODES",
     "TEMPLATE_SCHEMA",
     "ActionCatalog",
     "ActionSpec",
     "CheckResult",
+    "Const",
     "Diagnostic",
     "ErrorCode",
     "ExpressionError",
+    "Interp",
     "Level",
     "Limits",
+    "ListValue",
+    "MapValue",
     "PartialSuccess",
     "Retry",
     "RunStatus",
     "Severity",
+    "Single",
     "Span",
     "Step",
     "StepStatus",
@@ -109,16 +127,19 @@ __all__ = [
     "check_source",
     "evaluate",
     "expressions",
+    "flattened_meta_schema",
     "format_checker",
     "format_json",
     "format_text",
     "has_errors",
     "is_uri",
+    "is_valid",
     "listed",
     "parse_expression",
     "parse_number",
     "render",
     "truthy",
+    "url_normalize",
     "valid_text",
     "valid_unicode",
     "violations",

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import functools
 import json
-import pkgutil
 from collections.abc import Iterator
+from importlib.resources import files
 from typing import TYPE_CHECKING, Any
 
 from ._schema_fast import is_valid
@@ -72,10 +72,9 @@ SHIPPED = "meta_schema_2020_12.json"
 
 @functools.cache
 def shipped_meta_schema() -> dict[str, Any]:
-    # pkgutil reads package data from a folder, a wheel or a zipapp, and loads faster than
-    # importlib.resources (which the cold start of dsl validate would pay for)
-    data = pkgutil.get_data(__package__ or "taskplate.dsl", SHIPPED)
-    assert data is not None, f"{SHIPPED} is missing from the package"
+    # importlib.resources reads package data from a folder, a wheel or a zipapp (and dsl
+    # validate has imported it already, for the shipped templates)
+    data = files(__package__ or "taskplate.dsl").joinpath(SHIPPED).read_bytes()
     schema: dict[str, Any] = json.loads(data)
     return schema
 

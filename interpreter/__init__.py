@@ -6,13 +6,15 @@ shared by many servers) and the artifact store.
 from taskplate.browser import data_home
 
 from ._admission import MAX_URL_BYTES, admit
-from ._artifacts import ArtifactStore, Chunk
+from ._artifacts import ArtifactStore, Chunk, RunArtifacts
 from ._confirm import Answer, Asker, CannotAsk, ConfirmPolicy
 from ._executor import Progress, StepRecord
 from ._human import caller_key
 from ._library import SHIPPED, TemplateLibrary, matches
 from ._recording import Saved, marked, save_recorded, typed_secret, user_templates
+from ._run_execution import internal
 from ._run_inputs import Limits, check_inputs, check_timeout, new_run_id
+from ._run_views import iso
 from ._runs import RunManager
 from ._store import RunStore
 from ._stores import STORE_ENV, RunRow, Store, open_store
@@ -30,6 +32,7 @@ __all__ = [
     "ConfirmPolicy",
     "Limits",
     "Progress",
+    "RunArtifacts",
     "RunManager",
     "RunRow",
     "RunStore",
@@ -43,6 +46,8 @@ __all__ = [
     "check_inputs",
     "check_timeout",
     "data_home",
+    "internal",
+    "iso",
     "marked",
     "matches",
     "new_run_id",

@@ -20,8 +20,7 @@ import anyio
 
 from taskplate.browser import MAX_TABS_PER_SESSION, Session, UrlPolicy
 from taskplate.contract import ErrorCode, StepStatus, TaskplateError, TrustLevel
-from taskplate.dsl import ExpressionError, Step, Template, render, truthy
-from taskplate.dsl._values import Const
+from taskplate.dsl import Const, ExpressionError, Step, Template, render, truthy
 from taskplate.stdlib import REGISTRY, ActionContext, Sampler, run_action
 
 from ._confirm import Confirmation, Confirmer, default_question, needs_confirmation
@@ -29,7 +28,7 @@ from ._provider_steps import action_of, timeout_error
 from ._recording import marked, typed_secret
 
 if TYPE_CHECKING:
-    from taskplate.stdlib._web import WebClient, WebConfig
+    from taskplate.stdlib import WebClient, WebConfig
 
 PREVIEW_CHARS = 200
 # A recycled tab serves this many items, then is closed and replaced: what a renderer keeps
@@ -172,7 +171,7 @@ class Execution:
     def web(self) -> WebClient:
         """The run's HTTP client (robots.txt, per-host limits), made on first use."""
         if self._web is None:
-            from taskplate.stdlib._web import WebClient
+            from taskplate.stdlib import WebClient
 
             self._web = WebClient(self.web_config)
         return self._web

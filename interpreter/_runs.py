@@ -28,7 +28,7 @@ from taskplate.browser import (
 )
 from taskplate.contract import RunStatus, TrustLevel, valid_unicode
 from taskplate.dsl import Template
-from taskplate.stdlib._conversion import conversion_workers, warm_workers
+from taskplate.stdlib import conversion_workers, warm_workers
 
 from ._admission import admit
 from ._artifacts import ArtifactStore, RunArtifacts
@@ -64,9 +64,8 @@ from ._stores import FLUSH_S, STORE_WRITE_S, RunRow, Store, open_store
 from ._tracing import RunTrace, TraceMode
 
 if TYPE_CHECKING:
-    from taskplate.browser._policy import Resolver
-    from taskplate.stdlib import Sampler
-    from taskplate.stdlib._web import WebConfig
+    from taskplate.browser import Resolver
+    from taskplate.stdlib import Sampler, WebConfig
 
 
 class RunManager(RunReads):

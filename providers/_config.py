@@ -152,7 +152,7 @@ def _expand(text: str, env: dict[str, str]) -> str:
 
 
 def _entry_errors(entry: Any) -> list[str]:
-    from taskplate.dsl._schema_fast import is_valid
+    from taskplate.dsl import is_valid
 
     if is_valid(_PROVIDER, entry):  # jsonschema is imported only to explain a bad entry
         return []

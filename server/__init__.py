@@ -3,7 +3,39 @@
 Translates between MCP and the run manager; never invents behaviour of its own.
 """
 
-from ._app import build_server
-from ._serve import serve
+from __future__ import annotations
 
-__all__ = ["build_server", "serve"]
+from typing import TYPE_CHECKING
+
+from taskplate.contract import lazy_names
+
+if TYPE_CHECKING:
+    from ._app import build_server
+    from ._auth import HttpSecurity, is_loopback, load_tokens
+    from ._serve import run, serve
+    from ._ui import UiAccess, ui_app
+
+# Public names, loaded on first use: `dsl ui` serves the runs page without the MCP server.
+_LAZY: dict[str, tuple[str, str]] = {
+    "build_server": ("._app", "build_server"),
+    "HttpSecurity": ("._auth", "HttpSecurity"),
+    "is_loopback": ("._auth", "is_loopback"),
+    "load_tokens": ("._auth", "load_tokens"),
+    "run": ("._serve", "run"),
+    "serve": ("._serve", "serve"),
+    "UiAccess": ("._ui", "UiAccess"),
+    "ui_app": ("._ui", "ui_app"),
+}
+
+__getattr__ = lazy_names(__name__, _LAZY, globals())
+
+__all__ = [
+    "HttpSecurity",
+    "UiAccess",
+    "build_server",
+    "is_loopback",
+    "load_tokens",
+    "run",
+    "serve",
+    "ui_app",
+]

@@ -118,7 +118,7 @@ class HttpSecurity:
             return None
         return StaticTokens(self.tokens), AuthSettings(
             issuer_url=url,
-            resource_server_url=None,  # type: ignore[arg-type]
+            resource_server_url=None,
         )
 
     def transport(self, host: str) -> TransportSecuritySettings:

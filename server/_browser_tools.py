@@ -16,9 +16,7 @@ from mcp_types import CallToolResult, ImageContent, InputRequiredResult
 from taskplate.browser import Session
 from taskplate.contract import ErrorCode, Level, TaskplateError, TrustLevel, valid_text
 from taskplate.dsl import CheckResult, check_source, format_text
-from taskplate.interpreter import marked, save_recorded, typed_secret
-from taskplate.interpreter._artifacts import RunArtifacts
-from taskplate.interpreter._run_views import iso
+from taskplate.interpreter import RunArtifacts, iso, marked, save_recorded, typed_secret
 from taskplate.stdlib import REGISTRY, ActionContext, run_action
 
 from . import _schemas as schemas
@@ -426,7 +424,7 @@ class BrowserTools:
             opener = (
                 self.session_trust[session_id]
                 if session_id is not None
-                else await self._run_trust(run_id)
+                else await self._run_trust(str(run_id))
             )
             if opener is TrustLevel.LOCAL:
                 raise TaskplateError(

@@ -24,7 +24,7 @@ import json
 import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 import anyio
 import mcp_types as types
@@ -317,7 +317,12 @@ async def _terminal(manager: RunManager, run_id: str) -> bool:
     return row is None or RunStatus(row.status).terminal
 
 
-def _read_state(text: str | None) -> dict[str, Any]:
+class _RequestState(TypedDict):
+    run: str
+    asked: list[str]
+
+
+def _read_state(text: str | None) -> _RequestState:
     """The plaintext the SDK verified (this server minted it); still read defensively."""
     try:
         state = json.loads(text or "")

@@ -19,8 +19,7 @@ from pydantic import ConfigDict
 
 from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.dsl import listed, violations
-from taskplate.interpreter import admit
-from taskplate.interpreter._run_execution import internal
+from taskplate.interpreter import admit, internal
 
 from ._results import failed
 from ._schemas import answers

@@ -27,8 +27,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from taskplate.contract import RunStatus, TaskplateError, TrustLevel
-from taskplate.interpreter import RunManager
-from taskplate.interpreter._run_views import iso
+from taskplate.interpreter import RunManager, iso
 
 from ._auth import LOOPBACK_HOSTS, Token, is_loopback
 
@@ -270,8 +269,8 @@ class RunsPage:
                 return _plain("from and to are item numbers", 400)
             items = by_item(steps)[1]
             chosen = {i: items[i] for i in items if first <= i <= last}
-            live = not RunStatus(answer["status"]).terminal
-            return _html("".join(_item(i, chosen[i], link, True, live) for i in sorted(chosen)))
+            running = not RunStatus(answer["status"]).terminal
+            return _html("".join(_item(i, chosen[i], link, True, running) for i in sorted(chosen)))
         row = await self.manager.store.run(run_id)
         assert row is not None
         live = self._run_live(base, answer, row, steps, unfold)

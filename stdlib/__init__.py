@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from taskplate.browser import translate
-from taskplate.contract import ErrorCode, TaskplateError, valid_unicode
+from taskplate.contract import ErrorCode, TaskplateError, lazy_names, valid_unicode
 from taskplate.dsl import ActionSpec, format_checker, listed, violations
 
 from ._context import ActionContext
@@ -24,6 +24,20 @@ if TYPE_CHECKING:  # jsonschema is imported when arguments are first checked, no
     import jsonschema
 
     from taskplate.browser import Tab
+
+    from ._conversion import conversion_workers, warm_workers
+    from ._web import WebClient, WebConfig
+
+# Public names of the actions' machinery that layers above use, loaded on first use (the web
+# client, httpx with it, only when a run reads over HTTP).
+_LAZY: dict[str, tuple[str, str]] = {
+    "conversion_workers": ("._conversion", "conversion_workers"),
+    "warm_workers": ("._conversion", "warm_workers"),
+    "WebClient": ("._web", "WebClient"),
+    "WebConfig": ("._web", "WebConfig"),
+}
+
+__getattr__ = lazy_names(__name__, _LAZY, globals())
 
 # One line per action; the module of the same name (a keyword such as `assert` included).
 _MODULES = (
@@ -217,6 +231,10 @@ __all__ = [
     "Registry",
     "Sampler",
     "SamplingRequest",
+    "WebClient",
+    "WebConfig",
     "argument_errors",
+    "conversion_workers",
     "run_action",
+    "warm_workers",
 ]

@@ -496,7 +496,7 @@ _KEEP_EMPTY = frozenset({"img", "br", "hr"})
 
 
 def _drop_lone_images(root: Any, page_blocks: list[Block], kept: list[bool]) -> None:
-    owner = {}
+    owner: dict[Any, int] = {}
     for index, block in enumerate(page_blocks):
         for element, _ in block.pieces:
             owner.setdefault(element, index)

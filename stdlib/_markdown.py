@@ -5,7 +5,7 @@ links, with absolute links; pure functions of HTML text, no browser.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urljoin
 
 import lxml.html
@@ -254,7 +254,7 @@ def _page(html: str, url: str) -> Any | None:
         doc = lxml.html.document_fromstring(html, parser=_PARSER)
     except (ValueError, lxml.etree.ParserError):
         return None
-    for node in doc.xpath("//script|//style|//noscript|//template"):
+    for node in cast("list[Any]", doc.xpath("//script|//style|//noscript|//template")):
         node.drop_tree()
     return doc
 
@@ -273,6 +273,7 @@ def select(
         if main is not None:
             return _absolute(main, base), True
         doc = _page(html, url)  # the whole page, as it was before pruning
+        assert doc is not None  # the same text parsed a moment ago
     body = doc.find("body")
     return _absolute(body if body is not None else doc, base), False
 

@@ -20,8 +20,9 @@ def _same(values: list[Any]) -> bool:
 async def run(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     items = [i if isinstance(i, dict) else {} for i in args["items"]]
     key, within = args.get("key"), args.get("within")
-    values_of = [(i.get(within) if within else i) for i in items]
-    values_of = [v if isinstance(v, dict) else {} for v in values_of]
+    values_of: list[dict[str, Any]] = [
+        v if isinstance(v, dict) else {} for v in (i.get(within) if within else i for i in items)
+    ]
     same, differences = [], []
     for field in args["fields"]:
         values = [v.get(field) for v in values_of]

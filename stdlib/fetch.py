@@ -55,7 +55,7 @@ def read_html(
     """(content, is main content, title, links, why it needs script): CPU work, for a thread."""
     import lxml.html
 
-    from taskplate.dsl._expr_functions import url_normalize as normalize_url
+    from taskplate.dsl import url_normalize as normalize_url
     from taskplate.stdlib._markdown import to_links
     from taskplate.stdlib.get_page_content import render
 

@@ -4,7 +4,7 @@ Declaration and implementation; page access goes through the browser runtime.
 """
 
 import time
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 
@@ -70,7 +70,9 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     late: str | None = None
     try:
         started = time.monotonic()
-        first = "commit" if wait_until == "commit" else "domcontentloaded"
+        first: Literal["commit", "domcontentloaded"] = (
+            "commit" if wait_until == "commit" else "domcontentloaded"
+        )
         response = await page.goto(url, wait_until=first, timeout=timeout_ms)
         if wait_until != first:
             left_ms = max(1.0, timeout_ms - (time.monotonic() - started) * 1000)

@@ -65,7 +65,8 @@ def page_of(
     elements: list[dict[str, Any]], offset: int, max_bytes: int
 ) -> tuple[list[dict[str, Any]], int | None]:
     """Elements from offset while their JSON fits in max_bytes, and the next offset if any."""
-    chosen, size = [], 0
+    chosen: list[dict[str, Any]] = []
+    size = 0
     for index in range(offset, len(elements)):
         size += len(json.dumps(elements[index], ensure_ascii=False)) + 1
         if size > max_bytes and chosen:

@@ -23,7 +23,6 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     try:
         if "urlMatches" in args:
             await page.wait_for_url(re.compile(args["urlMatches"]), timeout=timeout)
-            what = f'a URL matching "{args["urlMatches"]}"'
         elif "selector" in args:
             await page.locator(args["selector"]).first.wait_for(state=state, timeout=timeout)
         else:

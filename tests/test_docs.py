@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 
-from taskplate.cli.docgen import generated
+from taskplate.cli.docs import generated
 from taskplate.cli.main import cli
 from taskplate.dsl import check_source
 from taskplate.dsl._yaml import load_yaml

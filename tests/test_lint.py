@@ -1,4 +1,5 @@
-"""The code base stays lint-clean and type-clean: ruff (lint and format) and mypy --strict."""
+"""The code base stays lint-clean and type-clean: ruff (lint and format), mypy --strict, and the
+layer contracts of pyproject.toml (import-linter)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,13 @@ BIN = Path(sys.executable).parent
 
 @pytest.mark.parametrize(
     "command",
-    [["ruff", "check", "."], ["ruff", "format", "--check", "."], ["mypy"]],
-    ids=["ruff-check", "ruff-format", "mypy"],
+    [
+        ["ruff", "check", "."],
+        ["ruff", "format", "--check", "."],
+        ["mypy"],
+        ["lint-imports", "--no-cache"],
+    ],
+    ids=["ruff-check", "ruff-format", "mypy", "import-contracts"],
 )
 def test_tool_is_clean(command: list[str]) -> None:
     done = subprocess.run(

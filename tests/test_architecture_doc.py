@@ -1,0 +1,159 @@
+"""docs/architecture.md stays true: its layer diagram is the import-linter contracts of
+pyproject.toml, and every file, folder and name of ours it mentions is in the tree."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import importlib
+import importlib.util
+import re
+import tomllib
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).parents[1]
+DOC = ROOT / "docs" / "architecture.md"
+PRODUCT = ("contract", "dsl", "interpreter", "stdlib", "browser", "providers", "server", "cli")
+SEARCHED = (*PRODUCT, "templates", "tests", "bench", "docs")
+FILE = re.compile(r"[\w.*/<>-]*\.(py|md|json|lark|yaml|toml|js|css|mjs)|[\w./-]+/")
+CAMEL = re.compile(r"_?[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*")
+CONSTANT = re.compile(r"[A-Z][A-Z0-9]*(_[A-Z0-9]+)+|[A-Z]{4,}")
+SNAKE = re.compile(r"[a-z][a-z0-9]*(_[a-z0-9]+)+")
+DOTTED = re.compile(r"(_?\w+)((?:\.\w+)+)(\(.*\))?")
+RUN_TIME_FILES = {"trace.zip"}  # files a run writes, not files of the tree
+# Library names the doc explains that no module of ours imports (the SDK installs them itself).
+LIBRARY = {"RequestStateBoundary": "mcp.server.request_state"}
+
+
+def _doc() -> str:
+    return DOC.read_text(encoding="utf-8")
+
+
+def _spans() -> list[str]:
+    prose = re.sub(r"```.*?```", "", _doc(), flags=re.S)
+    return sorted(set(re.findall(r"`([^`\n]+)`", prose)))
+
+
+@cache
+def _sources() -> dict[Path, str]:
+    return {
+        path: path.read_text(encoding="utf-8")
+        for folder in PRODUCT
+        for path in (ROOT / folder).rglob("*.py")
+    }
+
+
+def _diagram(contracts: list[dict[str, Any]]) -> str:
+    """The layer contracts drawn as the doc draws them: layers top down, then forbidden imports."""
+
+    def folder(module: str) -> str:
+        return (
+            module.removeprefix("taskplate.") + "/" if module.startswith("taskplate.") else module
+        )
+
+    (layers,) = [c for c in contracts if c["type"] == "layers"]
+    prefix = "".join(f"{c}." for c in layers.get("containers", []))
+    lines = []
+    for layer in layers["layers"]:
+        lines += ["  ↓"] if lines else []
+        lines.append(" | ".join(folder(prefix + name.strip()) for name in layer.split("|")))
+    for contract in (c for c in contracts if c["type"] == "forbidden"):
+        if lines[-1] != "" and not lines[-1].count("↛"):
+            lines.append("")
+        sources = ", ".join(folder(m) for m in contract["source_modules"])
+        lines.append(f"{sources} ↛ {', '.join(folder(m) for m in contract['forbidden_modules'])}")
+    return "\n".join(lines)
+
+
+def test_the_layer_diagram_is_the_import_contracts() -> None:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    expected = _diagram(config["tool"]["importlinter"]["contracts"])
+    view = _doc().split("## Bird's eye view", 1)[1]
+    drawn = re.search(r"```text\n(.*?)\n```", view, flags=re.S)
+    assert drawn is not None, "docs/architecture.md: no ```text diagram under Bird's eye view"
+    assert drawn.group(1) == expected, f"draw the contracts of pyproject.toml as:\n{expected}"
+
+
+def _file_exists(span: str) -> bool:
+    name = span.removeprefix("taskplate/")
+    if "/" not in name.rstrip("/"):  # a bare name: somewhere in the tree
+        return any(
+            (ROOT / name).exists() or any((ROOT / folder).rglob(name.rstrip("/")))
+            for folder in SEARCHED
+        )
+    return (ROOT / name).exists() or any(ROOT.glob(name))
+
+
+def test_every_file_the_doc_names_exists() -> None:
+    named = [s for s in _spans() if FILE.fullmatch(s) and "<" not in s and not s.startswith("$")]
+    assert len(named) > 100  # the pattern still finds the doc's files
+    missing = [span for span in named if not _file_exists(span)]
+    assert missing == [], f"docs/architecture.md names files that do not exist: {missing}"
+
+
+@cache
+def _definitions(path: Path) -> frozenset[str]:
+    """What a module of ours defines (classes, functions, constants, fields, `self.`
+    attributes, enum members) or imports (a library name we use, so one that exists)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(_sources()[path])):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Store):
+            names.add(node.id if isinstance(node, ast.Name) else node.attr)
+        elif isinstance(node, ast.alias):
+            names.add((node.asname or node.name).split(".")[0])
+    return frozenset(names)
+
+
+def _defined(name: str, paths: list[Path] | None = None) -> bool:
+    found = any(name in _definitions(path) for path in paths or _sources())
+    return found or hasattr(builtins, name)
+
+
+@cache
+def _words() -> frozenset[str]:
+    return frozenset(word for text in _sources().values() for word in re.findall(r"\w+", text))
+
+
+def _mentioned(name: str) -> bool:
+    """For tool, action and table names: the word appears in our code, as a name or a string."""
+    return name in _words()
+
+
+def _attribute_exists(owner: str, attribute: str) -> bool:
+    """`owner.attribute`: a module of ours or a library's with that attribute, or a class or
+    module of ours whose defining file defines it."""
+    for module in (f"taskplate.{owner}", owner):
+        try:
+            found = importlib.import_module(module)
+        except ImportError:
+            continue
+        return (
+            hasattr(found, attribute)
+            or importlib.util.find_spec(f"{module}.{attribute}") is not None
+        )
+    files = [p for p, text in _sources().items() if p.stem == owner]  # `_run_views.describe`
+    files += [p for p, text in _sources().items() if re.search(rf"^class {owner}\b", text, re.M)]
+    return bool(files) and _defined(attribute, files)
+
+
+def _name_exists(span: str) -> bool:
+    dotted = DOTTED.fullmatch(span)
+    if dotted:
+        return _attribute_exists(dotted.group(1), dotted.group(2).split(".")[1])
+    if span in LIBRARY:
+        return hasattr(importlib.import_module(LIBRARY[span]), span)
+    if CAMEL.fullmatch(span):
+        return _defined(span)
+    if CONSTANT.fullmatch(span) or SNAKE.fullmatch(span):
+        return _mentioned(span)
+    return True  # a word of the template language, a command line: not a name of the code
+
+
+def test_every_name_the_doc_mentions_exists() -> None:
+    names = [s for s in _spans() if not FILE.fullmatch(s) and s not in RUN_TIME_FILES]
+    missing = [span for span in names if not _name_exists(span)]
+    assert missing == [], f"docs/architecture.md names what the code does not have: {missing}"
