@@ -48,7 +48,7 @@ def command(
     import uvicorn
 
     from taskplate.server._auth import HttpSecurity, is_loopback, load_tokens
-    from taskplate.server._ui import UiAccess, ui_app
+    from taskplate.server.ui import UiAccess, ui_app
 
     security = HttpSecurity(load_tokens(token_file), public_hosts)
     if not is_loopback(host) and not (security.tokens and allow_remote):
