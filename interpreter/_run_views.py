@@ -109,7 +109,8 @@ def listing(rows: list[RunRow], total: int) -> dict[str, Any]:
 
 class RunReads:
     """The run manager's reads: one run (reaping dead owners first, so what is read is true),
-    a page of runs, and waiting for a run's end, here or on any server on the store."""
+    a page of runs, a run's steps and artifacts, and waiting for a run's end, here or on any
+    server on the store."""
 
     store: Store
     live: dict[str, Live]
@@ -124,6 +125,23 @@ class RunReads:
                 ErrorCode.RUN_NOT_FOUND, f"no run {run_id}", "List runs with list_task_runs."
             )
         return row
+
+    async def runs_page(
+        self, status: str | None, template_id: str | None, limit: int, offset: int
+    ) -> tuple[list[RunRow], int]:
+        """The rows of a page of runs (newest first) and how many runs match, whole: what
+        the runs page shows of each (times, progress) is more than `list` answers."""
+        await self.reap()
+        return await self.store.list_runs(status, template_id, limit, offset)
+
+    async def steps_of(self, run_id: str) -> list[dict[str, Any]]:
+        """A run's step records as the store keeps them (times as seconds)."""
+        return await self.store.steps(run_id)
+
+    async def artifact_of(self, run_id: str, artifact_id: str) -> dict[str, Any] | None:
+        """An artifact's metadata, if it is one of this run's."""
+        meta = await self.store.artifact(artifact_id)
+        return meta if meta is not None and meta["run_id"] == run_id else None
 
     async def describe(self, run_id: str, include_steps: bool = False) -> dict[str, Any]:
         return await describe(self.store, await self.row(run_id), include_steps)

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from ._app import build_server
     from ._auth import HttpSecurity, is_loopback, load_tokens
     from ._serve import run, serve
-    from ._ui import UiAccess, ui_app
+    from .ui import UiAccess, ui_app
 
 # Public names, loaded on first use: `dsl ui` serves the runs page without the MCP server.
 _LAZY: dict[str, tuple[str, str]] = {
@@ -23,8 +23,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "load_tokens": ("._auth", "load_tokens"),
     "run": ("._serve", "run"),
     "serve": ("._serve", "serve"),
-    "UiAccess": ("._ui", "UiAccess"),
-    "ui_app": ("._ui", "ui_app"),
+    "UiAccess": (".ui", "UiAccess"),
+    "ui_app": (".ui", "ui_app"),
 }
 
 __getattr__ = lazy_names(__name__, _LAZY, globals())

@@ -18,10 +18,9 @@ from taskplate.dsl import Template
 from taskplate.interpreter import RunManager
 
 from ._auth import StaticTokens
-from ._browser_tools import BrowserTools
-from ._contract_tools import contract_tools
 from ._results import failed
 from ._state import ServerState
+from .tools import tools
 
 INSTRUCTIONS = """taskplate runs browser task templates. Prefer one run_task_template call (see
 list_task_templates) over many single tools; use run_steps for a deterministic sequence the
@@ -58,7 +57,6 @@ def build_server(
     """The server with every tool; `auth` (HTTP only) is the SDK's token verifier and settings;
     `remote_save` lets remote callers save templates."""
     state = ServerState(manager, http_trust, remote_save=remote_save)
-    specs = [*contract_tools(state), *BrowserTools(state).specs()]
     verifier, settings = auth if auth is not None else (None, None)
     server = TaskplateServer(
         "taskplate",
@@ -66,7 +64,7 @@ def build_server(
         auth=settings,
         version=version("taskplate"),
         instructions=INSTRUCTIONS,
-        tools=[s.tool(manager.limits.max_input_bytes) for s in specs],
+        tools=tools(state),
         warn_on_duplicate_resources=False,
     )
     state.log_levels.install(server)

@@ -313,8 +313,13 @@ def identity(ctx: Context, caller: str | None) -> str | None:
 
 
 async def _terminal(manager: RunManager, run_id: str) -> bool:
-    row = await manager.store.run(run_id)
-    return row is None or RunStatus(row.status).terminal
+    try:
+        row = await manager.row(run_id)
+    except TaskplateError as error:
+        if error.code != ErrorCode.RUN_NOT_FOUND:
+            raise
+        return True
+    return RunStatus(row.status).terminal
 
 
 class _RequestState(TypedDict):

@@ -1,6 +1,6 @@
-"""Output schemas of the MCP tools, exactly the contract of SPEC §8 (JSON Schema 2020-12).
-
-Data only; the tools publish them and docs/contract/ examples are checked against them.
+"""The schema pieces several MCP tools share, exactly the contract of SPEC §8 (JSON Schema
+2020-12): a run, a session, the error answer, ids and bounds. Data only; each tool declares its
+own schemas beside it (`server/tools/`), and docs/contract/ examples are checked against them.
 """
 
 from __future__ import annotations
@@ -17,6 +17,9 @@ ANY: dict[str, Any] = {}
 MAX_MS = 2**31 - 1  # a run's timeoutMs (about 24.8 days; the effective one is smaller still)
 MAX_OFFSET = 2**53 - 1  # an offset into runs or an artifact: the largest exact JSON integer
 PROFILE_ID = {"type": "string", "pattern": "^[a-zA-Z0-9._-]{1,64}$"}
+ID = {"type": "string", "minLength": 1}  # a runId or artifactId a caller sends
+SESSION_ID = {"type": "string", "minLength": 1, "description": "From create_session."}
+TAB_ID = {"type": "string", "description": "A tab of the session (default: its main tab)."}
 STATUS = {
     "enum": [
         "queued",
@@ -54,19 +57,6 @@ ERROR = obj(
 )
 # A failed run's `error`: the same fields, as the run stored them.
 RUN_ERROR = obj({"error": S, "errorCode": S, "recoverHint": S, "details": {"type": "object"}})
-LIMITS = obj(
-    {
-        k: INT
-        for k in (
-            "maxConcurrentRuns",
-            "maxRunTimeoutMs",
-            "maxArtifactInlineBytes",
-            "maxTabsPerSession",
-            "artifactTtlMs",
-            "maxInputBytes",
-        )
-    }
-)
 PROGRESS = obj(
     {
         "totalSteps": INT,
@@ -77,31 +67,6 @@ PROGRESS = obj(
 )
 ARTIFACT = obj({"artifactId": S, "type": S, "mimeType": S, "size": INT, "name": S})
 
-RUNTIME_PROFILE = obj(
-    {
-        "runtimeVersion": S,
-        "trustLevel": {"enum": ["local", "remote"]},
-        "limits": LIMITS,
-        "browser": obj({"name": S, "version": S}),
-    }
-)
-TEMPLATE_INFO = obj(
-    {
-        "templateId": S,
-        "version": S,
-        "name": S,
-        "description": S,
-        "trustLevelSupport": {"type": "array", "items": {"enum": ["local", "remote"]}},
-        "supportsPartialSuccess": B,
-        "partialSuccessThreshold": {"type": ["number", "null"]},
-        "limits": {"type": "object"},
-        "inputsSchema": {"type": "object"},
-        "outputsSchema": {"type": ["object", "null"]},
-        "capabilityLevel": {"enum": ["L0", "L1", "L2"]},
-        "providers": {"type": "array", "items": S},
-    }
-)
-LIST_TEMPLATES = obj({"templates": {"type": "array", "items": TEMPLATE_INFO}})
 RUN = obj(
     {
         "runId": S,
@@ -143,72 +108,8 @@ RUN = obj(
         "updatedAt",
     ],
 )
-QUEUED = obj({"runId": S, "status": {"const": "queued"}, "createdAt": S})
-RUN_OR_QUEUED = {"anyOf": [RUN, QUEUED]}
-LIST_RUNS = obj(
-    {
-        "runs": {
-            "type": "array",
-            "items": obj(
-                {"runId": S, "templateId": S, "status": STATUS, "createdAt": S, "updatedAt": S}
-            ),
-        },
-        "total": INT,
-    }
-)
-CANCEL = obj({"cancelRequested": B, "currentStatus": STATUS})
-RESUME = obj({"runId": S, "resumeRequested": B, "currentStatus": STATUS})
-ARTIFACT_CHUNK = obj(
-    {
-        "artifactId": S,
-        "mimeType": S,
-        "size": INT,
-        "data": S,
-        "offset": INT,
-        "bytesReturned": INT,
-        "complete": B,
-    }
-)
-
 SESSION = obj(
     {"sessionId": S, "profileId": {"type": ["string", "null"]}, "tabs": INT, "createdAt": S}
-)
-SESSIONS = obj({"sessions": {"type": "array", "items": SESSION}})
-TABS = obj({"tabs": {"type": "array", "items": obj({"tabId": S, "url": S, "title": S, "main": B})}})
-CLOSED = obj({"closed": B})
-SCRAPE = obj(
-    {
-        "url": S,
-        "format": S,
-        "content": S,
-        "bytes": INT,
-        "truncated": B,
-        "artifactId": S,
-        "title": S,
-        "status": {"type": ["integer", "null"]},
-    },
-    ["url", "format"],
-)
-RUN_STEPS = obj(
-    {
-        "runId": S,
-        "status": STATUS,
-        "results": {"type": "object"},
-        "steps": {"type": "array"},
-        "error": RUN_ERROR,
-    },
-    ["runId", "status", "results", "steps"],
-)
-SAVED_TEMPLATE = obj(
-    {
-        "templateId": S,
-        "version": S,
-        "path": S,
-        "inputs": {"type": "array", "items": S},
-        "secretInputs": {"type": "array", "items": S},
-        "steps": INT,
-        "text": S,
-    }
 )
 
 

@@ -22,7 +22,7 @@ from ._app import build_server
 from ._auth import HttpSecurity
 from ._http import answer_malformed
 from ._stdio import run_stdio
-from ._ui import UiAccess, ui_app
+from .ui import UiAccess, ui_app
 
 log = logging.getLogger("taskplate.serve")
 

@@ -1,5 +1,6 @@
-"""What every tool of one server shares: the run manager, the operator's trust setting, and
-which client opened which session. Trust is decided here, per connection (SPEC §5).
+"""What every tool of one server shares, handed to each tool explicitly: the run manager, the
+operator's trust setting, the sessions the tools opened and by whom, the open questions of
+runs. Trust is decided here, per connection (SPEC §5).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.mcpserver import Context
@@ -20,6 +22,9 @@ from taskplate.interpreter import RunManager
 from ._auth import is_loopback
 from ._input_required import Inbox
 from ._logging import LogLevels, caller_of
+from ._sessions import ToolSessions
+
+CHECKS_AT_ONCE = 2  # run_steps checks in worker threads at one time
 
 
 def _access_token(request: Any) -> AccessToken | None:
@@ -43,6 +48,12 @@ class ServerState:
     published: Callable[[Template], None] | None = None
     # the open questions of runs started over 2026-07-28 (the input-required flow)
     inbox: Inbox = field(default_factory=Inbox)
+    # the sessions the browser tools opened: their openers' trust, their typed secrets
+    sessions: ToolSessions = field(default_factory=ToolSessions)
+    # run_steps checks its steps in worker threads, this many at once
+    checks: anyio.CapacityLimiter = field(
+        default_factory=lambda: anyio.CapacityLimiter(CHECKS_AT_ONCE)
+    )
 
     def trust(self, ctx: Context[Any]) -> TrustLevel:
         """stdio is local; HTTP is remote unless started with --trust local and called from loopback."""

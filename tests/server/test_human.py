@@ -20,7 +20,7 @@ from taskplate.browser import BrowserRuntime
 from taskplate.contract import TrustLevel
 from taskplate.interpreter import SHIPPED, ConfirmPolicy, RunManager, TemplateLibrary
 from taskplate.server import build_server
-from taskplate.server._ui import UiAccess, ui_app
+from taskplate.server.ui import UiAccess, ui_app
 from taskplate.stdlib import REGISTRY
 from tests.fixtures.server import FixtureServer
 from tests.server.conftest import DSL, env_for, start_http, stop

@@ -16,7 +16,8 @@ from taskplate.browser import BrowserRuntime
 from taskplate.contract import ErrorCode
 from taskplate.dsl import CheckResult
 from taskplate.interpreter import SHIPPED, Limits, RunManager, TemplateLibrary
-from taskplate.server import _browser_tools, build_server
+from taskplate.server import build_server
+from taskplate.server.tools import run_steps as run_steps_tool
 from taskplate.stdlib import REGISTRY
 
 pytestmark = pytest.mark.anyio
@@ -50,14 +51,14 @@ async def test_tools_list_answers_while_run_steps_steps_are_being_checked(
     client: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     started, release = threading.Event(), threading.Event()
-    check = _browser_tools.check_source
+    check = run_steps_tool.check_source
 
     def held_check(text: str, file: str, catalog: Any) -> CheckResult:
         started.set()
         release.wait(30)  # held until tools/list has answered: only a check off the loop lets it
         return check(text, file, catalog)
 
-    monkeypatch.setattr(_browser_tools, "check_source", held_check)
+    monkeypatch.setattr(run_steps_tool, "check_source", held_check)
     answers: list[dict[str, Any]] = []
 
     async def submit() -> None:

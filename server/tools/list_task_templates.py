@@ -1,0 +1,51 @@
+"""list_task_templates: every served template as the contract describes it. Template files
+and taskplate.toml changes take effect here (the library is refreshed first).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp.server.mcpserver import Context
+from mcp_types import CallToolResult
+
+from .._results import ok
+from .._schemas import B, S, obj
+from .._state import ServerState
+from ._spec import ToolSpec, params
+
+INPUT = params({})
+TEMPLATE_INFO = obj(
+    {
+        "templateId": S,
+        "version": S,
+        "name": S,
+        "description": S,
+        "trustLevelSupport": {"type": "array", "items": {"enum": ["local", "remote"]}},
+        "supportsPartialSuccess": B,
+        "partialSuccessThreshold": {"type": ["number", "null"]},
+        "limits": {"type": "object"},
+        "inputsSchema": {"type": "object"},
+        "outputsSchema": {"type": ["object", "null"]},
+        "capabilityLevel": {"enum": ["L0", "L1", "L2"]},
+        "providers": {"type": "array", "items": S},
+    }
+)
+OUTPUT = obj({"templates": {"type": "array", "items": TEMPLATE_INFO}})
+
+
+async def list_task_templates(
+    state: ServerState, args: dict[str, Any], ctx: Context
+) -> CallToolResult:
+    library = state.manager.library
+    await library.refresh()  # template files and taskplate.toml changes take effect here
+    return ok({"templates": [library.info(t) for t in library.all()]})
+
+
+SPEC = ToolSpec(
+    "list_task_templates",
+    "Every installed template: what it does, its inputs and outputs schemas, trust levels, limits, partial-success rule, highest capability level and the providers (other MCP servers) it calls.",
+    INPUT,
+    OUTPUT,
+    list_task_templates,
+)

@@ -1,0 +1,112 @@
+"""run_task_template: one run of a served template through the run manager. Sync answers the
+finished run (following it with progress and log notifications), async `{runId, queued}`.
+
+On protocol 2026-07-28 a run's questions come back as an InputRequiredResult; the call that
+answers them (it carries `requestState`) delivers the answers and follows the run on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp.server.mcpserver import Context
+from mcp_types import CallToolResult
+
+from .._follow import follow
+from .._input_required import channels_for
+from .._results import ok
+from .._schemas import ID, MAX_MS, PROFILE_ID, RUN, S, obj
+from .._state import ServerState
+from ._inline import fit
+from ._spec import Answer, ToolSpec, params
+
+INPUT = params(
+    {
+        "templateId": ID,
+        "templateVersion": {
+            "type": "string",
+            "description": "Exact (1.2.3) or a range (^1.2); default the newest.",
+        },
+        "sessionId": {
+            "type": "string",
+            "description": "Run in this session (never closed by the run).",
+        },
+        "profileId": {
+            **PROFILE_ID,
+            "description": "Seed the run's own session from this login profile.",
+        },
+        "inputs": {
+            "type": "object",
+            "description": "Checked against the template's inputsSchema.",
+        },
+        "options": params(
+            {
+                "timeoutMs": {"type": "integer", "minimum": 1, "maximum": MAX_MS},
+                "mode": {"enum": ["sync", "async", "auto"]},
+                "trace": {
+                    "enum": ["off", "on-failure", "on"],
+                    "description": "Keep a Playwright trace (trace.zip) of the run: never, when it fails (default for local callers), always.",
+                },
+            }
+        ),
+    },
+    ["templateId"],
+)
+QUEUED = obj({"runId": S, "status": {"const": "queued"}, "createdAt": S})
+OUTPUT = {"anyOf": [RUN, QUEUED]}
+
+
+async def run_task_template(state: ServerState, args: dict[str, Any], ctx: Context) -> Answer:
+    manager, inbox = state.manager, state.inbox
+    if ctx.request_state is not None:  # a later round (2026-07-28): answers, then on
+        run_id = await inbox.deliver(manager, ctx)
+        return await inbox.follow_or_ask(run_id, lambda: following(state, run_id, ctx))
+    await manager.library.refresh()
+    template = manager.library.get(args["templateId"], args.get("templateVersion"))
+    options = dict(args.get("options") or {})
+    inputs = args.get("inputs") or {}
+    mode = manager.decide_mode(template, inputs, options)
+    trust, caller = state.trust(ctx), state.caller(ctx)
+    asker, sampler, questions = channels_for(inbox, ctx, trust, caller)
+    run_id = await manager.submit(
+        template.id,
+        inputs,
+        version=template.version,
+        options=options,
+        trust=trust,
+        session_id=args.get("sessionId"),
+        profile_id=args.get("profileId"),
+        caller=caller,
+        asker=asker,
+        sampler=sampler,
+    )
+    if questions is not None:
+        inbox.bind(manager, run_id, questions)
+    if mode == "async":
+        asker.call_ended()
+        return ok(
+            {
+                "runId": run_id,
+                "status": "queued",
+                "createdAt": (await manager.describe(run_id))["createdAt"],
+            }
+        )
+    try:
+        return await inbox.follow_or_ask(run_id, lambda: following(state, run_id, ctx))
+    finally:
+        asker.call_ended()
+
+
+async def following(state: ServerState, run_id: str, ctx: Context) -> CallToolResult:
+    """The run's answer once it ends, its progress and steps sent to the client meanwhile."""
+    answer = await follow(state.manager, ctx, run_id, state.log_levels)
+    return ok(fit(answer, state.manager.limits.max_artifact_inline_bytes))
+
+
+SPEC = ToolSpec(
+    "run_task_template",
+    "Run a template. mode sync answers the finished run (with progress notifications); async answers {runId, status: queued} at once (then poll get_task_run every 2 s); auto lets the template decide.",
+    INPUT,
+    OUTPUT,
+    run_task_template,
+)

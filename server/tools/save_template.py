@@ -1,0 +1,120 @@
+"""save_template: a finished run_steps run, or a session's browser tool calls, kept as a
+template in the user's template folder and served at once. Remote callers save only their own
+runs and sessions, and only where the operator allows it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp.server.mcpserver import Context
+from mcp_types import CallToolResult
+
+from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
+from taskplate.interpreter import save_recorded
+
+from .._results import ok
+from .._schemas import INT, SESSION_ID, S, obj
+from .._state import ServerState
+from ._spec import ToolSpec, params
+
+INPUT = params(
+    {
+        "name": {
+            "type": "string",
+            "minLength": 1,
+            "description": "The template id: lower-case letters, digits and _, starting with a letter.",
+        },
+        "runId": {"type": "string", "minLength": 1},
+        "sessionId": SESSION_ID,
+        "description": {"type": "string"},
+        "overwrite": {
+            "type": "boolean",
+            "description": "Replace a template you saved under this name.",
+        },
+    },
+    ["name"],
+)
+OUTPUT = obj(
+    {
+        "templateId": S,
+        "version": S,
+        "path": S,
+        "inputs": {"type": "array", "items": S},
+        "secretInputs": {"type": "array", "items": S},
+        "steps": INT,
+        "text": S,
+    }
+)
+
+
+async def save_template(state: ServerState, args: dict[str, Any], ctx: Context) -> CallToolResult:
+    manager, trust = state.manager, state.trust(ctx)
+    if trust is TrustLevel.REMOTE and not state.remote_save:
+        raise TaskplateError(
+            ErrorCode.TRUST_LEVEL_NOT_ALLOWED,
+            "remote callers may not save templates on this server",
+            "Save over stdio (local trust), or ask the operator to serve with --allow-remote-save.",
+        )
+    source = await recording(state, args, trust)
+    saved = await save_recorded(
+        manager.store,
+        manager.library,
+        manager.home,
+        source,
+        args["name"],
+        description=args.get("description"),
+        overwrite=args.get("overwrite", False),
+    )
+    if state.published is not None:
+        state.published(manager.library.get(saved.template_id, saved.version))
+    return ok(saved.to_json())
+
+
+async def recording(state: ServerState, args: dict[str, Any], trust: TrustLevel) -> str:
+    """The run or session to save, if this caller may read it."""
+    run_id, session_id = args.get("runId"), args.get("sessionId")
+    if (run_id is None) == (session_id is None):
+        raise TaskplateError(
+            ErrorCode.INVALID_PARAMETER,
+            "give either runId or sessionId (not both)",
+            "runId: a finished run_steps run; sessionId: a session of browser tool calls.",
+        )
+    if trust is TrustLevel.REMOTE:
+        opened = state.sessions.trust
+        if session_id is not None and session_id not in opened:
+            raise TaskplateError(
+                ErrorCode.SESSION_NOT_FOUND,
+                f"no session {session_id} was opened on this server",
+                "Save a session you opened here with create_session.",
+            )
+        maker = (
+            opened[session_id] if session_id is not None else await run_trust(state, str(run_id))
+        )
+        if maker is TrustLevel.LOCAL:
+            raise TaskplateError(
+                ErrorCode.TRUST_LEVEL_NOT_ALLOWED,
+                f"{'session' if session_id else 'run'} {session_id or run_id} was made by a local caller; remote callers may save only their own",
+                "Save one of your own runs or sessions.",
+            )
+    return str(run_id or session_id)
+
+
+async def run_trust(state: ServerState, run_id: str) -> TrustLevel:
+    """The trust of the caller that started a run, read through the run manager's reads."""
+    try:
+        row = await state.manager.row(run_id)
+    except TaskplateError as error:
+        if error.code != ErrorCode.RUN_NOT_FOUND:
+            raise
+        return TrustLevel.REMOTE  # save_recorded answers RUN_NOT_FOUND
+    return TrustLevel(row.options.get("trust", "local"))
+
+
+SPEC = ToolSpec(
+    "save_template",
+    "Keep what you did as a template: the steps of a finished run_steps run (runId) or the browser tools you called in a session (sessionId) become a template's steps, literal URLs and typed values its inputs (secrets password inputs). Saved in the user template folder and served at once.",
+    INPUT,
+    OUTPUT,
+    save_template,
+)
