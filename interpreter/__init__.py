@@ -14,8 +14,8 @@ from ._library import SHIPPED, TemplateLibrary, matches
 from ._recording import Saved, marked, save_recorded, typed_secret, user_templates
 from ._run_inputs import Limits, check_inputs, check_timeout, new_run_id
 from ._runs import RunManager
-from ._store import RunStore
-from ._stores import STORE_ENV, RunRow, Store, open_store
+from ._store import STORE_ENV, RunRow, Store, open_store
+from ._store_sqlite import RunStore
 from ._tracing import TraceMode
 
 __all__ = [

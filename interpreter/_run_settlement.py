@@ -18,7 +18,7 @@ from taskplate.dsl import Template, render
 from ._artifacts import ArtifactStore
 from ._executor import Execution, Progress, StepRecord
 from ._run_inputs import Limits
-from ._stores import STORE_WRITE_S, Store
+from ._store import STORE_WRITE_S, Store
 
 
 @dataclass

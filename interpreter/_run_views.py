@@ -14,7 +14,7 @@ import anyio
 from taskplate.contract import ErrorCode, RunStatus, TaskplateError
 
 from ._executor import Progress, StepRecord
-from ._stores import RunRow, Store
+from ._store import RunRow, Store
 
 if TYPE_CHECKING:
     from ._run_execution import Live

@@ -1,7 +1,7 @@
 """The run manager: the one path for CLI and MCP. It admits a run (inputs, trust, limits), hands
 it to the queue (`_run_queue`), executes it (`_run_execution`, `_run_settlement`), keeps
 heartbeats and reaps dead owners (`_run_liveness`), and answers reads (`_run_views`), all
-through the `Store` interface (`_stores`), never a backend.
+through the `Store` interface (`_store`), never a backend.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ from ._run_liveness import (
 from ._run_queue import RunQueue
 from ._run_settlement import Settlement, never_hanging
 from ._run_views import RunReads
-from ._stores import FLUSH_S, STORE_WRITE_S, RunRow, Store, open_store
+from ._store import FLUSH_S, STORE_WRITE_S, RunRow, Store, open_store
 from ._tracing import RunTrace, TraceMode
 
 if TYPE_CHECKING:
