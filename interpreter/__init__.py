@@ -8,12 +8,12 @@ from taskplate.browser import data_home
 from ._admission import MAX_URL_BYTES, admit
 from ._artifacts import ArtifactStore, Chunk
 from ._confirm import Answer, Asker, CannotAsk, ConfirmPolicy
-from ._executor import Progress, StepRecord
 from ._human import caller_key
 from ._library import SHIPPED, TemplateLibrary, matches
 from ._recording import Saved, marked, save_recorded, typed_secret, user_templates
 from ._run_inputs import Limits, check_inputs, check_timeout, new_run_id
 from ._runs import RunManager
+from ._step_records import Progress, StepRecord
 from ._store import STORE_ENV, RunRow, Store, open_store
 from ._store_sqlite import RunStore
 from ._tracing import TraceMode
