@@ -12,6 +12,7 @@ from ._human import caller_key
 from ._library import SHIPPED, TemplateLibrary, matches
 from ._recording import Saved, marked, save_recorded, typed_secret, user_templates
 from ._run_inputs import Limits, check_inputs, check_timeout, new_run_id
+from ._run_views import RunReads
 from ._runs import RunManager
 from ._step_records import Progress, StepRecord
 from ._store import STORE_ENV, RunRow, Store, open_store
@@ -31,6 +32,7 @@ __all__ = [
     "Limits",
     "Progress",
     "RunManager",
+    "RunReads",
     "RunRow",
     "RunStore",
     "Saved",

@@ -252,44 +252,37 @@ async def execute(
     if live.trace is not None:  # kept as an artifact before the run reads as finished
         await live.trace.finish(failed=timed_out or failure is not None)
     result = settlement.output(template, scope)
-    if canceled:
-        await settlement.finish(
-            run_id, RunStatus.CANCELED, result, None, execution.progress, execution.secrets
-        )
-    elif timed_out:
-        error = TaskplateError(
+    if not (canceled or timed_out or failure is not None):
+        await settlement.settle(run_id, template, result, execution)
+        return
+    error = None if canceled else run_error(run_id, timeout_ms, None if timed_out else failure)
+    await settlement.finish(
+        run_id,
+        RunStatus.CANCELED if canceled else RunStatus.FAILED,
+        result,
+        error.to_json() if error is not None else None,
+        execution.progress,
+        execution.secrets,
+    )
+
+
+def run_error(run_id: str, timeout_ms: int, failure: StepFailed | None) -> TaskplateError:
+    """Why a run failed: its time ran out (no step failed), or a step failed."""
+    if failure is None:
+        return TaskplateError(
             ErrorCode.RUN_TIMEOUT,
             f"the run took longer than {timeout_ms} ms",
             "Raise options.timeoutMs (up to the template's maxTimeoutMs) or give fewer items.",
             {"runId": run_id},
         )
-        await settlement.finish(
-            run_id,
-            RunStatus.FAILED,
-            result,
-            error.to_json(),
-            execution.progress,
-            execution.secrets,
-        )
-    elif failure is not None:
-        step = failure.step
-        error = TaskplateError(
-            ErrorCode.STEP_EXECUTION_FAILED,
-            f"step {step.label} failed: {failure.error.message}",
-            failure.error.recover_hint or "See the step's error in get_task_run with includeSteps.",
-            {
-                "runId": run_id,
-                "failedStep": step.id or step.pointer,
-                "stepErrorCode": str(failure.error.code),
-            },
-        )
-        await settlement.finish(
-            run_id,
-            RunStatus.FAILED,
-            result,
-            error.to_json(),
-            execution.progress,
-            execution.secrets,
-        )
-    else:
-        await settlement.settle(run_id, template, result, execution)
+    step = failure.step
+    return TaskplateError(
+        ErrorCode.STEP_EXECUTION_FAILED,
+        f"step {step.label} failed: {failure.error.message}",
+        failure.error.recover_hint or "See the step's error in get_task_run with includeSteps.",
+        {
+            "runId": run_id,
+            "failedStep": step.id or step.pointer,
+            "stepErrorCode": str(failure.error.code),
+        },
+    )

@@ -10,7 +10,7 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -57,7 +57,6 @@ from ._run_queue import RunQueue
 from ._run_settlement import Settlement
 from ._run_views import RunReads
 from ._run_wiring import RunJob, RunWiring, Wired
-from ._step_records import Progress, StepRecord
 from ._store import FLUSH_S, STORE_WRITE_S, RunRow, Store, open_store
 from ._tracing import TraceMode
 
@@ -115,7 +114,15 @@ class RunManager:
             deny_hosts,
             web,
         )
-        self.reads = RunReads(self.store, self.live, self.reap)  # the tools' and the UI's reads
+        # The one read interface (the tools, the runs page, the CLI); a manager answers its reads
+        # with RunReads' own methods.
+        self.reads = reads = RunReads(self.store, self.live, self.reap)
+        self.row, self.describe, self.list, self.wait = (
+            reads.row,
+            reads.describe,
+            reads.list,
+            reads.wait,
+        )
         self._tg: anyio.abc.TaskGroup | None = None
 
     # -- life cycle ---------------------------------------------------------------------------
@@ -287,34 +294,11 @@ class RunManager:
             return True  # another process took it
         self.live[row.run_id] = Live()
         trust = TrustLevel(row.options.get("trust", "local"))
-        job = RunJob(row.run_id, template, row.inputs, row.options, trust, None)
-        job.profile_id = row.options.get("profileId")
+        job = RunJob(
+            row.run_id, template, row.inputs, row.options, trust, None, row.options.get("profileId")
+        )
         self._tg.start_soon(self._run, job)
         return True
-
-    # RunReads' reads, for the callers that read through the manager
-    async def row(self, run_id: str) -> RunRow:
-        return await self.reads.row(run_id)
-
-    async def describe(self, run_id: str, include_steps: bool = False) -> dict[str, Any]:
-        return await self.reads.describe(run_id, include_steps)
-
-    async def list(
-        self,
-        status: str | None = None,
-        template_id: str | None = None,
-        limit: int = 20,
-        offset: int = 0,
-    ) -> dict[str, Any]:
-        return await self.reads.list(status, template_id, limit, offset)
-
-    async def wait(
-        self,
-        run_id: str,
-        on_progress: Callable[[Progress], None] | None = None,
-        on_step: Callable[[StepRecord], None] | None = None,
-    ) -> dict[str, Any]:
-        return await self.reads.wait(run_id, on_progress, on_step)
 
     async def cancel(self, run_id: str, force: bool = False) -> dict[str, Any]:
         row = await self.row(run_id)
