@@ -8,16 +8,16 @@ from taskplate.browser import data_home
 from ._admission import MAX_URL_BYTES, admit
 from ._artifacts import ArtifactStore, Chunk, RunArtifacts
 from ._confirm import Answer, Asker, CannotAsk, ConfirmPolicy
-from ._executor import Progress, StepRecord
 from ._human import caller_key
 from ._library import SHIPPED, TemplateLibrary, matches
 from ._recording import Saved, marked, save_recorded, typed_secret, user_templates
 from ._run_execution import internal
 from ._run_inputs import Limits, check_inputs, check_timeout, new_run_id
-from ._run_views import iso
+from ._run_views import RunReads, iso
 from ._runs import RunManager
-from ._store import RunStore
-from ._stores import STORE_ENV, RunRow, Store, open_store
+from ._step_records import Progress, StepRecord
+from ._store import STORE_ENV, RunRow, Store, open_store
+from ._store_sqlite import RunStore
 from ._tracing import TraceMode
 
 __all__ = [
@@ -34,6 +34,7 @@ __all__ = [
     "Progress",
     "RunArtifacts",
     "RunManager",
+    "RunReads",
     "RunRow",
     "RunStore",
     "Saved",

@@ -14,7 +14,7 @@ from typing import Any
 
 from taskplate.contract import ErrorCode, TaskplateError
 
-from ._stores import Store
+from ._store import Store
 
 DEFAULT_TTL_MS = 86_400_000
 

@@ -1,5 +1,6 @@
-"""One run executing in this process: what the process holds of it (`Live`), and its step graph
-run under the effective timeout, canceled cooperatively or by force, then handed to settlement.
+"""One run executing in this process: what the process holds of it (`Live`), its life from the
+queue to its end (`run_job`: its session, trace and records wired to the run's `RunWiring`), and its
+step graph under the effective timeout, canceled cooperatively or by force, then settled.
 """
 
 from __future__ import annotations
@@ -9,26 +10,27 @@ import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
 
-from taskplate.browser import Session
+from taskplate.browser import Session, cleanup
 from taskplate.contract import ErrorCode, RunStatus, TaskplateError, TrustLevel
-from taskplate.dsl import Template
 from taskplate.stdlib import Sampler
 
 from ._artifacts import RunArtifacts
 from ._confirm import Asker, Confirmer
-from ._executor import Canceled, Execution, Progress, StepFailed, StepRecord
+from ._executor import Canceled, Execution
 from ._human import RunDesk
-from ._run_settlement import Settlement, call_of
+from ._run_inputs import profile_for
+from ._run_liveness import PROGRESS_WRITE_S
+from ._run_settlement import Settlement, call_of, never_hanging
 from ._run_views import iso
-from ._tracing import RunTrace, failure_screenshot
-
-if TYPE_CHECKING:
-    from ._runs import RunManager
-
+from ._run_wiring import RunJob, RunWiring
+from ._step_failures import CancelRequest, StepFailed
+from ._step_records import Progress, StepRecord
+from ._store import STORE_WRITE_S, Store
+from ._tracing import RunTrace, TraceMode, failure_screenshot
 
 log = logging.getLogger("taskplate.runs")
 
@@ -60,46 +62,106 @@ class Live:
     progress_saved_at: float = 0.0  # time.monotonic() of its last write
 
 
+def save_progress(store: Store, run_id: str, live: Live) -> None:
+    """Progress is written at most every PROGRESS_WRITE_S; the manager's watch writes what a
+    burst's last change left unsaved, so a reader is never more than that (and a watch) behind."""
+    if live.progress is None:
+        return
+    live.progress_unsaved, live.progress_saved_at = False, time.monotonic()
+    store.keep_progress(run_id, live.progress.to_json())
+
+
+async def run_job(wiring: RunWiring, job: RunJob, live: Live) -> None:
+    """The run from its queue to its end: its session opened on first use (or the caller's),
+    its steps recorded and its progress kept, then everything it opened closed or published,
+    and its row never left unfinished."""
+    run_id, template, store = job.run_id, job.template, wiring.store
+    own: list[Session] = []
+    trace = live.trace = RunTrace(
+        TraceMode(job.options.get("trace", "off")),
+        RunArtifacts(wiring.artifacts, run_id),
+        job.secrets,
+    )
+
+    async def session() -> Session:
+        if job.given is not None:
+            await trace.attach(job.given)
+            return job.given
+        if not own:
+            profile = profile_for(template, job.inputs, job.profile_id)
+            own.append(await wiring.open_session(job.trust, profile))
+            await store.update_run(run_id, options={**job.options, "sessionId": own[0].id})
+            await trace.attach(own[0])
+        return own[0]
+
+    def progress(p: Progress) -> None:
+        for listener in live.progress_listeners:
+            listener(p)
+        live.progress, live.progress_unsaved = p, True
+        if time.monotonic() - live.progress_saved_at > PROGRESS_WRITE_S:
+            save_progress(store, run_id, live)
+
+    def record(r: StepRecord) -> None:
+        trace.record(r)
+        for listener in live.step_listeners:
+            listener(r)
+        store.keep_step(run_id, r.seq, **step_fields(r))
+
+    execution = new_execution(wiring, job, live, session, record, progress)
+    try:
+        await admit_and_execute(wiring, job, execution, live, session)
+    finally:
+        with cleanup(what=f"closing run {run_id}'s HTTP client"):
+            await execution.aclose()
+        if own:
+            with cleanup(what=f"publishing run {run_id}'s profile"):
+                await wiring.profiles.settle(own[0])
+        if own and not template.keep_session:
+            with cleanup(what=f"closing run {run_id}'s session"):
+                await wiring.sessions.close(own[0].id)
+        with anyio.CancelScope(shield=True), anyio.move_on_after(STORE_WRITE_S):
+            await never_hanging(store, run_id)
+        live.done.set()
+
+
 def new_execution(
-    manager: RunManager,
-    run_id: str,
-    template: Template,
-    trust: TrustLevel,
+    wiring: RunWiring,
+    job: RunJob,
     live: Live,
     session: Callable[[], Any],
-    given: Session | None,
     record: Callable[[StepRecord], None],
     progress: Callable[[Progress], None],
-    secret_values: list[str],
 ) -> Execution:
-    """The run's execution wired to the manager: its artifacts, profiles, URL policy, the
-    caller's confirmations and language model, and its desk for hand-overs to a person."""
-    execution = Execution(
-        template,
+    """The run's execution: its artifacts, profiles, URL policy, the caller's confirmations and
+    language model, and its desk for hand-overs to a person."""
+    trust, cancel = job.trust, CancelRequest()
+    desk = RunDesk(
+        wiring.store,
+        job.run_id,
+        trust,
+        live.asker or (wiring.terminal if trust is TrustLevel.LOCAL else None),
+        lambda: cancel.requested,
+        lambda: live.scope.cancel() if live.scope is not None else None,
+        job.secrets,
+    )
+    return Execution(
+        job.template,
         trust,
         session,
-        RunArtifacts(manager.artifacts, run_id),
+        RunArtifacts(wiring.artifacts, job.run_id),
         record,
         progress,
-        secrets=secret_values,
-        profiles=manager.profiles,
+        secrets=job.secrets,
+        profiles=wiring.profiles,
         on_failure=failure_screenshot,
-        policy=given.policy if given is not None else manager.url_policy(trust),
-        web_config=manager.web,
-        catalog=manager.library.actions or manager.library.catalog,
-        confirmer=Confirmer(trust, live.asker, manager.confirm, manager.terminal),
+        policy=job.given.policy if job.given is not None else wiring.url_policy(trust),
+        web_config=wiring.web,
+        catalog=wiring.catalog,
+        confirmer=Confirmer(trust, live.asker, wiring.confirm, wiring.terminal),
+        human=desk,
         sampler=live.sampler,
+        cancel=cancel,
     )
-    execution.human = RunDesk(
-        manager.store,
-        run_id,
-        trust,
-        live.asker or (manager.terminal if trust is TrustLevel.LOCAL else None),
-        lambda: execution.cancel_requested,
-        lambda: live.scope.cancel() if live.scope is not None else None,
-        execution.secrets,
-    )
-    return execution
 
 
 def step_fields(r: StepRecord) -> dict[str, Any]:
@@ -125,28 +187,22 @@ def step_fields(r: StepRecord) -> dict[str, Any]:
 
 
 async def admit_and_execute(
-    run_id: str,
-    template: Template,
-    inputs: dict[str, Any],
-    options: dict[str, Any],
+    wiring: RunWiring,
+    job: RunJob,
     execution: Execution,
     live: Live,
     session: Callable[[], Any],
-    given: Session | None,
-    manager: RunManager,
 ) -> None:
     """Wait for a slot of the queue, then execute; canceled while queued, or failed by an
     internal error, the run is settled all the same."""
-    settlement = manager.settlement
+    run_id, settlement = job.run_id, wiring.settlement
     try:
-        async with manager.queue.slots:
-            if not await manager.queue.admitted(run_id):
+        async with wiring.queue.slots:
+            if not await wiring.queue.admitted(run_id):
                 await settlement.finish(run_id, RunStatus.CANCELED, None, None, execution.progress)
                 return
             live.execution = execution
-            await execute(
-                run_id, template, inputs, options, execution, live, session, given, settlement
-            )
+            await execute(job, execution, live, session, settlement)
     except Exception as exc:
         log.exception("run %s failed with an internal error", run_id)
         error = TaskplateError(
@@ -158,17 +214,14 @@ async def admit_and_execute(
 
 
 async def execute(
-    run_id: str,
-    template: Template,
-    inputs: dict[str, Any],
-    options: dict[str, Any],
+    job: RunJob,
     execution: Execution,
     live: Live,
     session: Callable[[], Any],
-    given: Session | None,
     settlement: Settlement,
 ) -> None:
     """One run's step graph under its effective timeout, cancelable by force; then settled."""
+    run_id, template, given = job.run_id, job.template, job.given
     run_info = {
         "runId": run_id,
         "templateId": template.id,
@@ -177,11 +230,11 @@ async def execute(
         "profileId": None,
         "startedAt": iso(time.time()),
     }
-    scope: dict[str, Any] = {"inputs": inputs, "steps": {}, "run": run_info}
+    scope: dict[str, Any] = {"inputs": job.inputs, "steps": {}, "run": run_info}
     if template.keep_session and given is None:
         run_info["sessionId"] = (await session()).id
     execution.count_top_level()
-    timeout_ms = options["effectiveTimeoutMs"]
+    timeout_ms = job.options["effectiveTimeoutMs"]
     failure: StepFailed | None = None
     canceled = timed_out = False
     with anyio.CancelScope() as forced:
@@ -199,44 +252,37 @@ async def execute(
     if live.trace is not None:  # kept as an artifact before the run reads as finished
         await live.trace.finish(failed=timed_out or failure is not None)
     result = settlement.output(template, scope)
-    if canceled:
-        await settlement.finish(
-            run_id, RunStatus.CANCELED, result, None, execution.progress, execution.secrets
-        )
-    elif timed_out:
-        error = TaskplateError(
+    if not (canceled or timed_out or failure is not None):
+        await settlement.settle(run_id, template, result, execution)
+        return
+    error = None if canceled else run_error(run_id, timeout_ms, None if timed_out else failure)
+    await settlement.finish(
+        run_id,
+        RunStatus.CANCELED if canceled else RunStatus.FAILED,
+        result,
+        error.to_json() if error is not None else None,
+        execution.progress,
+        execution.secrets,
+    )
+
+
+def run_error(run_id: str, timeout_ms: int, failure: StepFailed | None) -> TaskplateError:
+    """Why a run failed: its time ran out (no step failed), or a step failed."""
+    if failure is None:
+        return TaskplateError(
             ErrorCode.RUN_TIMEOUT,
             f"the run took longer than {timeout_ms} ms",
             "Raise options.timeoutMs (up to the template's maxTimeoutMs) or give fewer items.",
             {"runId": run_id},
         )
-        await settlement.finish(
-            run_id,
-            RunStatus.FAILED,
-            result,
-            error.to_json(),
-            execution.progress,
-            execution.secrets,
-        )
-    elif failure is not None:
-        step = failure.step
-        error = TaskplateError(
-            ErrorCode.STEP_EXECUTION_FAILED,
-            f"step {step.label} failed: {failure.error.message}",
-            failure.error.recover_hint or "See the step's error in get_task_run with includeSteps.",
-            {
-                "runId": run_id,
-                "failedStep": step.id or step.pointer,
-                "stepErrorCode": str(failure.error.code),
-            },
-        )
-        await settlement.finish(
-            run_id,
-            RunStatus.FAILED,
-            result,
-            error.to_json(),
-            execution.progress,
-            execution.secrets,
-        )
-    else:
-        await settlement.settle(run_id, template, result, execution)
+    step = failure.step
+    return TaskplateError(
+        ErrorCode.STEP_EXECUTION_FAILED,
+        f"step {step.label} failed: {failure.error.message}",
+        failure.error.recover_hint or "See the step's error in get_task_run with includeSteps.",
+        {
+            "runId": run_id,
+            "failedStep": step.id or step.pointer,
+            "stepErrorCode": str(failure.error.code),
+        },
+    )

@@ -16,9 +16,10 @@ from taskplate.contract import ErrorCode, RunStatus, TaskplateError
 from taskplate.dsl import Template, render
 
 from ._artifacts import ArtifactStore
-from ._executor import Execution, Progress, StepRecord
+from ._executor import Execution
 from ._run_inputs import Limits
-from ._stores import STORE_WRITE_S, Store
+from ._step_records import Progress, StepRecord
+from ._store import STORE_WRITE_S, Store
 
 
 @dataclass

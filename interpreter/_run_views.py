@@ -5,7 +5,8 @@ the store shows of a run, whoever owns it. Reads only.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -13,8 +14,8 @@ import anyio
 
 from taskplate.contract import ErrorCode, RunStatus, TaskplateError
 
-from ._executor import Progress, StepRecord
-from ._stores import RunRow, Store
+from ._step_records import Progress, StepRecord
+from ._store import RunRow, Store
 
 if TYPE_CHECKING:
     from ._run_execution import Live
@@ -107,15 +108,15 @@ def listing(rows: list[RunRow], total: int) -> dict[str, Any]:
     return {"runs": runs, "total": total}
 
 
+@dataclass
 class RunReads:
-    """The run manager's reads: one run (reaping dead owners first, so what is read is true),
-    a page of runs, a run's steps and artifacts, and waiting for a run's end, here or on any
-    server on the store."""
+    """Every read of runs, for the tools and the runs page alike: one run (reaping dead owners
+    first, so what is read is true), a page of runs, a run's step rows and artifacts, and
+    waiting for a run's end, here or on any server on the store. Reads only."""
 
     store: Store
-    live: dict[str, Live]
-
-    async def reap(self) -> None: ...
+    live: dict[str, Live]  # the runs this process executes
+    reap: Callable[[], Awaitable[None]]  # dead owners' runs settled (the manager's reaping)
 
     async def row(self, run_id: str) -> RunRow:
         await self.reap()
@@ -126,25 +127,25 @@ class RunReads:
             )
         return row
 
-    async def runs_page(
-        self, status: str | None, template_id: str | None, limit: int, offset: int
-    ) -> tuple[list[RunRow], int]:
-        """The rows of a page of runs (newest first) and how many runs match, whole: what
-        the runs page shows of each (times, progress) is more than `list` answers."""
-        await self.reap()
-        return await self.store.list_runs(status, template_id, limit, offset)
-
-    async def steps_of(self, run_id: str) -> list[dict[str, Any]]:
-        """A run's step records as the store keeps them (times as seconds)."""
-        return await self.store.steps(run_id)
-
-    async def artifact_of(self, run_id: str, artifact_id: str) -> dict[str, Any] | None:
-        """An artifact's metadata, if it is one of this run's."""
-        meta = await self.store.artifact(artifact_id)
-        return meta if meta is not None and meta["run_id"] == run_id else None
-
     async def describe(self, run_id: str, include_steps: bool = False) -> dict[str, Any]:
         return await describe(self.store, await self.row(run_id), include_steps)
+
+    async def run_rows(
+        self, status: str | None, template_id: str | None, limit: int, offset: int
+    ) -> tuple[list[RunRow], int]:
+        """A page of runs' rows, newest first, and how many match (limit 1 to 100)."""
+        await self.reap()
+        return await self.store.list_runs(
+            status, template_id, max(1, min(limit, 100)), max(0, offset)
+        )
+
+    async def step_rows(self, run_id: str) -> list[dict[str, Any]]:
+        """A run's step executions as the store keeps them, in order (no run: none)."""
+        return await self.store.steps(run_id)
+
+    async def artifact_meta(self, artifact_id: str) -> dict[str, Any] | None:
+        """An artifact's row (its run, name, MIME type, size), None when there is none."""
+        return await self.store.artifact(artifact_id)
 
     async def list(
         self,
@@ -153,11 +154,7 @@ class RunReads:
         limit: int = 20,
         offset: int = 0,
     ) -> dict[str, Any]:
-        await self.reap()
-        rows, total = await self.store.list_runs(
-            status, template_id, max(1, min(limit, 100)), max(0, offset)
-        )
-        return listing(rows, total)
+        return listing(*await self.run_rows(status, template_id, limit, offset))
 
     async def wait(
         self,

@@ -1,7 +1,7 @@
 """The run manager: the one path for CLI and MCP. It admits a run (inputs, trust, limits), hands
-it to the queue (`_run_queue`), executes it (`_run_execution`, `_run_settlement`), keeps
-heartbeats and reaps dead owners (`_run_liveness`), and answers reads (`_run_views`), all
-through the `Store` interface (`_stores`), never a backend.
+it with the `RunWiring` it built once (`_run_wiring`) to the queue and execution (`_run_execution`),
+keeps heartbeats and reaps dead owners (`_run_liveness`), and answers reads through `RunReads`
+(`_run_views`), all through the `Store` interface (`_store`), never a backend.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from taskplate.browser import (
     Session,
     Sessions,
     UrlPolicy,
-    cleanup,
     system_resolver,
 )
 from taskplate.contract import RunStatus, TrustLevel, valid_unicode
@@ -31,12 +30,11 @@ from taskplate.dsl import Template
 from taskplate.stdlib import conversion_workers, warm_workers
 
 from ._admission import admit
-from ._artifacts import ArtifactStore, RunArtifacts
+from ._artifacts import ArtifactStore
 from ._confirm import Asker, ConfirmPolicy
-from ._executor import Progress, StepRecord
 from ._human import caller_key, resume_run
 from ._library import TemplateLibrary
-from ._run_execution import Live, admit_and_execute, new_execution, step_fields
+from ._run_execution import Live, run_job, save_progress
 from ._run_inputs import (
     Limits,
     check_inputs,
@@ -44,13 +42,11 @@ from ._run_inputs import (
     decide_mode,
     effective_timeout_ms,
     new_run_id,
-    profile_for,
     run_options,
     secret_names,
 )
 from ._run_liveness import (
     HEARTBEAT_S,
-    PROGRESS_WRITE_S,
     REAP_S,
     WATCH_S,
     adoptable,
@@ -58,17 +54,25 @@ from ._run_liveness import (
     reap,
 )
 from ._run_queue import RunQueue
-from ._run_settlement import Settlement, never_hanging
+from ._run_settlement import Settlement
 from ._run_views import RunReads
-from ._stores import FLUSH_S, STORE_WRITE_S, RunRow, Store, open_store
-from ._tracing import RunTrace, TraceMode
+from ._run_wiring import RunJob, RunWiring, Wired
+from ._store import FLUSH_S, STORE_WRITE_S, RunRow, Store, open_store
+from ._tracing import TraceMode
 
 if TYPE_CHECKING:
     from taskplate.browser import Resolver
     from taskplate.stdlib import Sampler, WebConfig
 
 
-class RunManager(RunReads):
+class RunManager:
+    # Settings every run reads from the wiring: local callers' confirmations nobody can give
+    # (--confirm), the terminal `dsl run` asks on, the hosts a run may or may not reach.
+    confirm: Wired[ConfirmPolicy] = Wired()
+    terminal: Wired[Asker | None] = Wired()
+    allow_hosts: Wired[tuple[str, ...]] = Wired()
+    deny_hosts: Wired[tuple[str, ...]] = Wired()
+
     def __init__(
         self,
         home: Path,
@@ -93,15 +97,31 @@ class RunManager(RunReads):
         self.artifacts = ArtifactStore(home / "artifacts", self.store, self.limits.artifact_ttl_ms)
         self.profiles = profiles if profiles is not None else ProfileStore(home / "profiles")
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-        self.allow_hosts, self.deny_hosts = allow_hosts, deny_hosts
         self.trace_default: TraceMode | None = None  # None: on-failure local, off remote
-        self.confirm = ConfirmPolicy.ASK  # local callers' confirmations nobody can give (--confirm)
-        self.terminal: Asker | None = None  # `dsl run` on a terminal asks there
-        self.web = web  # plain HTTP (fetch): User-Agent, per-host limit, robots.txt
-        self.resolver = resolver or system_resolver  # tests map names as Chromium's rules do
         self.live: dict[str, Live] = {}
-        self.queue = RunQueue(self.store, self.limits)
-        self.settlement = Settlement(self.store, self.artifacts, self.limits)
+        self.wiring = RunWiring(
+            self.store,
+            self.limits,
+            RunQueue(self.store, self.limits),
+            Settlement(self.store, self.artifacts, self.limits),
+            self.artifacts,
+            library,
+            self.sessions,
+            self.profiles,
+            resolver or system_resolver,  # tests map names as Chromium's rules do
+            allow_hosts,
+            deny_hosts,
+            web,
+        )
+        # The one read interface (the tools, the runs page, the CLI); a manager answers its reads
+        # with RunReads' own methods.
+        self.reads = reads = RunReads(self.store, self.live, self.reap)
+        self.row, self.describe, self.list, self.wait = (
+            reads.row,
+            reads.describe,
+            reads.list,
+            reads.wait,
+        )
         self._tg: anyio.abc.TaskGroup | None = None
 
     # -- life cycle ---------------------------------------------------------------------------
@@ -183,21 +203,13 @@ class RunManager(RunReads):
                 last_reap = now
             for run_id, live in list(self.live.items()):
                 if live.progress_unsaved:  # the last change of a burst was throttled away
-                    self.save_progress(run_id, live)
+                    save_progress(self.store, run_id, live)
                 flag = await self.store.cancel_flag(run_id)
                 if flag and live.execution is not None:
                     live.execution.cancel_requested = True
                 if flag == "force" and live.scope is not None:
                     live.scope.cancel()
             await anyio.sleep(WATCH_S)
-
-    def save_progress(self, run_id: str, live: Live) -> None:
-        """Progress is written at most every PROGRESS_WRITE_S; the watch writes what a burst's
-        last change left unsaved, so a reader is never more than that (and a watch) behind."""
-        if live.progress is None:
-            return
-        live.progress_unsaved, live.progress_saved_at = False, time.monotonic()
-        self.store.keep_progress(run_id, live.progress.to_json())
 
     # -- submitting ---------------------------------------------------------------------------
     def decide_mode(
@@ -235,7 +247,7 @@ class RunManager(RunReads):
             self.profiles.folder(profile_id)  # INVALID_PARAMETER for a malformed id, "" too
         filled = check_inputs(template, inputs)
         session = self.sessions.get(session_id) if session_id else None
-        self.queue.check_room(len(self.live))
+        self.wiring.queue.check_room(len(self.live))
         hidden = secret_names(template.inputs_schema)
         stored_inputs = {k: ("***" if k in hidden else v) for k, v in filled.items()}
         run_id = new_run_id()
@@ -249,86 +261,23 @@ class RunManager(RunReads):
         )
         self.live[run_id] = Live(asker=asker, sampler=sampler)
         secret_values = [str(filled[k]) for k in hidden if filled.get(k) not in (None, "")]
-        self._tg.start_soon(
-            self._run, run_id, template, filled, options, trust, session, profile_id, secret_values
-        )
+        job = RunJob(run_id, template, filled, options, trust, session, profile_id, secret_values)
+        self._tg.start_soon(self._run, job)
         return run_id
 
     # -- one run ------------------------------------------------------------------------------
     def url_policy(self, trust: TrustLevel) -> UrlPolicy:
-        return UrlPolicy(trust, self.allow_hosts, self.deny_hosts, self.resolver)
+        return self.wiring.url_policy(trust)
 
     async def open_session(self, trust: TrustLevel, profile_id: str) -> Session:
         """A new session under the caller's URL policy, seeded from the profile's snapshot."""
-        policy = self.url_policy(trust)
-        snapshot = self.profiles.read(profile_id)
-        session = await self.sessions.create(policy=policy, seed=snapshot.state)
-        session.profile_id, session.profile_version = snapshot.profile_id, snapshot.version
-        return session
+        return await self.wiring.open_session(trust, profile_id)
 
-    async def _run(
-        self,
-        run_id: str,
-        template: Template,
-        inputs: dict[str, Any],
-        options: dict[str, Any],
-        trust: TrustLevel,
-        given: Session | None,
-        profile_id: str | None,
-        secret_values: list[str],
-    ) -> None:
-        live = self.live[run_id]
-        own: list[Session] = []
-        trace = live.trace = RunTrace(
-            TraceMode(options.get("trace", "off")),
-            RunArtifacts(self.artifacts, run_id),
-            secret_values,
-        )
-
-        async def session() -> Session:
-            if given is not None:
-                await trace.attach(given)
-                return given
-            if not own:
-                profile = profile_for(template, inputs, profile_id)
-                own.append(await self.open_session(trust, profile))
-                await self.store.update_run(run_id, options={**options, "sessionId": own[0].id})
-                await trace.attach(own[0])
-            return own[0]
-
-        def progress(p: Progress) -> None:
-            for listener in live.progress_listeners:
-                listener(p)
-            live.progress, live.progress_unsaved = p, True
-            if time.monotonic() - live.progress_saved_at > PROGRESS_WRITE_S:
-                self.save_progress(run_id, live)
-
-        def record(r: StepRecord) -> None:
-            trace.record(r)
-            for listener in live.step_listeners:
-                listener(r)
-            self.store.keep_step(run_id, r.seq, **step_fields(r))
-
-        execution = new_execution(
-            self, run_id, template, trust, live, session, given, record, progress, secret_values
-        )
+    async def _run(self, job: RunJob) -> None:
         try:
-            await admit_and_execute(
-                run_id, template, inputs, options, execution, live, session, given, self
-            )
+            await run_job(self.wiring, job, self.live[job.run_id])
         finally:
-            with cleanup(what=f"closing run {run_id}'s HTTP client"):
-                await execution.aclose()
-            if own:
-                with cleanup(what=f"publishing run {run_id}'s profile"):
-                    await self.profiles.settle(own[0])
-            if own and not template.keep_session:
-                with cleanup(what=f"closing run {run_id}'s session"):
-                    await self.sessions.close(own[0].id)
-            with anyio.CancelScope(shield=True), anyio.move_on_after(STORE_WRITE_S):
-                await never_hanging(self.store, run_id)
-            live.done.set()
-            self.live.pop(run_id, None)
+            self.live.pop(job.run_id, None)
 
     # -- reading and cancelling ---------------------------------------------------------------
     async def reap(self) -> None:
@@ -344,17 +293,10 @@ class RunManager(RunReads):
             return True  # another process took it
         self.live[row.run_id] = Live()
         trust = TrustLevel(row.options.get("trust", "local"))
-        self._tg.start_soon(
-            self._run,
-            row.run_id,
-            template,
-            row.inputs,
-            row.options,
-            trust,
-            None,
-            row.options.get("profileId"),
-            [],
+        job = RunJob(
+            row.run_id, template, row.inputs, row.options, trust, None, row.options.get("profileId")
         )
+        self._tg.start_soon(self._run, job)
         return True
 
     async def cancel(self, run_id: str, force: bool = False) -> dict[str, Any]:

@@ -14,8 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from taskplate.contract import RunStatus, TaskplateError
-from taskplate.interpreter import RunRow
-from taskplate.interpreter._run_views import RunReads
+from taskplate.interpreter import RunReads, RunRow
 
 from ._access import FormTokens
 from ._html import (
@@ -56,7 +55,7 @@ class RunsPage:
         except ValueError:
             return plain("limit and offset are whole numbers", 400)
         base = request.scope.get("root_path", "")
-        rows, total = await self.reads.runs_page(status, template_id, limit, offset)
+        rows, total = await self.reads.run_rows(status, template_id, limit, offset)
         live = self._runs_live(base, rows, total, limit, offset, query)
         if query.get("part") == "live":
             return html(live)
@@ -109,7 +108,7 @@ class RunsPage:
         except TaskplateError as error:
             return plain(error.message, 404)
         query = request.query_params
-        steps = page_steps(await self.reads.steps_of(run_id))
+        steps = page_steps(await self.reads.step_rows(run_id))
         unfold = whole(query.get("item"))
         link = f"{base}/runs/{quote(run_id)}"
         if query.get("part") == "item":  # the steps of an item opened on the page

@@ -14,7 +14,7 @@ import pytest
 
 from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.interpreter import ArtifactStore, Store, open_store
-from taskplate.interpreter._store_pg import SCHEMA_VERSION, PostgresStore
+from taskplate.interpreter._store_postgres import SCHEMA_VERSION, PostgresStore
 from tests.fixtures.postgres import Postgres, alive, free_port, pg_bin, running_postgres
 
 pytestmark = pytest.mark.anyio

@@ -12,7 +12,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from taskplate.interpreter import SHIPPED, RunManager, RunStore, TemplateLibrary, _store
+from taskplate.interpreter import SHIPPED, RunManager, RunStore, TemplateLibrary, _store_sqlite
 from taskplate.stdlib import REGISTRY
 
 pytestmark = pytest.mark.anyio
@@ -29,7 +29,7 @@ def opened(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[sqlite3.Connection]
         connections.append(connection)
         return connection
 
-    monkeypatch.setattr(_store.sqlite3, "connect", connect)
+    monkeypatch.setattr(_store_sqlite.sqlite3, "connect", connect)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ResourceWarning)
         yield connections

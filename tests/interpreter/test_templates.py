@@ -12,7 +12,7 @@ import pytest
 
 from taskplate.browser import Session, Tab, _session, crashed
 from taskplate.contract import TaskplateError
-from taskplate.interpreter import RunManager, _executor
+from taskplate.interpreter import RunManager, _item_tabs
 from tests.browser.test_sessions import kill_browser
 from tests.conftest import NOWHERE_HOST, login_inputs
 from tests.fixtures.server import FixtureServer
@@ -104,7 +104,7 @@ async def test_recycled_tabs_start_each_item_clean_and_the_browser_stays_warm(
 async def test_a_recycled_tab_is_retired_after_a_number_of_items(
     manager: RunManager, site: FixtureServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_executor, "TAB_RETIRES_AFTER", 2)
+    monkeypatch.setattr(_item_tabs, "TAB_RETIRES_AFTER", 2)
     opened: list[str] = []
     new_tab = Session.new_tab
 
@@ -150,7 +150,7 @@ async def test_a_context_retired_while_items_are_in_flight_loses_none_and_keeps_
 async def test_an_item_that_gets_no_tab_fails_as_an_item(
     manager: RunManager, site: FixtureServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_executor, "TAB_RETIRES_AFTER", 1)  # every item opens a tab
+    monkeypatch.setattr(_item_tabs, "TAB_RETIRES_AFTER", 1)  # every item opens a tab
     calls = [0]
     new_tab = Session.new_tab
 

@@ -20,7 +20,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from taskplate.contract import ErrorCode, TaskplateError
 
-from ._stores import TERMINAL, RunRow, dump, load, run_fields, run_row, step_fields, step_row
+from ._store_sql import SqlStore, Statements, call_fields, run_fields, step_fields, whole_row
 
 # Each entry brings the schema from version i to i + 1; never edit one that has shipped.
 MIGRATIONS: tuple[str, ...] = (
@@ -104,11 +104,12 @@ MIGRATIONS: tuple[str, ...] = (
 SCHEMA_VERSION = len(MIGRATIONS)
 FLUSH_ROWS = 200  # kept-back step records written in one go at most
 POOL_SIZE = 4  # connections per process: a transaction holds one, other calls go on beside it
-_ACTIVE_SQL = "('queued', 'running', 'waiting_for_human')"
 _MIGRATE_LOCK = 0x7461736B  # advisory lock keys: 'task' for migrations, 'plat' for admission
 _ADMIT_LOCK = 0x706C6174
 
 Connection = psycopg.AsyncConnection[dict[str, Any]]
+
+_SQL = Statements("%s", same="IS NOT DISTINCT FROM", differs="IS DISTINCT FROM")
 
 
 def _shown(url: str) -> str:
@@ -139,7 +140,7 @@ async def migrate(db: psycopg.AsyncConnection[Any]) -> int:
         return found
 
 
-class PostgresStore:
+class PostgresStore(SqlStore):
     """A small pool of async connections per process (autocommit; each write one statement or
     a short transaction). No call blocks the event loop on the database."""
 
@@ -147,8 +148,9 @@ class PostgresStore:
         self.url = url
         self.description = _shown(url)
         self.connect_timeout_s = connect_timeout_s
-        self._steps: dict[tuple[str, int], dict[str, Any]] = {}  # kept back until `flush`
-        self._calls: dict[tuple[str, int], dict[str, Any]] = {}
+        self.sql = _SQL
+        self._steps: dict[tuple[str, int], tuple[Any, ...]] = {}  # rows kept back until `flush`
+        self._calls: dict[tuple[str, int], tuple[Any, ...]] = {}
         self._progress: dict[str, dict[str, Any]] = {}
         self._pool: AsyncConnectionPool[Connection] | None = None
         self._opening = anyio.Lock()
@@ -249,19 +251,17 @@ class PostgresStore:
             steps, calls, progress = self._steps, self._calls, self._progress
             self._steps, self._calls, self._progress = {}, {}, {}
             pool = await self._ready()
-            async with pool.connection() as db, db.transaction():
+            # psycopg pipelines executemany: one round trip
+            async with pool.connection() as db, db.transaction(), db.cursor() as cursor:
                 if steps:
-                    await _replace_many(db, "steps", ("run_id", "seq"), steps)
+                    await cursor.executemany(self.sql.replace("steps"), list(steps.values()))
                 if calls:
-                    await _replace_many(db, "calls", ("source", "seq"), calls)
+                    await cursor.executemany(self.sql.replace("calls"), list(calls.values()))
                 if progress:
-                    now = time.time()
-                    async with db.cursor() as cursor:
-                        await cursor.executemany(
-                            "UPDATE runs SET progress = %s, updated_at = %s WHERE run_id = %s"
-                            " AND status <> ALL(%s)",
-                            [(dump(p), now, r, list(TERMINAL)) for r, p in progress.items()],
-                        )
+                    await cursor.executemany(
+                        self.sql.update_run(["progress", "updated_at"]),
+                        [(*run_fields({"progress": p}).values(), r) for r, p in progress.items()],
+                    )
 
     async def close(self) -> None:
         """Idempotent; the store is unusable afterwards. Writes what is kept back first
@@ -286,134 +286,25 @@ class PostgresStore:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    # -- runs ---------------------------------------------------------------------------------
-    async def insert_run(
-        self,
-        run_id: str,
-        template_id: str,
-        version: str,
-        inputs: dict[str, Any],
-        options: dict[str, Any],
-        owner: str,
-    ) -> None:
-        now = time.time()
-        await self._execute(
-            "INSERT INTO runs (run_id, template_id, template_version, status, inputs, options,"
-            " created_at, updated_at, owner, heartbeat_at)"
-            " VALUES (%s, %s, %s, 'queued', %s, %s, %s, %s, %s, %s)",
-            (run_id, template_id, version, dump(inputs), dump(options), now, now, owner, now),
-        )
-
-    async def run(self, run_id: str) -> RunRow | None:
-        row = await self._one("SELECT * FROM runs WHERE run_id = %s", (run_id,))
-        return run_row(row) if row else None
-
-    async def update_run(self, run_id: str, **fields: Any) -> None:
-        """Set fields of a run that is not terminal yet (terminal states never change)."""
-        encoded = run_fields(fields)
-        encoded["updated_at"] = time.time()
-        assignments = ", ".join(f"{k} = %s" for k in encoded)
-        await self._execute(
-            f"UPDATE runs SET {assignments} WHERE run_id = %s AND status <> ALL(%s)",
-            (*encoded.values(), run_id, list(TERMINAL)),
-        )
-
     def keep_progress(self, run_id: str, progress: dict[str, Any]) -> None:
         self._progress[run_id] = progress  # a later progress replaces it
-
-    async def list_runs(
-        self, status: str | None, template_id: str | None, limit: int, offset: int
-    ) -> tuple[list[RunRow], int]:
-        where, params = [], []
-        if status:
-            where.append("status = %s")
-            params.append(status)
-        if template_id:
-            where.append("template_id = %s")
-            params.append(template_id)
-        clause = f"WHERE {' AND '.join(where)}" if where else ""
-        total = await self._one(f"SELECT COUNT(*) AS n FROM runs {clause}", tuple(params))
-        rows = await self._all(
-            f"SELECT * FROM runs {clause} ORDER BY created_at DESC LIMIT %s OFFSET %s",
-            (*params, limit, offset),
-        )
-        return [run_row(r) for r in rows], int(total["n"] if total else 0)
-
-    async def request_cancel(self, run_id: str, force: bool) -> None:
-        await self._execute(
-            "UPDATE runs SET cancel = %s, updated_at = %s WHERE run_id = %s"
-            f" AND status IN {_ACTIVE_SQL}",
-            ("force" if force else "cooperative", time.time(), run_id),
-        )
-
-    async def request_resume(self, run_id: str) -> bool:
-        """Ask a run waiting for a person to go on; False when it is not waiting."""
-        now = time.time()
-        done = await self._execute(
-            "UPDATE runs SET resume = %s, updated_at = %s WHERE run_id = %s"
-            " AND status = 'waiting_for_human'",
-            (now, now, run_id),
-        )
-        return done == 1
-
-    async def resume_flag(self, run_id: str) -> float | None:
-        row = await self._one("SELECT resume FROM runs WHERE run_id = %s", (run_id,))
-        return row["resume"] if row else None
-
-    async def cancel_flag(self, run_id: str) -> str | None:
-        row = await self._one("SELECT cancel FROM runs WHERE run_id = %s", (run_id,))
-        return row["cancel"] if row else None
-
-    async def heartbeat(self, owner: str) -> None:
-        await self._execute(
-            f"UPDATE runs SET heartbeat_at = %s WHERE owner = %s AND status IN {_ACTIVE_SQL}",
-            (time.time(), owner),
-        )
-
-    async def active_of_others(self, me: str) -> list[RunRow]:
-        rows = await self._all(
-            f"SELECT * FROM runs WHERE status IN {_ACTIVE_SQL} AND owner IS DISTINCT FROM %s",
-            (me,),
-        )
-        return [run_row(r) for r in rows]
-
-    async def claim(self, run_id: str, previous_owner: str | None, me: str) -> bool:
-        """Take over a queued run of a dead owner; True when this process got it."""
-        now = time.time()
-        done = await self._execute(
-            "UPDATE runs SET owner = %s, heartbeat_at = %s, updated_at = %s WHERE run_id = %s"
-            " AND owner IS NOT DISTINCT FROM %s AND status = 'queued'",
-            (me, now, now, run_id, previous_owner),
-        )
-        return done == 1
 
     async def start_if_free(self, run_id: str, limit: int, alive_since: float) -> bool:
         async with self.transaction() as db:
             # One admission at a time across every server on the store.
             await db.execute("SELECT pg_advisory_xact_lock(%s)", (_ADMIT_LOCK,))
-            running = await db.execute(
-                "SELECT COUNT(*) AS n FROM runs WHERE status IN ('running', 'waiting_for_human')"
-            )
-            if ((await running.fetchone()) or {"n": 0})["n"] >= limit:
+            running = await (await db.execute(self.sql.running)).fetchone()
+            if (running or {"n": 0})["n"] >= limit:
                 return False
             first = await (
-                await db.execute(
-                    "SELECT run_id FROM runs WHERE status = 'queued' AND cancel IS NULL"
-                    " AND (heartbeat_at >= %s OR run_id = %s) ORDER BY created_at, run_id LIMIT 1",
-                    (alive_since, run_id),
-                )
+                await db.execute(self.sql.first_queued, (alive_since, run_id))
             ).fetchone()
             if first is None or first["run_id"] != run_id:
                 return False
             now = time.time()
-            done = await db.execute(
-                "UPDATE runs SET status = 'running', started_at = %s, updated_at = %s"
-                " WHERE run_id = %s AND status = 'queued'",
-                (now, now, run_id),
-            )
-            return done.rowcount == 1
+            return (await db.execute(self.sql.start, (now, now, run_id))).rowcount == 1
 
-    # -- steps --------------------------------------------------------------------------------
+    # -- steps and recorded calls -------------------------------------------------------------
     async def record_step(
         self, run_id: str, seq: int, call: dict[str, Any] | None = None, **fields: Any
     ) -> None:
@@ -425,69 +316,26 @@ class PostgresStore:
     def keep_step(
         self, run_id: str, seq: int, call: dict[str, Any] | None = None, **fields: Any
     ) -> None:
-        fields = step_fields(fields)
-        unknown = set(fields) - set(_COLUMNS["steps"])
-        if unknown:
-            raise ValueError(f"no column {sorted(unknown)} in steps")
-        self._steps[(run_id, seq)] = fields  # a later record of the step replaces it whole
+        # a later record of the step replaces it whole
+        self._steps[(run_id, seq)] = whole_row("steps", (run_id, seq), step_fields(fields))
         if call is not None:
-            self._calls[(run_id, seq)] = {**call, "args": dump(call["args"])}
+            self._calls[(run_id, seq)] = whole_row("calls", (run_id, seq), call_fields(call))
 
-    async def steps(self, run_id: str) -> list[dict[str, Any]]:
-        out = await self._all("SELECT * FROM steps WHERE run_id = %s ORDER BY seq", (run_id,))
-        for data in out:
-            step_row(data)
-        return out
-
-    # -- recorded calls -------------------------------------------------------------------------
     async def record_call(self, source: str, seq: int | None, **fields: Any) -> None:
         """One successful action call; `seq` None appends it after the source's last call."""
         async with self.transaction() as db:
             if seq is None:
                 # Two writers of one source append one after the other.
                 await db.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (source,))
-                last = await (
-                    await db.execute("SELECT MAX(seq) AS m FROM calls WHERE source = %s", (source,))
-                ).fetchone()
+                last = await (await db.execute(self.sql.last_call, (source,))).fetchone()
                 seq = 0 if last is None or last["m"] is None else int(last["m"]) + 1
-            await _insert_call(db, source, seq, fields)
+            row = whole_row("calls", (source, seq), call_fields(fields))
+            await db.execute(self.sql.replace("calls"), row)
 
-    async def calls(self, source: str) -> list[dict[str, Any]]:
-        out = await self._all("SELECT * FROM calls WHERE source = %s ORDER BY seq", (source,))
-        for data in out:
-            data["args"] = load(data["args"])
-        return out
-
-    # -- artifacts ----------------------------------------------------------------------------
-    async def insert_artifact(
-        self, artifact_id: str, run_id: str, name: str, mime_type: str, size: int, sha256: str
-    ) -> None:
-        await self._execute(
-            "INSERT INTO artifacts (artifact_id, run_id, name, mime_type, size, sha256, created_at)"
-            " VALUES (%s, %s, %s, %s, %s, %s, %s)",
-            (artifact_id, run_id, name, mime_type, size, sha256, time.time()),
-        )
-
-    async def artifact(self, artifact_id: str) -> dict[str, Any] | None:
-        return await self._one("SELECT * FROM artifacts WHERE artifact_id = %s", (artifact_id,))
-
-    async def artifacts_of(self, run_id: str) -> list[dict[str, Any]]:
-        return await self._all(
-            "SELECT * FROM artifacts WHERE run_id = %s ORDER BY created_at", (run_id,)
-        )
-
-    async def live_artifacts(self) -> list[dict[str, Any]]:
-        return await self._all("SELECT * FROM artifacts WHERE expired = 0")
-
-    async def mark_expired(self, artifact_id: str) -> None:
-        await self._execute(
-            "UPDATE artifacts SET expired = 1 WHERE artifact_id = %s", (artifact_id,)
-        )
-
+    # -- artifact bytes (ArtifactBytes), in the table artifact_data ---------------------------
     def artifact_bytes(self, root: Path) -> PostgresStore:
         return self  # bytes in the database: every server reads them
 
-    # ArtifactBytes, in the table artifact_data
     async def write(self, run_id: str, artifact_id: str, data: bytes) -> None:
         await self._execute(
             "INSERT INTO artifact_data (artifact_id, data) VALUES (%s, %s)", (artifact_id, data)
@@ -511,63 +359,3 @@ class PostgresStore:
 
     async def drop(self, run_id: str, artifact_id: str) -> None:
         await self._execute("DELETE FROM artifact_data WHERE artifact_id = %s", (artifact_id,))
-
-
-# Every column of the tables written whole (SQLite's INSERT OR REPLACE: columns not given are null).
-_COLUMNS = {
-    "steps": (
-        "step_id", "item_index", "action", "status", "attempts", "started_at", "ended_at",
-        "args_preview", "result_preview", "error", "tab_id", "screenshot_artifact_id", "provider",
-        "capability_level", "confirmation",
-    ),
-    "calls": ("step_id", "item_index", "action", "tab", "args", "opened_tab"),
-}  # fmt: skip
-
-
-async def _replace(
-    db: psycopg.AsyncConnection[Any],
-    table: str,
-    keys: tuple[str, ...],
-    key_values: tuple[Any, ...],
-    fields: dict[str, Any],
-) -> None:
-    """The whole row anew in one statement (one round trip): an upsert of every column."""
-    unknown = set(fields) - set(_COLUMNS[table])
-    if unknown:
-        raise ValueError(f"no column {sorted(unknown)} in {table}")
-    columns = _COLUMNS[table]
-    names = ", ".join([*keys, *columns])
-    marks = ", ".join("%s" for _ in range(len(keys) + len(columns)))
-    updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in columns)
-    await db.execute(
-        f"INSERT INTO {table} ({names}) VALUES ({marks})"
-        f" ON CONFLICT ({', '.join(keys)}) DO UPDATE SET {updates}",
-        (*key_values, *(fields.get(c) for c in columns)),
-    )
-
-
-async def _replace_many(
-    db: psycopg.AsyncConnection[Any],
-    table: str,
-    keys: tuple[str, ...],
-    rows: dict[tuple[str, int], dict[str, Any]],
-) -> None:
-    """Many whole rows in one round trip (psycopg pipelines executemany)."""
-    columns = _COLUMNS[table]
-    names = ", ".join([*keys, *columns])
-    marks = ", ".join("%s" for _ in range(len(keys) + len(columns)))
-    updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in columns)
-    async with db.cursor() as cursor:
-        await cursor.executemany(
-            f"INSERT INTO {table} ({names}) VALUES ({marks})"
-            f" ON CONFLICT ({', '.join(keys)}) DO UPDATE SET {updates}",
-            [(*key, *(row.get(c) for c in columns)) for key, row in rows.items()],
-        )
-
-
-async def _insert_call(
-    db: psycopg.AsyncConnection[Any], source: str, seq: int, call: dict[str, Any]
-) -> None:
-    await _replace(
-        db, "calls", ("source", "seq"), (source, seq), {**call, "args": dump(call["args"])}
-    )

@@ -1,0 +1,91 @@
+"""What a run is wired to, built once by the run manager and handed down (`RunWiring`), and what
+one run is (`RunJob`): nothing that executes a run reaches back into the manager.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from taskplate.browser import Session, Sessions, UrlPolicy
+from taskplate.contract import TrustLevel
+from taskplate.dsl import Template
+
+from ._artifacts import ArtifactStore
+from ._confirm import Asker, ConfirmPolicy
+from ._library import TemplateLibrary
+from ._run_inputs import Limits
+from ._run_queue import RunQueue
+from ._run_settlement import Settlement
+from ._store import Store
+
+if TYPE_CHECKING:
+    from taskplate.browser import Resolver
+    from taskplate.stdlib import WebConfig
+
+T = TypeVar("T")
+
+
+@dataclass
+class RunWiring:
+    """The same for every run of one manager. `confirm` and `terminal` may be set after it is
+    built (`dsl run --confirm`, a terminal to ask on), before runs start."""
+
+    store: Store
+    limits: Limits
+    queue: RunQueue  # this process's slots, then the whole store's
+    settlement: Settlement  # how a run ends
+    artifacts: ArtifactStore
+    library: TemplateLibrary  # templates, and the actions they may call
+    sessions: Sessions  # the browser runtime's sessions
+    profiles: Any  # ProfileStore: a run's session seeded from one, published back
+    resolver: Resolver  # host names as Chromium resolves them, for the URL policy
+    allow_hosts: tuple[str, ...] = ()
+    deny_hosts: tuple[str, ...] = ()
+    web: WebConfig | None = None  # plain HTTP (fetch): User-Agent, per-host limit, robots.txt
+    confirm: ConfirmPolicy = ConfirmPolicy.ASK  # local confirmations nobody can give
+    terminal: Asker | None = None  # `dsl run` on a terminal asks there
+
+    @property
+    def catalog(self) -> Any:
+        """The actions a step may call: built-in ones and providers' tools."""
+        return self.library.actions or self.library.catalog
+
+    def url_policy(self, trust: TrustLevel) -> UrlPolicy:
+        return UrlPolicy(trust, self.allow_hosts, self.deny_hosts, self.resolver)
+
+    async def open_session(self, trust: TrustLevel, profile_id: str) -> Session:
+        """A new session under the caller's URL policy, seeded from the profile's snapshot."""
+        snapshot = self.profiles.read(profile_id)
+        session = await self.sessions.create(policy=self.url_policy(trust), seed=snapshot.state)
+        session.profile_id, session.profile_version = snapshot.profile_id, snapshot.version
+        return session
+
+
+@dataclass
+class RunJob:
+    """One run as admitted: what it runs, with what, for whom."""
+
+    run_id: str
+    template: Template
+    inputs: dict[str, Any]  # filled in: defaults applied, secrets in clear (never stored)
+    options: dict[str, Any]  # as the run's row keeps them
+    trust: TrustLevel
+    given: Session | None = None  # a session the caller handed in (kept open after the run)
+    profile_id: str | None = None
+    secrets: list[str] = field(default_factory=list)  # the secret inputs' values, masked
+
+
+class Wired(Generic[T]):
+    """A setting of the run manager kept in its `wiring` (`manager.confirm = …` sets the wiring's):
+    `dsl run` and `dsl serve` set them after the manager is made, every run reads the wiring."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, manager: Any, owner: type | None = None) -> T:
+        value: T = getattr(manager.wiring, self.name)
+        return value
+
+    def __set__(self, manager: Any, value: T) -> None:
+        setattr(manager.wiring, self.name, value)

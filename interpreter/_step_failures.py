@@ -1,0 +1,52 @@
+"""How a step fails and a run stops: `StepFailed` (a step's error, for its item), `Canceled`, the
+run's `CancelRequest`, and a step's expression rendered so that a wrong value names the step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from taskplate.contract import ErrorCode, TaskplateError
+from taskplate.dsl import ExpressionError, Step, render
+
+
+class StepFailed(Exception):
+    def __init__(self, step: Step, error: TaskplateError, item: int | None) -> None:
+        super().__init__(error.message)
+        self.step = step
+        self.error = error
+        self.item = item
+
+
+class Canceled(Exception):
+    """The run was asked to stop; the step that was running has finished."""
+
+
+@dataclass
+class CancelRequest:
+    """Whether the run was asked to stop: looked at before every step and every item."""
+
+    requested: bool = False
+
+    def check(self) -> None:
+        if self.requested:
+            raise Canceled()
+
+
+def invalid(step: Step, message: str, hint: str, item: int | None) -> StepFailed:
+    """The step fails with INVALID_PARAMETER: a value it was given is not one it can use."""
+    return StepFailed(step, TaskplateError(ErrorCode.INVALID_PARAMETER, message, hint), item)
+
+
+def render_step(step: Step, value: Any, scope: dict[str, Any], item: int | None) -> Any:
+    """A value of the step rendered in its scope; an expression that fails fails the step."""
+    try:
+        return render(value, scope)
+    except ExpressionError as exc:
+        raise invalid(
+            step,
+            f"step {step.label}: {exc.message}",
+            "Check the expression and the data it reads.",
+            item,
+        ) from None
