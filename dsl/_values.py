@@ -11,9 +11,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ._expr_ast import ExpressionError, Node, parse_expression
+from ._expr_ast import ExpressionError, Node
 from ._expr_eval import evaluate
 from ._expr_functions import check_size, to_text
+from ._expr_syntax import parse_expression
 from ._yaml import escape_pointer
 
 OPEN, CLOSE = "${{", "}}"
