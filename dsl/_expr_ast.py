@@ -30,40 +30,54 @@ class ExpressionError(Exception):
 
 @dataclass(frozen=True)
 class Node:
+    """A node of the expression's tree; start and end are offsets into its text."""
+
     start: int
     end: int
 
 
 @dataclass(frozen=True)
 class Lit(Node):
+    """A literal: number, string, true, false or null."""
+
     value: Any
 
 
 @dataclass(frozen=True)
 class Name(Node):
+    """A name: `inputs`, `steps`, `run` or a list operation's item."""
+
     name: str
 
 
 @dataclass(frozen=True)
 class Attr(Node):
+    """`obj.name`."""
+
     obj: Node
     name: str
 
 
 @dataclass(frozen=True)
 class Index(Node):
+    """`obj[key]`."""
+
     obj: Node
     key: Node
 
 
 @dataclass(frozen=True)
 class Unary(Node):
+    """`!operand` or `-operand`."""
+
     op: str
     operand: Node
 
 
 @dataclass(frozen=True)
 class Binary(Node):
+    """`left op right`."""
+
     op: str
     left: Node
     right: Node
@@ -71,6 +85,8 @@ class Binary(Node):
 
 @dataclass(frozen=True)
 class Cond(Node):
+    """`test ? then : other`."""
+
     test: Node
     then: Node
     other: Node
@@ -78,6 +94,8 @@ class Cond(Node):
 
 @dataclass(frozen=True)
 class Call(Node):
+    """A function call; `name_end` ends the function's name."""
+
     func: str
     args: tuple[Node, ...]
     name_end: int
@@ -97,11 +115,15 @@ class Macro(Node):
 
 @dataclass(frozen=True)
 class ListLit(Node):
+    """`[items]`."""
+
     items: tuple[Node, ...]
 
 
 @dataclass(frozen=True)
 class MapLit(Node):
+    """`{key: value, …}`."""
+
     pairs: tuple[tuple[str, Node], ...]
 
 

@@ -72,6 +72,8 @@ def to_text(value: Any) -> str:
 
 @dataclass(frozen=True)
 class Function:
+    """An expression function: its implementation, arity, and `returns`, its type."""
+
     name: str
     impl: Callable[..., Any]
     min_args: int

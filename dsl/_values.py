@@ -52,26 +52,36 @@ class Broken:
 
 @dataclass(frozen=True)
 class Const:
+    """A value without expressions."""
+
     value: Any
 
 
 @dataclass(frozen=True)
 class Single:
+    """A scalar that is exactly one expression: the value keeps its type."""
+
     expr: Expr
 
 
 @dataclass(frozen=True)
 class Interp:
+    """Text with expressions inside, joined as text."""
+
     parts: tuple[str | Expr, ...]
 
 
 @dataclass(frozen=True)
 class ListValue:
+    """A list holding expressions."""
+
     items: tuple[Value, ...]
 
 
 @dataclass(frozen=True)
 class MapValue:
+    """A map holding expressions."""
+
     entries: tuple[tuple[str, Value], ...]
 
 

@@ -62,6 +62,8 @@ class MemoryArtifacts:
 
 @dataclass
 class ActionContext:
+    """What one action call works with (see the module's docstring)."""
+
     session: Session | None = None
     tab_id: str | None = None  # None: the session's main tab
     trust: TrustLevel = TrustLevel.LOCAL
