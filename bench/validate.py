@@ -18,6 +18,7 @@ from __future__ import annotations
 import compileall
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -76,9 +77,12 @@ def warm(rounds: int = 300) -> dict[str, float]:
     return medians
 
 
-def cold(rounds: int, against: Path | None = None) -> dict[str, list[float]]:
-    """Wall milliseconds of `dsl validate FILE`, of `python -c pass` and, given another
-    checkout, of its `dsl validate FILE`: one of each per round, in a rotating order."""
+def cold(
+    rounds: int, against: Path | None = None
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Wall and CPU milliseconds of `dsl validate FILE`, of `python -c pass` and, given another
+    checkout, of its `dsl validate FILE`: one of each per round, in a rotating order. CPU time
+    (user + system) varies less than wall time on a machine that others load."""
     checkouts = [ROOT] if against is None else [ROOT, against]
     for checkout in checkouts:
         for folder in ("contract", "dsl", "stdlib", "cli", "browser", "providers"):
@@ -94,20 +98,25 @@ def cold(rounds: int, against: Path | None = None) -> dict[str, list[float]]:
             {**env, "PYTHONPATH": str(against)},
         )
 
-    def once(name: str) -> float:
+    def once(name: str) -> tuple[float, float]:
         cmd, cmd_env = commands[name]
-        start = time.perf_counter()
+        before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
         subprocess.run(cmd, check=True, capture_output=True, env=cmd_env)
-        return (time.perf_counter() - start) * 1000
+        wall, after = time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+        return wall * 1000, cpu * 1000
 
     for name in commands:
         once(name)  # the first run may fill the OS file cache and the parser's cache
     times: dict[str, list[float]] = {name: [] for name in commands}
+    cpu: dict[str, list[float]] = {name: [] for name in commands}
     names = list(commands)
     for i in range(rounds):
         for name in names[i % len(names) :] + names[: i % len(names)]:
-            times[name].append(once(name))
-    return times
+            wall_ms, cpu_ms = once(name)
+            times[name].append(wall_ms)
+            cpu[name].append(cpu_ms)
+    return times, cpu
 
 
 def imported(env: dict[str, str] | None = None) -> dict[str, int]:
@@ -168,14 +177,15 @@ def main() -> None:
     args = sys.argv[1:]
     against = Path(args.pop(args.index("--against") + 1)).resolve() if "--against" in args else None
     rounds = int(next((a for a in args if a.isdigit()), 9))
-    times = cold(rounds, against)
+    times, cpu = cold(rounds, against)
     checks, bare = times["dsl validate"], times["python -c pass"]
     command_ms = statistics.median(checks)
     print(f"cold `dsl validate {CHECKED.name}`, {rounds} interleaved rounds:")
-    for name, measured in times.items():
-        over = statistics.median(measured) - statistics.median(bare)
-        extra = f"; {over:+.0f} ms over python -c pass" if measured is not bare else ""
-        print(f"  {name:<22} {_spread(measured)}{extra}")
+    for kind, table in (("wall", times), ("CPU", cpu)):
+        for name, measured in table.items():
+            over = statistics.median(measured) - statistics.median(table["python -c pass"])
+            extra = "" if name == "python -c pass" else f"; {over:+.0f} ms over python -c pass"
+            print(f"  {kind:<4} {name:<22} {_spread(measured)}{extra}")
     print(
         f"  ratio {command_ms / statistics.median(bare):.1f}x; target < {COLD_TARGET_MS:.0f} ms: "
         f"{'met' if command_ms < COLD_TARGET_MS else 'MISSED'}"
