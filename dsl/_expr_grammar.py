@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING
 
 def _import_lark() -> ModuleType:
     """lark imports the `regex` module whenever it is installed, for Unicode categories in a
-    grammar's patterns; expr.lark has none, and checking a template should not pay for it."""
+    grammar's patterns; expr.lark has none, and checking a template should not pay for it.
+    (Once per process, while taskplate.dsl loads: no other import of `regex` runs meanwhile.)"""
     if "regex" in sys.modules:
         import lark
     else:
