@@ -131,6 +131,26 @@ def _depth(tree: lark.Tree[lark.Token]) -> int:
     return deepest
 
 
+def _paren_depth(text: str) -> int:
+    """How deep parentheses nest outside string literals (lark's tree has no node for them)."""
+    depth = deepest = 0
+    quote, escaped = "", False
+    for ch in text:
+        if escaped:
+            escaped = False
+        elif quote:
+            escaped = ch == "\\"
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch == ")":
+            depth -= 1
+    return deepest
+
+
 def _unexpected_token(exc: lark.UnexpectedToken, text: str) -> ExpressionError:
     token = exc.token
     if token.type == "$END":
@@ -173,7 +193,7 @@ def parse_expression(text: str) -> Node:
         raise ExpressionError("empty expression", 0, len(text))
     tree = _read(text)
     # lark builds its tree without recursion; the transformer recurses, so depth comes first.
-    if _depth(tree) > MAX_DEPTH:
+    if _depth(tree) > MAX_DEPTH or (text.count("(") > MAX_DEPTH and _paren_depth(text) > MAX_DEPTH):
         raise ExpressionError(f"expression nests deeper than {MAX_DEPTH} levels", 0, len(text))
     try:
         node = _TO_AST.transform(tree)
