@@ -13,9 +13,9 @@ import contextlib
 import functools
 import hashlib
 import os
+import pkgutil
 import sys
 from collections.abc import Collection
-from importlib import resources
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
@@ -56,7 +56,10 @@ _VALUE_START = frozenset(
 
 
 def grammar_text() -> str:
-    return (resources.files(__package__) / "expr.lark").read_text(encoding="utf-8")
+    # pkgutil, as _json_schema_check.py: importlib.resources would load zipfile for its readers
+    data = pkgutil.get_data(__package__, "expr.lark")
+    assert data is not None, "expr.lark is shipped beside this module"
+    return data.decode("utf-8")
 
 
 def cache_folder() -> Path:
