@@ -150,8 +150,8 @@ def render_expressions() -> str:
         "",
         "## Grammar",
         "",
-        "The parser follows this grammar, `dsl/expr.lark`, rule for rule (a test parses the same "
-        "texts with lark's LALR parser of the grammar and compares every tree):",
+        "Expressions are read by lark's LALR parser of this grammar, `dsl/expr.lark`, the one "
+        "definition of the language:",
         "",
         "```lark",
         GRAMMAR.read_text(encoding="utf-8").rstrip(),

@@ -25,9 +25,10 @@ if TYPE_CHECKING:
     from ._actions import ActionCatalog, ActionSpec
     from ._checker import CheckResult, check_file, check_source
     from ._diagnostics import Diagnostic, Severity, Span, format_json, format_text, has_errors
-    from ._expr_ast import ExpressionError, parse_expression
+    from ._expr_ast import ExpressionError
     from ._expr_eval import evaluate, truthy
     from ._expr_functions import FUNCTIONS, url_normalize
+    from ._expr_syntax import parse_expression
     from ._formats import format_checker, is_uri
     from ._json_schema_check import SHIPPED as META_SCHEMA_FILE
     from ._json_schema_check import flattened_meta_schema
@@ -62,7 +63,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "format_text": ("._diagnostics", "format_text"),
     "has_errors": ("._diagnostics", "has_errors"),
     "ExpressionError": ("._expr_ast", "ExpressionError"),
-    "parse_expression": ("._expr_ast", "parse_expression"),
+    "parse_expression": ("._expr_syntax", "parse_expression"),
     "evaluate": ("._expr_eval", "evaluate"),
     "truthy": ("._expr_eval", "truthy"),
     "FUNCTIONS": ("._expr_functions", "FUNCTIONS"),

@@ -92,6 +92,8 @@ def closest(name: str, candidates: Collection[str]) -> str | None:
 
 @dataclass(frozen=True)
 class Problem:
+    """A static problem in an expression, with the rule that reports it."""
+
     rule: str
     message: str
     start: int
@@ -111,6 +113,8 @@ class StepRef:
 
 @dataclass
 class ExprScope:
+    """What the names of an expression mean where it stands."""
+
     names: Mapping[str, Type]
     steps: Mapping[str, StepRef]
     used_inputs: set[str] = field(default_factory=set)

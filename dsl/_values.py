@@ -11,9 +11,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ._expr_ast import ExpressionError, Node, parse_expression
+from ._expr_ast import ExpressionError, Node
 from ._expr_eval import evaluate
 from ._expr_functions import check_size, to_text
+from ._expr_syntax import parse_expression
 from ._yaml import escape_pointer
 
 OPEN, CLOSE = "${{", "}}"
@@ -51,26 +52,36 @@ class Broken:
 
 @dataclass(frozen=True)
 class Const:
+    """A value without expressions."""
+
     value: Any
 
 
 @dataclass(frozen=True)
 class Single:
+    """A scalar that is exactly one expression: the value keeps its type."""
+
     expr: Expr
 
 
 @dataclass(frozen=True)
 class Interp:
+    """Text with expressions inside, joined as text."""
+
     parts: tuple[str | Expr, ...]
 
 
 @dataclass(frozen=True)
 class ListValue:
+    """A list holding expressions."""
+
     items: tuple[Value, ...]
 
 
 @dataclass(frozen=True)
 class MapValue:
+    """A map holding expressions."""
+
     entries: tuple[tuple[str, Value], ...]
 
 

@@ -28,6 +28,8 @@ TEXT_RESULT: dict[str, Any] = {
 
 @dataclass(frozen=True)
 class ToolInfo:
+    """A provider's tool as its lock file records it."""
+
     name: str
     description: str
     input_schema: dict[str, Any]

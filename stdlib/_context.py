@@ -8,13 +8,12 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from taskplate.browser import UrlPolicy
 from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
 
 if TYPE_CHECKING:
     from playwright.async_api import Page
 
-    from taskplate.browser import Session, Tab
+    from taskplate.browser import Session, Tab, UrlPolicy
     from taskplate.stdlib._sampling import Sampler
     from taskplate.stdlib._web import WebClient
 
@@ -63,6 +62,8 @@ class MemoryArtifacts:
 
 @dataclass
 class ActionContext:
+    """What one action call works with (see the module's docstring)."""
+
     session: Session | None = None
     tab_id: str | None = None  # None: the session's main tab
     trust: TrustLevel = TrustLevel.LOCAL
@@ -79,7 +80,11 @@ class ActionContext:
     def policy(self) -> UrlPolicy:
         if self.session is not None:
             return self.session.policy
-        return self.url_policy if self.url_policy is not None else UrlPolicy(self.trust)
+        if self.url_policy is not None:
+            return self.url_policy
+        from taskplate.browser import UrlPolicy  # socket and DNS: not for `dsl validate`
+
+        return UrlPolicy(self.trust)
 
     def need_session(self) -> Session:
         if self.session is None:

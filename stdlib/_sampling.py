@@ -17,6 +17,8 @@ MASK = "***"
 
 @dataclass(frozen=True)
 class Message:
+    """One message of a conversation sent to a language model."""
+
     role: str  # "user" or "assistant"
     text: str
 

@@ -3,7 +3,6 @@
 Declaration and implementation; page access goes through the browser runtime.
 """
 
-import mimetypes
 from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -48,6 +47,8 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
             f"downloading {url} answered HTTP {reply.status}",
             "Check the URL.",
         )
+    import mimetypes  # here, not for `dsl validate`
+
     name = PurePosixPath(urlsplit(url).path).name or "download.bin"
     mime = (
         reply.headers.get("content-type", "").split(";")[0]

@@ -5,8 +5,6 @@ Data only: needs the run's artifact store, not a browser.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from typing import Any
 
@@ -26,6 +24,9 @@ def encode(data: Any, fmt: str) -> bytes:
         r if isinstance(r, dict) else {"value": r}
         for r in (data if isinstance(data, list) else [data])
     ]
+    import csv  # here, not for `dsl validate`
+    import io
+
     columns = list(dict.fromkeys(k for row in rows for k in row))
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=columns, extrasaction="ignore")

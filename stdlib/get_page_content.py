@@ -12,7 +12,6 @@ from taskplate.browser import capture_page, element_html, navigation_failed
 from taskplate.contract import ErrorCode, Level
 from taskplate.dsl import ActionSpec
 from taskplate.stdlib._context import ActionContext
-from taskplate.stdlib._conversion import convert
 from taskplate.stdlib._elements import find
 
 from ._schemas import BOOLEAN, INTEGER, STRING, args, result
@@ -82,6 +81,8 @@ async def convert_page(html: str, url: str, fmt: str, only_main: bool) -> tuple[
     # Extraction is CPU work of tens of milliseconds: in the runtime's warm worker process,
     # which spares the event loop the GIL (bench/content.py measures its lag); in a thread
     # while the worker starts, so its start (a second or more) holds no batch back.
+    from taskplate.stdlib._conversion import convert  # multiprocessing: not for `dsl validate`
+
     return await convert(render, html, url, fmt, only_main)
 
 
