@@ -5,6 +5,7 @@ Shared by the meta-schema check and the action-argument check; knows no rule nam
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -14,7 +15,14 @@ if TYPE_CHECKING:  # imported only when there is an error to explain
     import jsonschema
 
 from ._expr_infer import suggest
+from ._schema_fast import is_valid
 from ._yaml import escape_pointer
+
+_VALIDATORS: dict[int, tuple[dict[str, Any], jsonschema.Draft202012Validator]] = {}
+
+# jsonschema explains an error in about a millisecond: a check reads this many of one
+# instance's errors (its first ones; a file with more has others to fix first).
+MAX_SCHEMA_ERRORS = 200
 
 _KIND = {
     "object": "a map",
@@ -32,6 +40,18 @@ class SchemaProblem:
     pointer: str
     message: str
     at_key: bool = False  # point at the key rather than the value
+
+
+def validation_errors(schema: dict[str, Any], instance: Any) -> list[jsonschema.ValidationError]:
+    """jsonschema's errors, asked for only when the quick check finds the instance invalid."""
+    if is_valid(schema, instance):
+        return []
+    kept = _VALIDATORS.get(id(schema))
+    if kept is None or kept[0] is not schema:
+        import jsonschema
+
+        kept = _VALIDATORS[id(schema)] = (schema, jsonschema.Draft202012Validator(schema))
+    return list(itertools.islice(kept[1].iter_errors(instance), MAX_SCHEMA_ERRORS))
 
 
 def _kind_of(value: Any) -> str:

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from taskplate.cli.main import cli
 
 ROOT = Path(__file__).parents[2]
-ERR = ROOT / "tests" / "dsl" / "cases" / "err"
+CASES = ROOT / "tests" / "dsl" / "rules"  # a folder of cases per rule
 
 
 def run(*args: str) -> tuple[int, str, str]:
@@ -49,12 +49,12 @@ def test_text_output_points_at_the_span(tmp_path: Path) -> None:
 
 
 def test_json_output_has_every_field() -> None:
-    code, out, _ = run("--format", "json", str(ERR / "ref_unknown_input.yaml"))
+    code, out, _ = run("--format", "json", str(CASES / "unknown-ref" / "ref_unknown_input.yaml"))
     assert code == 1
     items = json.loads(out)
     assert [i["rule"] for i in items] == ["unknown-ref"]  # no unused warning caused by the typo
     assert items[0] == {
-        "file": str(ERR / "ref_unknown_input.yaml"),
+        "file": str(CASES / "unknown-ref" / "ref_unknown_input.yaml"),
         "line": 8,
         "column": 18,
         "endLine": 8,
@@ -67,17 +67,18 @@ def test_json_output_has_every_field() -> None:
 
 
 def test_warnings_pass_unless_strict() -> None:
-    assert run(str(ERR / "unused_input.yaml"))[0] == 0
-    assert run("--strict", str(ERR / "unused_input.yaml"))[0] == 1
+    assert run(str(CASES / "unused-input" / "unused_input.yaml"))[0] == 0
+    assert run("--strict", str(CASES / "unused-input" / "unused_input.yaml"))[0] == 1
 
 
 def test_many_files_are_sorted_by_file_line_and_column() -> None:
-    code, out, _ = run("--format", "json", str(ERR))
+    code, out, _ = run("--format", "json", str(CASES))
     assert code == 1
     items = json.loads(out)
     keys = [(i["file"], i["line"], i["column"]) for i in items]
     assert keys == sorted(keys)
-    assert len({i["file"] for i in items}) == len(list(ERR.glob("*.yaml")))
+    invalid = [p for p in CASES.glob("*/*.yaml") if p.with_suffix(".out").exists()]
+    assert len({i["file"] for i in items}) == len(invalid)
 
 
 def test_missing_path_is_an_io_error_but_the_rest_are_checked(tmp_path: Path) -> None:
@@ -123,7 +124,7 @@ def test_graph_prints_the_step_tree(name: str) -> None:
 
 
 def test_graph_refuses_an_invalid_template() -> None:
-    result = CliRunner().invoke(cli, ["graph", str(ERR / "cycle_two_steps.yaml")])
+    result = CliRunner().invoke(cli, ["graph", str(CASES / "cycle" / "cycle_two_steps.yaml")])
     assert result.exit_code == 1
     assert "[cycle]" in result.stderr
 

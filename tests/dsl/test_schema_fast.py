@@ -19,7 +19,7 @@ from taskplate.dsl._values import DYNAMIC
 from taskplate.stdlib import REGISTRY
 
 ROOT = Path(__file__).parents[2]
-FILES = sorted((ROOT / "tests" / "dsl" / "cases").glob("*/*.yaml")) + sorted(
+FILES = sorted((ROOT / "tests" / "dsl").glob("*/**/*.yaml")) + sorted(
     (ROOT / "templates").glob("*.yaml")
 )
 

@@ -10,12 +10,12 @@ import heapq
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ._actions import ActionCatalog
-from ._expr_ast import Attr, Index, Lit, Macro, Name, Node, _children
-from ._model import Step, Template
-from ._values import Const, Value, expressions
-
-RULE = "shared-tab"
+from .._actions import ActionCatalog
+from .._check_context import Context, Report, Rule
+from .._diagnostics import Severity
+from .._expr_ast import Attr, Index, Lit, Macro, Name, Node, _children
+from .._model import Step, Template
+from .._values import Const, Value, expressions
 
 
 @dataclass(frozen=True)
@@ -264,3 +264,22 @@ def _tab_text(tab: Value) -> str:
     if isinstance(tab, Const):
         return f"tab {tab.value}"
     return "tab " + " ".join(f"${{{{ {e.source.strip()} }}}}" for e in expressions(tab))
+
+
+def _on_graph(ctx: Context, report: Report) -> None:
+    for shared in shared_tab_problems(ctx.template, ctx.catalog):
+        report(shared.message, shared.pointer)
+
+
+RULE = Rule(
+    "shared-tab",
+    Severity.ERROR,
+    "one tab for steps that may run at the same time: a `forEach` whose items may run at once "
+    "(`concurrency` above 1, or given by an expression) with `tab: main` or an expression tab, "
+    "or a step inside it naming `tab: main` or a tab none of its item's own (a `create_tab` tab "
+    "made before the loop); `needs` branches that do not wait for each other and use one tab "
+    "where one of them acts on the page (navigate, click, …). Write `tab: new` on the loop (or "
+    "no `tab` line: such a loop gives each item a tab of its own), or order the branches with "
+    "`needs` — see [authoring.md](authoring.md#parallel-items)",
+    on_graph=_on_graph,
+)
