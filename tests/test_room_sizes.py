@@ -1,0 +1,36 @@
+"""The rooms stay small enough to read at once: no module over 400 lines and no class over 300
+in dsl/, interpreter/ or server/ (#29). A room that grows past it is split by responsibility."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).parents[1]
+ROOMS = ("dsl", "interpreter", "server")
+MODULE_LINES, CLASS_LINES = 400, 300
+
+
+def _modules() -> list[Path]:
+    return sorted(path for room in ROOMS for path in (ROOT / room).rglob("*.py"))
+
+
+def test_no_module_of_the_rooms_is_over_400_lines() -> None:
+    assert len(_modules()) > 50
+    long = {
+        str(path.relative_to(ROOT)): lines
+        for path in _modules()
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MODULE_LINES
+    }
+    assert long == {}, f"split these modules by responsibility: {long}"
+
+
+def test_no_class_of_the_rooms_is_over_300_lines() -> None:
+    long = {}
+    for path in _modules():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and node.end_lineno is not None:
+                lines = node.end_lineno - node.lineno + 1
+                if lines > CLASS_LINES:
+                    long[f"{path.relative_to(ROOT)}:{node.name}"] = lines
+    assert long == {}, f"split these classes: {long}"
