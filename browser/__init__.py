@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from taskplate.contract import lazy_names
 
 if TYPE_CHECKING:
-    from ._capture import Capture, capture_page, element_html
+    from ._capture import Capture, capture_page, element_html, page_state
     from ._cleanup import cleanup
     from ._errors import crashed, is_crash, navigation_failed, translate
     from ._headed import HeadedWindow, can_show_window
@@ -26,6 +26,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "element_html": ("._capture", "element_html"),
     "Capture": ("._capture", "Capture"),
     "capture_page": ("._capture", "capture_page"),
+    "page_state": ("._capture", "page_state"),
     "cleanup": ("._cleanup", "cleanup"),
     "crashed": ("._errors", "crashed"),
     "is_crash": ("._errors", "is_crash"),
@@ -75,6 +76,7 @@ __all__ = [
     "find_chromium",
     "is_crash",
     "navigation_failed",
+    "page_state",
     "system_resolver",
     "translate",
     "untraced",
