@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from taskplate.contract import lazy_names
 
 if TYPE_CHECKING:
-    from ._capture import Capture, capture_page, element_html
+    from ._capture import Capture, capture_page, element_html, page_state
     from ._cleanup import cleanup
     from ._endpoints import read_loads
     from ._errors import crashed, is_crash, navigation_failed, translate
@@ -28,6 +28,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "element_html": ("._capture", "element_html"),
     "Capture": ("._capture", "Capture"),
     "capture_page": ("._capture", "capture_page"),
+    "page_state": ("._capture", "page_state"),
     "cleanup": ("._cleanup", "cleanup"),
     "read_loads": ("._endpoints", "read_loads"),
     "crashed": ("._errors", "crashed"),
@@ -82,6 +83,7 @@ __all__ = [
     "is_crash",
     "login",
     "navigation_failed",
+    "page_state",
     "read_loads",
     "system_resolver",
     "translate",

@@ -71,6 +71,24 @@ _AT_LOAD = f"""() => {{
   if (kept && kept.url === location.href) return kept;
   return ({DOCUMENT})();
 }}"""
+# The document as it is now; `{same: true}` alone when it is still the one the reader holds
+# (`known`: its time origin) as the watcher kept it at load, untouched since: then no HTML
+# crosses to Python a second time.
+_NOW = f"""(known) => {{
+  const w = window.__taskplateWatch, kept = w && w.atLoad;
+  if (known !== null && kept && !w.dirty && kept.document === known
+      && kept.url === location.href && performance.timeOrigin === known) return {{same: true}};
+  return ({DOCUMENT})();
+}}"""
+# What a page shows now without its HTML: its title, where it is, whether it is the error page.
+_STATE = """() => ({
+  html: '',
+  title: document.title,
+  url: location.href,
+  errorPage: location.href.startsWith('chrome-error://'),
+  document: performance.timeOrigin,
+  words: 0,
+})"""
 
 
 @dataclass(frozen=True)
@@ -98,10 +116,24 @@ class Capture:
         )
 
 
-async def capture_page(page: Any, *, at_load: bool = False) -> Capture:
+async def capture_page(
+    page: Any, *, at_load: bool = False, known: Capture | None = None
+) -> Capture:
     """The whole document (HTML, title, state) read at one moment in one round trip; at_load:
-    as it was when it loaded, if the watcher kept it then."""
-    return Capture.from_json(await page.evaluate(_AT_LOAD if at_load else DOCUMENT))
+    as it was when it loaded, if the watcher kept it then. `known`: the document as it was sent
+    at load (Tab.earlier); answered as is, without reading the HTML again, when the page is
+    still that document and nothing in it changed since."""
+    if at_load:
+        return Capture.from_json(await page.evaluate(_AT_LOAD))
+    read = await page.evaluate(_NOW, None if known is None else known.document)
+    if known is not None and read.get("same"):
+        return known
+    return Capture.from_json(read)
+
+
+async def page_state(page: Any) -> Capture:
+    """The page's title, URL and state in one small round trip; its HTML and words left out."""
+    return Capture.from_json(await page.evaluate(_STATE))
 
 
 async def element_html(element: Any) -> str:

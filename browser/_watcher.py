@@ -15,9 +15,11 @@ WATCHER = (
   // Responses that scripts act on; not images, beacons or the browser's own favicon request.
   const LOADS = new Set(['fetch', 'xmlhttprequest', 'script', 'link', 'css', 'iframe']);
   const now = () => performance.now();
-  const w = {loadedAt: null, last: now(), timers: new Map(), frames: new Map(), atLoad: null};
+  const w = {loadedAt: null, last: now(), timers: new Map(), frames: new Map(), atLoad: null, dirty: true};
   Object.defineProperty(window, '__taskplateWatch', {value: w, enumerable: false});
-  const changed = () => { w.last = now(); };
+  // dirty: the DOM changed since the watcher kept the document as it loaded (w.atLoad), so a
+  // reader must read it again; while clean, the kept copy is the page (capture_page).
+  const changed = () => { w.last = now(); w.dirty = true; };
   new MutationObserver(changed).observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
   try {
     new PerformanceObserver((list) => {
@@ -40,6 +42,7 @@ WATCHER = (
     if (window === window.top) {
       try {
         w.atLoad = (DOCUMENT)();
+        w.dirty = false;
         const send = window.BINDING;
         if (typeof send === 'function') send(JSON.stringify(w.atLoad));
       } catch (e) {}

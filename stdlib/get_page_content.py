@@ -96,8 +96,8 @@ async def read_page(tab: Tab, fmt: str, only_main: bool) -> tuple[str, str, bool
     could not be opened (Chromium's error page, known by its document, never by its wording),
     or left a much shorter notice in its place. A script that took the tab to a page that
     loaded is followed. An error page with nothing read before it is NAVIGATION_FAILED."""
-    now = await capture_page(tab.page)
     earlier = tab.earlier
+    now = await capture_page(tab.page, known=earlier)
     if now.error_page:
         url, reason = tab.net_error or ("a page", "the browser showed its error page")
         failed = await tab.error_page(arriving=True) or navigation_failed(url, reason)

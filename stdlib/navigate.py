@@ -14,6 +14,7 @@ from taskplate.browser import (
     crashed,
     is_crash,
     navigation_failed,
+    page_state,
     translate,
     untraced,
 )
@@ -41,10 +42,13 @@ async def _page_crashed(tab: Any, page: Any) -> bool:
 async def _landed(tab: Any, page: Any) -> Capture | None:
     """The document the navigation landed on (its title, whether it is the error page, its
     HTML as it loaded, kept for readers): one round trip, retried while a script moves the page on (its old
-    document is gone before the next one can answer); None when it never answered."""
+    document is gone before the next one can answer); None when it never answered. When the
+    page sent itself as it loaded (`tab.earlier`), only its state is read: no HTML twice."""
     with anyio.move_on_after(5):
         while True:
             try:
+                if tab.earlier is not None:
+                    return await untraced(lambda: page_state(page))
                 return await untraced(lambda: capture_page(page, at_load=True))
             except Exception as exc:
                 if tab.crashed or is_crash(exc):

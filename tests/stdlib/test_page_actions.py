@@ -7,6 +7,7 @@ from typing import Any
 import anyio
 import pytest
 
+from taskplate.browser import capture_page
 from taskplate.contract import ErrorCode, Level, TaskplateError
 from taskplate.dsl import ActionSpec
 from taskplate.stdlib import REGISTRY, run_action
@@ -614,6 +615,20 @@ async def test_content_is_kept_when_the_page_then_replaces_it_with_a_short_notic
     assert "## Why batches are slow" in read["content"]
     assert "not available" not in read["content"]
     assert any("much shorter" in w for w in read["warnings"]), read
+
+
+async def test_a_page_untouched_since_it_loaded_crosses_once_and_a_later_change_is_read(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
+    await act("navigate", ctx, url=site.url("/article.html"))
+    tab = await ctx.tab()
+    assert tab.earlier is not None  # the page sent itself as it loaded
+    # Read again while nothing changed: the copy it sent is the page, its HTML does not cross.
+    assert await capture_page(tab.page, known=tab.earlier) is tab.earlier
+    await tab.page.evaluate("() => { document.querySelector('h1').textContent = 'Set later'; }")
+    now = await capture_page(tab.page, known=tab.earlier)
+    assert now is not tab.earlier and "Set later" in now.html
+    assert "Set later" in (await act("get_page_content", ctx))["content"]
 
 
 async def test_a_script_redirect_to_a_page_that_loads_is_followed(
