@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -16,6 +15,7 @@ from taskplate.browser import BrowserConfig, BrowserRuntime, Sessions, UrlPolicy
 from taskplate.contract import TrustLevel
 from taskplate.stdlib import REGISTRY, run_action
 from taskplate.stdlib._context import ActionContext, MemoryArtifacts
+from taskplate.stdlib._conversion import conversion_workers
 from tests.fixtures.postgres import Postgres, pg_bin, running_postgres
 from tests.fixtures.server import FixtureServer, serve
 from tests.fixtures.watchdog import watching
@@ -25,15 +25,6 @@ PUBLIC_HOST = (
 )
 
 NOWHERE_HOST = "nowhere.test"  # a name Chromium cannot resolve: ERR_NAME_NOT_RESOLVED
-
-
-def process_alive(pid: int) -> bool:
-    """The process exists and is not a zombie waiting to be reaped."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 @pytest.hookimpl(wrapper=True)
@@ -88,6 +79,17 @@ async def runtime(site: FixtureServer) -> AsyncIterator[BrowserRuntime]:
     rt = BrowserRuntime(BrowserConfig(extra_args=(rules,)))
     yield rt
     await rt.close()
+
+
+@pytest.fixture(scope="module")
+async def conversion_worker() -> AsyncIterator[None]:
+    """One Markdown conversion worker for a module's run managers, as `dsl serve` keeps one for
+    all its runs: each manager's own `conversion_workers()` block nests in this one, so a test
+    does not spawn an interpreter that imports lxml and trafilatura only to end it. Conversions
+    are pure functions of their arguments: nothing passes from one test to the next (the
+    worker's own life is tested where a manager owns it, tests/interpreter/test_conversion_workers.py)."""
+    async with conversion_workers():
+        yield
 
 
 def fake_dns(host: str) -> list[str]:

@@ -20,16 +20,10 @@ from pathlib import Path
 from playwright._impl._driver import compute_driver_executable, get_driver_env
 
 from taskplate.browser import find_chromium
+from tests.fixtures.processes import free_port
 
 # Every browser these tests start carries this argument: the leftover check finds them by it.
 MARKER = f"--taskplate-pool-test={uuid.uuid4().hex}"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def launch_headers(site_port: int) -> tuple[tuple[str, str], ...]:

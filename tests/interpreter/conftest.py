@@ -1,5 +1,5 @@
 """A run manager per test, on a temp data home, serving the shipped templates and this
-folder's test templates, sharing the module's Chromium."""
+folder's test templates, sharing the module's Chromium and Markdown conversion worker."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def store_url() -> str | None:
 
 @pytest.fixture
 async def manager(
-    tmp_path: Path, runtime: BrowserRuntime, store_url: str | None
+    tmp_path: Path, runtime: BrowserRuntime, store_url: str | None, conversion_worker: None
 ) -> AsyncIterator[RunManager]:
     library = TemplateLibrary(REGISTRY).load([SHIPPED, HERE / "templates"])
     assert not library.rejected

@@ -11,7 +11,7 @@ import pytest
 from taskplate.browser import BrowserRuntime
 from taskplate.interpreter import SHIPPED, RunManager, TemplateLibrary
 from taskplate.stdlib import REGISTRY, _conversion
-from tests.conftest import process_alive
+from tests.fixtures.processes import process_alive
 from tests.fixtures.server import FixtureServer
 
 pytestmark = pytest.mark.anyio

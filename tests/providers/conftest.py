@@ -5,14 +5,14 @@ in the test extra) and the npm reference servers pinned in tests/interop (instal
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.fixtures.processes import end, free_port, listening, process_alive
 
 BIN = Path(sys.executable).parent
 TIME = str(BIN / "mcp-server-time")
@@ -76,48 +76,30 @@ def children(pid: int | None = None) -> set[int]:
     return found
 
 
-def alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+alive = process_alive
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+def everything_on(port: int, log: Path) -> subprocess.Popen[bytes]:
+    """server-everything started on streamable HTTP at `port`, its output added to `log`."""
+    assert Path(EVERYTHING).exists(), "run make bootstrap (npm ci in tests/interop)"
+    with open(log, "ab") as out:
+        return subprocess.Popen(
+            [EVERYTHING, "streamableHttp"],
+            env={**os.environ, "PORT": str(port)},
+            stdout=out,
+            stderr=out,
+        )
 
 
 @pytest.fixture(scope="module")
 def everything_http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """server-everything on streamable HTTP on a free loopback port; its URL."""
-    assert Path(EVERYTHING).exists(), "run make bootstrap (npm ci in tests/interop)"
     port = free_port()
     log_path = tmp_path_factory.mktemp("everything") / "server.log"
-    with open(log_path, "wb") as log:
-        process = subprocess.Popen(
-            [EVERYTHING, "streamableHttp"],
-            env={**os.environ, "PORT": str(port)},
-            stdout=log,
-            stderr=log,
-        )
-        try:
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                        break
-                except OSError:
-                    if process.poll() is not None or time.monotonic() > deadline:
-                        raise RuntimeError(log_path.read_text()) from None
-                    time.sleep(0.1)
-            yield f"http://127.0.0.1:{port}/mcp"
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+    process = everything_on(port, log_path)
+    try:
+        if not listening(port, process, within_s=60):
+            raise RuntimeError(log_path.read_text())
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        end(process)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -19,11 +18,13 @@ import pytest
 from taskplate.contract import TrustLevel
 from taskplate.interpreter import RunManager, TemplateLibrary
 from taskplate.stdlib import REGISTRY
+from tests.fixtures.processes import end
 from tests.providers.conftest import (
     EVERYTHING,
     NOW,
     alive,
     children,
+    everything_on,
     free_port,
     time_config,
     toml_list,
@@ -237,17 +238,6 @@ async def test_a_provider_that_fails_to_start_leaves_only_its_tools_absent(
     assert not [p for p in children() - before if alive(p)]
 
 
-def _everything_on(port: int, log: Path) -> subprocess.Popen[bytes]:
-    with open(log, "ab") as out:
-        process = subprocess.Popen(
-            [EVERYTHING, "streamableHttp"],
-            env={**os.environ, "PORT": str(port)},
-            stdout=out,
-            stderr=out,
-        )
-    return process
-
-
 async def _listening(port: int) -> None:
     with anyio.fail_after(60):
         while True:
@@ -259,20 +249,11 @@ async def _listening(port: int) -> None:
                 await anyio.sleep(0.1)
 
 
-def _end(process: subprocess.Popen[bytes]) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-
-
 async def test_an_http_provider_that_goes_away_is_unavailable_then_connected_again(
     tmp_path: Path,
 ) -> None:
     port = free_port()
-    server = _everything_on(port, tmp_path / "server.log")
+    server = everything_on(port, tmp_path / "server.log")
     try:
         await _listening(port)
         folder = write_folder(
@@ -282,10 +263,10 @@ async def test_an_http_provider_that_goes_away_is_unavailable_then_connected_aga
         )
         async with running(folder, tmp_path / "home") as manager:
             assert (await run(manager, "echo"))["status"] == "succeeded"
-            _end(server)
+            end(server)
             gone = await run(manager, "echo")
             assert gone["error"]["details"]["stepErrorCode"] == "PROVIDER_UNAVAILABLE", gone
-            server = _everything_on(port, tmp_path / "server.log")
+            server = everything_on(port, tmp_path / "server.log")
             await _listening(port)
             providers = manager.library.providers
             assert providers is not None
@@ -297,7 +278,7 @@ async def test_an_http_provider_that_goes_away_is_unavailable_then_connected_aga
                     await anyio.sleep(0.5)
             assert answer["result"]["answer"]["text"] == "Echo: again"
     finally:
-        _end(server)
+        end(server)
 
 
 async def test_a_lone_surrogate_in_a_providers_answer_is_read_as_valid_text(

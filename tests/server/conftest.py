@@ -1,29 +1,30 @@
 """MCP servers for tests: `dsl serve` subprocesses over stdio and streamable HTTP on 127.0.0.1,
-each on its own data home, plus the SDK client to drive them."""
+each on its own data home, plus the SDK client to drive them; and the same server built in this
+process (`manager`, `server`: a run manager per test on a temp home, sharing the module's Chromium)."""
 
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
-import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp.client.stdio import StdioServerParameters
+from mcp.server.mcpserver import MCPServer
+
+from taskplate.browser import BrowserRuntime
+from taskplate.interpreter import SHIPPED, Limits, RunManager, TemplateLibrary
+from taskplate.server import build_server
+from taskplate.stdlib import REGISTRY
+from tests.fixtures.processes import end, free_port, listening
 
 DSL = str(Path(sys.executable).parent / "dsl")
 TEST_TEMPLATES = Path(__file__).parents[1] / "interpreter" / "templates"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @dataclass
@@ -50,29 +51,15 @@ def start_http(
         stdout=log,
         stderr=log,
     )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return Served(f"http://127.0.0.1:{port}/mcp", home, process, log)
-        except OSError:
-            time.sleep(0.1)
+    if listening(port, process, within_s=30):
+        return Served(f"http://127.0.0.1:{port}/mcp", home, process, log)
     process.kill()
     process.wait()
     log.close()
     raise RuntimeError((home.parent / f"serve-{port}.log").read_text())
 
 
-def end(process: subprocess.Popen[bytes], log: Any) -> None:
-    """A child server ended: asked to stop, killed after 15 s; its log closed."""
-    process.terminate()
-    try:
-        process.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-    if log is not None:
-        log.close()
+__all__ = ["end", "free_port"]  # imported from here by the server's tests
 
 
 def stop(served: Served) -> None:
@@ -101,3 +88,46 @@ def remote_http(home: Path) -> Iterator[Served]:
 @pytest.fixture
 def stdio(home: Path) -> StdioServerParameters:
     return StdioServerParameters(command=DSL, args=["serve"], env=env_for(home))
+
+
+@asynccontextmanager
+async def running_manager(
+    home: Path, runtime: BrowserRuntime, *folders: Path, limits: Limits | None = None
+) -> AsyncIterator[RunManager]:
+    """A run manager over `home` serving the shipped templates and `folders`, on `runtime`."""
+    library = TemplateLibrary(REGISTRY).load([SHIPPED, *folders])
+    manager = RunManager(home, library, runtime=runtime, limits=limits)
+    async with manager.running():
+        yield manager
+
+
+@pytest.fixture
+def folders() -> tuple[Path, ...]:
+    """The templates `manager` serves beside the shipped ones; a module overrides it."""
+    return ()
+
+
+@pytest.fixture
+def limits() -> Limits | None:
+    """`manager`'s limits (None: the defaults); a module overrides it."""
+    return None
+
+
+@pytest.fixture
+async def manager(
+    tmp_path: Path,
+    runtime: BrowserRuntime,
+    folders: tuple[Path, ...],
+    limits: Limits | None,
+    conversion_worker: None,
+) -> AsyncIterator[RunManager]:
+    async with running_manager(tmp_path / "home", runtime, *folders, limits=limits) as manager:
+        yield manager
+    assert manager.live == {}, "a run was left behind"
+    assert manager.sessions.open_tabs == 0, "a tab was left open"
+
+
+@pytest.fixture
+def server(manager: RunManager) -> MCPServer:
+    """`dsl serve`'s MCP server, built in this process over `manager`."""
+    return build_server(manager)[0]

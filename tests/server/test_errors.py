@@ -10,12 +10,10 @@ import anyio
 import jsonschema
 import pytest
 from mcp.client.client import Client
+from mcp.server.mcpserver import MCPServer
 
-from taskplate.browser import BrowserRuntime
 from taskplate.contract import ErrorCode
-from taskplate.interpreter import SHIPPED, Limits, RunManager, TemplateLibrary
-from taskplate.server import build_server
-from taskplate.stdlib import REGISTRY
+from taskplate.interpreter import Limits
 from tests.conftest import NOWHERE_HOST
 from tests.fixtures.server import FixtureServer
 from tests.server.conftest import TEST_TEMPLATES
@@ -26,21 +24,22 @@ SCHEMAS: dict[str, dict[str, Any]] = {}  # every tool's published outputSchema
 
 
 @pytest.fixture
-async def client(tmp_path: Path, runtime: BrowserRuntime) -> AsyncIterator[Client]:
-    library = TemplateLibrary(REGISTRY).load([SHIPPED, TEST_TEMPLATES])
-    manager = RunManager(
-        tmp_path / "home",
-        library,
-        runtime=runtime,
-        limits=Limits(max_concurrent_runs=1, queue_capacity=1, artifact_ttl_ms=300),
-    )
-    async with manager.running():
-        server, _ = build_server(manager)
-        async with Client(server) as connected:
-            SCHEMAS.update(
-                {t.name: t.output_schema or {} for t in (await connected.list_tools()).tools}
-            )
-            yield connected
+def folders() -> tuple[Path, ...]:
+    return (TEST_TEMPLATES,)
+
+
+@pytest.fixture
+def limits() -> Limits:
+    return Limits(max_concurrent_runs=1, queue_capacity=1, artifact_ttl_ms=300)
+
+
+@pytest.fixture
+async def client(server: MCPServer) -> AsyncIterator[Client]:
+    async with Client(server) as connected:
+        SCHEMAS.update(
+            {t.name: t.output_schema or {} for t in (await connected.list_tools()).tools}
+        )
+        yield connected
 
 
 async def call(client: Client, tool: str, **args: Any) -> dict[str, Any]:

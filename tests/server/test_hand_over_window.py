@@ -7,19 +7,16 @@ import os
 import shutil
 import subprocess
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
 import pytest
 from mcp.server.mcpserver import MCPServer
 
-from taskplate.browser import BrowserRuntime
 from taskplate.contract import TrustLevel
-from taskplate.interpreter import SHIPPED, RunManager, TemplateLibrary
+from taskplate.interpreter import RunManager
 from taskplate.interpreter._human import RunDesk
-from taskplate.server import build_server
-from taskplate.stdlib import REGISTRY
 from tests.fixtures.server import FixtureServer
 from tests.server.test_human import TEMPLATES, call, client, finished, hand_over, waiting
 
@@ -96,17 +93,8 @@ def display(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 
 
 @pytest.fixture
-async def manager(tmp_path: Path, runtime: BrowserRuntime) -> AsyncIterator[RunManager]:
-    library = TemplateLibrary(REGISTRY).load([SHIPPED, TEMPLATES])
-    manager = RunManager(tmp_path / "home", library, runtime=runtime)
-    async with manager.running():
-        yield manager
-    assert manager.live == {}
-
-
-@pytest.fixture
-def server(manager: RunManager) -> MCPServer:
-    return build_server(manager)[0]
+def folders() -> tuple[Path, ...]:
+    return (TEMPLATES,)
 
 
 async def test_a_local_person_logs_in_in_the_window_and_the_session_sees_it(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,12 +16,9 @@ import pytest
 from mcp.client.client import Client
 from mcp.server.mcpserver import MCPServer
 
-from taskplate.browser import BrowserRuntime
 from taskplate.contract import TrustLevel
-from taskplate.interpreter import SHIPPED, ConfirmPolicy, RunManager, TemplateLibrary
-from taskplate.server import build_server
+from taskplate.interpreter import ConfirmPolicy, RunManager
 from taskplate.server.ui import UiAccess, ui_app
-from taskplate.stdlib import REGISTRY
 from tests.fixtures.server import FixtureServer
 from tests.server.conftest import DSL, env_for, start_http, stop
 
@@ -30,17 +27,8 @@ TEMPLATES = Path(__file__).parent / "human_templates"
 
 
 @pytest.fixture
-async def manager(tmp_path: Path, runtime: BrowserRuntime) -> AsyncIterator[RunManager]:
-    library = TemplateLibrary(REGISTRY).load([SHIPPED, TEMPLATES])
-    manager = RunManager(tmp_path / "home", library, runtime=runtime)
-    async with manager.running():
-        yield manager
-    assert manager.live == {}  # no run left behind
-
-
-@pytest.fixture
-def server(manager: RunManager) -> MCPServer:
-    return build_server(manager)[0]
+def folders() -> tuple[Path, ...]:
+    return (TEMPLATES,)
 
 
 def answering(action: str, asked: list[str]) -> Callable[..., Any]:

@@ -21,11 +21,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 
-from taskplate.browser import BrowserRuntime
 from taskplate.contract import ErrorCode
-from taskplate.interpreter import SHIPPED, ConfirmPolicy, RunManager, TemplateLibrary
-from taskplate.server import build_server
-from taskplate.stdlib import REGISTRY
+from taskplate.interpreter import ConfirmPolicy, RunManager
 from tests.fixtures.server import FixtureServer
 from tests.server.conftest import DSL, env_for, start_http, stop
 from tests.server.test_human import TEMPLATES as HUMAN
@@ -40,17 +37,8 @@ OTHER_TOKEN = "other-token-0123456789abcdef"
 
 
 @pytest.fixture
-async def manager(tmp_path: Path, runtime: BrowserRuntime) -> AsyncIterator[RunManager]:
-    library = TemplateLibrary(REGISTRY).load([SHIPPED, HUMAN, LLM])
-    manager = RunManager(tmp_path / "home", library, runtime=runtime)
-    async with manager.running():
-        yield manager
-    assert manager.live == {}  # no run left behind
-
-
-@pytest.fixture
-def server(manager: RunManager) -> MCPServer:
-    return build_server(manager)[0]
+def folders() -> tuple[Path, ...]:
+    return (HUMAN, LLM)
 
 
 def client(server: Any, **callbacks: Any) -> Client:

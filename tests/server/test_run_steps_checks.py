@@ -5,32 +5,24 @@ from __future__ import annotations
 
 import threading
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 from mcp.client.client import Client
+from mcp.server.mcpserver import MCPServer
 
-from taskplate.browser import BrowserRuntime
 from taskplate.contract import ErrorCode
 from taskplate.dsl import CheckResult
-from taskplate.interpreter import SHIPPED, Limits, RunManager, TemplateLibrary
-from taskplate.server import build_server
 from taskplate.server.tools import run_steps as run_steps_tool
-from taskplate.stdlib import REGISTRY
 
 pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
-async def client(tmp_path: Path, runtime: BrowserRuntime) -> AsyncIterator[Client]:
-    library = TemplateLibrary(REGISTRY).load([SHIPPED])
-    manager = RunManager(tmp_path / "home", library, runtime=runtime, limits=Limits())
-    async with manager.running():
-        server, _ = build_server(manager)
-        async with Client(server) as connected:
-            yield connected
+async def client(server: MCPServer) -> AsyncIterator[Client]:
+    async with Client(server) as connected:
+        yield connected
 
 
 async def run_steps(client: Client, steps: list[Any]) -> dict[str, Any]:

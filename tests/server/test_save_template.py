@@ -20,11 +20,11 @@ from mcp.server.mcpserver import MCPServer
 from taskplate.browser import BrowserRuntime
 from taskplate.cli.main import cli
 from taskplate.dsl import check_source
-from taskplate.interpreter import SHIPPED, RunManager, TemplateLibrary, user_templates
+from taskplate.interpreter import user_templates
 from taskplate.server import build_server
 from taskplate.stdlib import REGISTRY
 from tests.fixtures.server import PASSWORD, USER, FixtureServer
-from tests.server.conftest import start_http, stop
+from tests.server.conftest import running_manager, start_http, stop
 
 pytestmark = pytest.mark.anyio
 
@@ -32,13 +32,9 @@ pytestmark = pytest.mark.anyio
 @asynccontextmanager
 async def served(home: Path, runtime: BrowserRuntime) -> AsyncIterator[MCPServer]:
     """A server over `home`, its library loaded as `dsl serve` loads it (shipped + saved)."""
-    folders = [SHIPPED]
-    if user_templates(home).is_dir():
-        folders.append(user_templates(home))
-    manager = RunManager(home, TemplateLibrary(REGISTRY).load(folders), runtime=runtime)
-    async with manager.running():
-        server, _ = build_server(manager)
-        yield server
+    saved = [user_templates(home)] if user_templates(home).is_dir() else []
+    async with running_manager(home, runtime, *saved) as manager:
+        yield build_server(manager)[0]
 
 
 async def call(client: Client, tool: str, **args: Any) -> dict[str, Any]:

@@ -12,7 +12,7 @@ import pytest
 from mcp.client.client import Client
 
 from taskplate.interpreter import RunStore
-from tests.conftest import process_alive
+from tests.fixtures.processes import process_alive
 from tests.fixtures.server import FixtureServer
 from tests.server.conftest import start_http, stop
 from tests.server.test_transports import call

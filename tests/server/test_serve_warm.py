@@ -11,7 +11,7 @@ import anyio
 import pytest
 from mcp.client.client import Client
 
-from tests.conftest import process_alive
+from tests.fixtures.processes import process_alive
 from tests.server.conftest import start_http, stop
 from tests.server.test_serve_signals import descendants_running
 

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -18,25 +16,11 @@ from mcp.client.client import Client
 from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult
 
-from taskplate.browser import BrowserRuntime
-from taskplate.interpreter import SHIPPED, RunManager, TemplateLibrary
-from taskplate.server import build_server
-from taskplate.stdlib import REGISTRY
 from tests.server.conftest import Served
 from tests.server.wire import MODERN, HttpWire
 
 pytestmark = pytest.mark.anyio
 LIMIT = 262_144
-
-
-@pytest.fixture
-async def server(tmp_path: Path, runtime: BrowserRuntime) -> AsyncIterator[MCPServer]:
-    manager = RunManager(
-        tmp_path / "home", TemplateLibrary(REGISTRY).load([SHIPPED]), runtime=runtime
-    )
-    async with manager.running():
-        built, _ = build_server(manager)
-        yield built
 
 
 async def output_schemas(server: MCPServer) -> dict[str, dict[str, Any]]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -12,9 +11,6 @@ import pytest
 from mcp.client.client import Client
 from mcp.server.mcpserver import MCPServer
 
-from taskplate.browser import BrowserRuntime
-from taskplate.interpreter import SHIPPED, RunManager, TemplateLibrary
-from taskplate.server import build_server
 from taskplate.stdlib import REGISTRY
 from tests.fixtures.server import FixtureServer
 from tests.server.conftest import Served
@@ -22,16 +18,6 @@ from tests.server.conftest import Served
 pytestmark = pytest.mark.anyio
 DOCS = Path(__file__).parents[2] / "docs"
 LIMIT = 262_144
-
-
-@pytest.fixture
-async def server(tmp_path: Path, runtime: BrowserRuntime) -> AsyncIterator[MCPServer]:
-    manager = RunManager(
-        tmp_path / "home", TemplateLibrary(REGISTRY).load([SHIPPED]), runtime=runtime
-    )
-    async with manager.running():
-        built, _ = build_server(manager)
-        yield built
 
 
 async def call(client: Client, tool: str, **args: Any) -> dict[str, Any]:

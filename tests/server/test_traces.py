@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -13,10 +12,6 @@ import pytest
 from mcp.client.client import Client
 from mcp.server.mcpserver import MCPServer
 
-from taskplate.browser import BrowserRuntime
-from taskplate.interpreter import SHIPPED, RunManager, TemplateLibrary
-from taskplate.server import build_server
-from taskplate.stdlib import REGISTRY
 from tests.fixtures.server import FixtureServer
 from tests.server.conftest import TEST_TEMPLATES
 
@@ -24,13 +19,8 @@ pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
-async def server(tmp_path: Path, runtime: BrowserRuntime) -> AsyncIterator[MCPServer]:
-    library = TemplateLibrary(REGISTRY).load([SHIPPED, TEST_TEMPLATES])
-    manager = RunManager(tmp_path / "home", library, runtime=runtime)
-    async with manager.running():
-        built, _ = build_server(manager)
-        yield built
-    assert manager.sessions.open_tabs == 0
+def folders() -> tuple[Path, ...]:
+    return (TEST_TEMPLATES,)
 
 
 async def call(client: Client, tool: str, **args: Any) -> dict[str, Any]:

@@ -11,7 +11,7 @@ import pytest
 from taskplate.stdlib import _conversion
 from taskplate.stdlib._conversion import conversion_workers, convert, warm_workers, worker_pids
 from taskplate.stdlib.get_page_content import render
-from tests.conftest import process_alive
+from tests.fixtures.processes import process_alive
 
 pytestmark = pytest.mark.anyio
 
