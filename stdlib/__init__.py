@@ -93,25 +93,37 @@ MOVES_PAGE = USER_INPUT | {"navigate", "scroll", "upload_file", "hand_over"}
 
 
 class Registry(Mapping[str, ActionSpec]):
-    """Every built-in action by name; also the checker's ActionCatalog."""
+    """Every built-in action by name; also the checker's ActionCatalog. It knows the names and
+    imports an action's module when that action is first looked up (a `dsl validate` loads only
+    the actions its template names); iterating it loads them all."""
 
-    def __init__(self, specs: list[ActionSpec]) -> None:
-        self._specs = {spec.name: spec for spec in specs}
+    def __init__(self, modules: tuple[str, ...]) -> None:
+        self._modules = modules
+        self._specs: dict[str, ActionSpec] = {}
 
     def __getitem__(self, name: str) -> ActionSpec:
-        return self._specs[name]
+        spec = self._specs.get(name)
+        if spec is None:
+            if name not in self._modules:
+                raise KeyError(name)
+            spec = self._specs[name] = import_module(f"{__name__}.{name}").ACTION
+            assert spec.name == name, f"stdlib/{name}.py declares {spec.name!r}"
+        return spec
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._modules
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._specs)
+        return iter(self._modules)
 
     def __len__(self) -> int:
-        return len(self._specs)
+        return len(self._modules)
 
     def names(self) -> list[str]:
-        return list(self._specs)
+        return list(self._modules)
 
 
-REGISTRY = Registry([import_module(f"{__name__}.{m}").ACTION for m in _MODULES])
+REGISTRY = Registry(_MODULES)
 
 
 _VALIDATORS: dict[str, jsonschema.Draft202012Validator] = {}
