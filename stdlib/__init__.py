@@ -11,26 +11,28 @@ from functools import partial
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-import anyio
-
-from taskplate.browser import translate
 from taskplate.contract import ErrorCode, TaskplateError, lazy_names, valid_unicode
 from taskplate.dsl import ActionSpec, format_checker, listed, violations
-
-from ._context import ActionContext
-from ._sampling import Message, NoSampler, Sampler, SamplingRequest
 
 if TYPE_CHECKING:  # jsonschema is imported when arguments are first checked, not by dsl validate
     import jsonschema
 
     from taskplate.browser import Tab
 
+    from ._context import ActionContext
     from ._conversion import conversion_workers, warm_workers
+    from ._sampling import Message, NoSampler, Sampler, SamplingRequest
     from ._web import WebClient, WebConfig
 
 # Public names of the actions' machinery that layers above use, loaded on first use (the web
-# client, httpx with it, only when a run reads over HTTP).
+# client, httpx with it, only when a run reads over HTTP; none of them when dsl validate
+# checks a template).
 _LAZY: dict[str, tuple[str, str]] = {
+    "ActionContext": ("._context", "ActionContext"),
+    "Message": ("._sampling", "Message"),
+    "NoSampler": ("._sampling", "NoSampler"),
+    "Sampler": ("._sampling", "Sampler"),
+    "SamplingRequest": ("._sampling", "SamplingRequest"),
     "conversion_workers": ("._conversion", "conversion_workers"),
     "warm_workers": ("._conversion", "warm_workers"),
     "WebClient": ("._web", "WebClient"),
@@ -151,6 +153,10 @@ async def run_action(
 
     Template steps and tool-level MCP calls both come through here; `catalog` adds the
     providers' tools to the built-in actions."""
+    import anyio
+
+    from taskplate.browser import translate
+
     spec = catalog.get(name)
     if spec is None or spec.run is None:
         raise TaskplateError(
