@@ -95,6 +95,8 @@ def test_the_file_keeps_the_newest_within_its_caps(
     store.write()
     kept = saved._Store().trees
     assert 0 < len(kept) < 10 and list(kept)[-1] == "x3" and store.path.stat().st_size <= cap
+    monkeypatch.setattr(saved, "MAX_BYTES", store.path.stat().st_size - 1)
+    assert saved._Store().trees == {}  # a file over the cap is not read
 
 
 def test_the_key_names_grammar_ast_and_lark_files() -> None:
