@@ -24,7 +24,6 @@ those parts are gone, `untraced` runs the call as it is: traced, slower, never b
 from __future__ import annotations
 
 import functools
-import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -41,6 +40,8 @@ def zone_parts() -> tuple[Any, Any] | None:
         from playwright._impl.channel_owner import ApiZone
         from playwright._impl.utils.zones import current_zone
     except ImportError:  # pragma: no cover - another Playwright: calls are traced as they are
+        import logging  # here only: dsl validate loads this module and needs no logging
+
         logging.getLogger("taskplate.browser").warning(
             "Playwright's internal call zones (as of %s) are gone: traces record every page call",
             PLAYWRIGHT,

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from importlib.resources import files
-from importlib.resources.abc import Traversable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # importlib.resources loads only to find a shipped template by its id
+    from importlib.resources.abc import Traversable
 
 SUFFIXES = (".yaml", ".yml")
 TEMPLATE_ID = re.compile(r"[a-z][a-z0-9_]*")
@@ -19,6 +21,8 @@ def shipped(template_id: str) -> Traversable | None:
     """The shipped template file named by its id, wherever the package is installed."""
     if not TEMPLATE_ID.fullmatch(template_id):
         return None
+    from importlib.resources import files
+
     found = files("taskplate") / "templates" / f"{template_id}.yaml"
     return found if found.is_file() else None
 

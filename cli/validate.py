@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -22,6 +23,10 @@ from taskplate.dsl import (
 )
 from taskplate.stdlib import REGISTRY
 
+if TYPE_CHECKING:
+    from taskplate.dsl import ActionSpec
+    from taskplate.providers import ProviderCatalog
+
 from ._files import template_files
 from ._help import examples
 
@@ -36,12 +41,40 @@ def _catalog_for(file: Path, kept: dict[Path, ActionCatalog]) -> ActionCatalog:
     if folder not in kept:
         home = data_home()
         if (folder / "taskplate.toml").is_file() or (home / "taskplate.toml").is_file():
-            from taskplate.providers import ProviderCatalog
-
-            kept[folder] = ProviderCatalog.build(REGISTRY, [folder], home)
+            kept[folder] = _ProvidersOnDemand(folder, home)
         else:
             kept[folder] = REGISTRY
     return kept[folder]
+
+
+class _ProvidersOnDemand:
+    """An ActionCatalog that reads the configuration and lock files (tomllib, the providers'
+    machinery) only when a template asks about a name the built-in actions do not have, or
+    about a provider: a template of built-in actions is checked without them."""
+
+    def __init__(self, folder: Path, home: Path) -> None:
+        self._folder, self._home = folder, home
+        self._built: ProviderCatalog | None = None
+
+    def _catalog(self) -> ProviderCatalog:
+        if self._built is None:
+            from taskplate.providers import ProviderCatalog
+
+            self._built = ProviderCatalog.build(REGISTRY, [self._folder], self._home)
+        return self._built
+
+    def get(self, name: str) -> ActionSpec | None:
+        spec = REGISTRY.get(name)
+        return spec if spec is not None else self._catalog().get(name)
+
+    def names(self) -> list[str]:
+        return self._catalog().names()
+
+    def why_unknown(self, name: str) -> str | None:
+        return self._catalog().why_unknown(name)
+
+    def stale(self, provider: str) -> str | None:
+        return None if provider == "builtin" else self._catalog().stale(provider)
 
 
 def check_paths(paths: tuple[str, ...]) -> tuple[list[CheckResult], list[str]]:

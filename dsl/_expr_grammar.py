@@ -20,6 +20,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from ._expr_saved import cache_folder
+
 
 def _import_lark() -> ModuleType:
     """lark imports the `regex` module whenever it is installed, for Unicode categories in a
@@ -60,12 +62,6 @@ def grammar_text() -> str:
     data = pkgutil.get_data(__package__, "expr.lark")
     assert data is not None, "expr.lark is shipped beside this module"
     return data.decode("utf-8")
-
-
-def cache_folder() -> Path:
-    """Where built parsers are kept: $XDG_CACHE_HOME/taskplate, else ~/.cache/taskplate."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "taskplate"
 
 
 def cache_file(grammar: str) -> Path:

@@ -5,7 +5,6 @@ Reports problems with offsets into the expression; never evaluates anything.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -72,6 +71,8 @@ def suggest(name: str, candidates: Collection[str], noun: str = "") -> str:
     """'; did you mean "x"?' or '; available: a, b' (or nothing when there is nothing)."""
     if not affords_hint(len(candidates)):
         return ""
+    import difflib  # only for a problem: a clean template is checked without it
+
     options = sorted(set(candidates))
     close = difflib.get_close_matches(name, options, n=1, cutoff=0.6)
     if close:
@@ -86,6 +87,8 @@ def closest(name: str, candidates: Collection[str]) -> str | None:
     """The one candidate `suggest` would name in its did-you-mean, if any."""
     if not affords_hint(len(candidates)):
         return None
+    import difflib
+
     close = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
     return close[0] if close else None
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import functools
 import json
+import pkgutil
 from collections.abc import Iterator
-from importlib.resources import files
 from typing import TYPE_CHECKING, Any
 
 from ._schema_fast import is_valid
@@ -72,9 +72,10 @@ SHIPPED = "meta_schema_2020_12.json"
 
 @functools.cache
 def shipped_meta_schema() -> dict[str, Any]:
-    # importlib.resources reads package data from a folder, a wheel or a zipapp (and dsl
-    # validate has imported it already, for the shipped templates)
-    data = files(__package__ or "taskplate.dsl").joinpath(SHIPPED).read_bytes()
+    # pkgutil reads package data from a folder, a wheel or a zipapp through the loader, as
+    # the grammar is read: importlib.resources' readers would load zipfile on every dsl validate
+    data = pkgutil.get_data(__package__ or "taskplate.dsl", SHIPPED)
+    assert data is not None, SHIPPED
     schema: dict[str, Any] = json.loads(data)
     return schema
 

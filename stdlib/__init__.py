@@ -11,26 +11,28 @@ from functools import partial
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-import anyio
-
-from taskplate.browser import translate
 from taskplate.contract import ErrorCode, TaskplateError, lazy_names, valid_unicode
 from taskplate.dsl import ActionSpec, format_checker, listed, violations
-
-from ._context import ActionContext
-from ._sampling import Message, NoSampler, Sampler, SamplingRequest
 
 if TYPE_CHECKING:  # jsonschema is imported when arguments are first checked, not by dsl validate
     import jsonschema
 
     from taskplate.browser import Tab
 
+    from ._context import ActionContext
     from ._conversion import conversion_workers, warm_workers
+    from ._sampling import Message, NoSampler, Sampler, SamplingRequest
     from ._web import WebClient, WebConfig
 
 # Public names of the actions' machinery that layers above use, loaded on first use (the web
-# client, httpx with it, only when a run reads over HTTP).
+# client, httpx with it, only when a run reads over HTTP; none of them when dsl validate
+# checks a template).
 _LAZY: dict[str, tuple[str, str]] = {
+    "ActionContext": ("._context", "ActionContext"),
+    "Message": ("._sampling", "Message"),
+    "NoSampler": ("._sampling", "NoSampler"),
+    "Sampler": ("._sampling", "Sampler"),
+    "SamplingRequest": ("._sampling", "SamplingRequest"),
     "conversion_workers": ("._conversion", "conversion_workers"),
     "warm_workers": ("._conversion", "warm_workers"),
     "WebClient": ("._web", "WebClient"),
@@ -93,25 +95,37 @@ MOVES_PAGE = USER_INPUT | {"navigate", "scroll", "upload_file", "hand_over"}
 
 
 class Registry(Mapping[str, ActionSpec]):
-    """Every built-in action by name; also the checker's ActionCatalog."""
+    """Every built-in action by name; also the checker's ActionCatalog. It knows the names and
+    imports an action's module when that action is first looked up (a `dsl validate` loads only
+    the actions its template names); iterating it loads them all."""
 
-    def __init__(self, specs: list[ActionSpec]) -> None:
-        self._specs = {spec.name: spec for spec in specs}
+    def __init__(self, modules: tuple[str, ...]) -> None:
+        self._modules = modules
+        self._specs: dict[str, ActionSpec] = {}
 
     def __getitem__(self, name: str) -> ActionSpec:
-        return self._specs[name]
+        spec = self._specs.get(name)
+        if spec is None:
+            if name not in self._modules:
+                raise KeyError(name)
+            spec = self._specs[name] = import_module(f"{__name__}.{name}").ACTION
+            assert spec.name == name, f"stdlib/{name}.py declares {spec.name!r}"
+        return spec
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._modules
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._specs)
+        return iter(self._modules)
 
     def __len__(self) -> int:
-        return len(self._specs)
+        return len(self._modules)
 
     def names(self) -> list[str]:
-        return list(self._specs)
+        return list(self._modules)
 
 
-REGISTRY = Registry([import_module(f"{__name__}.{m}").ACTION for m in _MODULES])
+REGISTRY = Registry(_MODULES)
 
 
 _VALIDATORS: dict[str, jsonschema.Draft202012Validator] = {}
@@ -139,6 +153,10 @@ async def run_action(
 
     Template steps and tool-level MCP calls both come through here; `catalog` adds the
     providers' tools to the built-in actions."""
+    import anyio
+
+    from taskplate.browser import translate
+
     spec = catalog.get(name)
     if spec is None or spec.run is None:
         raise TaskplateError(

@@ -3,17 +3,21 @@
 Declaration and implementation; page access goes through the browser runtime.
 """
 
+from __future__ import annotations
+
 from pathlib import PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 from taskplate.browser import translate
 from taskplate.contract import ErrorCode, Level, TaskplateError
 from taskplate.dsl import ActionSpec
-from taskplate.stdlib._context import ActionContext
 from taskplate.stdlib._elements import find
 
 from ._schemas import INTEGER, STRING, TARGET_PROPS, TIMEOUT_MS, args, result
+
+if TYPE_CHECKING:
+    from taskplate.stdlib._context import ActionContext
 
 
 async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:

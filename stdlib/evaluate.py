@@ -5,19 +5,23 @@ script that does not settle within timeoutMs fails, and its value is answered as
 (what JSON.stringify would give; a value that refers to itself fails with a code).
 """
 
+from __future__ import annotations
+
 import datetime
 import math
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from taskplate.browser import translate
 from taskplate.contract import ErrorCode, Level, TaskplateError
 from taskplate.dsl import ActionSpec
-from taskplate.stdlib._context import ActionContext
 
 from ._schemas import TIMEOUT_MS, args, result
+
+if TYPE_CHECKING:
+    from taskplate.stdlib._context import ActionContext
 
 DEFAULT_TIMEOUT_MS = 30_000
 MAX_DEPTH = 200  # Playwright refuses deeper values itself ("reference chain is too long")

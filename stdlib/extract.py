@@ -3,14 +3,18 @@
 Declaration and implementation; page access goes through the browser runtime.
 """
 
-from typing import Any
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from taskplate.browser import translate
 from taskplate.contract import ErrorCode, Level, TaskplateError
 from taskplate.dsl import ActionSpec, parse_number
-from taskplate.stdlib._context import ActionContext
 
 from ._schemas import args, result
+
+if TYPE_CHECKING:
+    from taskplate.stdlib._context import ActionContext
 
 # url fields are resolved in the page, against document.baseURI (which honours <base href>).
 _EXTRACT = """([root, fields]) => {

@@ -14,9 +14,9 @@ import anyio
 
 from taskplate.contract import ErrorCode, Level, TaskplateError
 from taskplate.dsl import ActionSpec
-from taskplate.stdlib._context import ActionContext
 
 if TYPE_CHECKING:  # httpx is imported when a page is fetched, not by dsl validate
+    from taskplate.stdlib._context import ActionContext
     from taskplate.stdlib._web import Body, WebClient
 
 from ._schemas import BOOLEAN, INTEGER, NULLABLE_STRING, STRING, TIMEOUT_MS, URL, args, result

@@ -3,15 +3,19 @@
 Declaration and implementation; page access goes through the browser runtime.
 """
 
-from typing import Any
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from taskplate.browser import translate, untraced
 from taskplate.contract import ErrorCode, Level
 from taskplate.dsl import ActionSpec
-from taskplate.stdlib._context import ActionContext
 from taskplate.stdlib._elements import describe, find
 
 from ._schemas import BOOLEAN, STRING, TIMEOUT_MS, args, result
+
+if TYPE_CHECKING:
+    from taskplate.stdlib._context import ActionContext
 
 _IS_PASSWORD = "e => e instanceof HTMLInputElement && e.type === 'password'"
 

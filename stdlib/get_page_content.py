@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING, Any
 from taskplate.browser import capture_page, element_html, navigation_failed
 from taskplate.contract import ErrorCode, Level
 from taskplate.dsl import ActionSpec
-from taskplate.stdlib._context import ActionContext
 from taskplate.stdlib._elements import find
 
 from ._schemas import BOOLEAN, INTEGER, STRING, args, result
 
 if TYPE_CHECKING:
     from taskplate.browser import Capture, Tab
+    from taskplate.stdlib._context import ActionContext
 
 # A page that showed at least this many words when it landed had something to read (the
 # conversion then says whether it was main content).

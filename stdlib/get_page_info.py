@@ -3,13 +3,17 @@
 Declaration and implementation; page access goes through the browser runtime.
 """
 
-from typing import Any
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from taskplate.contract import Level
 from taskplate.dsl import ActionSpec
-from taskplate.stdlib._context import ActionContext
 
 from ._schemas import NULLABLE_STRING, STRING, args, result
+
+if TYPE_CHECKING:
+    from taskplate.stdlib._context import ActionContext
 
 _META = """() => {
   const attr = (sel, name) => { const el = document.querySelector(sel); return el ? el.getAttribute(name) : null; };

@@ -2,16 +2,20 @@
 condition holds on it or the run is resumed. Declaration and implementation; the waiting and
 telling is the run's `HumanDesk`, never this module's."""
 
+from __future__ import annotations
+
 import re
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from taskplate.browser import translate
 from taskplate.contract import ErrorCode, Level, TaskplateError
 from taskplate.dsl import ActionSpec
-from taskplate.stdlib._context import ActionContext
 
 from ._schemas import INTEGER, STRING, result
+
+if TYPE_CHECKING:
+    from taskplate.stdlib._context import ActionContext
 
 DEFAULT_TIMEOUT_MS = 300_000
 MAX_TIMEOUT_MS = 3_600_000

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 from taskplate.contract import ErrorCode, Level, TaskplateError, valid_text
 from taskplate.dsl import ActionSpec, listed, violations
-from taskplate.stdlib._context import ActionContext
 from taskplate.stdlib._sampling import NO_MODEL, Message, SamplingRequest, masked
 
 from . import get_page_content, snapshot
@@ -20,6 +19,8 @@ from ._schemas import BOOLEAN, INTEGER, args, result
 
 if TYPE_CHECKING:
     import jsonschema
+
+    from taskplate.stdlib._context import ActionContext
 
 SYSTEM = (
     "You extract structured data from a web page for a program. Follow the instruction, "

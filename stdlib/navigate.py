@@ -3,10 +3,10 @@
 Declaration and implementation; page access goes through the browser runtime.
 """
 
-import time
-from typing import Any, Literal
+from __future__ import annotations
 
-import anyio
+import time
+from typing import TYPE_CHECKING, Any, Literal
 
 from taskplate.browser import (
     Capture,
@@ -20,9 +20,11 @@ from taskplate.browser import (
 )
 from taskplate.contract import ErrorCode, Level, TaskplateError
 from taskplate.dsl import ActionSpec
-from taskplate.stdlib._context import ActionContext
 
 from ._schemas import STRING, TIMEOUT_MS, URL, args, result
+
+if TYPE_CHECKING:
+    from taskplate.stdlib._context import ActionContext
 
 ERROR_PAGE = "chrome-error://"  # Chromium's "This site can't be reached"
 
@@ -31,6 +33,8 @@ async def _page_crashed(tab: Any, page: Any) -> bool:
     """A navigation that fails because its renderer died reports the crash a moment later."""
     if tab.crashed:
         return True
+    import anyio  # in the functions that wait: dsl validate loads this module for ACTION
+
     try:
         with anyio.fail_after(1):
             await untraced(lambda: page.evaluate("1"))
@@ -44,6 +48,8 @@ async def _landed(tab: Any, page: Any) -> Capture | None:
     HTML as it loaded, kept for readers): one round trip, retried while a script moves the page on (its old
     document is gone before the next one can answer); None when it never answered. When the
     page sent itself as it loaded (`tab.earlier`), only its state is read: no HTML twice."""
+    import anyio
+
     with anyio.move_on_after(5):
         while True:
             try:

@@ -3,15 +3,19 @@
 Declaration and implementation; page access goes through the browser runtime.
 """
 
-from typing import Any
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from taskplate.browser import translate
 from taskplate.contract import ErrorCode, Level, TaskplateError
 from taskplate.dsl import ActionSpec
-from taskplate.stdlib._context import ActionContext
 from taskplate.stdlib._elements import describe, find
 
 from ._schemas import STRING, TARGET_PROPS, TIMEOUT_MS, args, result
+
+if TYPE_CHECKING:
+    from taskplate.stdlib._context import ActionContext
 
 
 async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:

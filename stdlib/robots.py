@@ -4,13 +4,15 @@ pages with the browser (`fetch` checks robots.txt itself). Declaration and imple
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from taskplate.contract import Level
 from taskplate.dsl import ActionSpec
-from taskplate.stdlib._context import ActionContext
 
 from ._schemas import args, result
+
+if TYPE_CHECKING:
+    from taskplate.stdlib._context import ActionContext
 
 _URLS = {"type": "array", "items": {"type": "string"}}
 

@@ -3,13 +3,17 @@
 Declaration and implementation; the profile store does the publishing.
 """
 
-from typing import Any
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from taskplate.contract import ErrorCode, Level, TaskplateError
 from taskplate.dsl import ActionSpec
-from taskplate.stdlib._context import ActionContext
 
 from ._schemas import BOOLEAN, INTEGER, STRING, args, result
+
+if TYPE_CHECKING:
+    from taskplate.stdlib._context import ActionContext
 
 
 async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:

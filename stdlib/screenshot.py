@@ -3,16 +3,20 @@
 Declaration and implementation; page access goes through the browser runtime.
 """
 
+from __future__ import annotations
+
 import struct
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from taskplate.browser import translate
 from taskplate.contract import ErrorCode, Level, TaskplateError
 from taskplate.dsl import ActionSpec
-from taskplate.stdlib._context import ActionContext
 from taskplate.stdlib._elements import find
 
 from ._schemas import INTEGER, STRING, args, result
+
+if TYPE_CHECKING:
+    from taskplate.stdlib._context import ActionContext
 
 # Chromium paints a full page as one surface: a 200,000-pixel page takes tens of seconds and
 # hundreds of megabytes, for an image no reader can use. Taller pages are cut, with a warning.

@@ -3,16 +3,20 @@
 Declaration and implementation; page access goes through the browser runtime.
 """
 
-from typing import Any
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from taskplate.contract import Level
 from taskplate.dsl import ActionSpec
-from taskplate.stdlib._context import ActionContext
 from taskplate.stdlib._elements import find
 
 from ._schemas import INTEGER, TARGET_PROPS, args, result
+
+if TYPE_CHECKING:
+    from taskplate.stdlib._context import ActionContext
 
 _GROWTH_WAIT_S = 1.0
 

@@ -4,13 +4,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from taskplate.contract import Level
 from taskplate.dsl import ActionSpec
-from taskplate.stdlib._context import ActionContext
 
 from ._schemas import INTEGER, args, result
+
+if TYPE_CHECKING:
+    from taskplate.stdlib._context import ActionContext
 
 
 async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:

@@ -3,17 +3,21 @@
 Declaration and implementation; page access goes through the browser runtime.
 """
 
+from __future__ import annotations
+
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from taskplate.browser import translate
 from taskplate.contract import ErrorCode, Level, TaskplateError
 from taskplate.dsl import ActionSpec
-from taskplate.stdlib._context import ActionContext
 from taskplate.stdlib._elements import REF_ATTRIBUTE
 from taskplate.stdlib.get_page_content import WAIT_FOR_STABLE, settle
 
 from ._schemas import BOOLEAN, INTEGER, MAX_INDEX, STRING, args, result
+
+if TYPE_CHECKING:
+    from taskplate.stdlib._context import ActionContext
 
 _COLLECT = """([scope, attr]) => {
   const INTERACTIVE = 'a[href], button, input, select, textarea, summary, [role=button], [role=link], [role=checkbox], [role=tab], [role=menuitem], [onclick], [contenteditable=""], [contenteditable=true], [tabindex]:not([tabindex="-1"])';

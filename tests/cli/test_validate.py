@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -129,14 +130,19 @@ def test_graph_refuses_an_invalid_template() -> None:
     assert "[cycle]" in result.stderr
 
 
-def test_checking_a_clean_template_loads_no_jsonschema_or_regex() -> None:
+def test_checking_a_clean_template_loads_no_jsonschema_or_regex(tmp_path: Path) -> None:
     """Cold start: jsonschema is imported only to explain a problem; lark, which reads the
-    expressions, without the `regex` module it would load for Unicode categories."""
+    expressions, without the `regex` module it would load for Unicode categories; and once the
+    expressions were parsed (dsl/_expr_saved.py keeps their trees), not lark either."""
     code = (
         "import sys; from taskplate.cli.validate import check_paths; "
         f"results, _ = check_paths(({str(ROOT / 'templates')!r},)); "
         "assert all(r.ok for r in results); "
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'jsonschema', 'lark', 'regex', 'playwright'}))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}  # no expression parsed before
+    run = [sys.executable, "-c", code]
+    out = subprocess.run(run, capture_output=True, text=True, check=True, env=env)
     assert out.stdout.strip() == "['lark']"
+    again = subprocess.run(run, capture_output=True, text=True, check=True, env=env)
+    assert again.stdout.strip() == "[]"
