@@ -56,12 +56,13 @@ _WORDS = """() => {
 LOADED_BINDING = "__taskplateLoaded"
 # The document's own state, read in the same round trip as its HTML: Chromium's error page is
 # known by its chrome-error:// document, never by its wording; timeOrigin names the document.
-DOCUMENT = f"""() => ({{
-  html: ({_CAPTURE})(null),
-  title: document.title,
+_STATE_FIELDS = """title: document.title,
   url: location.href,
   errorPage: location.href.startsWith('chrome-error://'),
-  document: performance.timeOrigin,
+  document: performance.timeOrigin,"""
+DOCUMENT = f"""() => ({{
+  html: ({_CAPTURE})(null),
+  {_STATE_FIELDS}
   words: ({_WORDS})(),
 }})"""
 # The document as the watcher kept it when it loaded (before the page's own load handlers ran),
@@ -77,18 +78,15 @@ _AT_LOAD = f"""() => {{
 _NOW = f"""(known) => {{
   const w = window.__taskplateWatch, kept = w && w.atLoad;
   if (known !== null && kept && !w.dirty && kept.document === known
-      && kept.url === location.href && performance.timeOrigin === known) return {{same: true}};
+      && kept.url === location.href) return {{same: true}};
   return ({DOCUMENT})();
 }}"""
 # What a page shows now without its HTML: its title, where it is, whether it is the error page.
-_STATE = """() => ({
+_STATE = f"""() => ({{
   html: '',
-  title: document.title,
-  url: location.href,
-  errorPage: location.href.startsWith('chrome-error://'),
-  document: performance.timeOrigin,
+  {_STATE_FIELDS}
   words: 0,
-})"""
+}})"""
 
 
 @dataclass(frozen=True)

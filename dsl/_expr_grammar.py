@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
-import os
+import io
 import pkgutil
 import sys
 from collections.abc import Collection
@@ -20,7 +20,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from ._expr_saved import cache_folder
+from ._expr_saved import cache_folder, write_whole
 
 
 def _import_lark() -> ModuleType:
@@ -80,15 +80,10 @@ def _load(path: Path) -> lark.Lark | None:
 
 
 def _save(built: lark.Lark, path: Path) -> None:
-    part = path.with_name(f"{path.name}.{os.getpid()}.part")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with part.open("wb") as file:
-            built.save(file)
-        os.replace(part, path)
-    except OSError:  # read-only or full: the next process builds it again
-        with contextlib.suppress(OSError):
-            part.unlink(missing_ok=True)
+    buffer = io.BytesIO()
+    built.save(buffer)
+    with contextlib.suppress(OSError):  # read-only or full: the next process builds it again
+        write_whole(path, buffer.getvalue())
 
 
 @functools.cache

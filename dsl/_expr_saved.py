@@ -44,6 +44,20 @@ def cache_folder() -> Path:
     return Path(base) / "taskplate"
 
 
+def write_whole(path: Path, data: bytes) -> None:
+    """`data` as the file `path` in one step: written to a temporary file beside it and
+    renamed, so a process reading at the same time sees the whole file or none. OSError where
+    it cannot be written (read-only, full); no temporary file is left."""
+    part = path.with_name(f"{path.name}.{os.getpid()}.part")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        part.write_bytes(data)
+        os.replace(part, path)
+    finally:
+        with contextlib.suppress(OSError):
+            part.unlink(missing_ok=True)
+
+
 def _key() -> str | None:
     here = Path(__file__).parent
     spec = importlib.util.find_spec("lark")
@@ -87,9 +101,7 @@ class _Store:
             if len(data) > MAX_BYTES:  # written with other caps: read as empty, replaced at exit
                 return {}
             key, trees = marshal.loads(data)
-        except FileNotFoundError:
-            return {}
-        except Exception:  # damaged or foreign: replaced at exit
+        except Exception:  # missing, damaged or foreign: (re)written at exit
             return {}
         return trees if key == self.key and isinstance(trees, dict) else {}
 
@@ -105,13 +117,7 @@ class _Store:
             while len(data) > MAX_BYTES and items:
                 items = items[len(items) // 2 :] if len(items) > 1 else []
                 data = marshal.dumps((self.key, dict(items)))
-            part = self.path.with_name(f"{self.path.name}.{os.getpid()}.part")
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                part.write_bytes(data)
-                os.replace(part, self.path)
-            finally:
-                part.unlink(missing_ok=True)
+            write_whole(self.path, data)
 
 
 _store: _Store | None = None
