@@ -4,10 +4,9 @@ what is assigned to them). Reads the page; never changes it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from taskplate.contract import valid_text
+from taskplate.contract import record, valid_text
 
 # Native serialisation when the page has no shadow root (the common, fast case); otherwise a
 # composed copy: each host's shadow tree replaces its children, slots their assigned nodes.
@@ -89,7 +88,7 @@ _STATE = f"""() => ({{
 }})"""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Capture:
     """One document as read at one moment: its HTML and title, where it is, whether it is the
     browser's error page, which document it is (its time origin) and how many words it shows."""

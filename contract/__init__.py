@@ -3,10 +3,13 @@ users see, trust and capability levels, run and step states (exactly SPEC.md's n
 values), and text made valid Unicode where it enters taskplate.
 
 It imports nothing of taskplate, so `browser/` raises a contract error without loading the
-language, and any layer may lean on it.
+language, and any layer may lean on it. It also lends the cold path its cheap tools: `record`
+(dataclasses without their import cost, read by mypy as `dataclass`) and `lazy_names`.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from ._lazy import lazy_names
 from ._text import valid_text, valid_unicode
@@ -20,6 +23,12 @@ from ._vocabulary import (
     TrustLevel,
 )
 
+if TYPE_CHECKING:
+    from dataclasses import dataclass as record
+    from dataclasses import field
+else:
+    from ._record import field, record
+
 __all__ = [
     "STEP_ERROR_CODES",
     "ErrorCode",
@@ -28,7 +37,9 @@ __all__ = [
     "StepStatus",
     "TaskplateError",
     "TrustLevel",
+    "field",
     "lazy_names",
+    "record",
     "valid_text",
     "valid_unicode",
 ]

@@ -6,13 +6,12 @@ An interface only: `stdlib/` declares the actions, the checker and interpreter r
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from taskplate.contract import ErrorCode, Level
+from taskplate.contract import ErrorCode, Level, field, record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ActionSpec:
     name: str
     level: Level

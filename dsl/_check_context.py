@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from taskplate.contract import field, record
 
 from ._actions import ActionCatalog, ActionSpec
 from ._diagnostics import Diagnostic, Severity, Span
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     import jsonschema
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Rule:
     """One static rule: its id in diagnostics, their severity, its line in docs/validate.md,
     and what it checks at each point of the one pass (each hook optional):
@@ -42,7 +43,7 @@ class Rule:
     on_template: Callable[[Context, Report], None] | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ExprProblem:
     """A problem `_expr_infer` found in one expression, named by the rule it breaks."""
 
@@ -53,7 +54,7 @@ class ExprProblem:
     end: int
 
 
-@dataclass
+@record
 class StepTypes:
     """What the scope walk found in one step (ANY where it typed nothing)."""
 
@@ -67,7 +68,7 @@ class StepTypes:
     numbers: dict[str, Type] = field(default_factory=dict)  # timeoutMs, concurrency, maxItems
 
 
-@dataclass
+@record
 class Context:
     """One template under check, shared by every rule."""
 

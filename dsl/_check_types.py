@@ -7,8 +7,9 @@ problems kept in the context; each step's types go to the rules' `on_step`. Repo
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any
+
+from taskplate.contract import field, record
 
 from ._check_context import Context, ExprProblem, StepTypes
 from ._expr_infer import ExprScope, StepRef, infer
@@ -39,7 +40,7 @@ _SUMMARY = object_of({k: NUMBER for k in ("total", "succeeded", "failed", "skipp
 _LATER = "is used before it is guaranteed to have run; move it earlier or list it in needs"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Visible:
     """The step ids readable at one point of the step tree, one layer per enclosing step list:
     no place copies the ids before it, so a template's places cost its size, not its square."""
@@ -66,7 +67,7 @@ class _Visible:
 _NOTHING_VISIBLE = _Visible({}, 0)
 
 
-@dataclass
+@record
 class _Place:
     """What is in scope at one point of the step tree."""
 
@@ -75,7 +76,7 @@ class _Place:
     loops: tuple[str, ...] = ()  # pointers of the enclosing forEach steps
 
 
-@dataclass
+@record
 class _StepInfo:
     step: Step
     loop: str | None  # pointer of the nearest enclosing forEach, if any

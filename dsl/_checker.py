@@ -8,8 +8,9 @@ value (`_check_types.py`), each step handed to the rules' `on_step`; each rule's
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+
+from taskplate.contract import record
 
 from ._actions import ActionCatalog
 from ._check_context import Context, Diagnostics, Report, StepTypes
@@ -22,7 +23,7 @@ from ._yaml import LoadedYaml, YamlError, load_yaml
 from .rules import REGISTRY, template_schema, yaml_syntax
 
 
-@dataclass
+@record
 class CheckResult:
     file: str
     template: Template | None

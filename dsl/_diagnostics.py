@@ -8,7 +8,8 @@ from __future__ import annotations
 import enum
 import functools
 import json
-from dataclasses import dataclass
+
+from taskplate.contract import record
 
 
 class Severity(enum.StrEnum):
@@ -16,7 +17,7 @@ class Severity(enum.StrEnum):
     WARNING = "warning"
 
 
-@dataclass(frozen=True, order=True)
+@record(frozen=True, order=True)
 class Span:
     """A region of a source file, 1-based lines and columns; end is exclusive."""
 
@@ -33,7 +34,7 @@ class Span:
 UNKNOWN_SPAN = Span(1, 1, 1, 2)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Diagnostic:
     file: str
     span: Span

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from typing import Any
+
+from taskplate.contract import record
 
 MAX_DEPTH = 64
 MAX_SOURCE = 4096
@@ -28,7 +29,7 @@ class ExpressionError(Exception):
         self.end = max(end, start + 1)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Node:
     """A node of the expression's tree; start and end are offsets into its text."""
 
@@ -36,21 +37,21 @@ class Node:
     end: int
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Lit(Node):
     """A literal: number, string, true, false or null."""
 
     value: Any
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Name(Node):
     """A name: `inputs`, `steps`, `run` or a list operation's item."""
 
     name: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Attr(Node):
     """`obj.name`."""
 
@@ -58,7 +59,7 @@ class Attr(Node):
     name: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Index(Node):
     """`obj[key]`."""
 
@@ -66,7 +67,7 @@ class Index(Node):
     key: Node
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Unary(Node):
     """`!operand` or `-operand`."""
 
@@ -74,7 +75,7 @@ class Unary(Node):
     operand: Node
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Binary(Node):
     """`left op right`."""
 
@@ -83,7 +84,7 @@ class Binary(Node):
     right: Node
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Cond(Node):
     """`test ? then : other`."""
 
@@ -92,7 +93,7 @@ class Cond(Node):
     other: Node
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Call(Node):
     """A function call; `name_end` ends the function's name."""
 
@@ -101,7 +102,7 @@ class Call(Node):
     name_end: int
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Macro(Node):
     """`filter(list, x, predicate)` and its kin: `body` is evaluated once per item, as `var`."""
 
@@ -113,14 +114,14 @@ class Macro(Node):
     name_end: int
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ListLit(Node):
     """`[items]`."""
 
     items: tuple[Node, ...]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MapLit(Node):
     """`{key: value, …}`."""
 

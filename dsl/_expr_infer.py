@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+
+from taskplate.contract import field, record
 
 from ._expr_ast import (
     Attr,
@@ -93,7 +94,7 @@ def closest(name: str, candidates: Collection[str]) -> str | None:
     return close[0] if close else None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Problem:
     """A static problem in an expression, with the rule that reports it."""
 
@@ -103,7 +104,7 @@ class Problem:
     end: int
 
 
-@dataclass
+@record
 class StepRef:
     """What an expression may know of a step id at one place in the template."""
 
@@ -114,7 +115,7 @@ class StepRef:
     rule: str = "ref-order"
 
 
-@dataclass
+@record
 class ExprScope:
     """What the names of an expression mean where it stands."""
 

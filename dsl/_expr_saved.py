@@ -163,7 +163,7 @@ def _encode(value: Any) -> Any:
 
 
 def _fields(node: Node) -> Any:
-    return node.__dataclass_fields__
+    return node.__match_args__
 
 
 def _decode(value: Any) -> Any:

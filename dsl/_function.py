@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, TypeVar
+
+from taskplate.contract import record
 
 MAX_STRING = 1024 * 1024
 
@@ -70,7 +71,7 @@ def to_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Function:
     """An expression function: its implementation, arity, and `returns`, its type."""
 

@@ -5,22 +5,21 @@ Built leniently from loaded YAML (wrong-typed fields are dropped; the meta-schem
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
-from taskplate.contract import ErrorCode, TrustLevel
+from taskplate.contract import ErrorCode, TrustLevel, field, record
 
 from ._values import BadExpr, Const, ExpressionBudget, Value, compile_value
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Retry:
     attempts: int = 1
     backoff_ms: int = 0
     on: frozenset[ErrorCode] | None = None  # None: the action's retryable codes
 
 
-@dataclass
+@record
 class Step:
     pointer: str
     id: str | None = None
@@ -89,20 +88,20 @@ class Step:
         return self.pointer.strip("/").replace("steps/", "steps[").replace("/", "].") + "]"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PartialSuccess:
     allowed: bool = False
     threshold: float | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Limits:
     max_items: int | None = None
     max_concurrency: int | None = None
     max_timeout_ms: int | None = None
 
 
-@dataclass
+@record
 class Template:
     id: str
     version: str

@@ -8,8 +8,9 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from taskplate.contract import record
 
 if TYPE_CHECKING:  # imported only when there is an error to explain
     import jsonschema
@@ -35,7 +36,7 @@ _KIND = {
 }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SchemaProblem:
     pointer: str
     message: str

@@ -6,13 +6,14 @@ A deliberately small lattice: a kind, item type for arrays, known properties for
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
+
+from taskplate.contract import field, record
 
 KINDS = ("any", "null", "boolean", "number", "string", "array", "object")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Type:
     kind: str = "any"
     items: Type | None = None

@@ -8,8 +8,9 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from taskplate.contract import record
 
 from ._expr_ast import ExpressionError, Node
 from ._expr_eval import evaluate
@@ -20,7 +21,7 @@ from ._yaml import escape_pointer
 OPEN, CLOSE = "${{", "}}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Expr:
     """One `${{ }}` expression: its text, AST and where it stands (pointer, offset in the scalar)."""
 
@@ -33,7 +34,7 @@ class Expr:
         return evaluate(self.node, scope)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class BadExpr:
     """An expression that did not parse; kept so that checks can go on without cascading."""
 
@@ -43,42 +44,42 @@ class BadExpr:
     end: int
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Broken:
     """A value whose expression did not parse: unknown to the checks, an error when rendered."""
 
     error: BadExpr
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Const:
     """A value without expressions."""
 
     value: Any
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Single:
     """A scalar that is exactly one expression: the value keeps its type."""
 
     expr: Expr
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Interp:
     """Text with expressions inside, joined as text."""
 
     parts: tuple[str | Expr, ...]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ListValue:
     """A list holding expressions."""
 
     items: tuple[Value, ...]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MapValue:
     """A map holding expressions."""
 
@@ -135,7 +136,7 @@ def _split(text: str) -> tuple[tuple[int, int], ...] | ExpressionError:
 MAX_EXPRESSION_TEXT = 32_768
 
 
-@dataclass
+@record
 class ExpressionBudget:
     """What is left of MAX_EXPRESSION_TEXT while one template compiles."""
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
+
+from taskplate.contract import field, record
 
 from ._diagnostics import Span
 
@@ -134,7 +135,7 @@ class NodeTable(Mapping[str, NodeInfo]):
         return len(self.raw)
 
 
-@dataclass
+@record
 class LoadedYaml:
     data: Any
     nodes: NodeTable = field(default_factory=NodeTable)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterator
-from dataclasses import dataclass
+
+from taskplate.contract import record
 
 from .._actions import ActionCatalog
 from .._check_context import Context, Report, Rule
@@ -18,7 +19,7 @@ from .._model import Step, Template
 from .._values import Const, Value, expressions
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SharedTab:
     """One problem: what to say, and where (a JSON pointer into the template)."""
 
