@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from ._cleanup import cleanup
     from ._endpoints import read_loads
     from ._errors import crashed, is_crash, navigation_failed, translate
+    from ._har import MASK, HarRecording, HarReplay, masked_har, read_har, write_har
     from ._headed import HeadedWindow, can_show_window
     from ._home import data_home
     from ._login import login
@@ -35,6 +36,12 @@ _LAZY: dict[str, tuple[str, str]] = {
     "is_crash": ("._errors", "is_crash"),
     "navigation_failed": ("._errors", "navigation_failed"),
     "translate": ("._errors", "translate"),
+    "MASK": ("._har", "MASK"),
+    "HarRecording": ("._har", "HarRecording"),
+    "HarReplay": ("._har", "HarReplay"),
+    "masked_har": ("._har", "masked_har"),
+    "read_har": ("._har", "read_har"),
+    "write_har": ("._har", "write_har"),
     "HeadedWindow": ("._headed", "HeadedWindow"),
     "can_show_window": ("._headed", "can_show_window"),
     "data_home": ("._home", "data_home"),
@@ -60,11 +67,14 @@ __getattr__ = lazy_names(__name__, _LAZY, globals())
 
 
 __all__ = [
+    "MASK",
     "MAX_TABS_PER_PROCESS",
     "MAX_TABS_PER_SESSION",
     "BrowserConfig",
     "BrowserRuntime",
     "Capture",
+    "HarRecording",
+    "HarReplay",
     "HeadedWindow",
     "ProfileStore",
     "Resolver",
@@ -82,11 +92,14 @@ __all__ = [
     "find_chromium",
     "is_crash",
     "login",
+    "masked_har",
     "navigation_failed",
     "page_state",
+    "read_har",
     "read_loads",
     "system_resolver",
     "translate",
     "untraced",
     "wait_for_stable",
+    "write_har",
 ]

@@ -31,6 +31,7 @@ from ._endpoints import (
     write_report,
 )
 from ._errors import is_crash
+from ._har import HarRecording, HarReplay
 
 LAUNCH_ARGS = (
     "--no-sandbox",
@@ -143,6 +144,8 @@ class BrowserRuntime:
     _browser: Browser | None = None
     _lock: anyio.Lock = field(default_factory=anyio.Lock)
     pool: list[Endpoint] = field(default_factory=list)
+    # Every context records its traffic (`dsl record`) or is served from a recording (`dsl test`).
+    network: HarRecording | HarReplay | None = None
 
     def __post_init__(self) -> None:
         self.pool = [Endpoint(url) for url in self.config.remote]
@@ -231,6 +234,13 @@ class BrowserRuntime:
             endpoint.mark_down("disconnected")
 
     async def new_context(self, **options: Any) -> BrowserContext:
+        if self.network is None:
+            return await self._new_context(options)
+        context = await self._new_context({**options, **self.network.context_options()})
+        await self.network.attach(context)
+        return context
+
+    async def _new_context(self, options: dict[str, Any]) -> BrowserContext:
         if self.pool:
             return await self._pooled_context(options)
         browser = await self.browser()

@@ -18,6 +18,7 @@ from taskplate.dsl import (
     ActionSpec,
     flattened_meta_schema,
 )
+from taskplate.interpreter import CASE_SCHEMA
 from taskplate.stdlib import REGISTRY
 
 from ._help import examples
@@ -174,6 +175,7 @@ def generated() -> dict[Path, str]:
         ROOT / "docs" / "actions.md": render_actions(),
         ROOT / "docs" / "expressions.md": render_expressions(),
         ROOT / "docs" / "template.schema.json": render_schema(),
+        ROOT / "docs" / "test-case.schema.json": json.dumps(CASE_SCHEMA, indent=2) + "\n",
         ROOT / "dsl" / META_SCHEMA_FILE: render_meta_schema(),
     }
 

@@ -17,6 +17,8 @@ COMMANDS = {
     "validate": "taskplate.cli.validate:command",
     "graph": "taskplate.cli.graph:command",
     "run": "taskplate.cli.run:command",
+    "record": "taskplate.cli.record:command",
+    "test": "taskplate.cli.test:command",
     "runs": "taskplate.cli.runs:runs",
     "artifact": "taskplate.cli.runs:artifact",
     "doctor": "taskplate.cli.doctor:command",

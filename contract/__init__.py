@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ._files import write_whole
 from ._lazy import lazy_names
 from ._text import valid_text, valid_unicode
 from ._vocabulary import (
@@ -42,4 +43,5 @@ __all__ = [
     "record",
     "valid_text",
     "valid_unicode",
+    "write_whole",
 ]

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from ._actions import ActionCatalog, ActionSpec
     from ._checker import CheckResult, check_file, check_source
+    from ._dates import fixed_clock
     from ._diagnostics import Diagnostic, Severity, Span, format_json, format_text, has_errors
     from ._expr_ast import ExpressionError
     from ._expr_eval import evaluate, truthy
@@ -47,6 +48,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "CheckResult": ("._checker", "CheckResult"),
     "check_file": ("._checker", "check_file"),
     "check_source": ("._checker", "check_source"),
+    "fixed_clock": ("._dates", "fixed_clock"),
     "format_checker": ("._formats", "format_checker"),
     "is_uri": ("._formats", "is_uri"),
     "STEP_ERROR_CODES": ("taskplate.contract", "STEP_ERROR_CODES"),
@@ -128,6 +130,7 @@ __all__ = [
     "check_source",
     "evaluate",
     "expressions",
+    "fixed_clock",
     "flattened_meta_schema",
     "format_checker",
     "format_json",

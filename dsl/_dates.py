@@ -5,7 +5,9 @@ Pure but for `now()`; English month names only; no time-zone database (offsets o
 
 from __future__ import annotations
 
+import contextlib
 import re
+from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta, timezone
 
 MONTHS = [
@@ -55,8 +57,23 @@ class DateError(ValueError):
     """A pattern or date the functions cannot use; the message says what to change."""
 
 
+_fixed_now: list[str] = []  # `dsl test` replays a case at the time it was recorded
+
+
 def now_iso() -> str:
+    if _fixed_now:
+        return _fixed_now[-1]
     return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+@contextlib.contextmanager
+def fixed_clock(iso: str) -> Iterator[None]:
+    """`now()` answers `iso` in this process until the block ends."""
+    _fixed_now.append(iso)
+    try:
+        yield
+    finally:
+        _fixed_now.pop()
 
 
 def _iso(value: date | datetime) -> str:

@@ -20,7 +20,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from ._expr_saved import cache_folder, write_whole
+from taskplate.contract import write_whole
+
+from ._expr_saved import cache_folder
 
 
 def _import_lark() -> ModuleType:

@@ -23,6 +23,8 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from taskplate.contract import write_whole
+
 from . import _expr_ast
 from ._expr_ast import Node
 
@@ -42,20 +44,6 @@ def cache_folder() -> Path:
     ~/.cache/taskplate."""
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "taskplate"
-
-
-def write_whole(path: Path, data: bytes) -> None:
-    """`data` as the file `path` in one step: written to a temporary file beside it and
-    renamed, so a process reading at the same time sees the whole file or none. OSError where
-    it cannot be written (read-only, full); no temporary file is left."""
-    part = path.with_name(f"{path.name}.{os.getpid()}.part")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        part.write_bytes(data)
-        os.replace(part, path)
-    finally:
-        with contextlib.suppress(OSError):
-            part.unlink(missing_ok=True)
 
 
 def _key() -> str | None:

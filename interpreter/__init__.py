@@ -7,12 +7,16 @@ from taskplate.browser import data_home
 
 from ._admission import MAX_URL_BYTES, admit
 from ._artifacts import ArtifactStore, Chunk, RunArtifacts
+from ._case_runs import CaseResult, checked_template, preflight, recorded_by, run_case, run_template
+from ._case_schema import CASE_SCHEMA
+from ._cases import Case, case_file_of, find_case_files, load_cases, save_case, stored_inputs
 from ._confirm import Answer, Asker, CannotAsk, ConfirmPolicy
+from ._expectations import expectations_from
 from ._human import caller_key
 from ._library import SHIPPED, TemplateLibrary, matches
 from ._recording import Saved, marked, save_recorded, typed_secret, user_templates
 from ._run_execution import internal
-from ._run_inputs import Limits, check_inputs, check_timeout, new_run_id
+from ._run_inputs import Limits, check_inputs, check_timeout, new_run_id, secret_names
 from ._run_views import RunReads, iso
 from ._runs import RunManager
 from ._step_records import Progress, StepRecord
@@ -21,6 +25,7 @@ from ._store_sqlite import RunStore
 from ._tracing import TraceMode
 
 __all__ = [
+    "CASE_SCHEMA",
     "MAX_URL_BYTES",
     "SHIPPED",
     "STORE_ENV",
@@ -28,6 +33,8 @@ __all__ = [
     "ArtifactStore",
     "Asker",
     "CannotAsk",
+    "Case",
+    "CaseResult",
     "Chunk",
     "ConfirmPolicy",
     "Limits",
@@ -44,16 +51,28 @@ __all__ = [
     "TraceMode",
     "admit",
     "caller_key",
+    "case_file_of",
     "check_inputs",
     "check_timeout",
+    "checked_template",
     "data_home",
+    "expectations_from",
+    "find_case_files",
     "internal",
     "iso",
+    "load_cases",
     "marked",
     "matches",
     "new_run_id",
     "open_store",
+    "preflight",
+    "recorded_by",
+    "run_case",
+    "run_template",
+    "save_case",
     "save_recorded",
+    "secret_names",
+    "stored_inputs",
     "typed_secret",
     "user_templates",
 ]

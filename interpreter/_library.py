@@ -32,15 +32,19 @@ log = logging.getLogger("taskplate.templates")
 SHIPPED: Traversable = files("taskplate") / "templates"
 
 
+CASE_SUFFIXES = (".test.yaml", ".test.yml")  # a template's test cases, beside it
+
+
 def template_files(folder: Traversable) -> Iterator[Traversable]:
-    """A folder's `*.yaml`/`*.yml` files at any depth, in name order; a file is itself."""
+    """A folder's `*.yaml`/`*.yml` files at any depth, in name order, but for test cases
+    (`*.test.yaml`, see _cases.py); a file is itself."""
     if not folder.is_dir():
         yield folder
         return
     for child in sorted(folder.iterdir(), key=lambda c: c.name):
         if child.is_dir():
             yield from template_files(child)
-        elif child.name.endswith((".yaml", ".yml")):
+        elif child.name.endswith((".yaml", ".yml")) and not child.name.endswith(CASE_SUFFIXES):
             yield child
 
 

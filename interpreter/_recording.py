@@ -6,16 +6,14 @@ Builds and writes template files only; never runs anything and never stores a se
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from taskplate.contract import ErrorCode, Level, RunStatus, TaskplateError
+from taskplate.contract import ErrorCode, Level, RunStatus, TaskplateError, write_whole
 from taskplate.dsl import ActionCatalog, check_source
 
 from ._library import SHIPPED, TemplateLibrary, template_files
@@ -381,12 +379,4 @@ async def save_recorded(
 
 
 def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_whole(path, text.encode("utf-8"))

@@ -1,0 +1,182 @@
+"""A run's network traffic kept as HAR and played back: `dsl record` records every context a run
+opens (Playwright's `record_har_path`, bodies embedded), `dsl test` serves every request from
+the recording (`route_from_har`, anything not recorded aborted), so a case runs offline.
+
+Knows no templates and no cases; secrets are masked by `masked_har` before a recording is kept.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, quote_plus
+
+from playwright.async_api import BrowserContext, Route
+
+from taskplate.contract import ErrorCode, TaskplateError, write_whole
+
+MASK = "__taskplate_secret__"  # where a secret's value was; offline, the secret *is* this
+
+
+class HarRecording:
+    """Records each context a run opens into its own HAR file in `folder`; `merged` joins them
+    once every context is closed (Playwright writes a context's HAR when it closes)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.count = 0
+
+    def context_options(self) -> dict[str, Any]:
+        self.count += 1
+        path = self.folder / f"context-{self.count}.har"
+        return {"record_har_path": str(path), "record_har_content": "embed"}
+
+    async def attach(self, context: BrowserContext) -> None:
+        return None
+
+    def merged(self) -> dict[str, Any]:
+        """One HAR of every context's entries, in the order they started."""
+        logs = [read_har(path)["log"] for path in sorted(self.folder.glob("context-*.har"))]
+        entries = sorted(
+            (entry for log in logs for entry in log.get("entries", [])),
+            key=lambda entry: str(entry.get("startedDateTime", "")),
+        )
+        creator = logs[0]["creator"] if logs else {"name": "taskplate", "version": "0"}
+        return {"log": {"version": "1.2", "creator": creator, "pages": [], "entries": entries}}
+
+
+class HarReplay:
+    """Serves every context's requests from one HAR; a request it does not hold is aborted, so
+    nothing reaches the network.
+
+    Playwright's `route_from_har` serves it (redirects included), but it answers the same
+    request made twice (a login form fetched twice, each with its own token) with the same
+    entry; such requests are answered here in the order they were recorded."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._repeated: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+        self._served: dict[tuple[str, str, str], int] = {}
+        by_request: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+        for entry in read_har(path)["log"]["entries"]:
+            by_request.setdefault(_key_of(entry["request"]), []).append(entry)
+        for key, entries in by_request.items():
+            answers = {json.dumps(e["response"], sort_keys=True) for e in entries}
+            redirects = any(300 <= e["response"].get("status", 0) < 400 for e in entries)
+            if len(answers) > 1 and not redirects:
+                self._repeated[key] = entries
+
+    def context_options(self) -> dict[str, Any]:
+        return {}
+
+    async def attach(self, context: BrowserContext) -> None:
+        await context.route_from_har(self.path, not_found="abort")
+        if self._repeated:  # routes added later are asked first
+            await context.route("**/*", self._in_order)
+
+    async def _in_order(self, route: Route) -> None:
+        request = route.request
+        body = request.post_data_buffer
+        key = (request.method, request.url, body.decode("utf-8", "replace") if body else "")
+        entries = self._repeated.get(key)
+        if entries is None:
+            await route.fallback()
+            return
+        index = self._served.get(key, 0)
+        self._served[key] = index + 1
+        response = entries[min(index, len(entries) - 1)]["response"]
+        await route.fulfill(
+            status=response["status"], headers=_headers(response), body=_body(response)
+        )
+
+
+def _key_of(request: dict[str, Any]) -> tuple[str, str, str]:
+    return (request["method"], request["url"], (request.get("postData") or {}).get("text", ""))
+
+
+def _headers(response: dict[str, Any]) -> dict[str, str]:
+    """A response's headers as `route.fulfill` takes them: one Set-Cookie, lines joined."""
+    out: dict[str, str] = {}
+    for header in response.get("headers", []):
+        name, value = header["name"], header["value"]
+        if name.lower() == "set-cookie" and "set-cookie" in out:
+            out["set-cookie"] += "\n" + value
+        else:
+            out["set-cookie" if name.lower() == "set-cookie" else name] = value
+    return out
+
+
+def _body(response: dict[str, Any]) -> bytes:
+    content = response.get("content", {})
+    text = content.get("text", "")
+    if content.get("encoding") == "base64":
+        return base64.b64decode(text)
+    return str(text).encode("utf-8")
+
+
+def read_har(path: Path) -> dict[str, Any]:
+    """A HAR file's JSON, or a clear error naming the file."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise TaskplateError(
+            ErrorCode.INVALID_PARAMETER,
+            f"{path}: the recording is missing",
+            "Record the case again with `dsl record`.",
+        ) from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise TaskplateError(
+            ErrorCode.INVALID_PARAMETER,
+            f"{path}: the recording is not a HAR file ({exc})",
+            "Record the case again with `dsl record`.",
+        ) from None
+    log = data.get("log") if isinstance(data, dict) else None
+    if not isinstance(log, dict) or not isinstance(log.get("entries"), list):
+        raise TaskplateError(
+            ErrorCode.INVALID_PARAMETER,
+            f"{path}: the recording is not a HAR file (no log.entries)",
+            "Record the case again with `dsl record`.",
+        )
+    har: dict[str, Any] = data
+    return har
+
+
+def masked_har(har: Any, secrets: list[str]) -> Any:
+    """The HAR with every secret's value (as typed, URL-encoded, JSON-escaped) replaced by MASK
+    in every text: URLs, headers, cookies, request and response bodies."""
+    forms = sorted(
+        {
+            form
+            for secret in secrets
+            if secret
+            for form in (
+                secret,
+                quote(secret, safe=""),
+                quote_plus(secret),
+                json.dumps(secret)[1:-1],
+            )
+        },
+        key=len,
+        reverse=True,
+    )
+    if not forms:
+        return har
+
+    def mask(value: Any) -> Any:
+        if isinstance(value, str):
+            for form in forms:
+                value = value.replace(form, MASK)
+            return value
+        if isinstance(value, list):
+            return [mask(item) for item in value]
+        if isinstance(value, dict):
+            return {key: mask(item) for key, item in value.items()}
+        return value
+
+    return mask(har)
+
+
+def write_har(har: Any, path: Path) -> None:
+    write_whole(path, json.dumps(har, ensure_ascii=False).encode("utf-8"))

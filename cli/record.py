@@ -1,0 +1,158 @@
+"""`dsl record TEMPLATE`: run a template live with its network traffic recorded (HAR), then
+write or extend NAME.test.yaml beside it with the case: its inputs (a secret as a reference to
+an environment variable), the recording's path and the expectations taken from the run.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import anyio
+import click
+
+from taskplate.browser import HarRecording, masked_har, write_har
+from taskplate.contract import ErrorCode, RunStatus, TaskplateError
+from taskplate.dsl import fixed_clock
+from taskplate.interpreter import (
+    Case,
+    RunManager,
+    case_file_of,
+    checked_template,
+    expectations_from,
+    recorded_by,
+    run_case,
+    run_template,
+    save_case,
+    secret_names,
+    stored_inputs,
+)
+
+from ._common import library, limits, manager, store_option
+from ._errors import user_errors
+from ._help import examples
+from .run import given_once, lists_of_one, parse_inputs
+
+CASE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+
+
+async def _record(path: Path, inputs: dict[str, Any], name: str, once: set[str]) -> int:
+    runs = manager(library((str(path.parent),)))
+    template = checked_template(runs, path)
+    inputs = lists_of_one(inputs, template.inputs_schema, once)
+    recording = path.parent / f"{path.stem}.recordings" / f"{name}.har"
+    clock = _now()
+    with tempfile.TemporaryDirectory(prefix="taskplate-record-") as folder:
+        network = HarRecording(Path(folder))
+        async with runs.running():
+            with fixed_clock(clock):
+                answer = await run_template(runs, template, inputs, network)
+        # every context is closed now, so each has written its HAR
+        secrets = [str(inputs[k]) for k in secret_names(template.inputs_schema) if k in inputs]
+        har = recorded_by(masked_har(network.merged(), secrets), path, name)
+        write_har(har, recording)
+    case = {
+        "name": name,
+        "inputs": stored_inputs(inputs, template.inputs_schema),
+        "recording": str(recording.relative_to(path.parent)),
+        "clock": clock,
+        "expect": {},
+    }
+    # replayed once at once: what differs from the live run (an id made per run) is not expected
+    again = await _replay(path, case)
+    case["expect"] = expectations_from(answer, again)
+    file = save_case(path, case)
+    entries = len(har["log"]["entries"])
+    click.echo(
+        f"recorded {path.stem}/{name}: {answer['status']}, {entries} requests in "
+        f"{recording}; case written to {file}",
+        err=True,
+    )
+    if answer["status"] not in (RunStatus.SUCCEEDED, RunStatus.PARTIAL_SUCCESS):
+        click.echo(
+            "the run did not succeed: the case expects that; edit its expectations if that is "
+            "not what you meant",
+            err=True,
+        )
+    if again["status"] != answer["status"]:
+        why = (again.get("error") or {}).get("error", "")
+        click.echo(
+            f"the recording does not replay as the run went: {answer['status']} live, "
+            f"{again['status']} offline ({why}); `dsl test` will report it",
+            err=True,
+        )
+        return 1
+    return 0
+
+
+async def _replay(path: Path, case: dict[str, Any]) -> dict[str, Any]:
+    """The case run once offline from its recording, as `dsl test` will run it."""
+    replay = Case(
+        file=case_file_of(path),
+        line=1,
+        template=path.resolve(),
+        name=case["name"],
+        inputs=case["inputs"],
+        recording=(path.parent / case["recording"]).resolve(),
+        clock=case["clock"],
+        expect={},
+    )
+    with tempfile.TemporaryDirectory(prefix="taskplate-record-") as home:
+        runs = RunManager(Path(home), library((str(path.parent),)), limits=limits())
+        async with runs.running():
+            result = await run_case(runs, replay, live=False)
+    if result.error:
+        raise TaskplateError(
+            ErrorCode.EXECUTION_ERROR,
+            f"the recording of {path.stem}/{case['name']} does not replay: {result.error}",
+            "Report it: a recording taskplate made should replay.",
+        )
+    return result.answer
+
+
+def _now() -> str:
+    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+@click.command(
+    "record",
+    epilog=examples(
+        "dsl record my_task.yaml --input url=https://example.com/ --name example",
+        "dsl record login.yaml --inputs inputs.json",
+    ),
+)
+@click.argument("template")
+@click.option(
+    "--input", "pairs", multiple=True, metavar="KEY=VALUE", help="An input, as for dsl run."
+)
+@click.option("--inputs", "inputs_file", metavar="FILE", help="A JSON file with the inputs.")
+@click.option("--name", default="default", show_default=True, help="The case's name.")
+@store_option
+@user_errors
+def command(template: str, pairs: tuple[str, ...], inputs_file: str | None, name: str) -> None:
+    """Run a template live, record its traffic and keep the run as a test case.
+
+    Writes TEMPLATE.recordings/NAME.har and adds the case NAME to TEMPLATE.test.yaml (replacing
+    a case of that name): its inputs, its recording and the expectations taken from the run
+    (status, output, each item's success), which you may edit or loosen. A secret input is
+    kept as {$env: TASKPLATE_SECRET_<INPUT>} and masked in the recording."""
+    path = Path(template)
+    if path.suffix not in (".yaml", ".yml") or not path.is_file():
+        raise TaskplateError(
+            ErrorCode.INVALID_PARAMETER,
+            f"{template} is not a template file",
+            "Give the path of a .yaml template: cases are kept beside it.",
+        )
+    if not CASE_NAME.fullmatch(name):
+        raise TaskplateError(
+            ErrorCode.INVALID_PARAMETER,
+            f"--name {name!r} is not a case name",
+            "Use letters, digits, '_', '.' and '-', at most 64.",
+        )
+    inputs = parse_inputs(pairs, inputs_file)
+    limits()
+    sys.exit(anyio.run(_record, path, inputs, name, given_once(pairs)))

@@ -1,0 +1,131 @@
+"""Running one test case: its template run by the run manager, offline from its recording
+(every request served from the HAR, `now()` fixed at the time it was recorded) or live, then
+its expectations checked. The one path `dsl test` and `dsl record` share.
+
+Runs nothing of its own: the run goes through `RunManager.submit`, as every run does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from taskplate.browser import MASK, HarRecording, HarReplay, read_har
+from taskplate.contract import ErrorCode, TaskplateError
+from taskplate.dsl import Template, fixed_clock
+
+from ._cases import Case, check_inputs_known, resolved_inputs
+from ._expectations import Broken, broken
+
+if TYPE_CHECKING:
+    from ._runs import RunManager
+
+RECORDED_BY = "_taskplate"
+
+
+@dataclass
+class CaseResult:
+    """What one case came to: passed, failed (with what broke) or could not run (why)."""
+
+    case: Case
+    answer: dict[str, Any] = field(default_factory=dict)
+    broken: list[Broken] = field(default_factory=list)
+    error: str | None = None  # could not run: a bad case, a missing recording
+    seconds: float = 0.0
+
+    @property
+    def outcome(self) -> str:
+        return "error" if self.error else "failed" if self.broken else "passed"
+
+    def as_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "case": self.case.id,
+            "file": str(self.case.file),
+            "line": self.case.line,
+            "outcome": self.outcome,
+            "seconds": round(self.seconds, 3),
+        }
+        if self.error:
+            out["error"] = self.error
+        if self.broken:
+            out["broken"] = [b.as_json() for b in self.broken]
+        if self.answer:
+            out["runId"] = self.answer.get("runId")
+            out["status"] = self.answer.get("status")
+        return out
+
+
+def checked_template(runs: RunManager, path: Path) -> Template:
+    """The template file checked into the run manager's library, or its problems as an error."""
+    checked = runs.library.add_file(path)
+    if checked is None:
+        problems = "; ".join(d.message for d in runs.library.rejected.get(str(path), []))
+        raise TaskplateError(
+            ErrorCode.INVALID_PARAMETER,
+            f"{path}: the template does not check: {problems or 'it cannot be read'}",
+            f"Run `dsl validate {path}`.",
+        )
+    return checked
+
+
+async def run_template(
+    runs: RunManager,
+    template: Template,
+    inputs: dict[str, Any],
+    network: HarRecording | HarReplay | None,
+) -> dict[str, Any]:
+    """The template run once with the given network (recorded, replayed or live); its answer
+    with steps (get_task_run's, as a case checks it)."""
+    runs.runtime.network = network
+    try:
+        run_id = await runs.submit(template.id, inputs, version=template.version, options={})
+        await runs.wait(run_id)
+        return await runs.reads.describe(run_id, include_steps=True)
+    finally:
+        runs.runtime.network = None
+
+
+def preflight(case: Case, template: Template, *, live: bool) -> None:
+    """What must hold before a case runs: the inputs its template declares and, offline, a
+    readable recording made of this template."""
+    check_inputs_known(case, template.inputs_schema)
+    if live:
+        return
+    har = read_har(case.recording)
+    made = har["log"].get(RECORDED_BY, {})
+    if isinstance(made, dict) and made.get("template") not in (None, case.template.name):
+        raise TaskplateError(
+            ErrorCode.INVALID_PARAMETER,
+            f"{case.file}:{case.line}: case {case.name!r}: the recording {case.recording.name} "
+            f"was made of {made.get('template')}, not {case.template.name}",
+            "Record the case again with `dsl record`.",
+        )
+
+
+def recorded_by(har: dict[str, Any], template: Path, case: str) -> dict[str, Any]:
+    """The HAR marked with the template and case it was recorded for (a HAR's own fields start
+    with `_`)."""
+    har["log"][RECORDED_BY] = {"template": template.name, "case": case}
+    return har
+
+
+async def run_case(runs: RunManager, case: Case, *, live: bool) -> CaseResult:
+    """The case run and checked; a problem of the case itself is its result's `error`."""
+    started = time.monotonic()
+    result = CaseResult(case)
+    try:
+        template = checked_template(runs, case.template)
+        preflight(case, template, live=live)
+        inputs = resolved_inputs(case, offline=not live, mask=MASK)
+        network = None if live else HarReplay(case.recording)
+        clock = fixed_clock(case.clock) if case.clock and not live else contextlib.nullcontext()
+        with clock:
+            result.answer = await run_template(runs, template, inputs, network)
+        result.broken = broken(case.expect, result.answer)
+    except TaskplateError as exc:
+        result.error = f"{exc.code}: {exc.message}"
+    result.seconds = time.monotonic() - started
+    return result

@@ -1,0 +1,224 @@
+"""A template's test cases (`NAME.test.yaml` beside `NAME.yaml`): read and checked against
+docs/test-case.schema.json with the file and line of each problem, written or extended by
+`dsl record`, their inputs resolved (a secret from its environment variable, or masked offline).
+
+Reads and writes case files only; running a case is the caller's, checking its answer is
+`_expectations.py`'s.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from taskplate.contract import ErrorCode, TaskplateError, write_whole
+
+from ._case_schema import CASE_SCHEMA
+from ._run_inputs import secret_names
+
+SUFFIX = ".test.yaml"
+ENV_KEY = "$env"
+SECRET_PREFIX = "TASKPLATE_SECRET_"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One case: the template it runs, its inputs as written, its recording and expectations."""
+
+    file: Path  # the case file
+    line: int  # where the case starts in it
+    template: Path
+    name: str
+    inputs: dict[str, Any]
+    recording: Path
+    clock: str | None
+    expect: dict[str, Any]
+
+    @property
+    def id(self) -> str:
+        return f"{self.template.stem}/{self.name}"
+
+
+def _bad(file: Path, line: int, problem: str, hint: str) -> TaskplateError:
+    return TaskplateError(ErrorCode.INVALID_PARAMETER, f"{file}:{line}: {problem}", hint)
+
+
+def _line_of(node: yaml.Node | None, path: list[Any]) -> int:
+    """The 1-based line of the value at `path` in a composed YAML tree (its nearest parent's
+    when the path goes further than the file)."""
+    line = node.start_mark.line + 1 if node is not None else 1
+    for key in path:
+        if isinstance(node, yaml.MappingNode):
+            found = next((v for k, v in node.value if k.value == key), None)
+            if found is None:
+                found = next((k for k, _ in node.value if k.value == key), None)
+        elif isinstance(node, yaml.SequenceNode) and isinstance(key, int):
+            found = node.value[key] if key < len(node.value) else None
+        else:
+            found = None
+        if found is None:
+            break
+        node, line = found, found.start_mark.line + 1
+    return line
+
+
+def _explain(error: jsonschema.ValidationError) -> tuple[list[Any], str]:
+    path = list(error.absolute_path)
+    if error.validator == "additionalProperties" and isinstance(error.schema, dict):
+        allowed = list(error.schema.get("properties", {}))
+        instance: Any = error.instance
+        extra = [k for k in instance if k not in allowed]
+        name = extra[0] if extra else "?"
+        close = difflib.get_close_matches(str(name), allowed, n=1)
+        guess = f" (did you mean {close[0]!r}?)" if close else ""
+        return [*path, name], f"unknown key {name!r}{guess}; allowed: {', '.join(allowed)}"
+    where = "/".join(str(p) for p in path) or "the file"
+    return path, f"{where}: {error.message}"
+
+
+def load_cases(file: Path) -> list[Case]:
+    """Every case of a case file, or a clear error naming the file and line."""
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _bad(file, 1, f"cannot read the case file ({exc})", "Check the path.") from None
+    try:
+        tree = yaml.compose(text)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else 1
+        raise _bad(file, line, f"not valid YAML: {exc}", "Fix the YAML.") from None
+    errors = sorted(
+        jsonschema.Draft202012Validator(CASE_SCHEMA).iter_errors(data),
+        key=lambda e: list(map(str, e.absolute_path)),
+    )
+    if errors:
+        path, problem = _explain(errors[0])
+        raise _bad(
+            file,
+            _line_of(tree, path),
+            problem,
+            "See docs/test-case.schema.json and docs/testing.md.",
+        )
+    template = (file.parent / data["template"]).resolve()
+    if not template.is_file():
+        raise _bad(
+            file,
+            _line_of(tree, ["template"]),
+            f"the template {data['template']} does not exist",
+            "Name the template's file, relative to the case file.",
+        )
+    cases = []
+    for index, raw in enumerate(data["cases"]):
+        cases.append(
+            Case(
+                file=file,
+                line=_line_of(tree, ["cases", index]),
+                template=template,
+                name=raw["name"],
+                inputs=raw.get("inputs", {}),
+                recording=(file.parent / raw["recording"]).resolve(),
+                clock=raw.get("clock"),
+                expect=raw["expect"],
+            )
+        )
+    names = [c.name for c in cases]
+    for case in cases:
+        if names.count(case.name) > 1:
+            raise _bad(file, case.line, f"two cases are named {case.name!r}", "Rename one.")
+    return cases
+
+
+def check_inputs_known(case: Case, schema: dict[str, Any]) -> None:
+    """A case may only name inputs its template declares."""
+    known = list(schema.get("properties", {})) if isinstance(schema, dict) else []
+    for name in case.inputs:
+        if name not in known:
+            close = difflib.get_close_matches(name, known, n=1)
+            guess = f" (did you mean {close[0]!r}?)" if close else ""
+            raise _bad(
+                case.file,
+                case.line,
+                f"case {case.name!r} names the input {name!r}, which {case.template.name} "
+                f"does not declare{guess}",
+                f"Its inputs: {', '.join(known) or 'none'}.",
+            )
+
+
+def resolved_inputs(case: Case, *, offline: bool, mask: str) -> dict[str, Any]:
+    """The case's inputs to run with: a secret from its environment variable live; offline, the
+    mask the recording holds in its place (so the recorded requests match), whatever is set."""
+    out = {}
+    for name, value in case.inputs.items():
+        if isinstance(value, dict) and set(value) == {ENV_KEY}:
+            variable = value[ENV_KEY]
+            if offline:
+                out[name] = mask
+            elif variable in os.environ:
+                out[name] = os.environ[variable]
+            else:
+                raise _bad(
+                    case.file,
+                    case.line,
+                    f"case {case.name!r} needs the secret {name!r} from ${variable}, not set",
+                    f"Set {variable} to run the case live.",
+                )
+        else:
+            out[name] = value
+    return out
+
+
+def secret_reference(name: str) -> dict[str, str]:
+    return {ENV_KEY: SECRET_PREFIX + "".join(c if c.isalnum() else "_" for c in name.upper())}
+
+
+def stored_inputs(inputs: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    """The inputs as a case file keeps them: each secret as a reference to its variable."""
+    secrets = secret_names(schema)
+    return {k: secret_reference(k) if k in secrets else v for k, v in inputs.items()}
+
+
+def case_file_of(template: Path) -> Path:
+    return template.with_name(template.name.rsplit(".", 1)[0] + SUFFIX)
+
+
+def save_case(template: Path, case: dict[str, Any]) -> Path:
+    """Adds the case to the template's case file (replacing one of the same name), creating the
+    file if need be; written whole (a temporary file renamed into place)."""
+    file = case_file_of(template)
+    if file.exists():
+        load_cases(file)  # a broken file is not extended blindly
+        data = yaml.safe_load(file.read_text(encoding="utf-8"))
+    else:
+        data = {"template": template.name, "cases": []}
+    data["cases"] = [c for c in data["cases"] if c.get("name") != case["name"]] + [case]
+    header = (
+        f"# Test cases of {template.name}: `dsl test` replays them offline from their "
+        "recordings,\n# `dsl test --live` against the sites. Edit or loosen the expectations "
+        "(docs/testing.md).\n"
+    )
+    text = header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
+    write_whole(file, text.encode("utf-8"))
+    return file
+
+
+def find_case_files(paths: list[Path]) -> list[Path]:
+    """The case files named, or under the folders named (a template names its case file)."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found += sorted(path.rglob(f"*{SUFFIX}"))
+        elif path.name.endswith(SUFFIX):
+            found.append(path)
+        elif path.suffix in (".yaml", ".yml"):
+            found.append(case_file_of(path))
+        else:
+            found.append(path)
+    return found

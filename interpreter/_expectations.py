@@ -1,0 +1,195 @@
+"""A case's expectations against a finished run: `status`, `output` (equals, subset, JSON
+pointers or a JSON Schema) and `items` (counts, and each item's success), each broken one with
+a readable diff; and the expectations `dsl record` takes from a run.
+
+Pure: compares JSON values, runs nothing.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import jsonschema
+
+
+@dataclass(frozen=True)
+class Broken:
+    """One expectation the run did not meet: what was expected, and the diff or reason."""
+
+    what: str  # status, output, output /a/b, items.count, ...
+    detail: str
+
+    def as_json(self) -> dict[str, str]:
+        return {"expectation": self.what, "detail": self.detail}
+
+
+def items_of(answer: dict[str, Any]) -> list[bool]:
+    """Each loop item's success, in item order: an item failed when one of its steps did."""
+    failed: dict[int, bool] = {}
+    for step in answer.get("steps", []):
+        index = step.get("itemIndex")
+        if isinstance(index, int):
+            failed[index] = failed.get(index, False) or step.get("status") == "failed"
+    return [not failed[i] for i in sorted(failed)]
+
+
+def expectations_from(answer: dict[str, Any], again: dict[str, Any]) -> dict[str, Any]:
+    """What `dsl record` writes from the recorded run and its replay: the status, the result
+    (exactly, or, where a value changed from one run to the other, such as a session's id, the
+    rest of it as a subset), and the items."""
+    expect: dict[str, Any] = {"status": answer["status"]}
+    if "result" in answer:
+        result = answer["result"]
+        stable = steady(result, again.get("result"))
+        expect["output"] = {"equals": result} if stable == result else {"subset": stable}
+    items = items_of(answer)
+    if items:
+        expect["items"] = {
+            "count": len(items),
+            "succeeded": sum(items),
+            "failed": len(items) - sum(items),
+            "success": items,
+        }
+    return expect
+
+
+def steady(a: Any, b: Any) -> Any:
+    """`a` without the values that differ in `b`, as a subset expectation reads it: an object
+    keeps its keys whose values agree (in part), a list of the same length its items that agree
+    (in part); MISSING when nothing agrees."""
+    if a == b:
+        return a
+    if isinstance(a, dict) and isinstance(b, dict):
+        kept = {k: steady(v, b[k]) for k, v in a.items() if k in b}
+        return {k: v for k, v in kept.items() if v is not MISSING}
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        kept_items = [steady(x, y) for x, y in zip(a, b, strict=True)]
+        return [item for item in kept_items if item is not MISSING]
+    return MISSING
+
+
+MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING"})()
+
+
+def broken(expect: dict[str, Any], answer: dict[str, Any]) -> list[Broken]:
+    """Every expectation of `expect` that `answer` (get_task_run's, with steps) breaks."""
+    out: list[Broken] = []
+    if "status" in expect and answer.get("status") != expect["status"]:
+        error = answer.get("error") or {}
+        why = f" ({error.get('errorCode')}: {error.get('error')})" if error else ""
+        out.append(
+            Broken("status", f"expected {expect['status']}, got {answer.get('status')}{why}")
+        )
+    if "output" in expect:
+        out += _output(expect["output"], answer.get("result"))
+    if "items" in expect:
+        out += _items(expect["items"], items_of(answer))
+    return out
+
+
+def _output(want: dict[str, Any], got: Any) -> list[Broken]:
+    if "equals" in want:
+        return [] if got == want["equals"] else [Broken("output", diff(want["equals"], got))]
+    if "subset" in want:
+        missing = _not_within(want["subset"], got, "")
+        return [Broken("output (subset)", m) for m in missing[:20]]
+    if "at" in want:
+        out = []
+        for pointer, value in want["at"].items():
+            found, here = _at(got, pointer)
+            if not found:
+                out.append(Broken(f"output {pointer}", "nothing there"))
+            elif here != value:
+                out.append(Broken(f"output {pointer}", diff(value, here)))
+        return out
+    validator = jsonschema.Draft202012Validator(want["schema"])
+    return [
+        Broken(
+            "output (schema)",
+            f"{'/'.join(map(str, e.absolute_path)) or 'the output'}: {e.message}",
+        )
+        for e in list(validator.iter_errors(got))[:20]
+    ]
+
+
+def _items(want: dict[str, Any], success: list[bool]) -> list[Broken]:
+    got = {"count": len(success), "succeeded": sum(success), "failed": len(success) - sum(success)}
+    out = [
+        Broken(f"items.{key}", f"expected {want[key]}, got {got[key]}")
+        for key in ("count", "succeeded", "failed")
+        if key in want and want[key] != got[key]
+    ]
+    if "success" in want and want["success"] != success:
+        changed = [
+            f"item {i}: expected {'success' if w else 'failure'}, got "
+            f"{'success' if g else 'failure' if g is not None else 'no item'}"
+            for i, (w, g) in enumerate(_padded(want["success"], success))
+            if w != g
+        ]
+        out.append(Broken("items.success", "; ".join(changed[:20])))
+    return out
+
+
+def _padded(a: list[bool], b: list[bool]) -> list[tuple[bool | None, bool | None]]:
+    size = max(len(a), len(b))
+    return [(a[i] if i < len(a) else None, b[i] if i < len(b) else None) for i in range(size)]
+
+
+def _not_within(want: Any, got: Any, path: str) -> list[str]:
+    """Where `want` is not found in `got`: a mapping's keys with their values within, a list's
+    items each within some item, other values equal."""
+    if isinstance(want, dict):
+        if not isinstance(got, dict):
+            return [f"{path or '/'}: expected an object, got {_short(got)}"]
+        out = []
+        for key, value in want.items():
+            where = f"{path}/{_escape(key)}"
+            if key not in got:
+                out.append(f"{where}: missing")
+            else:
+                out += _not_within(value, got[key], where)
+        return out
+    if isinstance(want, list):
+        if not isinstance(got, list):
+            return [f"{path or '/'}: expected a list, got {_short(got)}"]
+        return [
+            f"{path}: no item holds {_short(item)}"
+            for item in want
+            if not any(not _not_within(item, candidate, path) for candidate in got)
+        ]
+    return [] if want == got else [f"{path or '/'}: expected {_short(want)}, got {_short(got)}"]
+
+
+def _escape(key: str) -> str:
+    return str(key).replace("~", "~0").replace("/", "~1")
+
+
+def _at(value: Any, pointer: str) -> tuple[bool, Any]:
+    """RFC 6901: the value at `pointer`, and whether there is one."""
+    if pointer == "":
+        return True, value
+    for raw in pointer.split("/")[1:]:
+        key = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(value, dict) and key in value:
+            value = value[key]
+        elif isinstance(value, list) and key.isdigit() and int(key) < len(value):
+            value = value[int(key)]
+        else:
+            return False, None
+    return True, value
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def diff(want: Any, got: Any) -> str:
+    """A unified diff of the two values as indented JSON (expected, then got)."""
+    a = json.dumps(want, indent=2, ensure_ascii=False, sort_keys=True).splitlines()
+    b = json.dumps(got, indent=2, ensure_ascii=False, sort_keys=True).splitlines()
+    lines = list(difflib.unified_diff(a, b, "expected", "got", lineterm="", n=2))
+    return "\n".join(lines[:200]) + ("\n..." if len(lines) > 200 else "")
