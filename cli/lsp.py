@@ -6,6 +6,7 @@ Translates to the protocol only; knows no rule of the language itself.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
@@ -16,6 +17,7 @@ from pygls.lsp.server import LanguageServer
 from taskplate.dsl import Diagnostic, Severity, check_source
 from taskplate.stdlib import REGISTRY
 
+from ._cases_check import CASE_SUFFIXES, check_cases
 from ._editor import Item, completions, hover
 from ._help import examples
 
@@ -74,7 +76,10 @@ def build_server() -> LanguageServer:
 
     def publish(uri: str) -> None:
         document = server.workspace.get_text_document(uri)
-        result = check_source(document.source, _display(uri), REGISTRY)
+        if document.path.endswith(CASE_SUFFIXES):
+            result = check_cases(Path(document.path), document.source, lambda _: REGISTRY)
+        else:
+            result = check_source(document.source, _display(uri), REGISTRY)
         server.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(
                 uri=uri,

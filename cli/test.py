@@ -103,6 +103,9 @@ def _summary(results: list[CaseResult], live: bool) -> str:
         for b in r.broken:
             lines.append(f"     {b.what}:")
             lines += [f"       {line}" for line in b.detail.splitlines()]
+        if r.drift:
+            lines.append("     drift from the recording:")
+            lines += [f"       {line}" for text in r.drift for line in text.splitlines()]
     counts = {o: sum(r.outcome == o for r in results) for o in EXIT}
     where = "live" if live else "offline"
     lines.append(

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from taskplate.dsl import ActionSpec
     from taskplate.providers import ProviderCatalog
 
+from ._cases_check import CASE_SUFFIXES, check_cases
 from ._files import template_files
 from ._help import examples
 
@@ -93,6 +94,9 @@ def check_paths(paths: tuple[str, ...]) -> tuple[list[CheckResult], list[str]]:
         except OSError as exc:
             failures.append(f"{item}: {exc.strerror or exc}")
             continue
+        if item.name.endswith(CASE_SUFFIXES):
+            results.append(check_cases(Path(str(item)), text, lambda p: _catalog_for(p, catalogs)))
+            continue
         results.append(
             check_source(text, str(item), _catalog_for(Path(str(item)).resolve(), catalogs))
         )
@@ -132,8 +136,11 @@ def command(paths: tuple[str, ...], fmt: str, strict: bool) -> None:
     if fmt == "text" and not failures:
         errors = sum(d.severity == "error" for d in diagnostics)
         warnings = len(diagnostics) - errors
+        cases = sum(r.file.endswith(CASE_SUFFIXES) for r in results)
+        templates = len(results) - cases
+        case_files = f" and {cases} case file{'s' if cases != 1 else ''}" if cases else ""
         click.echo(
-            f"{len(results)} template{'s' if len(results) != 1 else ''} checked: "
+            f"{templates} template{'s' if templates != 1 else ''}{case_files} checked: "
             f"{errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}",
             err=True,
         )

@@ -9,7 +9,15 @@ from ._admission import MAX_URL_BYTES, admit
 from ._artifacts import ArtifactStore, Chunk, RunArtifacts
 from ._case_runs import CaseResult, checked_template, preflight, recorded_by, run_case, run_template
 from ._case_schema import CASE_SCHEMA
-from ._cases import Case, case_file_of, find_case_files, load_cases, save_case, stored_inputs
+from ._cases import (
+    Case,
+    case_file_of,
+    find_case_files,
+    load_cases,
+    save_case,
+    static_problems,
+    stored_inputs,
+)
 from ._confirm import Answer, Asker, CannotAsk, ConfirmPolicy
 from ._expectations import expectations_from
 from ._human import caller_key
@@ -72,6 +80,7 @@ __all__ = [
     "save_case",
     "save_recorded",
     "secret_names",
+    "static_problems",
     "stored_inputs",
     "typed_secret",
     "user_templates",

@@ -18,7 +18,7 @@ from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.dsl import Template, fixed_clock
 
 from ._cases import Case, check_inputs_known, resolved_inputs
-from ._expectations import Broken, broken
+from ._expectations import Broken, broken, drift
 
 if TYPE_CHECKING:
     from ._runs import RunManager
@@ -34,6 +34,7 @@ class CaseResult:
     answer: dict[str, Any] = field(default_factory=dict)
     broken: list[Broken] = field(default_factory=list)
     error: str | None = None  # could not run: a bad case, a missing recording
+    drift: list[str] = field(default_factory=list)  # live: how the output moved from the recording
     seconds: float = 0.0
 
     @property
@@ -52,6 +53,8 @@ class CaseResult:
             out["error"] = self.error
         if self.broken:
             out["broken"] = [b.as_json() for b in self.broken]
+        if self.drift:
+            out["drift"] = self.drift
         if self.answer:
             out["runId"] = self.answer.get("runId")
             out["status"] = self.answer.get("status")
@@ -113,19 +116,29 @@ def recorded_by(har: dict[str, Any], template: Path, case: str) -> dict[str, Any
 
 
 async def run_case(runs: RunManager, case: Case, *, live: bool) -> CaseResult:
-    """The case run and checked; a problem of the case itself is its result's `error`."""
+    """The case run and checked; a problem of the case itself is its result's `error`. Live,
+    the recording is replayed too, and how the output drifted from it is the result's `drift`."""
     started = time.monotonic()
     result = CaseResult(case)
     try:
         template = checked_template(runs, case.template)
         preflight(case, template, live=live)
-        inputs = resolved_inputs(case, offline=not live, mask=MASK)
-        network = None if live else HarReplay(case.recording)
-        clock = fixed_clock(case.clock) if case.clock and not live else contextlib.nullcontext()
-        with clock:
-            result.answer = await run_template(runs, template, inputs, network)
+        result.answer = await _run_once(runs, case, template, live=live)
         result.broken = broken(case.expect, result.answer)
+        if live and case.recording.is_file():
+            recorded = await _run_once(runs, case, template, live=False)
+            result.drift = drift(recorded.get("result"), result.answer.get("result"))
     except TaskplateError as exc:
         result.error = f"{exc.code}: {exc.message}"
     result.seconds = time.monotonic() - started
     return result
+
+
+async def _run_once(
+    runs: RunManager, case: Case, template: Template, *, live: bool
+) -> dict[str, Any]:
+    inputs = resolved_inputs(case, offline=not live, mask=MASK)
+    if live:
+        return await run_template(runs, template, inputs, None)
+    with fixed_clock(case.clock) if case.clock else contextlib.nullcontext():
+        return await run_template(runs, template, inputs, HarReplay(case.recording))

@@ -46,18 +46,22 @@ class Case:
 
 
 def _bad(file: Path, line: int, problem: str, hint: str) -> TaskplateError:
-    return TaskplateError(ErrorCode.INVALID_PARAMETER, f"{file}:{line}: {problem}", hint)
+    return TaskplateError(
+        ErrorCode.INVALID_PARAMETER,
+        f"{file}:{line}: {problem}",
+        hint,
+        {"file": str(file), "line": line, "problem": problem},
+    )
 
 
-def _line_of(node: yaml.Node | None, path: list[Any]) -> int:
-    """The 1-based line of the value at `path` in a composed YAML tree (its nearest parent's
-    when the path goes further than the file)."""
+def _line_of(node: yaml.Node | None, path: list[Any], at_key: bool = False) -> int:
+    """The 1-based line of the value at `path` in a composed YAML tree, or of its key
+    (`at_key`); its nearest parent's when the path goes further than the file."""
     line = node.start_mark.line + 1 if node is not None else 1
-    for key in path:
+    for depth, key in enumerate(path):
         if isinstance(node, yaml.MappingNode):
-            found = next((v for k, v in node.value if k.value == key), None)
-            if found is None:
-                found = next((k for k, _ in node.value if k.value == key), None)
+            last = at_key and depth == len(path) - 1
+            found = next((k if last else v for k, v in node.value if k.value == key), None)
         elif isinstance(node, yaml.SequenceNode) and isinstance(key, int):
             found = node.value[key] if key < len(node.value) else None
         else:
@@ -82,10 +86,11 @@ def _explain(error: jsonschema.ValidationError) -> tuple[list[Any], str]:
     return path, f"{where}: {error.message}"
 
 
-def load_cases(file: Path) -> list[Case]:
-    """Every case of a case file, or a clear error naming the file and line."""
+def load_cases(file: Path, text: str | None = None) -> list[Case]:
+    """Every case of a case file (its `text`, if given: an editor's unsaved one), or a clear
+    error naming the file and line."""
     try:
-        text = file.read_text(encoding="utf-8")
+        text = file.read_text(encoding="utf-8") if text is None else text
     except (OSError, UnicodeDecodeError) as exc:
         raise _bad(file, 1, f"cannot read the case file ({exc})", "Check the path.") from None
     try:
@@ -103,7 +108,7 @@ def load_cases(file: Path) -> list[Case]:
         path, problem = _explain(errors[0])
         raise _bad(
             file,
-            _line_of(tree, path),
+            _line_of(tree, path, errors[0].validator == "additionalProperties"),
             problem,
             "See docs/test-case.schema.json and docs/testing.md.",
         )
@@ -150,6 +155,61 @@ def check_inputs_known(case: Case, schema: dict[str, Any]) -> None:
                 f"does not declare{guess}",
                 f"Its inputs: {', '.join(known) or 'none'}.",
             )
+
+
+def static_problems(case: Case, inputs_schema: Any, outputs_schema: Any) -> list[str]:
+    """What `dsl validate` finds wrong in a case without running it: inputs its template does
+    not declare, a recording that is not there, expectations its outputs schema rules out."""
+    problems = []
+    try:
+        check_inputs_known(case, inputs_schema if isinstance(inputs_schema, dict) else {})
+    except TaskplateError as exc:
+        problems.append(f"{exc.details.get('problem', exc.message)} {exc.recover_hint}")
+    if not case.recording.is_file():
+        problems.append(
+            f"case {case.name!r}: its recording {case.recording.name} is not there "
+            "(record it with `dsl record`)"
+        )
+    output = case.expect.get("output", {})
+    if isinstance(outputs_schema, dict):
+        for pointer in output.get("at", {}):
+            if not _can_hold(outputs_schema, pointer):
+                problems.append(
+                    f"case {case.name!r}: expects output {pointer}, which the template's outputs "
+                    "schema does not allow"
+                )
+        if "equals" in output:
+            validator = jsonschema.Draft202012Validator(outputs_schema)
+            for error in list(validator.iter_errors(output["equals"]))[:5]:
+                where = "/" + "/".join(map(str, error.absolute_path))
+                problems.append(
+                    f"case {case.name!r}: the expected output cannot match the template's "
+                    f"outputs schema at {where}: {error.message}"
+                )
+    return problems
+
+
+def _can_hold(schema: Any, pointer: str) -> bool:
+    """Whether a value may be at `pointer` in an instance of `schema`, as far as its
+    `properties`, `additionalProperties` and `items` tell."""
+    for raw in pointer.split("/")[1:]:
+        key = raw.replace("~1", "/").replace("~0", "~")
+        if not isinstance(schema, dict):
+            return True
+        properties = schema.get("properties", {})
+        if key in properties:
+            schema = properties[key]
+        elif "items" in schema and key.isdigit():
+            schema = schema["items"]
+        else:
+            return schema.get("additionalProperties") is not False and schema.get("type") not in (
+                "string",
+                "number",
+                "integer",
+                "boolean",
+                "null",
+            )
+    return True
 
 
 def resolved_inputs(case: Case, *, offline: bool, mask: str) -> dict[str, Any]:

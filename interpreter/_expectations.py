@@ -115,6 +115,46 @@ def _output(want: dict[str, Any], got: Any) -> list[Broken]:
     ]
 
 
+def drift(recorded: Any, now: Any) -> list[str]:
+    """How the output now differs from the output the recording gives: a diff of the two, and
+    for each list of records in it the share of records whose fields went missing (a value the
+    recording had, null or gone now)."""
+    if recorded == now:
+        return []
+    lines = [f"output recorded -> now:\n{diff(recorded, now, ('recorded', 'now'))}"]
+    for path, before, after in _record_lists(recorded, now, ""):
+        lost = [
+            i
+            for i, (old, new) in enumerate(zip(before, after, strict=False))
+            if any(
+                v is not None and (not isinstance(new, dict) or new.get(k) is None)
+                for k, v in old.items()
+            )
+        ]
+        lost += list(range(len(after), len(before)))  # records gone altogether
+        if lost:
+            share = len(lost) / len(before)
+            lines.append(
+                f"{path or '/'}: {len(lost)} of {len(before)} records ({share:.0%}) lost fields"
+                f" they had when recorded (records {', '.join(map(str, lost[:10]))})"
+            )
+    return lines
+
+
+def _record_lists(a: Any, b: Any, path: str) -> list[tuple[str, list[dict[str, Any]], list[Any]]]:
+    """Every list of objects in `a` with the list at the same place in `b`."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [
+            found
+            for k in a
+            if k in b
+            for found in _record_lists(a[k], b[k], f"{path}/{_escape(k)}")
+        ]
+    if isinstance(a, list) and a and all(isinstance(x, dict) for x in a):
+        return [(path, a, b if isinstance(b, list) else [])]
+    return []
+
+
 def _items(want: dict[str, Any], success: list[bool]) -> list[Broken]:
     got = {"count": len(success), "succeeded": sum(success), "failed": len(success) - sum(success)}
     out = [
@@ -187,9 +227,9 @@ def _short(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def diff(want: Any, got: Any) -> str:
-    """A unified diff of the two values as indented JSON (expected, then got)."""
+def diff(want: Any, got: Any, labels: tuple[str, str] = ("expected", "got")) -> str:
+    """A unified diff of the two values as indented JSON (`want` first)."""
     a = json.dumps(want, indent=2, ensure_ascii=False, sort_keys=True).splitlines()
     b = json.dumps(got, indent=2, ensure_ascii=False, sort_keys=True).splitlines()
-    lines = list(difflib.unified_diff(a, b, "expected", "got", lineterm="", n=2))
+    lines = list(difflib.unified_diff(a, b, *labels, lineterm="", n=2))
     return "\n".join(lines[:200]) + ("\n..." if len(lines) > 200 else "")

@@ -205,3 +205,37 @@ async def test_hover_shows_action_and_function_declarations(session: Session) ->
     key = await hover_at(8, 6)  # "forEach"
     assert key is not None and key.startswith("**forEach**")
     assert await hover_at(1, 12) is None  # a version number has no help
+
+
+async def test_a_test_case_file_gets_the_case_checks(session: Session, tmp_path: Path) -> None:
+    (tmp_path / "prices.yaml").write_text(GOOD, encoding="utf-8")
+    (tmp_path / "prices.recordings").mkdir()
+    (tmp_path / "prices.recordings" / "one.har").write_text('{"log": {"entries": []}}')
+    case = (
+        "template: prices.yaml\ncases:\n- name: one\n  inputs: {urls: []}\n"
+        "  recording: prices.recordings/one.har\n  expect: {status: succeeded}\n"
+    )
+    uri = (tmp_path / "prices.test.yaml").as_uri()
+
+    def send(text: str, version: int) -> None:
+        item = types.TextDocumentItem(uri=uri, language_id="yaml", version=version, text=text)
+        if version == 1:
+            session.client.text_document_did_open(types.DidOpenTextDocumentParams(item))
+        else:
+            session.client.text_document_did_change(
+                types.DidChangeTextDocumentParams(
+                    text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                    content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+                )
+            )
+
+    send(case, 1)
+    assert await session.diagnostics(1) == []
+    send(case.replace("inputs: {urls: []}", "inputs: {url: []}"), 2)
+    found = await session.diagnostics(2)
+    assert [(d.code, d.range.start.line) for d in found] == [("test-case", 2)]
+    assert "names the input 'url'" in found[0].message and "did you mean 'urls'" in found[0].message
+    send(case.replace("  expect:", "  expects:"), 3)
+    found = await session.diagnostics(3)
+    assert [(d.code, d.range.start.line) for d in found] == [("test-case", 5)]
+    assert "unknown key 'expects' (did you mean 'expect'?)" in found[0].message

@@ -5,12 +5,16 @@ and line, and nothing runs or is left behind."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
 import subprocess
+import threading
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -231,3 +235,58 @@ def test_a_secret_is_kept_out_of_the_recording_and_the_case_and_replays_masked(
             assert form not in data, f"{path.name} holds the password"
     replayed = dsl(folder, "test")  # no TASKPLATE_SECRET_PASSWORD, no site
     assert replayed.returncode == 0, replayed.stdout
+
+
+@contextmanager
+def static_site(folder: Path) -> Iterator[str]:
+    """The files of `folder` over HTTP on a free local port, as they are at each request."""
+    handler = functools.partial(QuietFiles, directory=str(folder))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+class QuietFiles(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def item_page(n: int, price: bool = True) -> str:
+    shown = f"<p class=price>{n}.50</p>" if price else ""
+    return f"<!doctype html><title>Item {n}</title><main><h1 class=name>Item {n}</h1>{shown}</main>"
+
+
+def test_live_reports_drift_from_the_recording_and_rewrites_nothing(tmp_path: Path) -> None:
+    pages, folder = tmp_path / "pages", tmp_path / "case"
+    pages.mkdir()
+    folder.mkdir()
+    (folder / "items.yaml").write_text(ITEMS, encoding="utf-8")
+    for n in (1, 2):
+        (pages / f"{n}.html").write_text(item_page(n), encoding="utf-8")
+    with static_site(pages) as base:
+        urls = json.dumps([f"{base}/1.html", f"{base}/2.html"])
+        assert dsl(folder, "record", "items.yaml", "--input", f"urls={urls}").returncode == 0
+        kept = {
+            p: p.read_bytes() for p in folder.rglob("*") if p.is_file() and "home" not in p.parts
+        }
+        unchanged = dsl(folder, "test", "--live", "--format", "json")
+        assert unchanged.returncode == 1  # the output holds now(): it moved, nothing else did
+        report = json.loads(unchanged.stdout)["cases"][0]
+        assert [b["expectation"] for b in report["broken"]] == ["output"]
+        assert not any("lost fields" in line for line in report["drift"])
+        (pages / "2.html").write_text(item_page(2, price=False), encoding="utf-8")
+        drifted = dsl(folder, "test", "--live")
+    assert drifted.returncode == 1
+    assert "drift from the recording:" in drifted.stdout
+    assert "/items: 1 of 2 records (50%) lost fields they had when recorded (records 1)" in (
+        drifted.stdout
+    )
+    assert '-      "price": "2.50"' in drifted.stdout
+    assert "run live" in drifted.stdout
+    assert {p: p.read_bytes() for p in kept} == kept  # nothing rewritten

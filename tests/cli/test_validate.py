@@ -146,3 +146,69 @@ def test_checking_a_clean_template_loads_no_jsonschema_or_regex(tmp_path: Path) 
     assert out.stdout.strip() == "['lark']"
     again = subprocess.run(run, capture_output=True, text=True, check=True, env=env)
     assert again.stdout.strip() == "[]"
+
+
+CASED = """\
+template: cased
+version: 1.0.0
+inputs:
+  type: object
+  properties:
+    url: {type: string}
+outputs:
+  type: object
+  additionalProperties: false
+  properties:
+    title: {type: string}
+steps:
+  - id: open
+    action: navigate
+    with: {url: "${{ inputs.url }}"}
+output:
+  title: ${{ steps.open.title }}
+"""
+
+
+def test_test_case_files_are_checked_beside_their_templates(tmp_path: Path) -> None:
+    (tmp_path / "cased.yaml").write_text(CASED, encoding="utf-8")
+    (tmp_path / "cased.recordings").mkdir()
+    (tmp_path / "cased.recordings" / "a.har").write_text('{"log": {"entries": []}}')
+    case = tmp_path / "cased.test.yaml"
+    good = (
+        "template: cased.yaml\ncases:\n"
+        "- name: a\n  inputs: {url: 'https://example.org/'}\n  recording: cased.recordings/a.har\n"
+        "  expect:\n    status: succeeded\n    output: {equals: {title: Example}}\n"
+    )
+    case.write_text(good, encoding="utf-8")
+    code, out, err = run(str(tmp_path))
+    assert (code, out) == (0, ""), out
+    assert "1 template and 1 case file checked: 0 errors, 0 warnings" in err
+    bad = (
+        good.replace("name: a\n", "name: a\n  clocks: x\n")
+        .replace("{title: Example}", "{title: 3}")
+        .replace("a.har", "b.har")
+    )
+    case.write_text(bad, encoding="utf-8")
+    code, out, _ = run(str(case))
+    assert code == 1
+    assert "cased.test.yaml:4:1: error: unknown key 'clocks' (did you mean 'clock'?)" in out
+    case.write_text(bad.replace("  clocks: x\n", ""), encoding="utf-8")
+    code, out, _ = run(str(case), "--format", "json")
+    found = [(d["line"], d["rule"], d["message"]) for d in json.loads(out)]
+    assert found == [
+        (
+            3,
+            "test-case",
+            "case 'a': its recording b.har is not there (record it with `dsl record`)",
+        ),
+        (
+            3,
+            "test-case",
+            "case 'a': the expected output cannot match the template's outputs schema at "
+            "/title: 3 is not of type 'string'",
+        ),
+    ]
+    pointer = good.replace("{equals: {title: Example}}", "{at: {/titel: Example}}")
+    case.write_text(pointer, encoding="utf-8")
+    code, out, _ = run(str(case))
+    assert "expects output /titel, which the template's outputs schema does not allow" in out
