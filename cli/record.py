@@ -5,6 +5,7 @@ an environment variable), the recording's path and the expectations taken from t
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 import tempfile
@@ -20,6 +21,7 @@ from taskplate.contract import ErrorCode, RunStatus, TaskplateError
 from taskplate.dsl import fixed_clock
 from taskplate.interpreter import (
     Case,
+    RecordingSampler,
     RunManager,
     case_file_of,
     checked_template,
@@ -35,6 +37,7 @@ from taskplate.interpreter import (
 from ._common import library, limits, manager, store_option
 from ._errors import user_errors
 from ._help import examples
+from ._llm import configured_sampler
 from .run import given_once, lists_of_one, parse_inputs
 
 CASE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -48,12 +51,13 @@ async def _record(path: Path, inputs: dict[str, Any], name: str, once: set[str])
     clock = _now()
     with tempfile.TemporaryDirectory(prefix="taskplate-record-") as folder:
         network = HarRecording(Path(folder))
+        model = RecordingSampler(configured_sampler(os.environ))
         async with runs.running():
             with fixed_clock(clock):
-                answer = await run_template(runs, template, inputs, network)
+                answer = await run_template(runs, template, inputs, network, model)
         # every context is closed now, so each has written its HAR
         secrets = [str(inputs[k]) for k in secret_names(template.inputs_schema) if k in inputs]
-        har = recorded_by(masked_har(network.merged(), secrets), path, name)
+        har = masked_har(recorded_by(network.merged(), path, name, model.answers), secrets)
         write_har(har, recording)
     case = {
         "name": name,

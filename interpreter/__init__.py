@@ -7,6 +7,7 @@ from taskplate.browser import data_home
 
 from ._admission import MAX_URL_BYTES, admit
 from ._artifacts import ArtifactStore, Chunk, RunArtifacts
+from ._case_answers import RecordingSampler, ReplaySampler
 from ._case_runs import CaseResult, checked_template, preflight, recorded_by, run_case, run_template
 from ._case_schema import CASE_SCHEMA
 from ._cases import (
@@ -47,6 +48,8 @@ __all__ = [
     "ConfirmPolicy",
     "Limits",
     "Progress",
+    "RecordingSampler",
+    "ReplaySampler",
     "RunArtifacts",
     "RunManager",
     "RunReads",

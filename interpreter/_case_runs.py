@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING, Any
 from taskplate.browser import MASK, HarRecording, HarReplay, read_har
 from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.dsl import Template, fixed_clock
+from taskplate.stdlib import Sampler
 
+from ._case_answers import ReplaySampler
 from ._cases import Case, check_inputs_known, resolved_inputs
 from ._expectations import Broken, broken, drift
 
@@ -79,12 +81,15 @@ async def run_template(
     template: Template,
     inputs: dict[str, Any],
     network: HarRecording | HarReplay | None,
+    model: Sampler | None = None,
 ) -> dict[str, Any]:
-    """The template run once with the given network (recorded, replayed or live); its answer
-    with steps (get_task_run's, as a case checks it)."""
+    """The template run once with the given network (recorded, replayed or live) and language
+    model; its answer with steps (get_task_run's, as a case checks it)."""
     runs.runtime.network = network
     try:
-        run_id = await runs.submit(template.id, inputs, version=template.version, options={})
+        run_id = await runs.submit(
+            template.id, inputs, version=template.version, options={}, sampler=model
+        )
         await runs.wait(run_id)
         return await runs.reads.describe(run_id, include_steps=True)
     finally:
@@ -108,14 +113,18 @@ def preflight(case: Case, template: Template, *, live: bool) -> None:
         )
 
 
-def recorded_by(har: dict[str, Any], template: Path, case: str) -> dict[str, Any]:
-    """The HAR marked with the template and case it was recorded for (a HAR's own fields start
-    with `_`)."""
-    har["log"][RECORDED_BY] = {"template": template.name, "case": case}
+def recorded_by(
+    har: dict[str, Any], template: Path, case: str, answers: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The HAR marked with the template and case it was recorded for, and holding the model's
+    answers (a HAR's own fields start with `_`)."""
+    har["log"][RECORDED_BY] = {"template": template.name, "case": case, "answers": answers}
     return har
 
 
-async def run_case(runs: RunManager, case: Case, *, live: bool) -> CaseResult:
+async def run_case(
+    runs: RunManager, case: Case, *, live: bool, model: Sampler | None = None
+) -> CaseResult:
     """The case run and checked; a problem of the case itself is its result's `error`. Live,
     the recording is replayed too, and how the output drifted from it is the result's `drift`."""
     started = time.monotonic()
@@ -123,7 +132,7 @@ async def run_case(runs: RunManager, case: Case, *, live: bool) -> CaseResult:
     try:
         template = checked_template(runs, case.template)
         preflight(case, template, live=live)
-        result.answer = await _run_once(runs, case, template, live=live)
+        result.answer = await _run_once(runs, case, template, live=live, model=model)
         result.broken = broken(case.expect, result.answer)
         if live and case.recording.is_file():
             recorded = await _run_once(runs, case, template, live=False)
@@ -135,10 +144,14 @@ async def run_case(runs: RunManager, case: Case, *, live: bool) -> CaseResult:
 
 
 async def _run_once(
-    runs: RunManager, case: Case, template: Template, *, live: bool
+    runs: RunManager, case: Case, template: Template, *, live: bool, model: Sampler | None = None
 ) -> dict[str, Any]:
+    """One run of the case: live with `model`, or offline from its recording (the network, the
+    model's answers and the clock)."""
     inputs = resolved_inputs(case, offline=not live, mask=MASK)
     if live:
-        return await run_template(runs, template, inputs, None)
+        return await run_template(runs, template, inputs, None, model)
+    made = read_har(case.recording)["log"].get(RECORDED_BY, {})
+    answers = ReplaySampler(made.get("answers", []) if isinstance(made, dict) else [])
     with fixed_clock(case.clock) if case.clock else contextlib.nullcontext():
-        return await run_template(runs, template, inputs, HarReplay(case.recording))
+        return await run_template(runs, template, inputs, HarReplay(case.recording), answers)

@@ -59,18 +59,24 @@ output:
 """
 
 
-def dsl(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def dsl(
+    folder: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """`dsl ARGS` in `folder`, in a data home and a temporary folder of its own, its processes
     marked so that the test can see none is left."""
     (folder / "tmp").mkdir(exist_ok=True)
     mark = uuid.uuid4().hex
     env = {
-        **os.environ,
+        **{
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("TASKPLATE_SECRET_", "TASKPLATE_LLM_"))
+        },
         "TASKPLATE_HOME": str(folder / "home"),
         "TMPDIR": str(folder / "tmp"),
         "TASKPLATE_TEST_MARK": mark,
+        **(env or {}),
     }
-    env.pop("TASKPLATE_SECRET_PASSWORD", None)
     done = subprocess.run(
         [DSL, *args], cwd=folder, env=env, capture_output=True, text=True, timeout=240
     )
@@ -290,3 +296,41 @@ def test_live_reports_drift_from_the_recording_and_rewrites_nothing(tmp_path: Pa
     assert '-      "price": "2.50"' in drifted.stdout
     assert "run live" in drifted.stdout
     assert {p: p.read_bytes() for p in kept} == kept  # nothing rewritten
+
+
+def test_the_models_answers_are_recorded_and_replayed_without_a_model(tmp_path: Path) -> None:
+    from tests.cli.test_llm_run import TEMPLATE, FakeEndpoint
+
+    folder = tmp_path / "llm"
+    folder.mkdir()
+    shutil.copy(TEMPLATE, folder / "llm_page.yaml")
+    endpoint = FakeEndpoint(['{"subject": "bread", "number": 3}'])
+    thread = threading.Thread(target=endpoint.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    model = {"TASKPLATE_LLM_URL": endpoint.url, "TASKPLATE_LLM_MODEL": "fake-1"}
+    try:
+        with serve() as site:
+            done = dsl(
+                folder,
+                "record",
+                "llm_page.yaml",
+                "--input",
+                f"url={site.url('/article.html')}",
+                "--input",
+                "token=s3cr3t-value",
+                env=model,
+            )
+    finally:
+        endpoint.shutdown()
+        endpoint.server_close()
+        thread.join()
+    assert done.returncode == 0, done.stderr
+    assert len(endpoint.requests) == 1
+    case = (folder / "llm_page.test.yaml").read_text(encoding="utf-8")
+    assert "subject: bread" in case and "$env: TASKPLATE_SECRET_TOKEN" in case
+    har = (folder / "llm_page.recordings" / "default.har").read_text(encoding="utf-8")
+    assert '"answer": "{\\"subject\\": \\"bread\\", \\"number\\": 3}"' in har
+    assert "s3cr3t-value" not in har and "s3cr3t-value" not in case
+    replayed = dsl(folder, "test")  # no endpoint, no site, no secret
+    assert replayed.returncode == 0, replayed.stdout
+    assert len(endpoint.requests) == 1
