@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test fuzz lint docs bootstrap chromium headless-shell xvfb bench interop postgres
+.PHONY: demo test fuzz lint docs cases bootstrap chromium headless-shell xvfb bench interop postgres
 
 bootstrap: $(STAMP) chromium headless-shell xvfb interop postgres
 
@@ -104,6 +104,10 @@ lint: bootstrap
 
 docs: bootstrap
 	$(BIN)/dsl docs --write
+
+# Record the shipped templates' test cases again from the fixture site (templates/*.test.yaml).
+cases: bootstrap
+	$(BIN)/python -m tests.fixtures.shipped_cases
 
 bench: bootstrap
 	$(BIN)/python bench/validate.py

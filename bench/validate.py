@@ -31,7 +31,9 @@ sys.path.insert(0, str(ROOT))
 from taskplate.dsl import check_source  # noqa: E402
 from taskplate.stdlib import REGISTRY  # noqa: E402
 
-TEMPLATES = sorted((ROOT / "templates").glob("*.yaml"))
+TEMPLATES = sorted(
+    p for p in (ROOT / "templates").glob("*.yaml") if not p.name.endswith(".test.yaml")
+)
 TARGET_MS = 2.0
 COLD_TARGET_MS = 200.0
 CHECKED = ROOT / "templates" / "login_keep_session.yaml"

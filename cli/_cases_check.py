@@ -1,6 +1,6 @@
 """Test case files (NAME.test.yaml) checked without running them, for `dsl validate` and the
 language server alike: the file's keys (did you mean), the inputs and outputs its template
-declares, its recordings. The interpreter's case reader loads only when a case file is met.
+declares, its recordings. The case reader loads only when a case file is met.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ CASE_SUFFIXES = (".test.yaml", ".test.yml")
 def check_cases(path: Path, text: str, catalog_for: Callable[[Path], ActionCatalog]) -> CheckResult:
     """The diagnostics of one case file's `text` (rule `test-case`), one per problem."""
     from taskplate.contract import TaskplateError
-    from taskplate.interpreter import load_cases, static_problems
+    from taskplate.dsl import load_cases, static_problems
 
     def problem(line: int, message: str) -> Diagnostic:
         return Diagnostic(str(path), Span(line, 1, line, 2), Severity.ERROR, "test-case", message)

@@ -43,6 +43,14 @@ def library(extra: tuple[str, ...] = ()) -> TemplateLibrary:
     return TemplateLibrary(REGISTRY).load(template_folders(extra), home=data_home())
 
 
+def library_for(*templates: Path) -> TemplateLibrary:
+    """The library, with the folder of each template file that holds a taskplate.toml (its
+    providers and switches) and is not one of the library's folders already."""
+    known = {Path(str(f)).resolve() for f in template_folders()}
+    folders = sorted({t.resolve().parent for t in templates} - known)
+    return library(tuple(str(f) for f in folders if (f / "taskplate.toml").is_file()))
+
+
 def _set_store(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
     if value:
         os.environ[STORE_ENV] = value  # the one setting, for this process and what it starts

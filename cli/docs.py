@@ -12,13 +12,13 @@ from typing import Any
 import click
 
 from taskplate.dsl import (
+    CASE_SCHEMA,
     FUNCTIONS,
     META_SCHEMA_FILE,
     TEMPLATE_SCHEMA,
     ActionSpec,
     flattened_meta_schema,
 )
-from taskplate.interpreter import CASE_SCHEMA
 from taskplate.stdlib import REGISTRY
 
 from ._help import examples

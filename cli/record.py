@@ -18,12 +18,10 @@ import click
 
 from taskplate.browser import HarRecording, masked_har, write_har
 from taskplate.contract import ErrorCode, RunStatus, TaskplateError
-from taskplate.dsl import fixed_clock
+from taskplate.dsl import Case, case_file_of, fixed_clock
 from taskplate.interpreter import (
-    Case,
     RecordingSampler,
     RunManager,
-    case_file_of,
     checked_template,
     expectations_from,
     recorded_by,
@@ -34,7 +32,7 @@ from taskplate.interpreter import (
     stored_inputs,
 )
 
-from ._common import library, limits, manager, store_option
+from ._common import library_for, limits, manager, store_option
 from ._errors import user_errors
 from ._help import examples
 from ._llm import configured_sampler
@@ -44,7 +42,7 @@ CASE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
 async def _record(path: Path, inputs: dict[str, Any], name: str, once: set[str]) -> int:
-    runs = manager(library((str(path.parent),)))
+    runs = manager(library_for(path))
     template = checked_template(runs, path)
     inputs = lists_of_one(inputs, template.inputs_schema, once)
     recording = path.parent / f"{path.stem}.recordings" / f"{name}.har"
@@ -106,7 +104,7 @@ async def _replay(path: Path, case: dict[str, Any]) -> dict[str, Any]:
         expect={},
     )
     with tempfile.TemporaryDirectory(prefix="taskplate-record-") as home:
-        runs = RunManager(Path(home), library((str(path.parent),)), limits=limits())
+        runs = RunManager(Path(home), library_for(path), limits=limits())
         async with runs.running():
             result = await run_case(runs, replay, live=False)
     if result.error:

@@ -17,19 +17,16 @@ import anyio
 import click
 
 from taskplate.contract import TaskplateError
+from taskplate.dsl import Case, case_file_of, find_case_files, load_cases
 from taskplate.interpreter import (
-    Case,
     CaseResult,
     RunManager,
-    case_file_of,
     checked_template,
-    find_case_files,
-    load_cases,
     preflight,
     run_case,
 )
 
-from ._common import library, limits
+from ._common import library_for, limits
 from ._errors import user_errors
 from ._help import examples
 from ._llm import configured_sampler
@@ -80,9 +77,8 @@ def _case_files_of(base: Path) -> list[Path]:
 async def _run_all(cases: list[Case], live: bool) -> list[CaseResult]:
     """Every case run in turn, in a data home of their own (gone after); when one cannot run
     (a missing recording, an input its template lacks), none is."""
-    folders = tuple(sorted({str(c.template.parent) for c in cases}))
     with tempfile.TemporaryDirectory(prefix="taskplate-test-") as home:
-        runs = RunManager(Path(home), library(folders), limits=limits())
+        runs = RunManager(Path(home), library_for(*(c.template for c in cases)), limits=limits())
         problems = []
         for case in cases:
             try:

@@ -26,9 +26,9 @@ from ._vocabulary import (
 
 if TYPE_CHECKING:
     from dataclasses import dataclass as record
-    from dataclasses import field
+    from dataclasses import field, replace
 else:
-    from ._record import field, record
+    from ._record import field, record, replace
 
 __all__ = [
     "STEP_ERROR_CODES",
@@ -41,6 +41,7 @@ __all__ = [
     "field",
     "lazy_names",
     "record",
+    "replace",
     "valid_text",
     "valid_unicode",
     "write_whole",

@@ -236,3 +236,25 @@ def _frozen_setattr(self: Any, name: str, value: Any) -> None:
 
 def _frozen_delattr(self: Any, name: str) -> None:
     raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+
+def replace(thing: Any, /, **changes: Any) -> Any:
+    """A copy of a record with some fields changed, made through its `__init__` (as
+    `dataclasses.replace` makes one of a dataclass)."""
+    fields = getattr(type(thing), "__record_fields__", None)
+    if fields is None:
+        raise TypeError("replace() should be called on record instances")
+    args = {}
+    for f in fields:
+        if not f.init:
+            if f.name in changes:
+                raise ValueError(
+                    f"field {f.name} is declared with init=False, it cannot be specified with replace()"
+                )
+            continue
+        args[f.name] = changes.pop(f.name) if f.name in changes else getattr(thing, f.name)
+    if changes:
+        raise TypeError(
+            f"{type(thing).__qualname__}.__init__() got an unexpected keyword argument {next(iter(changes))!r}"
+        )
+    return type(thing)(**args)

@@ -23,6 +23,18 @@ if TYPE_CHECKING:
     )
 
     from ._actions import ActionCatalog, ActionSpec
+    from ._case_schema import CASE_SCHEMA
+    from ._cases import (
+        ENV_KEY,
+        SECRET_PREFIX,
+        Case,
+        case_file_of,
+        check_inputs_known,
+        find_case_files,
+        load_cases,
+        resolved_inputs,
+        static_problems,
+    )
     from ._checker import CheckResult, check_file, check_source
     from ._dates import fixed_clock
     from ._diagnostics import Diagnostic, Severity, Span, format_json, format_text, has_errors
@@ -45,6 +57,16 @@ if TYPE_CHECKING:
 _LAZY: dict[str, tuple[str, str]] = {
     "ActionCatalog": ("._actions", "ActionCatalog"),
     "ActionSpec": ("._actions", "ActionSpec"),
+    "CASE_SCHEMA": ("._case_schema", "CASE_SCHEMA"),
+    "ENV_KEY": ("._cases", "ENV_KEY"),
+    "SECRET_PREFIX": ("._cases", "SECRET_PREFIX"),
+    "Case": ("._cases", "Case"),
+    "case_file_of": ("._cases", "case_file_of"),
+    "check_inputs_known": ("._cases", "check_inputs_known"),
+    "find_case_files": ("._cases", "find_case_files"),
+    "load_cases": ("._cases", "load_cases"),
+    "resolved_inputs": ("._cases", "resolved_inputs"),
+    "static_problems": ("._cases", "static_problems"),
     "CheckResult": ("._checker", "CheckResult"),
     "check_file": ("._checker", "check_file"),
     "check_source": ("._checker", "check_source"),
@@ -98,12 +120,16 @@ __getattr__ = lazy_names(__name__, _LAZY, globals())
 
 
 __all__ = [
+    "CASE_SCHEMA",
+    "ENV_KEY",
     "FUNCTIONS",
     "META_SCHEMA_FILE",
+    "SECRET_PREFIX",
     "STEP_ERROR_CODES",
     "TEMPLATE_SCHEMA",
     "ActionCatalog",
     "ActionSpec",
+    "Case",
     "CheckResult",
     "Const",
     "Diagnostic",
@@ -126,10 +152,13 @@ __all__ = [
     "Template",
     "TrustLevel",
     "Value",
+    "case_file_of",
     "check_file",
+    "check_inputs_known",
     "check_source",
     "evaluate",
     "expressions",
+    "find_case_files",
     "fixed_clock",
     "flattened_meta_schema",
     "format_checker",
@@ -139,9 +168,12 @@ __all__ = [
     "is_uri",
     "is_valid",
     "listed",
+    "load_cases",
     "parse_expression",
     "parse_number",
     "render",
+    "resolved_inputs",
+    "static_problems",
     "truthy",
     "url_normalize",
     "valid_text",

@@ -372,3 +372,6 @@ def is_valid(schema: Any, instance: Any) -> bool | None:
         return kept[1](instance)
     except RecursionError:
         return None
+    except (_Unsupported, re.error):  # in a `$ref` target, compiled when first reached
+        _COMPILED[id(schema)] = (schema, None)
+        return None

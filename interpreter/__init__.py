@@ -8,17 +8,8 @@ from taskplate.browser import data_home
 from ._admission import MAX_URL_BYTES, admit
 from ._artifacts import ArtifactStore, Chunk, RunArtifacts
 from ._case_answers import RecordingSampler, ReplaySampler
+from ._case_files import save_case, stored_inputs
 from ._case_runs import CaseResult, checked_template, preflight, recorded_by, run_case, run_template
-from ._case_schema import CASE_SCHEMA
-from ._cases import (
-    Case,
-    case_file_of,
-    find_case_files,
-    load_cases,
-    save_case,
-    static_problems,
-    stored_inputs,
-)
 from ._confirm import Answer, Asker, CannotAsk, ConfirmPolicy
 from ._expectations import expectations_from
 from ._human import caller_key
@@ -34,7 +25,6 @@ from ._store_sqlite import RunStore
 from ._tracing import TraceMode
 
 __all__ = [
-    "CASE_SCHEMA",
     "MAX_URL_BYTES",
     "SHIPPED",
     "STORE_ENV",
@@ -42,7 +32,6 @@ __all__ = [
     "ArtifactStore",
     "Asker",
     "CannotAsk",
-    "Case",
     "CaseResult",
     "Chunk",
     "ConfirmPolicy",
@@ -62,16 +51,13 @@ __all__ = [
     "TraceMode",
     "admit",
     "caller_key",
-    "case_file_of",
     "check_inputs",
     "check_timeout",
     "checked_template",
     "data_home",
     "expectations_from",
-    "find_case_files",
     "internal",
     "iso",
-    "load_cases",
     "marked",
     "matches",
     "new_run_id",
@@ -83,7 +69,6 @@ __all__ = [
     "save_case",
     "save_recorded",
     "secret_names",
-    "static_problems",
     "stored_inputs",
     "typed_secret",
     "user_templates",

@@ -15,11 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 from taskplate.browser import MASK, HarRecording, HarReplay, read_har
 from taskplate.contract import ErrorCode, TaskplateError
-from taskplate.dsl import Template, fixed_clock
+from taskplate.dsl import Case, Template, check_inputs_known, fixed_clock, resolved_inputs
 from taskplate.stdlib import Sampler
 
 from ._case_answers import ReplaySampler
-from ._cases import Case, check_inputs_known, resolved_inputs
 from ._expectations import Broken, broken, drift
 
 if TYPE_CHECKING:

@@ -6,7 +6,6 @@ The folders' `taskplate.toml` add providers' tools as actions and switch templat
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -16,7 +15,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
-from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
+from taskplate.contract import ErrorCode, TaskplateError, TrustLevel, replace
 from taskplate.dsl import ActionCatalog, Diagnostic, Template, check_source
 from taskplate.providers import (
     Configuration,
@@ -256,7 +255,7 @@ class TemplateLibrary:
         """A template the configuration limits to local callers, so limited."""
         if template.id not in self.configuration.local_only:
             return template
-        return dataclasses.replace(template, trust=(TrustLevel.LOCAL,))
+        return replace(template, trust=(TrustLevel.LOCAL,))
 
     def get(self, template_id: str, version: str | None = None) -> Template:
         if not self.enabled(template_id):

@@ -19,7 +19,9 @@ from taskplate.stdlib import REGISTRY
 
 ROOT = Path(__file__).parents[1]
 DOCS = ROOT / "docs"
-TEMPLATES = sorted((ROOT / "templates").glob("*.yaml")) + [
+TEMPLATES = sorted(
+    p for p in (ROOT / "templates").glob("*.yaml") if not p.name.endswith(".test.yaml")
+) + [
     p  # the clean validator cases: those without expected lines
     for p in sorted((ROOT / "tests/dsl/rules").glob("*/*.yaml"))
     if not p.with_suffix(".out").exists()

@@ -133,6 +133,11 @@ def test_a_record_behaves_as_its_dataclass(
             lambda op=op: getattr(real_a, op)(real_b)
         )
     for name in [f["name"] for f in layout["fields"]] + ["other"]:
+        copied = outcome(lambda name=name: _record.replace(our_a, **{name: 7}))
+        assert copied[0] == outcome(lambda name=name: dataclasses.replace(real_a, **{name: 7}))[0]
+        if copied[0] == "value":
+            assert getattr(copied[1], name) == 7
+
         assert (
             outcome(lambda name=name: setattr(our_a, name, 1))[0]
             == outcome(lambda name=name: setattr(real_a, name, 1))[0]

@@ -105,7 +105,7 @@ def test_shipped_templates_validate_clean() -> None:
 
     root = Path(__file__).parents[2] / "templates"
     catalog = ProviderCatalog.build(REGISTRY, [root], None)  # its taskplate.toml and lock file
-    for path in sorted(root.glob("*.yaml")):
+    for path in sorted(p for p in root.glob("*.yaml") if not p.name.endswith(".test.yaml")):
         result = check_source(path.read_text(encoding="utf-8"), str(path), catalog)
         assert result.diagnostics == [], path
 

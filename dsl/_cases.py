@@ -1,33 +1,35 @@
-"""A template's test cases (`NAME.test.yaml` beside `NAME.yaml`): read and checked against
-docs/test-case.schema.json with the file and line of each problem, written or extended by
-`dsl record`, their inputs resolved (a secret from its environment variable, or masked offline).
+"""A template's test cases (NAME.test.yaml beside NAME.yaml): read and checked against
+docs/test-case.schema.json with the file and line of each problem, checked against their
+template without running it (`dsl validate`, the language server), their inputs resolved (a
+secret from its environment variable, or masked offline).
 
-Reads and writes case files only; running a case is the caller's, checking its answer is
-`_expectations.py`'s.
+Reads case files only; writing them (`dsl record`) and running them are the interpreter's.
+jsonschema loads only to explain a problem.
 """
 
 from __future__ import annotations
 
 import difflib
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
 import yaml
 
-from taskplate.contract import ErrorCode, TaskplateError, write_whole
+from taskplate.contract import ErrorCode, TaskplateError, record
+
+if TYPE_CHECKING:
+    import jsonschema
 
 from ._case_schema import CASE_SCHEMA
-from ._run_inputs import secret_names
+from ._schema_fast import is_valid
 
 SUFFIX = ".test.yaml"
 ENV_KEY = "$env"
 SECRET_PREFIX = "TASKPLATE_SECRET_"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Case:
     """One case: the template it runs, its inputs as written, its recording and expectations."""
 
@@ -72,6 +74,17 @@ def _line_of(node: yaml.Node | None, path: list[Any], at_key: bool = False) -> i
     return line
 
 
+def _errors(schema: dict[str, Any], value: Any) -> list[jsonschema.ValidationError]:
+    """How `value` breaks `schema`, first by place; jsonschema is asked only when the fast
+    check finds a problem or cannot tell."""
+    if is_valid(schema, value) is True:
+        return []
+    import jsonschema
+
+    found = jsonschema.Draft202012Validator(schema).iter_errors(value)
+    return sorted(found, key=lambda e: list(map(str, e.absolute_path)))
+
+
 def _explain(error: jsonschema.ValidationError) -> tuple[list[Any], str]:
     path = list(error.absolute_path)
     if error.validator == "additionalProperties" and isinstance(error.schema, dict):
@@ -100,10 +113,7 @@ def load_cases(file: Path, text: str | None = None) -> list[Case]:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else 1
         raise _bad(file, line, f"not valid YAML: {exc}", "Fix the YAML.") from None
-    errors = sorted(
-        jsonschema.Draft202012Validator(CASE_SCHEMA).iter_errors(data),
-        key=lambda e: list(map(str, e.absolute_path)),
-    )
+    errors = _errors(CASE_SCHEMA, data)
     if errors:
         path, problem = _explain(errors[0])
         raise _bad(
@@ -134,6 +144,16 @@ def load_cases(file: Path, text: str | None = None) -> list[Case]:
                 expect=raw["expect"],
             )
         )
+    for case in cases:
+        for name, value in case.inputs.items():
+            if isinstance(value, dict) and ENV_KEY in value and not _secret_ref(value):
+                raise _bad(
+                    file,
+                    case.line,
+                    f"case {case.name!r}: the input {name!r} must be "
+                    f"{{{ENV_KEY}: {SECRET_PREFIX}<NAME>}} alone, got {value}",
+                    "A secret is read from an environment variable named TASKPLATE_SECRET_….",
+                )
     names = [c.name for c in cases]
     for case in cases:
         if names.count(case.name) > 1:
@@ -179,8 +199,7 @@ def static_problems(case: Case, inputs_schema: Any, outputs_schema: Any) -> list
                     "schema does not allow"
                 )
         if "equals" in output:
-            validator = jsonschema.Draft202012Validator(outputs_schema)
-            for error in list(validator.iter_errors(output["equals"]))[:5]:
+            for error in _errors(outputs_schema, output["equals"])[:5]:
                 where = "/" + "/".join(map(str, error.absolute_path))
                 problems.append(
                     f"case {case.name!r}: the expected output cannot match the template's "
@@ -235,38 +254,19 @@ def resolved_inputs(case: Case, *, offline: bool, mask: str) -> dict[str, Any]:
     return out
 
 
-def secret_reference(name: str) -> dict[str, str]:
-    return {ENV_KEY: SECRET_PREFIX + "".join(c if c.isalnum() else "_" for c in name.upper())}
-
-
-def stored_inputs(inputs: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
-    """The inputs as a case file keeps them: each secret as a reference to its variable."""
-    secrets = secret_names(schema)
-    return {k: secret_reference(k) if k in secrets else v for k, v in inputs.items()}
+def _secret_ref(value: dict[str, Any]) -> bool:
+    variable = value.get(ENV_KEY)
+    return (
+        set(value) == {ENV_KEY}
+        and isinstance(variable, str)
+        and variable.startswith(SECRET_PREFIX)
+        and len(variable) > len(SECRET_PREFIX)
+        and all(c.isupper() or c.isdigit() or c == "_" for c in variable)
+    )
 
 
 def case_file_of(template: Path) -> Path:
     return template.with_name(template.name.rsplit(".", 1)[0] + SUFFIX)
-
-
-def save_case(template: Path, case: dict[str, Any]) -> Path:
-    """Adds the case to the template's case file (replacing one of the same name), creating the
-    file if need be; written whole (a temporary file renamed into place)."""
-    file = case_file_of(template)
-    if file.exists():
-        load_cases(file)  # a broken file is not extended blindly
-        data = yaml.safe_load(file.read_text(encoding="utf-8"))
-    else:
-        data = {"template": template.name, "cases": []}
-    data["cases"] = [c for c in data["cases"] if c.get("name") != case["name"]] + [case]
-    header = (
-        f"# Test cases of {template.name}: `dsl test` replays them offline from their "
-        "recordings,\n# `dsl test --live` against the sites. Edit or loosen the expectations "
-        "(docs/testing.md).\n"
-    )
-    text = header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
-    write_whole(file, text.encode("utf-8"))
-    return file
 
 
 def find_case_files(paths: list[Path]) -> list[Path]:
