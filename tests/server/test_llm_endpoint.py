@@ -1,5 +1,6 @@
-"""llm_extract under `dsl serve` (the server built in this process, real Chromium, the fixture
-site) with an [llm] endpoint in taskplate.toml, a local chat-completions server
+"""llm_extract under `dsl serve` (the server built in this process, and once the real one over
+stdio; real Chromium, the fixture site) with an [llm] endpoint in taskplate.toml, a local
+chat-completions server
 (tests/fixtures/chat_completions.py): a client that cannot sample is answered by the endpoint, one
 that can by itself unless `use = "always"`; the step record says which model answered; secrets
 are masked in what the endpoint receives; an endpoint that fails fails the step clearly."""
@@ -14,12 +15,14 @@ from typing import Any
 
 import pytest
 from mcp.client import Client
+from mcp.client.stdio import StdioServerParameters
 from mcp.server.mcpserver import MCPServer
 
 from taskplate.contract import ErrorCode
 from taskplate.interpreter import RunManager
 from tests.fixtures.chat_completions import ChatEndpoint, chat_endpoint
 from tests.fixtures.server import FixtureServer
+from tests.server.conftest import DSL, env_for
 from tests.server.test_llm_extract import GOOD, TOKEN, Responder, answering
 
 pytestmark = pytest.mark.anyio
@@ -172,3 +175,27 @@ async def test_an_endpoint_that_refuses_fails_the_step_with_its_status(
     async with Client(server, mode="legacy") as client:
         error = await failed_step(client, await run(client, site))
     assert "answered HTTP 500" in error["message"] and "Bearer ***" in error["message"]
+
+
+async def test_dsl_serve_reads_the_data_homes_llm_table(
+    tmp_path: Path, site: FixtureServer, endpoint: ChatEndpoint
+) -> None:
+    """The real `dsl serve` over stdio: its data home's taskplate.toml names the endpoint, its
+    environment the token; a client without sampling is answered by the endpoint."""
+    home = tmp_path / "serve-home"
+    home.mkdir()
+    (home / "taskplate.toml").write_text(
+        f'[llm]\nurl = "{endpoint.url}"\nmodel = "home-model"\ntoken_env = "{TOKEN_ENV}"\n'
+    )
+    served = StdioServerParameters(
+        command=DSL,
+        args=["serve"],
+        env={**env_for(home), "TASKPLATE_TEMPLATES": str(TEMPLATE.parent), TOKEN_ENV: LLM_TOKEN},
+    )
+    async with Client(served, mode="legacy") as client:
+        answer = await run(client, site, "/account.html")
+        assert answer["status"] == "succeeded", answer
+        assert model_of(await llm_step(client, answer)) == {"via": "endpoint", "name": "home-model"}
+    ((headers, body),) = endpoint.requests
+    assert headers["Authorization"] == f"Bearer {LLM_TOKEN}" and body["model"] == "home-model"
+    assert TOKEN not in json.dumps(body)
