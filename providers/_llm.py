@@ -66,6 +66,11 @@ class ModelEndpoint:
     def always(self) -> bool:
         return self.use == "always"
 
+    @property
+    def named_in(self) -> str:
+        """Where the operator named it, for errors: the table's file, or the variables."""
+        return self.source if self.source.startswith(URL_VAR) else f"[llm] of {self.source}"
+
 
 def llm_problems(table: Any) -> list[str]:
     """What is wrong with an `[llm]` table, each naming its key (`llm.url: …`); none when good."""
@@ -107,4 +112,4 @@ def endpoint_from_env(env: Mapping[str, str]) -> ModelEndpoint | str:
     if not model:
         return f"{URL_VAR} is set ({url}) but {MODEL_VAR} is not"
     token_env = KEY_VAR if env.get(KEY_VAR) else None
-    return ModelEndpoint(url, model, f"{URL_VAR}, {MODEL_VAR}", token_env)
+    return ModelEndpoint(url, model, f"{URL_VAR}/_MODEL/_KEY", token_env)

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
     from taskplate.providers import ModelEndpoint
 
-_HINT = "Check the [llm] table of taskplate.toml ({source}) and that the endpoint is running."
+_HINT = "Check the url of {named_in}, and that the endpoint is running."
 
 
 class ChatCompletions:
@@ -30,7 +30,7 @@ class ChatCompletions:
         self.env = os.environ if env is None else env
 
     def _failed(self, message: str, hint: str = "", token: str = "") -> TaskplateError:
-        hint = hint or _HINT.format(source=self.endpoint.source)
+        hint = hint or _HINT.format(named_in=self.endpoint.named_in)
         return TaskplateError(
             ErrorCode.LLM_UNAVAILABLE,
             masked(message, [token]),
@@ -46,7 +46,7 @@ class ChatCompletions:
         if not token:
             raise self._failed(
                 f"the language model's token is not set: the environment variable {name} "
-                f"(token_env of [llm], {self.endpoint.source}) is empty or missing",
+                f"(token_env of {self.endpoint.named_in}) is empty or missing",
                 f"Set {name} to the endpoint's bearer token where taskplate runs, or drop "
                 "token_env if the endpoint needs none.",
             )
@@ -75,8 +75,8 @@ class ChatCompletions:
         except httpx.TimeoutException:
             raise self._failed(
                 f"the language model at {self.url} did not answer within {timeout_s:g} s",
-                "Check that the endpoint is up and not overloaded, or raise timeout_ms in the "
-                f"[llm] table ({self.endpoint.source}).",
+                "Check that the endpoint is up and not overloaded, or raise timeout_ms of "
+                f"{self.endpoint.named_in} (default 120000).",
             ) from None
         except httpx.HTTPError as exc:
             raise self._failed(
@@ -90,7 +90,7 @@ class ChatCompletions:
             raise self._failed(
                 f"the language model at {self.url} answered HTTP {response.status_code}: "
                 f"{response.text[:300]}",
-                f"Check the url, model and token_env of the [llm] table ({self.endpoint.source}) "
+                f"Check the url, the model and the token (token_env) of {self.endpoint.named_in} "
                 "against what the endpoint expects.",
                 token,
             )
@@ -102,7 +102,8 @@ class ChatCompletions:
             raise self._failed(
                 f"{self.url} did not answer like an OpenAI-compatible chat completion (want "
                 'JSON with choices[0].message.content): "' + response.text[:200] + '"',
-                "Point the url of the [llm] table at an OpenAI-compatible endpoint (…/v1).",
+                f"Point the url of {self.endpoint.named_in} at an OpenAI-compatible endpoint "
+                "(…/v1).",
                 token,
             )
         return text
