@@ -5,7 +5,6 @@ final run (as get_task_run answers it) as JSON on stdout. Ctrl-C cancels the run
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 from pathlib import Path
@@ -31,7 +30,6 @@ from taskplate.interpreter import Progress as RunProgress
 from ._common import emit, library, limits, manager, store_option
 from ._errors import user_errors
 from ._help import examples
-from ._llm import configured_sampler
 from ._prompt import TerminalAsker
 
 EXIT = {
@@ -257,7 +255,6 @@ async def _run(
             inputs,
             version=version,
             options=options,
-            sampler=configured_sampler(os.environ),
         )
         if mode == "async":
             emit({"runId": run_id, "status": "queued"})

@@ -16,7 +16,7 @@ import anyio
 
 from taskplate.browser import Session, cleanup
 from taskplate.contract import ErrorCode, RunStatus, TaskplateError, TrustLevel
-from taskplate.stdlib import Sampler
+from taskplate.stdlib import CallerModel
 
 from ._artifacts import RunArtifacts
 from ._confirm import Asker, Confirmer
@@ -56,7 +56,7 @@ class Live:
     step_listeners: list[Callable[[StepRecord], None]] = field(default_factory=list)
     trace: RunTrace | None = None
     asker: Asker | None = None  # the caller's way to its user (confirm, hand_over)
-    sampler: Sampler | None = None  # the caller's language model, for llm_extract
+    sampler: CallerModel | None = None  # the caller's language model, if it has one
     progress: Progress | None = None  # the newest progress, and whether the store has it
     progress_unsaved: bool = False
     progress_saved_at: float = 0.0  # time.monotonic() of its last write
@@ -159,7 +159,7 @@ def new_execution(
         catalog=wiring.catalog,
         confirmer=Confirmer(trust, live.asker, wiring.confirm, wiring.terminal),
         human=desk,
-        sampler=live.sampler,
+        sampler=wiring.model_for(live.sampler),
         cancel=cancel,
     )
 

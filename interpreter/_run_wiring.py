@@ -21,7 +21,7 @@ from ._store import Store
 
 if TYPE_CHECKING:
     from taskplate.browser import Resolver
-    from taskplate.stdlib import WebConfig
+    from taskplate.stdlib import CallerModel, Sampler, WebConfig
 
 T = TypeVar("T")
 
@@ -53,6 +53,26 @@ class RunWiring:
 
     def url_policy(self, trust: TrustLevel) -> UrlPolicy:
         return UrlPolicy(trust, self.allow_hosts, self.deny_hosts, self.resolver)
+
+    def model_for(self, caller: CallerModel | None) -> Sampler:
+        """The run's language model: the caller's (MCP sampling) when it can sample, else the
+        `[llm]` endpoint of the configuration (always it, when its `use` is `always`); with
+        neither, the caller's (its error says why it cannot) or one that says what to set."""
+        from taskplate.stdlib import ChatCompletions, NoSampler
+
+        endpoint = self.library.configuration.llm
+        if endpoint is not None and (caller is None or endpoint.always or not caller.can_sample()):
+            return ChatCompletions(endpoint)
+        if caller is not None:
+            return caller
+        return NoSampler(
+            "no language model for llm_extract: this run has no MCP client to ask; "
+            + self.library.configuration.no_llm,
+            "Name an OpenAI-compatible endpoint in the [llm] table of taskplate.toml (url, "
+            "model, token_env), or set TASKPLATE_LLM_URL and TASKPLATE_LLM_MODEL (and "
+            "TASKPLATE_LLM_KEY); or run the template through an MCP client that supports "
+            "sampling (`dsl serve`).",
+        )
 
     async def open_session(self, trust: TrustLevel, profile_id: str) -> Session:
         """A new session under the caller's URL policy, seeded from the profile's snapshot."""

@@ -62,7 +62,7 @@ from ._tracing import TraceMode
 
 if TYPE_CHECKING:
     from taskplate.browser import Resolver
-    from taskplate.stdlib import Sampler, WebConfig
+    from taskplate.stdlib import CallerModel, WebConfig
 
 
 class RunManager:
@@ -233,11 +233,12 @@ class RunManager:
         template: Template | None = None,
         caller: str | None = None,
         asker: Asker | None = None,
-        sampler: Sampler | None = None,
+        sampler: CallerModel | None = None,
     ) -> str:
         """Validate and queue a run; answers its runId at once. `asker` reaches the caller's
         user (confirmations, hand-overs); `caller` is who may resume it when remote; `sampler`
-        is the caller's language model, asked by llm_extract steps."""
+        is the caller's language model (MCP sampling): llm_extract steps ask it, or the
+        configured `[llm]` endpoint when it cannot sample (`RunWiring.model_for`)."""
         assert self._tg is not None, "use `async with manager.running()`"
         template = template or self.library.get(template_id, version)
         check_trust(template, trust)

@@ -1,5 +1,6 @@
 """Providers: other MCP servers whose tools become actions `mcp.<server>.<tool>`, and the
-template switches of `taskplate.toml`. Knows the language (`dsl/`) only; no browser, no runs.
+template switches and language model of `taskplate.toml`. Knows the language (`dsl/`) only; no
+browser, no runs.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
         config_files,
         load_configuration,
     )
+    from ._llm import ModelEndpoint
     from ._lock import (
         LockState,
         ServerListing,
@@ -50,6 +52,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "ProviderConfig": ("._config", "ProviderConfig"),
     "config_files": ("._config", "config_files"),
     "load_configuration": ("._config", "load_configuration"),
+    "ModelEndpoint": ("._llm", "ModelEndpoint"),
     "LockState": ("._lock", "LockState"),
     "ServerListing": ("._lock", "ServerListing"),
     "ToolInfo": ("._lock", "ToolInfo"),
@@ -70,6 +73,7 @@ __all__ = [
     "Configuration",
     "Connection",
     "LockState",
+    "ModelEndpoint",
     "ProviderCatalog",
     "ProviderConfig",
     "Providers",

@@ -1,5 +1,6 @@
-"""`taskplate.toml`: the providers (other MCP servers) and template switches an operator
-configures, read from each template folder and from the data home. Reads files; starts nothing.
+"""`taskplate.toml`: the providers (other MCP servers), template switches and language model
+an operator configures, read from each template folder and from the data home. Reads files;
+starts nothing.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from taskplate.contract import Level
+
+from ._llm import LLM, ModelEndpoint, endpoint_from_env, endpoint_of
 
 log = logging.getLogger("taskplate.providers")
 
@@ -68,7 +71,8 @@ SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "$id": "https://taskplate.dev/schemas/taskplate.toml.json",
     "title": "taskplate.toml",
-    "description": "Providers (other MCP servers whose tools become actions) and template switches.",
+    "description": "Providers (other MCP servers whose tools become actions), template switches "
+    "and the language model llm_extract may ask.",
     "type": "object",
     "properties": {
         "providers": {
@@ -85,6 +89,7 @@ SCHEMA: dict[str, Any] = {
             },
             "additionalProperties": False,
         },
+        "llm": LLM,
     },
     "additionalProperties": False,
 }
@@ -130,6 +135,8 @@ class Configuration:
     local_only: set[str] = field(default_factory=set)
     files: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    llm: ModelEndpoint | None = None  # the endpoint llm_extract may ask
+    no_llm: str = ""  # why there is none, for the error of a step that needs one
 
     def warn(self, message: str) -> None:
         self.warnings.append(message)
@@ -254,11 +261,29 @@ def load_configuration(
         if isinstance(data, str):
             config.warn(f"{path}: {data}; its providers and switches are ignored")
             continue
-        for key in set(data) - {"providers", "templates"}:
-            config.warn(f'{path}: unknown table "{key}" ignored (want providers or templates)')
+        for key in sorted(set(data) - {"providers", "templates", "llm"}):
+            config.warn(f'{path}: unknown table "{key}" ignored (want providers, templates or llm)')
         _merge_providers(config, data.get("providers", {}), Path(str(path)), env, home_file)
         _merge_switches(config, data.get("templates", {}), str(path))
+        if "llm" in data:
+            _merge_llm(config, data["llm"], str(path))
+    if config.llm is None:
+        from_env = endpoint_from_env(env)
+        if isinstance(from_env, str):
+            config.no_llm = config.no_llm or from_env
+        else:
+            config.llm = from_env
     return config
+
+
+def _merge_llm(config: Configuration, table: Any, path: str) -> None:
+    """A later file's `[llm]` replaces an earlier one; a bad one is skipped, naming its key."""
+    endpoint = endpoint_of(table, path)
+    if isinstance(endpoint, str):
+        config.no_llm = f"{path}: [llm] ignored: {endpoint}"
+        config.warn(config.no_llm)
+        return
+    config.llm = endpoint
 
 
 def _merge_providers(

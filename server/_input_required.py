@@ -35,7 +35,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from taskplate.contract import ErrorCode, RunStatus, TaskplateError, TrustLevel
 from taskplate.interpreter import Answer, CannotAsk, RunManager, caller_key
-from taskplate.stdlib import SamplingRequest
+from taskplate.stdlib import Sampled, SamplingRequest
 
 from ._elicit import ElicitingAsker, asker_for
 from ._sampling import SAMPLING_TIMEOUT_S, ClientSampler, answer_text, create_message
@@ -143,15 +143,19 @@ class QuestionSampler:
         self.questions = questions
         self.timeout_s = timeout_s
 
-    async def sample(self, request: SamplingRequest) -> str:
+    def can_sample(self) -> bool:
+        return self.questions.sampling
+
+    async def sample(self, request: SamplingRequest) -> Sampled:
         if not self.questions.sampling:
             raise TaskplateError(
                 ErrorCode.SAMPLING_UNSUPPORTED,
                 "the MCP client did not declare the sampling capability (2026-07-28: in the "
                 "request's _meta), so llm_extract cannot ask its model",
                 "Use an MCP client that supports sampling (on 2026-07-28 it answers the "
-                "sampling/createMessage input requests of an input_required result), run the "
-                "template with `dsl run` and TASKPLATE_LLM_URL, or read the page with `extract`.",
+                "sampling/createMessage input requests of an input_required result), name an "
+                "endpoint in the [llm] table of the server's taskplate.toml, or read the page "
+                "with `extract`.",
             )
         try:
             answer = await self.questions.ask("sampling", create_message(request), self.timeout_s)
@@ -163,7 +167,7 @@ class QuestionSampler:
                 "Keep calling: a sync run's tool call asks again with the client's answers; "
                 "for an async run poll get_task_run, which carries the question.",
             ) from None
-        return answer_text(answer.content)
+        return answer_text(answer)
 
 
 class QuestionAsker:

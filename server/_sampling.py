@@ -1,5 +1,6 @@
 """The MCP client's model as the run's `Sampler`: `sampling/createMessage` to the client that
-started the run, while it is connected. Never falls back to another model on its own.
+started the run, while it is connected. Never falls back to another model on its own (the run
+manager chooses the [llm] endpoint instead when `can_sample` says no).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from mcp_types.jsonrpc import CONNECTION_CLOSED
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from taskplate.contract import ErrorCode, TaskplateError
-from taskplate.stdlib import SamplingRequest
+from taskplate.stdlib import Sampled, SamplingRequest
 
 # A client may show the request to its user before its model answers.
 SAMPLING_TIMEOUT_S = 300.0
@@ -23,8 +24,8 @@ SAMPLING_TIMEOUT_S = 300.0
 _UNSUPPORTED_HINT = (
     "Use an MCP client that supports sampling (sampling/createMessage requests over the "
     "initialize handshake, or the input requests of input_required results on 2026-07-28), "
-    "run the template with `dsl run` and TASKPLATE_LLM_URL, or read the page with `extract` "
-    "and selectors instead."
+    "name an OpenAI-compatible endpoint in the [llm] table of the server's taskplate.toml, "
+    "or read the page with `extract` and selectors instead."
 )
 
 
@@ -56,8 +57,9 @@ def create_message(request: SamplingRequest) -> types.CreateMessageRequest:
     )
 
 
-def answer_text(content: Any) -> str:
-    """The model's text, or LLM_OUTPUT_INVALID when it answered with something else."""
+def answer_text(answer: types.CreateMessageResult) -> Sampled:
+    """The model's text and name, or LLM_OUTPUT_INVALID when it answered with something else."""
+    content = answer.content
     if not isinstance(content, types.TextContent):
         raise TaskplateError(
             ErrorCode.LLM_OUTPUT_INVALID,
@@ -65,7 +67,7 @@ def answer_text(content: Any) -> str:
             "not text",
             "Use a client whose model answers sampling requests with text.",
         )
-    return content.text
+    return Sampled(content.text, "client", answer.model)
 
 
 class ClientSampler:
@@ -77,6 +79,9 @@ class ClientSampler:
         self.session = ctx.session
         self.request_id = ctx.request_id
         self.timeout_s = timeout_s
+
+    def can_sample(self) -> bool:
+        return self._refusal() is None
 
     def _refusal(self) -> TaskplateError | None:
         if self.session.protocol_version in MODERN_PROTOCOL_VERSIONS:
@@ -96,7 +101,7 @@ class ClientSampler:
             )
         return None
 
-    async def sample(self, request: SamplingRequest) -> str:
+    async def sample(self, request: SamplingRequest) -> Sampled:
         refused = self._refusal()
         if refused is not None:
             raise refused
@@ -135,4 +140,4 @@ class ClientSampler:
             ) from None
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
             raise _disconnected() from None
-        return answer_text(answer.content)
+        return answer_text(answer)

@@ -19,9 +19,10 @@ if TYPE_CHECKING:  # jsonschema is imported when arguments are first checked, no
 
     from taskplate.browser import Tab
 
+    from ._chat_completions import ChatCompletions
     from ._context import ActionContext
     from ._conversion import conversion_workers, warm_workers
-    from ._sampling import Message, NoSampler, Sampler, SamplingRequest
+    from ._sampling import CallerModel, Message, NoSampler, Sampled, Sampler, SamplingRequest
     from ._web import WebClient, WebConfig
 
 # Public names of the actions' machinery that layers above use, loaded on first use (the web
@@ -29,8 +30,11 @@ if TYPE_CHECKING:  # jsonschema is imported when arguments are first checked, no
 # checks a template).
 _LAZY: dict[str, tuple[str, str]] = {
     "ActionContext": ("._context", "ActionContext"),
+    "CallerModel": ("._sampling", "CallerModel"),
+    "ChatCompletions": ("._chat_completions", "ChatCompletions"),
     "Message": ("._sampling", "Message"),
     "NoSampler": ("._sampling", "NoSampler"),
+    "Sampled": ("._sampling", "Sampled"),
     "Sampler": ("._sampling", "Sampler"),
     "SamplingRequest": ("._sampling", "SamplingRequest"),
     "conversion_workers": ("._conversion", "conversion_workers"),
@@ -244,9 +248,12 @@ def _navigated_away(exc: Exception) -> bool:
 __all__ = [
     "REGISTRY",
     "ActionContext",
+    "CallerModel",
+    "ChatCompletions",
     "Message",
     "NoSampler",
     "Registry",
+    "Sampled",
     "Sampler",
     "SamplingRequest",
     "WebClient",

@@ -1,7 +1,7 @@
 """The `llm_extract` action: data shaped by a JSON Schema, read from the page by a language model.
 
 Declaration and implementation; the model is asked through the run's `Sampler` (the MCP
-client's sampling, or a configured endpoint), never called here directly.
+client's sampling, or the configured endpoint, chosen when the run starts), never called here.
 """
 
 from __future__ import annotations
@@ -98,12 +98,19 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     problems: list[dict[str, str]] = []
     answer = ""
     for attempt in (1, 2):
-        answer = await sampler.sample(
+        sampled = await sampler.sample(
             SamplingRequest(masked(SYSTEM, secrets), tuple(messages), args.get("maxTokens", 4096))
         )
+        answer = sampled.text
         data, problems = _problems(validator, answer)
         if not problems:
-            out: dict[str, Any] = {"data": data, "attempts": attempt, "truncated": truncated}
+            # `model` first: the step record's result preview (200 characters) always shows it
+            out: dict[str, Any] = {
+                "model": sampled.who(),
+                "data": data,
+                "attempts": attempt,
+                "truncated": truncated,
+            }
             if truncated:
                 out["warnings"] = [f"the page was cut at {limit} characters"]
             return out
@@ -121,7 +128,11 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
         f"the model's answer did not match the schema after a second try: {listed(problems)}",
         "Make the instruction clearer or the schema looser, or raise maxInputChars if the page "
         "was cut; details.answer holds the last answer.",
-        {"violations": problems, "answer": masked(answer, secrets)[:2000]},
+        {
+            "violations": problems,
+            "answer": masked(answer, secrets)[:2000],
+            "model": sampled.who(),
+        },
     )
 
 
@@ -130,16 +141,25 @@ def result_schema_for(args_given: dict[str, Any]) -> dict[str, Any]:
     schema = args_given.get("schema")
     if not isinstance(schema, dict):
         return RESULT
-    return result({"data": schema, "attempts": INTEGER, "truncated": BOOLEAN})
+    return result({"model": MODEL, "data": schema, "attempts": INTEGER, "truncated": BOOLEAN})
 
 
-RESULT = result({"data": {}, "attempts": INTEGER, "truncated": BOOLEAN})
+MODEL = {
+    "type": "object",
+    "description": "Which model answered: via `client` (the MCP client sampled; name as it "
+    "said) or `endpoint` (the [llm] endpoint of taskplate.toml; its model).",
+    "required": ["via", "name"],
+    "properties": {"via": {"enum": ["client", "endpoint"]}, "name": {"type": "string"}},
+    "additionalProperties": False,
+}
+RESULT = result({"model": MODEL, "data": {}, "attempts": INTEGER, "truncated": BOOLEAN})
 
 ACTION = ActionSpec(
     name="llm_extract",
     level=Level.L0,
     summary="Data matching a JSON Schema, read from the page's main content (or snapshot) by "
-    "the client's language model (MCP sampling); asked once more when the answer does not match.",
+    "a language model: the client's (MCP sampling), or the [llm] endpoint of taskplate.toml "
+    "when the client cannot sample; asked once more when the answer does not match.",
     args_schema=args(
         {
             "instruction": {

@@ -1,20 +1,20 @@
-"""`dsl run` asks an OpenAI-compatible endpoint named by TASKPLATE_LLM_URL for llm_extract, and
-says so clearly when none is set. The endpoint is a tiny local fake started here (no network,
-no model); the page is the fixture site's, in the real Chromium."""
+"""`dsl run` asks the OpenAI-compatible endpoint of taskplate.toml's [llm] table (or, without
+one, of TASKPLATE_LLM_URL) for llm_extract, and says so clearly when none is set. The endpoint is
+a local chat-completions server (tests/fixtures/chat_completions.py; no network, no model); the
+page is the fixture site's, in the real Chromium."""
 
 from __future__ import annotations
 
 import json
 import os
 import subprocess
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.fixtures.chat_completions import ChatEndpoint, chat_endpoint
 from tests.fixtures.server import FixtureServer
 from tests.server.conftest import DSL
 
@@ -22,55 +22,11 @@ TEMPLATE = Path(__file__).parents[1] / "server" / "llm_templates" / "llm_page.ya
 TOKEN = "tok-4242-secret"
 
 
-class FakeEndpoint(ThreadingHTTPServer):
-    """Chat completions: answers in order (the last repeats); every request kept."""
-
-    def __init__(self, answers: list[str]) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
-        self.answers = answers
-        self.requests: list[tuple[dict[str, str], dict[str, Any]]] = []
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}/v1"
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: FakeEndpoint
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        self.server.requests.append((dict(self.headers), body))
-        if self.path != "/v1/chat/completions":
-            self.send_response(404)
-            self.end_headers()
-            return
-        answers = self.server.answers
-        text = answers[min(len(self.server.requests), len(answers)) - 1]
-        data = json.dumps(
-            {"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}]}
-        ).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture
-def endpoint() -> Iterator[FakeEndpoint]:
-    server = FakeEndpoint(
-        [json.dumps({"subject": "soup"}), json.dumps({"subject": "soup", "number": 18})]
-    )
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
-    thread.join()
+def endpoint() -> Iterator[ChatEndpoint]:
+    answers = [json.dumps({"subject": "soup"}), json.dumps({"subject": "soup", "number": 18})]
+    with chat_endpoint(answers, token="k-123") as served:
+        yield served
 
 
 def dsl_run(
@@ -97,7 +53,7 @@ def dsl_run(
 
 
 def test_dsl_run_asks_the_configured_endpoint(
-    tmp_path: Path, site: FixtureServer, endpoint: FakeEndpoint
+    tmp_path: Path, site: FixtureServer, endpoint: ChatEndpoint
 ) -> None:
     env = {
         "TASKPLATE_LLM_URL": endpoint.url,
@@ -142,3 +98,42 @@ def test_dsl_run_says_when_the_endpoint_cannot_be_reached(
     assert error["details"]["stepErrorCode"] == "LLM_UNAVAILABLE", error
     assert "cannot reach the language model" in error["error"]
     assert error["recoverHint"]
+
+
+def test_dsl_run_asks_the_endpoint_of_the_llm_table_and_its_steps_name_the_model(
+    tmp_path: Path, site: FixtureServer, endpoint: ChatEndpoint
+) -> None:
+    (tmp_path / "taskplate.toml").write_text(
+        f'[llm]\nurl = "{endpoint.url}"\nmodel = "toml-model"\ntoken_env = "MY_LLM_TOKEN"\n'
+    )
+    code, answer, err = dsl_run(tmp_path, site, {"MY_LLM_TOKEN": "k-123"})
+    assert code == 0, (answer, err)
+    assert answer["result"] == {"subject": "soup", "number": 18, "attempts": 2}
+    assert [body["model"] for _, body in endpoint.requests] == ["toml-model", "toml-model"]
+    assert all(h["Authorization"] == "Bearer k-123" for h, _ in endpoint.requests)
+    sent = json.dumps([body for _, body in endpoint.requests])
+    assert TOKEN not in sent and "Your API token is ***" in sent
+    shown = subprocess.run(
+        [DSL, "runs", "show", answer["runId"], "--steps"],
+        env={**os.environ, "TASKPLATE_HOME": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    (step,) = [s for s in json.loads(shown.stdout)["steps"] if s["action"] == "llm_extract"]
+    assert step["resultPreview"].startswith('{"model": {"via": "endpoint", "name": "toml-model"}')
+    assert "k-123" not in json.dumps(answer) + err + shown.stdout + shown.stderr
+
+
+def test_dsl_run_names_the_token_variable_the_llm_table_wants(
+    tmp_path: Path, site: FixtureServer, endpoint: ChatEndpoint
+) -> None:
+    (tmp_path / "taskplate.toml").write_text(
+        f'[llm]\nurl = "{endpoint.url}"\nmodel = "m"\ntoken_env = "MY_UNSET_LLM_TOKEN"\n'
+    )
+    code, answer, _ = dsl_run(tmp_path, site, {})
+    assert code == 1
+    error = answer["error"]
+    assert error["details"]["stepErrorCode"] == "LLM_UNAVAILABLE", error
+    assert "MY_UNSET_LLM_TOKEN" in error["error"] and "MY_UNSET_LLM_TOKEN" in error["recoverHint"]
+    assert endpoint.requests == []

@@ -124,3 +124,98 @@ def test_the_example_configuration_of_the_issue_is_valid(tmp_path: Path) -> None
     )
     jsonschema.validate(tomllib.loads(text), SCHEMA)
     assert toml_list(["a"]) == '["a"]'
+
+
+LLM = '[llm]\nurl = "http://127.0.0.1:8000/v1"\nmodel = "small"\n'
+
+
+def test_an_llm_table_names_the_endpoint_and_its_token_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TASKPLATE_LLM_URL", raising=False)
+    (tmp_path / "taskplate.toml").write_text(LLM)
+    llm = load_configuration([tmp_path]).llm
+    assert llm is not None and (llm.url, llm.model, llm.token_env) == (
+        "http://127.0.0.1:8000/v1",
+        "small",
+        None,
+    )
+    assert (llm.use, llm.always, llm.timeout_ms) == ("fallback", False, 120_000)
+    assert llm.source == str(tmp_path / "taskplate.toml")
+    (tmp_path / "taskplate.toml").write_text(
+        LLM + 'token_env = "LLM_TOKEN"\nuse = "always"\ntimeout_ms = 5000\n'
+    )
+    llm = load_configuration([tmp_path]).llm
+    assert llm is not None and (llm.token_env, llm.always, llm.timeout_ms) == (
+        "LLM_TOKEN",
+        True,
+        5000,
+    )
+
+
+@pytest.mark.parametrize(
+    ("table", "why"),
+    [
+        ('[llm]\nurl = "http://h/v1"', "llm: 'model' is a required property"),
+        ('[llm]\nurl = "ftp://h/v1"\nmodel = "m"', "llm.url: 'ftp://h/v1' does not match"),
+        (LLM + 'use = "sometimes"', "llm.use: 'sometimes' is not one of ['fallback', 'always']"),
+        (LLM + 'token_env = "MY-TOKEN"', "llm.token_env: 'MY-TOKEN' does not match"),
+        (LLM + "timeout_ms = 0", "llm.timeout_ms: 0 is less than the minimum of 1"),
+        # the token written in the file: the key is named, its value never shown
+        (LLM + 'token = "sk-secret-123"', "llm: Additional properties are not allowed ('token'"),
+    ],
+)
+def test_a_bad_llm_table_is_ignored_with_a_warning_naming_its_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, table: str, why: str
+) -> None:
+    monkeypatch.delenv("TASKPLATE_LLM_URL", raising=False)
+    (tmp_path / "taskplate.toml").write_text(time_config() + table + "\n")
+    config = load_configuration([tmp_path])
+    assert config.llm is None and list(config.providers) == ["time"]
+    (warning,) = config.warnings
+    assert why in warning and str(tmp_path / "taskplate.toml") in warning, warning
+    assert "sk-secret-123" not in warning
+    assert config.no_llm == warning  # what a step that needs a model is told
+
+
+def test_the_data_homes_llm_table_has_the_last_word(tmp_path: Path) -> None:
+    folder, home = tmp_path / "templates", tmp_path / "home"
+    folder.mkdir()
+    home.mkdir()
+    (folder / "taskplate.toml").write_text(LLM)
+    (home / "taskplate.toml").write_text(LLM.replace("small", "large"))
+    llm = load_configuration([folder], home).llm
+    assert llm is not None and llm.model == "large" and llm.source == str(home / "taskplate.toml")
+
+
+def test_without_an_llm_table_the_environment_may_name_the_endpoint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TASKPLATE_LLM_URL", raising=False)
+    monkeypatch.delenv("TASKPLATE_LLM_KEY", raising=False)
+    config = load_configuration([tmp_path])
+    assert config.llm is None
+    assert config.no_llm == "no taskplate.toml has an [llm] table, and TASKPLATE_LLM_URL is not set"
+    monkeypatch.setenv("TASKPLATE_LLM_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.delenv("TASKPLATE_LLM_MODEL", raising=False)
+    assert "TASKPLATE_LLM_MODEL is not" in load_configuration([tmp_path]).no_llm
+    monkeypatch.setenv("TASKPLATE_LLM_MODEL", "m")
+    monkeypatch.setenv("TASKPLATE_LLM_KEY", "k")
+    llm = load_configuration([tmp_path]).llm
+    assert llm is not None and (llm.url, llm.model, llm.token_env) == (
+        "http://127.0.0.1:9/v1",
+        "m",
+        "TASKPLATE_LLM_KEY",
+    )
+    (tmp_path / "taskplate.toml").write_text(LLM)  # a file's table wins over the environment
+    llm = load_configuration([tmp_path]).llm
+    assert llm is not None and llm.model == "small"
+
+
+def test_the_published_schema_holds_the_llm_table() -> None:
+    import tomllib
+
+    text = LLM + 'token_env = "LLM_TOKEN"\nuse = "always"\ntimeout_ms = 60000\n'
+    jsonschema.validate(tomllib.loads(text), SCHEMA)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(tomllib.loads(LLM + 'use = "never"\n'), SCHEMA)
