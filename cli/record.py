@@ -5,7 +5,6 @@ an environment variable), the recording's path and the expectations taken from t
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 import tempfile
@@ -35,7 +34,6 @@ from taskplate.interpreter import (
 from ._common import library_for, limits, manager, store_option
 from ._errors import user_errors
 from ._help import examples
-from ._llm import configured_sampler
 from .run import given_once, lists_of_one, parse_inputs
 
 CASE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -49,10 +47,10 @@ async def _record(path: Path, inputs: dict[str, Any], name: str, once: set[str])
     clock = _now()
     with tempfile.TemporaryDirectory(prefix="taskplate-record-") as folder:
         network = HarRecording(Path(folder))
-        model = RecordingSampler(configured_sampler(os.environ))
+        model = RecordingSampler()
         async with runs.running():
             with fixed_clock(clock):
-                answer = await run_template(runs, template, inputs, network, model)
+                answer = await run_template(runs, template, inputs, network, model.around)
         # every context is closed now, so each has written its HAR
         secrets = [str(inputs[k]) for k in secret_names(template.inputs_schema) if k in inputs]
         har = masked_har(recorded_by(network.merged(), path, name, model.answers), secrets)

@@ -6,7 +6,6 @@ or JSON, or JUnit XML. Exit 0 all passed, 1 some failed, 2 some could not run.
 from __future__ import annotations
 
 import json
-import os
 import sys
 import tempfile
 from pathlib import Path
@@ -29,7 +28,6 @@ from taskplate.interpreter import (
 from ._common import library_for, limits
 from ._errors import user_errors
 from ._help import examples
-from ._llm import configured_sampler
 
 EXIT = {"passed": 0, "failed": 1, "error": 2}
 
@@ -88,8 +86,7 @@ async def _run_all(cases: list[Case], live: bool) -> list[CaseResult]:
         if problems:
             return problems
         async with runs.running():
-            model = configured_sampler(os.environ) if live else None
-            return [await run_case(runs, case, live=live, model=model) for case in cases]
+            return [await run_case(runs, case, live=live) for case in cases]
 
 
 def _summary(results: list[CaseResult], live: bool) -> str:

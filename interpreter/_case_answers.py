@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from taskplate.contract import ErrorCode, TaskplateError
-from taskplate.stdlib import Sampler, SamplingRequest
+from taskplate.stdlib import Sampled, Sampler, SamplingRequest
 
 
 def _question(request: SamplingRequest) -> dict[str, Any]:
@@ -21,15 +21,22 @@ def _question(request: SamplingRequest) -> dict[str, Any]:
 
 
 class RecordingSampler:
-    """Asks `model` and keeps every question with its answer, in the order asked."""
+    """Asks the model the run chose and keeps every question with its answer, in the order
+    asked: `RunWiring.models` is `recording.around`."""
 
-    def __init__(self, model: Sampler) -> None:
-        self.model = model
+    def __init__(self) -> None:
+        self.model: Sampler | None = None
         self.answers: list[dict[str, Any]] = []
 
-    async def sample(self, request: SamplingRequest) -> str:
+    def around(self, chosen: Sampler) -> Sampler:
+        self.model = chosen
+        return self
+
+    async def sample(self, request: SamplingRequest) -> Sampled:
+        assert self.model is not None, "around() gives the recorder its model"
         answer = await self.model.sample(request)
-        self.answers.append({**_question(request), "answer": answer})
+        kept = {"answer": answer.text, "via": answer.via, "model": answer.model}
+        self.answers.append({**_question(request), **kept})
         return answer
 
 
@@ -41,13 +48,14 @@ class ReplaySampler:
         self.answers = answers
         self._used: set[int] = set()
 
-    async def sample(self, request: SamplingRequest) -> str:
+    async def sample(self, request: SamplingRequest) -> Sampled:
         asked = _question(request)
         for index, recorded in enumerate(self.answers):
             same = recorded.get("system") == asked["system"]
             if same and recorded.get("messages") == asked["messages"] and index not in self._used:
                 self._used.add(index)
-                return str(recorded.get("answer", ""))
+                text, via, model = (str(recorded.get(k, "")) for k in ("answer", "via", "model"))
+                return Sampled(text, via, model)
         raise TaskplateError(
             ErrorCode.LLM_UNAVAILABLE,
             "the recording holds no model answer for this question (the template or the page "

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -80,19 +81,18 @@ async def run_template(
     template: Template,
     inputs: dict[str, Any],
     network: HarRecording | HarReplay | None,
-    model: Sampler | None = None,
+    models: Callable[[Sampler], Sampler] | None = None,
 ) -> dict[str, Any]:
-    """The template run once with the given network (recorded, replayed or live) and language
-    model; its answer with steps (get_task_run's, as a case checks it)."""
-    runs.runtime.network = network
+    """The template run once with the given network (recorded, replayed or live) and the model
+    the run chooses passed through `models` (recorded, or replaced by a recording's answers);
+    its answer with steps (get_task_run's, as a case checks it)."""
+    runs.runtime.network, runs.wiring.models = network, models
     try:
-        run_id = await runs.submit(
-            template.id, inputs, version=template.version, options={}, sampler=model
-        )
+        run_id = await runs.submit(template.id, inputs, version=template.version, options={})
         await runs.wait(run_id)
         return await runs.reads.describe(run_id, include_steps=True)
     finally:
-        runs.runtime.network = None
+        runs.runtime.network, runs.wiring.models = None, None
 
 
 def preflight(case: Case, template: Template, *, live: bool) -> None:
@@ -121,9 +121,7 @@ def recorded_by(
     return har
 
 
-async def run_case(
-    runs: RunManager, case: Case, *, live: bool, model: Sampler | None = None
-) -> CaseResult:
+async def run_case(runs: RunManager, case: Case, *, live: bool) -> CaseResult:
     """The case run and checked; a problem of the case itself is its result's `error`. Live,
     the recording is replayed too, and how the output drifted from it is the result's `drift`."""
     started = time.monotonic()
@@ -131,7 +129,7 @@ async def run_case(
     try:
         template = checked_template(runs, case.template)
         preflight(case, template, live=live)
-        result.answer = await _run_once(runs, case, template, live=live, model=model)
+        result.answer = await _run_once(runs, case, template, live=live)
         result.broken = broken(case.expect, result.answer)
         if live and case.recording.is_file():
             recorded = await _run_once(runs, case, template, live=False)
@@ -143,14 +141,16 @@ async def run_case(
 
 
 async def _run_once(
-    runs: RunManager, case: Case, template: Template, *, live: bool, model: Sampler | None = None
+    runs: RunManager, case: Case, template: Template, *, live: bool
 ) -> dict[str, Any]:
-    """One run of the case: live with `model`, or offline from its recording (the network, the
-    model's answers and the clock)."""
+    """One run of the case: live (with the model the configuration names), or offline from its
+    recording (the network, the model's answers and the clock)."""
     inputs = resolved_inputs(case, offline=not live, mask=MASK)
     if live:
-        return await run_template(runs, template, inputs, None, model)
+        return await run_template(runs, template, inputs, None)
     made = read_har(case.recording)["log"].get(RECORDED_BY, {})
     answers = ReplaySampler(made.get("answers", []) if isinstance(made, dict) else [])
     with fixed_clock(case.clock) if case.clock else contextlib.nullcontext():
-        return await run_template(runs, template, inputs, HarReplay(case.recording), answers)
+        return await run_template(
+            runs, template, inputs, HarReplay(case.recording), lambda _chosen: answers
+        )

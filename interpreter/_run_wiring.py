@@ -4,6 +4,7 @@ one run is (`RunJob`): nothing that executes a run reaches back into the manager
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -45,6 +46,9 @@ class RunWiring:
     web: WebConfig | None = None  # plain HTTP (fetch): User-Agent, per-host limit, robots.txt
     confirm: ConfirmPolicy = ConfirmPolicy.ASK  # local confirmations nobody can give
     terminal: Asker | None = None  # `dsl run` on a terminal asks there
+    # `dsl record`/`dsl test`: the chosen model wrapped to keep its answers, or replaced by a
+    # recording's answers
+    models: Callable[[Sampler], Sampler] | None = None
 
     @property
     def catalog(self) -> Any:
@@ -58,6 +62,10 @@ class RunWiring:
         """The run's language model: the caller's (MCP sampling) when it can sample, else the
         `[llm]` endpoint of the configuration (always it, when its `use` is `always`); with
         neither, the caller's (its error says why it cannot) or one that says what to set."""
+        chosen = self._chosen_model(caller)
+        return self.models(chosen) if self.models is not None else chosen
+
+    def _chosen_model(self, caller: CallerModel | None) -> Sampler:
         from taskplate.stdlib import ChatCompletions, NoSampler
 
         endpoint = self.library.configuration.llm

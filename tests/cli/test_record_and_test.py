@@ -299,38 +299,32 @@ def test_live_reports_drift_from_the_recording_and_rewrites_nothing(tmp_path: Pa
 
 
 def test_the_models_answers_are_recorded_and_replayed_without_a_model(tmp_path: Path) -> None:
-    from tests.cli.test_llm_run import TEMPLATE, FakeEndpoint
+    from tests.cli.test_llm_run import TEMPLATE
+    from tests.fixtures.chat_completions import chat_endpoint
 
     folder = tmp_path / "llm"
     folder.mkdir()
     shutil.copy(TEMPLATE, folder / "llm_page.yaml")
-    endpoint = FakeEndpoint(['{"subject": "bread", "number": 3}'])
-    thread = threading.Thread(target=endpoint.serve_forever, kwargs={"poll_interval": 0.05})
-    thread.start()
-    model = {"TASKPLATE_LLM_URL": endpoint.url, "TASKPLATE_LLM_MODEL": "fake-1"}
-    try:
-        with serve() as site:
-            done = dsl(
-                folder,
-                "record",
-                "llm_page.yaml",
-                "--input",
-                f"url={site.url('/article.html')}",
-                "--input",
-                "token=s3cr3t-value",
-                env=model,
-            )
-    finally:
-        endpoint.shutdown()
-        endpoint.server_close()
-        thread.join()
-    assert done.returncode == 0, done.stderr
-    assert len(endpoint.requests) == 1
-    case = (folder / "llm_page.test.yaml").read_text(encoding="utf-8")
-    assert "subject: bread" in case and "$env: TASKPLATE_SECRET_TOKEN" in case
-    har = (folder / "llm_page.recordings" / "default.har").read_text(encoding="utf-8")
-    assert '"answer": "{\\"subject\\": \\"bread\\", \\"number\\": 3}"' in har
-    assert "s3cr3t-value" not in har and "s3cr3t-value" not in case
+    with chat_endpoint(['{"subject": "bread", "number": 3}']) as endpoint, serve() as site:
+        model = {"TASKPLATE_LLM_URL": endpoint.url, "TASKPLATE_LLM_MODEL": "fake-1"}
+        done = dsl(
+            folder,
+            "record",
+            "llm_page.yaml",
+            "--input",
+            f"url={site.url('/article.html')}",
+            "--input",
+            "token=s3cr3t-value",
+            env=model,
+        )
+        assert done.returncode == 0, done.stderr
+        assert len(endpoint.requests) == 1
+        case = (folder / "llm_page.test.yaml").read_text(encoding="utf-8")
+        assert "subject: bread" in case and "$env: TASKPLATE_SECRET_TOKEN" in case
+        har = (folder / "llm_page.recordings" / "default.har").read_text(encoding="utf-8")
+        assert '"answer": "{\\"subject\\": \\"bread\\", \\"number\\": 3}"' in har
+        assert '"model": "fake-1"' in har
+        assert "s3cr3t-value" not in har and "s3cr3t-value" not in case
     replayed = dsl(folder, "test")  # no endpoint, no site, no secret
     assert replayed.returncode == 0, replayed.stdout
     assert len(endpoint.requests) == 1
