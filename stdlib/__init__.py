@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # jsonschema is imported when arguments are first checked, no
     from ._context import ActionContext
     from ._conversion import conversion_workers, warm_workers
     from ._sampling import Message, NoSampler, Sampler, SamplingRequest
-    from ._web import WebClient, WebConfig
+    from ._web import CookieSource, WebClient, WebConfig
 
 # Public names of the actions' machinery that layers above use, loaded on first use (the web
 # client, httpx with it, only when a run reads over HTTP; none of them when dsl validate
@@ -35,6 +35,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "SamplingRequest": ("._sampling", "SamplingRequest"),
     "conversion_workers": ("._conversion", "conversion_workers"),
     "warm_workers": ("._conversion", "warm_workers"),
+    "CookieSource": ("._web", "CookieSource"),
     "WebClient": ("._web", "WebClient"),
     "WebConfig": ("._web", "WebConfig"),
 }
@@ -244,6 +245,7 @@ def _navigated_away(exc: Exception) -> bool:
 __all__ = [
     "REGISTRY",
     "ActionContext",
+    "CookieSource",
     "Message",
     "NoSampler",
     "Registry",

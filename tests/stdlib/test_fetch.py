@@ -21,7 +21,7 @@ from taskplate.stdlib import REGISTRY, run_action
 from taskplate.stdlib._context import ActionContext, MemoryArtifacts
 from taskplate.stdlib._web import WebClient, WebConfig, decode
 from tests.conftest import fake_dns
-from tests.fixtures.crawl_site import CrawlSite, MappedTransport, serve_site
+from tests.fixtures.crawl_site import FAKE_HOSTS, CrawlSite, MappedNetwork, serve_site
 from tests.fixtures.server import FixtureServer
 
 pytestmark = pytest.mark.anyio
@@ -72,7 +72,7 @@ async def test_redirects_are_followed_hop_by_hop_under_the_policy(crawl: CrawlSi
     assert page["url"] == crawl.url("/moved") and page["title"] == "Moved"
 
     port = crawl.server_address[1]
-    config = WebConfig(transport=MappedTransport({"public.test": port, "private.test": port}))
+    config = WebConfig(network=MappedNetwork(FAKE_HOSTS))
     crawl.reset()
     async with WebClient(config) as web:
         ctx = context(web, TrustLevel.REMOTE)
