@@ -89,7 +89,8 @@ class UrlPolicy:
     def _verdict(self, host: str) -> tuple[str | None, tuple[str, ...]]:
         """(why the host is refused or None, the addresses it resolved to), asked once."""
         if host not in self._cache:
-            self._cache[host] = self._resolve(host)
+            verdict = self._resolve(host)
+            self._cache.setdefault(host, verdict)  # two look-ups at once: the first one stands
         return self._cache[host]
 
     def _resolve(self, host: str) -> tuple[str | None, tuple[str, ...]]:

@@ -116,6 +116,10 @@ class ProfileStore:
                     raise ValueError("its state is not a storageState")
             except FileNotFoundError as exc:
                 raise _unreadable(profile_id, f"{Path(exc.filename).name} is missing") from None
+            except OSError as exc:  # unreadable: permissions, a failing disk
+                raise _unreadable(
+                    profile_id, f"{Path(exc.filename or '').name}: {exc.strerror}"
+                ) from None
             except (ValueError, KeyError, TypeError) as exc:  # JSON's errors are ValueErrors
                 raise _unreadable(profile_id, str(exc) or type(exc).__name__) from None
             time.sleep(0.01)

@@ -290,7 +290,8 @@ class Session:
         """The session's cookies as storageState holds them: its live context's, else those it
         was seeded with (a session that opened no tab has no context yet)."""
         if self.context is not None and self._alive():
-            return [dict(c) for c in await self.context.cookies()]
+            with contextlib.suppress(Exception):  # gone meanwhile: what it was seeded with
+                return [dict(c) for c in await self.context.cookies()]
         return list((self.seed or {}).get("cookies", []))
 
     def _context_gone(self, context: BrowserContext) -> None:

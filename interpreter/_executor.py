@@ -55,11 +55,10 @@ class Execution:
 
     def __post_init__(self) -> None:
         self.log = StepLog(self.record, self.on_progress, self.catalog, self.secrets)
+        if self.policy is None:  # one for its steps and its HTTP client, so a host resolves once
+            self.policy = UrlPolicy(self.trust)
         self.resources = RunResources(
-            self.session_factory,
-            self.web_config,
-            self.policy if self.policy is not None else UrlPolicy(self.trust),
-            self.web_cookies,
+            self.session_factory, self.web_config, self.policy, self.web_cookies
         )
         tabs = ItemTabs(self.resources)
         self.actions = ActionSteps(

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 import anyio
+import httpcore
 import httpx
 
 from taskplate.contract import ErrorCode, TaskplateError
@@ -59,7 +60,7 @@ class WebConfig:
     max_crawl_delay_s: float = 30.0  # a robots.txt asking for more is read as this
     # The network under the pinned connections, and the certificates trusted: tests map
     # addresses to the fixture site and trust its local certificate authority.
-    network: Any = None  # httpcore.AsyncNetworkBackend
+    network: httpcore.AsyncNetworkBackend | None = None
     verify: ssl.SSLContext | bool = True
 
 
@@ -159,6 +160,8 @@ class WebClient:
     async def client(self) -> httpx.AsyncClient:
         """The httpx client, made on first use with the cookies it starts from (a cookie source
         that fails leaves nothing open, and is asked again by the next request)."""
+        if self._client is not None:
+            return self._client
         async with self._opening:
             if self._client is None:
                 jar = cookie_jar(await self._cookies() if self._cookies is not None else ())
