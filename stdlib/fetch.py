@@ -229,7 +229,8 @@ ACTION = ActionSpec(
     level=Level.L0,
     summary="Read a page over plain HTTP(S), without a browser: its content as markdown, html, "
     "text or links (main content as get_page_content), its links, and whether it needs script. "
-    "Polite: robots.txt, Crawl-delay and a per-host limit are obeyed.",
+    "Polite: robots.txt, Crawl-delay and a per-host limit are obeyed. Sends the run's cookies "
+    "(its session's, else its login profile's), as a browser would.",
     args_schema=args(
         {
             "url": URL,
