@@ -58,7 +58,9 @@ class UrlPolicy:
     allow_hosts: tuple[str, ...] = ()
     deny_hosts: tuple[str, ...] = ()
     resolver: Resolver = system_resolver
-    _cache: dict[str, str | None] = field(default_factory=dict, repr=False)
+    # Each host's verdict and the addresses it was made on, resolved once for the policy's life
+    # (a run's): a connection goes to those addresses (`connect_to`), never to a later answer.
+    _cache: dict[str, tuple[str | None, tuple[str, ...]]] = field(default_factory=dict, repr=False)
 
     @property
     def enforced(self) -> bool:
@@ -82,23 +84,61 @@ class UrlPolicy:
             return "the URL has no host"
         if _matches(host, self.allow_hosts):
             return None
-        if host in self._cache:
-            return self._cache[host]
-        why = self._resolve_refusal(host)
-        self._cache[host] = why
-        return why
+        return self._verdict(host)[0]
 
-    def _resolve_refusal(self, host: str) -> str | None:
+    def _verdict(self, host: str) -> tuple[str | None, tuple[str, ...]]:
+        """(why the host is refused or None, the addresses it resolved to), asked once."""
+        if host not in self._cache:
+            verdict = self._resolve(host)
+            self._cache.setdefault(host, verdict)  # two look-ups at once: the first one stands
+        return self._cache[host]
+
+    def _resolve(self, host: str) -> tuple[str | None, tuple[str, ...]]:
         if host in METADATA_HOSTS:
-            return f'"{host}" is a cloud metadata host'
-        addresses = self.resolver(host)
+            return f'"{host}" is a cloud metadata host', ()
+        addresses = tuple(self.resolver(host))
         if not addresses:
-            return f'the host "{host}" does not resolve'
+            return f'the host "{host}" does not resolve', ()
         for address in addresses:
             why = _forbidden(address)
             if why:
-                return f'"{host}" resolves to {address}, {why}'
-        return None
+                return f'"{host}" resolves to {address}, {why}', addresses
+        return None, addresses
+
+    def checks_addresses(self, host: str) -> bool:
+        """Whether a connection to `host` must go to an address this policy checked: for remote
+        callers, but not to a host the operator allowed by name."""
+        host = host.lower().rstrip(".")
+        return self.trust is TrustLevel.REMOTE and not _matches(host, self.allow_hosts)
+
+    def connect_to(self, host: str) -> list[str]:
+        """Where a connection to `host` may go: the addresses its check resolved, so a name that
+        answers differently later (DNS rebinding) cannot lead the connection elsewhere; the name
+        itself when this policy checks no addresses. URL_NOT_ALLOWED when the host is refused."""
+        host = host.lower().rstrip(".")
+        why = (
+            f'the host "{host}" is denied by the operator'
+            if _matches(host, self.deny_hosts)
+            else None
+        )
+        addresses: tuple[str, ...] = (host,)
+        if why is None and self.checks_addresses(host):
+            why, addresses = self._verdict(host)
+        if why:
+            raise TaskplateError(
+                ErrorCode.URL_NOT_ALLOWED,
+                f"a connection to {host} is not allowed: {why}",
+                _HINT,
+                {"host": host},
+            )
+        return list(addresses)
+
+    async def connect_to_async(self, host: str) -> list[str]:
+        """`connect_to`, with a DNS look-up (on a cache miss) in a worker thread."""
+        key = host.lower().rstrip(".")
+        if key not in self._cache and self.checks_addresses(key):
+            await anyio.to_thread.run_sync(self._verdict, key)
+        return self.connect_to(host)
 
     async def refusal_async(self, url: str) -> str | None:
         """`refusal`, with a DNS look-up (on a cache miss) in a worker thread."""

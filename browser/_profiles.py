@@ -42,6 +42,17 @@ def _invalid(profile_id: object, why: str) -> TaskplateError:
     )
 
 
+def _unreadable(profile_id: str, why: str) -> TaskplateError:
+    """A snapshot that cannot be read (a file missing, damaged or edited by hand); its content
+    is never quoted."""
+    return TaskplateError(
+        ErrorCode.EXECUTION_ERROR,
+        f"profile {profile_id} cannot be read: {why}",
+        f"Retry; if it persists, log in again (dsl login --profile {profile_id}).",
+        {"profileId": profile_id},
+    )
+
+
 def with_indexed_db() -> bool:
     """IndexedDB goes into snapshots only when configured (TASKPLATE_PROFILE_INDEXEDDB=1)."""
     return os.environ.get("TASKPLATE_PROFILE_INDEXEDDB") == "1"
@@ -95,14 +106,24 @@ class ProfileStore:
         """The latest snapshot; a state that does not match its meta (mid-publish) is read again."""
         folder = self.ensure(profile_id)
         for _ in range(50):
-            meta = json.loads((folder / "meta.json").read_bytes())
-            data = (folder / "state.json").read_bytes()
-            if _checksum(data) == meta["checksum"]:
-                return Snapshot(profile_id, int(meta["version"]), json.loads(data))
+            try:
+                meta = json.loads((folder / "meta.json").read_bytes())
+                data = (folder / "state.json").read_bytes()
+                if _checksum(data) == meta["checksum"]:
+                    state = json.loads(data)
+                    if isinstance(state, dict) and isinstance(state.get("cookies", []), list):
+                        return Snapshot(profile_id, int(meta["version"]), state)
+                    raise ValueError("its state is not a storageState")
+            except FileNotFoundError as exc:
+                raise _unreadable(profile_id, f"{Path(exc.filename).name} is missing") from None
+            except OSError as exc:  # unreadable: permissions, a failing disk
+                raise _unreadable(
+                    profile_id, f"{Path(exc.filename or '').name}: {exc.strerror}"
+                ) from None
+            except (ValueError, KeyError, TypeError) as exc:  # JSON's errors are ValueErrors
+                raise _unreadable(profile_id, str(exc) or type(exc).__name__) from None
             time.sleep(0.01)
-        raise TaskplateError(
-            ErrorCode.EXECUTION_ERROR, f"profile {profile_id} keeps changing while read", "Retry."
-        )
+        raise _unreadable(profile_id, "its state does not match its checksum (or is mid-write)")
 
     def snapshot(self, profile_id: str) -> Snapshot:
         return self.read(profile_id)

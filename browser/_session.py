@@ -286,6 +286,14 @@ class Session:
         context.on("close", self._context_gone)
         return context
 
+    async def cookies(self) -> list[dict[str, Any]]:
+        """The session's cookies as storageState holds them: its live context's, else those it
+        was seeded with (a session that opened no tab has no context yet)."""
+        if self.context is not None and self._alive():
+            with contextlib.suppress(Exception):  # gone meanwhile: what it was seeded with
+                return [dict(c) for c in await self.context.cookies()]
+        return list((self.seed or {}).get("cookies", []))
+
     def _context_gone(self, context: BrowserContext) -> None:
         if context is self.context:
             self._context_closed = True

@@ -25,7 +25,7 @@ from ._step_failures import Canceled, CancelRequest, StepFailed, render_step
 from ._step_records import Progress, StepLog, StepRecord, preview
 
 if TYPE_CHECKING:
-    from taskplate.stdlib import WebConfig
+    from taskplate.stdlib import CookieSource, WebConfig
 
 __all__ = ["Canceled", "Execution", "Progress", "StepFailed", "StepRecord", "preview"]
 
@@ -45,6 +45,7 @@ class Execution:
     on_failure: FailureShot | None = None  # a failed browser step's screenshot
     policy: UrlPolicy | None = None  # the run's URL policy, for actions that need no browser
     web_config: WebConfig | None = None
+    web_cookies: CookieSource | None = None  # what plain HTTP starts from (the run's profile)
     catalog: Any = field(default_factory=lambda: REGISTRY)  # built-in actions, providers' tools
     confirmer: Confirmer | None = None  # asks before steps that need confirmation
     human: Any = None  # the run's hand-over desk (stdlib HumanDesk)
@@ -54,7 +55,11 @@ class Execution:
 
     def __post_init__(self) -> None:
         self.log = StepLog(self.record, self.on_progress, self.catalog, self.secrets)
-        self.resources = RunResources(self.session_factory, self.web_config)
+        if self.policy is None:  # one for its steps and its HTTP client, so a host resolves once
+            self.policy = UrlPolicy(self.trust)
+        self.resources = RunResources(
+            self.session_factory, self.web_config, self.policy, self.web_cookies
+        )
         tabs = ItemTabs(self.resources)
         self.actions = ActionSteps(
             self.trust,

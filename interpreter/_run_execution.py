@@ -8,13 +8,13 @@ from __future__ import annotations
 import logging
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from taskplate.browser import Session, cleanup
+from taskplate.browser import Session, UrlPolicy, cleanup
 from taskplate.contract import ErrorCode, RunStatus, TaskplateError, TrustLevel
 from taskplate.stdlib import CallerModel
 
@@ -31,6 +31,9 @@ from ._step_failures import CancelRequest, StepFailed
 from ._step_records import Progress, StepRecord
 from ._store import STORE_WRITE_S, Store
 from ._tracing import RunTrace, TraceMode, failure_screenshot
+
+if TYPE_CHECKING:
+    from taskplate.stdlib import CookieSource
 
 log = logging.getLogger("taskplate.runs")
 
@@ -77,6 +80,8 @@ async def run_job(wiring: RunWiring, job: RunJob, live: Live) -> None:
     and its row never left unfinished."""
     run_id, template, store = job.run_id, job.template, wiring.store
     own: list[Session] = []
+    # One URL policy for the run's browser and its plain HTTP: a host is resolved once per run.
+    policy = job.given.policy if job.given is not None else wiring.url_policy(job.trust)
     trace = live.trace = RunTrace(
         TraceMode(job.options.get("trace", "off")),
         RunArtifacts(wiring.artifacts, run_id),
@@ -89,7 +94,7 @@ async def run_job(wiring: RunWiring, job: RunJob, live: Live) -> None:
             return job.given
         if not own:
             profile = profile_for(template, job.inputs, job.profile_id)
-            own.append(await wiring.open_session(job.trust, profile))
+            own.append(await wiring.open_session(job.trust, profile, policy))
             await store.update_run(run_id, options={**job.options, "sessionId": own[0].id})
             await trace.attach(own[0])
         return own[0]
@@ -107,7 +112,16 @@ async def run_job(wiring: RunWiring, job: RunJob, live: Live) -> None:
             listener(r)
         store.keep_step(run_id, r.seq, **step_fields(r))
 
-    execution = new_execution(wiring, job, live, session, record, progress)
+    async def cookies() -> Sequence[Mapping[str, Any]]:
+        """What the run's plain HTTP starts from: its browser session's cookies when one is
+        open, else those of the profile its session would start from."""
+        opened = job.given or (own[0] if own else None)
+        if opened is not None:
+            return await opened.cookies()
+        profile = profile_for(template, job.inputs, job.profile_id)
+        return list(wiring.profiles.read(profile).state.get("cookies", []))
+
+    execution = new_execution(wiring, job, live, session, record, progress, policy, cookies)
     try:
         await admit_and_execute(wiring, job, execution, live, session)
     finally:
@@ -131,9 +145,12 @@ def new_execution(
     session: Callable[[], Any],
     record: Callable[[StepRecord], None],
     progress: Callable[[Progress], None],
+    policy: UrlPolicy,
+    cookies: CookieSource,
 ) -> Execution:
-    """The run's execution: its artifacts, profiles, URL policy, the caller's confirmations and
-    language model, and its desk for hand-overs to a person."""
+    """The run's execution: its artifacts, profiles, URL policy, the cookies its plain HTTP
+    starts from, the caller's confirmations and language model, and its desk for hand-overs to
+    a person."""
     trust, cancel = job.trust, CancelRequest()
     desk = RunDesk(
         wiring.store,
@@ -154,8 +171,9 @@ def new_execution(
         secrets=job.secrets,
         profiles=wiring.profiles,
         on_failure=failure_screenshot,
-        policy=job.given.policy if job.given is not None else wiring.url_policy(trust),
+        policy=policy,
         web_config=wiring.web,
+        web_cookies=cookies,
         catalog=wiring.catalog,
         confirmer=Confirmer(trust, live.asker, wiring.confirm, wiring.terminal),
         human=desk,

@@ -1,5 +1,6 @@
 """What a run opens on first use: its browser session (asked of the run manager's factory once,
-closed by the manager) and its HTTP client (closed here). Knows no step.
+closed by the manager) and its HTTP client (closed here), both under the run's URL policy. Knows
+no step.
 """
 
 from __future__ import annotations
@@ -10,16 +11,18 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from taskplate.browser import Session
+from taskplate.browser import Session, UrlPolicy
 
 if TYPE_CHECKING:
-    from taskplate.stdlib import WebClient, WebConfig
+    from taskplate.stdlib import CookieSource, WebClient, WebConfig
 
 
 @dataclass
 class RunResources:
     session_factory: Callable[[], Awaitable[Session]]
     web_config: WebConfig | None = None
+    policy: UrlPolicy = field(default_factory=UrlPolicy)  # where the HTTP client may connect
+    cookies: CookieSource | None = None  # what the HTTP client starts from (the run's profile)
     opened: Session | None = None  # the session, once a step asked for it
     _web: WebClient | None = None
     _opening: anyio.Lock = field(default_factory=anyio.Lock)
@@ -32,11 +35,12 @@ class RunResources:
         return self.opened
 
     def web(self) -> WebClient:
-        """The run's HTTP client (robots.txt, per-host limits), made on first use."""
+        """The run's HTTP client (robots.txt, per-host limits, the run's cookies), made on first
+        use."""
         if self._web is None:
             from taskplate.stdlib import WebClient
 
-            self._web = WebClient(self.web_config)
+            self._web = WebClient(self.web_config, self.policy, self.cookies)
         return self._web
 
     async def aclose(self) -> None:

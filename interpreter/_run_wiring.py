@@ -82,10 +82,14 @@ class RunWiring:
             "sampling (`dsl serve`).",
         )
 
-    async def open_session(self, trust: TrustLevel, profile_id: str) -> Session:
-        """A new session under the caller's URL policy, seeded from the profile's snapshot."""
+    async def open_session(
+        self, trust: TrustLevel, profile_id: str, policy: UrlPolicy | None = None
+    ) -> Session:
+        """A new session under the caller's URL policy (a run's own: `policy`), seeded from the
+        profile's snapshot."""
         snapshot = self.profiles.read(profile_id)
-        session = await self.sessions.create(policy=self.url_policy(trust), seed=snapshot.state)
+        policy = policy if policy is not None else self.url_policy(trust)
+        session = await self.sessions.create(policy=policy, seed=snapshot.state)
         session.profile_id, session.profile_version = snapshot.profile_id, snapshot.version
         return session
 

@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # jsonschema is imported when arguments are first checked, no
     from ._context import ActionContext
     from ._conversion import conversion_workers, warm_workers
     from ._sampling import CallerModel, Message, NoSampler, Sampled, Sampler, SamplingRequest
-    from ._web import WebClient, WebConfig
+    from ._web import CookieSource, WebClient, WebConfig
 
 # Public names of the actions' machinery that layers above use, loaded on first use (the web
 # client, httpx with it, only when a run reads over HTTP; none of them when dsl validate
@@ -39,6 +39,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "SamplingRequest": ("._sampling", "SamplingRequest"),
     "conversion_workers": ("._conversion", "conversion_workers"),
     "warm_workers": ("._conversion", "warm_workers"),
+    "CookieSource": ("._web", "CookieSource"),
     "WebClient": ("._web", "WebClient"),
     "WebConfig": ("._web", "WebConfig"),
 }
@@ -250,6 +251,7 @@ __all__ = [
     "ActionContext",
     "CallerModel",
     "ChatCompletions",
+    "CookieSource",
     "Message",
     "NoSampler",
     "Registry",

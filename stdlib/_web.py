@@ -1,7 +1,9 @@
 """Plain HTTP for actions that need no browser: one client per run, polite by default (robots.txt,
 Crawl-delay, a per-host concurrency limit, a User-Agent operators set), sitemaps read.
 
-Knows no templates; the URL policy is the caller's (checked at every redirect hop by `fetch`).
+Knows no templates; the URL policy is the caller's (checked at every redirect hop by `fetch`, and
+at every connection, which goes to the address the policy checked: `_pinned.py`). Cookies: the
+run's profile's, and those answers set, kept for the run (`_cookies.py`).
 """
 
 from __future__ import annotations
@@ -10,17 +12,29 @@ import codecs
 import gzip
 import os
 import re
+import ssl
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 import anyio
+import httpcore
 import httpx
 
 from taskplate.contract import ErrorCode, TaskplateError
+
+from ._cookies import cookie_jar
+from ._pinned import PinnedNetwork, PinnedTransport
+
+if TYPE_CHECKING:
+    from taskplate.browser import UrlPolicy
+    from taskplate.stdlib._context import ActionContext
+
+# The cookies a run's HTTP client starts from (storageState entries), asked when it first connects.
+CookieSource = Callable[[], Awaitable[Sequence[Mapping[str, Any]]]]
 
 DEFAULT_USER_AGENT = (
     "taskplate/0.1 (automated reader; set TASKPLATE_USER_AGENT to name the operator)"
@@ -44,7 +58,10 @@ class WebConfig:
     host_concurrency: int = 8  # requests in flight to one host at most (Scrapy's default too)
     obey_robots: bool = True
     max_crawl_delay_s: float = 30.0  # a robots.txt asking for more is read as this
-    transport: httpx.AsyncBaseTransport | None = None  # tests map hosts to the fixture site
+    # The network under the pinned connections, and the certificates trusted: tests map
+    # addresses to the fixture site and trust its local certificate authority.
+    network: httpcore.AsyncNetworkBackend | None = None
+    verify: ssl.SSLContext | bool = True
 
 
 @dataclass
@@ -111,11 +128,21 @@ def decode(data: bytes, content_type: str) -> tuple[str, str]:
 class WebClient:
     """One run's HTTP client: pooled connections, robots.txt per host, per-host slots and delays.
 
-    Owned by whoever opened it (`async with WebClient(...)`); every request goes through `get`."""
+    Owned by whoever opened it (`async with WebClient(...)`); every request goes through `get`.
+    `policy` says where its connections may go (None: anywhere, by name); `cookies` what it
+    starts from (None: no cookies)."""
 
-    def __init__(self, config: WebConfig | None = None) -> None:
+    def __init__(
+        self,
+        config: WebConfig | None = None,
+        policy: UrlPolicy | None = None,
+        cookies: CookieSource | None = None,
+    ) -> None:
         self.config = config or WebConfig()
+        self.policy = policy
+        self._cookies = cookies
         self._client: httpx.AsyncClient | None = None
+        self._opening = anyio.Lock()
         self._hosts: dict[str, _Host] = {}
 
     async def __aenter__(self) -> WebClient:
@@ -130,17 +157,32 @@ class WebClient:
             with anyio.CancelScope(shield=True):
                 await client.aclose()
 
-    @property
-    def client(self) -> httpx.AsyncClient:
-        if self._client is None:
-            self._client = httpx.AsyncClient(
-                follow_redirects=False,
-                headers={"User-Agent": self.config.user_agent, "Accept-Encoding": "gzip, deflate"},
-                limits=httpx.Limits(max_connections=100, max_keepalive_connections=50),
-                transport=self.config.transport,
-                timeout=httpx.Timeout(20.0),
-            )
+    async def client(self) -> httpx.AsyncClient:
+        """The httpx client, made on first use with the cookies it starts from (a cookie source
+        that fails leaves nothing open, and is asked again by the next request)."""
+        if self._client is not None:
+            return self._client
+        async with self._opening:
+            if self._client is None:
+                jar = cookie_jar(await self._cookies() if self._cookies is not None else ())
+                limits = httpx.Limits(max_connections=100, max_keepalive_connections=50)
+                network = PinnedNetwork(self._connect_to, self.config.network)
+                self._client = httpx.AsyncClient(
+                    follow_redirects=False,
+                    headers={
+                        "User-Agent": self.config.user_agent,
+                        "Accept-Encoding": "gzip, deflate",
+                    },
+                    cookies=jar,  # the jar itself: answers' cookies go into it, kept for the run
+                    transport=PinnedTransport(network, limits, self.config.verify),
+                    timeout=httpx.Timeout(20.0),
+                )
         return self._client
+
+    async def _connect_to(self, host: str) -> list[str]:
+        if self.policy is None:
+            return [host]
+        return await self.policy.connect_to_async(host)
 
     def host(self, url: str) -> _Host:
         key = origin(url)
@@ -258,9 +300,18 @@ class WebClient:
 
     async def _request(self, url: str, max_bytes: int, *, polite: bool) -> Body:
         try:
+            client = await self.client()
             async with self._polite(url) if polite else _nothing():
-                request = self.client.build_request("GET", url)
-                response = await self.client.send(request, stream=True)
+                # Built here, not by build_request, which would copy the jar into one that
+                # matches domains as Python's default policy does, not as browsers do.
+                request = httpx.Request(
+                    "GET",
+                    url,
+                    headers=client.headers,
+                    extensions={"timeout": client.timeout.as_dict()},
+                )
+                client.cookies.set_cookie_header(request)
+                response = await client.send(request, stream=True)
                 try:
                     declared = response.headers.get("content-length", "")
                     if declared.isdigit() and int(declared) > max_bytes:
@@ -291,6 +342,18 @@ class WebClient:
             data=b"".join(chunks),
             headers=response.headers,
         )
+
+
+@asynccontextmanager
+async def client_for(ctx: ActionContext) -> AsyncIterator[WebClient]:
+    """The run's client, or for a call outside a run one of its own, under the caller's URL
+    policy and with its session's cookies, closed when the call ends."""
+    if ctx.web is not None:
+        yield ctx.web
+        return
+    cookies = ctx.session.cookies if ctx.session is not None else None
+    async with WebClient(policy=ctx.policy, cookies=cookies) as web:
+        yield web
 
 
 @asynccontextmanager

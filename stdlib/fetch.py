@@ -103,21 +103,14 @@ async def _followable(web: WebClient, links: list[str], page_url: str) -> list[s
     return kept
 
 
-async def _web(ctx: ActionContext) -> tuple[WebClient, bool]:
-    """The run's client, or one of our own for a call outside a run (closed by the caller)."""
-    from taskplate.stdlib._web import WebClient
-
-    if ctx.web is not None:
-        return ctx.web, False
-    return WebClient(), True
-
-
 async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
-    web, own = await _web(ctx)
+    from taskplate.stdlib._web import client_for
+
     try:
         timeout = args.get("timeoutMs", 30_000) / 1000
-        with anyio.fail_after(timeout):
-            return await _fetch(ctx, web, args)
+        async with client_for(ctx) as web:
+            with anyio.fail_after(timeout):
+                return await _fetch(ctx, web, args)
     except TimeoutError:
         raise TaskplateError(
             ErrorCode.NAVIGATION_TIMEOUT,
@@ -125,9 +118,6 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
             "Raise timeoutMs, or try again later.",
             {"url": args["url"]},
         ) from None
-    finally:
-        if own:
-            await web.aclose()
 
 
 async def _fetch(ctx: ActionContext, web: WebClient, args: dict[str, Any]) -> dict[str, Any]:
@@ -239,7 +229,8 @@ ACTION = ActionSpec(
     level=Level.L0,
     summary="Read a page over plain HTTP(S), without a browser: its content as markdown, html, "
     "text or links (main content as get_page_content), its links, and whether it needs script. "
-    "Polite: robots.txt, Crawl-delay and a per-host limit are obeyed.",
+    "Polite: robots.txt, Crawl-delay and a per-host limit are obeyed. Sends the run's cookies "
+    "(its session's, else its login profile's), as a browser would.",
     args_schema=args(
         {
             "url": URL,

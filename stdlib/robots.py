@@ -18,11 +18,10 @@ _URLS = {"type": "array", "items": {"type": "string"}}
 
 
 async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
-    from taskplate.stdlib._web import WebClient
+    from taskplate.stdlib._web import client_for
 
-    web, own = (ctx.web, False) if ctx.web is not None else (WebClient(), True)
     allowed, disallowed = [], []
-    try:
+    async with client_for(ctx) as web:
         for url in args["urls"]:
             if not url.startswith(("http://", "https://")) or await ctx.policy.refusal_async(url):
                 disallowed.append(url)  # never asked for: robots.txt of a host we may not reach
@@ -30,9 +29,6 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
                 allowed.append(url)
             else:
                 disallowed.append(url)
-    finally:
-        if own:
-            await web.aclose()
     return {"allowed": allowed, "disallowed": disallowed}
 
 

@@ -16,20 +16,15 @@ if TYPE_CHECKING:
 
 
 async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
-    from taskplate.stdlib._web import WebClient, origin
+    from taskplate.stdlib._web import client_for, origin
 
     url = args["url"]
     await ctx.check_url(origin(url) + "/")
-    web, own = (ctx.web, False) if ctx.web is not None else (WebClient(), True)
-    try:
+    async with client_for(ctx) as web:
         urls = await web.sitemap_urls(url, args.get("maxUrls", 5000))
-    finally:
-        if own:
-            await web.aclose()
-    if not args.get("obeyRobots", True) or not web.config.obey_robots:
-        return {"urls": urls, "count": len(urls)}
-    kept = [u for u in urls if await web.allowed(u)]
-    return {"urls": kept, "count": len(kept)}
+        if args.get("obeyRobots", True) and web.config.obey_robots:
+            urls = [u for u in urls if await web.allowed(u)]
+    return {"urls": urls, "count": len(urls)}
 
 
 ACTION = ActionSpec(

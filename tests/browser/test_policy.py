@@ -148,3 +148,32 @@ async def test_local_callers_may_open_loopback_and_files(
     assert (await act("navigate", ctx, url=site.url("/article.html")))["status"] == 200
     file_result = await act("navigate", ctx, url="file:///etc/hostname")
     assert file_result["url"] == "file:///etc/hostname"
+
+
+def test_a_connection_goes_to_the_addresses_the_check_resolved() -> None:
+    """The DNS answer is asked once per policy: the check's addresses are where connections go,
+    so a name that later answers 127.0.0.1 (DNS rebinding) is never asked again."""
+    answers = [["93.184.216.34"], ["127.0.0.1"]]
+    asked: list[str] = []
+
+    def changing(host: str) -> list[str]:
+        asked.append(host)
+        return answers.pop(0) if len(answers) > 1 else answers[0]
+
+    policy = UrlPolicy(TrustLevel.REMOTE, resolver=changing, allow_hosts=("allowed.test",))
+    assert policy.refusal("http://rebind.test/") is None
+    assert (
+        policy.connect_to("rebind.test") == ["93.184.216.34"] == policy.connect_to("REBIND.test.")
+    )
+    assert asked == ["rebind.test"]
+    assert policy.connect_to("allowed.test") == ["allowed.test"]  # by name: the operator's host
+    assert UrlPolicy(resolver=changing).connect_to("rebind.test") == ["rebind.test"]  # local
+    assert asked == ["rebind.test"]
+    for policy, host, why in (
+        (remote(), "private.test", "resolves to 10.1.2.3, a private address"),
+        (remote(), "metadata.google.internal", "cloud metadata host"),
+        (UrlPolicy(deny_hosts=("*.test",)), "public.test", "denied by the operator"),
+    ):
+        with pytest.raises(TaskplateError) as caught:
+            policy.connect_to(host)
+        assert caught.value.code is ErrorCode.URL_NOT_ALLOWED and why in caught.value.message

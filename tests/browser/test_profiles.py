@@ -54,3 +54,39 @@ def test_publishing_is_compare_and_set(tmp_path: Path) -> None:
     assert store.publish_state("p", stale, 1) == (False, 2)  # started from 1, but 2 is out
     assert store.read("p").state == newer
     assert os.listdir(tmp_path / "profiles" / "p" / "tmp") == []
+
+
+@pytest.mark.parametrize(
+    ("damage", "why"),
+    [
+        ("state.json", "state.json is missing"),
+        ("meta.json garbage", "cannot be read"),
+        ("state.json garbage", "does not match its checksum"),
+        ("state.json list", "not a storageState"),
+    ],
+)
+def test_a_damaged_snapshot_is_refused_clearly(tmp_path: Path, damage: str, why: str) -> None:
+    """A snapshot file missing or damaged (by hand, a full disk) is an error naming the profile
+    and the way out, never a traceback and never its content."""
+    import hashlib
+    import json
+
+    store = ProfileStore(tmp_path)
+    folder = store.ensure("work")
+    store.publish_state("work", {"cookies": [{"name": "sid", "value": "s3cret"}]}, 0)
+    name, _, kind = damage.partition(" ")
+    if kind == "":
+        (folder / name).unlink()
+    elif kind == "garbage":
+        (folder / name).write_bytes(b"{not json s3cret")
+    else:  # valid JSON of the wrong shape, with a checksum to match
+        data = b'["s3cret"]'
+        meta = json.loads((folder / "meta.json").read_bytes())
+        meta["checksum"] = hashlib.sha256(data).hexdigest()
+        (folder / "state.json").write_bytes(data)
+        (folder / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(TaskplateError) as caught:
+        store.read("work")
+    assert caught.value.code is ErrorCode.EXECUTION_ERROR and why in caught.value.message
+    assert "profile work" in caught.value.message and "s3cret" not in caught.value.message
+    assert "dsl login --profile work" in caught.value.recover_hint

@@ -19,7 +19,7 @@ from taskplate.interpreter import SHIPPED, Limits, RunManager, TemplateLibrary
 from taskplate.stdlib import REGISTRY
 from taskplate.stdlib._web import WebConfig
 from tests.conftest import NOWHERE_HOST, fake_dns
-from tests.fixtures.crawl_site import CrawlSite, MappedTransport, depth_of, serve_site
+from tests.fixtures.crawl_site import FAKE_HOSTS, CrawlSite, MappedNetwork, depth_of, serve_site
 from tests.fixtures.server import FixtureServer
 
 pytestmark = pytest.mark.anyio
@@ -36,11 +36,7 @@ def crawl() -> Iterator[CrawlSite]:
 async def runs(
     tmp_path: Path, runtime: BrowserRuntime, crawl: CrawlSite
 ) -> AsyncIterator[RunManager]:
-    port = crawl.server_address[1]
-    web = WebConfig(
-        user_agent=USER_AGENT,
-        transport=MappedTransport({"public.test": port, "private.test": port}),
-    )
+    web = WebConfig(user_agent=USER_AGENT, network=MappedNetwork(FAKE_HOSTS))
     library = TemplateLibrary(REGISTRY).load([SHIPPED])
     manager = RunManager(
         tmp_path / "home",

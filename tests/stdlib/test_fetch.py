@@ -21,7 +21,7 @@ from taskplate.stdlib import REGISTRY, run_action
 from taskplate.stdlib._context import ActionContext, MemoryArtifacts
 from taskplate.stdlib._web import WebClient, WebConfig, decode
 from tests.conftest import fake_dns
-from tests.fixtures.crawl_site import CrawlSite, MappedTransport, serve_site
+from tests.fixtures.crawl_site import FAKE_HOSTS, CrawlSite, MappedNetwork, serve_site
 from tests.fixtures.server import FixtureServer
 
 pytestmark = pytest.mark.anyio
@@ -72,7 +72,7 @@ async def test_redirects_are_followed_hop_by_hop_under_the_policy(crawl: CrawlSi
     assert page["url"] == crawl.url("/moved") and page["title"] == "Moved"
 
     port = crawl.server_address[1]
-    config = WebConfig(transport=MappedTransport({"public.test": port, "private.test": port}))
+    config = WebConfig(network=MappedNetwork(FAKE_HOSTS))
     crawl.reset()
     async with WebClient(config) as web:
         ctx = context(web, TrustLevel.REMOTE)
@@ -89,6 +89,22 @@ async def test_redirects_are_followed_hop_by_hop_under_the_policy(crawl: CrawlSi
                 await fetch(ctx, url=url)
             assert caught.value.code == "URL_NOT_ALLOWED"
     assert crawl.hits["/to-private"] == 1 and crawl.hits["/p/1"] == 0 and crawl.hits["/"] == 0
+
+
+async def test_a_redirect_to_a_private_address_is_refused_at_hop_3(crawl: CrawlSite) -> None:
+    """/chain/3 → /chain/2 → /chain/1 → private.test: the third hop is never made, and no
+    connection goes to the private address."""
+    port = crawl.server_address[1]
+    network = MappedNetwork(FAKE_HOSTS)
+    crawl.reset()
+    ctx = context(trust=TrustLevel.REMOTE)
+    async with WebClient(WebConfig(network=network), ctx.policy) as web:
+        ctx.web = web
+        with pytest.raises(TaskplateError) as caught:
+            await fetch(ctx, url=f"http://public.test:{port}/chain/3")
+    assert caught.value.code == "URL_NOT_ALLOWED" and "10.1.2.3" in caught.value.message
+    assert [crawl.hits[f"/chain/{n}"] for n in (3, 2, 1)] == [1, 1, 1] and crawl.hits["/p/1"] == 0
+    assert set(network.asked) == {"93.184.216.34"}  # pinned to public.test's checked address
 
 
 async def test_a_redirect_loop_fails_clearly(site: FixtureServer) -> None:
