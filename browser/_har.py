@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, quote_plus
@@ -36,11 +37,12 @@ class HarRecording:
     async def attach(self, context: BrowserContext) -> None:
         return None
 
-    def merged(self) -> dict[str, Any]:
-        """One HAR of every context's entries, in the order they started."""
+    def merged(self, more: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+        """One HAR of every context's entries and `more` (plain HTTP's), in the order they
+        started."""
         logs = [read_har(path)["log"] for path in sorted(self.folder.glob("context-*.har"))]
         entries = sorted(
-            (entry for log in logs for entry in log.get("entries", [])),
+            [*(entry for log in logs for entry in log.get("entries", [])), *more],
             key=lambda entry: str(entry.get("startedDateTime", "")),
         )
         creator = logs[0]["creator"] if logs else {"name": "taskplate", "version": "0"}

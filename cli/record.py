@@ -19,6 +19,7 @@ from taskplate.browser import HarRecording, masked_har, write_har
 from taskplate.contract import ErrorCode, RunStatus, TaskplateError
 from taskplate.dsl import Case, case_file_of, fixed_clock
 from taskplate.interpreter import (
+    Recorded,
     RecordingSampler,
     RunManager,
     checked_template,
@@ -30,6 +31,7 @@ from taskplate.interpreter import (
     secret_names,
     stored_inputs,
 )
+from taskplate.stdlib import HttpRecording
 
 from ._common import library_for, limits, manager, store_option
 from ._errors import user_errors
@@ -46,14 +48,15 @@ async def _record(path: Path, inputs: dict[str, Any], name: str, once: set[str])
     recording = path.parent / f"{path.stem}.recordings" / f"{name}.har"
     clock = _now()
     with tempfile.TemporaryDirectory(prefix="taskplate-record-") as folder:
-        network = HarRecording(Path(folder))
-        model = RecordingSampler()
+        network, http, model = HarRecording(Path(folder)), HttpRecording(), RecordingSampler()
         async with runs.running():
             with fixed_clock(clock):
-                answer = await run_template(runs, template, inputs, network, model.around)
+                world = Recorded(network, http, model.around)
+                answer = await run_template(runs, template, inputs, world)
         # every context is closed now, so each has written its HAR
         secrets = [str(inputs[k]) for k in secret_names(template.inputs_schema) if k in inputs]
-        har = masked_har(recorded_by(network.merged(), path, name, model.answers), secrets)
+        both = network.merged(http.entries)
+        har = masked_har(recorded_by(both, path, name, model.answers), secrets)
         write_har(har, recording)
     case = {
         "name": name,

@@ -9,7 +9,15 @@ from ._admission import MAX_URL_BYTES, admit
 from ._artifacts import ArtifactStore, Chunk, RunArtifacts
 from ._case_answers import RecordingSampler, ReplaySampler
 from ._case_files import save_case, stored_inputs
-from ._case_runs import CaseResult, checked_template, preflight, recorded_by, run_case, run_template
+from ._case_runs import (
+    CaseResult,
+    Recorded,
+    checked_template,
+    preflight,
+    recorded_by,
+    run_case,
+    run_template,
+)
 from ._confirm import Answer, Asker, CannotAsk, ConfirmPolicy
 from ._expectations import expectations_from
 from ._human import caller_key
@@ -37,6 +45,7 @@ __all__ = [
     "ConfirmPolicy",
     "Limits",
     "Progress",
+    "Recorded",
     "RecordingSampler",
     "ReplaySampler",
     "RunArtifacts",

@@ -8,6 +8,7 @@ Runs nothing of its own: the run goes through `RunManager.submit`, as every run 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from taskplate.browser import MASK, HarRecording, HarReplay, read_har
 from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.dsl import Case, Template, check_inputs_known, fixed_clock, resolved_inputs
-from taskplate.stdlib import Sampler
+from taskplate.stdlib import HttpRecording, HttpReplay, Sampler, WebConfig
 
 from ._case_answers import ReplaySampler
 from ._expectations import Broken, broken, drift
@@ -76,23 +77,32 @@ def checked_template(runs: RunManager, path: Path) -> Template:
     return checked
 
 
+@dataclass
+class Recorded:
+    """How a run meets the world: the browser's network and plain HTTP, each recorded or
+    replayed, and the model the run chooses passed through `models` (recorded, or replaced by a
+    recording's answers). All None: live."""
+
+    browser: HarRecording | HarReplay | None = None
+    http: HttpRecording | HttpReplay | None = None
+    models: Callable[[Sampler], Sampler] | None = None
+
+
 async def run_template(
-    runs: RunManager,
-    template: Template,
-    inputs: dict[str, Any],
-    network: HarRecording | HarReplay | None,
-    models: Callable[[Sampler], Sampler] | None = None,
+    runs: RunManager, template: Template, inputs: dict[str, Any], world: Recorded
 ) -> dict[str, Any]:
-    """The template run once with the given network (recorded, replayed or live) and the model
-    the run chooses passed through `models` (recorded, or replaced by a recording's answers);
-    its answer with steps (get_task_run's, as a case checks it)."""
-    runs.runtime.network, runs.wiring.models = network, models
+    """The template run once in the given world; its answer with steps (get_task_run's, as a
+    case checks it)."""
+    web = runs.wiring.web
+    runs.runtime.network, runs.wiring.models = world.browser, world.models
+    if world.http is not None:
+        runs.wiring.web = dataclasses.replace(web or WebConfig(), wrap=world.http.wrap)
     try:
         run_id = await runs.submit(template.id, inputs, version=template.version, options={})
         await runs.wait(run_id)
         return await runs.reads.describe(run_id, include_steps=True)
     finally:
-        runs.runtime.network, runs.wiring.models = None, None
+        runs.runtime.network, runs.wiring.models, runs.wiring.web = None, None, web
 
 
 def preflight(case: Case, template: Template, *, live: bool) -> None:
@@ -147,10 +157,10 @@ async def _run_once(
     recording (the network, the model's answers and the clock)."""
     inputs = resolved_inputs(case, offline=not live, mask=MASK)
     if live:
-        return await run_template(runs, template, inputs, None)
-    made = read_har(case.recording)["log"].get(RECORDED_BY, {})
+        return await run_template(runs, template, inputs, Recorded())
+    log = read_har(case.recording)["log"]
+    made = log.get(RECORDED_BY, {})
     answers = ReplaySampler(made.get("answers", []) if isinstance(made, dict) else [])
+    world = Recorded(HarReplay(case.recording), HttpReplay(log["entries"]), lambda _chosen: answers)
     with fixed_clock(case.clock) if case.clock else contextlib.nullcontext():
-        return await run_template(
-            runs, template, inputs, HarReplay(case.recording), lambda _chosen: answers
-        )
+        return await run_template(runs, template, inputs, world)

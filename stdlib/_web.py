@@ -62,6 +62,9 @@ class WebConfig:
     # addresses to the fixture site and trust its local certificate authority.
     network: httpcore.AsyncNetworkBackend | None = None
     verify: ssl.SSLContext | bool = True
+    # `dsl record`/`dsl test`: the client's transport wrapped to keep every exchange, or
+    # replaced by a recording's (stdlib/_web_recording.py)
+    wrap: Callable[[httpx.AsyncBaseTransport], httpx.AsyncBaseTransport] | None = None
 
 
 @dataclass
@@ -174,10 +177,13 @@ class WebClient:
                         "Accept-Encoding": "gzip, deflate",
                     },
                     cookies=jar,  # the jar itself: answers' cookies go into it, kept for the run
-                    transport=PinnedTransport(network, limits, self.config.verify),
+                    transport=self._transport(PinnedTransport(network, limits, self.config.verify)),
                     timeout=httpx.Timeout(20.0),
                 )
         return self._client
+
+    def _transport(self, pinned: httpx.AsyncBaseTransport) -> httpx.AsyncBaseTransport:
+        return self.config.wrap(pinned) if self.config.wrap is not None else pinned
 
     async def _connect_to(self, host: str) -> list[str]:
         if self.policy is None:

@@ -33,11 +33,13 @@ def test_every_shipped_case_passes_offline(tmp_path: Path) -> None:
         "extract_structured/recipe": "passed",
         "login_keep_session/signed_in": "passed",
         "multi_tab_compare/three_pages": "passed",
+        "crawl_site/http_depth_1": "passed",
+        "map_site/sitemap": "passed",
     }
 
 
 def test_no_recording_or_case_holds_the_password() -> None:
     kept = [*TEMPLATES.glob("*.test.yaml"), *TEMPLATES.glob("*.recordings/*.har")]
-    assert len(kept) == 8
+    assert len(kept) == 12
     for path in kept:
         assert PASSWORD not in path.read_text(encoding="utf-8"), path
