@@ -137,7 +137,7 @@ def _now() -> str:
 @store_option
 @user_errors
 def command(template: str, pairs: tuple[str, ...], inputs_file: str | None, name: str) -> None:
-    """Run a template live, record its traffic and keep the run as a test case.
+    """Run a template live and keep the run as a test case.
 
     Writes TEMPLATE.recordings/NAME.har and adds the case NAME to TEMPLATE.test.yaml (replacing
     a case of that name): its inputs, its recording and the expectations taken from the run

@@ -176,7 +176,7 @@ def report(results: list[CaseResult], fmt: str, live: bool) -> str:
 )
 @user_errors
 def command(paths: tuple[str, ...], live: bool, fmt: str) -> None:
-    """Run templates' recorded test cases and check their expectations.
+    """Run recorded test cases, offline or live, and check them.
 
     PATHS are case files (NAME.test.yaml), templates (their case file), folders (every case
     file under them) or TEMPLATE/CASE; default: the current folder. Offline, every request is
