@@ -167,9 +167,12 @@ def drop_reply_forms(body: Any) -> None:
     """Reader comments by their shape rather than their names: a form with a text area (where a
     reader writes a reply) and the thread around it, as the largest container of the form that
     holds neither an article nor the page's first h1 nor most of its text."""
+    forms = body.xpath(".//form[.//textarea]")
+    if not forms:
+        return
     limit = DOMINANT * words(body)
     first_h1 = next(body.iter("h1"), None)
-    for form in body.xpath(".//form[.//textarea]"):
+    for form in forms:
         if form.getparent() is None or not any(a is body for a in form.iterancestors()):
             continue  # gone with an earlier one
         top = form
