@@ -17,7 +17,6 @@ saved HTML; `loop`: only the event loop's lag while pages turn into Markdown)
 from __future__ import annotations
 
 import gzip
-import itertools
 import json
 import os
 import re
@@ -242,7 +241,8 @@ def rules_name(rules: content.Rules) -> str:
             "traf+prec", f"(traf {'or' if rules.pair == 'either' else 'and'} prec)"
         )
         count -= 1
-    return f"{voters} {rules.votes}/{count}{', context' if rules.context else ''}{cleanups}"
+    links = f", links>{rules.links:.0%} all votes" if rules.links is not None else ""
+    return f"{voters} {rules.votes}/{count}{', context' if rules.context else ''}{links}{cleanups}"
 
 
 _SHORT_NAMES = {"trafilatura": "traf", "precision": "prec", "readability": "read", "justext": "jt"}
@@ -252,19 +252,27 @@ THREE = ("trafilatura", "precision", "readability")
 def candidate_rules() -> list[content.Rules]:
     """Every choice of the pipeline (stdlib/_content.py Rules): the voters (the three
     extractors alone, or with jusText's rules on the blocks), the votes a block needs, the
-    short-block context, each clean-up on or off; each rule of the shipped DEFAULT is also
-    shown taken away alone, so that its own gain is visible."""
+    short-block context, each clean-up taken away from or added to the shipped DEFAULT alone,
+    the share of link text from which a block needs every vote; so each rule's own gain is
+    visible. Ties on the training folds go to the candidate listed first."""
     shipped = content.DEFAULT
     found = [
-        content.Rules(cleanups=shipped.cleanups, voters=voters, votes=v, context=c)
+        replace(shipped, voters=voters, votes=v, context=c)
         for voters in (THREE, content.VOTERS)
         for v in range(2, len(voters) + 1)
         for c in (False, True)
     ]
-    names = tuple(boilerplate.CLEANUPS)
-    for size in range(len(names) + 1):
-        found += [replace(shipped, cleanups=c) for c in itertools.combinations(names, size)]
-    found += [replace(shipped, voters=THREE, votes=2, cleanups=())]  # the previous pipeline
+    # each clean-up of the shipped rules taken away alone, each other one added alone, none
+    for name in boilerplate.CLEANUPS:
+        others = tuple(c for c in shipped.cleanups if c != name)
+        found.append(
+            replace(shipped, cleanups=others if name in shipped.cleanups else (*others, name))
+        )
+    found.append(replace(shipped, cleanups=()))
+    # lines of link text needing every vote: from which share of link text, or never
+    found += [replace(shipped, links=links) for links in (None, 0.5, 0.8, 0.9)]
+    first_pipeline = replace(shipped, voters=THREE, votes=2, cleanups=(), links=None)
+    found.append(first_pipeline)
     # trafilatura's two modes read one parse and fail together: one vote between them
     found += [
         replace(shipped, pair=pair, votes=votes, cleanups=cleanups)
@@ -361,6 +369,7 @@ def report_cross_validation(
         ],
         "context": [replace(shipped, context=not shipped.context)],
         "jusText's rules as a voter (3 voters, 2 votes)": [replace(shipped, voters=THREE, votes=2)],
+        "lines of link text needing every vote": [replace(shipped, links=None)],
     } | {
         name: [replace(shipped, cleanups=tuple(c for c in shipped.cleanups if c != name))]
         for name in shipped.cleanups

@@ -163,9 +163,36 @@ def drop_comment_threads(body: Any) -> None:
             element.drop_tree()
 
 
+def drop_reply_forms(body: Any) -> None:
+    """Reader comments by their shape rather than their names: a form with a text area (where a
+    reader writes a reply) and the thread around it, as the largest container of the form that
+    holds neither an article nor the page's first h1 nor most of its text."""
+    forms = body.xpath(".//form[.//textarea]")
+    if not forms:
+        return
+    limit = DOMINANT * words(body)
+    first_h1 = next(body.iter("h1"), None)
+    for form in forms:
+        if form.getparent() is None or not any(a is body for a in form.iterancestors()):
+            continue  # gone with an earlier one
+        top = form
+        for parent in form.iterancestors():
+            if (
+                parent is body
+                or parent.tag in ("article", "main")
+                or any(True for _ in parent.iter("article", "main"))
+                or (first_h1 is not None and any(h is first_h1 for h in parent.iter("h1")))
+                or words(parent) >= limit
+            ):
+                break
+            top = parent
+        top.drop_tree()
+
+
 CLEANUPS = {
     "nested_teasers": drop_nested_teasers,
     "named_boilerplate": drop_named_boilerplate,
     "split_body": join_split_body,
     "comment_threads": drop_comment_threads,
+    "reply_forms": drop_reply_forms,
 }

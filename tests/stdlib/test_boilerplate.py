@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import lxml.html
 
-from taskplate.stdlib._boilerplate import clean, drop_comment_threads
+from taskplate.stdlib._boilerplate import clean, drop_comment_threads, drop_reply_forms
 from taskplate.stdlib._markdown import to_markdown
 
 SENTENCE = "The council met on Tuesday to decide how the new bridge over the river will be paid for"
@@ -102,3 +102,37 @@ def test_comment_threads_are_dropped_by_name_or_markup_but_not_a_commentary() ->
     text = doc.text_content()
     assert "Story 5" in text and "Column 1" in text
     assert "Reader" not in text and "Guest" not in text
+
+
+REPLY_FORM = "<form><p>Name <input name='author'></p><textarea name='comment'></textarea></form>"
+
+
+def test_a_reply_form_goes_with_the_thread_around_it() -> None:
+    doc = lxml.html.document_fromstring(
+        f"<html><body><div id='page'><h1>Bridge</h1>{paragraphs('Story', 6)}"
+        f"<div id='x1'><h1>Reviews</h1><div>{REPLY_FORM}</div><hr><b>Ann</b> <i>2018-02-24</i>"
+        f"{paragraphs('Reader')}</div></div><form><input name='q'></form></body></html>"
+    )
+    drop_reply_forms(doc.find("body"))
+    text = doc.text_content()
+    assert "Story 5" in text and "Bridge" in text
+    assert "Reader" not in text and "Reviews" not in text and "Ann" not in text
+    assert doc.xpath("//input[@name='q']")  # a form without a text area stays
+
+
+def test_a_reply_form_never_takes_the_article_or_the_title() -> None:
+    doc = lxml.html.document_fromstring(
+        f"<html><body><article><h1>Bridge</h1>{paragraphs('Story', 6)}{REPLY_FORM}</article>"
+        "</body></html>"
+    )
+    drop_reply_forms(doc.find("body"))
+    text = doc.text_content()
+    assert "Story 5" in text and "Bridge" in text
+    assert not doc.xpath("//textarea")
+    # The page's first h1 (its title) and what holds it stay, whatever their size.
+    doc = lxml.html.document_fromstring(
+        f"<html><body><div><h1>Bridge</h1><p>Short: {SENTENCE}.</p><div>{REPLY_FORM}</div></div>"
+        f"<aside>{paragraphs('Other', 8)}</aside></body></html>"
+    )
+    drop_reply_forms(doc.find("body"))
+    assert "Short" in doc.text_content() and not doc.xpath("//textarea")

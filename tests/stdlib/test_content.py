@@ -101,3 +101,21 @@ def test_trafilatura_modes_can_vote_as_one() -> None:
     one = [f"{SENTENCE}. {menu}", SENTENCE, f"{SENTENCE}. {menu}"]  # one mode and readability
     assert content.choose(found, one, content.Rules(votes=2, pair="either")) == [True, True]
     assert content.choose(found, one, content.Rules(votes=2, pair="both")) == [True, False]
+
+
+def test_a_line_of_link_text_needs_every_vote() -> None:
+    _, found = body_of(
+        f"<p>{SENTENCE}.</p>"
+        '<p><strong>Read more: <a href="/b">Storm closes the old ferry crossing for a week</a>'
+        f"</strong></p><p>{SENTENCE}, again.</p>"
+    )
+    line = "Read more: Storm closes the old ferry crossing for a week"
+    texts = [f"{SENTENCE}. {line} {SENTENCE}, again."] * 3
+    # The three extractors hold the line, jusText's rules do not (it is mostly link text):
+    # three votes of four, but a block that is mostly link text needs all four.
+    assert content.choose(found, texts, content.Rules(links=None)) == [True, True, True]
+    assert content.choose(found, texts, content.DEFAULT) == [True, False, True]
+    # A paragraph with a link in it is an ordinary block.
+    _, plain = body_of(f'<p>{SENTENCE}, says <a href="/c">the council</a>.</p><p>{SENTENCE}.</p>')
+    text = f"{SENTENCE}, says the council. {SENTENCE}."
+    assert content.choose(plain, [text] * 3, content.DEFAULT) == [True, True]
