@@ -17,7 +17,6 @@ import click
 from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.interpreter import (
     SHIPPED,
-    STORE_ENV,
     Limits,
     RunManager,
     TemplateLibrary,
@@ -41,20 +40,6 @@ def library(extra: tuple[str, ...] = ()) -> TemplateLibrary:
     """The templates of every folder, with the providers and switches of their taskplate.toml
     and the data home's."""
     return TemplateLibrary(REGISTRY).load(template_folders(extra), home=data_home())
-
-
-def _set_store(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
-    if value:
-        os.environ[STORE_ENV] = value  # the one setting, for this process and what it starts
-
-
-store_option = click.option(
-    "--store",
-    metavar="URL",
-    expose_value=False,
-    callback=_set_store,
-    help="The run store: postgresql://user@host:port/db (default: TASKPLATE_STORE, else SQLite in the data home).",
-)
 
 
 def limits() -> Limits:

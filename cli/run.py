@@ -28,11 +28,12 @@ from taskplate.dsl import format_text
 from taskplate.interpreter import ConfirmPolicy, TemplateLibrary, check_timeout
 from taskplate.interpreter import Progress as RunProgress
 
-from ._common import emit, library, limits, manager, store_option
+from ._common import emit, library, limits, manager
 from ._errors import user_errors
 from ._help import examples
 from ._llm import configured_sampler
 from ._prompt import TerminalAsker
+from ._store_option import store_option
 
 EXIT = {
     RunStatus.SUCCEEDED: 0,

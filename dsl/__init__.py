@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from ._expr_ast import ExpressionError
     from ._expr_eval import evaluate, truthy
     from ._expr_functions import FUNCTIONS, url_normalize
+    from ._expr_saved import cache_folder, write_whole
     from ._expr_syntax import parse_expression
     from ._formats import format_checker, is_uri
     from ._json_schema_check import SHIPPED as META_SCHEMA_FILE
@@ -90,6 +91,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "Value": ("._values", "Value"),
     "expressions": ("._values", "expressions"),
     "render": ("._values", "render"),
+    "cache_folder": ("._expr_saved", "cache_folder"),
+    "write_whole": ("._expr_saved", "write_whole"),
 }
 
 __getattr__ = lazy_names(__name__, _LAZY, globals())
@@ -124,6 +127,7 @@ __all__ = [
     "Template",
     "TrustLevel",
     "Value",
+    "cache_folder",
     "check_file",
     "check_source",
     "evaluate",
@@ -144,4 +148,5 @@ __all__ = [
     "valid_text",
     "valid_unicode",
     "violations",
+    "write_whole",
 ]
