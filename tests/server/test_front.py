@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,8 @@ from pydantic import ValidationError
 
 from taskplate.server._front import usual_initialize
 from tests.server.conftest import DSL, env_for
+from tests.server.test_serve_signals import descendants_running
+from tests.server.test_serve_warm import conversion_workers
 from tests.server.wire import CLIENT_INFO, envelope
 
 # every version a client may ask for: the SDK's, and one it does not know (it offers its latest)
@@ -249,3 +252,23 @@ def test_the_usual_shapes_are_answered_and_the_others_are_not() -> None:
     assert answered == [True] * 4 + [False] * (len(PARAMS) - 4)
     with pytest.raises(ValidationError):  # one the start leaves: the SDK refuses it
         ServerRunner._negotiate_initialize(PARAMS[5])
+
+
+def test_the_browser_and_the_worker_warm_once_the_tools_are_listed(tmp_path: Path) -> None:
+    server = Server(tmp_path / "home", tmp_path / "cache")
+    pid = server.process.pid
+    try:
+        server.send(initialize("2025-06-18"), INITIALIZED)
+        server.answers(1)
+        call = {"name": "list_task_templates", "arguments": {}}
+        server.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call})
+        server.answers(1)  # the SDK's server answers: loaded, serving, the tools not listed
+        assert conversion_workers(pid) == [] and descendants_running(pid, b"chrom") == []
+        server.send(tools_list(3))
+        server.answers(1)
+        deadline = time.monotonic() + 120  # a spawned interpreter imports lxml and trafilatura
+        while not (conversion_workers(pid) and descendants_running(pid, b"chrom")):
+            assert time.monotonic() < deadline, "nothing warmed after the tool list"
+            time.sleep(0.1)
+    finally:
+        server.close()
