@@ -29,7 +29,6 @@ import select
 import sys
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -172,19 +171,21 @@ def response(request_id: str | int, rest: str) -> bytes:
     return f"{RESPONSE_HEAD}{json.dumps(request_id, ensure_ascii=False)},{rest}\n".encode()
 
 
-@dataclass
 class Started:
     """What the front did, for the hand-over: the bytes it read (the SDK reads them first),
     the requests it answered (id -> method and the line sent), the version it negotiated,
-    whether stdin ended with nothing left to answer (`finished`), and the recorded answers."""
+    whether stdin ended with nothing left to answer (`finished`), and the recorded answers
+    (`kept`, from `path`, for the fingerprint `code`; no `path`: nothing is kept, as for a
+    server started in-process). A plain class: `dataclasses` costs the start its import."""
 
-    path: Path | None = None  # None: nothing is kept (a server started in-process)
-    code: str = ""
-    kept: dict[str, Any] = field(default_factory=dict)
-    read: bytearray = field(default_factory=bytearray)
-    answered: dict[str | int, tuple[str, bytes]] = field(default_factory=dict)
-    version: str | None = None
-    finished: bool = False
+    def __init__(
+        self, path: Path | None = None, code: str = "", kept: dict[str, Any] | None = None
+    ) -> None:
+        self.path, self.code, self.kept = path, code, kept or {}
+        self.read = bytearray()
+        self.answered: dict[str | int, tuple[str, bytes]] = {}
+        self.version: str | None = None
+        self.finished = False
 
 
 class Front:
@@ -198,11 +199,12 @@ class Front:
         self.lines = 0
 
     def serve(self, loaded: int) -> None:
-        """Until `loaded` (a file descriptor) is readable, or stdin ends with nothing owed."""
+        """Until `loaded` (a file descriptor) is readable and stdin has nothing more at hand,
+        or stdin ends with nothing owed."""
         start, pending = self.started, b""
         while True:
             ready, _, _ = select.select([self.fd, loaded], [], [])
-            if loaded in ready:
+            if self.fd not in ready:  # loaded, and nothing more to read
                 return
             data = os.read(self.fd, READ_BYTES)
             if not data:
@@ -249,7 +251,7 @@ class Front:
                 return None
             start.version = version
             return response(message["id"], rest)
-        if method == "tools/list" and start.version is not None and not message.get("params"):
+        if method == "tools/list" and start.version is not None and message.get("params", {}) == {}:
             rest = kept.get("tools/list", {}).get(start.version)
             if rest is None or message["id"] in start.answered:
                 return None

@@ -6,6 +6,7 @@ first line answered as before; stdin closed during the start ends the process cl
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import time
 from pathlib import Path
@@ -17,7 +18,7 @@ from mcp_types.methods import validate_client_request
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
-from taskplate.server._front import usual_initialize
+from taskplate.server._front import Front, Started, usual_initialize
 from tests.server.conftest import DSL, env_for
 from tests.server.test_serve_signals import descendants_running
 from tests.server.test_serve_warm import conversion_workers
@@ -272,3 +273,58 @@ def test_the_browser_and_the_worker_warm_once_the_tools_are_listed(tmp_path: Pat
             time.sleep(0.1)
     finally:
         server.close()
+
+
+KEPT = {
+    "fingerprint": "f",
+    "handshake": list(HANDSHAKE_PROTOCOL_VERSIONS),
+    "latest": HANDSHAKE_PROTOCOL_VERSIONS[-1],
+    "answers": {
+        "initialize": {v: f'"result":{{"v":"{v}"}}}}' for v in HANDSHAKE_PROTOCOL_VERSIONS},
+        "tools/list": {v: '"result":{"tools":[]}}' for v in HANDSHAKE_PROTOCOL_VERSIONS},
+    },
+}
+OPENING = line(initialize("2025-06-18")) + line(INITIALIZED) + line(tools_list(2))
+
+
+@pytest.mark.parametrize(
+    ("sent", "answered", "owed"),
+    [
+        (OPENING, [1, 2], False),
+        (line(initialize("1999-01-01")), [1], False),  # the SDK offers its latest
+        (OPENING + line(tools_list(3) | {"params": {"cursor": "x"}}), [1, 2], True),
+        (OPENING.replace(b"\n", b"\r\n", 1), [], True),  # the SDK's reader splits lines there
+        (b'{"jsonrpc":"2.0","jsonrpc":"2.0","id":1,"method":"initialize"}\n', [], True),
+        (line(initialize("2025-06-18")).replace(b"raw-test", b"raw-\\u0074est"), [], True),
+        (b"\xff" + OPENING, [], True),
+        (line(tools_list(2)) + OPENING, [], True),  # initialize is not the first line
+        (line(initialize("2025-06-18")) + line(initialize("2025-06-18", 2)), [1], True),
+        (line(initialize("2025-06-18", 1.0)) + line(tools_list(2)), [], True),  # type: ignore[arg-type]
+        (OPENING[:-1], [1], True),  # a line without its end: the SDK reads it at EOF
+    ],
+)
+def test_the_front_answers_only_what_it_is_sure_of(
+    sent: bytes, answered: list[int], owed: bool
+) -> None:
+    read_r, read_w = os.pipe()
+    out_r, out_w = os.pipe()
+    loaded_r, loaded_w = os.pipe()
+    started = Started(None, "f", json.loads(json.dumps(KEPT)))
+    try:
+        os.write(read_w, sent)
+        os.close(read_w)  # stdin ends: the front returns, or waits for the SDK when owed
+        if owed:
+            os.write(loaded_w, b".")
+        front = Front(started, read_r, out_w)
+        front.serve(loaded_r)
+        os.close(out_w)
+        with os.fdopen(out_r, "rb") as out:
+            lines = out.read().splitlines()
+    finally:
+        for fd in (read_r, loaded_r, loaded_w):
+            os.close(fd)
+    assert [json.loads(a)["id"] for a in lines] == answered
+    assert list(started.answered) == answered and started.finished is not owed
+    assert bytes(started.read) == sent
+    if answered:
+        assert json.loads(lines[0])["result"]["v"] in HANDSHAKE_PROTOCOL_VERSIONS
