@@ -205,6 +205,23 @@ def test_stdin_closed_during_the_start_ends_the_process(kept: bool, tmp_path: Pa
     assert [json.loads(a)["id"] for a in unread] == [1, 2]
     assert (f"2 requests {STARTED}" in log) == kept
     assert "Traceback" not in log
+    deadline = time.monotonic() + 15  # what it started (a browser, a worker) ends with it
+    while left := started_by(tmp_path / "home"):
+        assert time.monotonic() < deadline, f"still running: {left}"
+        time.sleep(0.1)
+
+
+def started_by(home: Path) -> list[int]:
+    """The processes running with `home` as their data home: a server and all it started."""
+    mark = f"TASKPLATE_HOME={home}\0".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and mark in (entry / "environ").read_bytes() + b"\0":
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
 
 
 PARAMS = [
@@ -271,6 +288,7 @@ def test_the_browser_and_the_worker_warm_once_the_tools_are_listed(tmp_path: Pat
         while not (conversion_workers(pid) and descendants_running(pid, b"chrom")):
             assert time.monotonic() < deadline, "nothing warmed after the tool list"
             time.sleep(0.1)
+        assert {pid, *conversion_workers(pid)} <= set(started_by(tmp_path / "home"))
     finally:
         server.close()
 
