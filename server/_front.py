@@ -54,22 +54,22 @@ _WHERE = ("TASKPLATE_HOME", "TASKPLATE_TEMPLATES")
 def fingerprint(argv: Sequence[str]) -> tuple[str, str]:
     """(the answers file's name, the fingerprint its answers hold for): the name from what
     configures this server (its options and TASKPLATE_* settings), the fingerprint from the
-    code that answers (taskplate's files, the SDK's and pydantic's distributions, Python)."""
+    code that answers (taskplate's files, the distributions of taskplate (its version is in
+    `serverInfo`), the SDK and pydantic, Python)."""
     settings = sorted(
         (k, v) for k, v in os.environ.items() if k.startswith("TASKPLATE_") and k not in _WHERE
     )
     name = hashlib.sha256(json.dumps([list(argv), settings]).encode()).hexdigest()[:20]
     code = hashlib.sha256(sys.version.encode())
     package = Path(sys.modules["taskplate"].__file__ or "").parent
-    for layer in sorted(p for p in package.iterdir() if p.is_dir()):
-        for folder, dirs, files in os.walk(layer.resolve()):
-            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-            for file in sorted(files):
-                if file.endswith((".py", ".json", ".lark")):
-                    stat = os.stat(os.path.join(folder, file))
-                    code.update(f"{folder}/{file}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
-    for site in {Path(p) for p in sys.path if p.endswith("-packages")}:
-        for dist in ("mcp", "mcp_types", "pydantic", "pydantic_core"):
+    for folder, dirs, files in os.walk(package, followlinks=True):  # the layers are links
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for file in sorted(files):
+            if file.endswith((".py", ".json", ".lark")):
+                stat = os.stat(os.path.join(folder, file))
+                code.update(f"{folder}/{file}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
+    for site in sorted({Path(p) for p in sys.path if p.endswith("-packages")}):
+        for dist in ("taskplate", "mcp", "mcp_types", "pydantic", "pydantic_core"):
             code.update(" ".join(sorted(p.name for p in site.glob(f"{dist}-*.dist-info"))).encode())
     return f"serve-{name}.json", code.hexdigest()
 
