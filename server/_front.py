@@ -35,7 +35,9 @@ from typing import Any
 from taskplate.dsl import cache_folder
 
 RESPONSE_HEAD = '{"jsonrpc":"2.0","id":'
-CACHED = ("initialize", "tools/list")
+CACHED = ("initialize", "server/discover", "tools/list")
+# 2026-07-28's per-request envelope (params._meta), each key without its prefix
+ENVELOPE = "io.modelcontextprotocol/"
 _CLIENT_INFO = {"name", "version", "title", "description"}
 # A client capability the front lets through: its keys, each holding a JSON object (or, for
 # roots' listChanged, a boolean). Anything else is left to the SDK's validation.
@@ -154,6 +156,23 @@ def usual_initialize(params: Any) -> bool:
     )
 
 
+def usual_envelope(params: Any) -> str | None:
+    """The protocol version of 2026-07-28 params that are an envelope of the usual shape and
+    nothing else (`{"_meta": {protocolVersion, clientCapabilities, clientInfo}}`, the names
+    prefixed), or None: anything else is for the SDK to judge."""
+    meta = params.get("_meta") if isinstance(params, dict) and set(params) == {"_meta"} else None
+    if not isinstance(meta, dict) or set(meta) != {
+        f"{ENVELOPE}{key}" for key in ("protocolVersion", "clientCapabilities", "clientInfo")
+    }:
+        return None
+    version, info = meta[f"{ENVELOPE}protocolVersion"], meta[f"{ENVELOPE}clientInfo"]
+    capabilities = meta[f"{ENVELOPE}clientCapabilities"]
+    usual = usual_initialize(
+        {"protocolVersion": version, "capabilities": capabilities, "clientInfo": info}
+    )
+    return version if usual else None
+
+
 def _usual_capability(name: str, value: Any) -> bool:
     if name not in _CAPABILITIES or not isinstance(value, dict):
         return False
@@ -185,6 +204,7 @@ class Started:
         self.read = bytearray()
         self.answered: dict[str | int, tuple[str, bytes]] = {}
         self.version: str | None = None
+        self.era: str | None = None  # "modern" once a 2026-07-28 request was answered
         self.finished = False
 
 
@@ -196,7 +216,7 @@ class Front:
         self.fd, self.out = fd, out
         self.open = bool(started.kept)  # answering: until a line it does not understand
         self.owed = False  # a line read that the SDK must answer
-        self.lines = 0
+        self.lines = self.requests = 0
 
     def serve(self, loaded: int) -> None:
         """Until `loaded` (a file descriptor) is readable and stdin has nothing more at hand,
@@ -228,6 +248,7 @@ class Front:
         if "id" not in message:
             return  # a notification: nothing to answer
         answer = self.answer(message) if self.open else None
+        self.requests += 1
         if answer is None:
             self.owed = True
             if message["method"] == "initialize" or self.started.version is None:
@@ -239,24 +260,43 @@ class Front:
         self.started.answered[message["id"]] = (message["method"], answer)
 
     def answer(self, message: dict[str, Any]) -> bytes | None:
+        """The kept answer to `message`, or None. The first request decides the era, as in
+        the SDK: an `initialize` (the handshake; then `tools/list` without params), or a
+        request in a 2026-07-28 envelope (then `server/discover` and `tools/list`, each in
+        one; those versions keep no state between requests)."""
         start, method = self.started, message["method"]
-        kept: dict[str, dict[str, str]] = start.kept.get("answers", {})
+        params: Any = message.get("params")
+        if message["id"] in start.answered:
+            return None
         if method == "initialize" and self.lines == 1:
-            params: Any = message.get("params")
             if not usual_initialize(params):
                 return None
             version = negotiated(params["protocolVersion"], start.kept)
-            rest = kept.get("initialize", {}).get(version or "")
-            if rest is None or message["id"] in start.answered:
+            if self.kept(method, version) is not None:
+                start.version = version
+            return self.kept_answer(message, version)
+        if self.requests == 0 or start.era == "modern":
+            version = usual_envelope(params)
+            if method not in ("server/discover", "tools/list") or version not in self.modern:
                 return None
-            start.version = version
-            return response(message["id"], rest)
-        if method == "tools/list" and start.version is not None and message.get("params", {}) == {}:
-            rest = kept.get("tools/list", {}).get(start.version)
-            if rest is None or message["id"] in start.answered:
-                return None
-            return response(message["id"], rest)
+            start.era, start.version = "modern", version
+            return self.kept_answer(message, version)
+        if method == "tools/list" and start.era is None and message.get("params", {}) == {}:
+            return self.kept_answer(message, start.version)
         return None
+
+    @property
+    def modern(self) -> list[str]:
+        versions = self.started.kept.get("modern")
+        return versions if isinstance(versions, list) else []
+
+    def kept(self, method: str, version: str | None) -> str | None:
+        answers: dict[str, dict[str, str]] = self.started.kept.get("answers", {})
+        return answers.get(method, {}).get(version or "")
+
+    def kept_answer(self, message: dict[str, Any], version: str | None) -> bytes | None:
+        rest = self.kept(message["method"], version)
+        return None if rest is None else response(message["id"], rest)
 
 
 def start_on_stdio(argv: Sequence[str], modules: Sequence[str]) -> Started:

@@ -14,11 +14,15 @@ import anyio
 from mcp.shared._stream_protocols import WriteStream
 from mcp.shared.message import SessionMessage
 from mcp_types import JSONRPCError, JSONRPCRequest, JSONRPCResponse
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
+from mcp_types.version import (
+    HANDSHAKE_PROTOCOL_VERSIONS,
+    LATEST_HANDSHAKE_VERSION,
+    MODERN_PROTOCOL_VERSIONS,
+)
 
 from taskplate.dsl import write_whole
 
-from ._front import CACHED, RESPONSE_HEAD, Started
+from ._front import CACHED, RESPONSE_HEAD, Started, usual_envelope
 
 log = logging.getLogger("taskplate.serve")
 
@@ -36,7 +40,8 @@ class Handover:
     def __init__(self, inner: WriteStream[SessionMessage], started: Started) -> None:
         self.inner = inner
         self.started = started
-        self.asked: dict[str | int, str] = {}  # request id -> method, of those kept
+        # request id -> method and its 2026-07-28 envelope's version, of those kept
+        self.asked: dict[str | int, tuple[str, str | None]] = {}
         self.version: str | None = None  # negotiated by the SDK's initialize answer
         self.listed = anyio.Event()
         if any(method == "tools/list" for method, _ in started.answered.values()):
@@ -45,18 +50,19 @@ class Handover:
     def saw(self, item: SessionMessage | Exception) -> None:
         if not isinstance(item, SessionMessage) or not isinstance(item.message, JSONRPCRequest):
             return
-        request = item.message
-        if request.method == "initialize" or (
-            request.method == "tools/list" and not request.params
-        ):
-            self.asked.setdefault(request.id, request.method)
+        request, method = item.message, item.message.method
+        modern = usual_envelope(request.params)
+        if method == "initialize" or (method == "tools/list" and request.params in (None, {})):
+            self.asked.setdefault(request.id, (method, None))
+        elif method in ("server/discover", "tools/list") and modern is not None:
+            self.asked.setdefault(request.id, (method, modern))
 
     async def send(self, item: SessionMessage) -> None:
         message = item.message
         if isinstance(message, JSONRPCResponse | JSONRPCError) and message.id in self.asked:
-            method = self.asked.pop(message.id)
+            method, modern = self.asked.pop(message.id)
             text = wire_text(item)
-            self.keep(method, message.id, text)
+            self.keep(method, message.id, text, modern)
             if method == "tools/list":
                 self.listed.set()
             front = self.started.answered.pop(message.id, None)
@@ -68,8 +74,9 @@ class Handover:
                 return  # the client has this answer already
         await self.inner.send(item)
 
-    def keep(self, method: str, request_id: str | int, text: str) -> None:
-        """The SDK's answer, kept for the next start when it is a result."""
+    def keep(self, method: str, request_id: str | int, text: str, modern: str | None) -> None:
+        """The SDK's answer, kept for the next start when it is a result (`modern`: the
+        version of the 2026-07-28 envelope it answered, else the negotiated one)."""
         head = f"{RESPONSE_HEAD}{json.dumps(request_id, ensure_ascii=False)},"
         if not text.startswith(head) or method not in CACHED:
             return
@@ -77,7 +84,8 @@ class Handover:
         if method == "initialize":
             result = json.loads(text).get("result")
             self.version = result.get("protocolVersion") if isinstance(result, dict) else None
-        if self.version is None or self.started.path is None or not rest.startswith('"result":'):
+        version = modern or self.version
+        if version is None or self.started.path is None or not rest.startswith('"result":'):
             return
         kept = self.started.kept
         if kept.get("fingerprint") != self.started.code:
@@ -86,12 +94,13 @@ class Handover:
                 fingerprint=self.started.code,
                 handshake=list(HANDSHAKE_PROTOCOL_VERSIONS),
                 latest=LATEST_HANDSHAKE_VERSION,
+                modern=list(MODERN_PROTOCOL_VERSIONS),
                 answers={},
             )
         answers: dict[str, dict[str, str]] = kept.setdefault("answers", {})
-        if answers.setdefault(method, {}).get(self.version) == rest:
+        if answers.setdefault(method, {}).get(version) == rest:
             return
-        answers[method][self.version] = rest
+        answers[method][version] = rest
         try:
             write_whole(self.started.path, json.dumps(kept).encode())
         except OSError as error:  # a read-only cache: the next start is as slow as this one

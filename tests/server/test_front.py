@@ -14,11 +14,12 @@ from typing import Any
 
 import pytest
 from mcp.server.runner import ServerRunner
+from mcp.shared.inbound import InboundModernRoute, classify_inbound_request
 from mcp_types.methods import validate_client_request
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
-from taskplate.server._front import Front, Started, usual_initialize
+from taskplate.server._front import Front, Started, usual_envelope, usual_initialize
 from tests.server.conftest import DSL, env_for
 from tests.server.test_serve_signals import descendants_running
 from tests.server.test_serve_warm import conversion_workers
@@ -126,13 +127,10 @@ def test_the_start_answers_as_the_sdk_server_does_at_every_version(
     assert STARTED not in first_log  # nothing kept yet: the SDK's server answered
     by_start, log = talk(tmp_path / "home", cache, *opening(version), answers=2)
     assert by_start == by_sdk, version
-    if version in MODERN_PROTOCOL_VERSIONS:  # no handshake: the SDK's server answers all
-        assert STARTED not in log
-    else:
-        assert f"2 requests {STARTED}" in log, log
-        assert "unlike the server" not in log
-        listed = json.loads(by_start[1])["result"]["tools"]
-        assert {"run_task_template", "navigate", "save_template"} <= {t["name"] for t in listed}
+    assert f"2 requests {STARTED}" in log, log
+    assert "unlike the server" not in log
+    listed = json.loads(by_start[1])["result"]["tools"]
+    assert {"run_task_template", "navigate", "save_template"} <= {t["name"] for t in listed}
 
 
 def test_requests_sent_at_once_during_the_start_are_each_answered_once(tmp_path: Path) -> None:
@@ -293,15 +291,20 @@ def test_the_browser_and_the_worker_warm_once_the_tools_are_listed(tmp_path: Pat
         server.close()
 
 
+VERSIONS = [*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS]
 KEPT = {
     "fingerprint": "f",
     "handshake": list(HANDSHAKE_PROTOCOL_VERSIONS),
     "latest": HANDSHAKE_PROTOCOL_VERSIONS[-1],
+    "modern": list(MODERN_PROTOCOL_VERSIONS),
     "answers": {
-        "initialize": {v: f'"result":{{"v":"{v}"}}}}' for v in HANDSHAKE_PROTOCOL_VERSIONS},
-        "tools/list": {v: '"result":{"tools":[]}}' for v in HANDSHAKE_PROTOCOL_VERSIONS},
+        method: {v: f'"result":{{"v":"{v}"}}}}' for v in VERSIONS}
+        for method in ("initialize", "server/discover", "tools/list")
     },
 }
+MODERN = MODERN_PROTOCOL_VERSIONS[0]
+DISCOVER = {"jsonrpc": "2.0", "id": 1, "method": "server/discover"}
+IN_ENVELOPE = {"params": {"_meta": envelope(MODERN)}}
 OPENING = line(initialize("2025-06-18")) + line(INITIALIZED) + line(tools_list(2))
 
 
@@ -319,6 +322,17 @@ OPENING = line(initialize("2025-06-18")) + line(INITIALIZED) + line(tools_list(2
         (line(initialize("2025-06-18")) + line(initialize("2025-06-18", 2)), [1], True),
         (line(initialize("2025-06-18", 1.0)) + line(tools_list(2)), [], True),  # type: ignore[arg-type]
         (OPENING[:-1], [1], True),  # a line without its end: the SDK reads it at EOF
+        (b"".join(line(m) for m in opening(MODERN)), [1, "2"], False),
+        (  # 2026-07-28 keeps no state: its requests are answered as they come
+            line(tools_list(3, envelope(MODERN))) + line(DISCOVER | IN_ENVELOPE),
+            [3, 1],
+            False,
+        ),
+        (line(DISCOVER | IN_ENVELOPE) + line(tools_list(2)), [1], True),  # no envelope: the SDK's
+        (line(DISCOVER | {"params": {"_meta": envelope(MODERN, "info")}}), [], True),
+        (line(DISCOVER | {"params": {"_meta": envelope("2025-06-18")}}), [], True),
+        (line(initialize(MODERN)) + line(DISCOVER | IN_ENVELOPE | {"id": 2}), [1], True),
+        (line(DISCOVER) + line(initialize(MODERN, 2)), [], True),
     ],
 )
 def test_the_front_answers_only_what_it_is_sure_of(
@@ -345,4 +359,18 @@ def test_the_front_answers_only_what_it_is_sure_of(
     assert list(started.answered) == answered and started.finished is not owed
     assert bytes(started.read) == sent
     if answered:
-        assert json.loads(lines[0])["result"]["v"] in HANDSHAKE_PROTOCOL_VERSIONS
+        assert json.loads(lines[0])["result"]["v"] in VERSIONS
+
+
+@pytest.mark.parametrize("params", PARAMS)
+def test_the_start_answers_only_envelopes_the_sdk_takes(params: dict[str, Any]) -> None:
+    meta = {f"io.modelcontextprotocol/{k}": v for k, v in params.items() if k != "_meta"}
+    meta = {k.replace("capabilities", "clientCapabilities"): v for k, v in meta.items()}
+    for version in MODERN_PROTOCOL_VERSIONS:
+        enveloped = {"_meta": {**meta, "io.modelcontextprotocol/protocolVersion": version}}
+        if usual_envelope(enveloped) is None:
+            continue
+        route = classify_inbound_request({"method": "tools/list", "params": enveloped})
+        assert isinstance(route, InboundModernRoute), (params, route)
+    assert usual_envelope({"_meta": envelope(MODERN)}) == MODERN
+    assert usual_envelope({"_meta": envelope(MODERN), "cursor": "x"}) is None
