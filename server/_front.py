@@ -2,18 +2,20 @@
 MCP SDK still loads (about 1.7 s of CPU, mostly mcp_types' pydantic models), then hands the
 stream to the SDK's server with every line it read.
 
-The answers are the SDK's own, recorded: `_handover.py` keeps each `initialize` and
-`tools/list` answer the SDK's server gives (by negotiated version, with the SDK's list of
-handshake versions) in a file of the cache folder, valid for one fingerprint of the code
+The answers are the SDK's own, recorded: `_handover.py` keeps each `initialize`,
+`server/discover` and `tools/list` answer the SDK's server gives (by protocol version, with the
+SDK's lists of versions) in a file of the cache folder, valid for one fingerprint of the code
 (taskplate's files, the SDK's and pydantic's versions, the Python, the options and TASKPLATE_*
-settings but the data home's and the template folders'). With no recorded answer the front answers nothing and the SDK answers everything, as
-before. Whatever the front answered is answered again by the SDK after the hand-over, so the
-connection's state (the client's capabilities, the negotiated version) is the SDK's; that
-second answer is compared with the first and dropped (`_handover.Handover`).
+settings but the data home's and the template folders'). With no recorded answer the front
+answers nothing and the SDK answers everything, as before. Whatever the front answered is
+answered again by the SDK after the hand-over, so the connection's state (the client's
+capabilities, the negotiated version) is the SDK's; that second answer is compared with the
+first and dropped (`_handover.Handover`).
 
-The front answers only what it is sure of: a first line that is a well-formed `initialize` of a
-handshake version whose params have the shape real clients send, then `tools/list` without
-params. Anything else is left, in order, to the SDK; after anything it does not understand it
+The front answers only what it is sure of: a first line that is a well-formed `initialize`
+whose params have the shape real clients send, then `tools/list` without params; or, on
+2026-07-28 (no handshake, no state), `server/discover` and `tools/list` in an envelope of that
+shape. Anything else is left, in order, to the SDK; after anything it does not understand it
 answers nothing more. This module imports nothing of the SDK, and little at all.
 """
 
