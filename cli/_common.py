@@ -17,7 +17,6 @@ import click
 from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.interpreter import (
     SHIPPED,
-    STORE_ENV,
     Limits,
     RunManager,
     TemplateLibrary,
@@ -49,20 +48,6 @@ def library_for(*templates: Path) -> TemplateLibrary:
     known = {Path(str(f)).resolve() for f in template_folders()}
     folders = sorted({t.resolve().parent for t in templates} - known)
     return library(tuple(str(f) for f in folders if (f / "taskplate.toml").is_file()))
-
-
-def _set_store(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
-    if value:
-        os.environ[STORE_ENV] = value  # the one setting, for this process and what it starts
-
-
-store_option = click.option(
-    "--store",
-    metavar="URL",
-    expose_value=False,
-    callback=_set_store,
-    help="The run store: postgresql://user@host:port/db (default: TASKPLATE_STORE, else SQLite in the data home).",
-)
 
 
 def limits() -> Limits:

@@ -33,9 +33,10 @@ from taskplate.interpreter import (
 )
 from taskplate.stdlib import HttpRecording
 
-from ._common import library_for, limits, manager, store_option
+from ._common import library_for, limits, manager
 from ._errors import user_errors
 from ._help import examples
+from ._store_option import store_option
 from .run import given_once, lists_of_one, parse_inputs
 
 CASE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")

@@ -27,10 +27,11 @@ from taskplate.dsl import format_text
 from taskplate.interpreter import ConfirmPolicy, TemplateLibrary, check_timeout
 from taskplate.interpreter import Progress as RunProgress
 
-from ._common import emit, library, limits, manager, store_option
+from ._common import emit, library, limits, manager
 from ._errors import user_errors
 from ._help import examples
 from ._prompt import TerminalAsker
+from ._store_option import store_option
 
 EXIT = {
     RunStatus.SUCCEEDED: 0,

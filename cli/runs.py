@@ -16,9 +16,10 @@ import click
 from taskplate.contract import ErrorCode, RunStatus, TaskplateError
 from taskplate.interpreter import Chunk, RunManager
 
-from ._common import emit, store_option, with_runs
+from ._common import emit, with_runs
 from ._errors import user_errors
 from ._help import examples
+from ._store_option import store_option
 
 
 @click.group(

@@ -7,18 +7,20 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 from pathlib import Path
 
 import click
 
-from taskplate.browser import BrowserConfig
 from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
-from taskplate.interpreter import ConfirmPolicy, TraceMode
-from taskplate.server import HttpSecurity, is_loopback, load_tokens, run
+from taskplate.server import start_on_stdio
 
-from ._common import library, manager, store_option
 from ._errors import user_errors
 from ._help import examples
+from ._store_option import store_option
+
+# What serving needs and the start on stdio does not: imported while it answers.
+SERVING = ("taskplate.server._serve", "taskplate.cli._common")
 
 
 @click.command(
@@ -156,6 +158,22 @@ def command(
 ) -> None:
     """Serve the templates and browser tools over MCP."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    if browser_endpoints is not None:  # checked here; the run manager's runtime reads it
+        from taskplate.browser import BrowserConfig
+
+        BrowserConfig.from_env(browser_endpoints)
+        os.environ["TASKPLATE_BROWSER_ENDPOINTS"] = browser_endpoints
+    started = None
+    if transport == "stdio":  # answers initialize and tools/list while the SDK loads
+        started = start_on_stdio(sys.argv[1:], SERVING)
+        if started.finished:  # stdin ended with every request answered
+            return
+    # imported by the start (stdio) or now (HTTP)
+    from taskplate.interpreter import ConfirmPolicy, TraceMode
+    from taskplate.server import HttpSecurity, is_loopback, load_tokens, run
+
+    from ._common import library, manager
+
     security = HttpSecurity(load_tokens(token_file), public_hosts, allow_origins)
     if transport == "http" and not security.tokens and not is_loopback(host):
         if not no_auth:
@@ -171,9 +189,6 @@ def command(
             "can reach the port can use it",
             err=True,
         )
-    if browser_endpoints is not None:  # checked here; the run manager's runtime reads it
-        BrowserConfig.from_env(browser_endpoints)
-        os.environ["TASKPLATE_BROWSER_ENDPOINTS"] = browser_endpoints
     runs = manager(library(folders))
     runs.allow_hosts, runs.deny_hosts = allow, deny
     if trace_default:
@@ -189,4 +204,5 @@ def command(
         remote_save,
         ui,
         ui_remote,
+        started,
     )

@@ -12,9 +12,10 @@ import click
 
 from taskplate.contract import ErrorCode, TaskplateError
 
-from ._common import manager, store_option
+from ._common import manager
 from ._errors import user_errors
 from ._help import examples
+from ._store_option import store_option
 
 
 @click.command("ui", epilog=examples("dsl ui", "dsl ui --port 9000"))

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from ._expr_ast import ExpressionError
     from ._expr_eval import evaluate, truthy
     from ._expr_functions import FUNCTIONS, url_normalize
+    from ._expr_saved import cache_folder
     from ._expr_syntax import parse_expression
     from ._formats import format_checker, is_uri
     from ._json_schema_check import SHIPPED as META_SCHEMA_FILE
@@ -114,6 +115,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "Value": ("._values", "Value"),
     "expressions": ("._values", "expressions"),
     "render": ("._values", "render"),
+    "cache_folder": ("._expr_saved", "cache_folder"),
 }
 
 __getattr__ = lazy_names(__name__, _LAZY, globals())
@@ -152,6 +154,7 @@ __all__ = [
     "Template",
     "TrustLevel",
     "Value",
+    "cache_folder",
     "case_file_of",
     "check_file",
     "check_inputs_known",

@@ -12,6 +12,7 @@ from taskplate.contract import lazy_names
 if TYPE_CHECKING:
     from ._app import build_server
     from ._auth import HttpSecurity, is_loopback, load_tokens
+    from ._front import Started, start_on_stdio
     from ._serve import run, serve
     from .ui import UiAccess, ui_app
 
@@ -21,6 +22,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "HttpSecurity": ("._auth", "HttpSecurity"),
     "is_loopback": ("._auth", "is_loopback"),
     "load_tokens": ("._auth", "load_tokens"),
+    "Started": ("._front", "Started"),
+    "start_on_stdio": ("._front", "start_on_stdio"),
     "run": ("._serve", "run"),
     "serve": ("._serve", "serve"),
     "UiAccess": (".ui", "UiAccess"),
@@ -31,11 +34,13 @@ __getattr__ = lazy_names(__name__, _LAZY, globals())
 
 __all__ = [
     "HttpSecurity",
+    "Started",
     "UiAccess",
     "build_server",
     "is_loopback",
     "load_tokens",
     "run",
     "serve",
+    "start_on_stdio",
     "ui_app",
 ]

@@ -20,6 +20,7 @@ from taskplate.interpreter import RunManager
 
 from ._app import build_server
 from ._auth import HttpSecurity
+from ._front import Started
 from ._http import answer_malformed
 from ._stdio import run_stdio
 from .ui import UiAccess, ui_app
@@ -59,13 +60,19 @@ async def serve(
     remote_save: bool = False,
     ui: bool = True,
     ui_remote: bool = False,
+    started: Started | None = None,
 ) -> list[int]:
     """Serve until the client leaves (stdio) or a signal stops the server (HTTP); answers the
-    signals caught, for `run` to raise again once everything is closed."""
+    signals caught, for `run` to raise again once everything is closed. `started`: what the
+    start on stdio read and answered before the SDK was loaded (`_front.start`).
+
+    Its first run finds the browser and Markdown conversion warm: on stdio they start once the
+    client has the tool list (never before an answer: they would share the cores with it), on
+    HTTP (the conversion worker) as the server starts listening."""
     security = security or HttpSecurity()
     url = f"http://{f'[{host}]' if ':' in host else host}:{port}"
-    async with manager.running(warm=True):  # its first run finds Markdown conversion warm
-        http = transport != "stdio"
+    http = transport != "stdio"
+    async with manager.running(warm=http):
         server, _ = build_server(
             manager, trust, security.auth(url) if http else None, remote_save=remote_save
         )
@@ -74,7 +81,7 @@ async def serve(
                 "template %s is not served (%d problems; run dsl validate)", path, len(diagnostics)
             )
         if not http:
-            await run_stdio(server)
+            await run_stdio(server, started or Started(), manager.warm)
             return []
         guard = security.transport(host)
         app = server.streamable_http_app(host=host, transport_security=guard)
@@ -106,9 +113,10 @@ def run(
     remote_save: bool = False,
     ui: bool = True,
     ui_remote: bool = False,
+    started: Started | None = None,
 ) -> None:
     caught = anyio.run(
-        serve, manager, transport, host, port, trust, security, remote_save, ui, ui_remote
+        serve, manager, transport, host, port, trust, security, remote_save, ui, ui_remote, started
     )
     for sig in reversed(caught):  # as uvicorn would, but after the manager has closed
         signal.raise_signal(sig)

@@ -2,7 +2,8 @@
 is not JSON, nests deeper than its parser takes, is no JSON-RPC request MCP takes (a wrong id,
 no method) gets the JSON-RPC error it calls for, where the SDK would drop it or answer another
 code; a lone surrogate escape (`"\\ud800"`) is made valid Unicode (U+FFFD) so the SDK reads the
-message. Writing stays the SDK's own.
+message. Writing stays the SDK's own. What the start read and answered before the SDK was
+loaded (`_front.py`) is read first and answered again through `Handover` (`_handover.py`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import io
 import logging
 import os
 from collections import deque
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from types import TracebackType
 from typing import Any
@@ -26,6 +27,8 @@ from mcp.shared.message import SessionMessage
 from mcp_types import ErrorData, JSONRPCError, JSONRPCNotification
 from pydantic import ValidationError
 
+from ._front import Started
+from ._handover import Handover
 from ._jsonrpc import INVALID_REQUEST, error, judged, read, request_id
 
 log = logging.getLogger("taskplate.serve")
@@ -89,10 +92,12 @@ class AnsweringReadStream:
         inner: ReadStream[SessionMessage | Exception],
         write: WriteStream[SessionMessage],
         lines: Lines,
+        handover: Handover,
     ) -> None:
         self.inner = inner
         self.write = write
         self.lines = lines
+        self.handover = handover
 
     @property
     def last_context(self) -> contextvars.Context | None:
@@ -102,6 +107,7 @@ class AnsweringReadStream:
         while True:
             received = await self.inner.receive()
             item = looked_at(self.lines.pending.popleft(), received)
+            self.handover.saw(item)
             if not (isinstance(item, SessionMessage) and isinstance(item.message, JSONRPCError)):
                 return item
             log.warning("answered a malformed message with %d", item.message.error.code)
@@ -132,16 +138,37 @@ class AnsweringReadStream:
         return None
 
 
+class _Prefixed(io.RawIOBase):
+    """A file descriptor's bytes, after `prefix` (what the start read of it already)."""
+
+    def __init__(self, prefix: bytes, fd: int) -> None:
+        self.prefix, self.fd = prefix, fd
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self.prefix:
+            size = min(len(buffer), len(self.prefix))
+            buffer[:size], self.prefix = self.prefix[:size], self.prefix[size:]
+            return size
+        data = os.read(self.fd, len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+
 @contextmanager
-def claimed_stdin() -> Iterator[io.TextIOWrapper]:
-    """The wire's stdin, read from a private copy of fd 0 while fd 0 itself reads the null
-    device (as the SDK does when it claims stdin: children and stray reads see EOF)."""
+def claimed_stdin(prefix: bytes = b"") -> Iterator[io.TextIOWrapper]:
+    """The wire's stdin (after `prefix`, what was read of it already), read from a private copy
+    of fd 0 while fd 0 itself reads the null device (as the SDK does when it claims stdin:
+    children and stray reads see EOF)."""
     private = os.dup(0)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
     # never closed: a worker thread may still block on it after the transport ends
-    text = io.TextIOWrapper(os.fdopen(private, "rb", closefd=False), "utf-8", errors="replace")
+    raw = io.BufferedReader(_Prefixed(prefix, private))
+    text = io.TextIOWrapper(raw, "utf-8", errors="replace")
     try:
         yield text
     finally:
@@ -150,15 +177,34 @@ def claimed_stdin() -> Iterator[io.TextIOWrapper]:
 
 @asynccontextmanager
 async def streams(
-    lines: Lines,
-) -> AsyncIterator[tuple[AnsweringReadStream, WriteStream[SessionMessage]]]:
+    lines: Lines, started: Started
+) -> AsyncIterator[tuple[AnsweringReadStream, Handover]]:
     async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
-        yield AnsweringReadStream(read_stream, write_stream, lines), write_stream
+        handover = Handover(write_stream, started)
+        yield AnsweringReadStream(read_stream, write_stream, lines, handover), handover
 
 
-async def run_stdio(server: MCPServer) -> None:
+async def run_stdio(
+    server: MCPServer, started: Started, warm: Callable[[], Awaitable[None]] | None = None
+) -> None:
+    """Serve the stream after the start; `warm` runs once the client has the tool list."""
     lowlevel = server._lowlevel_server  # MCPServer offers no other way to give it streams
-    with claimed_stdin() as stdin:
+    with claimed_stdin(bytes(started.read)) as stdin:
         lines = Lines(anyio.wrap_file(stdin))
-        async with streams(lines) as (read_stream, write_stream):
-            await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+        async with (
+            streams(lines, started) as (read_stream, write_stream),
+            anyio.create_task_group() as tg,
+        ):
+            if warm is not None:
+                tg.start_soon(_warm_when_listed, write_stream, warm)
+            options = lowlevel.create_initialization_options()
+            await lowlevel.run(read_stream, write_stream, options)
+            tg.cancel_scope.cancel()
+
+
+async def _warm_when_listed(handover: Handover, warm: Callable[[], Awaitable[None]]) -> None:
+    await handover.listed.wait()
+    try:
+        await warm()
+    except Exception as exc:  # the first run starts what could not be started now
+        log.warning("could not warm up after the start: %s", exc)
