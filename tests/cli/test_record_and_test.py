@@ -5,22 +5,19 @@ and line, and nothing runs or is left behind."""
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import shutil
 import subprocess
-import threading
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
 
 from tests.fixtures.server import PASSWORD, USER, serve
+from tests.fixtures.static_site import static_site
 from tests.server.conftest import DSL
 
 ITEMS = """\
@@ -241,26 +238,6 @@ def test_a_secret_is_kept_out_of_the_recording_and_the_case_and_replays_masked(
             assert form not in data, f"{path.name} holds the password"
     replayed = dsl(folder, "test")  # no TASKPLATE_SECRET_PASSWORD, no site
     assert replayed.returncode == 0, replayed.stdout
-
-
-@contextmanager
-def static_site(folder: Path) -> Iterator[str]:
-    """The files of `folder` over HTTP on a free local port, as they are at each request."""
-    handler = functools.partial(QuietFiles, directory=str(folder))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
-
-
-class QuietFiles(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
 
 
 def item_page(n: int, price: bool = True) -> str:

@@ -3,16 +3,11 @@ the trace mode, secrets masked in it, a PNG of every failed browser step named i
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import io
 import json
 import shutil
 import tempfile
-import threading
 import zipfile
-from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote_plus
@@ -27,6 +22,7 @@ from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
 from taskplate.interpreter import RunManager
 from taskplate.interpreter._tracing import TraceMode, masked_zip, merged_zip, trace_mode
 from tests.fixtures.server import PASSWORD, FixtureServer
+from tests.fixtures.static_site import static_site
 
 pytestmark = pytest.mark.anyio
 VIEWER = Path(playwright.__file__).parent / "driver" / "package" / "lib" / "vite" / "traceViewer"
@@ -226,25 +222,6 @@ def test_merging_renames_each_context_and_stores_shared_resources_once() -> None
         "1-trace.trace": b"second",
         "1-trace.network": b"second network",
     }
-
-
-@contextlib.contextmanager
-def static_site(folder: Path) -> Iterator[str]:
-    handler = functools.partial(QuietFiles, directory=str(folder))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
-
-
-class QuietFiles(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
 
 
 async def test_playwrights_trace_viewer_shows_every_context_of_a_merged_trace(
