@@ -13,7 +13,16 @@ if TYPE_CHECKING:
     from ._cleanup import cleanup
     from ._endpoints import read_loads
     from ._errors import crashed, is_crash, navigation_failed, translate
-    from ._har import MASK, HarRecording, HarReplay, masked_har, read_har, write_har
+    from ._har import (
+        MASK,
+        HarRecording,
+        HarReplay,
+        RecordedAnswers,
+        masked_har,
+        read_har,
+        response_body,
+        write_har,
+    )
     from ._headed import HeadedWindow, can_show_window
     from ._home import data_home
     from ._login import login
@@ -41,6 +50,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "HarReplay": ("._har", "HarReplay"),
     "masked_har": ("._har", "masked_har"),
     "read_har": ("._har", "read_har"),
+    "RecordedAnswers": ("._har", "RecordedAnswers"),
+    "response_body": ("._har", "response_body"),
     "write_har": ("._har", "write_har"),
     "HeadedWindow": ("._headed", "HeadedWindow"),
     "can_show_window": ("._headed", "can_show_window"),
@@ -77,6 +88,7 @@ __all__ = [
     "HarReplay",
     "HeadedWindow",
     "ProfileStore",
+    "RecordedAnswers",
     "Resolver",
     "Session",
     "Sessions",
@@ -97,6 +109,7 @@ __all__ = [
     "page_state",
     "read_har",
     "read_loads",
+    "response_body",
     "system_resolver",
     "translate",
     "untraced",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, quote_plus
@@ -49,6 +49,43 @@ class HarRecording:
         return {"log": {"version": "1.2", "creator": creator, "pages": [], "entries": entries}}
 
 
+class RecordedAnswers:
+    """A recording's responses by request (method, URL, body): the n-th time a request is made
+    it gets the n-th answer recorded for it (the last again after that). One mechanism for the
+    browser's replay and plain HTTP's (stdlib/_web_recording.py)."""
+
+    def __init__(self, entries: Iterable[dict[str, Any]]) -> None:
+        self.by_request: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+        self._served: dict[tuple[str, str, str], int] = {}
+        for entry in entries:
+            request = entry["request"]
+            text = (request.get("postData") or {}).get("text", "")
+            key = (request["method"], request["url"], text)
+            self.by_request.setdefault(key, []).append(entry["response"])
+
+    @staticmethod
+    def key(method: str, url: str, body: bytes | None) -> tuple[str, str, str]:
+        return (method, url, body.decode("utf-8", "replace") if body else "")
+
+    def next(self, key: tuple[str, str, str]) -> dict[str, Any] | None:
+        """The response for this request's next asking, or None when none was recorded."""
+        answers = self.by_request.get(key)
+        if not answers:
+            return None
+        index = self._served.get(key, 0)
+        self._served[key] = index + 1
+        return answers[min(index, len(answers) - 1)]
+
+
+def response_body(response: dict[str, Any]) -> bytes:
+    """A HAR response's body as it was sent (base64 when the recording says so)."""
+    content = response.get("content", {})
+    text = content.get("text", "")
+    if content.get("encoding") == "base64":
+        return base64.b64decode(text)
+    return str(text).encode("utf-8")
+
+
 class HarReplay:
     """Serves every context's requests from one HAR; a request it does not hold is aborted, so
     nothing reaches the network.
@@ -57,45 +94,35 @@ class HarReplay:
     request made twice (a login form fetched twice, each with its own token) with the same
     entry; such requests are answered here in the order they were recorded."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, har: dict[str, Any] | None = None) -> None:
+        """`har`: the file's JSON when the caller read it already."""
         self.path = path
-        self._repeated: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
-        self._served: dict[tuple[str, str, str], int] = {}
-        by_request: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
-        for entry in read_har(path)["log"]["entries"]:
-            by_request.setdefault(_key_of(entry["request"]), []).append(entry)
-        for key, entries in by_request.items():
-            answers = {json.dumps(e["response"], sort_keys=True) for e in entries}
-            redirects = any(300 <= e["response"].get("status", 0) < 400 for e in entries)
-            if len(answers) > 1 and not redirects:
-                self._repeated[key] = entries
+        self._repeated = RecordedAnswers((har or read_har(path))["log"]["entries"])
+        self._repeated.by_request = {  # only requests made again with another answer
+            key: answers
+            for key, answers in self._repeated.by_request.items()
+            if len({json.dumps(a, sort_keys=True) for a in answers}) > 1
+            and not any(300 <= a.get("status", 0) < 400 for a in answers)
+        }
 
     def context_options(self) -> dict[str, Any]:
         return {}
 
     async def attach(self, context: BrowserContext) -> None:
         await context.route_from_har(self.path, not_found="abort")
-        if self._repeated:  # routes added later are asked first
+        if self._repeated.by_request:  # routes added later are asked first
             await context.route("**/*", self._in_order)
 
     async def _in_order(self, route: Route) -> None:
         request = route.request
-        body = request.post_data_buffer
-        key = (request.method, request.url, body.decode("utf-8", "replace") if body else "")
-        entries = self._repeated.get(key)
-        if entries is None:
+        key = RecordedAnswers.key(request.method, request.url, request.post_data_buffer)
+        response = self._repeated.next(key)
+        if response is None:
             await route.fallback()
             return
-        index = self._served.get(key, 0)
-        self._served[key] = index + 1
-        response = entries[min(index, len(entries) - 1)]["response"]
         await route.fulfill(
-            status=response["status"], headers=_headers(response), body=_body(response)
+            status=response["status"], headers=_headers(response), body=response_body(response)
         )
-
-
-def _key_of(request: dict[str, Any]) -> tuple[str, str, str]:
-    return (request["method"], request["url"], (request.get("postData") or {}).get("text", ""))
 
 
 def _headers(response: dict[str, Any]) -> dict[str, str]:
@@ -108,14 +135,6 @@ def _headers(response: dict[str, Any]) -> dict[str, str]:
         else:
             out["set-cookie" if name.lower() == "set-cookie" else name] = value
     return out
-
-
-def _body(response: dict[str, Any]) -> bytes:
-    content = response.get("content", {})
-    text = content.get("text", "")
-    if content.get("encoding") == "base64":
-        return base64.b64decode(text)
-    return str(text).encode("utf-8")
 
 
 def read_har(path: Path) -> dict[str, Any]:

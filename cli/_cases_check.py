@@ -26,14 +26,13 @@ def check_cases(path: Path, text: str, catalog_for: Callable[[Path], ActionCatal
     except TaskplateError as exc:
         found = exc.details.get("problem", exc.message)
         return CheckResult(str(path), None, [problem(exc.details.get("line", 1), found)], text)
-    diagnostics = []
-    for case in cases:
-        template_text = case.template.read_text(encoding="utf-8")
-        template = check_source(template_text, str(case.template), catalog_for(case.template))
-        if template.template is None:
-            message = f"its template {case.template.name} does not check (dsl validate it)"
-            diagnostics.append(problem(case.line, message))
-            continue
-        schemas = (template.template.inputs_schema, template.template.outputs_schema)
-        diagnostics += [problem(case.line, found) for found in static_problems(case, *schemas)]
+    template_file = cases[0].template  # the file's one template, checked once
+    checked = check_source(
+        template_file.read_text(encoding="utf-8"), str(template_file), catalog_for(template_file)
+    ).template
+    if checked is None:
+        message = f"its template {template_file.name} does not check (dsl validate it)"
+        return CheckResult(str(path), None, [problem(c.line, message) for c in cases], text)
+    schemas = (checked.inputs_schema, checked.outputs_schema)
+    diagnostics = [problem(c.line, found) for c in cases for found in static_problems(c, *schemas)]
     return CheckResult(str(path), None, diagnostics, text)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 import sys
 import tempfile
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ import click
 
 from taskplate.browser import HarRecording, masked_har, write_har
 from taskplate.contract import ErrorCode, RunStatus, TaskplateError
-from taskplate.dsl import Case, case_file_of, fixed_clock
+from taskplate.dsl import Case, case_file_of, fixed_clock, now_iso
 from taskplate.interpreter import (
     Recorded,
     RecordingSampler,
@@ -47,7 +46,7 @@ async def _record(path: Path, inputs: dict[str, Any], name: str, once: set[str])
     template = checked_template(runs, path)
     inputs = lists_of_one(inputs, template.inputs_schema, once)
     recording = path.parent / f"{path.stem}.recordings" / f"{name}.har"
-    clock = _now()
+    clock = now_iso()
     with tempfile.TemporaryDirectory(prefix="taskplate-record-") as folder:
         network, http, model = HarRecording(Path(folder)), HttpRecording(), RecordingSampler()
         async with runs.running():
@@ -116,10 +115,6 @@ async def _replay(path: Path, case: dict[str, Any]) -> dict[str, Any]:
             "Report it: a recording taskplate made should replay.",
         )
     return result.answer
-
-
-def _now() -> str:
-    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 @click.command(

@@ -16,7 +16,7 @@ import anyio
 import click
 
 from taskplate.contract import TaskplateError
-from taskplate.dsl import Case, case_file_of, find_case_files, load_cases
+from taskplate.dsl import Case, Template, case_file_of, find_case_files, load_cases
 from taskplate.interpreter import (
     CaseResult,
     RunManager,
@@ -77,16 +77,22 @@ async def _run_all(cases: list[Case], live: bool) -> list[CaseResult]:
     (a missing recording, an input its template lacks), none is."""
     with tempfile.TemporaryDirectory(prefix="taskplate-test-") as home:
         runs = RunManager(Path(home), library_for(*(c.template for c in cases)), limits=limits())
+        templates: dict[Path, Template] = {}  # each template checked once, for all its cases
         problems = []
         for case in cases:
             try:
-                preflight(case, checked_template(runs, case.template), live=live)
+                if case.template not in templates:
+                    templates[case.template] = checked_template(runs, case.template)
+                preflight(case, templates[case.template], live=live)
             except TaskplateError as exc:
                 problems.append(CaseResult(case, error=f"{exc.code}: {exc.message}"))
         if problems:
             return problems
         async with runs.running():
-            return [await run_case(runs, case, live=live) for case in cases]
+            return [
+                await run_case(runs, case, live=live, template=templates[case.template])
+                for case in cases
+            ]
 
 
 def _summary(results: list[CaseResult], live: bool) -> str:

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
         static_problems,
     )
     from ._checker import CheckResult, check_file, check_source
-    from ._dates import fixed_clock
+    from ._dates import fixed_clock, now_iso
     from ._diagnostics import Diagnostic, Severity, Span, format_json, format_text, has_errors
     from ._expr_ast import ExpressionError
     from ._expr_eval import evaluate, truthy
@@ -72,6 +72,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "check_file": ("._checker", "check_file"),
     "check_source": ("._checker", "check_source"),
     "fixed_clock": ("._dates", "fixed_clock"),
+    "now_iso": ("._dates", "now_iso"),
     "format_checker": ("._formats", "format_checker"),
     "is_uri": ("._formats", "is_uri"),
     "STEP_ERROR_CODES": ("taskplate.contract", "STEP_ERROR_CODES"),
@@ -172,6 +173,7 @@ __all__ = [
     "is_valid",
     "listed",
     "load_cases",
+    "now_iso",
     "parse_expression",
     "parse_number",
     "render",

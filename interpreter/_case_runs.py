@@ -131,13 +131,16 @@ def recorded_by(
     return har
 
 
-async def run_case(runs: RunManager, case: Case, *, live: bool) -> CaseResult:
+async def run_case(
+    runs: RunManager, case: Case, *, live: bool, template: Template | None = None
+) -> CaseResult:
     """The case run and checked; a problem of the case itself is its result's `error`. Live,
-    the recording is replayed too, and how the output drifted from it is the result's `drift`."""
+    the recording is replayed too, and how the output drifted from it is the result's `drift`.
+    `template`: the case's, when the caller checked it already (cases of one template share it)."""
     started = time.monotonic()
     result = CaseResult(case)
     try:
-        template = checked_template(runs, case.template)
+        template = template or checked_template(runs, case.template)
         preflight(case, template, live=live)
         result.answer = await _run_once(runs, case, template, live=live)
         result.broken = broken(case.expect, result.answer)
@@ -158,9 +161,11 @@ async def _run_once(
     inputs = resolved_inputs(case, offline=not live, mask=MASK)
     if live:
         return await run_template(runs, template, inputs, Recorded())
-    log = read_har(case.recording)["log"]
-    made = log.get(RECORDED_BY, {})
+    har = read_har(case.recording)  # once, for the browser, plain HTTP and the model
+    made = har["log"].get(RECORDED_BY, {})
     answers = ReplaySampler(made.get("answers", []) if isinstance(made, dict) else [])
-    world = Recorded(HarReplay(case.recording), HttpReplay(log["entries"]), lambda _chosen: answers)
+    world = Recorded(
+        HarReplay(case.recording, har), HttpReplay(har["log"]["entries"]), lambda _: answers
+    )
     with fixed_clock(case.clock) if case.clock else contextlib.nullcontext():
         return await run_template(runs, template, inputs, world)

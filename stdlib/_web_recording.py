@@ -16,6 +16,8 @@ from typing import Any
 
 import httpx
 
+from taskplate.browser import RecordedAnswers, response_body
+
 HTTP_ENGINE = "http"  # an entry's `_taskplate` field: read by the web client, not the browser
 
 
@@ -103,37 +105,24 @@ class HttpReplay:
     """Answers from the recording's plain-HTTP exchanges; anything else fails to connect."""
 
     def __init__(self, entries: list[dict[str, Any]]) -> None:
-        self.by_request: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
-        for entry in entries:
-            if entry.get("_taskplate") == HTTP_ENGINE:
-                self.by_request.setdefault(_key(entry["request"]), []).append(entry["response"])
-        self.served: dict[tuple[str, str, str], int] = {}
+        self.answers = RecordedAnswers(e for e in entries if e.get("_taskplate") == HTTP_ENGINE)
 
     def wrap(self, inner: httpx.AsyncBaseTransport) -> httpx.AsyncBaseTransport:
-        return _Replay(self)
+        return _Replay(self.answers)
 
 
 class _Replay(httpx.AsyncBaseTransport):
-    def __init__(self, replay: HttpReplay) -> None:
-        self.replay = replay
+    def __init__(self, answers: RecordedAnswers) -> None:
+        self.answers = answers
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        body = await request.aread()
-        key = (request.method, str(request.url), body.decode("utf-8", "replace"))
-        answers = self.replay.by_request.get(key)
-        if not answers:
+        key = RecordedAnswers.key(request.method, str(request.url), await request.aread())
+        answer = self.answers.next(key)
+        if answer is None:
             raise httpx.ConnectError(
                 f"{request.method} {request.url} is not in the recording", request=request
             )
-        index = self.replay.served.get(key, 0)
-        self.replay.served[key] = index + 1
-        answer = answers[min(index, len(answers) - 1)]
-        content = answer.get("content", {})
-        text = content.get("text", "")
-        raw = base64.b64decode(text) if content.get("encoding") == "base64" else text.encode()
         headers = [(h["name"], h["value"]) for h in answer.get("headers", [])]
-        return httpx.Response(answer["status"], headers=headers, content=raw, request=request)
-
-
-def _key(request: dict[str, Any]) -> tuple[str, str, str]:
-    return (request["method"], request["url"], (request.get("postData") or {}).get("text", ""))
+        return httpx.Response(
+            answer["status"], headers=headers, content=response_body(answer), request=request
+        )
