@@ -306,9 +306,11 @@ async def test_smart_wait_on_a_page_already_quiet_is_short(
 async def test_smart_wait_follows_animation_frames_only_a_few_links_deep(
     ctx: ActionContext, site: FixtureServer
 ) -> None:
-    await act("navigate", ctx, url=site.url("/animated.html"))  # a frame loop that never ends
-    stable = await act("wait_for_stable", ctx, timeoutMs=5000)
-    assert stable["stable"] is True and stable["waitedMs"] < 2000
+    # A frame loop that never ends is not "changing": the wait ends on its own, far inside a long
+    # timeout, without timing the machine (failed in CI at 2270 ms as "< 2000 of 5000 ms").
+    await act("navigate", ctx, url=site.url("/animated.html"))
+    stable = await act("wait_for_stable", ctx, timeoutMs=20000)
+    assert stable["stable"] is True and stable["waitedMs"] < 10000, stable
 
 
 async def test_smart_wait_returns_at_its_timeout_on_a_page_that_never_settles(
@@ -316,7 +318,7 @@ async def test_smart_wait_returns_at_its_timeout_on_a_page_that_never_settles(
 ) -> None:
     await act("navigate", ctx, url=site.url("/restless.html"))  # changes every 100 ms
     result = await act("wait_for_stable", ctx, timeoutMs=1000, quietMs=300)
-    assert result["stable"] is False and 1000 <= result["waitedMs"] < 1500
+    assert result["stable"] is False and 1000 <= result["waitedMs"] < 3000, result
     assert "the page is changing" in result["warnings"][0]
 
 
