@@ -12,7 +12,8 @@ from taskplate.contract import lazy_names
 if TYPE_CHECKING:
     from ._app import build_server
     from ._auth import HttpSecurity, is_loopback, load_tokens
-    from ._front import Started, start_on_stdio
+    from ._front import SHIPPED as SHIPPED_START_ANSWERS
+    from ._front import Started, made_for, start_on_stdio
     from ._serve import run, serve
     from .ui import UiAccess, ui_app
 
@@ -22,7 +23,9 @@ _LAZY: dict[str, tuple[str, str]] = {
     "HttpSecurity": ("._auth", "HttpSecurity"),
     "is_loopback": ("._auth", "is_loopback"),
     "load_tokens": ("._auth", "load_tokens"),
+    "SHIPPED_START_ANSWERS": ("._front", "SHIPPED"),
     "Started": ("._front", "Started"),
+    "made_for": ("._front", "made_for"),
     "start_on_stdio": ("._front", "start_on_stdio"),
     "run": ("._serve", "run"),
     "serve": ("._serve", "serve"),
@@ -33,12 +36,14 @@ _LAZY: dict[str, tuple[str, str]] = {
 __getattr__ = lazy_names(__name__, _LAZY, globals())
 
 __all__ = [
+    "SHIPPED_START_ANSWERS",
     "HttpSecurity",
     "Started",
     "UiAccess",
     "build_server",
     "is_loopback",
     "load_tokens",
+    "made_for",
     "run",
     "serve",
     "start_on_stdio",

@@ -6,8 +6,11 @@ The answers are the SDK's own, recorded: `_handover.py` keeps each `initialize`,
 `server/discover` and `tools/list` answer the SDK's server gives (by protocol version, with the
 SDK's lists of versions) in a file of the cache folder, valid for one fingerprint of the code
 (taskplate's files, the SDK's and pydantic's versions, the Python, the options and TASKPLATE_*
-settings but the data home's and the template folders'). With no recorded answer the front
-answers nothing and the SDK answers everything, as before. Whatever the front answered is
+settings but the data home's and the template folders'). With no recorded answer (a first
+start after an install or an upgrade), `dsl serve` without options answers from the answers
+shipped beside this module (`start_answers.json`, made by `dsl docs --write` from the same
+code), when they were made for this code's contents and these versions of the SDK and
+pydantic. Else the front answers nothing and the SDK answers everything. Whatever the front answered is
 answered again by the SDK after the hand-over, so the connection's state (the client's
 capabilities, the negotiated version) is the SDK's; that second answer is compared with the
 first and dropped (`_handover.Handover`).
@@ -53,29 +56,57 @@ READ_BYTES = 64 * 1024
 log = logging.getLogger("taskplate.serve")
 # Where the data and the templates are: neither changes an answer the start gives.
 _WHERE = ("TASKPLATE_HOME", "TASKPLATE_TEMPLATES")
+# The answers of a first start, made from this code by `dsl docs --write` (cli/_start_answers.py)
+SHIPPED = Path(__file__).with_name("start_answers.json")
+SHIPPED_RELATIVE = "server/start_answers.json"
+
+
+def _settings() -> list[tuple[str, str]]:
+    """The TASKPLATE_* settings that configure a server (not where the data and templates are)."""
+    return sorted(
+        (k, v) for k, v in os.environ.items() if k.startswith("TASKPLATE_") and k not in _WHERE
+    )
+
+
+def _name(argv: Sequence[str]) -> str:
+    """The answers file's name: from what configures this server (its options and settings)."""
+    return hashlib.sha256(json.dumps([list(argv), _settings()]).encode()).hexdigest()[:20]
+
+
+def _package() -> Path:
+    return Path(sys.modules["taskplate"].__file__ or "").parent
+
+
+def _code_files() -> list[tuple[str, str]]:
+    """(folder, file) of every file of taskplate's code, in a fixed order."""
+    found = []
+    for folder, dirs, files in os.walk(_package(), followlinks=True):  # the layers are links
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        found += [(folder, f) for f in sorted(files) if f.endswith((".py", ".json", ".lark"))]
+    return found
+
+
+def dists() -> list[str]:
+    """The installed distributions whose versions change an answer: taskplate's (its version
+    is in `serverInfo`), the SDK's and pydantic's."""
+    names = []
+    for site in sorted({Path(p) for p in sys.path if p.endswith("-packages")}):
+        for dist in ("taskplate", "mcp", "mcp_types", "pydantic", "pydantic_core"):
+            names.append(" ".join(sorted(p.name for p in site.glob(f"{dist}-*.dist-info"))))
+    return names
 
 
 def fingerprint(argv: Sequence[str]) -> tuple[str, str]:
     """(the answers file's name, the fingerprint its answers hold for): the name from what
-    configures this server (its options and TASKPLATE_* settings), the fingerprint from the
-    code that answers (taskplate's files, the distributions of taskplate (its version is in
-    `serverInfo`), the SDK and pydantic, Python)."""
-    settings = sorted(
-        (k, v) for k, v in os.environ.items() if k.startswith("TASKPLATE_") and k not in _WHERE
-    )
-    name = hashlib.sha256(json.dumps([list(argv), settings]).encode()).hexdigest()[:20]
+    configures this server, the fingerprint from the code that answers (taskplate's files by
+    size and time, the distributions of `dists`, Python)."""
     code = hashlib.sha256(sys.version.encode())
-    package = Path(sys.modules["taskplate"].__file__ or "").parent
-    for folder, dirs, files in os.walk(package, followlinks=True):  # the layers are links
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        for file in sorted(files):
-            if file.endswith((".py", ".json", ".lark")):
-                stat = os.stat(os.path.join(folder, file))
-                code.update(f"{folder}/{file}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
-    for site in sorted({Path(p) for p in sys.path if p.endswith("-packages")}):
-        for dist in ("taskplate", "mcp", "mcp_types", "pydantic", "pydantic_core"):
-            code.update(" ".join(sorted(p.name for p in site.glob(f"{dist}-*.dist-info"))).encode())
-    return f"serve-{name}.json", code.hexdigest()
+    for folder, file in _code_files():
+        stat = os.stat(os.path.join(folder, file))
+        code.update(f"{folder}/{file}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
+    for names in dists():
+        code.update(names.encode())
+    return f"serve-{_name(argv)}.json", code.hexdigest()
 
 
 def answers_file(argv: Sequence[str]) -> tuple[Path, str]:
@@ -92,6 +123,41 @@ def recorded(path: Path, code: str) -> dict[str, Any]:
     except (OSError, ValueError):
         return {}
     if not isinstance(kept, dict) or kept.get("fingerprint") != code:
+        return {}
+    return kept
+
+
+def code_digest() -> str:
+    """A digest of the contents of taskplate's code (the shipped start answers' own file
+    left out), the same in a checkout and in an installed wheel. Read only at a first start:
+    it costs about 10 ms."""
+    digest = hashlib.sha256()
+    package = _package()
+    for folder, file in _code_files():
+        relative = Path(folder, file).relative_to(package).as_posix()
+        if relative != SHIPPED_RELATIVE:
+            digest.update(f"{relative}\n".encode())
+            digest.update(Path(folder, file).read_bytes())
+    return digest.hexdigest()
+
+
+def made_for() -> dict[str, Any]:
+    """What the shipped start answers must have been made for: this code, these versions."""
+    return {"code": code_digest(), "dists": [d for d in dists() if d]}
+
+
+def shipped(argv: Sequence[str]) -> dict[str, Any]:
+    """The start answers shipped with taskplate (`dsl docs --write` makes them), for a first
+    start with nothing kept: only for a server with no options and no settings (`dsl serve`,
+    as clients start it), and only when they were made for this very code and these versions.
+    Else none, and the first start waits for the SDK, as before."""
+    if list(argv) != ["serve"] or _settings() or not SHIPPED.is_file():
+        return {}
+    try:
+        kept = json.loads(SHIPPED.read_bytes())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(kept, dict) or kept.get("made_for") != made_for():
         return {}
     return kept
 
@@ -309,7 +375,7 @@ def start_on_stdio(argv: Sequence[str], modules: Sequence[str]) -> Started:
     (a module's code runs to its end), and the answers cannot wait for it. Its errors are
     raised here."""
     path, code = answers_file(argv)
-    started = Started(path, code, recorded(path, code))
+    started = Started(path, code, recorded(path, code) or shipped(argv))
     loaded_r, loaded_w = os.pipe()
     failed: list[BaseException] = []
 

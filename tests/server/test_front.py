@@ -19,7 +19,17 @@ from mcp_types.methods import validate_client_request
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
-from taskplate.server._front import Front, Started, usual_envelope, usual_initialize
+from taskplate.server import _front
+from taskplate.server._front import (
+    SHIPPED,
+    Front,
+    Started,
+    code_digest,
+    dists,
+    shipped,
+    usual_envelope,
+    usual_initialize,
+)
 from tests.server.conftest import DSL, env_for
 from tests.server.test_serve_signals import descendants_running
 from tests.server.test_serve_warm import conversion_workers
@@ -53,13 +63,18 @@ def tools_list(request_id: int | str, meta: dict[str, Any] | None = None) -> dic
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
+# An option, as a client may pass: the answers shipped for a first start are for `dsl serve`
+# alone, so here a first start with nothing kept is answered by the SDK's server.
+OPTION = ("--transport", "stdio")
+
+
 class Server:
     """`dsl serve` on stdio with its own cache folder (where the start's answers are kept)."""
 
-    def __init__(self, home: Path, cache: Path) -> None:
+    def __init__(self, home: Path, cache: Path, args: tuple[str, ...] = OPTION) -> None:
         env = {**env_for(home), "XDG_CACHE_HOME": str(cache)}
         self.process = subprocess.Popen(
-            [DSL, "serve"],
+            [DSL, "serve", *args],
             env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -97,9 +112,13 @@ class Server:
 
 
 def talk(
-    home: Path, cache: Path, *messages: dict[str, Any] | bytes, answers: int
+    home: Path,
+    cache: Path,
+    *messages: dict[str, Any] | bytes,
+    answers: int,
+    args: tuple[str, ...] = OPTION,
 ) -> tuple[list[bytes], str]:
-    server = Server(home, cache)
+    server = Server(home, cache, args)
     try:
         server.send(*messages)
         got = server.answers(answers)
@@ -174,6 +193,48 @@ def test_a_bad_first_line_gets_the_answer_it_got_before(first: bytes, tmp_path: 
     (again, _), _ = talk(tmp_path / "home", tmp_path / "empty", first, ping, answers=2)
     assert answer == again and "error" in json.loads(answer)
     assert STARTED not in log
+
+
+@pytest.mark.parametrize("version", ASKED)
+def test_a_first_start_answers_from_the_shipped_answers_as_the_sdk_does(
+    version: str, tmp_path: Path
+) -> None:
+    """`dsl serve` alone, nothing kept (just installed): the answers shipped with taskplate,
+    when made for this code and this environment's SDK; the SDK's server compares each with
+    its own after the hand-over and would log them "unlike the server"."""
+    got, log = talk(tmp_path / "home", tmp_path / "cache", *opening(version), answers=2, args=())
+    if shipped_made_for_here():
+        assert f"2 requests {STARTED}" in log, log
+    else:  # made for other versions of the SDK than this environment's: unused
+        assert STARTED not in log, log
+    assert "unlike the server" not in log and "Traceback" not in log
+    listed = json.loads(got[1])["result"]["tools"]
+    assert {"run_task_template", "navigate", "save_template"} <= {t["name"] for t in listed}
+
+
+def shipped_made_for_here() -> bool:
+    made = json.loads(SHIPPED.read_bytes())["made_for"]
+    assert made["code"] == code_digest(), "the shipped start answers are stale: run `make docs`"
+    return bool(made["dists"] == [d for d in dists() if d])
+
+
+def test_the_shipped_answers_hold_only_for_their_code_and_for_dsl_serve_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made = {"code": code_digest(), "dists": [d for d in dists() if d]}
+    shipped_file = tmp_path / "start_answers.json"
+    monkeypatch.setattr(_front, "SHIPPED", shipped_file)
+    assert shipped(["serve"]) == {}  # none shipped (a checkout before `make docs`)
+    shipped_file.write_text("{not json")
+    assert shipped(["serve"]) == {}
+    for other in ({**made, "code": "0" * 64}, {**made, "dists": ["mcp-0.1.dist-info"]}):
+        shipped_file.write_text(json.dumps({"made_for": other, "answers": {}}))
+        assert shipped(["serve"]) == {}, other
+    shipped_file.write_text(json.dumps({"made_for": made, "answers": {}}))
+    assert shipped(["serve"])["answers"] == {}
+    assert shipped(["serve", "--trust", "L0"]) == {}
+    monkeypatch.setenv("TASKPLATE_CONFIRM", "never")
+    assert shipped(["serve"]) == {}
 
 
 def test_stale_kept_answers_are_replaced_by_the_servers(tmp_path: Path) -> None:
