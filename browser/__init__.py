@@ -11,6 +11,7 @@ from taskplate.contract import lazy_names
 if TYPE_CHECKING:
     from ._capture import Capture, capture_page, element_html, page_state
     from ._cleanup import cleanup
+    from ._element_probe import check_selectors, matched_element, page_elements
     from ._endpoints import read_loads
     from ._errors import crashed, is_crash, navigation_failed, translate
     from ._har import (
@@ -40,6 +41,9 @@ _LAZY: dict[str, tuple[str, str]] = {
     "capture_page": ("._capture", "capture_page"),
     "page_state": ("._capture", "page_state"),
     "cleanup": ("._cleanup", "cleanup"),
+    "check_selectors": ("._element_probe", "check_selectors"),
+    "matched_element": ("._element_probe", "matched_element"),
+    "page_elements": ("._element_probe", "page_elements"),
     "read_loads": ("._endpoints", "read_loads"),
     "crashed": ("._errors", "crashed"),
     "is_crash": ("._errors", "is_crash"),
@@ -97,6 +101,7 @@ __all__ = [
     "UrlPolicy",
     "can_show_window",
     "capture_page",
+    "check_selectors",
     "cleanup",
     "crashed",
     "data_home",
@@ -105,7 +110,9 @@ __all__ = [
     "is_crash",
     "login",
     "masked_har",
+    "matched_element",
     "navigation_failed",
+    "page_elements",
     "page_state",
     "read_har",
     "read_loads",

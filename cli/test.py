@@ -15,14 +15,16 @@ from xml.etree import ElementTree
 import anyio
 import click
 
-from taskplate.contract import TaskplateError
+from taskplate.contract import TaskplateError, write_whole
 from taskplate.dsl import Case, Template, case_file_of, find_case_files, load_cases
 from taskplate.interpreter import (
     CaseResult,
+    Repair,
     RunManager,
     checked_template,
     preflight,
     run_case,
+    suggest_repair,
 )
 
 from ._common import library_for, limits
@@ -72,9 +74,16 @@ def _case_files_of(base: Path) -> list[Path]:
     return find_case_files([base])
 
 
-async def _run_all(cases: list[Case], live: bool) -> list[CaseResult]:
+# a case's repair (`--suggest`), or why there is none
+Suggestion = tuple[Case, Repair | str]
+
+
+async def _run_all(
+    cases: list[Case], live: bool, suggest: bool = False
+) -> tuple[list[CaseResult], list[Suggestion]]:
     """Every case run in turn, in a data home of their own (gone after); when one cannot run
-    (a missing recording, an input its template lacks), none is."""
+    (a missing recording, an input its template lacks), none is. With `suggest`, a repair for
+    the first failing case of each template."""
     with tempfile.TemporaryDirectory(prefix="taskplate-test-") as home:
         runs = RunManager(Path(home), library_for(*(c.template for c in cases)), limits=limits())
         templates: dict[Path, Template] = {}  # each template checked once, for all its cases
@@ -87,12 +96,43 @@ async def _run_all(cases: list[Case], live: bool) -> list[CaseResult]:
             except TaskplateError as exc:
                 problems.append(CaseResult(case, error=f"{exc.code}: {exc.message}"))
         if problems:
-            return problems
+            return problems, []
+        suggestions: list[Suggestion] = []
         async with runs.running():
-            return [
+            results = [
                 await run_case(runs, case, live=live, template=templates[case.template])
                 for case in cases
             ]
+            repaired: set[Path] = set()  # one repair per template: each is a diff of its source
+            for r in results:
+                if suggest and r.outcome == "failed" and r.case.template not in repaired:
+                    repaired.add(r.case.template)
+                    try:
+                        found: Repair | str = await suggest_repair(
+                            runs, r.case, templates[r.case.template]
+                        )
+                    except TaskplateError as exc:
+                        found = f"{exc.code}: {exc.message}\nhint: {exc.recover_hint}"
+                    suggestions.append((r.case, found))
+        return results, suggestions
+
+
+def _suggested(suggestions: list[Suggestion], fix: bool) -> str:
+    """Each repair as a diff of its template (written with `fix`), or why there is none."""
+    lines = []
+    for case, found in suggestions:
+        if isinstance(found, str):
+            lines.append(f"no repair for {case.id}: {found}")
+            continue
+        places = ", ".join(f"line {s.line}" for s in found.changes)
+        lines.append(f"suggested repair for {case.id} (the case passes live with it; {places}):")
+        lines.append(found.diff.rstrip("\n"))
+        if fix:
+            write_whole(case.template, found.after.encode("utf-8"))
+            lines.append(f"written to {case.template}")
+        else:
+            lines.append("run again with --fix to write it")
+    return "\n".join(lines)
 
 
 def _summary(results: list[CaseResult], live: bool) -> str:
@@ -168,10 +208,17 @@ def report(results: list[CaseResult], fmt: str, live: bool) -> str:
         "dsl test templates/            # every case under templates/, offline",
         "dsl test my_task.yaml --format junit > report.xml",
         "dsl test my_task/default --live",
+        "dsl test my_task.yaml --live --suggest --fix",
     ),
 )
 @click.argument("paths", nargs=-1)
 @click.option("--live", is_flag=True, help="Run against the live sites instead of the recordings.")
+@click.option(
+    "--suggest",
+    is_flag=True,
+    help="With --live: for a selector that stopped matching, suggest one as a diff.",
+)
+@click.option("--fix", is_flag=True, help="With --suggest: write the suggested change.")
 @click.option(
     "--format",
     "fmt",
@@ -181,17 +228,26 @@ def report(results: list[CaseResult], fmt: str, live: bool) -> str:
     help="A readable summary, JSON, or JUnit XML for CI.",
 )
 @user_errors
-def command(paths: tuple[str, ...], live: bool, fmt: str) -> None:
+def command(paths: tuple[str, ...], live: bool, suggest: bool, fix: bool, fmt: str) -> None:
     """Run recorded test cases, offline or live, and check them.
 
     PATHS are case files (NAME.test.yaml), templates (their case file), folders (every case
     file under them) or TEMPLATE/CASE; default: the current folder. Offline, every request is
-    served from the case's recording and now() is the time it was recorded."""
+    served from the case's recording and now() is the time it was recorded. With --live
+    --suggest, a case that fails because a selector matches nothing now gets a new selector,
+    checked by running the case live with it and shown as a diff; --fix writes it."""
+    if fix and not suggest:
+        raise click.UsageError("--fix writes what --suggest finds: give --live --suggest --fix")
+    if suggest and not live:
+        raise click.UsageError("--suggest compares the live pages with the recording: add --live")
     cases, results = _select(paths)
     if not cases and not results:
         click.echo("no test cases found (NAME.test.yaml beside a template)", err=True)
         sys.exit(2)
+    suggestions: list[Suggestion] = []
     if not results:  # an unreadable case file: nothing runs
-        results = anyio.run(_run_all, cases, live)
+        results, suggestions = anyio.run(_run_all, cases, live, suggest)
     click.echo(report(results, fmt, live))
+    if suggestions:
+        click.echo(_suggested(suggestions, fix), err=fmt != "text")
     sys.exit(max((EXIT[r.outcome] for r in results), default=0))

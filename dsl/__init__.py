@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from ._numbers import parse_number
     from ._schema_errors import listed, violations
     from ._schema_fast import is_valid
+    from ._selector_spans import SelectorSpan, selector_spans, with_selectors
     from ._values import Const, Interp, ListValue, MapValue, Single, Value, expressions, render
 
 # Public names, loaded on first use: a command that needs only a few pays only for those. The
@@ -69,6 +70,9 @@ _LAZY: dict[str, tuple[str, str]] = {
     "resolved_inputs": ("._cases", "resolved_inputs"),
     "static_problems": ("._cases", "static_problems"),
     "CheckResult": ("._checker", "CheckResult"),
+    "SelectorSpan": ("._selector_spans", "SelectorSpan"),
+    "selector_spans": ("._selector_spans", "selector_spans"),
+    "with_selectors": ("._selector_spans", "with_selectors"),
     "check_file": ("._checker", "check_file"),
     "check_source": ("._checker", "check_source"),
     "fixed_clock": ("._dates", "fixed_clock"),
@@ -146,6 +150,7 @@ __all__ = [
     "PartialSuccess",
     "Retry",
     "RunStatus",
+    "SelectorSpan",
     "Severity",
     "Single",
     "Span",
@@ -178,10 +183,12 @@ __all__ = [
     "parse_number",
     "render",
     "resolved_inputs",
+    "selector_spans",
     "static_problems",
     "truthy",
     "url_normalize",
     "valid_text",
     "valid_unicode",
     "violations",
+    "with_selectors",
 ]

@@ -23,6 +23,7 @@ from ._expectations import expectations_from
 from ._human import caller_key
 from ._library import SHIPPED, TemplateLibrary, matches
 from ._recording import Saved, marked, save_recorded, typed_secret, user_templates
+from ._repair import Repair, suggest_repair
 from ._run_execution import internal
 from ._run_inputs import Limits, check_inputs, check_timeout, new_run_id, secret_names
 from ._run_views import RunReads, iso
@@ -47,6 +48,7 @@ __all__ = [
     "Progress",
     "Recorded",
     "RecordingSampler",
+    "Repair",
     "ReplaySampler",
     "RunArtifacts",
     "RunManager",
@@ -79,6 +81,7 @@ __all__ = [
     "save_recorded",
     "secret_names",
     "stored_inputs",
+    "suggest_repair",
     "typed_secret",
     "user_templates",
 ]

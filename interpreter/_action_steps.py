@@ -26,6 +26,10 @@ from ._step_records import StepLog, preview
 
 # (artifacts, session, tab id, label) -> artifact id of a failed step's screenshot
 FailureShot = Callable[[Any, Session | None, str | None, str], Awaitable[str | None]]
+# (moment: "before", "after" or "failed", step, item, its arguments, its context): a browser
+# step's page read before it acts and when it succeeded or failed, before its tab closes
+# (`dsl test --suggest`)
+StepProbe = Callable[[str, Step, int | None, Any, ActionContext], Awaitable[None]]
 
 
 @dataclass
@@ -57,6 +61,7 @@ class ActionSteps:
     sampler: Sampler | None = None  # the run's language model, for llm_extract
     confirmer: Confirmer | None = None  # asks before steps that need confirmation
     on_failure: FailureShot | None = None
+    probe: StepProbe | None = None
 
     async def run(
         self, step: Step, scope: dict[str, Any], tab_id: str | None, item: int | None
@@ -156,20 +161,29 @@ class ActionSteps:
             secrets=self.secrets,
         )
         retry_on = step.retry.on if step.retry.on is not None else spec.retryable
+        probe = self.probe if spec.needs_browser else None
         try:
+            if probe is not None:
+                await probe("before", step, item, call.args, ctx)
             while True:
                 call.attempts += 1
                 try:
                     with anyio.fail_after(timeout / 1000) if timeout else nullcontext():
-                        return await run_action(spec.name, ctx, call.args, self.catalog)
+                        result = await run_action(spec.name, ctx, call.args, self.catalog)
                 except TimeoutError:
                     error = timeout_error(spec, step, timeout)
                 except TaskplateError as exc:
                     error = exc
+                else:
+                    if probe is not None:
+                        await probe("after", step, item, call.args, ctx)
+                    return result
                 if call.attempts >= step.retry.attempts or error.code not in retry_on:
                     raise StepFailed(step, error, item)
                 await anyio.sleep(step.retry.backoff_ms * 2 ** (call.attempts - 1) / 1000)
         except StepFailed:
+            if probe is not None:
+                await probe("failed", step, item, call.args, ctx)
             if spec.needs_browser and self.on_failure is not None:  # before the tab closes
                 call.shot = await self.on_failure(
                     self.artifacts, session, call.tab, _shot_label(step, item)

@@ -20,6 +20,7 @@ from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.dsl import Case, Template, check_inputs_known, fixed_clock, resolved_inputs
 from taskplate.stdlib import HttpRecording, HttpReplay, Sampler, WebConfig
 
+from ._action_steps import StepProbe
 from ._case_answers import ReplaySampler
 from ._expectations import Broken, broken, drift
 
@@ -86,6 +87,7 @@ class Recorded:
     browser: HarRecording | HarReplay | None = None
     http: HttpRecording | HttpReplay | None = None
     models: Callable[[Sampler], Sampler] | None = None
+    probe: StepProbe | None = None  # reads browser steps' pages (`dsl test --suggest`)
 
 
 async def run_template(
@@ -95,14 +97,18 @@ async def run_template(
     case checks it)."""
     web = runs.wiring.web
     runs.runtime.network, runs.wiring.models = world.browser, world.models
+    runs.wiring.probe = world.probe
     if world.http is not None:
         runs.wiring.web = dataclasses.replace(web or WebConfig(), wrap=world.http.wrap)
     try:
-        run_id = await runs.submit(template.id, inputs, version=template.version, options={})
+        run_id = await runs.submit(
+            template.id, inputs, version=template.version, options={}, template=template
+        )
         await runs.wait(run_id)
         return await runs.reads.describe(run_id, include_steps=True)
     finally:
         runs.runtime.network, runs.wiring.models, runs.wiring.web = None, None, web
+        runs.wiring.probe = None
 
 
 def preflight(case: Case, template: Template, *, live: bool) -> None:
@@ -142,10 +148,10 @@ async def run_case(
     try:
         template = template or checked_template(runs, case.template)
         preflight(case, template, live=live)
-        result.answer = await _run_once(runs, case, template, live=live)
+        result.answer = await run_once(runs, case, template, live=live)
         result.broken = broken(case.expect, result.answer)
         if live and case.recording.is_file():
-            recorded = await _run_once(runs, case, template, live=False)
+            recorded = await run_once(runs, case, template, live=False)
             result.drift = drift(recorded.get("result"), result.answer.get("result"))
     except TaskplateError as exc:
         result.error = f"{exc.code}: {exc.message}"
@@ -153,19 +159,27 @@ async def run_case(
     return result
 
 
-async def _run_once(
-    runs: RunManager, case: Case, template: Template, *, live: bool
+async def run_once(
+    runs: RunManager,
+    case: Case,
+    template: Template,
+    *,
+    live: bool,
+    probe: StepProbe | None = None,
 ) -> dict[str, Any]:
     """One run of the case: live (with the model the configuration names), or offline from its
-    recording (the network, the model's answers and the clock)."""
+    recording (the network, the model's answers and the clock); `probe` reads its pages."""
     inputs = resolved_inputs(case, offline=not live, mask=MASK)
     if live:
-        return await run_template(runs, template, inputs, Recorded())
+        return await run_template(runs, template, inputs, Recorded(probe=probe))
     har = read_har(case.recording)  # once, for the browser, plain HTTP and the model
     made = har["log"].get(RECORDED_BY, {})
     answers = ReplaySampler(made.get("answers", []) if isinstance(made, dict) else [])
     world = Recorded(
-        HarReplay(case.recording, har), HttpReplay(har["log"]["entries"]), lambda _: answers
+        HarReplay(case.recording, har),
+        HttpReplay(har["log"]["entries"]),
+        lambda _: answers,
+        probe,
     )
     with fixed_clock(case.clock) if case.clock else contextlib.nullcontext():
         return await run_template(runs, template, inputs, world)

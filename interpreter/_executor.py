@@ -15,7 +15,7 @@ from taskplate.contract import TrustLevel
 from taskplate.dsl import Step, Template, truthy
 from taskplate.stdlib import REGISTRY, Sampler
 
-from ._action_steps import ActionSteps, FailureShot
+from ._action_steps import ActionSteps, FailureShot, StepProbe
 from ._confirm import Confirmer
 from ._item_tabs import ItemTabs
 from ._needs import run_siblings
@@ -43,6 +43,7 @@ class Execution:
     secrets: list[str] = field(default_factory=list)
     profiles: Any = None
     on_failure: FailureShot | None = None  # a failed browser step's screenshot
+    probe: StepProbe | None = None  # reads browser steps' pages (`dsl test --suggest`)
     policy: UrlPolicy | None = None  # the run's URL policy, for actions that need no browser
     web_config: WebConfig | None = None
     web_cookies: CookieSource | None = None  # what plain HTTP starts from (the run's profile)
@@ -76,6 +77,7 @@ class Execution:
             sampler=self.sampler,
             confirmer=self.confirmer,
             on_failure=self.on_failure,
+            probe=self.probe,
         )
         self.loops = SlidingWindow(
             self.template,

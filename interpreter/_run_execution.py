@@ -171,6 +171,7 @@ def new_execution(
         secrets=job.secrets,
         profiles=wiring.profiles,
         on_failure=failure_screenshot,
+        probe=wiring.probe,
         policy=policy,
         web_config=wiring.web,
         web_cookies=cookies,

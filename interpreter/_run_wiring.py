@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from taskplate.browser import Resolver
     from taskplate.stdlib import CallerModel, Sampler, WebConfig
 
+    from ._action_steps import StepProbe
+
 T = TypeVar("T")
 
 
@@ -49,6 +51,7 @@ class RunWiring:
     # `dsl record`/`dsl test`: the chosen model wrapped to keep its answers, or replaced by a
     # recording's answers
     models: Callable[[Sampler], Sampler] | None = None
+    probe: StepProbe | None = None  # `dsl test --suggest`: reads browser steps' pages
 
     @property
     def catalog(self) -> Any:

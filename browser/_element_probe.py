@@ -1,0 +1,89 @@
+"""Elements read off a page for repairing a selector: what the element a selector matches looks
+like (tag, text, role, attributes, its place among its siblings), every element of the page
+described alike, and how many elements candidate selectors match.
+
+Reads pages only, never acts on them; knows no template.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playwright.async_api import Page
+
+_DESCRIBE = """
+const IMPLICIT = {a: 'link', button: 'button', h1: 'heading', h2: 'heading', h3: 'heading',
+  h4: 'heading', h5: 'heading', h6: 'heading', input: 'textbox', textarea: 'textbox',
+  select: 'combobox', img: 'img', li: 'listitem', ul: 'list', ol: 'list', nav: 'navigation',
+  main: 'main', table: 'table', form: 'form'};
+const describe = (el) => {
+  const attrs = {};
+  for (const a of el.attributes) {
+    if (a.name !== 'class' && a.name !== 'style' && a.value.length <= 200) attrs[a.name] = a.value;
+  }
+  const parent = el.parentElement;
+  const same = parent ? Array.from(parent.children).filter(c => c.tagName === el.tagName) : [el];
+  const tag = el.tagName.toLowerCase();
+  return {tag, id: el.id || null, classes: Array.from(el.classList), attrs,
+    role: el.getAttribute('role') || IMPLICIT[tag] || null,
+    text: (el.innerText ?? el.textContent ?? '').trim().replace(/\\s+/g, ' ').slice(0, 200),
+    nth: same.indexOf(el) + 1, siblings: same.length,
+    parent: parent ? {tag: parent.tagName.toLowerCase(), id: parent.id || null,
+                      classes: Array.from(parent.classList)} : null};
+};
+const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'LINK', 'META']);
+const elements = (root) => {
+  const base = root ? document.querySelector(root) : document.body;
+  if (!base) return [null, []];
+  return [base, Array.from(base.querySelectorAll('*')).filter(e => !SKIP.has(e.tagName)).slice(0, 3000)];
+};
+"""
+
+_ONE = "(el) => {" + _DESCRIBE + "return describe(el); }"
+_ALL = "(root) => {" + _DESCRIBE + "return elements(root)[1].map(describe); }"
+_CHECK = (
+    "([root, index, candidates]) => {"
+    + _DESCRIBE
+    + """
+  const [base, all] = elements(root);
+  const el = all[index];
+  return candidates.map(c => {
+    try { const m = base.querySelectorAll(c); return [m.length, m[0] === el]; }
+    catch { return [0, false]; }
+  });
+}"""
+)
+
+
+async def matched_element(
+    page: Page, selector: str, root: str | None = None, wait_ms: int = 0
+) -> tuple[int, dict[str, Any] | None]:
+    """How many elements `selector` matches (under the first match of `root`), and the first
+    one described; waited for up to `wait_ms` first."""
+    base = page.locator(root).first if root else page
+    found = base.locator(selector)
+    if wait_ms:
+        try:
+            await found.first.wait_for(state="attached", timeout=wait_ms)
+        except Exception:
+            return 0, None
+    count = await found.count()
+    if not count:
+        return 0, None
+    described: dict[str, Any] = await found.first.evaluate(_ONE)
+    return count, described
+
+
+async def page_elements(page: Page, root: str | None = None) -> list[dict[str, Any]]:
+    """Every element of the page (under `root`'s first match), described, in document order."""
+    found: list[dict[str, Any]] = await page.evaluate(_ALL, root)
+    return found
+
+
+async def check_selectors(
+    page: Page, root: str | None, index: int, candidates: list[str]
+) -> list[tuple[int, bool]]:
+    """For each candidate: how many elements it matches, and whether its first is the element
+    at `index` of `page_elements`."""
+    checked = await page.evaluate(_CHECK, [root, index, candidates])
+    return [(int(n), bool(first)) for n, first in checked]

@@ -1,0 +1,105 @@
+"""How like an element of the live page is to the one a selector matched in the recording (its
+text, role, attributes, place among its siblings), and the selectors that could name it, the
+most stable first (id, data-*, name, aria-label, then classes, then its place).
+
+Pure: compares element descriptions (browser/_element_probe.py), reads no page; no rule names a
+site.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from difflib import SequenceMatcher
+from typing import Any
+
+_IDENT = re.compile(r"-?[A-Za-z_][A-Za-z0-9_-]*")
+_GENERATED = re.compile(r"\d{3,}|^(css|sc|jsx|emotion)-|[0-9a-f]{6,}")
+_NAMING = ("name", "aria-label", "role", "title", "placeholder", "alt", "for", "type")
+LEAST_SCORE = 4.0  # below this, an element is not taken for the recorded one
+
+
+def likeness(recorded: dict[str, Any], live: dict[str, Any]) -> float:
+    """How like `live` is to `recorded`: higher is more alike."""
+    score = 2.0 if recorded["tag"] == live["tag"] else 0.0
+    score += 4 * _text_likeness(recorded["text"], live["text"])
+    if recorded["role"] and recorded["role"] == live["role"]:
+        score += 1
+    if recorded["id"] and recorded["id"] == live["id"]:
+        score += 2
+    for key, value in recorded["attrs"].items():
+        if key != "id" and live["attrs"].get(key) == value:
+            score += 1.5 if key.startswith("data-") or key in _NAMING else 0.5
+    score += 1.5 * _overlap(recorded["classes"], live["classes"])
+    if (recorded["nth"], recorded["siblings"]) == (live["nth"], live["siblings"]):
+        score += 0.5
+    was, now = recorded.get("parent") or {}, live.get("parent") or {}
+    if was and now:
+        score += 0.5 * (was["tag"] == now["tag"]) + 1.0 * bool(was["id"] and was["id"] == now["id"])
+        score += 0.5 * _overlap(was["classes"], now["classes"])
+    return score
+
+
+def _text_likeness(a: str, b: str) -> float:
+    if not a or not b:
+        return 1.0 if a == b == "" else 0.0
+    matcher = SequenceMatcher(None, a.lower(), b.lower())
+    return matcher.ratio() if matcher.real_quick_ratio() > 0.5 else 0.0
+
+
+def _overlap(a: list[str], b: list[str]) -> float:
+    both, either = set(a) & set(b), set(a) | set(b)
+    return len(both) / len(either) if either else 0.0
+
+
+def ranked(recorded: dict[str, Any], elements: list[dict[str, Any]]) -> list[tuple[float, int]]:
+    """The live elements like enough to the recorded one, most alike first: (score, index)."""
+    scored = [(likeness(recorded, e), i) for i, e in enumerate(elements)]
+    alike = [
+        (s, i)
+        for s, i in scored
+        if s >= LEAST_SCORE
+        and (
+            elements[i]["tag"] == recorded["tag"]
+            or _text_likeness(recorded["text"], elements[i]["text"]) >= 0.8
+        )
+    ]
+    return sorted(alike, key=lambda pair: (-pair[0], pair[1]))
+
+
+def selectors_for(element: dict[str, Any]) -> list[str]:
+    """CSS selectors that may name the element, the most stable first."""
+    tag, attrs = element["tag"], element["attrs"]
+    out = []
+    if element["id"] and _IDENT.fullmatch(element["id"]) and not _GENERATED.search(element["id"]):
+        out.append(f"#{element['id']}")
+    out += [_attr(tag, k, v) for k, v in attrs.items() if k.startswith("data-") and _fits(v)]
+    out += [_attr(tag, k, attrs[k]) for k in ("name", "aria-label", "role") if _fits(attrs.get(k))]
+    classes = [c for c in element["classes"] if _IDENT.fullmatch(c) and not _GENERATED.search(c)]
+    out += [f"{tag}.{c}" for c in classes]
+    if len(classes) > 1:
+        out.append(tag + "".join(f".{c}" for c in classes))
+    out += [_attr(tag, k, attrs[k]) for k in ("title", "placeholder", "alt") if _fits(attrs.get(k))]
+    parent = element.get("parent")
+    if parent:
+        anchor = _anchor(parent)
+        if anchor:
+            out += [f"{anchor} > {tag}", f"{anchor} > {tag}:nth-of-type({element['nth']})"]
+    out.append(tag)
+    return list(dict.fromkeys(out))
+
+
+def _anchor(parent: dict[str, Any]) -> str | None:
+    if parent["id"] and _IDENT.fullmatch(parent["id"]) and not _GENERATED.search(parent["id"]):
+        return f"#{parent['id']}"
+    classes = [c for c in parent["classes"] if _IDENT.fullmatch(c) and not _GENERATED.search(c)]
+    return parent["tag"] + "".join(f".{c}" for c in classes[:2]) if classes else None
+
+
+def _fits(value: Any) -> bool:
+    return isinstance(value, str) and 0 < len(value) <= 80 and value.isprintable()
+
+
+def _attr(tag: str, name: str, value: str) -> str:
+    # a JSON string of printable text escapes only " and \, as a CSS string does
+    return f"{tag}[{name}={json.dumps(value, ensure_ascii=False)}]"

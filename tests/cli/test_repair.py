@@ -1,0 +1,159 @@
+"""`dsl test --live --suggest` over the real Chromium: when the fixture site's markup changed
+under a recorded case (an id changed, a class renamed, an element moved), the selectors that
+stopped matching get new ones, checked by running the case live, shown as a diff of the
+template's source; `--fix` writes only those lines, comments kept, and the case passes live.
+No candidate, or --fix/--suggest out of place: a clear message, nothing written."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_record_and_test import dsl
+from tests.fixtures.static_site import static_site
+
+PRODUCT = """\
+# A product page's name and price.
+template: product
+version: 1.0.0
+name: Product
+description: Read a product page's name and price once its summary is there.
+trust: [local]
+inputs:
+  type: object
+  additionalProperties: false
+  required: [url]
+  properties:
+    url: {type: string}
+steps:
+  - id: open
+    action: navigate
+    with: {url: "${{ inputs.url }}"}
+  - id: ready   # the summary shows once the page is ready
+    action: wait_for
+    with: {selector: "#summary", timeoutMs: 1000}
+  - id: read
+    action: extract
+    with:
+      fields:
+        name: .name          # the heading
+        price: {selector: 'main p.price'}   # in the summary
+output:
+  name: ${{ steps.read.values.name }}
+  price: ${{ steps.read.values.price }}
+"""
+
+RECORDED = """<!doctype html><title>Lamp</title><main>
+<h1 class=name>Desk lamp</h1>
+<section id=summary><p>In stock.</p></section>
+<p class=note>Ships in two days.</p>
+<p class=price data-testid=price>12.50</p>
+</main>"""
+
+# the id changed, the price's class renamed and the price moved into the summary
+CHANGED = """<!doctype html><title>Lamp</title><main>
+<h1 class=name>Desk lamp</h1>
+<section id=overview><p>In stock.</p><p class=cost data-testid=price>12.50</p></section>
+<p class=note>Ships in two days.</p>
+</main>"""
+
+# the price is gone: nothing on the page is like it
+NO_PRICE = RECORDED.replace("<p class=price data-testid=price>12.50</p>\n", "")
+
+
+@pytest.fixture
+def product(tmp_path: Path) -> tuple[Path, Path]:
+    """A folder with product.yaml and its recorded case, and the folder of the site's page."""
+    pages, folder = tmp_path / "pages", tmp_path / "case"
+    pages.mkdir()
+    folder.mkdir()
+    (folder / "product.yaml").write_text(PRODUCT, encoding="utf-8")
+    (pages / "lamp.html").write_text(RECORDED, encoding="utf-8")
+    return folder, pages
+
+
+def test_a_renamed_and_moved_element_gets_a_checked_selector_as_a_diff_and_fix_writes_it(
+    product: tuple[Path, Path],
+) -> None:
+    folder, pages = product
+    with static_site(pages) as base:
+        url = f"{base}/lamp.html"
+        assert dsl(folder, "record", "product.yaml", "--input", f"url={url}").returncode == 0
+        case = (folder / "product.test.yaml").read_text(encoding="utf-8")
+        assert "price: '12.50'" in case
+        (pages / "lamp.html").write_text(CHANGED, encoding="utf-8")
+        suggested = dsl(folder, "test", "--live", "--suggest")
+        assert suggested.returncode == 1, suggested.stdout + suggested.stderr
+        assert (folder / "product.yaml").read_text(encoding="utf-8") == PRODUCT  # not written
+        out = suggested.stdout
+        assert "FAIL product/default" in out
+        assert "suggested repair for product/default (the case passes live with it" in out
+        assert "--- a/product.yaml\n+++ b/product.yaml\n" in out
+        assert '-    with: {selector: "#summary", timeoutMs: 1000}' in out
+        assert '+    with: {selector: "#overview", timeoutMs: 1000}' in out
+        assert "-        price: {selector: 'main p.price'}   # in the summary" in out
+        assert "+        price: {selector: 'p[data-testid=\"price\"]'}   # in the summary" in out
+        assert "run again with --fix to write it" in out
+
+        fixed = dsl(folder, "test", "--live", "--suggest", "--fix")
+        assert fixed.returncode == 1, fixed.stdout  # the case failed; its fix is written
+        assert f"written to {folder / 'product.yaml'}" in fixed.stdout
+        after = (folder / "product.yaml").read_text(encoding="utf-8")
+        changed = [
+            line
+            for line in difflib.unified_diff(PRODUCT.splitlines(), after.splitlines(), n=0)
+            if line[:1] in "+-" and line[:3] not in ("+++", "---")
+        ]
+        assert changed == [
+            '-    with: {selector: "#summary", timeoutMs: 1000}',
+            '+    with: {selector: "#overview", timeoutMs: 1000}',
+            "-        price: {selector: 'main p.price'}   # in the summary",
+            "+        price: {selector: 'p[data-testid=\"price\"]'}   # in the summary",
+        ]
+        assert "# the summary shows once the page is ready" in after  # comments kept
+
+        passes = dsl(folder, "test", "--live", "--format", "json")
+        assert passes.returncode == 0, passes.stdout
+        assert json.loads(passes.stdout)["cases"][0]["outcome"] == "passed"
+
+
+def test_no_element_like_the_recorded_one_is_a_clear_message_and_nothing_is_written(
+    product: tuple[Path, Path],
+) -> None:
+    folder, pages = product
+    with static_site(pages) as base:
+        url = f"{base}/lamp.html"
+        assert dsl(folder, "record", "product.yaml", "--input", f"url={url}").returncode == 0
+        (pages / "lamp.html").write_text(NO_PRICE, encoding="utf-8")
+        done = dsl(folder, "test", "--live", "--suggest", "--fix")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "no repair for product/default: ELEMENT_NOT_FOUND" in done.stdout
+    assert (
+        "no element of the live page is like the one 'main p.price' (line 25) matched"
+        in done.stdout
+    )
+    assert "hint: Fix the selector by hand" in done.stdout
+    assert "written to" not in done.stdout
+    assert (folder / "product.yaml").read_text(encoding="utf-8") == PRODUCT
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--live", "--fix"], "--fix writes what --suggest finds"),
+        (["--fix"], "--fix writes what --suggest finds"),
+        (["--suggest"], "--suggest compares the live pages with the recording: add --live"),
+        (["--suggest", "--fix"], "--suggest compares the live pages with the recording"),
+    ],
+)
+def test_fix_or_suggest_out_of_place_is_a_usage_error(
+    product: tuple[Path, Path], args: list[str], said: str
+) -> None:
+    folder, _ = product
+    done = dsl(folder, "test", *args)
+    assert done.returncode == 2
+    assert said in done.stderr
+    assert (folder / "product.yaml").read_text(encoding="utf-8") == PRODUCT
