@@ -12,9 +12,10 @@ from taskplate.contract import lazy_names
 if TYPE_CHECKING:
     from ._app import build_server
     from ._auth import HttpSecurity, is_loopback, load_tokens
-    from ._front import SHIPPED as SHIPPED_START_ANSWERS
-    from ._front import Started, made_for, start_on_stdio
+    from ._front import Started, start_on_stdio
     from ._serve import run, serve
+    from ._start_kept import SHIPPED as SHIPPED_START_ANSWERS
+    from ._start_kept import made_for
     from .ui import UiAccess, ui_app
 
 # Public names, loaded on first use: `dsl ui` serves the runs page without the MCP server.
@@ -23,9 +24,9 @@ _LAZY: dict[str, tuple[str, str]] = {
     "HttpSecurity": ("._auth", "HttpSecurity"),
     "is_loopback": ("._auth", "is_loopback"),
     "load_tokens": ("._auth", "load_tokens"),
-    "SHIPPED_START_ANSWERS": ("._front", "SHIPPED"),
+    "SHIPPED_START_ANSWERS": ("._start_kept", "SHIPPED"),
     "Started": ("._front", "Started"),
-    "made_for": ("._front", "made_for"),
+    "made_for": ("._start_kept", "made_for"),
     "start_on_stdio": ("._front", "start_on_stdio"),
     "run": ("._serve", "run"),
     "serve": ("._serve", "serve"),

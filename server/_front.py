@@ -25,19 +25,17 @@ answers nothing more. This module imports nothing of the SDK, and little at all.
 from __future__ import annotations
 
 import gc
-import hashlib
 import importlib
 import json
 import logging
 import os
 import select
-import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from taskplate.dsl import cache_folder
+from ._start_kept import answers_file, recorded, shipped
 
 RESPONSE_HEAD = '{"jsonrpc":"2.0","id":'
 CACHED = ("initialize", "server/discover", "tools/list")
@@ -54,112 +52,6 @@ _CAPABILITIES: dict[str, set[str] | None] = {
 }
 READ_BYTES = 64 * 1024
 log = logging.getLogger("taskplate.serve")
-# Where the data and the templates are: neither changes an answer the start gives.
-_WHERE = ("TASKPLATE_HOME", "TASKPLATE_TEMPLATES")
-# The answers of a first start, made from this code by `dsl docs --write` (cli/_start_answers.py)
-SHIPPED = Path(__file__).with_name("start_answers.json")
-SHIPPED_RELATIVE = "server/start_answers.json"
-
-
-def _settings() -> list[tuple[str, str]]:
-    """The TASKPLATE_* settings that configure a server (not where the data and templates are)."""
-    return sorted(
-        (k, v) for k, v in os.environ.items() if k.startswith("TASKPLATE_") and k not in _WHERE
-    )
-
-
-def _name(argv: Sequence[str]) -> str:
-    """The answers file's name: from what configures this server (its options and settings)."""
-    return hashlib.sha256(json.dumps([list(argv), _settings()]).encode()).hexdigest()[:20]
-
-
-def _package() -> Path:
-    return Path(sys.modules["taskplate"].__file__ or "").parent
-
-
-def _code_files() -> list[tuple[str, str]]:
-    """(folder, file) of every file of taskplate's code, in a fixed order."""
-    found = []
-    for folder, dirs, files in os.walk(_package(), followlinks=True):  # the layers are links
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        found += [(folder, f) for f in sorted(files) if f.endswith((".py", ".json", ".lark"))]
-    return found
-
-
-def dists() -> list[str]:
-    """The installed distributions whose versions change an answer: taskplate's (its version
-    is in `serverInfo`), the SDK's and pydantic's."""
-    names = []
-    for site in sorted({Path(p) for p in sys.path if p.endswith("-packages")}):
-        for dist in ("taskplate", "mcp", "mcp_types", "pydantic", "pydantic_core"):
-            names.append(" ".join(sorted(p.name for p in site.glob(f"{dist}-*.dist-info"))))
-    return names
-
-
-def fingerprint(argv: Sequence[str]) -> tuple[str, str]:
-    """(the answers file's name, the fingerprint its answers hold for): the name from what
-    configures this server, the fingerprint from the code that answers (taskplate's files by
-    size and time, the distributions of `dists`, Python)."""
-    code = hashlib.sha256(sys.version.encode())
-    for folder, file in _code_files():
-        stat = os.stat(os.path.join(folder, file))
-        code.update(f"{folder}/{file}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
-    for names in dists():
-        code.update(names.encode())
-    return f"serve-{_name(argv)}.json", code.hexdigest()
-
-
-def answers_file(argv: Sequence[str]) -> tuple[Path, str]:
-    """Where this server's recorded answers are kept (the cache folder of `dsl validate`'s
-    parser), and the fingerprint they must hold for."""
-    name, code = fingerprint(argv)
-    return cache_folder() / name, code
-
-
-def recorded(path: Path, code: str) -> dict[str, Any]:
-    """The answers kept at `path` for this fingerprint, or none (absent, stale, unreadable)."""
-    try:
-        kept = json.loads(path.read_bytes())
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(kept, dict) or kept.get("fingerprint") != code:
-        return {}
-    return kept
-
-
-def code_digest() -> str:
-    """A digest of the contents of taskplate's code (the shipped start answers' own file
-    left out), the same in a checkout and in an installed wheel. Read only at a first start:
-    it costs about 10 ms."""
-    digest = hashlib.sha256()
-    package = _package()
-    for folder, file in _code_files():
-        relative = Path(folder, file).relative_to(package).as_posix()
-        if relative != SHIPPED_RELATIVE:
-            digest.update(f"{relative}\n".encode())
-            digest.update(Path(folder, file).read_bytes())
-    return digest.hexdigest()
-
-
-def made_for() -> dict[str, Any]:
-    """What the shipped start answers must have been made for: this code, these versions."""
-    return {"code": code_digest(), "dists": [d for d in dists() if d]}
-
-
-def shipped(argv: Sequence[str]) -> dict[str, Any]:
-    """The start answers shipped with taskplate (`dsl docs --write` makes them), for a first
-    start with nothing kept: only for a server with no options and no settings (`dsl serve`,
-    as clients start it), and only when they were made for this very code and these versions.
-    Else none, and the first start waits for the SDK, as before."""
-    if list(argv) != ["serve"] or _settings() or not SHIPPED.is_file():
-        return {}
-    try:
-        kept = json.loads(SHIPPED.read_bytes())
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(kept, dict) or kept.get("made_for") != made_for():
-        return {}
-    return kept
 
 
 def negotiated(requested: Any, kept: dict[str, Any]) -> str | None:

@@ -133,7 +133,7 @@ def test_the_installed_dsl_answers_its_first_start_at_once(
         [
             python,
             "-c",
-            "import json, taskplate.server._front as f; print(json.dumps(f.made_for()))",
+            "import json, taskplate.server._start_kept as f; print(json.dumps(f.made_for()))",
         ],
         env=outside,
         cwd=tmp_path,

@@ -19,17 +19,9 @@ from mcp_types.methods import validate_client_request
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
-from taskplate.server import _front
-from taskplate.server._front import (
-    SHIPPED,
-    Front,
-    Started,
-    code_digest,
-    dists,
-    shipped,
-    usual_envelope,
-    usual_initialize,
-)
+from taskplate.server import _start_kept
+from taskplate.server._front import Front, Started, usual_envelope, usual_initialize
+from taskplate.server._start_kept import SHIPPED, code_digest, dists, shipped
 from tests.server.conftest import DSL, env_for
 from tests.server.test_serve_signals import descendants_running
 from tests.server.test_serve_warm import conversion_workers
@@ -223,7 +215,7 @@ def test_the_shipped_answers_hold_only_for_their_code_and_for_dsl_serve_alone(
 ) -> None:
     made = {"code": code_digest(), "dists": [d for d in dists() if d]}
     shipped_file = tmp_path / "start_answers.json"
-    monkeypatch.setattr(_front, "SHIPPED", shipped_file)
+    monkeypatch.setattr(_start_kept, "SHIPPED", shipped_file)
     assert shipped(["serve"]) == {}  # none shipped (a checkout before `make docs`)
     shipped_file.write_text("{not json")
     assert shipped(["serve"]) == {}
