@@ -233,11 +233,16 @@ class BrowserRuntime:
         if endpoint.browser is browser:
             endpoint.mark_down("disconnected")
 
-    async def new_context(self, **options: Any) -> BrowserContext:
-        if self.network is None:
+    async def new_context(
+        self, network: HarRecording | HarReplay | None = None, **options: Any
+    ) -> BrowserContext:
+        """A new context, its network recorded or replayed by `network` (a session's own),
+        else by the runtime's (every run's, under `dsl record` and `dsl test`)."""
+        network = network or self.network
+        if network is None:
             return await self._new_context(options)
-        context = await self._new_context({**options, **self.network.context_options()})
-        await self.network.attach(context)
+        context = await self._new_context({**options, **network.context_options()})
+        await network.attach(context)
         return context
 
     async def _new_context(self, options: dict[str, Any]) -> BrowserContext:

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shutil
+import tempfile
 import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -21,6 +24,7 @@ from ._blocking import blocked_url_patterns
 from ._capture import LOADED_BINDING, Capture
 from ._cleanup import cleanup
 from ._errors import crashed, is_crash, navigation_failed
+from ._har import HarRecording
 from ._policy import UrlPolicy
 from ._runtime import BrowserRuntime
 from ._untraced import untraced
@@ -237,8 +241,18 @@ class Tab:
 class Session:
     """An isolated context (cookies, storage) with up to 20 tabs; closes every page it opened."""
 
-    def __init__(self, registry: Sessions, session_id: str, policy: UrlPolicy, seed: Any) -> None:
+    def __init__(
+        self,
+        registry: Sessions,
+        session_id: str,
+        policy: UrlPolicy,
+        seed: Any,
+        recording: HarRecording | None = None,
+    ) -> None:
         self.registry = registry
+        # Every context of the session recorded into a HAR file of this recording's folder
+        # (create_session's `record`): save_template makes a first test case of them.
+        self.recording = recording
         self.id = session_id
         self.policy = policy
         self.seed = seed  # the storageState it started from
@@ -279,7 +293,10 @@ class Session:
 
     async def _new_context(self, state: Any) -> BrowserContext:
         context = await self.registry.runtime.new_context(
-            storage_state=state, accept_downloads=False, viewport={"width": 1280, "height": 720}
+            self.recording,
+            storage_state=state,
+            accept_downloads=False,
+            viewport={"width": 1280, "height": 720},
         )
         await context.add_init_script(WATCHER)  # before any page of the session exists
         context.on("page", self._adopt_popup)
@@ -399,15 +416,21 @@ class Session:
 
         return disconnected(tab.endpoint)
 
-    async def close(self) -> None:
+    async def close(self, keep_recording: bool = False) -> None:
+        """Every context closed (each writes its HAR then, if recorded); the recording's folder
+        removed unless `keep_recording` (its taker removes it)."""
         self.registry.forget_tabs(self)
         self.tabs.clear()
         context, self.context = self.context, None
         retired, self._retired = [c for c, _ in self._retired], []
-        for one in [*retired, context]:
-            if one is not None:
-                with cleanup():
-                    await one.close()
+        try:
+            for one in [*retired, context]:
+                if one is not None:
+                    with cleanup():
+                        await one.close()
+        finally:
+            if self.recording is not None and not keep_recording:
+                shutil.rmtree(self.recording.folder, ignore_errors=True)
 
     # -- tabs ---------------------------------------------------------------------------------
     async def new_tab(self) -> Tab:
@@ -567,15 +590,29 @@ class Sessions:
         self.open_tabs = 0
 
     async def create(
-        self, *, policy: UrlPolicy | None = None, seed: Any = None, session_id: str | None = None
+        self,
+        *,
+        policy: UrlPolicy | None = None,
+        seed: Any = None,
+        session_id: str | None = None,
+        record: bool = False,
     ) -> Session:
+        """`record`: every context of the session recorded into a HAR file (a folder of its
+        own, removed when the session closes unless its taker keeps it)."""
         sid = session_id or f"ses_{uuid.uuid4().hex}"  # 128 random bits: the id is the key
         if sid in self.sessions:
             raise TaskplateError(
                 ErrorCode.INVALID_PARAMETER, f"session {sid} exists already", "Choose another id."
             )
-        session = Session(self, sid, policy or UrlPolicy(), seed)
-        await session.open()
+        recording = (
+            HarRecording(Path(tempfile.mkdtemp(prefix="taskplate-session-"))) if record else None
+        )
+        session = Session(self, sid, policy or UrlPolicy(), seed, recording)
+        try:
+            await session.open()
+        except BaseException:
+            await session.close()
+            raise
         self.sessions[sid] = session
         return session
 
@@ -589,10 +626,10 @@ class Sessions:
             )
         return session
 
-    async def close(self, session_id: str) -> None:
+    async def close(self, session_id: str, keep_recording: bool = False) -> None:
         session = self.get(session_id)
         del self.sessions[session_id]
-        await session.close()
+        await session.close(keep_recording)
 
     async def close_all(self) -> None:
         for sid in list(self.sessions):

@@ -16,15 +16,14 @@ import click
 
 from taskplate.browser import HarRecording, masked_har, write_har
 from taskplate.contract import ErrorCode, RunStatus, TaskplateError
-from taskplate.dsl import Case, case_file_of, fixed_clock, now_iso
+from taskplate.dsl import fixed_clock, now_iso
 from taskplate.interpreter import (
     Recorded,
     RecordingSampler,
-    RunManager,
     checked_template,
     expectations_from,
     recorded_by,
-    run_case,
+    replayed,
     run_template,
     save_case,
     secret_names,
@@ -66,7 +65,7 @@ async def _record(path: Path, inputs: dict[str, Any], name: str, once: set[str])
         "expect": {},
     }
     # replayed once at once: what differs from the live run (an id made per run) is not expected
-    again = await _replay(path, case)
+    again = await replayed(path, case, library_for(path), limits())
     case["expect"] = expectations_from(answer, again)
     file = save_case(path, case)
     entries = len(har["log"]["entries"])
@@ -90,31 +89,6 @@ async def _record(path: Path, inputs: dict[str, Any], name: str, once: set[str])
         )
         return 1
     return 0
-
-
-async def _replay(path: Path, case: dict[str, Any]) -> dict[str, Any]:
-    """The case run once offline from its recording, as `dsl test` will run it."""
-    replay = Case(
-        file=case_file_of(path),
-        line=1,
-        template=path.resolve(),
-        name=case["name"],
-        inputs=case["inputs"],
-        recording=(path.parent / case["recording"]).resolve(),
-        clock=case["clock"],
-        expect={},
-    )
-    with tempfile.TemporaryDirectory(prefix="taskplate-record-") as home:
-        runs = RunManager(Path(home), library_for(path), limits=limits())
-        async with runs.running():
-            result = await run_case(runs, replay, live=False)
-    if result.error:
-        raise TaskplateError(
-            ErrorCode.EXECUTION_ERROR,
-            f"the recording of {path.stem}/{case['name']} does not replay: {result.error}",
-            "Report it: a recording taskplate made should replay.",
-        )
-    return result.answer
 
 
 @click.command(

@@ -9,6 +9,7 @@ from ._admission import MAX_URL_BYTES, admit
 from ._artifacts import ArtifactStore, Chunk, RunArtifacts
 from ._case_answers import RecordingSampler, ReplaySampler
 from ._case_files import save_case, stored_inputs
+from ._case_making import first_case, replayed
 from ._case_runs import (
     CaseResult,
     Recorded,
@@ -67,6 +68,7 @@ __all__ = [
     "checked_template",
     "data_home",
     "expectations_from",
+    "first_case",
     "internal",
     "iso",
     "marked",
@@ -75,6 +77,7 @@ __all__ = [
     "open_store",
     "preflight",
     "recorded_by",
+    "replayed",
     "run_case",
     "run_template",
     "save_case",

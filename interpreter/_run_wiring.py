@@ -86,13 +86,17 @@ class RunWiring:
         )
 
     async def open_session(
-        self, trust: TrustLevel, profile_id: str, policy: UrlPolicy | None = None
+        self,
+        trust: TrustLevel,
+        profile_id: str,
+        policy: UrlPolicy | None = None,
+        record: bool = False,
     ) -> Session:
         """A new session under the caller's URL policy (a run's own: `policy`), seeded from the
-        profile's snapshot."""
+        profile's snapshot; `record`: its network recorded (save_template's first case)."""
         snapshot = self.profiles.read(profile_id)
         policy = policy if policy is not None else self.url_policy(trust)
-        session = await self.sessions.create(policy=policy, seed=snapshot.state)
+        session = await self.sessions.create(policy=policy, seed=snapshot.state, record=record)
         session.profile_id, session.profile_version = snapshot.profile_id, snapshot.version
         return session
 

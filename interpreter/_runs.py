@@ -270,9 +270,12 @@ class RunManager:
     def url_policy(self, trust: TrustLevel) -> UrlPolicy:
         return self.wiring.url_policy(trust)
 
-    async def open_session(self, trust: TrustLevel, profile_id: str) -> Session:
-        """A new session under the caller's URL policy, seeded from the profile's snapshot."""
-        return await self.wiring.open_session(trust, profile_id)
+    async def open_session(
+        self, trust: TrustLevel, profile_id: str, record: bool = False
+    ) -> Session:
+        """A new session under the caller's URL policy, seeded from the profile's snapshot;
+        `record`: its network recorded, for a first test case when it is saved."""
+        return await self.wiring.open_session(trust, profile_id, record=record)
 
     async def _run(self, job: RunJob) -> None:
         try:

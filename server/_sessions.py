@@ -6,10 +6,12 @@ Sessions themselves are the run manager's; this keeps only what the tools must k
 
 from __future__ import annotations
 
+import atexit
+import shutil
 from dataclasses import dataclass, field
 from typing import Any
 
-from taskplate.browser import Session
+from taskplate.browser import HarRecording, Session
 from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
 from taskplate.interpreter import RunManager, iso, marked, typed_secret
 
@@ -20,9 +22,32 @@ class ToolSessions:
     trust: dict[str, TrustLevel] = field(default_factory=dict)
     # sessionId -> values typed as secrets in it (recorded as marks, never in clear)
     secrets: dict[str, list[str]] = field(default_factory=dict)
+    # sessionId -> the network recording of a recorded session closed before it was saved
+    # (its folder goes when save_template takes it, else when the server ends)
+    recordings: dict[str, HarRecording] = field(default_factory=dict)
 
-    async def open(self, manager: RunManager, trust: TrustLevel, profile_id: str | None) -> Session:
-        session = await manager.open_session(trust, "master" if profile_id is None else profile_id)
+    async def close(self, manager: RunManager, session_id: str) -> None:
+        """The session closed; a recorded one's recording kept for save_template."""
+        session = manager.sessions.get(session_id)
+        recording = session.recording
+        await manager.sessions.close(session_id, keep_recording=recording is not None)
+        if recording is not None:
+            self.recordings[session_id] = recording
+            atexit.register(shutil.rmtree, recording.folder, True)
+
+    async def take_recording(self, manager: RunManager, session_id: str) -> HarRecording | None:
+        """A recorded session's recording, whole: the session closed first if it is open (each
+        context writes its HAR as it closes). The taker removes its folder. None: the
+        session was not recorded."""
+        if session_id in manager.sessions.sessions:
+            await self.close(manager, session_id)
+        return self.recordings.pop(session_id, None)
+
+    async def open(
+        self, manager: RunManager, trust: TrustLevel, profile_id: str | None, record: bool = False
+    ) -> Session:
+        profile = "master" if profile_id is None else profile_id
+        session = await manager.open_session(trust, profile, record=record)
         self.trust[session.id] = trust
         return session
 

@@ -14,19 +14,30 @@ from .._sessions import described
 from .._state import ServerState
 from ._spec import ToolSpec, params
 
-INPUT = params({"profileId": PROFILE_ID})
+INPUT = params(
+    {
+        "profileId": PROFILE_ID,
+        "record": {
+            "type": "boolean",
+            "description": "Record the session's network: save_template then writes a first "
+            "test case of the template it saves (replayed offline by `dsl test`).",
+        },
+    }
+)
 OUTPUT = SESSION
 
 
 async def create_session(state: ServerState, args: dict[str, Any], ctx: Context) -> CallToolResult:
-    session = await state.sessions.open(state.manager, state.trust(ctx), args.get("profileId"))
+    session = await state.sessions.open(
+        state.manager, state.trust(ctx), args.get("profileId"), args.get("record", False)
+    )
     state.owners[session.id] = state.caller(ctx)
     return ok(described(session))
 
 
 SPEC = ToolSpec(
     "create_session",
-    "Open a named browser session (isolated cookies and storage, up to 20 tabs), seeded from a login profile.",
+    "Open a named browser session (isolated cookies and storage, up to 20 tabs), seeded from a login profile. record: true records its network, so that save_template also writes a first test case.",
     INPUT,
     OUTPUT,
     create_session,

@@ -5,13 +5,15 @@ runs and sessions, and only where the operator allows it.
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
 from typing import Any
 
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 
 from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
-from taskplate.interpreter import save_recorded
+from taskplate.interpreter import first_case, save_recorded
 
 from .._results import ok
 from .._schemas import INT, SESSION_ID, S, obj
@@ -44,7 +46,13 @@ OUTPUT = obj(
         "secretInputs": {"type": "array", "items": S},
         "steps": INT,
         "text": S,
-    }
+        "testCase": {
+            "type": "string",
+            "description": "The first test case's file, written when the session was recorded "
+            "(create_session's record); the session is closed then.",
+        },
+    },
+    ["templateId", "version", "path", "inputs", "secretInputs", "steps", "text"],
 )
 
 
@@ -68,7 +76,17 @@ async def save_template(state: ServerState, args: dict[str, Any], ctx: Context) 
     )
     if state.published is not None:
         state.published(manager.library.get(saved.template_id, saved.version))
-    return ok(saved.to_json())
+    answer = saved.to_json()
+    session_id = args.get("sessionId")
+    taken = None if session_id is None else await state.sessions.take_recording(manager, session_id)
+    if taken is not None:
+        secrets = list(state.sessions.secrets.get(str(session_id), []))
+        state.owners.pop(str(session_id), None)
+        try:
+            answer["testCase"] = str(await first_case(Path(saved.path), taken, secrets))
+        finally:
+            shutil.rmtree(taken.folder, ignore_errors=True)
+    return ok(answer)
 
 
 async def recording(state: ServerState, args: dict[str, Any], trust: TrustLevel) -> str:
@@ -113,7 +131,7 @@ async def run_trust(state: ServerState, run_id: str) -> TrustLevel:
 
 SPEC = ToolSpec(
     "save_template",
-    "Keep what you did as a template: the steps of a finished run_steps run (runId) or the browser tools you called in a session (sessionId) become a template's steps, literal URLs and typed values its inputs (secrets password inputs). Saved in the user template folder and served at once.",
+    "Keep what you did as a template: the steps of a finished run_steps run (runId) or the browser tools you called in a session (sessionId) become a template's steps, literal URLs and typed values its inputs (secrets password inputs). Saved in the user template folder and served at once. A session created with record: true is closed and its recording becomes the template's first test case (testCase).",
     INPUT,
     OUTPUT,
     save_template,

@@ -5,7 +5,10 @@ same result; secrets never reach the file or the store; remote callers only when
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import subprocess
+import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, closing
 from pathlib import Path
@@ -24,7 +27,7 @@ from taskplate.interpreter import user_templates
 from taskplate.server import build_server
 from taskplate.stdlib import REGISTRY
 from tests.fixtures.server import PASSWORD, USER, FixtureServer
-from tests.server.conftest import running_manager, start_http, stop
+from tests.server.conftest import DSL, running_manager, start_http, stop
 
 pytestmark = pytest.mark.anyio
 
@@ -139,6 +142,7 @@ async def test_a_session_of_browser_tools_becomes_a_template(
         assert not saved["isError"], saved
         assert saved["secretInputs"] == ["notes"]
         assert saved["inputs"] == ["url", "url_2", "name", "notes", "colour"]
+        assert "testCase" not in saved  # the session was not recorded
         text = saved["text"]
         assert sid not in text  # a session's id is its key: never in a served file
         assert "${{ steps.create_tab_1.tabId }}" in text
@@ -153,6 +157,66 @@ async def test_a_session_of_browser_tools_becomes_a_template(
         masked = out["content"].replace("s3cr3t-n0te", "***")
         assert again["result"]["get_page_content_1"]["content"] == masked
     nowhere_in(home, "s3cr3t-n0te")
+
+
+async def test_a_recorded_session_is_saved_with_a_first_case_that_passes_offline(
+    tmp_path: Path, runtime: BrowserRuntime, site: FixtureServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home, scratch = tmp_path / "home", tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))  # where the session's recording is made
+    tempfile.tempdir = None
+    try:
+        async with served(home, runtime) as server, Client(server) as client:
+            sid = (await call(client, "create_session", record=True))["sessionId"]
+            assert [p.name[:18] for p in scratch.iterdir()] == ["taskplate-session-"]
+            await call(client, "navigate", sessionId=sid, url=site.url("/form.html"))
+            await call(client, "fill", sessionId=sid, selector="#name", value="Ada")
+            await call(
+                client, "fill", sessionId=sid, selector="#notes", value="s3cr3t-n0te", secret=True
+            )
+            await call(client, "click", sessionId=sid, selector="#submit")
+            await call(client, "get_page_content", sessionId=sid, format="text")
+            await call(client, "close_session", sessionId=sid)  # the recording outlives it
+            saved = await call(client, "save_template", sessionId=sid, name="form_recorded")
+            assert not saved["isError"], saved
+            again = await call(client, "save_template", sessionId=sid, name="form_again")
+    finally:
+        tempfile.tempdir = None
+    case_file = Path(saved["testCase"])
+    assert case_file == Path(saved["path"]).with_name("form_recorded.test.yaml")
+    case = yaml.safe_load(case_file.read_text())["cases"][0]
+    assert case["name"] == "first" and case["expect"]["status"] == "succeeded"
+    assert case["inputs"] == {"notes": {"$env": "TASKPLATE_SECRET_NOTES"}}
+    assert (case_file.parent / case["recording"]).is_file()
+    assert "testCase" not in again  # taken by the first save
+    assert list(scratch.iterdir()) == []  # the recording's folder went with the save
+    nowhere_in(home, "s3cr3t-n0te")
+    tested = subprocess.run(
+        [DSL, "test", str(case_file), "--format", "json"],
+        env={**os.environ, "TASKPLATE_HOME": str(home)},
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert tested.returncode == 0, tested.stdout + tested.stderr
+    assert json.loads(tested.stdout)["cases"][0]["outcome"] == "passed"
+
+
+async def test_a_recorded_session_closed_unsaved_leaves_nothing(
+    tmp_path: Path, runtime: BrowserRuntime, site: FixtureServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    tempfile.tempdir = None
+    try:
+        async with served(tmp_path / "home", runtime) as server, Client(server) as client:
+            sid = (await call(client, "create_session", record=True))["sessionId"]
+            await call(client, "navigate", sessionId=sid, url=site.url("/article.html"))
+    finally:
+        tempfile.tempdir = None
+    assert list(scratch.iterdir()) == []  # the server closed the open session, and its folder
 
 
 @pytest.mark.parametrize(
