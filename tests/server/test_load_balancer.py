@@ -18,16 +18,25 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import httpx2
 import pytest
 from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 
 from taskplate.interpreter import open_store
-from tests.fixtures.haproxy import HEADER, Balancer, balancing
+from tests.fixtures import haproxy
+from tests.fixtures.haproxy import (
+    HEADER,
+    STICKY,
+    Balancer,
+    balancing,
+    configuration,
+    haproxy_bin,
+)
 from tests.fixtures.postgres import Postgres
 from tests.fixtures.processes import all_gone, descendants, end
 from tests.fixtures.server import FixtureServer
@@ -39,6 +48,7 @@ pytestmark = pytest.mark.anyio
 
 PAGES = 200
 ENDED = ("succeeded", "failed", "canceled")
+DOCS = Path(__file__).parents[2] / "docs" / "mcp.md"
 
 
 @dataclass
@@ -47,6 +57,7 @@ class Pair:
 
     balancer: Balancer
     servers: dict[str, Served]
+    ports: dict[str, int]
     store_url: str
     answered: list[tuple[str, str]] = field(default_factory=list)  # (tool or method, server)
     processes: set[int] = field(default_factory=set)
@@ -71,14 +82,19 @@ class Pair:
 
 @contextmanager
 def paired(folder: Path, postgres: Postgres) -> Iterator[Pair]:
-    """Two servers on a fresh database behind HAProxy; afterwards, no process of theirs runs."""
+    """Two servers on a fresh database behind HAProxy; afterwards, no process of theirs runs.
+    Without HAProxy, the test fails saying how to get it (before anything starts)."""
+    try:
+        haproxy_bin()
+    except RuntimeError as missing:
+        pytest.fail(str(missing), pytrace=False)
     with postgres.database() as url:
         servers = {name: serve(folder, url, name) for name in ("one", "two")}
         ports = {name: int(s.url.split(":")[2].split("/")[0]) for name, s in servers.items()}
         pair: Pair | None = None
         try:
             with balancing(ports, folder / "haproxy") as balancer:
-                pair = Pair(balancer, servers, url)
+                pair = Pair(balancer, servers, ports, url)
                 yield pair
                 pair.remember_processes()
         finally:
@@ -103,7 +119,7 @@ def own_pair(tmp_path: Path, postgres: Postgres) -> Iterator[Pair]:
 
 
 @asynccontextmanager
-async def through(pair: Pair) -> AsyncIterator[Client]:
+async def through(pair: Pair, url: str | None = None, mode: str = "auto") -> AsyncIterator[Client]:
     """A client of the balancer that notes which server answered each of its requests, in
     order: each request goes to the server after the one that answered the request before."""
 
@@ -117,7 +133,9 @@ async def through(pair: Pair) -> AsyncIterator[Client]:
     pair.answered.clear()
     async with (
         httpx2.AsyncClient(timeout=60, event_hooks={"response": [note]}) as http,
-        Client(streamable_http_client(pair.balancer.url, http_client=http)) as client,
+        Client(
+            streamable_http_client(url or pair.balancer.url, http_client=http), mode=mode
+        ) as client,
     ):
         await client.list_tools()  # once: no call of a new tool is followed by a listing
         yield client
@@ -243,3 +261,47 @@ async def test_a_session_call_reaching_the_server_that_does_not_hold_it_says_so(
         never = await call(client, "navigate", sessionId="ses_nope", url=url)
     assert sorted(a["details"]["cause"] for a in after) == ["another_server", "closed"], after
     assert never["errorCode"] == "SESSION_NOT_FOUND" and never["details"]["cause"] == "unknown"
+
+
+async def test_a_2025_client_works_behind_a_balancer_sticky_on_its_mcp_session(
+    pair: Pair, tmp_path: Path
+) -> None:
+    """A 2025-11-25 client's MCP session lives in the server that answered `initialize`:
+    without stickiness the other server answers `Session not found`; sticky on
+    `Mcp-Session-Id` (the configuration docs/mcp.md shows), every request after it reaches that
+    server."""
+    with balancing(pair.ports, tmp_path / "sticky", sticky=True) as sticky:
+        async with through(pair, sticky.url, mode="legacy") as client:
+            for _ in range(4):
+                listed = await call(client, "list_task_runs", limit=1)
+                assert not listed["isError"], listed
+    after_initialize = [server for what, server in pair.answered if what != "initialize"]
+    assert len(after_initialize) >= 5 and len(set(after_initialize)) == 1, pair.answered
+    async with Client(pair.balancer.url, mode="legacy") as client:  # round-robin, not sticky
+        with pytest.raises(MCPError, match="Session not found"):
+            for _ in range(2):  # one of two reaches the server that did not answer initialize
+                await client.call_tool("list_task_runs", {"limit": 1})
+
+
+def test_the_documented_configuration_is_the_tested_one() -> None:
+    text = DOCS.read_text(encoding="utf-8")
+    section = text[text.index("## Behind a load balancer") :]
+    block = section[section.index("```haproxy\n") + len("```haproxy\n") :].split("```")[0]
+    assert block == configuration(8080, {"one": 8765, "two": 8766})
+    assert all(f"`{line}`" in section for line in STICKY)
+
+
+def test_a_missing_haproxy_fails_the_test_saying_how_to_get_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TASKPLATE_HAPROXY", str(tmp_path / "haproxy"))
+    with pytest.raises(RuntimeError, match=r"is no executable\. .*`make bootstrap`"):
+        haproxy_bin()
+    monkeypatch.delenv("TASKPLATE_HAPROXY")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(haproxy, "SBIN", str(tmp_path))
+    with (  # a failure, never a skip; before anything starts (no database, no server)
+        pytest.raises(pytest.fail.Exception, match="apt-get install haproxy"),
+        paired(tmp_path, cast(Postgres, None)),
+    ):
+        pass
