@@ -63,10 +63,15 @@ class Pair:
     processes: set[int] = field(default_factory=set)
 
     def remember_processes(self) -> None:
-        """The servers and everything they started (browsers, workers), to check at the end."""
-        for served in self.servers.values():
+        self.remember(self.servers, self.processes)
+
+    @staticmethod
+    def remember(servers: dict[str, Served], processes: set[int]) -> None:
+        """The servers running now and everything they started (browsers, workers), to check
+        at the end that none is left."""
+        for served in servers.values():
             if served.process.poll() is None:
-                self.processes |= {served.process.pid, *descendants(served.process.pid)}
+                processes |= {served.process.pid, *descendants(served.process.pid)}
 
     def answers_to(self, asked: str) -> list[str]:
         return [server for what, server in self.answered if what == asked]
@@ -88,19 +93,21 @@ def paired(folder: Path, postgres: Postgres) -> Iterator[Pair]:
         haproxy_bin()
     except RuntimeError as missing:
         pytest.fail(str(missing), pytrace=False)
+    servers: dict[str, Served] = {}
+    processes: set[int] = set()
     with postgres.database() as url:
-        servers = {name: serve(folder, url, name) for name in ("one", "two")}
-        ports = {name: int(s.url.split(":")[2].split("/")[0]) for name, s in servers.items()}
-        pair: Pair | None = None
         try:
+            for name in ("one", "two"):
+                servers[name] = serve(folder, url, name)
+            ports = {name: int(s.url.split(":")[2].split("/")[0]) for name, s in servers.items()}
             with balancing(ports, folder / "haproxy") as balancer:
-                pair = Pair(balancer, servers, ports, url)
+                pair = Pair(balancer, servers, ports, url, processes=processes)
                 yield pair
-                pair.remember_processes()
         finally:
+            Pair.remember(servers, processes)
             for served in servers.values():
                 stop(served)
-    left = all_gone(sorted(pair.processes if pair else ()), within_s=15)
+    left = all_gone(sorted(processes), within_s=15)
     assert not left, f"processes left running: {left}"
 
 
