@@ -27,6 +27,7 @@ from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
+from taskplate.browser import BrowserRuntime, Sessions
 from taskplate.interpreter import open_store
 from tests.fixtures import haproxy
 from tests.fixtures.haproxy import (
@@ -312,3 +313,13 @@ def test_a_missing_haproxy_fails_the_test_saying_how_to_get_it(
         paired(tmp_path, cast(Postgres, None)),
     ):
         pass
+
+
+def test_the_documented_session_error_is_the_one_given() -> None:
+    text = DOCS.read_text(encoding="utf-8")
+    section = text[text.index("## Behind a load balancer") :]
+    shown = json.loads(section[section.index("```json\n") + 8 :].split("```")[0])
+    sid = shown["details"]["sessionId"]
+    here = Sessions(cast(BrowserRuntime, None))
+    assert sid.startswith("ses_") and len(sid.split("_")[1]) == len(here.mark)
+    assert shown == here.not_here(sid).to_json()
