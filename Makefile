@@ -5,9 +5,9 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test fuzz lint docs cases bootstrap chromium headless-shell xvfb bench interop postgres
+.PHONY: demo test fuzz lint docs cases bootstrap chromium headless-shell xvfb bench interop postgres haproxy
 
-bootstrap: $(STAMP) chromium headless-shell xvfb interop postgres
+bootstrap: $(STAMP) chromium headless-shell xvfb interop postgres haproxy
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { \
@@ -71,6 +71,18 @@ postgres:
 	echo "PostgreSQL is missing: installing Debian's postgresql package"; \
 	SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql >/dev/null
+
+# HAProxy for the tests of servers behind a load balancer (tests/fixtures/haproxy.py starts one in
+# front of two `dsl serve` on one PostgreSQL): Debian's haproxy package when missing.
+haproxy:
+	@if [ -n "$$TASKPLATE_HAPROXY" ] && [ -x "$$TASKPLATE_HAPROXY" ]; then exit 0; fi; \
+	if command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ]; then exit 0; fi; \
+	if ! command -v apt-get >/dev/null 2>&1; then \
+	  echo "HAProxy is missing, and there is no apt-get to install Debian's haproxy package."; \
+	  echo "Install your system's haproxy, or point TASKPLATE_HAPROXY at its executable."; exit 2; fi; \
+	echo "HAProxy is missing: installing Debian's haproxy package"; \
+	SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq haproxy >/dev/null
 
 # Real MCP clients for the tests (TypeScript SDK, Inspector CLI, conformance suite; Node 22 from
 # the pinned npm package `node`): npm from Debian's nodejs and npm packages when missing.

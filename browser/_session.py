@@ -588,6 +588,8 @@ class Sessions:
         self.runtime = runtime
         self.sessions: dict[str, Session] = {}
         self.open_tabs = 0
+        # in every id this process makes (ses_<mark>_<key>): an id of another process shows
+        self.mark = uuid.uuid4().hex[:8]
 
     async def create(
         self,
@@ -599,7 +601,7 @@ class Sessions:
     ) -> Session:
         """`record`: every context of the session recorded into a HAR file (a folder of its
         own, removed when the session closes unless its taker keeps it)."""
-        sid = session_id or f"ses_{uuid.uuid4().hex}"  # 128 random bits: the id is the key
+        sid = session_id or f"ses_{self.mark}_{uuid.uuid4().hex}"  # 128 random bits: the key
         if sid in self.sessions:
             raise TaskplateError(
                 ErrorCode.INVALID_PARAMETER, f"session {sid} exists already", "Choose another id."
@@ -619,12 +621,39 @@ class Sessions:
     def get(self, session_id: str) -> Session:
         session = self.sessions.get(session_id)
         if session is None:
-            raise TaskplateError(
+            raise self.not_here(session_id)
+        return session
+
+    def not_here(self, session_id: str) -> TaskplateError:
+        """SESSION_NOT_FOUND naming why: the session is held by another process (its id says
+        which made it: another server behind a load balancer, or this one before a restart), or it
+        was closed here, or no such id was ever made."""
+        parts = session_id.split("_", 2)
+        mark = parts[1] if len(parts) == 3 and parts[0] == "ses" and parts[2] else ""
+        if len(mark) != len(self.mark):
+            return TaskplateError(
                 ErrorCode.SESSION_NOT_FOUND,
                 f"no session {session_id}",
                 "List sessions with list_sessions or create one with create_session.",
+                {"sessionId": session_id, "cause": "unknown"},
             )
-        return session
+        if mark == self.mark:
+            return TaskplateError(
+                ErrorCode.SESSION_NOT_FOUND,
+                f"no session {session_id} on this server: it was closed",
+                "Create another one with create_session.",
+                {"sessionId": session_id, "cause": "closed"},
+            )
+        return TaskplateError(
+            ErrorCode.SESSION_NOT_FOUND,
+            f"no session {session_id} on this server: it is held by another server (a browser "
+            "session lives in the memory of the server that opened it: another server behind a "
+            "load balancer, or this one before it restarted)",
+            "Send every call naming this session to the server that opened it (a load balancer "
+            "must be sticky for browser sessions), or create a session here with create_session. "
+            "Runs (run_task_template, get_task_run, cancel_task_run) are answered by any server.",
+            {"sessionId": session_id, "cause": "another_server"},
+        )
 
     async def close(self, session_id: str, keep_recording: bool = False) -> None:
         session = self.get(session_id)

@@ -85,6 +85,28 @@ async def test_unknown_session_is_session_not_found(sessions: Sessions) -> None:
     assert caught.value.code is ErrorCode.SESSION_NOT_FOUND
 
 
+async def test_a_missing_session_says_whether_it_was_closed_here_or_is_held_by_another_process(
+    sessions: Sessions,
+) -> None:
+    """A session lives in the memory of the process that opened it; its id names that process
+    (a mark of its own), so another server behind a load balancer tells it apart from one closed."""
+    elsewhere = Sessions(sessions.runtime)  # another server's: no browser opened
+    closed = await sessions.create()
+    await sessions.close(closed.id)
+    foreign = f"ses_{elsewhere.mark}_{'0' * 32}"
+    causes = {}
+    for sid in ("ses_nope", closed.id, foreign):
+        with pytest.raises(TaskplateError) as caught:
+            sessions.get(sid)
+        assert caught.value.code is ErrorCode.SESSION_NOT_FOUND
+        assert caught.value.details["sessionId"] == sid
+        causes[sid] = (caught.value.details["cause"], caught.value.message)
+    assert causes["ses_nope"] == ("unknown", "no session ses_nope")
+    assert causes[closed.id] == ("closed", f"no session {closed.id} on this server: it was closed")
+    assert causes[foreign][0] == "another_server" and "held by another server" in causes[foreign][1]
+    assert closed.id.startswith(f"ses_{sessions.mark}_") and sessions.mark != elsewhere.mark
+
+
 async def test_sessions_do_not_share_cookies(sessions: Sessions, site: FixtureServer) -> None:
     from tests.fixtures.server import PASSWORD, USER
 
