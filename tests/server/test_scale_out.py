@@ -118,7 +118,10 @@ async def test_a_cancel_on_one_server_stops_a_run_owned_by_another(
     try:
         async with Client(one.url) as owner, Client(two.url) as other:
             for force in (False, True):
-                run_id = await submit(owner, ms=200 if not force else 5000, items=12)
+                # long enough that the cancel always comes mid-run on a loaded machine (12 waits
+                # of 200 ms finished first once, at load 8.5); a graceful cancel lets the waits
+                # in flight (2 s) end
+                run_id = await submit(owner, ms=2000 if not force else 5000, items=12)
                 await until(other, run_id, "running")
                 asked = time.monotonic()
                 cancel = await call(other, "cancel_task_run", runId=run_id, force=force)
