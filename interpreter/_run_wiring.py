@@ -49,11 +49,14 @@ class RunWiring:
     # `dsl record`/`dsl test`: the chosen model wrapped to keep its answers, or replaced by a
     # recording's answers
     models: Callable[[Sampler], Sampler] | None = None
+    # and the providers' tools wrapped to keep their answers, or answered from a recording
+    tools: Callable[[Any], Any] | None = None
 
     @property
     def catalog(self) -> Any:
         """The actions a step may call: built-in ones and providers' tools."""
-        return self.library.actions or self.library.catalog
+        catalog = self.library.actions or self.library.catalog
+        return self.tools(catalog) if self.tools is not None else catalog
 
     def url_policy(self, trust: TrustLevel) -> UrlPolicy:
         return UrlPolicy(trust, self.allow_hosts, self.deny_hosts, self.resolver)
