@@ -95,6 +95,11 @@ def _call(action: Any, arguments: Any) -> dict[str, Any]:
     return {"action": action, "arguments": arguments}
 
 
+def _as_json(args: dict[str, Any]) -> Any:
+    """The arguments as the recording keeps them (a copy; a value JSON cannot hold, as text)."""
+    return json.loads(json.dumps(args, default=str))
+
+
 def _answered_by(catalog: Any, runner: Callable[[ActionSpec], Run | None]) -> Any:
     """The catalog with its providers' tools run by `runner`; without providers, itself."""
     return catalog.answered_by(runner) if isinstance(catalog, ProviderCatalog) else catalog
@@ -118,7 +123,7 @@ class RecordingTools:
             return None
 
         async def run(ctx: Any, args: dict[str, Any]) -> Any:
-            call = _call(spec.name, json.loads(json.dumps(args)))
+            call = _call(spec.name, _as_json(args))
             self.calls.append(call)
             try:
                 call["answer"] = answer = await live(ctx, args)
@@ -144,7 +149,7 @@ class ReplayTools:
 
     def _answering(self, spec: ActionSpec) -> Run:
         async def run(ctx: Any, args: dict[str, Any]) -> Any:
-            recorded = self._calls.take(_call(spec.name, json.loads(json.dumps(args))))
+            recorded = self._calls.take(_call(spec.name, _as_json(args)))
             if recorded is None:
                 raise TaskplateError(
                     ErrorCode.PROVIDER_UNAVAILABLE,
