@@ -20,6 +20,7 @@ from taskplate.dsl import fixed_clock, now_iso
 from taskplate.interpreter import (
     Recorded,
     RecordingSampler,
+    RecordingTools,
     checked_template,
     expectations_from,
     recorded_by,
@@ -48,14 +49,15 @@ async def _record(path: Path, inputs: dict[str, Any], name: str, once: set[str])
     clock = now_iso()
     with tempfile.TemporaryDirectory(prefix="taskplate-record-") as folder:
         network, http, model = HarRecording(Path(folder)), HttpRecording(), RecordingSampler()
+        tools = RecordingTools()
         async with runs.running():
             with fixed_clock(clock):
-                world = Recorded(network, http, model.around)
+                world = Recorded(network, http, model.around, tools=tools.around)
                 answer = await run_template(runs, template, inputs, world)
         # every context is closed now, so each has written its HAR
         secrets = [str(inputs[k]) for k in secret_names(template.inputs_schema) if k in inputs]
         both = network.merged(http.entries)
-        har = masked_har(recorded_by(both, path, name, model.answers), secrets)
+        har = masked_har(recorded_by(both, path, name, model.answers, tools.calls), secrets)
         write_har(har, recording)
     case = {
         "name": name,

@@ -85,7 +85,9 @@ async def _run_all(
     (a missing recording, an input its template lacks), none is. With `suggest`, a repair for
     the first failing case of each template."""
     with tempfile.TemporaryDirectory(prefix="taskplate-test-") as home:
-        runs = RunManager(Path(home), library_for(*(c.template for c in cases)), limits=limits())
+        lib = library_for(*(c.template for c in cases))
+        lib.offline = not live  # offline, every provider call is answered from a recording
+        runs = RunManager(Path(home), lib, limits=limits())
         templates: dict[Path, Template] = {}  # each template checked once, for all its cases
         problems = []
         for case in cases:

@@ -7,7 +7,7 @@ from taskplate.browser import data_home
 
 from ._admission import MAX_URL_BYTES, admit
 from ._artifacts import ArtifactStore, Chunk, RunArtifacts
-from ._case_answers import RecordingSampler, ReplaySampler
+from ._case_answers import RecordingSampler, RecordingTools, ReplaySampler, ReplayTools
 from ._case_files import save_case, stored_inputs
 from ._case_making import first_case, replayed
 from ._case_runs import (
@@ -49,8 +49,10 @@ __all__ = [
     "Progress",
     "Recorded",
     "RecordingSampler",
+    "RecordingTools",
     "Repair",
     "ReplaySampler",
+    "ReplayTools",
     "RunArtifacts",
     "RunManager",
     "RunReads",

@@ -41,6 +41,7 @@ async def replayed(
         clock=case["clock"],
         expect={},
     )
+    library.offline = True  # every provider call answered from the recording: none starts
     with tempfile.TemporaryDirectory(prefix="taskplate-replay-") as home:
         runs = RunManager(Path(home), library, limits=limits)
         async with runs.running():
@@ -71,7 +72,7 @@ async def first_case(path: Path, recording: HarRecording, secrets: list[str]) ->
             "Report it: a template taskplate saved should check.",
         )
     target = path.parent / f"{path.stem}.recordings" / f"{FIRST}.har"
-    write_har(masked_har(recorded_by(recording.merged(), path, FIRST, []), secrets), target)
+    write_har(masked_har(recorded_by(recording.merged(), path, FIRST, [], []), secrets), target)
     case: dict[str, Any] = {
         "name": FIRST,
         # the session's values are the inputs' defaults; a secret has none: its variable

@@ -21,7 +21,7 @@ from taskplate.dsl import Case, Template, check_inputs_known, fixed_clock, resol
 from taskplate.stdlib import HttpRecording, HttpReplay, Sampler, WebConfig
 
 from ._action_steps import StepProbe
-from ._case_answers import ReplaySampler
+from ._case_answers import ReplaySampler, ReplayTools
 from ._expectations import Broken, broken, drift
 
 if TYPE_CHECKING:
@@ -66,8 +66,9 @@ class CaseResult:
 
 
 def checked_template(runs: RunManager, path: Path) -> Template:
-    """The template file checked into the run manager's library, or its problems as an error."""
-    checked = runs.library.add_file(path)
+    """The template file checked into the run manager's library, or its problems as an error;
+    served whatever the configuration switches off (a case tests the template as code)."""
+    checked = runs.library.add_case_file(path)
     if checked is None:
         problems = "; ".join(d.message for d in runs.library.rejected.get(str(path), []))
         raise TaskplateError(
@@ -81,13 +82,15 @@ def checked_template(runs: RunManager, path: Path) -> Template:
 @dataclass
 class Recorded:
     """How a run meets the world: the browser's network and plain HTTP, each recorded or
-    replayed, and the model the run chooses passed through `models` (recorded, or replaced by a
-    recording's answers). All None: live."""
+    replayed, the model the run chooses passed through `models` and the actions it may call
+    through `tools` (their providers' answers recorded, or replaced by a recording's). All
+    None: live."""
 
     browser: HarRecording | HarReplay | None = None
     http: HttpRecording | HttpReplay | None = None
     models: Callable[[Sampler], Sampler] | None = None
     probe: StepProbe | None = None  # reads browser steps' pages (`dsl test --suggest`)
+    tools: Callable[[Any], Any] | None = None
 
 
 async def run_template(
@@ -98,6 +101,7 @@ async def run_template(
     web = runs.wiring.web
     runs.runtime.network, runs.wiring.models = world.browser, world.models
     runs.wiring.probe = world.probe
+    runs.wiring.tools = world.tools
     if world.http is not None:
         runs.wiring.web = dataclasses.replace(web or WebConfig(), wrap=world.http.wrap)
     try:
@@ -109,6 +113,7 @@ async def run_template(
     finally:
         runs.runtime.network, runs.wiring.models, runs.wiring.web = None, None, web
         runs.wiring.probe = None
+        runs.wiring.tools = None
 
 
 def preflight(case: Case, template: Template, *, live: bool) -> None:
@@ -129,11 +134,16 @@ def preflight(case: Case, template: Template, *, live: bool) -> None:
 
 
 def recorded_by(
-    har: dict[str, Any], template: Path, case: str, answers: list[dict[str, Any]]
+    har: dict[str, Any],
+    template: Path,
+    case: str,
+    answers: list[dict[str, Any]],
+    calls: list[dict[str, Any]],
 ) -> dict[str, Any]:
     """The HAR marked with the template and case it was recorded for, and holding the model's
-    answers (a HAR's own fields start with `_`)."""
-    har["log"][RECORDED_BY] = {"template": template.name, "case": case, "answers": answers}
+    answers and the providers' tool calls (a HAR's own fields start with `_`)."""
+    made = {"template": template.name, "case": case, "answers": answers, "calls": calls}
+    har["log"][RECORDED_BY] = made
     return har
 
 
@@ -168,18 +178,21 @@ async def run_once(
     probe: StepProbe | None = None,
 ) -> dict[str, Any]:
     """One run of the case: live (with the model the configuration names), or offline from its
-    recording (the network, the model's answers and the clock); `probe` reads its pages."""
+    recording (the network, the model's answers, the providers' answers and the clock);
+    `probe` reads its pages."""
     inputs = resolved_inputs(case, offline=not live, mask=MASK)
     if live:
         return await run_template(runs, template, inputs, Recorded(probe=probe))
-    har = read_har(case.recording)  # once, for the browser, plain HTTP and the model
+    har = read_har(case.recording)  # once, for the browser, plain HTTP, the model and tools
     made = har["log"].get(RECORDED_BY, {})
-    answers = ReplaySampler(made.get("answers", []) if isinstance(made, dict) else [])
+    made = made if isinstance(made, dict) else {}
+    answers = ReplaySampler(made.get("answers", []))
     world = Recorded(
         HarReplay(case.recording, har),
         HttpReplay(har["log"]["entries"]),
         lambda _: answers,
         probe,
+        ReplayTools(made.get("calls", [])).around,
     )
     with fixed_clock(case.clock) if case.clock else contextlib.nullcontext():
         return await run_template(runs, template, inputs, world)

@@ -18,6 +18,7 @@ from typing import Any
 from taskplate.contract import ErrorCode, TaskplateError, TrustLevel, replace
 from taskplate.dsl import ActionCatalog, Diagnostic, Template, check_source
 from taskplate.providers import (
+    LOCK_FILE,
     Configuration,
     ProviderCatalog,
     Providers,
@@ -118,6 +119,12 @@ class TemplateLibrary:
     needed: set[str] = field(default_factory=set)  # providers that enabled templates use
     added: list[Traversable] = field(default_factory=list)  # files added one by one (dsl run)
     switched_off: dict[str, Template] = field(default_factory=dict)  # path -> disabled template
+    # Test cases (`dsl test`, `dsl record`): the templates they run from their files, served
+    # whatever the switches say; the lock files beside them; offline, no provider starts.
+    cases: list[Traversable] = field(default_factory=list)
+    tested: set[str] = field(default_factory=set)  # their ids
+    case_locks: list[Path] = field(default_factory=list)
+    offline: bool = False
     _seen: Any = None
 
     def load(self, folders: list[Traversable], home: Path | None = None) -> TemplateLibrary:
@@ -129,7 +136,9 @@ class TemplateLibrary:
         """Configuration, lock files and every template read again; checked against the
         providers' live tools where they are connected, else their lock files."""
         self._seen = fingerprint(self.folders, self.home)
-        self.actions = ProviderCatalog.build(self.catalog, self.folders, self.home, self.providers)
+        self.actions = ProviderCatalog.build(
+            self.catalog, self.folders, self.home, self.providers, self.case_locks
+        )
         self.configuration = self.actions.configuration
         self.templates, self.sources, self.rejected, self.needed = {}, {}, {}, set()
         self.switched_off = {}
@@ -144,6 +153,20 @@ class TemplateLibrary:
         self.added.append(path)
         return self._add(path)
 
+    def add_case_file(self, path: Path) -> Template | None:
+        """The template a test case runs, from its file (`dsl test`, `dsl record`): served
+        whatever the configuration switches off, since a case tests the template as code; the
+        providers' tools it calls read, where no configuration lists them, from the lock file
+        beside it."""
+        lock = path.parent / LOCK_FILE
+        if lock.is_file() and lock not in self.case_locks:
+            self.case_locks.append(lock)
+            self.actions = ProviderCatalog.build(
+                self.catalog, self.folders, self.home, self.providers, self.case_locks
+            )
+        self.cases.append(path)
+        return self.add_file(path)
+
     def _add(self, path: Traversable) -> Template | None:
         try:
             text = path.read_text(encoding="utf-8")
@@ -152,6 +175,8 @@ class TemplateLibrary:
             return None
         actions = self.actions or self.catalog
         result = check_source(text, str(path), actions)
+        if result.template is not None and path in self.cases:
+            self.tested.add(result.template.id)
         if result.template is not None and not self.enabled(result.template.id):
             log.info("template %s (%s) is disabled by configuration", result.template.id, path)
             self.switched_off[str(path)] = result.template
@@ -170,7 +195,7 @@ class TemplateLibrary:
 
     # -- switched on and off, reloaded -----------------------------------------------------------
     def enabled(self, template_id: str) -> bool:
-        return template_id not in self.configuration.disabled
+        return template_id in self.tested or template_id not in self.configuration.disabled
 
     def needs(self, template: Template) -> tuple[str, list[str]]:
         """The template's highest capability level and the providers it calls."""
@@ -200,7 +225,11 @@ class TemplateLibrary:
     @asynccontextmanager
     async def running(self) -> AsyncIterator[TemplateLibrary]:
         """The providers enabled templates use, connected (each failure logged, its tools
-        absent); every one closed on leaving."""
+        absent); every one closed on leaving. `offline`: none (a test case's provider calls
+        are answered from its recording)."""
+        if self.offline:
+            yield self
+            return
         providers = Providers(self.configuration.providers)
         async with providers.running():
             self.providers = providers

@@ -52,11 +52,14 @@ class RunWiring:
     # recording's answers
     models: Callable[[Sampler], Sampler] | None = None
     probe: StepProbe | None = None  # `dsl test --suggest`: reads browser steps' pages
+    # and the providers' tools wrapped to keep their answers, or answered from a recording
+    tools: Callable[[Any], Any] | None = None
 
     @property
     def catalog(self) -> Any:
         """The actions a step may call: built-in ones and providers' tools."""
-        return self.library.actions or self.library.catalog
+        catalog = self.library.actions or self.library.catalog
+        return self.tools(catalog) if self.tools is not None else catalog
 
     def url_policy(self, trust: TrustLevel) -> UrlPolicy:
         return UrlPolicy(trust, self.allow_hosts, self.deny_hosts, self.resolver)

@@ -4,24 +4,26 @@ provider is connected, else from its lock file), and why an `mcp.*` name is not 
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
-from collections.abc import Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from taskplate.contract import Level
+from taskplate.contract import Level, replace
 from taskplate.dsl import ActionCatalog, ActionSpec, Template
 
 from ._actions import provider_specs
 from ._config import LOCK_FILE, Configuration, config_files, load_configuration
-from ._lock import LockState, read_locks, split_action
+from ._lock import LockState, lock_listings, read_locks, split_action
 
 if TYPE_CHECKING:  # the live client (anyio, the SDK) loads only when providers start
     from ._client import Providers
 
 _ORDER = (Level.L0, Level.L1, Level.L2)
+Run = Callable[..., Awaitable[Any]]
 
 
 @dataclass
@@ -41,17 +43,29 @@ class ProviderCatalog(Mapping[str, ActionSpec]):
         folders: list[Traversable],
         home: Path | None,
         providers: Providers | None = None,
+        also: Sequence[Path] = (),
     ) -> ProviderCatalog:
         configuration = load_configuration(list(folders), home)
-        return cls.of(builtin, configuration, providers)
+        return cls.of(builtin, configuration, providers, also)
 
     @classmethod
     def of(
-        cls, builtin: ActionCatalog, configuration: Configuration, providers: Providers | None
+        cls,
+        builtin: ActionCatalog,
+        configuration: Configuration,
+        providers: Providers | None,
+        also: Sequence[Path] = (),
     ) -> ProviderCatalog:
+        """`also`: lock files whose providers' tools are listed where no configuration lists
+        them (the lock beside a template a test case runs: offline, no provider is needed)."""
         locks = read_locks(configuration)
         listings = dict(locks.listings)
         absent = dict(locks.missing)
+        for path in also:
+            for name, listing in lock_listings(path).items():
+                if name not in listings:
+                    listings[name] = listing
+                    absent.pop(name, None)
         if providers is not None:
             for name, why in providers.failures().items():
                 listings.pop(name, None)
@@ -111,6 +125,12 @@ class ProviderCatalog(Mapping[str, ActionSpec]):
 
     def stale(self, provider: str) -> str | None:
         return self.locks.stale.get(provider)
+
+    def answered_by(self, runner: Callable[[ActionSpec], Run | None]) -> ProviderCatalog:
+        """The same catalog with every provider tool run by `runner(spec)` (a test case's: the
+        live call kept, or the recording's answer), the built-in actions as they are."""
+        specs = {name: replace(spec, run=runner(spec)) for name, spec in self.specs.items()}
+        return dataclasses.replace(self, specs=specs)
 
 
 def template_needs(template: Template, catalog: Any) -> tuple[Level, set[str]]:

@@ -174,25 +174,44 @@ def read_locks(config: Configuration) -> LockState:
                 else f'{path} has no entry for provider "{name}" (run dsl providers sync)'
             )
             continue
-        try:
-            tools = tuple(ToolInfo.from_json(t) for t in entry.get("tools", []))
-        except (KeyError, TypeError, AttributeError):
+        listing = _listing(name, entry)
+        if listing is None:
             state.missing[name] = f'{path}: the entry of provider "{name}" is malformed'
             continue
-        server = entry.get("server") or {}
-        state.listings[name] = ServerListing(
-            name,
-            str(server.get("name", "")),
-            str(server.get("version", "")),
-            tools,
-            str(entry.get("configHash", "")),
-        )
+        state.listings[name] = listing
         if entry.get("configHash") != provider.config_hash:
             state.stale[name] = (
                 f'{path} is older than the configuration of provider "{name}" in '
                 f"{provider.source} (run dsl providers sync)"
             )
     return state
+
+
+def lock_listings(path: Path) -> dict[str, ServerListing]:
+    """Every provider a lock file lists, whatever the configuration says (a test case's
+    template: the lock beside it); none when the file is missing or unreadable."""
+    data = _load(path)
+    entries = data.get("providers", {}) if isinstance(data, dict) else {}
+    listings = {n: _listing(n, e) for n, e in entries.items()} if isinstance(entries, dict) else {}
+    return {n: listing for n, listing in listings.items() if listing is not None}
+
+
+def _listing(name: str, entry: Any) -> ServerListing | None:
+    """A lock file's entry of one provider, or None when it is malformed."""
+    if not isinstance(entry, dict):
+        return None
+    try:
+        tools = tuple(ToolInfo.from_json(t) for t in entry.get("tools", []))
+    except (KeyError, TypeError, AttributeError):
+        return None
+    server = entry.get("server") or {}
+    return ServerListing(
+        name,
+        str(server.get("name", "")),
+        str(server.get("version", "")),
+        tools,
+        str(entry.get("configHash", "")),
+    )
 
 
 def _elsewhere(
