@@ -16,6 +16,7 @@ import anyio
 import httpx2
 import pytest
 
+from tests.fixtures.server import FixtureServer
 from tests.interop.conftest import HERE, NODE, require_node
 from tests.server.conftest import start_http, stop
 from tests.server.test_human import TEMPLATES as HUMAN
@@ -68,6 +69,10 @@ async def until(wire: Wire, task_id: str, *statuses: str, **meta: Any) -> dict[s
             if task["status"] in statuses:
                 return task
             await anyio.sleep(0.1)
+
+
+def statuses(wire: Wire) -> list[dict[str, Any]]:
+    return [n for n in wire.notes if n["method"] == "notifications/tasks/status"]
 
 
 # -- 2025-11-25 -------------------------------------------------------------------------------
@@ -151,6 +156,36 @@ async def test_a_failed_or_canceled_task_and_bad_task_requests_on_2025_11_25(hom
             ("v1.CallToolResultV1Schema", failed),
             ("v1.CancelTaskResultV1Schema", canceled),
             ("v1.CallToolResultV1Schema", after),
+        )
+
+
+async def test_a_run_waiting_for_a_person_is_an_input_required_task_on_2025_11_25(
+    home: Path, site: FixtureServer
+) -> None:
+    async with stdio_wire(home, LEGACY, "--templates", str(HUMAN)) as wire:
+        await wire.start()
+        url = site.url("/human.html?gate=legacy-task")
+        created = await tasked(
+            wire, "run_task_template", {"templateId": "handed_over", "inputs": {"url": url}}
+        )
+        task_id = result(created)["task"]["taskId"]
+        waiting = await until(wire, task_id, "input_required")
+        assert "Solve the check on the page." in waiting["statusMessage"], waiting
+        with anyio.fail_after(30):  # its notification too, while the run still waits
+            while not any(n["params"]["status"] == "input_required" for n in statuses(wire)):
+                await until(wire, task_id, "input_required")
+                await anyio.sleep(0.1)
+        site.open_gate("legacy-task")  # the person did it: the page shows #done
+        final = result(await wire.request("tasks/result", {"taskId": task_id}))
+        assert final["structuredContent"]["status"] == "succeeded", final
+        notes = [n["params"] for n in statuses(wire)]
+        assert [n["status"] for n in notes if n["status"] != "working"] == [
+            "input_required",
+            "completed",
+        ], notes
+        conforms(
+            ("v1.GetTaskResultV1Schema", waiting),
+            *[("v1.TaskV1Schema", n) for n in notes],
         )
 
 
