@@ -50,6 +50,9 @@ def _message(row: RunRow) -> str:
     if row.status == "waiting_for_human":
         reason = waiting.get("reason") or waiting.get("message") or "a person"
         return f"run {row.run_id} waits for {reason} (resume_task_run once done)"
+    error = row.error or {}
+    if error.get("errorCode"):
+        return f"run {row.run_id} {row.status}: {error['errorCode']}: {error.get('error', '')}"
     return f"run {row.run_id} {row.status}"
 
 
