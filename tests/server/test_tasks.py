@@ -16,6 +16,8 @@ import anyio
 import httpx2
 import pytest
 
+from taskplate.interpreter import RunRow
+from taskplate.server._task_wire import poll_interval_ms
 from tests.fixtures.server import FixtureServer
 from tests.interop.conftest import HERE, NODE, require_node
 from tests.server.conftest import start_http, stop
@@ -303,3 +305,35 @@ async def test_a_task_asks_and_tasks_update_answers_on_2026_07_28(home: Path) ->
             ("v2.UpdateTaskResultV2Schema", updated),
             ("v2.GetTaskResultV2Schema", done),
         )
+
+
+def row(progress: dict[str, Any], started: float) -> RunRow:
+    return RunRow(
+        "run_x",
+        "pause",
+        "1.0.0",
+        "running",
+        {},
+        {},
+        progress,
+        None,
+        None,
+        0.0,
+        0.0,
+        started,
+        None,
+        None,
+        None,
+        None,
+    )
+
+
+def test_poll_interval_follows_the_runs_pace() -> None:
+    """A tenth of the time the run still needs at its pace so far, within 0.5 to 5 s."""
+    items = {"totalSteps": 1, "doneSteps": 0, "items": {"total": 100, "done": 50}}
+    assert poll_interval_ms(row(items, 0.0), now=20.0) == 2000  # 20 s more: ask every 2 s
+    assert poll_interval_ms(row(items, 0.0), now=1.0) == 500  # nearly done: not more often
+    assert poll_interval_ms(row(items, 0.0), now=600.0) == 5000  # long: not less often
+    steps = {"totalSteps": 4, "doneSteps": 1}
+    assert poll_interval_ms(row(steps, 0.0), now=10.0) == 3000
+    assert poll_interval_ms(row({"totalSteps": 4, "doneSteps": 0}, 0.0), now=10.0) == 2000
