@@ -4,11 +4,13 @@
 // requester validates every task answer against its published schemas. Prints one JSON
 // summary; exits 1 on a failure.
 //
-//   node ext_tasks.mjs legacy stdio DSL | legacy http URL | modern http URL
+//   node ext_tasks.mjs (legacy|modern) (stdio DSL|http URL)
 
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { createTaskSessionFromClient } from "@modelcontextprotocol/ext-tasks/client";
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
 
 const [line, mode, target] = process.argv.slice(2);
 const MODERN = "2026-07-28";
@@ -22,10 +24,30 @@ const transport =
     : new StreamableHTTPClientTransport(new URL(target));
 
 // 2026-07-28 task traffic goes around the SDK's codecs: the host frames each request as a
-// JSON-RPC message of its own and POSTs it (no session: any server on the store answers).
+// JSON-RPC message of its own. Over HTTP, a POST each (no session: any server on the store
+// answers); over stdio, a line to a `dsl serve` of its own on the same run store.
 let lastId = 0;
+let raw; // over stdio: the raw server process and the answers it owes, by id
+function rawStdio() {
+  const child = spawn(target, ["serve"], { env: process.env, stdio: ["pipe", "pipe", "ignore"] });
+  const waiting = new Map();
+  createInterface({ input: child.stdout }).on("line", (text) => {
+    const message = JSON.parse(text);
+    if ("id" in message && !("method" in message)) waiting.get(message.id)?.(message);
+  });
+  return { child, waiting };
+}
 async function rawDispatch(framed) {
   const request = { jsonrpc: "2.0", id: `raw-${++lastId}`, ...framed };
+  if (mode === "stdio") {
+    raw ??= rawStdio();
+    const answer = await new Promise((resolve) => {
+      raw.waiting.set(request.id, resolve);
+      raw.child.stdin.write(`${JSON.stringify(request)}\n`);
+    });
+    raw.waiting.delete(request.id);
+    return answer.error ? { kind: "error", error: answer.error } : { kind: "result", result: answer.result };
+  }
   const response = await fetch(target, {
     method: "POST",
     headers: {
@@ -98,6 +120,7 @@ try {
 } finally {
   await session?.close().catch(() => {});
   await client.close().catch(() => {});
+  raw?.child.stdin.end();
 }
 console.log(JSON.stringify(summary));
 process.exit(summary.failure ? 1 : 0);

@@ -2,8 +2,8 @@
 (experimental.tasks, 2025-11-25) over stdio and over HTTP, through tests/interop/tasks.mjs, each
 task answer checked there against the published schemas of @modelcontextprotocol/ext-tasks; and
 the official Tasks requester of that package (tests/interop/ext_tasks.mjs, which validates what it
-reads itself) on 2025-11-25 over stdio and HTTP and on 2026-07-28 over HTTP (its raw dispatch is a
-POST per request), on success, failure, cancel and (2026-07-28) a question answered."""
+reads itself) on both lines over stdio and HTTP, on success, failure, cancel and (2026-07-28) a
+question answered through tasks/update."""
 
 from __future__ import annotations
 
@@ -100,4 +100,17 @@ def test_the_official_tasks_requester_on_both_lines_over_http(node: Path, tmp_pa
     # a confirmation asked by the task, answered through tasks/update by the requester
     assert summary["asked"] == ["Submit the order for tea?"]
     assert summary["confirmed"]["status"] == "completed", summary["confirmed"]
+    assert summary["confirmed"]["result"] == {"order": {"ordered": "tea"}, "after": True}
+
+
+def test_the_official_tasks_requester_on_2026_07_28_over_stdio(node: Path, tmp_path: Path) -> None:
+    """Its task traffic goes, framed by the requester, to a `dsl serve` of its own on the same
+    run store (tests/interop/ext_tasks.mjs `rawStdio`)."""
+    folders = os.pathsep.join([str(TEST_TEMPLATES), str(HUMAN)])
+    env = node_env(tmp_path / "home", TASKPLATE_TEMPLATES=folders)
+    done = run_node(node, ["ext_tasks.mjs", "modern", "stdio", DSL], env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    summary = last_json(done.stdout)
+    check_requester_summary(summary)
+    assert summary["asked"] == ["Submit the order for tea?"]
     assert summary["confirmed"]["result"] == {"order": {"ordered": "tea"}, "after": True}
