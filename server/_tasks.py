@@ -21,6 +21,7 @@ any other id is a protocol error (-32602), never another caller's task.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -51,6 +52,7 @@ from ._task_wire import (
     modern_task,
 )
 
+log = logging.getLogger("taskplate.serve")
 EXTENSION = "io.modelcontextprotocol/tasks"
 WATCH_S = 0.5
 CANCEL_WAIT_S = 10.0  # how long tasks/cancel waits for the run to stop before it answers  # how often a task's status is read again for its notifications
@@ -312,6 +314,8 @@ class Tasks:
                         await anyio.sleep(WATCH_S)
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, TaskplateError):
             return  # the client left, or the run is gone: nobody to tell
+        except Exception:  # a notification is a courtesy: it never takes the server down
+            log.exception("status notifications of task %s stopped", run_id)
         finally:
             self._watched.discard(run_id)
 

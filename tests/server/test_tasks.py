@@ -146,6 +146,10 @@ async def test_a_failed_or_canceled_task_and_bad_task_requests_on_2025_11_25(hom
         again = await wire.request("tasks/cancel", {"taskId": long_id})
         assert "already ended" in error(again, -32602)
 
+        # a task whose run cannot start is the tool's own error answer, with its code
+        refused = result(await tasked(wire, "run_task_template", {"templateId": "nope"}))
+        assert refused["isError"] is True
+        assert refused["structuredContent"]["errorCode"] == "TEMPLATE_NOT_FOUND", refused
         unknown = await wire.request("tasks/get", {"taskId": "run_00000000000000000000000000"})
         error(unknown, -32602)
         error(await wire.request("tasks/result", {"taskId": "nope"}), -32602)
@@ -158,6 +162,7 @@ async def test_a_failed_or_canceled_task_and_bad_task_requests_on_2025_11_25(hom
             ("v1.CallToolResultV1Schema", failed),
             ("v1.CancelTaskResultV1Schema", canceled),
             ("v1.CallToolResultV1Schema", after),
+            ("v1.CallToolResultV1Schema", refused),
         )
 
 
