@@ -20,7 +20,8 @@ from taskplate.interpreter import RunManager
 from ._auth import StaticTokens
 from ._results import failed
 from ._state import ServerState
-from .tools import tools
+from ._tasks import Tasks, TasksExtension
+from .tools import run_steps, run_task_template, tools
 
 INSTRUCTIONS = """taskplate runs browser task templates. Prefer one run_task_template call (see
 list_task_templates) over many single tools; use run_steps for a deterministic sequence the
@@ -58,6 +59,10 @@ def build_server(
     `remote_save` lets remote callers save templates."""
     state = ServerState(manager, http_trust, remote_save=remote_save)
     verifier, settings = auth if auth is not None else (None, None)
+    # the tools whose runs may be tasks (MCP Tasks, both protocol lines), with their answers
+    tasks = Tasks(
+        state, {"run_task_template": run_task_template.final, "run_steps": run_steps.final}
+    )
     server = TaskplateServer(
         "taskplate",
         token_verifier=verifier,
@@ -66,7 +71,9 @@ def build_server(
         instructions=INSTRUCTIONS,
         tools=tools(state),
         warn_on_duplicate_resources=False,
+        extensions=[TasksExtension(tasks)],
     )
+    server.middleware.append(tasks)
     state.log_levels.install(server)
     for template in manager.library.all():
         publish(server, manager, template)

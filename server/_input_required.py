@@ -222,8 +222,31 @@ class Inbox:
         """A later round: the answers of `ctx.input_responses` to the questions its (SDK-verified)
         requestState names. Answers the run id; raises when a question is no longer open."""
         state = _read_state(ctx.request_state)
-        run_id, asked = state["run"], state["asked"]
-        responses = ctx.input_responses or {}
+        run_id = state["run"]
+        await self._deliver(manager, run_id, state["asked"], dict(ctx.input_responses or {}))
+        return run_id
+
+    async def answer(self, manager: RunManager, run_id: str, responses: dict[str, Any]) -> None:
+        """tasks/update: the answers (JSON, by question key) to a run's open questions."""
+        questions = self.runs.get(run_id)
+        typed: dict[str, Any] = {}
+        for key, raw in responses.items():
+            question = questions.open.get(key) if questions is not None else None
+            typed[key] = raw
+            if question is not None:
+                try:
+                    typed[key] = _kind(question).model_validate(raw)
+                except ValueError:
+                    raise TaskplateError(
+                        ErrorCode.INVALID_PARAMETER,
+                        f"inputResponses.{key} is no answer to a {question.request.method} request",
+                        f"Answer {question.request.method} with its own result type.",
+                    ) from None
+        await self._deliver(manager, run_id, list(responses), typed)
+
+    async def _deliver(
+        self, manager: RunManager, run_id: str, asked: list[str], responses: dict[str, Any]
+    ) -> None:
         questions = self.runs.get(run_id)
         terminal = await _terminal(manager, run_id)
         answered: list[tuple[_Question, Any]] = []
@@ -242,11 +265,7 @@ class Inbox:
                     why
                     or "this server process does not hold (it restarted, or another one runs it)",
                 )
-            kind = (
-                types.CreateMessageResult
-                if isinstance(question.request, types.CreateMessageRequest)
-                else types.ElicitResult
-            )
+            kind = _kind(question)
             if not isinstance(response, kind):
                 raise TaskplateError(
                     ErrorCode.INVALID_PARAMETER,
@@ -261,7 +280,6 @@ class Inbox:
             question.done.set()
             questions.open.pop(question.key, None)  # never asked again, even before it wakes
             questions.closed[question.key] = "was already answered"
-        return run_id
 
     def input_required(self, run_id: str) -> InputRequiredResult | None:
         questions = self.runs.get(run_id)
@@ -304,6 +322,12 @@ class Inbox:
             required = self.input_required(run_id)
             if required is not None:
                 return required
+
+
+def _kind(question: _Question) -> type[types.CreateMessageResult] | type[types.ElicitResult]:
+    if isinstance(question.request, types.CreateMessageRequest):
+        return types.CreateMessageResult
+    return types.ElicitResult
 
 
 def identity(ctx: Context, caller: str | None) -> str | None:

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 import anyio
 import uvicorn
+from mcp.server.mcpserver import MCPServer
 from starlette.routing import Mount
 from uvicorn.server import HANDLED_SIGNALS
 
@@ -73,33 +74,57 @@ async def serve(
     url = f"http://{f'[{host}]' if ':' in host else host}:{port}"
     http = transport != "stdio"
     async with manager.running(warm=http):
-        server, _ = build_server(
+        server, state = build_server(
             manager, trust, security.auth(url) if http else None, remote_save=remote_save
         )
-        for path, diagnostics in manager.library.rejected.items():
-            log.warning(
-                "template %s is not served (%d problems; run dsl validate)", path, len(diagnostics)
+        async with anyio.create_task_group() as watchers:
+            state.watchers = watchers  # the status notifications of tasks (2025-11-25)
+            caught = await _serving(
+                server, manager, transport, url, host, port, trust, security, ui, ui_remote, started
             )
-        if not http:
-            await run_stdio(server, started or Started(), manager.warm)
-            return []
-        guard = security.transport(host)
-        app = server.streamable_http_app(host=host, transport_security=guard)
-        answer_malformed(app, guard)
-        if ui:  # the runs page, behind the same tokens and Host names
-            access = UiAccess(security.tokens, ui_remote, list(guard.allowed_hosts))
-            app.router.routes.append(Mount("/ui", app=ui_app(manager, access)))
-        log.info(
-            "serving MCP on %s/mcp%s (HTTP callers are %s; %s)",
-            url,
-            f" and the runs page on {url}/ui/" if ui else "",
-            trust,
-            f"{len(security.tokens)} bearer tokens" if security.tokens else "no tokens",
+            watchers.cancel_scope.cancel()
+    return caught
+
+
+async def _serving(
+    server: MCPServer,
+    manager: RunManager,
+    transport: str,
+    url: str,
+    host: str,
+    port: int,
+    trust: TrustLevel,
+    security: HttpSecurity,
+    ui: bool,
+    ui_remote: bool,
+    started: Started | None,
+) -> list[int]:
+    """What serve does inside the run manager's life: the MCP server on its transport."""
+    http = transport != "stdio"
+    for path, diagnostics in manager.library.rejected.items():
+        log.warning(
+            "template %s is not served (%d problems; run dsl validate)", path, len(diagnostics)
         )
-        config = uvicorn.Config(app, host=host, port=port, log_level="info")
-        http_server = _Server(config)
-        await http_server.serve()
-        log.info("stopping: ending runs, sessions and browsers")
+    if not http:
+        await run_stdio(server, started or Started(), manager.warm)
+        return []
+    guard = security.transport(host)
+    app = server.streamable_http_app(host=host, transport_security=guard)
+    answer_malformed(app, guard)
+    if ui:  # the runs page, behind the same tokens and Host names
+        access = UiAccess(security.tokens, ui_remote, list(guard.allowed_hosts))
+        app.router.routes.append(Mount("/ui", app=ui_app(manager, access)))
+    log.info(
+        "serving MCP on %s/mcp%s (HTTP callers are %s; %s)",
+        url,
+        f" and the runs page on {url}/ui/" if ui else "",
+        trust,
+        f"{len(security.tokens)} bearer tokens" if security.tokens else "no tokens",
+    )
+    config = uvicorn.Config(app, host=host, port=port, log_level="info")
+    http_server = _Server(config)
+    await http_server.serve()
+    log.info("stopping: ending runs, sessions and browsers")
     return http_server.caught
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
+import anyio.abc
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.mcpserver import Context
@@ -54,6 +55,8 @@ class ServerState:
     checks: anyio.CapacityLimiter = field(
         default_factory=lambda: anyio.CapacityLimiter(CHECKS_AT_ONCE)
     )
+    # where the status notifications of 2025-11-25 tasks are sent from (set by serve)
+    watchers: anyio.abc.TaskGroup | None = None
 
     def trust(self, ctx: Context[Any]) -> TrustLevel:
         """stdio is local; HTTP is remote unless started with --trust local and called from loopback."""

@@ -22,6 +22,7 @@ from .._input_required import channels_for
 from .._results import ok
 from .._schemas import MAX_MS, RUN_ERROR, SESSION_ID, STATUS, S, obj
 from .._state import ServerState
+from .._tasks import task_requested
 from ._spec import Answer, ToolSpec, params
 
 INPUT = params(
@@ -75,6 +76,9 @@ async def run_steps(state: ServerState, args: dict[str, Any], ctx: Context) -> A
     )
     if questions is not None:
         inbox.bind(manager, run_id, questions)
+    if task_requested(ctx):  # a task (2025-11-25): answered at once, its result later
+        asker.call_ended()
+        return ok({"runId": run_id, "status": "queued", "results": {}, "steps": []})
     return await inbox.follow_or_ask(run_id, lambda: steps_answer(state, run_id, ctx))
 
 
@@ -115,8 +119,15 @@ def invalid_steps(checked: CheckResult, text: str) -> TaskplateError:
 
 async def steps_answer(state: ServerState, run_id: str, ctx: Context) -> CallToolResult:
     """The run followed to its end: its status, results and every step."""
-    answer = await follow(state.manager, ctx, run_id, state.log_levels)
+    return await final(state, run_id, await follow(state.manager, ctx, run_id, state.log_levels))
+
+
+async def final(
+    state: ServerState, run_id: str, answer: dict[str, Any] | None = None
+) -> CallToolResult:
+    """The answer of a run that ended (`answer`: its state, when already read)."""
     described = await state.manager.describe(run_id, include_steps=True)
+    answer = answer or described
     out = {
         "runId": run_id,
         "status": answer["status"],

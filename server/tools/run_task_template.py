@@ -17,6 +17,7 @@ from .._input_required import channels_for
 from .._results import ok
 from .._schemas import ID, MAX_MS, PROFILE_ID, RUN, S, obj
 from .._state import ServerState
+from .._tasks import task_requested
 from ._inline import fit
 from ._spec import Answer, ToolSpec, params
 
@@ -82,7 +83,7 @@ async def run_task_template(state: ServerState, args: dict[str, Any], ctx: Conte
     )
     if questions is not None:
         inbox.bind(manager, run_id, questions)
-    if mode == "async":
+    if mode == "async" or task_requested(ctx):  # a task (2025-11-25) is an async run
         asker.call_ended()
         return ok(
             {
@@ -100,6 +101,12 @@ async def run_task_template(state: ServerState, args: dict[str, Any], ctx: Conte
 async def following(state: ServerState, run_id: str, ctx: Context) -> CallToolResult:
     """The run's answer once it ends, its progress and steps sent to the client meanwhile."""
     answer = await follow(state.manager, ctx, run_id, state.log_levels)
+    return ok(fit(answer, state.manager.limits.max_artifact_inline_bytes))
+
+
+async def final(state: ServerState, run_id: str) -> CallToolResult:
+    """The answer of a run that ended, as the sync call gives it (a task's result)."""
+    answer = await state.manager.describe(run_id)
     return ok(fit(answer, state.manager.limits.max_artifact_inline_bytes))
 
 

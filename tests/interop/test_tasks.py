@@ -1,0 +1,116 @@
+"""MCP Tasks driven by clients that are not ours: the TypeScript SDK's own task support
+(experimental.tasks, 2025-11-25) over stdio and over HTTP, through tests/interop/tasks.mjs, each
+task answer checked there against the published schemas of @modelcontextprotocol/ext-tasks; and
+the official Tasks requester of that package (tests/interop/ext_tasks.mjs, which validates what it
+reads itself) on both lines over stdio and HTTP, on success, failure, cancel and (2026-07-28) a
+question answered through tasks/update."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from tests.interop.conftest import last_json, node_env, run_node
+from tests.server.conftest import DSL, TEST_TEMPLATES, start_http, stop
+from tests.server.test_human import TEMPLATES as HUMAN
+
+
+def check_tasks_summary(summary: dict[str, Any]) -> None:
+    assert "failure" not in summary, summary.get("failure")
+    assert summary["problems"] == [], summary["problems"]  # every answer fits the schemas
+    assert summary["capabilities"] == {
+        "list": {},
+        "cancel": {},
+        "requests": {"tools": {"call": {}}},
+    }
+    assert summary["taskTools"] == ["run_steps", "run_task_template"]
+    succeeded = summary["succeeded"]
+    assert succeeded["kinds"][0] == "taskCreated" and succeeded["last"] == "result", succeeded
+    assert succeeded["status"] == "succeeded" and succeeded["taskId"].startswith("run_")
+    assert summary["got"]["status"] == "completed"
+    # the SDK turns a failed or cancelled task into its error message
+    assert "failed" in summary["failed"]["error"]["message"], summary["failed"]
+    assert summary["cancel"]["status"] == "cancelled", summary["cancel"]
+    assert "cancelled" in summary["cancelled"]["error"]["message"], summary["cancelled"]
+    ids = [succeeded["taskId"], summary["failed"]["taskId"], summary["cancelled"]["taskId"]]
+    assert summary["listed"] == [
+        [ids[2], "cancelled"],
+        [ids[1], "failed"],
+        [ids[0], "completed"],
+    ]
+
+
+def test_the_typescript_sdks_tasks_over_stdio(node: Path, tmp_path: Path) -> None:
+    done = run_node(node, ["tasks.mjs", "stdio", DSL], node_env(tmp_path / "home"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    check_tasks_summary(last_json(done.stdout))
+
+
+def test_the_typescript_sdks_tasks_over_http(node: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    served = start_http(home)
+    try:
+        done = run_node(node, ["tasks.mjs", "http", served.url], node_env(home))
+    finally:
+        stop(served)
+    assert done.returncode == 0, done.stdout + done.stderr
+    check_tasks_summary(last_json(done.stdout))
+
+
+def check_requester_summary(summary: dict[str, Any]) -> None:
+    """What the official requester (ext-tasks) saw: every call a task, each outcome right."""
+    assert "failure" not in summary, summary.get("failure")
+    assert summary["succeeded"]["kind"] == "task", summary["succeeded"]
+    assert summary["succeeded"]["taskId"].startswith("run_")
+    assert (summary["succeeded"]["status"], summary["succeeded"]["run"]) == (
+        "completed",
+        "succeeded",
+    )
+    assert summary["failed"]["status"] == "failed", summary["failed"]
+    assert "100 ms" in summary["failed"]["error"] or "STEP_TIMEOUT" in summary["failed"]["error"]
+    assert summary["cancelled"]["status"] == "cancelled", summary["cancelled"]
+
+
+def test_the_official_tasks_requester_on_2025_11_25_over_stdio(node: Path, tmp_path: Path) -> None:
+    done = run_node(node, ["ext_tasks.mjs", "legacy", "stdio", DSL], node_env(tmp_path / "home"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    summary = last_json(done.stdout)
+    check_requester_summary(summary)
+    ids = [summary[k]["taskId"] for k in ("cancelled", "failed", "succeeded")]
+    assert [i for i, _ in summary["listed"]] == ids
+
+
+def test_the_official_tasks_requester_on_both_lines_over_http(node: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    folders = os.pathsep.join([str(TEST_TEMPLATES), str(HUMAN)])
+    served = start_http(home, env={"TASKPLATE_TEMPLATES": folders})
+    try:
+        legacy = run_node(node, ["ext_tasks.mjs", "legacy", "http", served.url], node_env(home))
+        modern = run_node(node, ["ext_tasks.mjs", "modern", "http", served.url], node_env(home))
+    finally:
+        stop(served)
+    assert legacy.returncode == 0, legacy.stdout + legacy.stderr
+    check_requester_summary(last_json(legacy.stdout))
+    assert modern.returncode == 0, modern.stdout + modern.stderr
+    summary = last_json(modern.stdout)
+    check_requester_summary(summary)
+    # a confirmation asked by the task, answered through tasks/update by the requester
+    assert summary["asked"] == ["Submit the order for tea?"]
+    assert summary["confirmed"]["status"] == "completed", summary["confirmed"]
+    assert summary["confirmed"]["result"] == {"order": {"ordered": "tea"}, "after": True}
+
+
+def test_the_official_tasks_requester_on_2026_07_28_over_stdio(node: Path, tmp_path: Path) -> None:
+    """Its task traffic goes, framed by the requester, to a `dsl serve` of its own on the same
+    run store (tests/interop/ext_tasks.mjs `rawStdio`)."""
+    folders = os.pathsep.join([str(TEST_TEMPLATES), str(HUMAN)])
+    env = node_env(tmp_path / "home", TASKPLATE_TEMPLATES=folders)
+    done = run_node(node, ["ext_tasks.mjs", "modern", "stdio", DSL], env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    summary = last_json(done.stdout)
+    check_requester_summary(summary)
+    assert summary["asked"] == ["Submit the order for tea?"]
+    assert summary["confirmed"]["result"] == {"order": {"ordered": "tea"}, "after": True}
