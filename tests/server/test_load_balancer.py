@@ -1,12 +1,13 @@
 """Two `dsl serve --transport http` on one PostgreSQL behind a real HAProxy (round-robin, no
-stickiness), driven by one client through it: a run started on one server is followed to its end
-with every poll answered by the other server than the one before, canceled from the server that does
-not run it, and failed with RUN_INTERRUPTED, seen from the survivor, when the server running it is
-killed. A browser session lives in the memory of the server that opened it: a call that reaches the
-other server gets SESSION_NOT_FOUND saying so. No process is left afterwards.
-
-The run is followed with taskplate's own async mode and `get_task_run` (`follow`); MCP Tasks
-(`tasks/get`, `tasks/cancel`) ride the same servers and balancer."""
+stickiness), driven by one 2026-07-28 client through it (each request on its own, no MCP session):
+a 200-page run started as an MCP task (the extension `io.modelcontextprotocol/tasks`: a task handle,
+`tasks/get` carrying the result once terminal) is followed to its end with every `tasks/get`
+answered by the other server than the one before; a `tasks/cancel` reaching the server that does
+not run it cancels the task; killing the server that runs it ends the task `failed` with
+RUN_INTERRUPTED, seen from the survivor. taskplate's own `cancel_task_run` stops a run gracefully
+from the other server too. A browser session lives in the memory of the server that opened it: a
+call that reaches the other server gets SESSION_NOT_FOUND saying so. No process is left afterwards.
+Every tasks answer is checked against the published Tasks schemas (as in test_tasks.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import itertools
 import json
 import os
 import signal
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,12 +44,15 @@ from tests.fixtures.processes import all_gone, descendants, end
 from tests.fixtures.server import FixtureServer
 from tests.server.conftest import Served, stop
 from tests.server.test_scale_out import serve
+from tests.server.test_tasks import EXTENSION, conforms, declaring, result
 from tests.server.test_transports import call
+from tests.server.wire import MODERN, HttpWire
 
 pytestmark = pytest.mark.anyio
 
 PAGES = 200
 ENDED = ("succeeded", "failed", "canceled")
+TASK_ENDED = ("completed", "failed", "cancelled")
 DOCS = Path(__file__).parents[2] / "docs" / "mcp.md"
 
 
@@ -126,10 +130,8 @@ def own_pair(tmp_path: Path, postgres: Postgres) -> Iterator[Pair]:
         yield pair
 
 
-@asynccontextmanager
-async def through(pair: Pair, url: str | None = None, mode: str = "auto") -> AsyncIterator[Client]:
-    """A client of the balancer that notes which server answered each of its requests, in
-    order: each request goes to the server after the one that answered the request before."""
+def noting(pair: Pair) -> Callable[[httpx2.Response], Awaitable[None]]:
+    """An httpx response hook that notes which server answered each request, in order."""
 
     async def note(response: httpx2.Response) -> None:
         asked = json.loads(response.request.content or b"{}")
@@ -138,15 +140,62 @@ async def through(pair: Pair, url: str | None = None, mode: str = "auto") -> Asy
             what = str(asked["params"]["name"])
         pair.answered.append((what, response.headers.get(HEADER, "")))
 
+    return note
+
+
+@asynccontextmanager
+async def through(pair: Pair, url: str | None = None, mode: str = "auto") -> AsyncIterator[Client]:
+    """A client of the balancer that notes which server answered each of its requests, in
+    order: each request goes to the server after the one that answered the request before."""
     pair.answered.clear()
     async with (
-        httpx2.AsyncClient(timeout=60, event_hooks={"response": [note]}) as http,
+        httpx2.AsyncClient(timeout=60, event_hooks={"response": [noting(pair)]}) as http,
         Client(
             streamable_http_client(url or pair.balancer.url, http_client=http), mode=mode
         ) as client,
     ):
         await client.list_tools()  # once: no call of a new tool is followed by a listing
         yield client
+
+
+@asynccontextmanager
+async def tasking(pair: Pair) -> AsyncIterator[HttpWire]:
+    """A 2026-07-28 client of the balancer speaking MCP Tasks (raw JSON-RPC, as test_tasks.py
+    does), noting which server answered each request; it has discovered the extension."""
+    pair.answered.clear()
+    async with httpx2.AsyncClient(timeout=60, event_hooks={"response": [noting(pair)]}) as http:
+        wire = HttpWire(http, pair.balancer.url, MODERN)
+        discovered = result(await wire.start())
+        assert EXTENSION in discovered["capabilities"]["extensions"], discovered
+        yield wire
+
+
+async def start_task(wire: HttpWire, urls: list[str]) -> dict[str, Any]:
+    """A batch_extract_pages of `urls` from a client that declared the Tasks extension: long
+    (its asyncWhen), so answered with a task handle whose id is the run id."""
+    params = {
+        "name": "run_task_template",
+        "arguments": {"templateId": "batch_extract_pages", "inputs": {"urls": urls, "waitFor": 1}},
+        "_meta": declaring(),
+    }
+    handle = result(await wire.request("tools/call", params))
+    assert handle["resultType"] == "task" and handle["status"] == "working", handle
+    assert handle["taskId"].startswith("run_"), handle
+    return handle
+
+
+async def task_until(
+    wire: HttpWire, task_id: str, *statuses: str, seconds: float = 60
+) -> dict[str, Any]:
+    """tasks/get until the task has one of `statuses`, asking again after the pollIntervalMs
+    each answer gives (bounded)."""
+    with anyio.fail_after(seconds):
+        while True:
+            asked = {"taskId": task_id, "_meta": declaring()}
+            task = result(await wire.request("tasks/get", asked))
+            if task["status"] in statuses:
+                return task
+            await anyio.sleep(task["pollIntervalMs"] / 1000)
 
 
 async def start(client: Client, urls: list[str]) -> str:
@@ -173,6 +222,13 @@ async def follow(
             await anyio.sleep(0.05)
 
 
+async def run_of(wire: HttpWire, run_id: str) -> dict[str, Any]:
+    """get_task_run of the run, over the tasks client: the task's run is a run like any."""
+    params = {"name": "get_task_run", "arguments": {"runId": run_id}}
+    run: dict[str, Any] = result(await wire.request("tools/call", params))["structuredContent"]
+    return run
+
+
 async def pages_held(site: FixtureServer, prefix: str) -> None:
     """Wait until the run has pages in flight (held at their gates)."""
     with anyio.fail_after(60):
@@ -189,26 +245,70 @@ def open_gates(site: FixtureServer, prefix: str) -> None:
         site.open_gate(f"{prefix}{i}")
 
 
-async def test_a_run_is_followed_to_its_end_with_each_poll_on_the_other_server(
+async def test_a_task_is_followed_to_its_end_with_each_tasks_get_on_the_other_server(
     pair: Pair, site: FixtureServer
 ) -> None:
     urls = [site.url(f"/item?n={i}") for i in range(PAGES)]
-    async with through(pair) as client:
-        run_id = await start(client, urls)
-        run = await follow(client, run_id, *ENDED)
-    assert run["status"] == "succeeded", run
-    assert run["result"]["summary"]["succeeded"] == PAGES, run["result"]["summary"]
-    assert [item["title"] for item in run["result"]["items"]] == [f"Item {i}" for i in range(PAGES)]
-    polls = pair.answers_to("get_task_run")
+    async with tasking(pair) as wire:
+        handle = await start_task(wire, urls)
+        task_id = handle["taskId"]
+        working = await task_until(wire, task_id, "working")
+        done = await task_until(wire, task_id, *TASK_ENDED, seconds=120)
+        # the run is the task: get_task_run reads the same run on either server
+        runs = [await run_of(wire, task_id) for _ in range(2)]
+    assert done["status"] == "completed", done
+    answer = done["result"]["structuredContent"]
+    assert answer["runId"] == task_id and answer["status"] == "succeeded", answer
+    assert answer["result"]["summary"]["succeeded"] == PAGES, answer["result"]["summary"]
+    titles = [item["title"] for item in answer["result"]["items"]]
+    assert titles == [f"Item {i}" for i in range(PAGES)]
+    polls = pair.answers_to("tasks/get")
     assert len(polls) >= 4, polls
     assert set(polls) == {"one", "two"}
     assert all(a != b for a, b in itertools.pairwise(polls)), polls
-    print(f"{len(polls)} polls, each on the other server: {' '.join(polls[:6])} …")
+    assert set(pair.answers_to("get_task_run")) == {"one", "two"}
+    for run in runs:
+        assert run["status"] == "succeeded", run
+        assert run["result"]["summary"] == answer["result"]["summary"], run
+    conforms(
+        ("v2.CreateTaskResultV2Schema", handle),
+        ("v2.GetTaskResultV2Schema", working),
+        ("v2.GetTaskResultV2Schema", done),
+    )
+    print(f"{len(polls)} tasks/get, each on the other server: {' '.join(polls[:6])} …")
+
+
+async def test_a_tasks_cancel_reaching_the_server_that_does_not_run_it_cancels_the_task(
+    pair: Pair, site: FixtureServer
+) -> None:
+    before = site.traffic.paths.count("/gate")
+    async with tasking(pair) as wire:
+        task_id = (await start_task(wire, gates(site, "t")))["taskId"]
+        try:
+            await pages_held(site, "t")
+            owner = await pair.owner_of(task_id)
+            other = next(name for name in pair.servers if name != owner)
+            await task_until(wire, task_id, "working")
+            if pair.answered[-1][1] != owner:  # round-robin: the next request goes to the other
+                await task_until(wire, task_id, "working")
+            cancel = {"taskId": task_id, "_meta": declaring()}
+            canceled = result(await wire.request("tasks/cancel", cancel))
+            assert pair.answered[-1] == ("tasks/cancel", other), pair.answered[-1]
+            gone = await task_until(wire, task_id, *TASK_ENDED)
+            pages_asked = site.traffic.paths.count("/gate") - before
+        finally:
+            open_gates(site, "t")  # the held requests end (their pages are closed)
+    assert gone["status"] == "cancelled", gone
+    assert "result" not in gone and "error" not in gone, gone
+    assert pages_asked < PAGES, "the run asked for every page although its task was cancelled"
+    conforms(("v2.CancelTaskResultV2Schema", canceled), ("v2.GetTaskResultV2Schema", gone))
 
 
 async def test_a_cancel_reaching_the_server_that_does_not_run_it_stops_the_run(
     pair: Pair, site: FixtureServer
 ) -> None:
+    """taskplate's own cancel_task_run, graceful (tasks/cancel forces): the pages in flight end
+    and no other starts, the owner told through the store by the other server."""
     async with through(pair) as client:
         run_id = await start(client, gates(site, "c"))
         await pages_held(site, "c")
@@ -227,26 +327,29 @@ async def test_a_cancel_reaching_the_server_that_does_not_run_it_stops_the_run(
     assert len(asked) < PAGES, "the run read every page after it was canceled"
 
 
-async def test_killing_the_server_that_runs_it_fails_the_run_seen_from_the_survivor(
+async def test_killing_the_server_that_runs_a_task_fails_it_seen_from_the_survivor(
     own_pair: Pair, site: FixtureServer
 ) -> None:
     pair = own_pair
-    async with through(pair) as client:
-        run_id = await start(client, gates(site, "k"))
+    async with tasking(pair) as wire:
+        task_id = (await start_task(wire, gates(site, "k")))["taskId"]
         await pages_held(site, "k")
-        doomed = pair.servers[await pair.owner_of(run_id)]
+        doomed = pair.servers[await pair.owner_of(task_id)]
         survivor = next(name for name, s in pair.servers.items() if s is not doomed)
         pair.remember_processes()  # its browser outlives it unless the server's end takes it along
         os.kill(doomed.process.pid, signal.SIGKILL)
         end(doomed.process)
         seen = len(pair.answered)
         try:
-            run = await follow(client, run_id, *ENDED)
+            task = await task_until(wire, task_id, *TASK_ENDED)
         finally:
             open_gates(site, "k")
-    assert run["status"] == "failed", run
-    assert run["error"]["errorCode"] == "RUN_INTERRUPTED", run
-    assert {server for _, server in pair.answered[seen:]} == {survivor}
+        run = await run_of(wire, task_id)
+    assert task["status"] == "failed", task
+    assert task["error"]["data"]["errorCode"] == "RUN_INTERRUPTED", task
+    assert run["status"] == "failed" and run["error"]["errorCode"] == "RUN_INTERRUPTED", run
+    assert {server for _, server in pair.answered[seen:]} == {survivor}, pair.answered[seen:]
+    conforms(("v2.GetTaskResultV2Schema", task))
 
 
 async def test_a_session_call_reaching_the_server_that_does_not_hold_it_says_so(
