@@ -166,6 +166,7 @@ class WebClient:
         self._client: httpx.AsyncClient | None = None
         self._opening = anyio.Lock()
         self._hosts: dict[str, _Host] = {}
+        self._browser_slots: anyio.CapacityLimiter | None = None
 
     async def __aenter__(self) -> WebClient:
         return self
@@ -208,6 +209,13 @@ class WebClient:
         if self.policy is None:
             return [host]
         return await self.policy.connect_to_async(host)
+
+    def browser_slots(self, tabs: int) -> anyio.CapacityLimiter:
+        """How many of the run's pages `read_page` may read in the browser at once (the first
+        caller's number holds for the run), while others read over HTTP beside them."""
+        if self._browser_slots is None:
+            self._browser_slots = anyio.CapacityLimiter(tabs)
+        return self._browser_slots
 
     def host(self, url: str) -> _Host:
         key = origin(url)

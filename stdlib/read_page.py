@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -206,6 +207,18 @@ async def _in_browser(
             "Leave it out; the site asks automated readers not to read it.",
             {"url": url, "robots": True},
         )
+    tabs = args.get("browserTabs")
+    async with web.browser_slots(tabs) if tabs else nullcontext():
+        return await _rendered(ctx, args, why, robots)
+
+
+async def _rendered(
+    ctx: ActionContext, args: dict[str, Any], why: str, robots: bool
+) -> dict[str, Any]:
+    """Read in one of the run's browser slots: in the item's tab, opened now if need be."""
+    from taskplate.stdlib import run_action
+
+    url = args["url"]
     tab = await ctx.with_browser()
     opened = await run_action(
         "navigate",
@@ -302,6 +315,12 @@ ACTION = ActionSpec(
                 "type": "boolean",
                 "default": False,
                 "description": "Also list the page's links (absolute, normalised).",
+            },
+            "browserTabs": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 20,
+                "description": "At most this many of the run's pages in the browser at once.",
             },
             "obeyRobots": {
                 "type": "boolean",

@@ -101,11 +101,16 @@ async def test_a_host_whose_pages_read_differently_both_ways_is_read_in_the_brow
 ) -> None:
     # Nothing in the live page's HTML asks for script; reading it both ways shows the difference,
     # and the host's next pages go to the browser for the rest of the run.
-    urls = [site.url(p) for p in ("/live-update.html", "/article.html", "/recipe.html")]
+    # The window holds 3 pages (3 × concurrency over HTTP): the live pages fill it, so a verdict
+    # is reached before the article and the recipe start.
+    live_pages = [f"/live-update.html?n={n}" for n in range(3)]
+    urls = [site.url(p) for p in (*live_pages, "/article.html", "/recipe.html")]
     items = await batch(manager, urls, concurrency=1)
-    live, *others = items.values()
-    assert live["engine"] == "browser" and "they differ" in live["engineReason"], live
-    assert "sailings are cancelled" in live["content"]
+    *lives, article, recipe = items.values()
+    for live in lives:
+        assert live["engine"] == "browser" and "sailings are cancelled" in live["content"], live
+    assert sum("they differ" in live["engineReason"] for live in lives) >= 1
+    others = [article, recipe]
     for item in others:
         assert item["engine"] == "browser", item
         assert "read differently over HTTP and in the browser" in item["engineReason"]

@@ -203,7 +203,7 @@ async def test_the_window_is_exact_and_a_slow_item_holds_nothing_back(
     urls = [site.url(f"/gate?n={name}") for name in names]
     run_id = await manager.submit(
         "batch_extract_pages",
-        {"urls": urls, "concurrency": 3, "waitFor": 1},
+        {"urls": urls, "concurrency": 3, "waitFor": 1, "engine": "browser"},
         options={"trace": "off"},
     )
     for released in range(len(names)):
