@@ -106,11 +106,9 @@ async def _auto(ctx: ActionContext, web: WebClient, args: dict[str, Any]) -> dic
     try:
         out, why = await _over_http(ctx, web, args)
     except TaskplateError as exc:
-        details = exc.details or {}
-        if exc.code is ErrorCode.URL_NOT_ALLOWED or "maxBodyBytes" in details:
-            raise  # refused as fetch refuses it, in any engine
-        if "contentType" in details:
-            raise
+        refused = {"maxBodyBytes", "contentType"} & set(exc.details or {})
+        if exc.code is ErrorCode.URL_NOT_ALLOWED or refused:
+            raise  # oversized, not HTML, or not allowed: refused as fetch refuses it
         return await _in_browser(ctx, web, args, f"over HTTP: {exc.message}")
     if out["status"] >= 400:
         return await _in_browser(ctx, web, args, f"over HTTP the page answered {out['status']}")
