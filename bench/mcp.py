@@ -4,6 +4,12 @@ bench/package.json), taskplate page by page (navigate + get_page_content), and t
 batch_extract_pages in one run_task_template call. Prints pages/s, tool calls and the characters
 the agent receives; rounds are interleaved (the order rotates) and medians compared.
 
+Two corpora of local article pages: a mixed one (4 static pages in 5, 1 whose article is written
+by script: 40 and 10 of 50) read by the peer page by page, by taskplate page by page and by one
+batch_extract_pages call with its default options (engine auto); and an all-script one read by
+batch_extract_pages with engine auto and with engine browser, to show what auto costs where it
+saves nothing.
+
 Beside the wall clock, each way's CPU time per page: the server's whole process tree (the
 server, its Playwright driver, Chromium and every renderer; processes that ended included),
 read from /proc before and after each way's turn. On a shared, loaded machine this moves far
@@ -118,14 +124,14 @@ def taskplate_page_by_page(ours: Client) -> Way:
     return run
 
 
-def taskplate_one_call(ours: Client) -> Way:
+def taskplate_one_call(ours: Client, **inputs: object) -> Way:
     async def run(urls: list[str]) -> tuple[int, int]:
         chars, answer = await call(
             ours,
             "run_task_template",
             {
                 "templateId": "batch_extract_pages",
-                "inputs": {"urls": urls, "concurrency": 5},
+                "inputs": {"urls": urls, **inputs},
                 "options": {"mode": "sync"},
             },
         )
@@ -136,11 +142,78 @@ def taskplate_one_call(ours: Client) -> Way:
     return run
 
 
+STATIC = ("article", "recipe", "story", "react-article")
+SCRIPTED = "script-article"  # its article is written into an empty <main> by script
+
+
+def mixed(base: str, pages: int) -> list[str]:
+    """4 static article pages in 5, the fifth written by script (40 and 10 of 50)."""
+    return [
+        f"{base}/{SCRIPTED if i % 5 == 4 else STATIC[i % len(STATIC)]}.html?n={i}"
+        for i in range(pages)
+    ]
+
+
+def all_script(base: str, pages: int) -> list[str]:
+    return [f"{base}/{SCRIPTED}.html?n={i}" for i in range(pages)]
+
+
+async def measure(
+    ways: dict[str, Way], trees: dict[str, int], urls: list[str], rounds: int
+) -> tuple[dict[str, list[float]], dict[str, list[float]], dict[str, tuple[int, int]]]:
+    """pages/s and CPU ms a page of each way, round by round (interleaved), and its calls and
+    characters."""
+    names = list(ways)
+    speed: dict[str, list[float]] = {name: [] for name in ways}
+    cpu: dict[str, list[float]] = {name: [] for name in ways}
+    answers: dict[str, tuple[int, int]] = {}
+    for n in range(rounds):  # interleaved: each round starts with another way
+        for name in names[n % len(names) :] + names[: n % len(names)]:
+            used = tree_cpu(trees[name])
+            start = time.perf_counter()
+            answers[name] = await ways[name](urls)
+            speed[name].append(len(urls) / (time.perf_counter() - start))
+            cpu[name].append((tree_cpu(trees[name]) - used) / len(urls) * 1000)
+        print(
+            f"  round {n + 1}: "
+            + ", ".join(f"{speed[k][-1]:.2f} pages/s ({cpu[k][-1]:.0f} ms CPU)" for k in names),
+            flush=True,
+        )
+    return speed, cpu, answers
+
+
+def report(
+    title: str,
+    speed: dict[str, list[float]],
+    cpu: dict[str, list[float]],
+    answers: dict[str, tuple[int, int]],
+) -> None:
+    print(title)
+    print(
+        f"  {'way':<72} {'pages/s':>8} {'spread':>12} {'CPU ms/page':>12} {'spread':>10}"
+        f" {'calls':>6} {'chars':>9}"
+    )
+    for name in speed:
+        low, high = min(speed[name]), max(speed[name])
+        print(
+            f"  {name:<72} {statistics.median(speed[name]):8.2f} {low:5.2f}-{high:<6.2f}"
+            f" {statistics.median(cpu[name]):12.0f} {min(cpu[name]):4.0f}-{max(cpu[name]):<5.0f}"
+            f" {answers[name][0]:6d} {answers[name][1]:9d}"
+        )
+
+
+def ratio(label: str, faster: list[float], slower: list[float], target: str, met: bool) -> None:
+    ratios = [f / s for f, s in zip(faster, slower, strict=True)]
+    print(
+        f"  {label}: {statistics.median(ratios):.2f}x (median of {len(ratios)} rounds, spread "
+        f"{min(ratios):.2f}-{max(ratios):.2f}; target {target}: {'met' if met else 'NOT met'})"
+    )
+
+
 async def main(pages: int, rounds: int) -> None:
     if not PEER.exists():
         raise SystemExit(f"{PEER} is missing: run `make bootstrap` (npm ci in bench/)")
     with serve_in_process() as base, tempfile.TemporaryDirectory() as home:
-        urls = [f"{base}/{'article' if i % 2 else 'recipe'}.html?n={i}" for i in range(pages)]
         ours_params = StdioServerParameters(
             command=str(Path(sys.executable).parent / "dsl"),
             args=["serve"],
@@ -154,65 +227,59 @@ async def main(pages: int, rounds: int) -> None:
             ],
         )
         async with Client(ours_params) as ours, Client(peer_params) as peer:
+            peer_name = "@playwright/mcp page by page (browser_navigate + browser_snapshot)"
+            one_call = "taskplate batch_extract_pages, one call (default options: engine auto)"
+            browser = "taskplate batch_extract_pages, one call, engine browser"
             ways = {
-                "@playwright/mcp page by page (browser_navigate + browser_snapshot)": peer_way(
-                    peer
-                ),
+                peer_name: peer_way(peer),
                 "taskplate page by page (navigate + get_page_content)": taskplate_page_by_page(
                     ours
                 ),
-                "taskplate batch_extract_pages, one call (concurrency 5)": taskplate_one_call(ours),
+                one_call: taskplate_one_call(ours),
             }
-            for way in ways.values():  # warm: both browsers up, pages cached
-                await way(urls[:3])
-            speed: dict[str, list[float]] = {name: [] for name in ways}
-            cpu: dict[str, list[float]] = {name: [] for name in ways}  # ms per page
-            calls: dict[str, int] = {}
-            chars: dict[str, int] = {}
-            names = list(ways)
-            tree = {names[0]: server_pid("/playwright-mcp")}
-            tree[names[1]] = tree[names[2]] = server_pid("/dsl", "serve")
-            for n in range(rounds):  # interleaved: each round starts with another way
-                for name in names[n % 3 :] + names[: n % 3]:
-                    used = tree_cpu(tree[name])
-                    start = time.perf_counter()
-                    calls[name], chars[name] = await ways[name](urls)
-                    speed[name].append(pages / (time.perf_counter() - start))
-                    cpu[name].append((tree_cpu(tree[name]) - used) / pages * 1000)
-                print(
-                    f"  round {n + 1}: "
-                    + ", ".join(
-                        f"{speed[k][-1]:.2f} pages/s ({cpu[k][-1]:.0f} ms CPU)" for k in names
-                    ),
-                    flush=True,
-                )
+            script_ways = {
+                one_call: taskplate_one_call(ours),
+                browser: taskplate_one_call(ours, engine="browser"),
+            }
+            ours_pid, peer_pid = server_pid("/dsl", "serve"), server_pid("/playwright-mcp")
+            trees = {name: ours_pid for name in [*ways, browser]} | {peer_name: peer_pid}
+            for way in [*ways.values(), *script_ways.values()]:  # warm: browsers up, pages cached
+                await way(mixed(base, 5))
+            print(f"mixed corpus: {pages} pages, {pages // 5} of them written by script")
+            speed, cpu, answers = await measure(ways, trees, mixed(base, pages), rounds)
+            print(f"all-script corpus: {pages} pages written by script")
+            s_speed, s_cpu, s_answers = await measure(
+                script_ways, trees, all_script(base, pages), rounds
+            )
     load = os.getloadavg()[0]
     print(
         f"{pages} local pages as Markdown / snapshots, one stdio server each, {rounds} rounds "
         f"interleaved; load average {load:.1f} at the end; both browsers: {CHROMIUM}"
     )
-    print(
-        f"  {'way':<72} {'pages/s':>8} {'spread':>12} {'CPU ms/page':>12} {'spread':>10}"
-        f" {'calls':>6} {'chars':>9}"
+    report(
+        f"mixed corpus ({pages - pages // 5} static, {pages // 5} script-written)",
+        speed,
+        cpu,
+        answers,
     )
-    for name in names:
-        low, high = min(speed[name]), max(speed[name])
-        print(
-            f"  {name:<72} {statistics.median(speed[name]):8.2f} {low:5.2f}-{high:<6.2f}"
-            f" {statistics.median(cpu[name]):12.0f} {min(cpu[name]):4.0f}-{max(cpu[name]):<5.0f}"
-            f" {calls[name]:6d} {chars[name]:9d}"
-        )
-    peer_name, _, one_call = names
-    ratios = [o / p for o, p in zip(speed[one_call], speed[peer_name], strict=True)]
-    print(
-        f"  one call vs the peer page by page, wall clock: {statistics.median(ratios):.2f}x "
-        f"(median of {rounds} rounds, spread {min(ratios):.2f}-{max(ratios):.2f}; target >= 2: "
-        f"{'met' if statistics.median(ratios) >= 2 else 'NOT met'})"
+    ratio(
+        "one call vs the peer page by page, wall clock",
+        speed[one_call],
+        speed[peer_name],
+        ">= 5",
+        statistics.median(speed[one_call]) >= 5 * statistics.median(speed[peer_name]),
     )
     cpu_ratios = [p / o for o, p in zip(cpu[one_call], cpu[peer_name], strict=True)]
     print(
         f"  CPU per page, the peer's over the one call's: {statistics.median(cpu_ratios):.2f}x "
         f"(rounds {min(cpu_ratios):.2f}-{max(cpu_ratios):.2f}; server trees, Chromium included)"
+    )
+    report(f"all-script corpus ({pages} pages)", s_speed, s_cpu, s_answers)
+    slower = [b / a for a, b in zip(s_speed[one_call], s_speed[browser], strict=True)]
+    print(
+        f"  auto's time over browser's: {statistics.median(slower):.2f}x (median of {rounds} "
+        f"rounds, spread {min(slower):.2f}-{max(slower):.2f}; target <= 1.1: "
+        f"{'met' if statistics.median(slower) <= 1.1 else 'NOT met'})"
     )
 
 

@@ -148,6 +148,15 @@ class ActionSteps:
             )
         except TaskplateError as no_tab:
             raise StepFailed(step, no_tab, item) from None
+
+        async def browser() -> tuple[Session, str | None]:
+            """A browser for an action that chose one as it ran (read_page), opened once."""
+            nonlocal session, opened
+            if session is None or call.tab is None:
+                session = await self.resources.session()
+                call.tab, opened = await self._tab(step, scope, tab_id, item)
+            return session, call.tab
+
         ctx = ActionContext(
             session=session,
             tab_id=call.tab,
@@ -159,6 +168,7 @@ class ActionSteps:
             human=self.human,
             sampler=self.sampler,
             secrets=self.secrets,
+            browser=None if spec.needs_browser else browser,
         )
         retry_on = step.retry.on if step.retry.on is not None else spec.retryable
         probe = self.probe if spec.needs_browser else None
@@ -184,7 +194,7 @@ class ActionSteps:
         except StepFailed:
             if probe is not None:
                 await probe("failed", step, item, call.args, ctx)
-            if spec.needs_browser and self.on_failure is not None:  # before the tab closes
+            if (spec.needs_browser or call.tab is not None) and self.on_failure is not None:
                 call.shot = await self.on_failure(
                     self.artifacts, session, call.tab, _shot_label(step, item)
                 )
@@ -261,8 +271,10 @@ class ActionSteps:
     def _tab_of(self, call: _Call) -> str | None:
         """The tab a browser step ran in, for its record (the main tab unless it named one)."""
         session = self.resources.opened
-        if call.spec is None or not call.spec.needs_browser or session is None:
+        if call.spec is None or session is None:
             return None
+        if not call.spec.needs_browser:
+            return call.tab  # the tab it opened if it chose a browser
         return call.tab or session.main_tab
 
 

@@ -58,6 +58,7 @@ _MODULES = (
     "get_page_info",
     "get_page_content",
     "fetch",
+    "read_page",
     "sitemap",
     "robots",
     "screenshot",

@@ -5,7 +5,7 @@ URL policy, and where its artifacts go. Built by the interpreter or a tool call,
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
@@ -75,6 +75,9 @@ class ActionContext:
     human: HumanDesk | None = None  # the run's hand-over desk (None: no run, no person to ask)
     sampler: Sampler | None = None  # the run's language model (llm_extract); None: there is none
     secrets: Sequence[str] = ()  # the run's secret values, masked in what a model is sent
+    # For an action that needs no browser but may choose one (read_page): the session and tab
+    # it gets, opened on its first call. None: the context's own session and tab.
+    browser: Callable[[], Awaitable[tuple[Session, str | None]]] | None = None
 
     @property
     def policy(self) -> UrlPolicy:
@@ -94,6 +97,14 @@ class ActionContext:
                 "Run it in a session.",
             )
         return self.session
+
+    async def with_browser(self) -> ActionContext:
+        """This context with a browser session and tab, opened now if it had none."""
+        if self.browser is None:
+            self.need_session()
+            return self
+        session, tab_id = await self.browser()
+        return replace(self, session=session, tab_id=tab_id, browser=None)
 
     async def tab(self) -> Tab:
         session = self.need_session()

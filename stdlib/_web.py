@@ -68,8 +68,26 @@ class WebConfig:
 
 
 @dataclass
+class HostReading:
+    """How one host's pages read in this run, learned by `read_page` (engine auto): 'http' once
+    its first pages read the same over HTTP as in the browser, 'browser' once one did not."""
+
+    engine: str | None = None
+    why: str = ""
+    agreed: int = 0  # pages read both ways that agreed
+    trying: int = 0  # pages being read both ways now
+    changed: anyio.Event = field(default_factory=anyio.Event)
+
+    def settle(self) -> None:
+        """A page read both ways ended: whoever waits for the verdict looks again."""
+        changed, self.changed = self.changed, anyio.Event()
+        changed.set()
+
+
+@dataclass
 class _Host:
-    """One host's politeness state: its robots rules, its slots and when it may be asked again."""
+    """One host's politeness state: its robots rules, its slots and when it may be asked again;
+    and how its pages read (`HostReading`)."""
 
     slots: anyio.CapacityLimiter
     robots: Any = None  # protego.Protego, or None when there is no robots.txt
@@ -77,6 +95,7 @@ class _Host:
     next_at: float = 0.0
     delay: float = 0.0
     lock: anyio.Lock = field(default_factory=anyio.Lock)
+    reading: HostReading = field(default_factory=HostReading)
 
 
 @dataclass
@@ -147,6 +166,7 @@ class WebClient:
         self._client: httpx.AsyncClient | None = None
         self._opening = anyio.Lock()
         self._hosts: dict[str, _Host] = {}
+        self._browser_slots: anyio.CapacityLimiter | None = None
 
     async def __aenter__(self) -> WebClient:
         return self
@@ -189,6 +209,13 @@ class WebClient:
         if self.policy is None:
             return [host]
         return await self.policy.connect_to_async(host)
+
+    def browser_slots(self, tabs: int) -> anyio.CapacityLimiter:
+        """How many of the run's pages `read_page` may read in the browser at once (the first
+        caller's number holds for the run), while others read over HTTP beside them."""
+        if self._browser_slots is None:
+            self._browser_slots = anyio.CapacityLimiter(tabs)
+        return self._browser_slots
 
     def host(self, url: str) -> _Host:
         key = origin(url)

@@ -23,30 +23,6 @@ from ._schemas import BOOLEAN, INTEGER, NULLABLE_STRING, STRING, TIMEOUT_MS, URL
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 MAX_REDIRECTS = 10
-# A page whose HTML holds fewer words than this, and scripts, is read as one that needs script.
-FEW_WORDS = 20
-APP_ROOTS = ("root", "app", "__next", "__nuxt", "svelte", "main-app")
-_ASKS_FOR_SCRIPT = re.compile(r"javascript|enable js|\bjs\b", re.I)
-
-
-def needs_script(doc: Any) -> str | None:
-    """Why the page seems to need script to show its content (None: its HTML is the page):
-    a <noscript> asking for JavaScript, an empty app root, or little text beside scripts."""
-    has_scripts = bool(doc.xpath("//script"))
-    for node in doc.xpath("//body//noscript"):
-        if _ASKS_FOR_SCRIPT.search(node.text_content() or ""):
-            return "a <noscript> asks for JavaScript"
-    for node in doc.xpath("//script|//style|//template|//noscript"):
-        node.drop_tree()
-    body = doc.find("body")
-    words = len((body.text_content() if body is not None else "").split())
-    for name in APP_ROOTS:
-        for root in doc.xpath(f"//*[@id='{name}']"):
-            if not root.text_content().strip() and words < 5 * FEW_WORDS:
-                return f'the app root "#{name}" is empty'
-    if has_scripts and words < FEW_WORDS:
-        return f"the HTML holds {words} words and scripts"
-    return None
 
 
 def read_html(
@@ -58,6 +34,7 @@ def read_html(
     from taskplate.dsl import url_normalize as normalize_url
     from taskplate.stdlib._markdown import to_links
     from taskplate.stdlib.get_page_content import render
+    from taskplate.stdlib.read_page import needs_script
 
     if fmt == "html" and not only_main:
         content, is_main = html, True
@@ -71,7 +48,7 @@ def read_html(
             doc = None
         if doc is not None:
             title = " ".join((doc.findtext(".//title") or "").split())
-            why = needs_script(doc)
+            why = needs_script(doc, len(html))
     links: list[str] = []
     if want_links:
         seen: set[str] = set()
@@ -121,8 +98,16 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
 
 
 async def _fetch(ctx: ActionContext, web: WebClient, args: dict[str, Any]) -> dict[str, Any]:
-    url = args["url"]
-    max_body = args.get("maxBodyBytes", 10_000_000)
+    body = await follow(ctx, web, args["url"], args.get("maxBodyBytes", 10_000_000))
+    return (await answer(ctx, web, args, body))[0]
+
+
+async def follow(
+    ctx: ActionContext, web: WebClient, start: str, max_body: int, *, robots: bool = True
+) -> Body:
+    """The answer at the end of the URL's redirects, each hop checked against the URL policy
+    (and robots.txt, unless `robots` is false: a page the caller would read in a browser)."""
+    url = start
     for _hop in range(MAX_REDIRECTS + 1):
         if urlsplit(url).scheme not in ("http", "https"):
             raise TaskplateError(
@@ -132,7 +117,7 @@ async def _fetch(ctx: ActionContext, web: WebClient, args: dict[str, Any]) -> di
                 {"url": url},
             )
         await ctx.check_url(url)  # every hop, so a redirect cannot lead where the caller may not go
-        if not await web.allowed(url):
+        if robots and not await web.allowed(url):
             raise TaskplateError(
                 ErrorCode.URL_NOT_ALLOWED,
                 f"{url} is disallowed by the site's robots.txt",
@@ -144,20 +129,19 @@ async def _fetch(ctx: ActionContext, web: WebClient, args: dict[str, Any]) -> di
         if body.status in (301, 302, 303, 307, 308) and location:
             url = urljoin(url, location.strip())
             continue
-        break
-    else:
-        raise TaskplateError(
-            ErrorCode.NAVIGATION_FAILED,
-            f"{args['url']} redirected more than {MAX_REDIRECTS} times",
-            "The site redirects in a loop; leave this URL out.",
-            {"url": args["url"]},
-        )
-    return await _answer(ctx, web, args, body)
+        return body
+    raise TaskplateError(
+        ErrorCode.NAVIGATION_FAILED,
+        f"{start} redirected more than {MAX_REDIRECTS} times",
+        "The site redirects in a loop; leave this URL out.",
+        {"url": start},
+    )
 
 
-async def _answer(
+async def answer(
     ctx: ActionContext, web: WebClient, args: dict[str, Any], body: Body
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], str | None]:
+    """fetch's result for an answer, and why its page seems to need script (None: it does not)."""
     fmt = args.get("format", "markdown")
     mime = body.content_type.split(";")[0].strip().lower()
     is_html = mime in HTML_TYPES or (
@@ -190,7 +174,7 @@ async def _answer(
             safe, body.data, mime or "application/octet-stream"
         )
         out["bytes"] = len(body.data)
-        return out
+        return out, None
     from taskplate.stdlib._web import decode
 
     html, _charset = decode(body.data, body.content_type)
@@ -221,7 +205,7 @@ async def _answer(
     )
     if warnings:
         out["warnings"] = warnings
-    return out
+    return out, why
 
 
 ACTION = ActionSpec(

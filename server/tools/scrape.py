@@ -1,10 +1,13 @@
 """scrape: one page in one call, in a session of its own closed after: navigate, wait (for the
-page to be stable, or a fixed time), then its content or a screenshot, under the inline limit.
+page to be stable, or a fixed time), then its content or a screenshot, under the inline limit;
+or, with engine http or auto, its content read by `read_page` (a session only if it chooses one).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import secrets
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
@@ -18,6 +21,9 @@ from .._state import ServerState
 from ._inline import small
 from ._spec import ToolSpec, params
 
+if TYPE_CHECKING:
+    from taskplate.browser import Session
+
 INPUT = params(
     {
         "url": {"type": "string", "minLength": 1},
@@ -28,6 +34,12 @@ INPUT = params(
             "minimum": 0,
             "maximum": 60_000,
             "description": ">0: a fixed wait in ms; 0: wait until the page is stable.",
+        },
+        "engine": {
+            "enum": ["browser", "auto", "http"],
+            "description": "browser (the default) renders the page; http reads it without a "
+            "browser; auto over HTTP when its HTML holds its content, else in the browser. "
+            "Screenshots are always taken in the browser.",
         },
         "profileId": PROFILE_ID,
     },
@@ -43,6 +55,8 @@ OUTPUT = obj(
         "artifactId": S,
         "title": S,
         "status": {"type": ["integer", "null"]},
+        "engine": S,
+        "engineReason": {"type": ["string", "null"]},
     },
     ["url", "format"],
 )
@@ -50,10 +64,12 @@ OUTPUT = obj(
 
 async def scrape(state: ServerState, args: dict[str, Any], ctx: Context) -> CallToolResult:
     manager, trust = state.manager, state.trust(ctx)
+    fmt = args.get("format", "markdown")
+    if args.get("engine", "browser") != "browser" and fmt not in ("screenshot", "fullscreenshot"):
+        return await _read(state, args, ctx)
     session = await state.sessions.open(manager, trust, args.get("profileId"))
     artifacts = RunArtifacts(manager.artifacts, f"scrape_{session.id}")
     action_ctx = ActionContext(session=session, trust=trust, artifacts=artifacts)
-    fmt = args.get("format", "markdown")
     try:
         page = await run_action("navigate", action_ctx, {"url": args["url"]})
         wait_ms = args.get("waitFor", 0)
@@ -62,6 +78,7 @@ async def scrape(state: ServerState, args: dict[str, Any], ctx: Context) -> Call
         else:
             await run_action("wait_for_stable", action_ctx, {"timeoutMs": 10_000, "quietMs": 500})
         base = {"url": page["url"], "format": fmt, "title": page["title"], "status": page["status"]}
+        base |= {"engine": "browser", "engineReason": None}
         if fmt in ("screenshot", "fullscreenshot"):
             shot = await run_action("screenshot", action_ctx, {"fullPage": fmt == "fullscreenshot"})
             answer = await small(manager, "screenshot", shot, artifacts)
@@ -78,9 +95,58 @@ async def scrape(state: ServerState, args: dict[str, Any], ctx: Context) -> Call
         await manager.sessions.close(session.id)
 
 
+async def _read(state: ServerState, args: dict[str, Any], ctx: Context) -> CallToolResult:
+    """The page read by read_page with the caller's engine: over HTTP with the profile's cookies,
+    and in a session opened only if the browser is chosen (closed after, as always)."""
+    from taskplate.stdlib import WebClient  # httpx: when a page is read so, not at the start
+
+    manager, trust = state.manager, state.trust(ctx)
+    opened: list[Session] = []
+
+    async def browser() -> tuple[Session, str | None]:
+        if not opened:
+            opened.append(await state.sessions.open(manager, trust, args.get("profileId")))
+        return opened[0], None
+
+    async def cookies() -> Sequence[Mapping[str, Any]]:
+        if opened:
+            return await opened[0].cookies()
+        profile = manager.profiles.read(args.get("profileId") or "master")
+        return list(profile.state.get("cookies", []))
+
+    artifacts = RunArtifacts(manager.artifacts, f"scrape_{secrets.token_hex(6)}")
+    policy = manager.url_policy(trust)
+    read = {
+        "url": args["url"],
+        "engine": args["engine"],
+        "format": args.get("format", "markdown"),
+        "onlyMainContent": args.get("onlyMainContent", True),
+        "waitFor": args.get("waitFor", 0),
+    }
+    try:
+        async with WebClient(policy=policy, cookies=cookies) as web:
+            action_ctx = ActionContext(
+                trust=trust, artifacts=artifacts, web=web, url_policy=policy, browser=browser
+            )
+            page = await run_action("read_page", action_ctx, read)
+    finally:
+        if opened:
+            await manager.sessions.close(opened[0].id)
+    base = {
+        key: page[key] for key in ("url", "format", "title", "status", "engine", "engineReason")
+    }
+    content = {key: page[key] for key in ("format", "title", "content", "bytes", "truncated")}
+    answer = await small(manager, "get_page_content", content | _warnings(page), artifacts)
+    return ok({**base, **(answer.structured_content or {})})
+
+
+def _warnings(page: dict[str, Any]) -> dict[str, Any]:
+    return {"warnings": page["warnings"]} if page.get("warnings") else {}
+
+
 SPEC = ToolSpec(
     "scrape",
-    "One page in one call: open it in a fresh context seeded from a profile, wait (smart by default), and answer it as markdown, html, links, or a (full) screenshot.",
+    "One page in one call: open it in a fresh context seeded from a profile, wait (smart by default), and answer it as markdown, html, links, or a (full) screenshot; engine http or auto reads it without a browser when its HTML holds its content.",
     INPUT,
     OUTPUT,
     scrape,

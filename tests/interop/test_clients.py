@@ -39,7 +39,7 @@ def check_typescript_summary(summary: dict[str, Any]) -> None:
     assert "template://batch_extract_pages@1.0.0" in summary["resources"]
     assert set(summary["validated"]) == set(summary["tools"])  # each answer checked by the SDK
     steps = [e["data"] for e in summary["logs"] if e["logger"] == "taskplate.run"]
-    assert any(s.get("step") == "open" and s["status"] == "succeeded" for s in steps), steps
+    assert any(s.get("step") == "page" and s["status"] == "succeeded" for s in steps), steps
 
 
 def test_the_typescript_sdk_over_stdio(node: Path, home: Path, site: FixtureServer) -> None:

@@ -69,7 +69,7 @@ async def endpoints_of_runs(manager: RunManager, run_ids: list[str]) -> dict[str
 
 def inputs(site: FixtureServer, run: int, pages: int, ms: int) -> dict[str, Any]:
     urls = [site.url(f"/slow?ms={ms}&run={run}&n={i}") for i in range(pages)]
-    return {"urls": urls, "concurrency": 3, "waitFor": 1}
+    return {"urls": urls, "concurrency": 3, "waitFor": 1, "engine": "browser"}
 
 
 async def test_a_batch_of_runs_is_spread_over_both_endpoints(

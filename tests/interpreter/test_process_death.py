@@ -88,7 +88,7 @@ def test_cli_runs_show_list_cancel_and_artifact_get(
     listed = json.loads(dsl("runs", "list").stdout)
     assert listed["total"] == n and listed["runs"][0]["runId"] == run["runId"]
     shown = json.loads(dsl("runs", "show", run["runId"], "--steps").stdout)
-    assert shown["status"] == "succeeded" and shown["steps"][0]["action"] == "navigate"
+    assert shown["status"] == "succeeded" and shown["steps"][0]["action"] == "read_page"
     assert json.loads(dsl("runs", "cancel", run["runId"]).stdout) == {
         "cancelRequested": False,
         "currentStatus": "succeeded",

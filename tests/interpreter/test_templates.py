@@ -164,7 +164,9 @@ async def test_an_item_that_gets_no_tab_fails_as_an_item(
     urls = [site.url(f"/gate?n=open{i}") for i in range(3)]
     for i in range(3):
         site.open_gate(f"open{i}")
-    run_id = await manager.submit("batch_extract_pages", {"urls": urls, "concurrency": 1})
+    run_id = await manager.submit(
+        "batch_extract_pages", {"urls": urls, "concurrency": 1, "engine": "browser"}
+    )
     with anyio.fail_after(90):
         answer = await manager.wait(run_id)
     assert answer["status"] == "partial_success", answer.get("error")
@@ -201,7 +203,7 @@ async def test_the_window_is_exact_and_a_slow_item_holds_nothing_back(
     urls = [site.url(f"/gate?n={name}") for name in names]
     run_id = await manager.submit(
         "batch_extract_pages",
-        {"urls": urls, "concurrency": 3, "waitFor": 1},
+        {"urls": urls, "concurrency": 3, "waitFor": 1, "engine": "browser"},
         options={"trace": "off"},
     )
     for released in range(len(names)):
@@ -274,7 +276,7 @@ async def test_killing_chromium_mid_batch_fails_only_the_items_in_flight(
     site.traffic.reset()
     urls = [site.url(f"/slow?ms=1500&n={i}") for i in range(6)]
     run_id = await manager.submit(
-        "batch_extract_pages", {"urls": urls, "concurrency": 3, "waitFor": 1}
+        "batch_extract_pages", {"urls": urls, "concurrency": 3, "waitFor": 1, "engine": "browser"}
     )
     with anyio.fail_after(20):
         while site.traffic.inflight < 3:
@@ -445,7 +447,7 @@ async def test_content_a_page_script_takes_away_is_kept_and_a_redirect_is_follow
         site.url("/article-notice.html"),  # its request fails: a notice replaces the article
         site.url("/redirect-by-script.html"),  # sends the tab to a page that loads
     ]
-    answer = await batch(manager, urls)
+    answer = await batch(manager, urls, engine="browser")
     assert answer["status"] == "succeeded", [i.get("error") for i in answer["result"]["items"]]
     leaves, notice, moved = answer["result"]["items"]
     for item in (leaves, notice):

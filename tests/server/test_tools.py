@@ -91,6 +91,20 @@ async def test_scrape_formats(server: MCPServer, site: FixtureServer) -> None:
         assert (await call(client, "list_sessions"))["sessions"] == []  # its context is gone
 
 
+async def test_scrape_reads_with_the_engine_asked_for(
+    server: MCPServer, site: FixtureServer
+) -> None:
+    async with Client(server) as client:
+        static = await call(client, "scrape", url=site.url("/article.html"), engine="http")
+        assert static["engine"] == "http" and "| 5 | 15.2 |" in static["content"]
+        scripted = await call(client, "scrape", url=site.url("/js.html"), engine="auto")
+        assert scripted["engine"] == "browser" and "needs script" in scripted["engineReason"]
+        assert "written by JavaScript" in scripted["content"]
+        as_before = await call(client, "scrape", url=site.url("/article.html"))
+        assert as_before["engine"] == "browser" and as_before["content"] == static["content"]
+        assert (await call(client, "list_sessions"))["sessions"] == []  # its context is gone
+
+
 async def test_run_steps_answers_every_step_and_checks_them_first(
     server: MCPServer, site: FixtureServer
 ) -> None:
