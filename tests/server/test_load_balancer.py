@@ -44,6 +44,7 @@ from tests.fixtures.processes import all_gone, descendants, end
 from tests.fixtures.server import FixtureServer
 from tests.server.conftest import Served, stop
 from tests.server.test_scale_out import serve
+from tests.server.test_scale_out import until as follow
 from tests.server.test_tasks import EXTENSION, conforms, declaring, result
 from tests.server.test_transports import call
 from tests.server.wire import MODERN, HttpWire
@@ -208,18 +209,6 @@ async def start(client: Client, urls: list[str]) -> str:
     )
     assert answer["status"] == "queued", answer
     return str(answer["runId"])
-
-
-async def follow(
-    client: Client, run_id: str, *statuses: str, seconds: float = 60
-) -> dict[str, Any]:
-    """Poll the run until it is in one of `statuses`."""
-    with anyio.fail_after(seconds):
-        while True:
-            run = await call(client, "get_task_run", runId=run_id)
-            if run["status"] in statuses:
-                return run
-            await anyio.sleep(0.05)
 
 
 async def run_of(wire: HttpWire, run_id: str) -> dict[str, Any]:
