@@ -39,6 +39,7 @@ from taskplate.stdlib import Sampled, SamplingRequest
 
 from ._elicit import ElicitingAsker, asker_for
 from ._sampling import SAMPLING_TIMEOUT_S, ClientSampler, answer_text, create_message
+from ._task_asks import TaskAsks
 
 # How long a confirmation or hand-over question stays out (the SDK's requestState lives 600 s).
 ASK_TIMEOUT_S = 600.0
@@ -182,7 +183,7 @@ class QuestionAsker:
     def can_ask(self) -> bool:
         return self.questions.elicitation
 
-    def call_ended(self) -> None:
+    def call_ended(self, task_id: str | None = None) -> None:
         """Nothing to do: later questions wait for get_task_run."""
 
     async def ask(self, message: str) -> Answer:
@@ -371,12 +372,16 @@ def _read_state(text: str | None) -> _RequestState:
 
 
 def channels_for(
-    inbox: Inbox, ctx: Context, trust: TrustLevel, caller: str | None
+    inbox: Inbox,
+    ctx: Context,
+    trust: TrustLevel,
+    caller: str | None,
+    asks: TaskAsks | None = None,
 ) -> tuple[ElicitingAsker | QuestionAsker, ClientSampler | QuestionSampler, RunQuestions | None]:
     """The run's ways to its caller's user and model: server requests on the handshake
     protocols; on 2026-07-28 questions that ride input_required results (then `bind` them to
-    the run once it has an id)."""
+    the run once it has an id). `asks`: the run is a 2025-11-25 task, asking through it."""
     if not modern(ctx):
-        return asker_for(ctx), ClientSampler(ctx), None
+        return asker_for(ctx, asks), ClientSampler(ctx), None
     questions = inbox.open_for(ctx, trust, caller)
     return QuestionAsker(questions), QuestionSampler(questions), questions

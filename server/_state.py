@@ -24,6 +24,7 @@ from ._auth import is_loopback
 from ._input_required import Inbox
 from ._logging import LogLevels, caller_of
 from ._sessions import ToolSessions
+from ._task_asks import TaskAsks
 
 CHECKS_AT_ONCE = 2  # run_steps checks in worker threads at one time
 
@@ -49,6 +50,8 @@ class ServerState:
     published: Callable[[Template], None] | None = None
     # the open questions of runs started over 2026-07-28 (the input-required flow)
     inbox: Inbox = field(default_factory=Inbox)
+    # the open questions of runs started as 2025-11-25 tasks
+    task_asks: TaskAsks = field(default_factory=TaskAsks)
     # the sessions the browser tools opened: their openers' trust, their typed secrets
     sessions: ToolSessions = field(default_factory=ToolSessions)
     # run_steps checks its steps in worker threads, this many at once

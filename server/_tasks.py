@@ -159,7 +159,7 @@ class Tasks:
         row = await self.state.manager.row(answer["runId"])
         if legacy:
             self._watch(ctx, row.run_id)
-            return {"task": legacy_task(row)}
+            return {"task": self._legacy(row)}
         return {**modern_task(row, None), "resultType": "task"}
 
     # -- reading a caller's task ----------------------------------------------------------------
@@ -174,6 +174,9 @@ class Tasks:
             raise _error(INVALID_PARAMS, f"no task {task_id!r} of this caller")
         return row
 
+    def _legacy(self, row: RunRow) -> dict[str, Any]:
+        return legacy_task(row, self.state.task_asks.asking(row.run_id))
+
     async def final(self, row: RunRow) -> dict[str, Any]:
         final = self.finals.get(row.template_id, self.finals["run_task_template"])
         answer = await final(self.state, row.run_id)
@@ -184,7 +187,7 @@ class Tasks:
         row = await self.owned(ctx, params.task_id)
         if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
             return await self._detailed(row)
-        return legacy_task(row)
+        return self._legacy(row)
 
     async def _detailed(self, row: RunRow) -> dict[str, Any]:
         """A 2026-07-28 task: its open questions while it waits, its answer once ended."""
@@ -218,9 +221,11 @@ class Tasks:
     async def result(
         self, ctx: ServerRequestContext[Any, Any], params: TaskParams
     ) -> dict[str, Any]:
-        """tasks/result (2025-11-25): waits for the run's end, then its tool's own answer."""
+        """tasks/result (2025-11-25): waits for the run's end, then its tool's own answer; the
+        task's questions are asked on it meanwhile."""
         row = await self.owned(ctx, params.task_id)
-        await self.state.manager.wait(row.run_id)
+        with self.state.task_asks.awaiting_result(row.run_id, ctx.session, ctx.request_id):
+            await self.state.manager.wait(row.run_id)  # meanwhile the task's questions ride it
         answer = await self.final(await self.state.manager.row(row.run_id))
         meta = answer.setdefault("_meta", {})
         meta[RELATED_TASK] = {"taskId": row.run_id}
@@ -241,7 +246,7 @@ class Tasks:
             for row in rows:
                 offset += 1
                 if row.options.get("caller") == me:
-                    tasks.append(legacy_task(row))
+                    tasks.append(self._legacy(row))
                     if len(tasks) == LIST_PAGE:
                         break
             if not rows or offset >= total:
@@ -263,7 +268,7 @@ class Tasks:
         row = await self.state.manager.row(row.run_id)
         if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
             return {}
-        return legacy_task(row)
+        return self._legacy(row)
 
     async def update(
         self, ctx: ServerRequestContext[Any, Any], params: UpdateParams
@@ -300,7 +305,7 @@ class Tasks:
         try:
             while True:
                 row = await self.state.manager.row(run_id)
-                task = legacy_task(row)
+                task = self._legacy(row)
                 if (task["status"], task.get("statusMessage")) != sent:
                     sent = (task["status"], task.get("statusMessage"))
                     await session.send_notification(_StatusNote(params=task))

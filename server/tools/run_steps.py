@@ -62,7 +62,8 @@ async def run_steps(state: ServerState, args: dict[str, Any], ctx: Context) -> A
     if session_id:
         state.sessions.usable(manager, session_id, trust)
     caller = state.caller(ctx)
-    asker, sampler, questions = channels_for(inbox, ctx, trust, caller)
+    asks = state.task_asks if task_requested(ctx) else None
+    asker, sampler, questions = channels_for(inbox, ctx, trust, caller, asks)
     run_id = await manager.submit(
         "run_steps",
         {},
@@ -77,7 +78,7 @@ async def run_steps(state: ServerState, args: dict[str, Any], ctx: Context) -> A
     if questions is not None:
         inbox.bind(manager, run_id, questions)
     if task_requested(ctx):  # a task (2025-11-25): answered at once, its result later
-        asker.call_ended()
+        asker.call_ended(run_id)
         return ok({"runId": run_id, "status": "queued", "results": {}, "steps": []})
     return await inbox.follow_or_ask(run_id, lambda: steps_answer(state, run_id, ctx))
 

@@ -68,7 +68,8 @@ async def run_task_template(state: ServerState, args: dict[str, Any], ctx: Conte
     inputs = args.get("inputs") or {}
     mode = manager.decide_mode(template, inputs, options)
     trust, caller = state.trust(ctx), state.caller(ctx)
-    asker, sampler, questions = channels_for(inbox, ctx, trust, caller)
+    asks = state.task_asks if task_requested(ctx) else None
+    asker, sampler, questions = channels_for(inbox, ctx, trust, caller, asks)
     run_id = await manager.submit(
         template.id,
         inputs,
@@ -84,7 +85,7 @@ async def run_task_template(state: ServerState, args: dict[str, Any], ctx: Conte
     if questions is not None:
         inbox.bind(manager, run_id, questions)
     if mode == "async" or task_requested(ctx):  # a task (2025-11-25) is an async run
-        asker.call_ended()
+        asker.call_ended(run_id if asks is not None else None)
         return ok(
             {
                 "runId": run_id,

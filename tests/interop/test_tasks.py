@@ -1,9 +1,12 @@
 """MCP Tasks driven by clients that are not ours: the TypeScript SDK's own task support
-(experimental.tasks, 2025-11-25) over stdio and over HTTP, through tests/interop/tasks.mjs, each
-task answer checked there against the published schemas of @modelcontextprotocol/ext-tasks; and
-the official Tasks requester of that package (tests/interop/ext_tasks.mjs, which validates what it
-reads itself) on both lines over stdio and HTTP, on success, failure, cancel and (2026-07-28) a
-question answered through tasks/update."""
+(experimental.tasks, 2025-11-25) over stdio and over HTTP, through tests/interop/tasks.mjs, and a
+task that asks its user (a confirm step) answered by the SDK's elicitation handler through
+tasks/result (tests/interop/tasks_asked.mjs), each task answer checked there against the
+published schemas of @modelcontextprotocol/ext-tasks; and the official Tasks requester of that
+package (tests/interop/ext_tasks.mjs, which validates what it reads itself) on both lines over
+stdio and HTTP, on success, failure, cancel and (2026-07-28) a question answered through
+tasks/update. (That requester's 2025-11-25 line polls tasks/get to the end and never calls
+tasks/result early, so it cannot answer a task's question there.)"""
 
 from __future__ import annotations
 
@@ -57,6 +60,45 @@ def test_the_typescript_sdks_tasks_over_http(node: Path, tmp_path: Path) -> None
         stop(served)
     assert done.returncode == 0, done.stdout + done.stderr
     check_tasks_summary(last_json(done.stdout))
+
+
+def check_asked_summary(summary: dict[str, Any]) -> None:
+    """A confirm step of a 2025-11-25 task, as the TypeScript SDK's client saw it: the task went
+    input_required, the SDK called tasks/result, the question came on it to the client's
+    elicitation handler (naming the task) while the task read input_required, and the accepted
+    run completed with its answer."""
+    assert "failure" not in summary, summary.get("failure")
+    assert summary["problems"] == [], summary["problems"]  # every answer fits the schemas
+    task_id = summary["taskId"]
+    assert summary["asked"] == [
+        {"message": "Submit the order for tea?", "relatedTask": task_id, "status": "input_required"}
+    ]
+    assert "taskStatus:input_required" in summary["kinds"], summary["kinds"]
+    assert summary["last"] == "result" and summary["related"] == {"taskId": task_id}
+    assert summary["structured"]["status"] == "succeeded", summary["structured"]
+    assert summary["structured"]["result"] == {"order": {"ordered": "tea"}, "after": True}
+    assert summary["got"] == "completed"
+
+
+def test_the_typescript_sdks_task_asks_its_user_over_stdio(node: Path, tmp_path: Path) -> None:
+    folders = os.pathsep.join([str(TEST_TEMPLATES), str(HUMAN)])
+    env = node_env(tmp_path / "home", TASKPLATE_TEMPLATES=folders)
+    done = run_node(node, ["tasks_asked.mjs", "stdio", DSL], env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    check_asked_summary(last_json(done.stdout))
+
+
+def test_the_typescript_sdks_task_asks_its_user_over_http(node: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    folders = os.pathsep.join([str(TEST_TEMPLATES), str(HUMAN)])
+    served = start_http(home, env={"TASKPLATE_TEMPLATES": folders})
+    try:
+        done = run_node(node, ["tasks_asked.mjs", "http", served.url], node_env(home))
+    finally:
+        stop(served)
+    assert done.returncode == 0, done.stdout + done.stderr
+    check_asked_summary(last_json(done.stdout))
 
 
 def check_requester_summary(summary: dict[str, Any]) -> None:

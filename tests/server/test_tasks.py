@@ -17,6 +17,7 @@ import httpx2
 import pytest
 
 from taskplate.interpreter import RunRow
+from taskplate.server._task_asks import ON_RESULT_S
 from taskplate.server._task_wire import poll_interval_ms
 from tests.fixtures.server import FixtureServer
 from tests.interop.conftest import HERE, NODE, require_node
@@ -194,6 +195,83 @@ async def test_a_run_waiting_for_a_person_is_an_input_required_task_on_2025_11_2
             ("v1.GetTaskResultV1Schema", waiting),
             *[("v1.TaskV1Schema", n) for n in notes],
         )
+
+
+async def test_a_tasks_question_is_asked_on_its_tasks_result_on_2025_11_25(home: Path) -> None:
+    """A confirm step of a task: the task is input_required while it asks, and the question is an
+    elicitation/create that names the task (related-task), sent on the task's tasks/result."""
+    async with stdio_wire(home, LEGACY, "--templates", str(HUMAN)) as wire:
+        await wire.request(
+            "initialize",
+            {
+                "protocolVersion": LEGACY,
+                "capabilities": {"elicitation": {}},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        )
+        await wire.notify("notifications/initialized")
+        created = await tasked(wire, "run_task_template", {"templateId": "confirmed"})
+        task_id = result(created)["task"]["taskId"]
+        waiting = await until(wire, task_id, "input_required")  # asked of nobody yet
+        assert "tasks/result" in waiting["statusMessage"], waiting
+        wire.next_id += 1
+        await wire.write(
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": wire.next_id,
+                    "method": "tasks/result",
+                    "params": {"taskId": task_id},
+                }
+            ).encode()
+        )
+        with anyio.fail_after(30):
+            asked = await wire.read()
+            while asked.get("method") != "elicitation/create":
+                wire.notes.append(asked)
+                asked = await wire.read()
+        assert asked["params"]["message"] == "Submit the order for tea?"
+        assert asked["params"]["_meta"]["io.modelcontextprotocol/related-task"] == {
+            "taskId": task_id
+        }
+        reply = {"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "accept", "content": {}}}
+        await wire.write(json.dumps(reply).encode())
+        final = result(await wire.answer())
+        assert final["structuredContent"]["status"] == "succeeded", final
+        assert final["structuredContent"]["result"] == {"order": {"ordered": "tea"}, "after": True}
+        done = result(await wire.request("tasks/get", {"taskId": task_id}))
+        assert done["status"] == "completed"
+        conforms(("v1.GetTaskResultV1Schema", waiting), ("v1.GetTaskResultV1Schema", done))
+
+
+async def test_a_tasks_question_reaches_a_requester_that_only_polls_on_2025_11_25(
+    home: Path,
+) -> None:
+    """No tasks/result came within ON_RESULT_S: the question goes over the connection, still
+    naming its task, and the answer lets the run go on."""
+    async with stdio_wire(home, LEGACY, "--templates", str(HUMAN)) as wire:
+        await wire.request(
+            "initialize",
+            {
+                "protocolVersion": LEGACY,
+                "capabilities": {"elicitation": {}},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        )
+        await wire.notify("notifications/initialized")
+        created = await tasked(wire, "run_task_template", {"templateId": "confirmed"})
+        task_id = result(created)["task"]["taskId"]
+        with anyio.fail_after(ON_RESULT_S + 30):
+            asked = await wire.read()
+            while asked.get("method") != "elicitation/create":
+                asked = await wire.read()
+        assert asked["params"]["_meta"]["io.modelcontextprotocol/related-task"] == {
+            "taskId": task_id
+        }
+        reply = {"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "decline"}}
+        await wire.write(json.dumps(reply).encode())
+        failed = await until(wire, task_id, "failed")
+        assert "the user declined" in failed["statusMessage"], failed
 
 
 async def test_a_task_is_its_callers_own_over_http(home: Path) -> None:
