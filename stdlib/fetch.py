@@ -83,23 +83,29 @@ async def _followable(web: WebClient, links: list[str], page_url: str) -> list[s
 async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     from taskplate.stdlib._web import client_for
 
+    async with client_for(ctx) as web:
+        return (await read_within(ctx, web, args, robots=True))[0]
+
+
+async def read_within(
+    ctx: ActionContext, web: WebClient, args: dict[str, Any], *, robots: bool
+) -> tuple[dict[str, Any], str | None]:
+    """The page at args' URL read over HTTP (redirects followed, `answer`'s reading) within its
+    timeoutMs, else NAVIGATION_TIMEOUT. fetch's, and read_page's HTTP engine."""
+    timeout_ms = args.get("timeoutMs", 30_000)
     try:
-        timeout = args.get("timeoutMs", 30_000) / 1000
-        async with client_for(ctx) as web:
-            with anyio.fail_after(timeout):
-                return await _fetch(ctx, web, args)
+        with anyio.fail_after(timeout_ms / 1000):
+            body = await follow(
+                ctx, web, args["url"], args.get("maxBodyBytes", 10_000_000), robots=robots
+            )
+            return await answer(ctx, web, args, body)
     except TimeoutError:
         raise TaskplateError(
             ErrorCode.NAVIGATION_TIMEOUT,
-            f"{args['url']} was not read within {args.get('timeoutMs', 30_000)} ms",
+            f"{args['url']} was not read within {timeout_ms} ms",
             "Raise timeoutMs, or try again later.",
             {"url": args["url"]},
         ) from None
-
-
-async def _fetch(ctx: ActionContext, web: WebClient, args: dict[str, Any]) -> dict[str, Any]:
-    body = await follow(ctx, web, args["url"], args.get("maxBodyBytes", 10_000_000))
-    return (await answer(ctx, web, args, body))[0]
 
 
 async def follow(

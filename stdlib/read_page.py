@@ -12,8 +12,6 @@ from collections import Counter
 from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
-import anyio
-
 from taskplate.contract import ErrorCode, Level, TaskplateError
 from taskplate.dsl import ActionSpec
 
@@ -161,23 +159,9 @@ async def _both_ways(
 async def _over_http(
     ctx: ActionContext, web: WebClient, args: dict[str, Any]
 ) -> tuple[dict[str, Any], str | None]:
-    from taskplate.stdlib.fetch import answer, follow
+    from taskplate.stdlib.fetch import read_within
 
-    timeout_ms = args.get("timeoutMs", 30_000)
-    try:
-        with anyio.fail_after(timeout_ms / 1000):
-            robots = args.get("obeyRobots", False)
-            body = await follow(
-                ctx, web, args["url"], args.get("maxBodyBytes", 10_000_000), robots=robots
-            )
-            return await answer(ctx, web, args, body)
-    except TimeoutError:
-        raise TaskplateError(
-            ErrorCode.NAVIGATION_TIMEOUT,
-            f"{args['url']} was not read within {timeout_ms} ms",
-            "Raise timeoutMs, or try again later.",
-            {"url": args["url"]},
-        ) from None
+    return await read_within(ctx, web, args, robots=args.get("obeyRobots", False))
 
 
 def _read_over_http(out: dict[str, Any]) -> dict[str, Any]:

@@ -197,19 +197,24 @@ async def test_a_run_waiting_for_a_person_is_an_input_required_task_on_2025_11_2
         )
 
 
+async def eliciting(wire: Wire) -> None:
+    """The 2025-11-25 handshake of a client that can be asked (elicitation)."""
+    await wire.request(
+        "initialize",
+        {
+            "protocolVersion": LEGACY,
+            "capabilities": {"elicitation": {}},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    )
+    await wire.notify("notifications/initialized")
+
+
 async def test_a_tasks_question_is_asked_on_its_tasks_result_on_2025_11_25(home: Path) -> None:
     """A confirm step of a task: the task is input_required while it asks, and the question is an
     elicitation/create that names the task (related-task), sent on the task's tasks/result."""
     async with stdio_wire(home, LEGACY, "--templates", str(HUMAN)) as wire:
-        await wire.request(
-            "initialize",
-            {
-                "protocolVersion": LEGACY,
-                "capabilities": {"elicitation": {}},
-                "clientInfo": {"name": "t", "version": "1"},
-            },
-        )
-        await wire.notify("notifications/initialized")
+        await eliciting(wire)
         created = await tasked(wire, "run_task_template", {"templateId": "confirmed"})
         task_id = result(created)["task"]["taskId"]
         waiting = await until(wire, task_id, "input_required")  # asked of nobody yet
@@ -250,15 +255,7 @@ async def test_a_tasks_question_reaches_a_requester_that_only_polls_on_2025_11_2
     """No tasks/result came within ON_RESULT_S: the question goes over the connection, still
     naming its task, and the answer lets the run go on."""
     async with stdio_wire(home, LEGACY, "--templates", str(HUMAN)) as wire:
-        await wire.request(
-            "initialize",
-            {
-                "protocolVersion": LEGACY,
-                "capabilities": {"elicitation": {}},
-                "clientInfo": {"name": "t", "version": "1"},
-            },
-        )
-        await wire.notify("notifications/initialized")
+        await eliciting(wire)
         created = await tasked(wire, "run_task_template", {"templateId": "confirmed"})
         task_id = result(created)["task"]["taskId"]
         with anyio.fail_after(ON_RESULT_S + 30):
