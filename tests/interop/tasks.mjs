@@ -7,23 +7,10 @@
 //   node tasks.mjs http URL
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
-import * as v1 from "@modelcontextprotocol/ext-tasks/core/v1";
+import { conforms, problems, transportFrom } from "./task_common.mjs";
 
-const [mode, target] = process.argv.slice(2);
-const transport =
-  mode === "stdio"
-    ? new StdioClientTransport({ command: target, args: ["serve"], env: process.env, stderr: "ignore" })
-    : new StreamableHTTPClientTransport(new URL(target));
-
-const problems = [];
-function conforms(schema, value, what) {
-  const parsed = v1[schema].safeParse(value);
-  if (!parsed.success) problems.push({ what, schema, issues: parsed.error.issues });
-  return value;
-}
+const transport = transportFrom(process.argv);
 
 const client = new Client({ name: "taskplate-tasks", version: "1.0.0" });
 const tasks = client.experimental.tasks;
