@@ -30,7 +30,21 @@ client.setNotificationHandler(LoggingMessageNotificationSchema, (note) => {
 
 const summary = {};
 try {
-  await client.connect(transport());
+  const link = transport();
+  await client.connect(link);
+  // What came over the wire, in order, before the SDK dispatches it: the SDK runs a progress
+  // handler a tick late and drops a notification that arrives in one read with its answer
+  // (typescript-sdk#2580), so what the server sent is checked here, what the SDK passed on below.
+  const wire = [];
+  const dispatch = link.onmessage;
+  link.onmessage = (message, extra) => {
+    if (message.method === "notifications/progress") {
+      wire.push([message.params.progress, message.params.total ?? null]);
+    } else if ("id" in message && !("method" in message)) {
+      wire.push("answer");
+    }
+    dispatch(message, extra);
+  };
   summary.server = client.getServerVersion();
 
   const { tools } = await client.listTools();
@@ -55,6 +69,8 @@ try {
   );
   summary.run = { isError: run.isError ?? false, status: run.structuredContent?.status };
   summary.progress = progress;
+  // the progress sent before the run's answer (the last answer the wire has seen by now)
+  summary.sentProgress = wire.slice(0, wire.lastIndexOf("answer")).filter((e) => e !== "answer");
 
   // the SDK checks structuredContent against the tool's outputSchema, errors included
   const failed = await client.callTool({ name: "run_task_template", arguments: { templateId: "nope" } });

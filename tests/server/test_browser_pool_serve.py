@@ -36,6 +36,9 @@ async def test_two_servers_spread_their_runs_over_one_browser_pool(
                 "urls": [site.url(f"/slow?ms=1500&n={i}") for i in range(10)],
                 "concurrency": 2,
                 "waitFor": 1,
+                # every page in a browser tab: engine auto would read these static pages over
+                # HTTP after the first two, and the pool's load would show only for moments
+                "engine": "browser",
             }
             async with Client(servers[0].url) as first, Client(servers[1].url) as second:
                 runs = [
