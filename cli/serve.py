@@ -158,6 +158,9 @@ def command(
 ) -> None:
     """Serve the templates and browser tools over MCP."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    # httpx logs every request at INFO: a batch read over HTTP would be a line a page (its
+    # failures are the run's to report, per item)
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     if browser_endpoints is not None:  # checked here; the run manager's runtime reads it
         from taskplate.browser import BrowserConfig
 

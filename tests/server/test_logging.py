@@ -8,8 +8,11 @@ from typing import Any
 
 import httpx2
 import pytest
+from mcp.client.client import Client
 
-from tests.server.conftest import Served
+from tests.fixtures.server import FixtureServer
+from tests.server.conftest import Served, start_http, stop
+from tests.server.test_transports import call
 from tests.server.wire import MODERN, HttpWire, Wire, stdio_wire
 
 pytestmark = pytest.mark.anyio
@@ -74,3 +77,26 @@ async def test_the_newest_version_logs_what_each_request_opts_in_to(remote_http:
         assert logged(wire) == []  # no opt-in, no log
         await wire.request("tools/call", FLOW, **{"io.modelcontextprotocol/logLevel": "info"})
         assert {e["data"].get("step") for e in logged(wire)} >= {"a", "b", "c"}
+
+
+async def test_the_server_log_has_no_line_per_page_read_over_http(
+    tmp_path: Path, site: FixtureServer
+) -> None:
+    """httpx logs each request at INFO; a batch read over HTTP must not write a line a page."""
+    home = tmp_path / "home"
+    home.mkdir()
+    served = start_http(home, "--trust", "local")
+    try:
+        async with Client(served.url) as client:
+            urls = [site.url(f"/article.html?n={n}") for n in range(3)]
+            inputs = {"urls": urls, "engine": "http"}
+            done = await call(
+                client, "run_task_template", templateId="batch_extract_pages", inputs=inputs
+            )
+            assert done["status"] == "succeeded", done
+            assert {i["engine"] for i in done["result"]["items"]} == {"http"}
+    finally:
+        stop(served)
+    log = Path(served.log.name).read_text()
+    assert "Uvicorn running" in log or "taskplate" in log, log  # the log is the server's
+    assert "HTTP Request" not in log and "article.html" not in log, log
