@@ -69,12 +69,11 @@ def _base(row: RunRow, status: str) -> dict[str, Any]:
 def legacy_task(row: RunRow, asking: bool = False) -> dict[str, Any]:
     """The 2025-11-25 Task of a run (kept as long as the run is: no ttl); `asking`: a question
     of the run waits for the requester's answer (see `_task_asks`)."""
-    status = STATUS[row.status]
-    if asking and status == "working":
-        task = _base(row, "input_required")
+    asking = asking and STATUS[row.status] == "working"
+    task = _base(row, "input_required" if asking else STATUS[row.status])
+    if asking:
         task["statusMessage"] = f"run {row.run_id} asks its user (answer through tasks/result)"
-        return {**task, "ttl": None, "pollInterval": poll_interval_ms(row)}
-    return {**_base(row, status), "ttl": None, "pollInterval": poll_interval_ms(row)}
+    return {**task, "ttl": None, "pollInterval": poll_interval_ms(row)}
 
 
 def modern_task(row: RunRow, input_requests: dict[str, Any] | None) -> dict[str, Any]:

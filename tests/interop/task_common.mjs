@@ -20,3 +20,18 @@ export function conforms(schema, value, what) {
   if (!parsed.success) problems.push({ what, schema, issues: parsed.error.issues });
   return value;
 }
+
+// Runs `body`, then prints the summary with any failure and the schema problems, closes the
+// client and exits 1 on either.
+export async function summarised(client, summary, body) {
+  try {
+    await body();
+  } catch (error) {
+    summary.failure = String(error?.stack ?? error);
+  } finally {
+    summary.problems = problems;
+    await client.close().catch(() => {});
+  }
+  console.log(JSON.stringify(summary));
+  process.exit(summary.failure || problems.length ? 1 : 0);
+}

@@ -8,7 +8,7 @@
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
-import { conforms, problems, transportFrom } from "./task_common.mjs";
+import { conforms, summarised, transportFrom } from "./task_common.mjs";
 
 const transport = transportFrom(process.argv);
 
@@ -44,7 +44,7 @@ function outcome(messages) {
 }
 
 const summary = {};
-try {
+await summarised(client, summary, async () => {
   await client.connect(transport);
   summary.protocol = transport.protocolVersion ?? "stdio";
   summary.capabilities = conforms(
@@ -65,11 +65,4 @@ try {
   );
   const listed = conforms("ListTasksResultV1Schema", await tasks.listTasks(), "listTasks");
   summary.listed = listed.tasks.map((t) => [t.taskId, t.status]);
-} catch (error) {
-  summary.failure = String(error?.stack ?? error);
-} finally {
-  summary.problems = problems;
-  await client.close().catch(() => {});
-}
-console.log(JSON.stringify(summary));
-process.exit(summary.failure || problems.length ? 1 : 0);
+});

@@ -9,7 +9,7 @@
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { CallToolResultSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { conforms, problems, transportFrom } from "./task_common.mjs";
+import { conforms, summarised, transportFrom } from "./task_common.mjs";
 
 const RELATED_TASK = "io.modelcontextprotocol/related-task";
 const transport = transportFrom(process.argv);
@@ -25,7 +25,7 @@ client.setRequestHandler(ElicitRequestSchema, async (request) => {
   return { action: "accept", content: {} };
 });
 
-try {
+await summarised(client, summary, async () => {
   await client.connect(transport);
   const messages = [];
   const stream = tasks.callToolStream(
@@ -47,11 +47,4 @@ try {
   summary.structured = last.result?.structuredContent;
   summary.related = last.result?._meta?.[RELATED_TASK];
   summary.got = conforms("GetTaskResultV1Schema", await tasks.getTask(created), "getTask after").status;
-} catch (error) {
-  summary.failure = String(error?.stack ?? error);
-} finally {
-  summary.problems = problems;
-  await client.close().catch(() => {});
-}
-console.log(JSON.stringify(summary));
-process.exit(summary.failure || problems.length ? 1 : 0);
+});

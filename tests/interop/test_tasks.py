@@ -11,12 +11,29 @@ tasks/result early, so it cannot answer a task's question there.)"""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from tests.interop.conftest import last_json, node_env, run_node
-from tests.server.conftest import DSL, TEST_TEMPLATES, start_http, stop
+from tests.server.conftest import DSL, TEST_TEMPLATES, Served, start_http, stop
 from tests.server.test_human import TEMPLATES as HUMAN
+
+# The test templates and those that ask a person (`confirmed`).
+FOLDERS = os.pathsep.join([str(TEST_TEMPLATES), str(HUMAN)])
+
+
+@contextmanager
+def served_http(tmp_path: Path, **env: str) -> Iterator[Served]:
+    """`dsl serve --transport http` on a home of its own in tmp_path, stopped after."""
+    home = tmp_path / "home"
+    home.mkdir()
+    served = start_http(home, env=env)
+    try:
+        yield served
+    finally:
+        stop(served)
 
 
 def check_tasks_summary(summary: dict[str, Any]) -> None:
@@ -51,13 +68,8 @@ def test_the_typescript_sdks_tasks_over_stdio(node: Path, tmp_path: Path) -> Non
 
 
 def test_the_typescript_sdks_tasks_over_http(node: Path, tmp_path: Path) -> None:
-    home = tmp_path / "home"
-    home.mkdir()
-    served = start_http(home)
-    try:
-        done = run_node(node, ["tasks.mjs", "http", served.url], node_env(home))
-    finally:
-        stop(served)
+    with served_http(tmp_path) as served:
+        done = run_node(node, ["tasks.mjs", "http", served.url], node_env(served.home))
     assert done.returncode == 0, done.stdout + done.stderr
     check_tasks_summary(last_json(done.stdout))
 
@@ -81,22 +93,15 @@ def check_asked_summary(summary: dict[str, Any]) -> None:
 
 
 def test_the_typescript_sdks_task_asks_its_user_over_stdio(node: Path, tmp_path: Path) -> None:
-    folders = os.pathsep.join([str(TEST_TEMPLATES), str(HUMAN)])
-    env = node_env(tmp_path / "home", TASKPLATE_TEMPLATES=folders)
+    env = node_env(tmp_path / "home", TASKPLATE_TEMPLATES=FOLDERS)
     done = run_node(node, ["tasks_asked.mjs", "stdio", DSL], env)
     assert done.returncode == 0, done.stdout + done.stderr
     check_asked_summary(last_json(done.stdout))
 
 
 def test_the_typescript_sdks_task_asks_its_user_over_http(node: Path, tmp_path: Path) -> None:
-    home = tmp_path / "home"
-    home.mkdir()
-    folders = os.pathsep.join([str(TEST_TEMPLATES), str(HUMAN)])
-    served = start_http(home, env={"TASKPLATE_TEMPLATES": folders})
-    try:
-        done = run_node(node, ["tasks_asked.mjs", "http", served.url], node_env(home))
-    finally:
-        stop(served)
+    with served_http(tmp_path, TASKPLATE_TEMPLATES=FOLDERS) as served:
+        done = run_node(node, ["tasks_asked.mjs", "http", served.url], node_env(served.home))
     assert done.returncode == 0, done.stdout + done.stderr
     check_asked_summary(last_json(done.stdout))
 
@@ -125,15 +130,10 @@ def test_the_official_tasks_requester_on_2025_11_25_over_stdio(node: Path, tmp_p
 
 
 def test_the_official_tasks_requester_on_both_lines_over_http(node: Path, tmp_path: Path) -> None:
-    home = tmp_path / "home"
-    home.mkdir()
-    folders = os.pathsep.join([str(TEST_TEMPLATES), str(HUMAN)])
-    served = start_http(home, env={"TASKPLATE_TEMPLATES": folders})
-    try:
-        legacy = run_node(node, ["ext_tasks.mjs", "legacy", "http", served.url], node_env(home))
-        modern = run_node(node, ["ext_tasks.mjs", "modern", "http", served.url], node_env(home))
-    finally:
-        stop(served)
+    with served_http(tmp_path, TASKPLATE_TEMPLATES=FOLDERS) as served:
+        env = node_env(served.home)
+        legacy = run_node(node, ["ext_tasks.mjs", "legacy", "http", served.url], env)
+        modern = run_node(node, ["ext_tasks.mjs", "modern", "http", served.url], env)
     assert legacy.returncode == 0, legacy.stdout + legacy.stderr
     check_requester_summary(last_json(legacy.stdout))
     assert modern.returncode == 0, modern.stdout + modern.stderr
@@ -148,8 +148,7 @@ def test_the_official_tasks_requester_on_both_lines_over_http(node: Path, tmp_pa
 def test_the_official_tasks_requester_on_2026_07_28_over_stdio(node: Path, tmp_path: Path) -> None:
     """Its task traffic goes, framed by the requester, to a `dsl serve` of its own on the same
     run store (tests/interop/ext_tasks.mjs `rawStdio`)."""
-    folders = os.pathsep.join([str(TEST_TEMPLATES), str(HUMAN)])
-    env = node_env(tmp_path / "home", TASKPLATE_TEMPLATES=folders)
+    env = node_env(tmp_path / "home", TASKPLATE_TEMPLATES=FOLDERS)
     done = run_node(node, ["ext_tasks.mjs", "modern", "stdio", DSL], env)
     assert done.returncode == 0, done.stdout + done.stderr
     summary = last_json(done.stdout)
