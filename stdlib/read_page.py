@@ -199,6 +199,7 @@ async def _rendered(
 ) -> dict[str, Any]:
     """Read in one of the run's browser slots: in the item's tab, opened now if need be."""
     from taskplate.stdlib import run_action
+    from taskplate.stdlib.get_page_content import SETTLE_QUIET_MS, SETTLE_TIMEOUT_MS
 
     url = args["url"]
     tab = await ctx.with_browser()
@@ -216,7 +217,8 @@ async def _rendered(
     if wait_ms > 0:
         await run_action("wait", tab, {"ms": wait_ms})
     else:
-        await run_action("wait_for_stable", tab, {})
+        quiet = {"timeoutMs": SETTLE_TIMEOUT_MS, "quietMs": SETTLE_QUIET_MS}
+        await run_action("wait_for_stable", tab, quiet)
     wanted = {
         "format": args.get("format", "markdown"),
         "onlyMainContent": args.get("onlyMainContent", True),
