@@ -138,7 +138,12 @@ def test_a_non_loopback_address_without_tokens_is_refused(home: Path) -> None:
     ("lines", "message"),
     [
         ("short\n", "at least 16 characters"),
-        ("a-long-enough-token-123 admin\n", "expected TOKEN [local|remote]"),
+        ("a-long-enough-token-123 admin\n", "expected TOKEN [local|remote] [principal=NAME]"),
+        ("a-long-enough-token-123 principal=a:b\n", "principal name 'a:b' must be"),
+        (
+            "a-long-enough-token-123 local principal=ops\nanother-long-token-456 principal=ops\n",
+            "principal ops has tokens of different trust levels",
+        ),
     ],
 )
 def test_a_bad_token_file_is_a_clear_error(home: Path, lines: str, message: str) -> None:
@@ -164,11 +169,18 @@ async def test_the_verifier_accepts_exactly_the_known_tokens() -> None:
     tokens = parse_tokens(f"{LOCAL_TOKEN} local,{REMOTE_TOKEN}", "test")
     verifier = StaticTokens(tokens)
     local = await verifier.verify_token(LOCAL_TOKEN)
-    assert local is not None and local.claims == {"trust": str(TrustLevel.LOCAL)}
+    assert local is not None
+    assert local.claims == {"trust": str(TrustLevel.LOCAL), "principal": "token#1"}
     assert LOCAL_TOKEN not in repr(local)  # the SDK keeps the AccessToken; not the secret
     for wrong in ("", LOCAL_TOKEN[:-1], LOCAL_TOKEN + "x", REMOTE_TOKEN.upper()):
         assert await verifier.verify_token(wrong) is None
     with pytest.raises(TaskplateError):
         parse_tokens("tooshort", "test")
+    shared = StaticTokens(
+        parse_tokens(f"{LOCAL_TOKEN} principal=team\n{REMOTE_TOKEN} principal=team", "t")
+    )
+    for token in (LOCAL_TOKEN, REMOTE_TOKEN):  # one principal, two tokens: one caller
+        verified = await shared.verify_token(token)
+        assert verified is not None and (verified.claims or {})["principal"] == "team"
     with anyio.fail_after(5):
         assert await StaticTokens([]).verify_token(LOCAL_TOKEN) is None
