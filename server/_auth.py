@@ -1,7 +1,9 @@
 """Who may call over HTTP: bearer tokens (from --token-file or TASKPLATE_TOKENS), each with an
-optional trust level, checked through the SDK's own auth hooks; and the Host/Origin names allowed.
+optional trust level and principal, checked through the SDK's own auth hooks; and the Host/Origin
+names allowed.
 
-Tokens are compared in constant time and never logged; only their position names a caller.
+Tokens are compared in constant time and never logged; a caller is named by its line's
+`principal=NAME`, else by the token's position (`token#N`), never by the secret.
 """
 
 from __future__ import annotations

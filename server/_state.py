@@ -108,9 +108,3 @@ class ServerState:
         if isinstance(scope, dict):
             scope[_PRINCIPAL] = principal
         return principal
-
-    @staticmethod
-    def caller(ctx: Context[Any]) -> str | None:
-        """The transport's caller (a connection: stdio, an HTTP session), for per-connection
-        settings such as the log level; ownership goes by `principal`."""
-        return caller_of(ctx.request_context.request)
