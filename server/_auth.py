@@ -3,7 +3,7 @@ optional trust level and principal, checked through the SDK's own auth hooks; an
 names allowed.
 
 Tokens are compared in constant time and never logged; a caller is named by its line's
-`principal=NAME`, else by the token's position (`token#N`), never by the secret.
+`principal=NAME`, else by a digest of the token's digest (`own_principal`), never by the secret.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ _LINE = "expected TOKEN [local|remote] [principal=NAME]"
 class Token:
     digest: bytes  # sha256 of the secret: the secret itself is not kept
     trust: TrustLevel | None  # None: the server's rule for HTTP callers
-    principal: str | None = None  # who its callers are; None: this token's own (token#N)
+    principal: str | None = None  # who its callers are; None: this token's own (own_principal)
 
 
 def _entry_error(source: str, number: int, message: str, hint: str) -> TaskplateError:
@@ -125,6 +125,13 @@ def load_tokens(token_file: Path | None) -> list[Token]:
     return tokens
 
 
+def own_principal(token: Token) -> str:
+    """The principal of a token line without `principal=`: that token alone, the same on every
+    server and after a restart (a digest of its digest, never the secret; the `:` keeps it
+    apart from any name a line can give)."""
+    return "token:" + hashlib.sha256(b"taskplate principal\0" + token.digest).hexdigest()[:20]
+
+
 class StaticTokens:
     """The SDK's TokenVerifier over a fixed list of tokens."""
 
@@ -146,7 +153,7 @@ class StaticTokens:
             scopes=[],
             claims={
                 "trust": str(known.trust) if known.trust else None,
-                "principal": known.principal or f"token#{index + 1}",
+                "principal": known.principal or own_principal(known),
             },
         )
 

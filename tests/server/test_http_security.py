@@ -17,7 +17,7 @@ from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from taskplate.contract import TaskplateError, TrustLevel
-from taskplate.server._auth import StaticTokens, parse_tokens
+from taskplate.server._auth import StaticTokens, own_principal, parse_tokens
 from tests.server.conftest import DSL, Served, env_for, free_port, start_http, stop
 
 pytestmark = pytest.mark.anyio
@@ -170,7 +170,8 @@ async def test_the_verifier_accepts_exactly_the_known_tokens() -> None:
     verifier = StaticTokens(tokens)
     local = await verifier.verify_token(LOCAL_TOKEN)
     assert local is not None
-    assert local.claims == {"trust": str(TrustLevel.LOCAL), "principal": "token#1"}
+    assert local.claims == {"trust": str(TrustLevel.LOCAL), "principal": own_principal(tokens[0])}
+    assert (local.claims or {})["principal"].startswith("token:")  # no name a line may give
     assert LOCAL_TOKEN not in repr(local)  # the SDK keeps the AccessToken; not the secret
     for wrong in ("", LOCAL_TOKEN[:-1], LOCAL_TOKEN + "x", REMOTE_TOKEN.upper()):
         assert await verifier.verify_token(wrong) is None
