@@ -23,6 +23,7 @@ A tasks/list cursor is a token this server made (`_task_cursor.py`), anything el
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -39,7 +40,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel
 
 from taskplate.contract import RunStatus, TaskplateError
-from taskplate.interpreter import RunRow
+from taskplate.interpreter import Principal, RunRow
 
 from ._state import ServerState
 from ._task_cursor import cursor_after, read_cursor
@@ -234,21 +235,24 @@ class Tasks:
     ) -> dict[str, Any]:
         """The requester's own tasks (an operator's: all), newest first, a page at a time: one
         store query filtered by its principal, after the run its cursor names."""
-        after = read_cursor(params.cursor) if params.cursor is not None else None
-        if after is None and params.cursor is not None:
-            raise _error(INVALID_PARAMS, "not a tasks/list cursor of this server")
-        principal, manager = self.state.principal_of(ctx.request), self.state.manager
-        last = None
-        if after is not None:
-            try:
-                last = await manager.row(after, principal)
-            except TaskplateError:
-                raise _error(INVALID_PARAMS, "not a tasks/list cursor of this server") from None
-        rows = await manager.reads.rows_before(principal, last, LIST_PAGE + 1)
+        principal = self.state.principal_of(ctx.request)
+        last = None if params.cursor is None else await self._after(params.cursor, principal)
+        rows = await self.state.manager.reads.rows_before(principal, last, LIST_PAGE + 1)
         tasks = [self._legacy(row) for row in rows[:LIST_PAGE]]
         if len(rows) > LIST_PAGE:
             return {"tasks": tasks, "nextCursor": cursor_after(rows[LIST_PAGE - 1].run_id)}
         return {"tasks": tasks}
+
+    async def _after(self, cursor: str, principal: Principal) -> RunRow:
+        """The task a cursor names: a cursor this server made (its form checked before any
+        store work), naming one of the caller's own tasks; else -32602."""
+        run_id, row = read_cursor(cursor), None
+        if run_id is not None:
+            with contextlib.suppress(TaskplateError):
+                row = await self.state.manager.row(run_id, principal)
+        if row is None:
+            raise _error(INVALID_PARAMS, "not a tasks/list cursor of this server")
+        return row
 
     async def cancel(
         self, ctx: ServerRequestContext[Any, Any], params: TaskParams

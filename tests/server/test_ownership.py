@@ -13,15 +13,20 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import anyio
 import httpx2
 import pytest
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
+from mcp.shared.exceptions import MCPError
 
-from taskplate.interpreter import new_run_id
+from taskplate.interpreter import RunManager, new_run_id
+from taskplate.server._state import ServerState
 from taskplate.server._task_cursor import cursor_after, read_cursor
-from taskplate.server._tasks import Tasks
+from taskplate.server._tasks import LIST_PAGE, ListParams, Tasks
 from tests.fixtures.server import FixtureServer
 from tests.server.conftest import Served, start_http, stop
 from tests.server.test_human import TEMPLATES as HUMAN
@@ -347,3 +352,35 @@ def test_a_cursor_is_only_what_the_server_makes() -> None:
         cursor_after(run_id)[:-1],
     ):
         assert read_cursor(text) is None, text
+
+
+def caller_request(principal: str) -> Any:
+    """A request as the SDK's bearer auth leaves it: a remote token of `principal`."""
+    token = AccessToken(
+        token="t", client_id="c", scopes=[], claims={"trust": "remote", "principal": principal}
+    )
+    return SimpleNamespace(scope={"user": AuthenticatedUser(token)}, headers={}, client=None)
+
+
+async def test_tasks_list_pages_by_the_cursors_it_made(manager: RunManager) -> None:
+    tasks = Tasks(ServerState(manager), {})
+    made: dict[str, set[str]] = {"alpha": set(), "beta": set()}
+    for index in range(LIST_PAGE + 10):
+        run_id, principal = new_run_id(), "beta" if index % 13 == 0 else "alpha"
+        await manager.store.insert_run(run_id, "t", "1.0.0", {}, {}, manager.owner, principal)
+        await manager.store.update_run(run_id, status="succeeded", ended_at=0.0)
+        made[principal].add(run_id)
+    cursors: dict[str | None, str] = {}
+    for principal, expected in (("alpha", made["alpha"]), (None, made["alpha"] | made["beta"])):
+        ctx = SimpleNamespace(request=None if principal is None else caller_request(principal))
+        first = await tasks.listing(ctx, ListParams())  # type: ignore[arg-type]
+        assert len(first["tasks"]) == LIST_PAGE and first["nextCursor"].startswith("tc1.")
+        cursors[principal] = first["nextCursor"]
+        rest = await tasks.listing(ctx, ListParams(cursor=first["nextCursor"]))  # type: ignore[arg-type]
+        assert "nextCursor" not in rest
+        listed = [t["taskId"] for t in first["tasks"] + rest["tasks"]]
+        assert len(listed) == len(set(listed)) and set(listed) == expected  # each once
+    beta = SimpleNamespace(request=caller_request("beta"))
+    assert {t["taskId"] for t in (await tasks.listing(beta, ListParams()))["tasks"]} == made["beta"]  # type: ignore[arg-type]
+    with pytest.raises(MCPError, match="not a tasks/list cursor"):  # alpha's cursor is not beta's
+        await tasks.listing(beta, ListParams(cursor=cursors["alpha"]))  # type: ignore[arg-type]
