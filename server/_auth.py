@@ -122,6 +122,16 @@ def load_tokens(token_file: Path | None) -> list[Token]:
                 "Pass a readable file with one token per line.",
             ) from None
         tokens += parse_tokens(text, str(token_file))
+    trusts: dict[str, TrustLevel | None] = {}
+    for token in tokens:  # each source is checked as it is read; here, both together
+        named = token.principal
+        if named is not None and trusts.setdefault(named, token.trust) != token.trust:
+            raise TaskplateError(
+                ErrorCode.INVALID_PARAMETER,
+                f"principal {named} has tokens of different trust levels in {TOKENS_ENV} "
+                f"and {token_file}",
+                "Give every token of one principal the same level (local or remote).",
+            )
     return tokens
 
 

@@ -17,7 +17,7 @@ from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from taskplate.contract import TaskplateError, TrustLevel
-from taskplate.server._auth import StaticTokens, own_principal, parse_tokens
+from taskplate.server._auth import StaticTokens, load_tokens, own_principal, parse_tokens
 from tests.server.conftest import DSL, Served, env_for, free_port, start_http, stop
 
 pytestmark = pytest.mark.anyio
@@ -185,3 +185,15 @@ async def test_the_verifier_accepts_exactly_the_known_tokens() -> None:
         assert verified is not None and (verified.claims or {})["principal"] == "team"
     with anyio.fail_after(5):
         assert await StaticTokens([]).verify_token(LOCAL_TOKEN) is None
+
+
+def test_a_principal_has_one_trust_level_across_the_token_sources(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TASKPLATE_TOKENS", f"{LOCAL_TOKEN} local principal=ops")
+    path = tmp_path / "tokens.txt"
+    path.write_text(f"{REMOTE_TOKEN} principal=ops\n", encoding="utf-8")
+    with pytest.raises(TaskplateError, match="ops has tokens of different trust levels"):
+        load_tokens(path)
+    path.write_text(f"{REMOTE_TOKEN} local principal=ops\n", encoding="utf-8")
+    assert [t.principal for t in load_tokens(path)] == ["ops", "ops"]
