@@ -21,8 +21,8 @@ from ._case_runs import (
 )
 from ._confirm import Answer, Asker, CannotAsk, ConfirmPolicy
 from ._expectations import expectations_from
-from ._human import caller_key
 from ._library import SHIPPED, TemplateLibrary, matches
+from ._principal import LOCAL, OPERATOR, Principal
 from ._recording import Saved, marked, save_recorded, typed_secret, user_templates
 from ._repair import Repair, suggest_repair
 from ._run_execution import internal
@@ -35,7 +35,9 @@ from ._store_sqlite import RunStore
 from ._tracing import TraceMode
 
 __all__ = [
+    "LOCAL",
     "MAX_URL_BYTES",
+    "OPERATOR",
     "SHIPPED",
     "STORE_ENV",
     "Answer",
@@ -46,6 +48,7 @@ __all__ = [
     "Chunk",
     "ConfirmPolicy",
     "Limits",
+    "Principal",
     "Progress",
     "Recorded",
     "RecordingSampler",
@@ -64,7 +67,6 @@ __all__ = [
     "TemplateLibrary",
     "TraceMode",
     "admit",
-    "caller_key",
     "check_inputs",
     "check_timeout",
     "checked_template",

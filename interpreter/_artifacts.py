@@ -14,6 +14,7 @@ from typing import Any
 
 from taskplate.contract import ErrorCode, TaskplateError
 
+from ._principal import OPERATOR, Principal
 from ._store import Store
 
 DEFAULT_TTL_MS = 86_400_000
@@ -37,11 +38,15 @@ class ArtifactStore:
         self.ttl_ms = ttl_ms
         self.bytes = store.artifact_bytes(root)
 
-    async def save(self, run_id: str, name: str, data: bytes, mime_type: str) -> str:
+    async def save(
+        self, run_id: str, name: str, data: bytes, mime_type: str, principal: str | None = None
+    ) -> str:
+        """`principal`: the caller whose run or session made it (who may read it)."""
         artifact_id = f"art_{uuid.uuid4().hex[:20]}"
         await self.bytes.write(run_id, artifact_id, data)
+        digest = hashlib.sha256(data).hexdigest()
         await self.store.insert_artifact(
-            artifact_id, run_id, name, mime_type, len(data), hashlib.sha256(data).hexdigest()
+            artifact_id, run_id, name, mime_type, len(data), digest, principal
         )
         return artifact_id
 
@@ -57,9 +62,16 @@ class ArtifactStore:
         await self.bytes.drop(meta["run_id"], meta["artifact_id"])
         await self.store.mark_expired(meta["artifact_id"])
 
-    async def read(self, artifact_id: str, offset: int = 0, limit: int | None = None) -> Chunk:
+    async def read(
+        self,
+        artifact_id: str,
+        offset: int = 0,
+        limit: int | None = None,
+        principal: Principal = OPERATOR,
+    ) -> Chunk:
+        """A chunk of an artifact `principal` may see; another caller's is answered as unknown."""
         meta = await self.store.artifact(artifact_id)
-        if meta is None:
+        if meta is None or not principal.sees(meta.get("principal")):
             raise TaskplateError(
                 ErrorCode.ARTIFACT_NOT_FOUND,
                 f"no artifact {artifact_id}",
@@ -97,6 +109,7 @@ class RunArtifacts:
 
     store: ArtifactStore
     run_id: str
+    principal: str | None = None  # the caller whose run or session it is
 
     async def save(self, name: str, data: bytes, mime_type: str) -> str:
-        return await self.store.save(self.run_id, name, data, mime_type)
+        return await self.store.save(self.run_id, name, data, mime_type, self.principal)

@@ -5,7 +5,6 @@ the session, copied back when done); never drives the page itself."""
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -21,11 +20,6 @@ from ._confirm import Answer, Asker, CannotAsk
 from ._store import STORE_WRITE_S, Store
 
 POLL_S = 0.25  # a URL test or one element's visibility: cheap enough to ask four times a second
-
-
-def caller_key(caller: str | None) -> str | None:
-    """The submitting caller as stored with its run: a digest, never the transport's id."""
-    return hashlib.sha256(caller.encode()).hexdigest()[:24] if caller else None
 
 
 def _iso(timestamp: float) -> str:
@@ -204,25 +198,9 @@ class RunDesk:
             self.cancel_run()
 
 
-async def resume_run(
-    store: Store,
-    run_id: str,
-    status: str,
-    options: dict[str, Any],
-    trust: TrustLevel,
-    caller: str | None,
-) -> dict[str, Any]:
-    """resume_task_run: a waiting run goes on. Remote callers may resume only their own runs
-    (a caller the transport cannot tell apart, stateless HTTP, owns none)."""
-    owner = options.get("caller")
-    if trust is TrustLevel.REMOTE and (
-        caller is None or owner is None or owner != caller_key(caller)
-    ):
-        raise TaskplateError(
-            ErrorCode.TRUST_LEVEL_NOT_ALLOWED,
-            f"run {run_id} was started by another caller; remote callers resume only their own runs",
-            "Resume it from the connection that started it, or locally.",
-        )
+async def resume_run(store: Store, run_id: str, status: str) -> dict[str, Any]:
+    """resume_task_run: a waiting run goes on (its caller's own: the run manager reads it for
+    the caller, `RunReads.row`)."""
     if status != RunStatus.WAITING_FOR_HUMAN:
         return {"resumeRequested": False, "currentStatus": status}
     resumed = await store.request_resume(run_id)

@@ -84,7 +84,7 @@ async def run_job(wiring: RunWiring, job: RunJob, live: Live) -> None:
     policy = job.given.policy if job.given is not None else wiring.url_policy(job.trust)
     trace = live.trace = RunTrace(
         TraceMode(job.options.get("trace", "off")),
-        RunArtifacts(wiring.artifacts, run_id),
+        RunArtifacts(wiring.artifacts, run_id, job.principal),
         job.secrets,
     )
 
@@ -165,7 +165,7 @@ def new_execution(
         job.template,
         trust,
         session,
-        RunArtifacts(wiring.artifacts, job.run_id),
+        RunArtifacts(wiring.artifacts, job.run_id, job.principal),
         record,
         progress,
         secrets=job.secrets,

@@ -92,8 +92,13 @@ class Settlement:
         result, error = mask(result, secrets or []), mask(error, secrets or [])
         encoded = json.dumps(result, ensure_ascii=False, default=str).encode()
         if len(encoded) > self.limits.max_artifact_inline_bytes:
+            row = await self.store.run(run_id)  # the artifact is its run's caller's
             artifact_id = await self.artifacts.save(
-                run_id, "result.json", encoded, "application/json"
+                run_id,
+                "result.json",
+                encoded,
+                "application/json",
+                row.principal if row is not None else None,
             )
             summary = result.get("summary") if isinstance(result, dict) else None
             result = {"resultArtifactId": artifact_id, "truncated": True, "summary": summary}

@@ -14,6 +14,7 @@ import anyio
 
 from taskplate.contract import ErrorCode, RunStatus, TaskplateError
 
+from ._principal import OPERATOR, Principal
 from ._step_records import Progress, StepRecord
 from ._store import RunRow, Store
 
@@ -118,26 +119,49 @@ class RunReads:
     live: dict[str, Live]  # the runs this process executes
     reap: Callable[[], Awaitable[None]]  # dead owners' runs settled (the manager's reaping)
 
-    async def row(self, run_id: str) -> RunRow:
+    async def row(self, run_id: str, principal: Principal = OPERATOR) -> RunRow:
+        """The run, if `principal` may see it: another caller's is answered as an unknown one
+        (the same code and message), so that ids cannot be probed."""
         await self.reap()
         row = await self.store.run(run_id)
-        if row is None:
+        if row is None or not principal.sees(row.principal):
             raise TaskplateError(
                 ErrorCode.RUN_NOT_FOUND, f"no run {run_id}", "List runs with list_task_runs."
             )
         return row
 
-    async def describe(self, run_id: str, include_steps: bool = False) -> dict[str, Any]:
-        return await describe(self.store, await self.row(run_id), include_steps)
+    async def describe(
+        self, run_id: str, include_steps: bool = False, principal: Principal = OPERATOR
+    ) -> dict[str, Any]:
+        return await describe(self.store, await self.row(run_id, principal), include_steps)
 
     async def run_rows(
-        self, status: str | None, template_id: str | None, limit: int, offset: int
+        self,
+        status: str | None,
+        template_id: str | None,
+        limit: int,
+        offset: int,
+        principal: Principal = OPERATOR,
     ) -> tuple[list[RunRow], int]:
-        """A page of runs' rows, newest first, and how many match (limit 1 to 100)."""
+        """A page of the runs `principal` may see, newest first, and how many match (limit 1
+        to 100): one query filtered by its name."""
+        if principal.lists_nothing:
+            return [], 0
         await self.reap()
         return await self.store.list_runs(
-            status, template_id, max(1, min(limit, 100)), max(0, offset)
+            status, template_id, max(1, min(limit, 100)), max(0, offset), principal.listed
         )
+
+    async def rows_before(
+        self, principal: Principal, last: RunRow | None, limit: int
+    ) -> list[RunRow]:
+        """Up to `limit` runs `principal` may see, newest first, older than `last` (None: from
+        the newest): a keyset page, one query filtered by its name."""
+        if principal.lists_nothing:
+            return []
+        await self.reap()
+        created_at, run_id = (last.created_at, last.run_id) if last else (float("inf"), "")
+        return await self.store.runs_before(principal.listed, created_at, run_id, limit)
 
     async def step_rows(self, run_id: str) -> list[dict[str, Any]]:
         """A run's step executions as the store keeps them, in order (no run: none)."""
@@ -153,8 +177,9 @@ class RunReads:
         template_id: str | None = None,
         limit: int = 20,
         offset: int = 0,
+        principal: Principal = OPERATOR,
     ) -> dict[str, Any]:
-        return listing(*await self.run_rows(status, template_id, limit, offset))
+        return listing(*await self.run_rows(status, template_id, limit, offset, principal))
 
     async def wait(
         self,

@@ -116,6 +116,7 @@ class RunJob:
     given: Session | None = None  # a session the caller handed in (kept open after the run)
     profile_id: str | None = None
     secrets: list[str] = field(default_factory=list)  # the secret inputs' values, masked
+    principal: str | None = None  # the caller that started it (`Principal.name`)
 
 
 class Wired(Generic[T]):

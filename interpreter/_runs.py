@@ -32,8 +32,9 @@ from taskplate.stdlib import conversion_workers, warm_workers
 from ._admission import admit
 from ._artifacts import ArtifactStore
 from ._confirm import Asker, ConfirmPolicy
-from ._human import caller_key, resume_run
+from ._human import resume_run
 from ._library import TemplateLibrary
+from ._principal import OPERATOR, Principal
 from ._run_execution import Live, run_job, save_progress
 from ._run_inputs import (
     Limits,
@@ -231,12 +232,12 @@ class RunManager:
         session_id: str | None = None,
         profile_id: str | None = None,
         template: Template | None = None,
-        caller: str | None = None,
+        principal: Principal = OPERATOR,
         asker: Asker | None = None,
         sampler: CallerModel | None = None,
     ) -> str:
         """Validate and queue a run; answers its runId at once. `asker` reaches the caller's
-        user (confirmations, hand-overs); `caller` is who may resume it when remote; `sampler`
+        user (confirmations, hand-overs); `principal` is the caller it belongs to; `sampler`
         is the caller's language model (MCP sampling): llm_extract steps ask it, or the
         configured `[llm]` endpoint when it cannot sample (`RunWiring.model_for`)."""
         assert self._tg is not None, "use `async with manager.running()`"
@@ -255,14 +256,28 @@ class RunManager:
         options = run_options(
             dict(options or {}), template, self.limits, trust, self.trace_default, profile_id
         )
-        if caller:
-            options["caller"] = caller_key(caller)
         await self.store.insert_run(
-            run_id, template.id, template.version, stored_inputs, options, self.owner
+            run_id,
+            template.id,
+            template.version,
+            stored_inputs,
+            options,
+            self.owner,
+            principal.name,
         )
         self.live[run_id] = Live(asker=asker, sampler=sampler)
         secret_values = [str(filled[k]) for k in hidden if filled.get(k) not in (None, "")]
-        job = RunJob(run_id, template, filled, options, trust, session, profile_id, secret_values)
+        job = RunJob(
+            run_id,
+            template,
+            filled,
+            options,
+            trust,
+            session,
+            profile_id,
+            secret_values,
+            principal.name,
+        )
         self._tg.start_soon(self._run, job)
         return run_id
 
@@ -298,13 +313,22 @@ class RunManager:
         self.live[row.run_id] = Live()
         trust = TrustLevel(row.options.get("trust", "local"))
         job = RunJob(
-            row.run_id, template, row.inputs, row.options, trust, None, row.options.get("profileId")
+            row.run_id,
+            template,
+            row.inputs,
+            row.options,
+            trust,
+            None,
+            row.options.get("profileId"),
+            principal=row.principal,
         )
         self._tg.start_soon(self._run, job)
         return True
 
-    async def cancel(self, run_id: str, force: bool = False) -> dict[str, Any]:
-        row = await self.row(run_id)
+    async def cancel(
+        self, run_id: str, force: bool = False, principal: Principal = OPERATOR
+    ) -> dict[str, Any]:
+        row = await self.row(run_id, principal)
         if RunStatus(row.status).terminal:
             return {"cancelRequested": False, "currentStatus": row.status}
         await self.store.request_cancel(run_id, force)
@@ -315,12 +339,7 @@ class RunManager:
                 live.scope.cancel()
         return {"cancelRequested": True, "currentStatus": (await self.row(run_id)).status}
 
-    async def resume(
-        self, run_id: str, trust: TrustLevel = TrustLevel.LOCAL, caller: str | None = None
-    ) -> dict[str, Any]:
-        """A run waiting for a person goes on (resume_task_run)."""
-        row = await self.row(run_id)
-        return {
-            "runId": run_id,
-            **await resume_run(self.store, run_id, row.status, row.options, trust, caller),
-        }
+    async def resume(self, run_id: str, principal: Principal = OPERATOR) -> dict[str, Any]:
+        """A run waiting for a person goes on (resume_task_run); `principal` must see it."""
+        row = await self.row(run_id, principal)
+        return {"runId": run_id, **await resume_run(self.store, run_id, row.status)}

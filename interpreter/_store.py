@@ -36,6 +36,7 @@ class RunRow:
     owner: str | None
     heartbeat_at: float | None
     cancel: str | None  # None, "cooperative" or "force"
+    principal: str | None = None  # the caller that started it (`Principal.name`)
     waiting: dict[str, Any] | None = None  # a hand-over waiting for a person
     resume: float | None = None  # when resume_task_run asked a waiting run to go on
 
@@ -96,15 +97,33 @@ class Store(Protocol):
         inputs: dict[str, Any],
         options: dict[str, Any],
         owner: str,
-    ) -> None: ...
+        principal: str | None = None,
+    ) -> None:
+        """A queued run; `owner` is the process that runs it, `principal` the caller that
+        started it (who may see it)."""
+        ...
 
     async def run(self, run_id: str) -> RunRow | None: ...
 
     async def update_run(self, run_id: str, **fields: Any) -> None: ...
 
     async def list_runs(
-        self, status: str | None, template_id: str | None, limit: int, offset: int
-    ) -> tuple[list[RunRow], int]: ...
+        self,
+        status: str | None,
+        template_id: str | None,
+        limit: int,
+        offset: int,
+        principal: str | None = None,
+    ) -> tuple[list[RunRow], int]:
+        """A page of runs, newest first, and how many match; `principal`: only its runs."""
+        ...
+
+    async def runs_before(
+        self, principal: str | None, created_at: float, run_id: str, limit: int
+    ) -> list[RunRow]:
+        """Up to `limit` runs older than (created_at, run_id), newest first (a keyset page);
+        `principal`: only its runs (None: every run)."""
+        ...
 
     async def request_cancel(self, run_id: str, force: bool) -> None: ...
 
@@ -141,8 +160,17 @@ class Store(Protocol):
 
     # artifacts
     async def insert_artifact(
-        self, artifact_id: str, run_id: str, name: str, mime_type: str, size: int, sha256: str
-    ) -> None: ...
+        self,
+        artifact_id: str,
+        run_id: str,
+        name: str,
+        mime_type: str,
+        size: int,
+        sha256: str,
+        principal: str | None = None,
+    ) -> None:
+        """An artifact's row; `principal`: the caller whose run or session made it."""
+        ...
 
     async def artifact(self, artifact_id: str) -> dict[str, Any] | None: ...
 

@@ -20,6 +20,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from taskplate.contract import ErrorCode, TaskplateError
 
+from ._principal import LOCAL
 from ._store_sql import SqlStore, Statements, call_fields, run_fields, step_fields, whole_row
 
 # Each entry brings the schema from version i to i + 1; never edit one that has shipped.
@@ -99,6 +100,12 @@ MIGRATIONS: tuple[str, ...] = (
     DROP INDEX runs_active;
     CREATE INDEX runs_active ON runs (status)
         WHERE status IN ('queued', 'running', 'waiting_for_human');
+    """,
+    # 3: the caller that started a run, and made an artifact (runs before it: the local user's).
+    f"""
+    ALTER TABLE runs ADD COLUMN principal TEXT DEFAULT '{LOCAL}';
+    ALTER TABLE artifacts ADD COLUMN principal TEXT DEFAULT '{LOCAL}';
+    CREATE INDEX runs_by_principal ON runs (principal, created_at DESC);
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -92,8 +92,8 @@ class Statements:
         self.p = p
         self.insert_run = (
             "INSERT INTO runs (run_id, template_id, template_version, status, inputs, options,"
-            " created_at, updated_at, owner, heartbeat_at)"
-            f" VALUES ({p}, {p}, {p}, 'queued', {p}, {p}, {p}, {p}, {p}, {p})"
+            " created_at, updated_at, owner, heartbeat_at, principal)"
+            f" VALUES ({p}, {p}, {p}, 'queued', {p}, {p}, {p}, {p}, {p}, {p}, {p})"
         )
         self.run = f"SELECT * FROM runs WHERE run_id = {p}"
         self.request_cancel = (
@@ -132,8 +132,8 @@ class Statements:
         self.last_call = f"SELECT MAX(seq) AS m FROM calls WHERE source = {p}"
         self.calls = f"SELECT * FROM calls WHERE source = {p} ORDER BY seq"
         self.insert_artifact = (
-            "INSERT INTO artifacts (artifact_id, run_id, name, mime_type, size, sha256, created_at)"
-            f" VALUES ({p}, {p}, {p}, {p}, {p}, {p}, {p})"
+            "INSERT INTO artifacts (artifact_id, run_id, name, mime_type, size, sha256, created_at,"
+            f" principal) VALUES ({p}, {p}, {p}, {p}, {p}, {p}, {p}, {p})"
         )
         self.artifact = f"SELECT * FROM artifacts WHERE artifact_id = {p}"
         self.artifacts_of = f"SELECT * FROM artifacts WHERE run_id = {p} ORDER BY created_at"
@@ -156,10 +156,14 @@ class Statements:
         )
 
     def list_runs(
-        self, status: str | None, template_id: str | None
+        self, status: str | None, template_id: str | None, principal: str | None
     ) -> tuple[str, str, tuple[Any, ...]]:
-        """(count, page, the filters' values): the page takes limit and offset after them."""
+        """(count, page, the filters' values): the page takes limit and offset after them.
+        `principal`: only the runs it started (None: every run)."""
         where, params = [], []
+        if principal is not None:
+            where.append(f"principal = {self.p}")
+            params.append(principal)
         if status:
             where.append(f"status = {self.p}")
             params.append(status)
@@ -171,6 +175,16 @@ class Statements:
             f"SELECT COUNT(*) AS n FROM runs {clause}",
             f"SELECT * FROM runs {clause} ORDER BY created_at DESC LIMIT {self.p} OFFSET {self.p}",
             tuple(params),
+        )
+
+    def runs_before(self, principal: str | None) -> str:
+        """Runs older than a (created_at, run_id) seen, newest first: a keyset page (the
+        values: [principal,] created_at twice, run_id, limit)."""
+        p = self.p
+        mine = f"principal = {p} AND " if principal is not None else ""
+        return (
+            f"SELECT * FROM runs WHERE {mine}(created_at < {p} OR (created_at = {p}"
+            f" AND run_id < {p})) ORDER BY created_at DESC, run_id DESC LIMIT {p}"
         )
 
 
@@ -198,12 +212,16 @@ class SqlStore:
         inputs: dict[str, Any],
         options: dict[str, Any],
         owner: str,
+        principal: str | None = None,
     ) -> None:
         now = time.time()
         await self._execute(
             self.sql.insert_run,
-            (run_id, template_id, version, dump(inputs), dump(options), now, now, owner, now),
-        )
+            (
+                run_id, template_id, version, dump(inputs), dump(options), now, now, owner, now,
+                principal,
+            ),
+        )  # fmt: skip
 
     async def run(self, run_id: str) -> RunRow | None:
         row = await self._one(self.sql.run, (run_id,))
@@ -215,12 +233,25 @@ class SqlStore:
         await self._execute(self.sql.update_run(list(encoded)), (*encoded.values(), run_id))
 
     async def list_runs(
-        self, status: str | None, template_id: str | None, limit: int, offset: int
+        self,
+        status: str | None,
+        template_id: str | None,
+        limit: int,
+        offset: int,
+        principal: str | None = None,
     ) -> tuple[list[RunRow], int]:
-        count, page, params = self.sql.list_runs(status, template_id)
+        count, page, params = self.sql.list_runs(status, template_id, principal)
         total = await self._one(count, params)
         rows = await self._all(page, (*params, limit, offset))
         return [run_row(r) for r in rows], int(total["n"] if total else 0)
+
+    async def runs_before(
+        self, principal: str | None, created_at: float, run_id: str, limit: int
+    ) -> list[RunRow]:
+        mine = (principal,) if principal is not None else ()
+        query = self.sql.runs_before(principal)
+        rows = await self._all(query, (*mine, created_at, created_at, run_id, limit))
+        return [run_row(r) for r in rows]
 
     async def request_cancel(self, run_id: str, force: bool) -> None:
         await self._execute(
@@ -259,11 +290,18 @@ class SqlStore:
 
     # -- artifacts ----------------------------------------------------------------------------
     async def insert_artifact(
-        self, artifact_id: str, run_id: str, name: str, mime_type: str, size: int, sha256: str
+        self,
+        artifact_id: str,
+        run_id: str,
+        name: str,
+        mime_type: str,
+        size: int,
+        sha256: str,
+        principal: str | None = None,
     ) -> None:
         await self._execute(
             self.sql.insert_artifact,
-            (artifact_id, run_id, name, mime_type, size, sha256, time.time()),
+            (artifact_id, run_id, name, mime_type, size, sha256, time.time(), principal),
         )
 
     async def artifact(self, artifact_id: str) -> dict[str, Any] | None:

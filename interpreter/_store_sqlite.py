@@ -15,6 +15,7 @@ from typing import Any
 
 import anyio
 
+from ._principal import LOCAL
 from ._store_sql import SqlStore, Statements, call_fields, run_fields, step_fields, whole_row
 
 _SCHEMA = """
@@ -93,6 +94,13 @@ _ADDED = (
     ("steps", "confirmation", "TEXT"),  # a confirmation's question, answer and who answered
     ("runs", "waiting", "TEXT"),  # a hand-over's reason, URL and screenshot while it waits
     ("runs", "resume", "REAL"),  # when resume_task_run asked a waiting run to go on
+    # the caller that started it; runs and artifacts made before principals are the local user's
+    ("runs", "principal", f"TEXT DEFAULT '{LOCAL}'"),
+    ("artifacts", "principal", f"TEXT DEFAULT '{LOCAL}'"),
+)
+# Indexes over added columns, made once they are there.
+_ADDED_INDEXES = (
+    "CREATE INDEX IF NOT EXISTS runs_by_principal ON runs (principal, created_at DESC)",
 )
 
 _SQL = Statements("?", same="IS", differs="IS NOT")
@@ -199,6 +207,8 @@ class RunStore(SqlStore):
                 known = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
                 if column not in known:
                     db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+            for index in _ADDED_INDEXES:
+                db.execute(index)
         except BaseException:
             db.execute("ROLLBACK")
             raise

@@ -1,7 +1,9 @@
 """Who may call over HTTP: bearer tokens (from --token-file or TASKPLATE_TOKENS), each with an
-optional trust level, checked through the SDK's own auth hooks; and the Host/Origin names allowed.
+optional trust level and principal, checked through the SDK's own auth hooks; and the Host/Origin
+names allowed.
 
-Tokens are compared in constant time and never logged; only their position names a caller.
+Tokens are compared in constant time and never logged; a caller is named by its line's
+`principal=NAME`, else by a digest of the token's digest (`own_principal`), never by the secret.
 """
 
 from __future__ import annotations
@@ -34,36 +36,77 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+PRINCIPAL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
+_LINE = "expected TOKEN [local|remote] [principal=NAME]"
+
+
 @dataclass(frozen=True)
 class Token:
     digest: bytes  # sha256 of the secret: the secret itself is not kept
     trust: TrustLevel | None  # None: the server's rule for HTTP callers
+    principal: str | None = None  # who its callers are; None: this token's own (own_principal)
+
+
+def _entry_error(source: str, number: int, message: str, hint: str) -> TaskplateError:
+    return TaskplateError(ErrorCode.INVALID_PARAMETER, f"{source}, entry {number}: {message}", hint)
+
+
+def _token_line(line: str, source: str, number: int) -> Token:
+    """`TOKEN [local|remote] [principal=NAME]` (the two words in either order)."""
+    secret, *rest = line.split()
+    trust: TrustLevel | None = None
+    principal: str | None = None
+    for word in rest:
+        if word in ("local", "remote") and trust is None:
+            trust = TrustLevel(word)
+        elif word.startswith("principal=") and principal is None:
+            principal = word.removeprefix("principal=")
+            if not PRINCIPAL_NAME.fullmatch(principal):
+                raise _entry_error(
+                    source,
+                    number,
+                    f"principal name {principal!r} must be 1 to 64 letters, digits or . _ @ -, "
+                    "starting with a letter or digit",
+                    "Name the principal e.g. principal=team-a; tokens with one name are one caller.",
+                )
+        else:
+            raise _entry_error(
+                source,
+                number,
+                _LINE,
+                "Write one token per line, optionally followed by its trust level and "
+                "principal=NAME (tokens naming one principal are one caller).",
+            )
+    if len(secret) < 16:
+        raise _entry_error(
+            source,
+            number,
+            "a token must be at least 16 characters",
+            "Use a long random token, e.g. `python -c 'import secrets; print(secrets.token_urlsafe(32))'`.",
+        )
+    return Token(hashlib.sha256(secret.encode()).digest(), trust, principal)
 
 
 def parse_tokens(text: str, source: str) -> list[Token]:
-    """One token per line (or comma-separated), optionally followed by `local` or `remote`;
-    blank lines and `#` comments are skipped."""
-    tokens = []
+    """One token per line (or comma-separated), optionally followed by `local` or `remote` and
+    `principal=NAME`; blank lines and `#` comments are skipped. A principal's tokens share
+    one trust level (its runs are one caller's, whichever token started them)."""
+    tokens: list[Token] = []
+    trusts: dict[str, TrustLevel | None] = {}
     for number, raw in enumerate(text.replace(",", "\n").splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
-        secret, *rest = line.split()
-        if len(rest) > 1 or (rest and rest[0] not in ("local", "remote")):
-            raise TaskplateError(
-                ErrorCode.INVALID_PARAMETER,
-                f"{source}, entry {number}: expected TOKEN [local|remote]",
-                "Write one token per line, optionally followed by its trust level.",
+        token = _token_line(line, source, number)
+        named = token.principal
+        if named is not None and trusts.setdefault(named, token.trust) != token.trust:
+            raise _entry_error(
+                source,
+                number,
+                f"principal {named} has tokens of different trust levels",
+                "Give every token of one principal the same level (local or remote).",
             )
-        if len(secret) < 16:
-            raise TaskplateError(
-                ErrorCode.INVALID_PARAMETER,
-                f"{source}, entry {number}: a token must be at least 16 characters",
-                "Use a long random token, e.g. `python -c 'import secrets; print(secrets.token_urlsafe(32))'`.",
-            )
-        tokens.append(
-            Token(hashlib.sha256(secret.encode()).digest(), TrustLevel(rest[0]) if rest else None)
-        )
+        tokens.append(token)
     return tokens
 
 
@@ -79,7 +122,24 @@ def load_tokens(token_file: Path | None) -> list[Token]:
                 "Pass a readable file with one token per line.",
             ) from None
         tokens += parse_tokens(text, str(token_file))
+    trusts: dict[str, TrustLevel | None] = {}
+    for token in tokens:  # each source is checked as it is read; here, both together
+        named = token.principal
+        if named is not None and trusts.setdefault(named, token.trust) != token.trust:
+            raise TaskplateError(
+                ErrorCode.INVALID_PARAMETER,
+                f"principal {named} has tokens of different trust levels in {TOKENS_ENV} "
+                f"and {token_file}",
+                "Give every token of one principal the same level (local or remote).",
+            )
     return tokens
+
+
+def own_principal(token: Token) -> str:
+    """The principal of a token line without `principal=`: that token alone, the same on every
+    server and after a restart (a digest of its digest, never the secret; the `:` keeps it
+    apart from any name a line can give)."""
+    return "token:" + hashlib.sha256(b"taskplate principal\0" + token.digest).hexdigest()[:20]
 
 
 class StaticTokens:
@@ -101,7 +161,10 @@ class StaticTokens:
             token=f"token#{index + 1}",  # the SDK keeps this in the request scope: not the secret
             client_id=f"token#{index + 1}",
             scopes=[],
-            claims={"trust": str(known.trust) if known.trust else None},
+            claims={
+                "trust": str(known.trust) if known.trust else None,
+                "principal": known.principal or own_principal(known),
+            },
         )
 
 

@@ -29,12 +29,11 @@ from typing import Any, TypedDict
 import anyio
 import mcp_types as types
 from mcp.server.mcpserver import Context
-from mcp.server.request_state import authenticated_principal
 from mcp_types import CallToolResult, InputRequiredResult
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from taskplate.contract import ErrorCode, RunStatus, TaskplateError, TrustLevel
-from taskplate.interpreter import Answer, CannotAsk, RunManager, caller_key
+from taskplate.interpreter import Answer, CannotAsk, Principal, RunManager
 from taskplate.stdlib import Sampled, SamplingRequest
 
 from ._elicit import ElicitingAsker, asker_for
@@ -83,7 +82,7 @@ class RunQuestions:
     """One run's open questions to the caller that started it (over 2026-07-28)."""
 
     trust: TrustLevel
-    owner: str | None  # caller_key of the starting caller
+    owner: Principal  # the caller that started the run
     sampling: bool  # what the client declared when it started the run
     elicitation: bool
     open: dict[str, _Question] = field(default_factory=dict)
@@ -130,11 +129,12 @@ class RunQuestions:
         while not self.open:
             await self.posted.wait()
 
-    def may_answer(self, ctx: Context, trust: TrustLevel, caller: str | None) -> bool:
-        """The starting caller's questions go to it (or to a local caller), never to others."""
-        if trust is TrustLevel.LOCAL:
-            return True
-        return self.owner is not None and identity(ctx, caller) == self.owner
+    def may_answer(self, principal: Principal) -> bool:
+        """The starting caller's questions go to it (or to an operator), never to others; a
+        caller the transport cannot tell apart is asked none (it could be anyone)."""
+        return principal.operator or (
+            self.owner.name is not None and principal.sees(self.owner.name)
+        )
 
 
 class QuestionSampler:
@@ -203,11 +203,11 @@ class Inbox:
 
     runs: dict[str, RunQuestions] = field(default_factory=dict)
 
-    def open_for(self, ctx: Context, trust: TrustLevel, caller: str | None) -> RunQuestions:
+    def open_for(self, ctx: Context, trust: TrustLevel, principal: Principal) -> RunQuestions:
         capabilities = ctx.client_capabilities
         return RunQuestions(
             trust,
-            identity(ctx, caller),
+            principal,
             sampling=capabilities is not None and capabilities.sampling is not None,
             elicitation=capabilities is not None and capabilities.elicitation is not None,
         )
@@ -331,16 +331,6 @@ def _kind(question: _Question) -> type[types.CreateMessageResult] | type[types.E
     return types.ElicitResult
 
 
-def identity(ctx: Context, caller: str | None) -> str | None:
-    """Who may answer a run's questions later (get_task_run): the caller the transport tells
-    apart (stdio, an HTTP session), else the authenticated principal (a bearer token's
-    client and subject, as the SDK binds requestState), else nobody."""
-    if caller is None:
-        principal = authenticated_principal(ctx.request_context)
-        caller = f"principal:{principal}" if principal is not None else None
-    return caller_key(caller)
-
-
 async def _terminal(manager: RunManager, run_id: str) -> bool:
     try:
         row = await manager.row(run_id)
@@ -375,7 +365,7 @@ def channels_for(
     inbox: Inbox,
     ctx: Context,
     trust: TrustLevel,
-    caller: str | None,
+    principal: Principal,
     asks: TaskAsks | None = None,
 ) -> tuple[ElicitingAsker | QuestionAsker, ClientSampler | QuestionSampler, RunQuestions | None]:
     """The run's ways to its caller's user and model: server requests on the handshake
@@ -383,5 +373,5 @@ def channels_for(
     the run once it has an id). `asks`: the run is a 2025-11-25 task, asking through it."""
     if not modern(ctx):
         return asker_for(ctx, asks), ClientSampler(ctx), None
-    questions = inbox.open_for(ctx, trust, caller)
+    questions = inbox.open_for(ctx, trust, principal)
     return QuestionAsker(questions), QuestionSampler(questions), questions

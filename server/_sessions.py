@@ -1,5 +1,5 @@
-"""The browser sessions opened through the tools: who opened each (local or remote, which
-client), the values typed as secrets in each, and the record of each succeeded call.
+"""The browser sessions opened through the tools: who opened each (its principal and trust),
+the values typed as secrets in each, and the record of each succeeded call.
 
 Sessions themselves are the run manager's; this keeps only what the tools must know of them.
 """
@@ -13,11 +13,14 @@ from typing import Any
 
 from taskplate.browser import HarRecording, Session
 from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
-from taskplate.interpreter import RunManager, iso, marked, typed_secret
+from taskplate.interpreter import Principal, RunManager, iso, marked, typed_secret
 
 
 @dataclass
 class ToolSessions:
+    # sessionId -> the principal that opened it (`Principal.name`): only it, or an operator,
+    # reaches the session; to anyone else its id is unknown
+    owners: dict[str, str | None] = field(default_factory=dict)
     # sessionId -> the trust of the caller that opened it
     trust: dict[str, TrustLevel] = field(default_factory=dict)
     # sessionId -> values typed as secrets in it (recorded as marks, never in clear)
@@ -31,7 +34,9 @@ class ToolSessions:
         session = manager.sessions.get(session_id)
         recording = session.recording
         await manager.sessions.close(session_id, keep_recording=recording is not None)
-        if recording is not None:
+        if recording is None:
+            self.owners.pop(session_id, None)  # a recording keeps its owner for save_template
+        else:
             self.recordings[session_id] = recording
             atexit.register(shutil.rmtree, recording.folder, True)
 
@@ -41,18 +46,47 @@ class ToolSessions:
         session was not recorded."""
         if session_id in manager.sessions.sessions:
             await self.close(manager, session_id)
+        self.owners.pop(session_id, None)
         return self.recordings.pop(session_id, None)
 
     async def open(
-        self, manager: RunManager, trust: TrustLevel, profile_id: str | None, record: bool = False
+        self,
+        manager: RunManager,
+        trust: TrustLevel,
+        principal: Principal,
+        profile_id: str | None,
+        record: bool = False,
     ) -> Session:
         profile = "master" if profile_id is None else profile_id
         session = await manager.open_session(trust, profile, record=record)
         self.trust[session.id] = trust
+        self.owners[session.id] = principal.name
         return session
 
-    def usable(self, manager: RunManager, session_id: str, trust: TrustLevel) -> Session:
-        """The session, if a caller of this trust may use it."""
+    def owned(self, manager: RunManager, session_id: str, principal: Principal) -> None:
+        """Nothing when `principal` may reach the session (its opener's, or an operator);
+        else SESSION_NOT_FOUND exactly as for an id this server never made or closed."""
+        if not principal.operator and (
+            session_id not in self.owners or not principal.sees(self.owners[session_id])
+        ):
+            raise manager.sessions.not_here(session_id)
+
+    def mine(self, manager: RunManager, principal: Principal) -> list[Session]:
+        """The open sessions `principal` opened through the tools (an operator: all of them)."""
+        if principal.lists_nothing:
+            return []
+        return [
+            session
+            for sid, session in manager.sessions.sessions.items()
+            if sid in self.owners and principal.sees(self.owners[sid])
+        ]
+
+    def usable(
+        self, manager: RunManager, session_id: str, trust: TrustLevel, principal: Principal
+    ) -> Session:
+        """The session, if this caller may use it: its own (or an operator's reach), and not
+        a local caller's for a remote one."""
+        self.owned(manager, session_id, principal)
         session = manager.sessions.get(session_id)
         if (
             trust is TrustLevel.REMOTE

@@ -5,6 +5,7 @@ runs. Trust is decided here, per connection (SPEC §5).
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,7 +19,7 @@ from mcp.server.mcpserver import Context
 
 from taskplate.contract import TrustLevel
 from taskplate.dsl import Template
-from taskplate.interpreter import RunManager
+from taskplate.interpreter import OPERATOR, Principal, RunManager
 
 from ._auth import is_loopback
 from ._input_required import Inbox
@@ -27,6 +28,7 @@ from ._sessions import ToolSessions
 from ._task_asks import TaskAsks
 
 CHECKS_AT_ONCE = 2  # run_steps checks in worker threads at one time
+_PRINCIPAL = "taskplate.principal"  # where a request keeps its caller once decided
 
 
 def _access_token(request: Any) -> AccessToken | None:
@@ -42,8 +44,6 @@ class ServerState:
     http_trust: TrustLevel = TrustLevel.REMOTE
     # `dsl serve --allow-remote-save` lets remote callers save templates (save_template)
     remote_save: bool = False
-    # sessionId -> the caller that opened it (see `caller`)
-    owners: dict[str, str | None] = field(default_factory=dict)
     started: float = field(default_factory=time.time)
     log_levels: LogLevels = field(default_factory=LogLevels)
     # serves a template saved while the server runs as a resource too (set by build_server)
@@ -63,7 +63,10 @@ class ServerState:
 
     def trust(self, ctx: Context[Any]) -> TrustLevel:
         """stdio is local; HTTP is remote unless started with --trust local and called from loopback."""
-        request = ctx.request_context.request if ctx is not None else None
+        return self.trust_of(ctx.request_context.request if ctx is not None else None)
+
+    def trust_of(self, request: Any) -> TrustLevel:
+        """`trust` of a request (None: stdio)."""
         if request is None:
             return TrustLevel.LOCAL
         token = _access_token(request)
@@ -75,6 +78,33 @@ class ServerState:
             return TrustLevel.LOCAL
         return TrustLevel.REMOTE
 
-    @staticmethod
-    def caller(ctx: Context[Any]) -> str | None:
-        return caller_of(ctx.request_context.request)
+    def principal(self, ctx: Context[Any]) -> Principal:
+        """Whose runs, artifacts, tasks, questions and sessions this caller reaches."""
+        return self.principal_of(ctx.request_context.request if ctx is not None else None)
+
+    def principal_of(self, request: Any) -> Principal:
+        """The caller of a request (None: stdio, the local user), decided once per request:
+        a bearer token's principal (an operator when the token is local), else the local user
+        for a local caller, else the HTTP session (the transport tells it apart), else nobody
+        in particular (stateless HTTP without a token)."""
+        if request is None:
+            return OPERATOR
+        scope = getattr(request, "scope", None)
+        known = scope.get(_PRINCIPAL) if isinstance(scope, dict) else None
+        if isinstance(known, Principal):
+            return known
+        operator = self.trust_of(request) is TrustLevel.LOCAL
+        token = _access_token(request)
+        if token is not None:
+            principal = Principal(
+                (token.claims or {}).get("principal") or token.client_id, operator
+            )
+        elif operator:
+            principal = OPERATOR
+        else:
+            caller = caller_of(request)
+            digest = hashlib.sha256(caller.encode()).hexdigest()[:24] if caller else None
+            principal = Principal(f"session:{digest}" if digest else None)
+        if isinstance(scope, dict):
+            scope[_PRINCIPAL] = principal
+        return principal

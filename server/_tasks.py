@@ -14,13 +14,16 @@ template) is answered with a task handle (`resultType: task`) instead of `{runId
 (`inputRequests`, the inbox's input-required flow) while it waits; `tasks/update` delivers
 their answers; `tasks/cancel` cancels.
 
-A task is its caller's: the run's stored caller must be the requester's (a stateless caller the
-transport cannot tell apart owns only runs nobody owns, reachable by their unguessable id);
-any other id is a protocol error (-32602), never another caller's task.
+A task is its caller's: the run's stored principal must be the requester's (`Principal.sees`:
+an operator sees every task; a stateless caller without a token, which the transport cannot
+tell apart, owns only the runs such callers started, reachable by their unguessable id); any
+other id is a protocol error (-32602) worded as for an unknown id, never another caller's task.
+A tasks/list cursor is a token this server made (`_task_cursor.py`), anything else -32602.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -37,10 +40,10 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel
 
 from taskplate.contract import RunStatus, TaskplateError
-from taskplate.interpreter import RunRow, caller_key
+from taskplate.interpreter import Principal, RunRow
 
-from ._logging import caller_of
 from ._state import ServerState
+from ._task_cursor import cursor_after, read_cursor
 from ._task_wire import (
     INVALID_PARAMS,
     LEGACY,
@@ -57,7 +60,6 @@ EXTENSION = "io.modelcontextprotocol/tasks"
 WATCH_S = 0.5
 CANCEL_WAIT_S = 10.0  # how long tasks/cancel waits for the run to stop before it answers  # how often a task's status is read again for its notifications
 LIST_PAGE = 50  # tasks a tasks/list page carries
-_SCAN = 100  # runs read at a time while listing a caller's own
 
 # The answer a task-supporting tool gives once its run has ended (tasks/result, tasks/get):
 # the same answer its sync call gives.
@@ -167,12 +169,9 @@ class Tasks:
         """The run of this task id, when it is the requester's; else a protocol error that
         says the same for an unknown id and another caller's."""
         try:
-            row = await self.state.manager.row(task_id)
+            return await self.state.manager.row(task_id, self.state.principal_of(ctx.request))
         except TaskplateError:
-            row = None
-        if row is None or row.options.get("caller") != caller_key(caller_of(ctx.request)):
-            raise _error(INVALID_PARAMS, f"no task {task_id!r} of this caller")
-        return row
+            raise _error(INVALID_PARAMS, f"no task {task_id!r} of this caller") from None
 
     def _legacy(self, row: RunRow) -> dict[str, Any]:
         return legacy_task(row, self.state.task_asks.asking(row.run_id))
@@ -234,24 +233,26 @@ class Tasks:
     async def listing(
         self, ctx: ServerRequestContext[Any, Any], params: ListParams
     ) -> dict[str, Any]:
-        """The requester's own tasks, newest first; the cursor is an offset into all runs."""
-        me = caller_key(caller_of(ctx.request))
-        try:
-            offset = int(params.cursor or 0)
-        except ValueError:
-            raise _error(INVALID_PARAMS, f"not a tasks/list cursor: {params.cursor!r}") from None
-        tasks: list[dict[str, Any]] = []
-        while me is not None and len(tasks) < LIST_PAGE:
-            rows, total = await self.state.manager.reads.run_rows(None, None, _SCAN, offset)
-            for row in rows:
-                offset += 1
-                if row.options.get("caller") == me:
-                    tasks.append(self._legacy(row))
-                    if len(tasks) == LIST_PAGE:
-                        break
-            if not rows or offset >= total:
-                return {"tasks": tasks}
-        return {"tasks": tasks, **({"nextCursor": str(offset)} if me is not None else {})}
+        """The requester's own tasks (an operator's: all), newest first, a page at a time: one
+        store query filtered by its principal, after the run its cursor names."""
+        principal = self.state.principal_of(ctx.request)
+        last = None if params.cursor is None else await self._after(params.cursor, principal)
+        rows = await self.state.manager.reads.rows_before(principal, last, LIST_PAGE + 1)
+        tasks = [self._legacy(row) for row in rows[:LIST_PAGE]]
+        if len(rows) > LIST_PAGE:
+            return {"tasks": tasks, "nextCursor": cursor_after(rows[LIST_PAGE - 1].run_id)}
+        return {"tasks": tasks}
+
+    async def _after(self, cursor: str, principal: Principal) -> RunRow:
+        """The task a cursor names: a cursor this server made (its form checked before any
+        store work), naming one of the caller's own tasks; else -32602."""
+        run_id, row = read_cursor(cursor), None
+        if run_id is not None:
+            with contextlib.suppress(TaskplateError):
+                row = await self.state.manager.row(run_id, principal)
+        if row is None:
+            raise _error(INVALID_PARAMS, "not a tasks/list cursor of this server")
+        return row
 
     async def cancel(
         self, ctx: ServerRequestContext[Any, Any], params: TaskParams

@@ -100,7 +100,7 @@ def test_the_mcp_guide_states_the_limits_the_server_enforces() -> None:
 
     from taskplate.interpreter import Limits
     from taskplate.interpreter._admission import MAX_URL_BYTES
-    from taskplate.server import _jsonrpc, _schemas
+    from taskplate.server import _auth, _jsonrpc, _schemas
     from taskplate.stdlib import _schemas as action_schemas
     from taskplate.stdlib import evaluate
 
@@ -120,5 +120,7 @@ def test_the_mcp_guide_states_the_limits_the_server_enforces() -> None:
         f"deeper than {_jsonrpc.MAX_READ_DEPTH:,} levels": 0,
         f"more than {_jsonrpc.MAX_DIGITS:,} digits": 0,
         f"larger than {DEFAULT_MAX_REQUEST_BODY_SIZE // 2**20} MiB": 0,
+        "`NAME` 1 to 64 of `A-Z a-z 0-9 . _ @ -`": _auth.PRINCIPAL_NAME.pattern
+        != "[A-Za-z0-9][A-Za-z0-9._@-]{0,63}",
     }
     assert [fact for fact, rest in facts.items() if fact not in guide or rest] == []

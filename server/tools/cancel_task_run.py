@@ -1,5 +1,5 @@
-"""cancel_task_run: a cancel request for a run of any process on the store (its owner acts on
-it); `force` also aborts the steps in flight.
+"""cancel_task_run: a cancel request for a caller's run on any process on the store (the process
+that runs it acts on it); `force` also aborts the steps in flight.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ OUTPUT = obj({"cancelRequested": B, "currentStatus": STATUS})
 
 
 async def cancel_task_run(state: ServerState, args: dict[str, Any], ctx: Context) -> CallToolResult:
-    return ok(await state.manager.cancel(args["runId"], args.get("force", False)))
+    manager = state.manager
+    return ok(await manager.cancel(args["runId"], args.get("force", False), state.principal(ctx)))
 
 
 SPEC = ToolSpec(

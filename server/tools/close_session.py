@@ -17,9 +17,8 @@ OUTPUT = obj({"closed": B})
 
 
 async def close_session(state: ServerState, args: dict[str, Any], ctx: Context) -> CallToolResult:
-    state.sessions.usable(state.manager, args["sessionId"], state.trust(ctx))
+    state.sessions.usable(state.manager, args["sessionId"], state.trust(ctx), state.principal(ctx))
     await state.sessions.close(state.manager, args["sessionId"])
-    state.owners.pop(args["sessionId"], None)
     return ok({"closed": True})
 
 

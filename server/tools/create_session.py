@@ -29,9 +29,12 @@ OUTPUT = SESSION
 
 async def create_session(state: ServerState, args: dict[str, Any], ctx: Context) -> CallToolResult:
     session = await state.sessions.open(
-        state.manager, state.trust(ctx), args.get("profileId"), args.get("record", False)
+        state.manager,
+        state.trust(ctx),
+        state.principal(ctx),
+        args.get("profileId"),
+        args.get("record", False),
     )
-    state.owners[session.id] = state.caller(ctx)
     return ok(described(session))
 
 

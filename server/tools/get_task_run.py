@@ -21,16 +21,17 @@ OUTPUT = RUN
 
 
 async def get_task_run(state: ServerState, args: dict[str, Any], ctx: Context) -> Answer:
-    run_id, inbox = args["runId"], state.inbox
+    run_id, inbox, principal = args["runId"], state.inbox, state.principal(ctx)
+    await state.manager.row(run_id, principal)  # another caller's run is an unknown one
     if ctx.request_state is not None:  # the answers to the questions it asked (2026-07-28)
         await inbox.deliver(state.manager, ctx)
     elif modern(ctx):
         questions = inbox.runs.get(run_id)
-        if questions is not None and questions.may_answer(ctx, state.trust(ctx), state.caller(ctx)):
+        if questions is not None and questions.may_answer(principal):
             required = inbox.input_required(run_id)
             if required is not None:
                 return required
-    answer = await state.manager.describe(run_id, include_steps=args.get("includeSteps", False))
+    answer = await state.manager.describe(run_id, args.get("includeSteps", False), principal)
     return ok(fit(answer, state.manager.limits.max_artifact_inline_bytes))
 
 

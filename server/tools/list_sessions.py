@@ -19,12 +19,7 @@ OUTPUT = obj({"sessions": {"type": "array", "items": SESSION}})
 
 
 async def list_sessions(state: ServerState, args: dict[str, Any], ctx: Context) -> CallToolResult:
-    mine = state.caller(ctx)
-    if mine is None:  # a stateless HTTP caller cannot be told from another
-        return ok({"sessions": []})
-    owned = [
-        s for sid, s in state.manager.sessions.sessions.items() if state.owners.get(sid) == mine
-    ]
+    owned = state.sessions.mine(state.manager, state.principal(ctx))
     return ok({"sessions": [described(s) for s in owned]})
 
 

@@ -21,7 +21,9 @@ OUTPUT = obj(
 
 
 async def list_tabs(state: ServerState, args: dict[str, Any], ctx: Context) -> CallToolResult:
-    session = state.sessions.usable(state.manager, args["sessionId"], state.trust(ctx))
+    session = state.sessions.usable(
+        state.manager, args["sessionId"], state.trust(ctx), state.principal(ctx)
+    )
     tabs = []
     for tab in session.tabs.values():
         try:

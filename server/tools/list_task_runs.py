@@ -1,4 +1,5 @@
-"""list_task_runs: a page of the runs of every taskplate process on the store, newest first."""
+"""list_task_runs: a page of the caller's runs on every taskplate process on the store, newest
+first (an operator's: every run)."""
 
 from __future__ import annotations
 
@@ -42,13 +43,14 @@ async def list_task_runs(state: ServerState, args: dict[str, Any], ctx: Context)
             args.get("templateId"),
             args.get("limit", 20),
             args.get("offset", 0),
+            state.principal(ctx),
         )
     )
 
 
 SPEC = ToolSpec(
     "list_task_runs",
-    "Runs of every taskplate process on this machine, newest first.",
+    "Your runs on every taskplate process on this store, newest first.",
     INPUT,
     OUTPUT,
     list_task_runs,

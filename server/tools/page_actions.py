@@ -77,10 +77,11 @@ async def page_action(
             f'"{name}" needs host access ({Level.L2}), which remote callers may not use',
             "Connect over stdio (local trust) to use it.",
         )
-    session = state.sessions.usable(manager, args["sessionId"], trust)
+    principal = state.principal(ctx)
+    session = state.sessions.usable(manager, args["sessionId"], trust, principal)
     own = spec.args_schema.get("properties", {})  # close_tab's tabId is its argument
     action_args = {k: v for k, v in args.items() if k in own or k not in ("sessionId", "tabId")}
-    artifacts = RunArtifacts(manager.artifacts, f"session_{session.id}")
+    artifacts = RunArtifacts(manager.artifacts, f"session_{session.id}", principal.name)
     action_ctx = ActionContext(
         session=session,
         tab_id=args.get("tabId"),

@@ -1,5 +1,5 @@
-"""resume_task_run: a run waiting for a person (a hand_over step) goes on; remote callers
-resume only the runs they started.
+"""resume_task_run: a run waiting for a person (a hand_over step) goes on; a caller resumes only
+the runs it started (an operator: any).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ OUTPUT = obj({"runId": S, "resumeRequested": B, "currentStatus": STATUS})
 
 
 async def resume_task_run(state: ServerState, args: dict[str, Any], ctx: Context) -> CallToolResult:
-    return ok(await state.manager.resume(args["runId"], state.trust(ctx), state.caller(ctx)))
+    return ok(await state.manager.resume(args["runId"], state.principal(ctx)))
 
 
 SPEC = ToolSpec(

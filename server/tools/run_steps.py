@@ -58,12 +58,11 @@ async def run_steps(state: ServerState, args: dict[str, Any], ctx: Context) -> A
     if not checked.ok or checked.template is None:
         raise invalid_steps(checked, text)
     options = {"timeoutMs": args["timeoutMs"]} if "timeoutMs" in args else {}
-    session_id = args.get("sessionId")
+    session_id, principal = args.get("sessionId"), state.principal(ctx)
     if session_id:
-        state.sessions.usable(manager, session_id, trust)
-    caller = state.caller(ctx)
+        state.sessions.usable(manager, session_id, trust, principal)
     asks = state.task_asks if task_requested(ctx) else None
-    asker, sampler, questions = channels_for(inbox, ctx, trust, caller, asks)
+    asker, sampler, questions = channels_for(inbox, ctx, trust, principal, asks)
     run_id = await manager.submit(
         "run_steps",
         {},
@@ -71,7 +70,7 @@ async def run_steps(state: ServerState, args: dict[str, Any], ctx: Context) -> A
         options=options,
         trust=trust,
         session_id=session_id,
-        caller=caller,
+        principal=principal,
         asker=asker,
         sampler=sampler,
     )

@@ -67,9 +67,11 @@ async def run_task_template(state: ServerState, args: dict[str, Any], ctx: Conte
     options = dict(args.get("options") or {})
     inputs = args.get("inputs") or {}
     mode = manager.decide_mode(template, inputs, options)
-    trust, caller = state.trust(ctx), state.caller(ctx)
+    trust, principal = state.trust(ctx), state.principal(ctx)
+    if args.get("sessionId"):
+        state.sessions.usable(manager, args["sessionId"], trust, principal)
     asks = state.task_asks if task_requested(ctx) else None
-    asker, sampler, questions = channels_for(inbox, ctx, trust, caller, asks)
+    asker, sampler, questions = channels_for(inbox, ctx, trust, principal, asks)
     run_id = await manager.submit(
         template.id,
         inputs,
@@ -78,7 +80,7 @@ async def run_task_template(state: ServerState, args: dict[str, Any], ctx: Conte
         trust=trust,
         session_id=args.get("sessionId"),
         profile_id=args.get("profileId"),
-        caller=caller,
+        principal=principal,
         asker=asker,
         sampler=sampler,
     )

@@ -13,7 +13,7 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 
 from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
-from taskplate.interpreter import first_case, save_recorded
+from taskplate.interpreter import Principal, first_case, save_recorded
 
 from .._results import ok
 from .._schemas import INT, SESSION_ID, S, obj
@@ -64,7 +64,7 @@ async def save_template(state: ServerState, args: dict[str, Any], ctx: Context) 
             "remote callers may not save templates on this server",
             "Save over stdio (local trust), or ask the operator to serve with --allow-remote-save.",
         )
-    source = await recording(state, args, trust)
+    source = await recording(state, args, trust, state.principal(ctx))
     saved = await save_recorded(
         manager.store,
         manager.library,
@@ -81,7 +81,6 @@ async def save_template(state: ServerState, args: dict[str, Any], ctx: Context) 
     taken = None if session_id is None else await state.sessions.take_recording(manager, session_id)
     if taken is not None:
         secrets = list(state.sessions.secrets.get(str(session_id), []))
-        state.owners.pop(str(session_id), None)
         try:
             answer["testCase"] = str(await first_case(Path(saved.path), taken, secrets))
         finally:
@@ -89,8 +88,11 @@ async def save_template(state: ServerState, args: dict[str, Any], ctx: Context) 
     return ok(answer)
 
 
-async def recording(state: ServerState, args: dict[str, Any], trust: TrustLevel) -> str:
-    """The run or session to save, if this caller may read it."""
+async def recording(
+    state: ServerState, args: dict[str, Any], trust: TrustLevel, principal: Principal
+) -> str:
+    """The run or session to save, if this caller may read it: its own (another caller's is
+    answered as an unknown id), and for a remote caller not one a local caller made."""
     run_id, session_id = args.get("runId"), args.get("sessionId")
     if (run_id is None) == (session_id is None):
         raise TaskplateError(
@@ -98,16 +100,16 @@ async def recording(state: ServerState, args: dict[str, Any], trust: TrustLevel)
             "give either runId or sessionId (not both)",
             "runId: a finished run_steps run; sessionId: a session of browser tool calls.",
         )
+    if session_id is not None:
+        state.sessions.owned(state.manager, session_id, principal)
+    else:
+        await state.manager.row(str(run_id), principal)
     if trust is TrustLevel.REMOTE:
         opened = state.sessions.trust
-        if session_id is not None and session_id not in opened:
-            raise TaskplateError(
-                ErrorCode.SESSION_NOT_FOUND,
-                f"no session {session_id} was opened on this server",
-                "Save a session you opened here with create_session.",
-            )
         maker = (
-            opened[session_id] if session_id is not None else await run_trust(state, str(run_id))
+            opened.get(session_id, TrustLevel.LOCAL)
+            if session_id is not None
+            else await run_trust(state, str(run_id))
         )
         if maker is TrustLevel.LOCAL:
             raise TaskplateError(

@@ -67,8 +67,9 @@ async def scrape(state: ServerState, args: dict[str, Any], ctx: Context) -> Call
     fmt = args.get("format", "markdown")
     if args.get("engine", "browser") != "browser" and fmt not in ("screenshot", "fullscreenshot"):
         return await _read(state, args, ctx)
-    session = await state.sessions.open(manager, trust, args.get("profileId"))
-    artifacts = RunArtifacts(manager.artifacts, f"scrape_{session.id}")
+    principal = state.principal(ctx)
+    session = await state.sessions.open(manager, trust, principal, args.get("profileId"))
+    artifacts = RunArtifacts(manager.artifacts, f"scrape_{session.id}", principal.name)
     action_ctx = ActionContext(session=session, trust=trust, artifacts=artifacts)
     try:
         page = await run_action("navigate", action_ctx, {"url": args["url"]})
@@ -92,7 +93,7 @@ async def scrape(state: ServerState, args: dict[str, Any], ctx: Context) -> Call
         answer = await small(manager, "get_page_content", content, artifacts)
         return ok({**base, **(answer.structured_content or {})})
     finally:
-        await manager.sessions.close(session.id)
+        await state.sessions.close(manager, session.id)
 
 
 async def _read(state: ServerState, args: dict[str, Any], ctx: Context) -> CallToolResult:
@@ -100,12 +101,14 @@ async def _read(state: ServerState, args: dict[str, Any], ctx: Context) -> CallT
     and in a session opened only if the browser is chosen (closed after, as always)."""
     from taskplate.stdlib import WebClient  # httpx: when a page is read so, not at the start
 
-    manager, trust = state.manager, state.trust(ctx)
+    manager, trust, principal = state.manager, state.trust(ctx), state.principal(ctx)
     opened: list[Session] = []
 
     async def browser() -> tuple[Session, str | None]:
         if not opened:
-            opened.append(await state.sessions.open(manager, trust, args.get("profileId")))
+            opened.append(
+                await state.sessions.open(manager, trust, principal, args.get("profileId"))
+            )
         return opened[0], None
 
     async def cookies() -> Sequence[Mapping[str, Any]]:
@@ -114,7 +117,7 @@ async def _read(state: ServerState, args: dict[str, Any], ctx: Context) -> CallT
         profile = manager.profiles.read(args.get("profileId") or "master")
         return list(profile.state.get("cookies", []))
 
-    artifacts = RunArtifacts(manager.artifacts, f"scrape_{secrets.token_hex(6)}")
+    artifacts = RunArtifacts(manager.artifacts, f"scrape_{secrets.token_hex(6)}", principal.name)
     policy = manager.url_policy(trust)
     read = {
         "url": args["url"],
@@ -131,7 +134,7 @@ async def _read(state: ServerState, args: dict[str, Any], ctx: Context) -> CallT
             page = await run_action("read_page", action_ctx, read)
     finally:
         if opened:
-            await manager.sessions.close(opened[0].id)
+            await state.sessions.close(manager, opened[0].id)
     base = {
         key: page[key] for key in ("url", "format", "title", "status", "engine", "engineReason")
     }

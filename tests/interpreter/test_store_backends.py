@@ -3,6 +3,7 @@ PostgreSQL (Debian's package, started for the session). Same calls, same answers
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -13,8 +14,9 @@ import psycopg
 import pytest
 
 from taskplate.contract import ErrorCode, TaskplateError
-from taskplate.interpreter import ArtifactStore, Store, open_store
-from taskplate.interpreter._store_postgres import SCHEMA_VERSION, PostgresStore
+from taskplate.interpreter import LOCAL, ArtifactStore, Store, open_store
+from taskplate.interpreter._store_postgres import MIGRATIONS, SCHEMA_VERSION, PostgresStore
+from taskplate.interpreter._store_sqlite import _SCHEMA as _SQLITE_SCHEMA
 from tests.fixtures.postgres import Postgres, alive, free_port, pg_bin, running_postgres
 
 pytestmark = pytest.mark.anyio
@@ -347,3 +349,52 @@ async def test_a_postgresql_call_leaves_the_event_loop_free(postgres: Postgres) 
                     tg.start_soon(slow)
                     tg.start_soon(other)
             assert order == ["asked", "other task ran", "answered"]
+
+
+async def test_runs_are_listed_by_principal_a_keyset_page_at_a_time(store: Store) -> None:
+    for i in range(5):
+        await store.insert_run(f"run_{i}", "tpl", "1.0.0", {}, {}, "me", "a" if i % 2 else "b")
+        time.sleep(0.002)
+    rows, total = await store.list_runs(None, None, 10, 0, "a")
+    assert [r.run_id for r in rows] == ["run_3", "run_1"] and total == 2
+    assert {r.principal for r in rows} == {"a"}
+    assert (await store.list_runs(None, None, 10, 0))[1] == 5  # no principal: every run
+    first = await store.runs_before("b", float("inf"), "", 2)
+    assert [r.run_id for r in first] == ["run_4", "run_2"]
+    rest = await store.runs_before("b", first[-1].created_at, first[-1].run_id, 2)
+    assert [r.run_id for r in rest] == ["run_0"]
+    assert [r.run_id for r in await store.runs_before(None, float("inf"), "", 9)] == [
+        f"run_{i}" for i in (4, 3, 2, 1, 0)
+    ]
+    await store.insert_artifact("art_1", "run_1", "a.txt", "text/plain", 1, "x", "a")
+    assert (await store.artifact("art_1") or {})["principal"] == "a"
+
+
+async def test_a_store_made_before_principals_is_migrated_its_runs_the_local_users(
+    backend: tuple[Path, str | None],
+) -> None:
+    home, url = backend
+    old_run = ("run_old", "tpl", "1.0.0", "queued", "{}", "{}", 1.0, 1.0)
+    insert = "INSERT INTO runs (run_id, template_id, template_version, status, inputs, options, created_at, updated_at) VALUES "
+    if url is None:
+        home.mkdir(parents=True)
+        with sqlite3.connect(home / "runs.db") as db:
+            db.executescript(_SQLITE_SCHEMA)  # the tables as first made, without principals
+            db.execute(insert + "(?, ?, ?, ?, ?, ?, ?, ?)", old_run)
+        db.close()
+    else:
+        with psycopg.connect(url, autocommit=True) as db:
+            db.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+            for version, migration in enumerate(MIGRATIONS[:2], 1):
+                db.execute(migration)
+                db.execute("INSERT INTO schema_version (version) VALUES (%s)", (version,))
+            db.execute(insert + "(%s, %s, %s, %s, %s, %s, %s, %s)", old_run)
+    async with open_store(home, url) as store:
+        old = await store.run("run_old")
+        assert old is not None and old.principal == LOCAL
+        await store.insert_run("run_new", "tpl", "1.0.0", {}, {}, "me", None)
+        new = await store.run("run_new")
+        assert new is not None and new.principal is None  # a caller nobody can tell apart
+        assert [r.run_id for r in (await store.list_runs(None, None, 9, 0, LOCAL))[0]] == [
+            "run_old"
+        ]

@@ -17,7 +17,7 @@ from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from taskplate.contract import TaskplateError, TrustLevel
-from taskplate.server._auth import StaticTokens, parse_tokens
+from taskplate.server._auth import StaticTokens, load_tokens, own_principal, parse_tokens
 from tests.server.conftest import DSL, Served, env_for, free_port, start_http, stop
 
 pytestmark = pytest.mark.anyio
@@ -138,7 +138,12 @@ def test_a_non_loopback_address_without_tokens_is_refused(home: Path) -> None:
     ("lines", "message"),
     [
         ("short\n", "at least 16 characters"),
-        ("a-long-enough-token-123 admin\n", "expected TOKEN [local|remote]"),
+        ("a-long-enough-token-123 admin\n", "expected TOKEN [local|remote] [principal=NAME]"),
+        ("a-long-enough-token-123 principal=a:b\n", "principal name 'a:b' must be"),
+        (
+            "a-long-enough-token-123 local principal=ops\nanother-long-token-456 principal=ops\n",
+            "principal ops has tokens of different trust levels",
+        ),
     ],
 )
 def test_a_bad_token_file_is_a_clear_error(home: Path, lines: str, message: str) -> None:
@@ -164,11 +169,31 @@ async def test_the_verifier_accepts_exactly_the_known_tokens() -> None:
     tokens = parse_tokens(f"{LOCAL_TOKEN} local,{REMOTE_TOKEN}", "test")
     verifier = StaticTokens(tokens)
     local = await verifier.verify_token(LOCAL_TOKEN)
-    assert local is not None and local.claims == {"trust": str(TrustLevel.LOCAL)}
+    assert local is not None
+    assert local.claims == {"trust": str(TrustLevel.LOCAL), "principal": own_principal(tokens[0])}
+    assert (local.claims or {})["principal"].startswith("token:")  # no name a line may give
     assert LOCAL_TOKEN not in repr(local)  # the SDK keeps the AccessToken; not the secret
     for wrong in ("", LOCAL_TOKEN[:-1], LOCAL_TOKEN + "x", REMOTE_TOKEN.upper()):
         assert await verifier.verify_token(wrong) is None
     with pytest.raises(TaskplateError):
         parse_tokens("tooshort", "test")
+    shared = StaticTokens(
+        parse_tokens(f"{LOCAL_TOKEN} principal=team\n{REMOTE_TOKEN} principal=team", "t")
+    )
+    for token in (LOCAL_TOKEN, REMOTE_TOKEN):  # one principal, two tokens: one caller
+        verified = await shared.verify_token(token)
+        assert verified is not None and (verified.claims or {})["principal"] == "team"
     with anyio.fail_after(5):
         assert await StaticTokens([]).verify_token(LOCAL_TOKEN) is None
+
+
+def test_a_principal_has_one_trust_level_across_the_token_sources(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TASKPLATE_TOKENS", f"{LOCAL_TOKEN} local principal=ops")
+    path = tmp_path / "tokens.txt"
+    path.write_text(f"{REMOTE_TOKEN} principal=ops\n", encoding="utf-8")
+    with pytest.raises(TaskplateError, match="ops has tokens of different trust levels"):
+        load_tokens(path)
+    path.write_text(f"{REMOTE_TOKEN} local principal=ops\n", encoding="utf-8")
+    assert [t.principal for t in load_tokens(path)] == ["ops", "ops"]

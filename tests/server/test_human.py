@@ -16,8 +16,8 @@ import pytest
 from mcp.client.client import Client
 from mcp.server.mcpserver import MCPServer
 
-from taskplate.contract import TrustLevel
-from taskplate.interpreter import ConfirmPolicy, RunManager
+from taskplate.contract import TaskplateError
+from taskplate.interpreter import ConfirmPolicy, Principal, RunManager
 from taskplate.server.ui import UiAccess, ui_app
 from tests.fixtures.server import FixtureServer
 from tests.server.conftest import DSL, env_for, start_http, stop
@@ -252,8 +252,8 @@ async def test_a_hand_over_resumes_with_resume_task_run(
     async with client(server) as c:
         run_id = await hand_over(c, site, "resumed")
         await waiting(c, run_id)
-        with pytest.raises(Exception, match="remote callers resume only their own runs"):
-            await manager.resume(run_id, TrustLevel.REMOTE, "http:someone-else")
+        with pytest.raises(TaskplateError, match=f"^no run {run_id}$"):  # as for an unknown id
+            await manager.resume(run_id, Principal("someone-else"))
         resumed = await call(c, "resume_task_run", runId=run_id)
         assert resumed == {
             "isError": False,

@@ -524,8 +524,8 @@ async def remote_client(url: str, token: str, asked: list[str]) -> AsyncIterator
 async def test_an_async_runs_question_goes_only_to_the_caller_that_started_it(
     tmp_path: Path,
 ) -> None:
-    """Stateless HTTP on 2026-07-28 tells callers apart by their bearer token: another remote
-    caller polling the run is never asked its question."""
+    """Stateless HTTP on 2026-07-28 tells callers apart by their bearer token: to another
+    remote caller the run is unknown, and it is never asked its question."""
     home = tmp_path / "home"
     home.mkdir()
     tokens = tmp_path / "tokens.txt"
@@ -543,7 +543,7 @@ async def test_an_async_runs_question_goes_only_to_the_caller_that_started_it(
             async with remote_client(served.url, OTHER_TOKEN, theirs) as other:
                 for _ in range(3):
                     seen = await call(other, "get_task_run", runId=run_id)
-                    assert seen["status"] == "running", seen
+                    assert seen["errorCode"] == "RUN_NOT_FOUND", seen
             answer = await finished(owner, run_id)
     finally:
         stop(served)

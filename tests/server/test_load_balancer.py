@@ -92,9 +92,10 @@ class Pair:
 
 
 @contextmanager
-def paired(folder: Path, postgres: Postgres) -> Iterator[Pair]:
-    """Two servers on a fresh database behind HAProxy; afterwards, no process of theirs runs.
-    Without HAProxy, the test fails saying how to get it (before anything starts)."""
+def paired(folder: Path, postgres: Postgres, env: dict[str, str] | None = None) -> Iterator[Pair]:
+    """Two servers on a fresh database behind HAProxy (`env`: more of their environment);
+    afterwards, no process of theirs runs. Without HAProxy, the test fails saying how to get it
+    (before anything starts)."""
     try:
         haproxy_bin()
     except RuntimeError as missing:
@@ -104,7 +105,7 @@ def paired(folder: Path, postgres: Postgres) -> Iterator[Pair]:
     with postgres.database() as url:
         try:
             for name in ("one", "two"):
-                servers[name] = serve(folder, url, name)
+                servers[name] = serve(folder, url, name, more_env=env)
             ports = {name: int(s.url.split(":")[2].split("/")[0]) for name, s in servers.items()}
             with balancing(ports, folder / "haproxy") as balancer:
                 pair = Pair(balancer, servers, ports, url, processes=processes)
@@ -415,3 +416,52 @@ def test_the_documented_session_error_is_the_one_given() -> None:
     here = Sessions(cast(BrowserRuntime, None))
     assert sid.startswith("ses_") and len(sid.split("_")[1]) == len(here.mark)
     assert shown == here.not_here(sid).to_json()
+
+
+async def test_a_callers_runs_are_its_own_on_every_server(
+    tmp_path: Path, postgres: Postgres
+) -> None:
+    """Two remote tokens on both servers: what one starts is unknown to the other on either
+    server (its principal is stored with the run, in the one database), its own on either."""
+    alpha, beta = "alpha-token-0123456789abcdef", "beta-token-0123456789abcdef"
+    tokens = {"TASKPLATE_TOKENS": f"{alpha} remote principal=alpha,{beta} remote"}
+    with paired(tmp_path, postgres, tokens) as pair:
+        pair.remember_processes()
+
+        @asynccontextmanager
+        async def as_caller(token: str) -> AsyncIterator[HttpWire]:
+            headers = {"Authorization": f"Bearer {token}"}
+            hooks = {"response": [noting(pair)]}
+            async with httpx2.AsyncClient(timeout=60, headers=headers, event_hooks=hooks) as http:
+                wire = HttpWire(http, pair.balancer.url, MODERN)
+                wire.errors_answered = True
+                await wire.start()
+                yield wire
+
+        async def tool(wire: HttpWire, name: str, **arguments: Any) -> dict[str, Any]:
+            answer = result(
+                await wire.request("tools/call", {"name": name, "arguments": arguments})
+            )
+            return cast(dict[str, Any], answer["structuredContent"])
+
+        async with as_caller(alpha) as mine, as_caller(beta) as theirs:
+            started = await tool(
+                mine, "run_task_template", templateId="pause", inputs={"ms": 500},
+                options={"mode": "async"},
+            )  # fmt: skip
+            run_id = started["runId"]
+            pair.answered.clear()
+            for _ in range(2):  # round robin: each request on the other server
+                refused = await tool(theirs, "get_task_run", runId=run_id)
+                assert refused["errorCode"] == "RUN_NOT_FOUND", refused
+                assert refused["error"] == f"no run {run_id}"
+                task = await theirs.request("tasks/get", {"taskId": run_id})
+                assert task["error"]["code"] == -32602, task
+                listed = await tool(theirs, "list_task_runs")
+                assert listed == {"runs": [], "total": 0}
+                assert (await tool(mine, "get_task_run", runId=run_id))["runId"] == run_id
+            assert set(pair.answers_to("get_task_run")) == {"one", "two"}, pair.answered
+            await tool(mine, "cancel_task_run", runId=run_id, force=True)
+        async with open_store(tmp_path, pair.store_url) as store:
+            row = await store.run(run_id)
+        assert row is not None and row.principal == "alpha"

@@ -302,13 +302,14 @@ def test_remote_callers_save_only_when_the_operator_allows_it(tmp_path: Path) ->
         finally:
             stop(server)
         saved = user_templates(home) / "remote_set.yaml"
-        assert other["errorCode"] == "TRUST_LEVEL_NOT_ALLOWED"  # a local caller's run: never
-        assert not (user_templates(home) / "not_mine.yaml").exists()
+        assert not (user_templates(home) / "not_mine.yaml").exists()  # a local caller's run
         if allowed:
             assert not answer["isError"], answer
             assert saved.is_file()
-            assert "local caller" in other["error"]
+            assert other["errorCode"] == "RUN_NOT_FOUND"  # another caller's: as an unknown id
+            assert other["error"] == f"no run {local_run}"
         else:
+            assert other["errorCode"] == "TRUST_LEVEL_NOT_ALLOWED"
             assert answer["errorCode"] == "TRUST_LEVEL_NOT_ALLOWED"
             assert "--allow-remote-save" in answer["recoverHint"]
             assert not saved.exists()

@@ -33,11 +33,19 @@ def store_url(postgres: Postgres) -> Iterator[str]:
         yield url
 
 
-def serve(tmp_path: Path, url: str, name: str, limit: int = 2, *wrapper: str) -> Served:
-    """One server on the store, with a data home of its own (nothing shared but the store)."""
+def serve(
+    tmp_path: Path,
+    url: str,
+    name: str,
+    limit: int = 2,
+    *wrapper: str,
+    more_env: dict[str, str] | None = None,
+) -> Served:
+    """One server on the store, with a data home of its own (nothing shared but the store);
+    `more_env`: more of its environment (e.g. TASKPLATE_TOKENS)."""
     home = tmp_path / name
     home.mkdir()
-    env = {"TASKPLATE_STORE": url, "TASKPLATE_MAX_CONCURRENT_RUNS": str(limit)}
+    env = {"TASKPLATE_STORE": url, "TASKPLATE_MAX_CONCURRENT_RUNS": str(limit), **(more_env or {})}
     if not wrapper:
         return start_http(home, "--trust", "local", env=env)
     return start_http(home, "--trust", "local", env=env, wrapper=wrapper)
