@@ -101,12 +101,18 @@ demo: bootstrap
 	$(BIN)/dsl validate templates
 	$(BIN)/python bench/demo.py
 
+# Test files spread over TEST_WORKERS processes (pytest-xdist), a file's tests in one of them so
+# its module fixtures (a Chromium, a server) start once: most tests wait on pages, servers and
+# timers more than they compute, so 4 workers keep 2 cores busy. TEST_WORKERS=0 runs them in one.
+TEST_WORKERS ?= 4
+PYTEST := $(BIN)/python -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile
+
 test: bootstrap
-	$(BIN)/python -m pytest -q -p no:cacheprovider
+	$(PYTEST)
 
 # The fuzz and generated tests alone, twenty times as long as in `make test`, with random seeds.
 fuzz: bootstrap
-	TASKPLATE_FUZZ=long $(BIN)/python -m pytest -q -p no:cacheprovider -m fuzz
+	TASKPLATE_FUZZ=long $(PYTEST) -m fuzz
 
 lint: bootstrap
 	$(BIN)/ruff check .
