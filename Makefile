@@ -114,7 +114,8 @@ test: bootstrap
 fuzz: bootstrap
 	TASKPLATE_FUZZ=long $(PYTEST) -m fuzz
 
-lint: bootstrap
+# The checks need only the Python install (ruff, mypy, lint-imports), not the browser or services.
+lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
