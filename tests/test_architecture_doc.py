@@ -76,6 +76,33 @@ def test_the_layer_diagram_is_the_import_contracts() -> None:
     assert drawn.group(1) == expected, f"draw the contracts of pyproject.toml as:\n{expected}"
 
 
+def _arrows() -> str:
+    """The product folders' imports of each other, drawn as the doc draws them."""
+    import grimp  # import-linter's graph: the imports `lint-imports` checks
+
+    graph = grimp.build_graph("taskplate")
+    order = ("cli", "server", "interpreter", "stdlib", "browser", "providers", "dsl", "contract")
+    lines = []
+    for importer in order:
+        imported = [
+            f"{other}/"
+            for other in order
+            if other != importer
+            and graph.direct_import_exists(
+                importer=f"taskplate.{importer}", imported=f"taskplate.{other}", as_packages=True
+            )
+        ]
+        lines.append(f"{importer + '/':<12} → {' '.join(imported) or '(nothing)'}")
+    return "\n".join(lines)
+
+
+def test_the_folder_arrows_are_the_import_graph() -> None:
+    expected = _arrows()
+    drawn = re.search(r"import graph of the product folders.*?```text\n(.*?)\n```", _doc(), re.S)
+    assert drawn is not None, "docs/architecture.md: no ```text block of the folder arrows"
+    assert drawn.group(1) == expected, f"draw the folder arrows of the code as:\n{expected}"
+
+
 def _file_exists(span: str) -> bool:
     name = span.removeprefix("taskplate/")
     if "/" not in name.rstrip("/"):  # a bare name: somewhere in the tree
