@@ -44,6 +44,7 @@ SITEMAP_MAX_BYTES = 10_000_000
 SITEMAP_MAX_FILES = 20
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
 SNIFF_BYTES = 4096  # what <meta> charsets are looked for in
+GUESS_BYTES = 65_536  # what an unlabelled page's encoding is guessed from (a browser's first reads)
 _LOC = re.compile(rb"<loc>\s*([^<\s]+)\s*</loc>", re.I)
 _SITEMAP_INDEX = re.compile(rb"<sitemapindex[\s>]", re.I)
 
@@ -152,7 +153,7 @@ def _guessed(data: bytes) -> str:
     falls back to windows-1252) and Chromium reads it: never UTF-8 for a page off the web."""
     from chardetng_py import detect
 
-    guess: str = detect(data, allow_utf8=False)
+    guess: str = detect(data[:GUESS_BYTES], allow_utf8=False)
     return guess
 
 
