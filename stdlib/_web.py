@@ -386,22 +386,28 @@ class WebClient:
 async def _read(response: httpx.Response, url: str, max_bytes: int) -> list[bytes]:
     """The body as it comes, decoded here (not by httpx, whose decoders have no bound) and
     refused once more than `max_bytes` came, or decoded, so far."""
+    chunks: list[bytes] = []
+    came = 0
     try:
         decoding = Decoding(response.headers.get("content-encoding", ""), max_bytes)
-        chunks: list[bytes] = []
-        came = 0
         async for raw in response.aiter_raw():
             came += len(raw)
             chunks.extend(decoding.feed(raw))
             if decoding.over or came > max_bytes:
                 raise too_large(url, max_bytes)
     except DecodingError as exc:
+        chunks.clear()
         raise TaskplateError(
             ErrorCode.NAVIGATION_FAILED,
             f"could not read {url}: {exc}",
             "The site sent a broken answer; try again later, or leave it out.",
             {"url": url, "contentEncoding": response.headers.get("content-encoding", "")},
         ) from None
+    except BaseException:
+        # What was read goes now (above too): an error's traceback holds this frame for as
+        # long as the error is kept (a run keeps its steps' errors), and with it up to max_bytes.
+        chunks.clear()
+        raise
     return chunks
 
 
