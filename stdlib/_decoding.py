@@ -47,7 +47,7 @@ class _Zlib:
     def __init__(self, wbits: int) -> None:
         self._wbits = wbits
         self._obj = zlib.decompressobj(wbits)
-        self._started = False
+        self._started = self._filled = False
 
     def step(self, data: bytes, room: int) -> bytes:
         tail = self._obj.unconsumed_tail
@@ -61,11 +61,12 @@ class _Zlib:
             self._wbits = -zlib.MAX_WBITS  # raw deflate, without the zlib wrapper
             self._obj = zlib.decompressobj(self._wbits)
             return self.step(data, room)
-        self._started = True
+        self._started, self._filled = True, len(out) >= room
         return out
 
     def pending(self) -> bool:
-        return bool(self._obj.unconsumed_tail) and not self._obj.eof
+        # Input left over, or a step that filled its room (inflate may hold output back).
+        return (bool(self._obj.unconsumed_tail) or self._filled) and not self._obj.eof
 
 
 class _Brotli:
@@ -165,12 +166,12 @@ class Decoding:
         while not self.over:
             # One byte more than room is asked for: a body that has it is over the limit.
             out = stage.step(data, min(STEP, self.limit - self.size + 1) if last else STEP)
-            data = b""
+            fed, data = bool(data), b""
             if last:
                 self._take(out)
             elif out:
                 self._run(index + 1, out)
-            if not stage.pending():
+            if not stage.pending() or not (out or fed):  # a stage that gives nothing is done
                 break
 
     def _take(self, out: bytes) -> None:
