@@ -33,12 +33,27 @@ def crashed(detail: str = "") -> TaskplateError:
 
 
 def navigation_failed(url: str, reason: str) -> TaskplateError:
-    """A page that could not be reached: `reason` is Chromium's net error (ERR_NAME_NOT_RESOLVED)."""
+    """A page that could not be reached: `reason` is Chromium's net error (ERR_NAME_NOT_RESOLVED).
+    A redirect Chromium will not follow (to data:, file: and other schemes) is URL_NOT_ALLOWED."""
+    if reason == UNSAFE_REDIRECT:
+        return unsafe_redirect(url)
     return TaskplateError(
         ErrorCode.NAVIGATION_FAILED,
         f"{url} could not be opened: {reason}",
         "Check that the URL is right and the site is reachable; the tab shows an error page.",
         {"url": url, "netError": reason},
+    )
+
+
+UNSAFE_REDIRECT = "ERR_UNSAFE_REDIRECT"  # Chromium's: a redirect to a scheme it does not follow
+
+
+def unsafe_redirect(url: str) -> TaskplateError:
+    return TaskplateError(
+        ErrorCode.URL_NOT_ALLOWED,
+        f"{url} redirects to a URL that is not http(s) ({UNSAFE_REDIRECT})",
+        "Leave this URL out: only http and https pages are read.",
+        {"url": url, "netError": UNSAFE_REDIRECT},
     )
 
 
@@ -82,6 +97,10 @@ def translate(exc: BaseException, *, doing: str, timeout_code: ErrorCode) -> Tas
         )
     if isinstance(exc, PlaywrightError) and "net::ERR_" in first_line:
         reason = first_line.split("net::", 1)[1].split()[0]
+        if reason == UNSAFE_REDIRECT:
+            return unsafe_redirect(
+                first_line.rsplit(" at ", 1)[-1] if " at " in first_line else doing
+            )
         if "TIMED_OUT" in reason:
             return TaskplateError(
                 ErrorCode.NAVIGATION_TIMEOUT,

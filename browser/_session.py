@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin, urlsplit
 
 import anyio
 from playwright.async_api import BrowserContext, CDPSession, Dialog, Page, Request
@@ -476,8 +477,7 @@ class Session:
         tab.watch()
         self.tabs[tab.id] = tab
         page.on("close", lambda _: self._closed(tab.id))
-        if self.policy.enforced:
-            await self._guard(tab)
+        await self._guard(tab)
         return tab
 
     def _closed(self, tab_id: str) -> None:
@@ -551,18 +551,24 @@ class Session:
 
     # -- URL policy ---------------------------------------------------------------------------
     async def _guard(self, tab: Tab) -> None:
-        """Check every request of the tab, redirect hops included, in the browser itself.
+        """Check every request of the tab, redirect hops included, in the browser itself; and
+        refuse a page's redirect to another scheme (javascript:, data:, file:), which Chromium
+        ends without saying why (ERR_ABORTED for javascript:), as URL_NOT_ALLOWED.
 
         Playwright's routes never see redirects, so the tab gets its own DevTools session with
         request interception: each request (and each hop of a redirect chain) pauses until the
-        policy has looked at its URL, and a refused one fails before anything is sent."""
+        policy has looked at its URL, and a refused one fails before anything is sent (when the
+        policy is enforced); each document's answer pauses until its Location is looked at."""
         assert self.context is not None
         cdp = await self.context.new_cdp_session(tab.page)
 
         async def paused(event: dict[str, Any]) -> None:
             url = event["request"]["url"]
             try:
-                why = await self.policy.refusal_async(url)
+                if "responseStatusCode" in event:
+                    why = _redirect_elsewhere(url, event)
+                else:
+                    why = await self.policy.refusal_async(url)
                 if why is None:
                     await cdp.send("Fetch.continueRequest", {"requestId": event["requestId"]})
                     return
@@ -576,9 +582,22 @@ class Session:
         frame_tree = await cdp.send("Page.getFrameTree")
         main_frame = frame_tree["frameTree"]["frame"]["id"]
         cdp.on("Fetch.requestPaused", paused)
-        await cdp.send(
-            "Fetch.enable", {"patterns": [{"urlPattern": "*", "requestStage": "Request"}]}
-        )
+        answers = {"urlPattern": "*", "resourceType": "Document", "requestStage": "Response"}
+        requests = {"urlPattern": "*", "requestStage": "Request"}
+        patterns = [requests, answers] if self.policy.enforced else [answers]
+        await cdp.send("Fetch.enable", {"patterns": patterns})
+
+
+def _redirect_elsewhere(url: str, event: dict[str, Any]) -> str | None:
+    """Why a paused answer may not be followed: it redirects to a URL that is not http(s)."""
+    if event["responseStatusCode"] not in (301, 302, 303, 307, 308):
+        return None
+    for header in event.get("responseHeaders", []):
+        if header["name"].lower() == "location":
+            target = urljoin(url, header["value"].strip())
+            if urlsplit(target).scheme.lower() not in ("http", "https"):
+                return f"it redirects to {target[:200]}, not an http(s) URL"
+    return None
 
 
 class Sessions:

@@ -8,8 +8,6 @@ run's profile's, and those answers set, kept for the run (`_cookies.py`).
 
 from __future__ import annotations
 
-import codecs
-import gzip
 import os
 import re
 import ssl
@@ -27,6 +25,7 @@ import httpx
 from taskplate.contract import ErrorCode, TaskplateError
 
 from ._cookies import cookie_jar
+from ._decoding import ACCEPT_ENCODING, Decoding, DecodingError, decoded
 from ._pinned import PinnedNetwork, PinnedTransport
 
 if TYPE_CHECKING:
@@ -44,6 +43,8 @@ ROBOTS_MAX_REDIRECTS = 5  # followed on the same host only (http to https, a tra
 SITEMAP_MAX_BYTES = 10_000_000
 SITEMAP_MAX_FILES = 20
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+SNIFF_BYTES = 4096  # what <meta> charsets are looked for in
+GUESS_BYTES = 65_536  # what an unlabelled page's encoding is guessed from (a browser's first reads)
 _LOC = re.compile(rb"<loc>\s*([^<\s]+)\s*</loc>", re.I)
 _SITEMAP_INDEX = re.compile(rb"<sitemapindex[\s>]", re.I)
 
@@ -115,36 +116,45 @@ def origin(url: str) -> str:
 
 
 def decode(data: bytes, content_type: str) -> tuple[str, str]:
-    """The text of an HTML answer and its charset: the header's, a BOM, the page's <meta>, UTF-8
-    when it decodes, else windows-1252 (what browsers assume for unlabelled Western pages)."""
-    candidates: list[str] = []
-    header = re.search(r"charset\s*=\s*\"?([A-Za-z0-9_.:-]+)", content_type, re.I)
-    if header:
-        candidates.append(header.group(1))
-    for bom, name in (
-        (codecs.BOM_UTF8, "utf-8-sig"),
-        (codecs.BOM_UTF16_LE, "utf-16"),
-        (codecs.BOM_UTF16_BE, "utf-16"),
-    ):
-        if data.startswith(bom):
-            candidates.insert(0, name)
-    meta = _META_CHARSET.search(data[:4096])
-    if meta:
-        candidates.append(meta.group(1).decode("ascii", "ignore"))
-    for name in candidates:
-        try:
-            codec = codecs.lookup(name).name
-        except LookupError:
+    """The text of an HTML answer and its codec, found as the HTML standard's encoding sniffing
+    finds it: a BOM, the Content-Type's charset, a <meta> one (labels the Encoding standard
+    knows; others are passed over, as browsers pass them), else guessed as Firefox
+    guesses. Bytes that do not decode are replaced, as browsers replace them."""
+    import webencodings
+
+    encoding = _labelled(content_type, data)
+    if encoding is None:
+        encoding = webencodings.lookup(_guessed(data)) or webencodings.lookup("windows-1252")
+    text, used = webencodings.decode(data, encoding, errors="replace")
+    return text, used.codec_info.name
+
+
+def _labelled(content_type: str, data: bytes) -> Any:
+    """The encoding the header, else the first <meta> with a known label, names (None: none)."""
+    import webencodings
+
+    header = re.search(r"charset\s*=\s*[\"']?([^\s;\"']+)", content_type, re.I)
+    if header and (encoding := webencodings.lookup(header.group(1))) is not None:
+        return encoding
+    for meta in _META_CHARSET.finditer(data[:SNIFF_BYTES]):
+        encoding = webencodings.lookup(meta.group(1).decode("ascii", "replace"))
+        if encoding is None:
             continue
-        codec = "cp1252" if codec in ("latin-1", "iso8859-1") else codec  # as browsers do
-        try:
-            return data.decode(codec), codec
-        except UnicodeDecodeError:
-            break
-    try:
-        return data.decode("utf-8"), "utf-8"
-    except UnicodeDecodeError:
-        return data.decode("cp1252", errors="replace"), "cp1252"
+        if encoding.name in ("utf-16be", "utf-16le"):  # the page could not be read to say so
+            return webencodings.lookup("utf-8")
+        if encoding.name == "x-user-defined":
+            return webencodings.lookup("windows-1252")
+        return encoding
+    return None
+
+
+def _guessed(data: bytes) -> str:
+    """The label of an unlabelled page's encoding, as Firefox guesses it (chardetng, which
+    falls back to windows-1252) and Chromium reads it: never UTF-8 for a page off the web."""
+    from chardetng_py import detect
+
+    guess: str = detect(data[:GUESS_BYTES], allow_utf8=False)
+    return guess
 
 
 class WebClient:
@@ -194,11 +204,12 @@ class WebClient:
                     follow_redirects=False,
                     headers={
                         "User-Agent": self.config.user_agent,
-                        "Accept-Encoding": "gzip, deflate",
+                        "Accept-Encoding": ACCEPT_ENCODING,
                     },
                     cookies=jar,  # the jar itself: answers' cookies go into it, kept for the run
                     transport=self._transport(PinnedTransport(network, limits, self.config.verify)),
                     timeout=httpx.Timeout(20.0),
+                    event_hooks={"response": [_refuse_other_schemes]},
                 )
         return self._client
 
@@ -290,10 +301,10 @@ class WebClient:
             if body.status >= 400:
                 continue
             data = body.data
-            if data[:2] == b"\x1f\x8b":
+            if data[:2] == b"\x1f\x8b":  # a .xml.gz file: what fits in the limit is read
                 try:
-                    data = gzip.decompress(data)[:SITEMAP_MAX_BYTES]
-                except (OSError, EOFError):
+                    data, _more = decoded(data, "gzip", SITEMAP_MAX_BYTES)
+                except DecodingError:
                     continue
             locs = [
                 m.group(1).decode("utf-8", "replace").replace("&amp;", "&")
@@ -349,12 +360,7 @@ class WebClient:
                     declared = response.headers.get("content-length", "")
                     if declared.isdigit() and int(declared) > max_bytes:
                         raise too_large(url, max_bytes)
-                    chunks, size = [], 0
-                    async for chunk in response.aiter_bytes():
-                        size += len(chunk)
-                        if size > max_bytes:
-                            raise too_large(url, max_bytes)
-                        chunks.append(chunk)
+                    chunks = await _read(response, url, max_bytes)
                 finally:
                     await response.aclose()
         except httpx.TimeoutException:
@@ -377,6 +383,34 @@ class WebClient:
         )
 
 
+async def _read(response: httpx.Response, url: str, max_bytes: int) -> list[bytes]:
+    """The body as it comes, decoded here (not by httpx, whose decoders have no bound) and
+    refused once more than `max_bytes` came, or decoded, so far."""
+    chunks: list[bytes] = []
+    came = 0
+    try:
+        decoding = Decoding(response.headers.get("content-encoding", ""), max_bytes)
+        async for raw in response.aiter_raw():
+            came += len(raw)
+            chunks.extend(decoding.feed(raw))
+            if decoding.over or came > max_bytes:
+                raise too_large(url, max_bytes)
+    except DecodingError as exc:
+        chunks.clear()
+        raise TaskplateError(
+            ErrorCode.NAVIGATION_FAILED,
+            f"could not read {url}: {exc}",
+            "The site sent a broken answer; try again later, or leave it out.",
+            {"url": url, "contentEncoding": response.headers.get("content-encoding", "")},
+        ) from None
+    except BaseException:
+        # What was read goes now (above too): an error's traceback holds this frame for as
+        # long as the error is kept (a run keeps its steps' errors), and with it up to max_bytes.
+        chunks.clear()
+        raise
+    return chunks
+
+
 @asynccontextmanager
 async def client_for(ctx: ActionContext) -> AsyncIterator[WebClient]:
     """The run's client, or for a call outside a run one of its own, under the caller's URL
@@ -387,6 +421,21 @@ async def client_for(ctx: ActionContext) -> AsyncIterator[WebClient]:
     cookies = ctx.session.cookies if ctx.session is not None else None
     async with WebClient(policy=ctx.policy, cookies=cookies) as web:
         yield web
+
+
+async def _refuse_other_schemes(response: httpx.Response) -> None:
+    """A redirect to a javascript:, data: or file: URL is refused as soon as it is read (httpx,
+    which makes the next request of every redirect, would fail on some of them untranslated)."""
+    location = response.headers.get("location")
+    if response.is_redirect and location:
+        target = urljoin(str(response.request.url), location.strip())
+        if urlsplit(target).scheme.lower() not in ("http", "https"):
+            raise TaskplateError(
+                ErrorCode.URL_NOT_ALLOWED,
+                f"{response.request.url} redirects to {target[:200]}, not an http(s) URL",
+                "Leave this URL out: only http and https pages are read.",
+                {"url": str(response.request.url), "location": target[:2000]},
+            )
 
 
 @asynccontextmanager

@@ -85,8 +85,12 @@ class _Recording(httpx.AsyncBaseTransport):
                 "_taskplate": HTTP_ENGINE,
             }
         )
+        # A stream, not content: the client reads answers raw and decodes them itself.
         return httpx.Response(
-            response.status_code, headers=response.headers, content=raw, request=request
+            response.status_code,
+            headers=response.headers,
+            stream=httpx.ByteStream(raw),
+            request=request,
         )
 
 
@@ -123,6 +127,5 @@ class _Replay(httpx.AsyncBaseTransport):
                 f"{request.method} {request.url} is not in the recording", request=request
             )
         headers = [(h["name"], h["value"]) for h in answer.get("headers", [])]
-        return httpx.Response(
-            answer["status"], headers=headers, content=response_body(answer), request=request
-        )
+        body = httpx.ByteStream(response_body(answer))  # read raw, as a network answer is
+        return httpx.Response(answer["status"], headers=headers, stream=body, request=request)

@@ -237,7 +237,8 @@ ACTION = ActionSpec(
                 "minimum": 1,
                 "maximum": 50_000_000,
                 "default": 10_000_000,
-                "description": "Refuse an answer larger than this (before reading it whole).",
+                "description": "Refuse an answer larger than this, as it comes or as it decodes "
+                "(gzip, deflate, br, zstd): the read stops there.",
             },
             "links": {
                 "type": "boolean",

@@ -293,7 +293,8 @@ ACTION = ActionSpec(
                 "minimum": 1,
                 "maximum": 50_000_000,
                 "default": 10_000_000,
-                "description": "Over HTTP: refuse an answer larger than this.",
+                "description": "Over HTTP: refuse an answer larger than this, as it comes or as "
+                "it decodes (the read stops there).",
             },
             "links": {
                 "type": "boolean",

@@ -101,8 +101,8 @@ def test_the_mcp_guide_states_the_limits_the_server_enforces() -> None:
     from taskplate.interpreter import Limits
     from taskplate.interpreter._admission import MAX_URL_BYTES
     from taskplate.server import _auth, _jsonrpc, _schemas
+    from taskplate.stdlib import _decoding, _web, evaluate
     from taskplate.stdlib import _schemas as action_schemas
-    from taskplate.stdlib import evaluate
 
     guide = (DOCS / "mcp.md").read_text(encoding="utf-8")
     limits = Limits()
@@ -122,5 +122,10 @@ def test_the_mcp_guide_states_the_limits_the_server_enforces() -> None:
         f"larger than {DEFAULT_MAX_REQUEST_BODY_SIZE // 2**20} MiB": 0,
         "`NAME` 1 to 64 of `A-Z a-z 0-9 . _ @ -`": _auth.PRINCIPAL_NAME.pattern
         != "[A-Za-z0-9][A-Za-z0-9._@-]{0,63}",
+        f"at most {_decoding.STEP // 1024} KiB a step": _decoding.STEP % 1024,
+        f"(up to {_decoding.MAX_STACKED} stacked)": 0,
+        f"more than {_decoding.MAX_STACKED} times over": 0,
+        f"{_web.SITEMAP_MAX_BYTES:,} bytes as it comes": 0,
+        f"at most {_web.SITEMAP_MAX_FILES} sitemap files": 0,
     }
     assert [fact for fact, rest in facts.items() if fact not in guide or rest] == []

@@ -131,7 +131,16 @@ async def test_charsets_from_header_meta_or_guess(site: FixtureServer) -> None:
     assert page["title"] == "Café" and "Crème brûlée" in page["content"]
     text = "<html><head><meta charset='windows-1252'></head><body>Déjà</body></html>"
     assert decode(text.encode("cp1252"), "text/html") == (text, "cp1252")
-    assert decode("<p>Déjà</p>".encode(), "text/html")[1] == "utf-8"
+    assert decode("<p>Déjà</p>".encode(), "text/html; charset=utf-8")[1] == "utf-8"
+    # unlabelled UTF-8 reads as Chromium and Firefox read it off the web: as windows-1252
+    assert decode("<p>Déjà</p>".encode(), "text/html") == ("<p>DÃ©jÃ\xa0</p>", "cp1252")
+    assert decode('<meta charset="rot13"><p>Déjà</p>'.encode("cp1252"), "")[1] == "cp1252"
+    russian = "<p>Привет, как дела? Это русский текст.</p>"
+    assert decode(russian.encode("cp1251"), "text/html; charset=x-unknown") == (russian, "cp1251")
+    assert decode('<meta charset="utf-16"><p>é</p>'.encode(), "") == (
+        '<meta charset="utf-16"><p>é</p>',
+        "utf-8",
+    )
     assert decode("<p>Déjà</p>".encode("cp1252"), "text/html")[1] == "cp1252"
     assert decode(codecs.BOM_UTF8 + "é".encode(), "text/html; charset=latin-1")[0] == "é"
     assert decode("é".encode("latin-1"), "text/html; charset=nonsense")[0] == "é"
