@@ -16,9 +16,13 @@ from urllib.parse import quote, quote_plus
 
 from playwright.async_api import BrowserContext, Route
 
-from taskplate.contract import ErrorCode, TaskplateError, write_whole
+from taskplate.contract import ErrorCode, FileRefused, TaskplateError, read_bounded, write_whole
+
+from ._har_schema import HAR_SCHEMA
 
 MASK = "__taskplate_secret__"  # where a secret's value was; offline, the secret *is* this
+MAX_RECORDING_BYTES = 128 * 1024 * 1024  # refused before it is read: docs/testing.md
+MAX_RECORDING_DEPTH = 256  # levels of JSON; a recorded value is at most 200 (evaluate's bound)
 
 
 class HarRecording:
@@ -138,30 +142,98 @@ def _headers(response: dict[str, Any]) -> dict[str, str]:
 
 
 def read_har(path: Path) -> dict[str, Any]:
-    """A HAR file's JSON, or a clear error naming the file."""
+    """A recording's JSON, checked: a regular file of at most MAX_RECORDING_BYTES, UTF-8 JSON
+    at most MAX_RECORDING_DEPTH levels deep, of the types HAR_SCHEMA gives and with base64
+    bodies that decode; else a clear error naming the file and, in the HAR, the place."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_bounded(path, MAX_RECORDING_BYTES).decode("utf-8"))
     except FileNotFoundError:
         raise TaskplateError(
             ErrorCode.INVALID_PARAMETER,
             f"{path}: the recording is missing",
             "Record the case again with `dsl record`.",
         ) from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except OSError as exc:
         raise TaskplateError(
             ErrorCode.INVALID_PARAMETER,
-            f"{path}: the recording is not a HAR file ({exc})",
-            "Record the case again with `dsl record`.",
+            f"{path}: cannot read the recording ({exc.strerror or exc})",
+            "Check the recording's file and its permissions.",
         ) from None
-    log = data.get("log") if isinstance(data, dict) else None
-    if not isinstance(log, dict) or not isinstance(log.get("entries"), list):
-        raise TaskplateError(
-            ErrorCode.INVALID_PARAMETER,
-            f"{path}: the recording is not a HAR file (no log.entries)",
-            "Record the case again with `dsl record`.",
-        )
+    except FileRefused as exc:
+        raise _not_har(path, str(exc)) from None
+    except UnicodeDecodeError:
+        raise _not_har(path, "not UTF-8 text") from None
+    except RecursionError:
+        raise _not_har(path, f"nested more than {MAX_RECORDING_DEPTH} levels deep") from None
+    except ValueError as exc:
+        raise _not_har(path, f"not JSON ({exc})") from None
+    problem = _depth_problem(data) or _schema_problem(data) or _base64_problem(data)
+    if problem:
+        raise _not_har(path, problem)
     har: dict[str, Any] = data
     return har
+
+
+def _not_har(path: Path, problem: str) -> TaskplateError:
+    return TaskplateError(
+        ErrorCode.INVALID_PARAMETER,
+        f"{path}: not a HAR recording: {problem}",
+        "Record the case again with `dsl record`.",
+    )
+
+
+def _depth_problem(data: Any) -> str | None:
+    """Deeper than MAX_RECORDING_DEPTH (found without recursion: a deep value breaks no stack)."""
+    level: list[Any] = [data]
+    for _ in range(MAX_RECORDING_DEPTH):
+        level = [
+            inner
+            for value in level
+            if isinstance(value, dict | list)
+            for inner in (value.values() if isinstance(value, dict) else value)
+        ]
+        if not level:
+            return None
+    return f"nested more than {MAX_RECORDING_DEPTH} levels deep"
+
+
+def _schema_problem(data: Any) -> str | None:
+    """Where the recording breaks HAR_SCHEMA (the outermost place first), and how, on one
+    line."""
+    import jsonschema  # not for a run: only `dsl test` and `dsl record` read a recording
+
+    error = min(
+        jsonschema.Draft202012Validator(HAR_SCHEMA).iter_errors(data),
+        key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))),
+        default=None,
+    )
+    if error is None:
+        return None
+    where = "/".join(map(str, error.absolute_path)) or "the file"
+    if error.validator == "type":
+        return f"{where}: {_KIND.get(str(error.validator_value), error.validator_value)} expected"
+    if error.validator == "not":
+        return f"{where}: a body in another file (_file); record with bodies embedded"
+    return f"{where}: {' '.join(error.message.split())[:200]}"
+
+
+_KIND = {
+    "object": "an object",
+    "array": "an array",
+    "string": "a string",
+    "integer": "a whole number",
+}
+
+
+def _base64_problem(data: dict[str, Any]) -> str | None:
+    for index, entry in enumerate(data["log"]["entries"]):
+        content = entry["response"].get("content", {})
+        if content.get("encoding") == "base64":
+            try:
+                base64.b64decode(content.get("text", ""), validate=True)
+            except ValueError:
+                return f"log/entries/{index}/response/content/text: not base64"
+    return None
 
 
 def masked_har(har: Any, secrets: list[str]) -> Any:

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import difflib
 import os
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from taskplate.contract import ErrorCode, TaskplateError, record
+from taskplate.contract import ErrorCode, FileRefused, TaskplateError, read_bounded, record
 
 if TYPE_CHECKING:
     import jsonschema
@@ -27,6 +27,7 @@ from ._schema_fast import is_valid
 SUFFIX = ".test.yaml"
 ENV_KEY = "$env"
 SECRET_PREFIX = "TASKPLATE_SECRET_"
+MAX_CASE_FILE_BYTES = 4 * 1024 * 1024  # refused before it is read: docs/testing.md
 
 
 @record(frozen=True)
@@ -103,9 +104,11 @@ def load_cases(file: Path, text: str | None = None) -> list[Case]:
     """Every case of a case file (its `text`, if given: an editor's unsaved one), or a clear
     error naming the file and line."""
     try:
-        text = file.read_text(encoding="utf-8") if text is None else text
+        text = read_bounded(file, MAX_CASE_FILE_BYTES).decode("utf-8") if text is None else text
     except (OSError, UnicodeDecodeError) as exc:
         raise _bad(file, 1, f"cannot read the case file ({exc})", "Check the path.") from None
+    except FileRefused as exc:
+        raise _bad(file, 1, f"cannot read the case file: {exc}", "Give a case file.") from None
     try:
         tree = yaml.compose(text)
         data = yaml.safe_load(text)
@@ -122,7 +125,7 @@ def load_cases(file: Path, text: str | None = None) -> list[Case]:
             problem,
             "See docs/test-case.schema.json and docs/testing.md.",
         )
-    template = (file.parent / data["template"]).resolve()
+    template = _inside(file, tree, ["template"], data["template"])
     if not template.is_file():
         raise _bad(
             file,
@@ -139,7 +142,7 @@ def load_cases(file: Path, text: str | None = None) -> list[Case]:
                 template=template,
                 name=raw["name"],
                 inputs=raw.get("inputs", {}),
-                recording=(file.parent / raw["recording"]).resolve(),
+                recording=_inside(file, tree, ["cases", index, "recording"], raw["recording"]),
                 clock=raw.get("clock"),
                 expect=raw["expect"],
             )
@@ -159,6 +162,23 @@ def load_cases(file: Path, text: str | None = None) -> list[Case]:
         if names.count(case.name) > 1:
             raise _bad(file, case.line, f"two cases are named {case.name!r}", "Rename one.")
     return cases
+
+
+def _inside(file: Path, tree: yaml.Node | None, path: list[Any], given: str) -> Path:
+    """A path the case file names (`given`, at `path` in it), resolved in the case file's
+    folder; an error when it leads out of the folder: absolute, through `..`, or by a symlink
+    that points out (or holds a NUL, which no file name does)."""
+    folder, named = file.parent.resolve(), PurePath(given)
+    outside = "\0" in given or named.is_absolute() or ".." in named.parts
+    resolved = folder if outside else (folder / named).resolve()
+    if outside or not resolved.is_relative_to(folder):
+        raise _bad(
+            file,
+            _line_of(tree, path),
+            f"{'/'.join(map(str, path))}: {given!r} is not inside the case file's folder",
+            "Name a file in the case file's folder or below it, relative to the case file.",
+        )
+    return resolved
 
 
 def check_inputs_known(case: Case, schema: dict[str, Any]) -> None:
