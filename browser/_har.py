@@ -18,7 +18,7 @@ from playwright.async_api import BrowserContext, Route
 
 from taskplate.contract import ErrorCode, FileRefused, TaskplateError, read_bounded, write_whole
 
-from ._har_schema import HAR_SCHEMA
+from ._har_shape import shape_problem
 
 MASK = "__taskplate_secret__"  # where a secret's value was; offline, the secret *is* this
 MAX_RECORDING_BYTES = 128 * 1024 * 1024  # refused before it is read: docs/testing.md
@@ -143,8 +143,8 @@ def _headers(response: dict[str, Any]) -> dict[str, str]:
 
 def read_har(path: Path) -> dict[str, Any]:
     """A recording's JSON, checked: a regular file of at most MAX_RECORDING_BYTES, UTF-8 JSON
-    at most MAX_RECORDING_DEPTH levels deep, of the types HAR_SCHEMA gives and with base64
-    bodies that decode; else a clear error naming the file and, in the HAR, the place."""
+    at most MAX_RECORDING_DEPTH levels deep, of the shape `shape_problem` checks; else a clear
+    error naming the file and, in the HAR, the place."""
     try:
         data = json.loads(read_bounded(path, MAX_RECORDING_BYTES).decode("utf-8"))
     except FileNotFoundError:
@@ -167,7 +167,7 @@ def read_har(path: Path) -> dict[str, Any]:
         raise _not_har(path, f"nested more than {MAX_RECORDING_DEPTH} levels deep") from None
     except ValueError as exc:
         raise _not_har(path, f"not JSON ({exc})") from None
-    problem = _depth_problem(data) or _schema_problem(data) or _base64_problem(data)
+    problem = _depth_problem(data) or shape_problem(data)
     if problem:
         raise _not_har(path, problem)
     har: dict[str, Any] = data
@@ -195,45 +195,6 @@ def _depth_problem(data: Any) -> str | None:
         if not level:
             return None
     return f"nested more than {MAX_RECORDING_DEPTH} levels deep"
-
-
-def _schema_problem(data: Any) -> str | None:
-    """Where the recording breaks HAR_SCHEMA (the outermost place first), and how, on one
-    line."""
-    import jsonschema  # not for a run: only `dsl test` and `dsl record` read a recording
-
-    error = min(
-        jsonschema.Draft202012Validator(HAR_SCHEMA).iter_errors(data),
-        key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))),
-        default=None,
-    )
-    if error is None:
-        return None
-    where = "/".join(map(str, error.absolute_path)) or "the file"
-    if error.validator == "type":
-        return f"{where}: {_KIND.get(str(error.validator_value), error.validator_value)} expected"
-    if error.validator == "not":
-        return f"{where}: a body in another file (_file); record with bodies embedded"
-    return f"{where}: {' '.join(error.message.split())[:200]}"
-
-
-_KIND = {
-    "object": "an object",
-    "array": "an array",
-    "string": "a string",
-    "integer": "a whole number",
-}
-
-
-def _base64_problem(data: dict[str, Any]) -> str | None:
-    for index, entry in enumerate(data["log"]["entries"]):
-        content = entry["response"].get("content", {})
-        if content.get("encoding") == "base64":
-            try:
-                base64.b64decode(content.get("text", ""), validate=True)
-            except ValueError:
-                return f"log/entries/{index}/response/content/text: not base64"
-    return None
 
 
 def masked_har(har: Any, secrets: list[str]) -> Any:

@@ -23,13 +23,16 @@ def read_bounded(path: Path, most: int) -> bytes:
     OSError where it cannot be opened (FileNotFoundError when it is not there)."""
     # not blocking: opening a pipe would wait for a writer; on a regular file it changes nothing
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    with os.fdopen(fd, "rb") as file:
+    try:
         found = os.fstat(fd)  # of what was opened, not of what the name means by now
         if not stat.S_ISREG(found.st_mode):
             raise FileRefused("not a regular file")
         if found.st_size > most:
             raise FileRefused(f"{found.st_size} bytes, over the bound of {most}")
-        data = file.read(most + 1)
+        with os.fdopen(os.dup(fd), "rb") as file:
+            data = file.read(most + 1)
+    finally:
+        os.close(fd)
     if len(data) > most:
         raise FileRefused(f"over the bound of {most} bytes (it grew as it was read)")
     return data
