@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from ._errors import crashed, is_crash, navigation_failed, translate
     from ._har import (
         MASK,
+        MAX_RECORDING_BYTES,
         HarRecording,
         HarReplay,
         RecordedAnswers,
@@ -50,6 +51,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "navigation_failed": ("._errors", "navigation_failed"),
     "translate": ("._errors", "translate"),
     "MASK": ("._har", "MASK"),
+    "MAX_RECORDING_BYTES": ("._har", "MAX_RECORDING_BYTES"),
     "HarRecording": ("._har", "HarRecording"),
     "HarReplay": ("._har", "HarReplay"),
     "masked_har": ("._har", "masked_har"),
@@ -83,6 +85,7 @@ __getattr__ = lazy_names(__name__, _LAZY, globals())
 
 __all__ = [
     "MASK",
+    "MAX_RECORDING_BYTES",
     "MAX_TABS_PER_PROCESS",
     "MAX_TABS_PER_SESSION",
     "BrowserConfig",

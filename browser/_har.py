@@ -16,9 +16,13 @@ from urllib.parse import quote, quote_plus
 
 from playwright.async_api import BrowserContext, Route
 
-from taskplate.contract import ErrorCode, TaskplateError, write_whole
+from taskplate.contract import ErrorCode, FileRefused, TaskplateError, read_bounded, write_whole
+
+from ._har_shape import shape_problem
 
 MASK = "__taskplate_secret__"  # where a secret's value was; offline, the secret *is* this
+MAX_RECORDING_BYTES = 128 * 1024 * 1024  # refused before it is read: docs/testing.md
+MAX_RECORDING_DEPTH = 256  # levels of JSON; a recorded value is at most 200 (evaluate's bound)
 
 
 class HarRecording:
@@ -138,30 +142,59 @@ def _headers(response: dict[str, Any]) -> dict[str, str]:
 
 
 def read_har(path: Path) -> dict[str, Any]:
-    """A HAR file's JSON, or a clear error naming the file."""
+    """A recording's JSON, checked: a regular file of at most MAX_RECORDING_BYTES, UTF-8 JSON
+    at most MAX_RECORDING_DEPTH levels deep, of the shape `shape_problem` checks; else a clear
+    error naming the file and, in the HAR, the place."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_bounded(path, MAX_RECORDING_BYTES).decode("utf-8"))
     except FileNotFoundError:
         raise TaskplateError(
             ErrorCode.INVALID_PARAMETER,
             f"{path}: the recording is missing",
             "Record the case again with `dsl record`.",
         ) from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except OSError as exc:
         raise TaskplateError(
             ErrorCode.INVALID_PARAMETER,
-            f"{path}: the recording is not a HAR file ({exc})",
-            "Record the case again with `dsl record`.",
+            f"{path}: cannot read the recording ({exc.strerror or exc})",
+            "Check the recording's file and its permissions.",
         ) from None
-    log = data.get("log") if isinstance(data, dict) else None
-    if not isinstance(log, dict) or not isinstance(log.get("entries"), list):
-        raise TaskplateError(
-            ErrorCode.INVALID_PARAMETER,
-            f"{path}: the recording is not a HAR file (no log.entries)",
-            "Record the case again with `dsl record`.",
-        )
+    except FileRefused as exc:
+        raise _not_har(path, str(exc)) from None
+    except UnicodeDecodeError:
+        raise _not_har(path, "not UTF-8 text") from None
+    except RecursionError:
+        raise _not_har(path, f"nested more than {MAX_RECORDING_DEPTH} levels deep") from None
+    except ValueError as exc:
+        raise _not_har(path, f"not JSON ({exc})") from None
+    problem = _depth_problem(data) or shape_problem(data)
+    if problem:
+        raise _not_har(path, problem)
     har: dict[str, Any] = data
     return har
+
+
+def _not_har(path: Path, problem: str) -> TaskplateError:
+    return TaskplateError(
+        ErrorCode.INVALID_PARAMETER,
+        f"{path}: not a HAR recording: {problem}",
+        "Record the case again with `dsl record`.",
+    )
+
+
+def _depth_problem(data: Any) -> str | None:
+    """Deeper than MAX_RECORDING_DEPTH (found without recursion: a deep value breaks no stack)."""
+    level: list[Any] = [data]
+    for _ in range(MAX_RECORDING_DEPTH):
+        level = [
+            inner
+            for value in level
+            if isinstance(value, dict | list)
+            for inner in (value.values() if isinstance(value, dict) else value)
+        ]
+        if not level:
+            return None
+    return f"nested more than {MAX_RECORDING_DEPTH} levels deep"
 
 
 def masked_har(har: Any, secrets: list[str]) -> Any:

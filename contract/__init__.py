@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._files import write_whole
+from ._files import FileRefused, read_bounded, write_whole
 from ._lazy import lazy_names
 from ._text import valid_text, valid_unicode
 from ._vocabulary import (
@@ -33,6 +33,7 @@ else:
 __all__ = [
     "STEP_ERROR_CODES",
     "ErrorCode",
+    "FileRefused",
     "Level",
     "RunStatus",
     "StepStatus",
@@ -40,6 +41,7 @@ __all__ = [
     "TrustLevel",
     "field",
     "lazy_names",
+    "read_bounded",
     "record",
     "replace",
     "valid_text",

@@ -11,22 +11,22 @@ from __future__ import annotations
 
 import difflib
 import os
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
-from taskplate.contract import ErrorCode, TaskplateError, record
+from taskplate.contract import ErrorCode, FileRefused, TaskplateError, read_bounded, record
 
 if TYPE_CHECKING:
     import jsonschema
 
 from ._case_schema import CASE_SCHEMA
 from ._schema_fast import is_valid
+from ._yaml import LoadedYaml, YamlError, escape_pointer, load_yaml
 
 SUFFIX = ".test.yaml"
 ENV_KEY = "$env"
 SECRET_PREFIX = "TASKPLATE_SECRET_"
+MAX_CASE_FILE_BYTES = 4 * 1024 * 1024  # refused before it is read: docs/testing.md
 
 
 @record(frozen=True)
@@ -56,22 +56,11 @@ def _bad(file: Path, line: int, problem: str, hint: str) -> TaskplateError:
     )
 
 
-def _line_of(node: yaml.Node | None, path: list[Any], at_key: bool = False) -> int:
-    """The 1-based line of the value at `path` in a composed YAML tree, or of its key
-    (`at_key`); its nearest parent's when the path goes further than the file."""
-    line = node.start_mark.line + 1 if node is not None else 1
-    for depth, key in enumerate(path):
-        if isinstance(node, yaml.MappingNode):
-            last = at_key and depth == len(path) - 1
-            found = next((k if last else v for k, v in node.value if k.value == key), None)
-        elif isinstance(node, yaml.SequenceNode) and isinstance(key, int):
-            found = node.value[key] if key < len(node.value) else None
-        else:
-            found = None
-        if found is None:
-            break
-        node, line = found, found.start_mark.line + 1
-    return line
+def _line_of(loaded: LoadedYaml, path: list[Any], at_key: bool = False) -> int:
+    """The 1-based line of the value at `path` in the case file, or of its key (`at_key`); its
+    nearest parent's when the path goes further than the file."""
+    pointer = "".join(f"/{escape_pointer(key)}" for key in path)
+    return loaded.span(pointer, key=at_key).line
 
 
 def _errors(schema: dict[str, Any], value: Any) -> list[jsonschema.ValidationError]:
@@ -99,20 +88,34 @@ def _explain(error: jsonschema.ValidationError) -> tuple[list[Any], str]:
     return path, f"{where}: {error.message}"
 
 
+def _text(file: Path) -> str:
+    """The case file's text: a regular file of at most MAX_CASE_FILE_BYTES, UTF-8."""
+    try:
+        return read_bounded(file, MAX_CASE_FILE_BYTES).decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _bad(file, 1, f"cannot read the case file ({exc})", "Check the path.") from None
+    except FileRefused as exc:
+        raise _bad(file, 1, f"cannot read the case file: {exc}", "Give a case file.") from None
+
+
+def case_file_data(file: Path) -> dict[str, Any]:
+    """A case file's data, read and checked as `load_cases` reads it (`dsl record` extends
+    it)."""
+    text = _text(file)
+    load_cases(file, text)
+    data: dict[str, Any] = load_yaml(text).data
+    return data
+
+
 def load_cases(file: Path, text: str | None = None) -> list[Case]:
     """Every case of a case file (its `text`, if given: an editor's unsaved one), or a clear
     error naming the file and line."""
-    try:
-        text = file.read_text(encoding="utf-8") if text is None else text
-    except (OSError, UnicodeDecodeError) as exc:
-        raise _bad(file, 1, f"cannot read the case file ({exc})", "Check the path.") from None
-    try:
-        tree = yaml.compose(text)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else 1
-        raise _bad(file, line, f"not valid YAML: {exc}", "Fix the YAML.") from None
+    text = _text(file) if text is None else text
+    try:  # as a template is read: YAML 1.2, no alias bombs, bounded in values and depth
+        tree = load_yaml(text)
+    except YamlError as exc:
+        raise _bad(file, exc.span.line, f"not valid YAML: {exc.message}", "Fix the YAML.") from None
+    data = tree.data
     errors = _errors(CASE_SCHEMA, data)
     if errors:
         path, problem = _explain(errors[0])
@@ -122,7 +125,7 @@ def load_cases(file: Path, text: str | None = None) -> list[Case]:
             problem,
             "See docs/test-case.schema.json and docs/testing.md.",
         )
-    template = (file.parent / data["template"]).resolve()
+    template = _inside(file, tree, ["template"], data["template"])
     if not template.is_file():
         raise _bad(
             file,
@@ -139,7 +142,7 @@ def load_cases(file: Path, text: str | None = None) -> list[Case]:
                 template=template,
                 name=raw["name"],
                 inputs=raw.get("inputs", {}),
-                recording=(file.parent / raw["recording"]).resolve(),
+                recording=_inside(file, tree, ["cases", index, "recording"], raw["recording"]),
                 clock=raw.get("clock"),
                 expect=raw["expect"],
             )
@@ -159,6 +162,23 @@ def load_cases(file: Path, text: str | None = None) -> list[Case]:
         if names.count(case.name) > 1:
             raise _bad(file, case.line, f"two cases are named {case.name!r}", "Rename one.")
     return cases
+
+
+def _inside(file: Path, tree: LoadedYaml, path: list[Any], given: str) -> Path:
+    """A path the case file names (`given`, at `path` in it), resolved in the case file's
+    folder; an error when it leads out of the folder: absolute, through `..`, or by a symlink
+    that points out (or holds a NUL, which no file name does)."""
+    folder, named = file.parent.resolve(), PurePath(given)
+    outside = "\0" in given or named.is_absolute() or ".." in named.parts
+    resolved = folder if outside else (folder / named).resolve()
+    if outside or not resolved.is_relative_to(folder):
+        raise _bad(
+            file,
+            _line_of(tree, path),
+            f"{'/'.join(map(str, path))}: {given!r} is not inside the case file's folder",
+            "Name a file in the case file's folder or below it, relative to the case file.",
+        )
+    return resolved
 
 
 def check_inputs_known(case: Case, schema: dict[str, Any]) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 import yaml
 
 from taskplate.contract import write_whole
-from taskplate.dsl import ENV_KEY, SECRET_PREFIX, case_file_of, load_cases
+from taskplate.dsl import ENV_KEY, SECRET_PREFIX, case_file_data, case_file_of
 
 from ._run_inputs import secret_names
 
@@ -30,11 +30,10 @@ def save_case(template: Path, case: dict[str, Any]) -> Path:
     """Adds the case to the template's case file (replacing one of the same name), creating the
     file if need be; written whole (a temporary file renamed into place)."""
     file = case_file_of(template)
-    if file.exists():
-        load_cases(file)  # a broken file is not extended blindly
-        data = yaml.safe_load(file.read_text(encoding="utf-8"))
-    else:
-        data = {"template": template.name, "cases": []}
+    # a broken file is not extended blindly
+    data: dict[str, Any] = (
+        case_file_data(file) if file.exists() else {"template": template.name, "cases": []}
+    )
     data["cases"] = [c for c in data["cases"] if c.get("name") != case["name"]] + [case]
     header = (
         f"# Test cases of {template.name}: `dsl test` replays them offline from their "

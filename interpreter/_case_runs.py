@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from taskplate.browser import MASK, HarRecording, HarReplay, read_har
+from taskplate.browser import MASK, HarRecording, HarReplay, read_har, write_har
 from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.dsl import Case, Template, check_inputs_known, fixed_clock, resolved_inputs
 from taskplate.stdlib import HttpRecording, HttpReplay, Sampler, WebConfig
@@ -185,14 +186,18 @@ async def run_once(
         return await run_template(runs, template, inputs, Recorded(probe=probe))
     har = read_har(case.recording)  # once, for the browser, plain HTTP, the model and tools
     made = har["log"].get(RECORDED_BY, {})
-    made = made if isinstance(made, dict) else {}
     answers = ReplaySampler(made.get("answers", []))
-    world = Recorded(
-        HarReplay(case.recording, har),
-        HttpReplay(har["log"]["entries"]),
-        lambda _: answers,
-        probe,
-        ReplayTools(made.get("calls", [])).around,
-    )
-    with fixed_clock(case.clock) if case.clock else contextlib.nullcontext():
-        return await run_template(runs, template, inputs, world)
+    # Playwright reads the HAR it serves from a file: a copy of what was read and checked, not
+    # the case's file again (which may have changed meanwhile)
+    with tempfile.TemporaryDirectory(prefix="taskplate-replay-") as folder:
+        checked = Path(folder) / "recording.har"
+        write_har(har, checked)
+        world = Recorded(
+            HarReplay(checked, har),
+            HttpReplay(har["log"]["entries"]),
+            lambda _: answers,
+            probe,
+            ReplayTools(made.get("calls", [])).around,
+        )
+        with fixed_clock(case.clock) if case.clock else contextlib.nullcontext():
+            return await run_template(runs, template, inputs, world)

@@ -165,7 +165,7 @@ def test_a_loosened_expectation_passes(cases: Path) -> None:
     ("change", "said"),
     [
         ("missing", "the recording is missing"),
-        ("corrupt", "the recording is not a HAR file"),
+        ("corrupt", "not a HAR recording: not JSON"),
         ("other", "was made of other.yaml, not items.yaml"),
         (
             "input",
