@@ -54,8 +54,8 @@ _COMPOSE_AT_ONCE = 64 * 1024
 def _too_many(mark: Any) -> YamlError:
     line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
     return YamlError(
-        f"the document holds more than {MAX_NODES} values; a template is far smaller "
-        "(move data into inputs or split the template)",
+        f"the document holds more than {MAX_NODES} values; a template or a case file is far "
+        "smaller (move data into inputs, split the template, or expect a subset of the output)",
         Span.point(line, column),
     )
 
