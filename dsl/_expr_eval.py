@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ._expr_ast import (
+    MAX_INTEGER,
     Attr,
     Binary,
     Call,
@@ -25,8 +26,10 @@ from ._expr_ast import (
     Unary,
 )
 from ._expr_functions import FUNCTIONS, FunctionError, check_size, is_number, type_name
+from ._fn_text import REGEX_TIME_S, regex_time_left
 
-MAX_OPERATIONS = 100_000
+MAX_OPERATIONS = 100_000  # nodes evaluated, and items functions and operators go through
+MAX_CHARACTERS = 8 * 1024 * 1024  # characters functions and operators read and write
 MAX_ITEMS_VISITED = 50_000  # items visited by list operations in one evaluation
 
 
@@ -59,6 +62,7 @@ class _Evaluator:
     def __init__(self, scope: Mapping[str, Any]) -> None:
         self.scope = scope
         self.operations = 0
+        self.characters = 0
         self.visited = 0
 
     def fail(self, node: Node, message: str) -> ExpressionError:
@@ -106,6 +110,21 @@ class _Evaluator:
                 return {k: self.eval(v) for k, v in pairs}
         raise self.fail(node, "unsupported expression")
 
+    def _spend(self, node: Node, *values: Any) -> None:
+        """Charges the budget for values a function or operator goes through: a list's or map's
+        items as operations, a text's characters (each bounds the evaluation's time)."""
+        for value in values:
+            if isinstance(value, str):
+                self.characters += len(value)
+            elif isinstance(value, list | dict):
+                self.operations += len(value)
+        if self.operations > MAX_OPERATIONS:
+            raise self.fail(node, f"expression needs more than {MAX_OPERATIONS} operations")
+        if self.characters > MAX_CHARACTERS:
+            raise self.fail(
+                node, f"expression reads and writes more than {MAX_CHARACTERS} characters"
+            )
+
     def _member(self, node: Node, container: Any, key: Any) -> Any:
         if container is None:
             return None
@@ -121,6 +140,7 @@ class _Evaluator:
         raise self.fail(node, f"cannot read {key!r} of {type_name(container)}")
 
     def _binary(self, node: Node, op: str, a: Any, b: Any) -> Any:
+        self._spend(node, a, b)
         if op == "==":
             return _equal(a, b)
         if op == "!=":
@@ -135,7 +155,7 @@ class _Evaluator:
             raise self.fail(node, f"cannot test {type_name(a)} in {type_name(b)}")
         if op == "+":
             if is_number(a) and is_number(b):
-                return a + b
+                return self._arithmetic(node, op, a, b)
             if isinstance(a, str) and isinstance(b, str):
                 return self._sized(node, a + b)
             if isinstance(a, list) and isinstance(b, list):
@@ -152,23 +172,19 @@ class _Evaluator:
             raise self.fail(node, f"'{op}' needs numbers, got {type_name(a)} and {type_name(b)}")
         if op in ("/", "%") and b == 0:
             raise self.fail(node, "division by zero")
-        if op == "-":
-            result = a - b
-        elif op == "*":
-            result = a * b
-        elif op == "/":
-            result = a / b
-            if (
-                isinstance(result, float)
-                and result.is_integer()
-                and isinstance(a, int)
-                and isinstance(b, int)
-            ):
-                result = int(result)
-        else:
-            result = math.fmod(a, b) if isinstance(a, float) or isinstance(b, float) else a % b
-        if isinstance(result, float) and not math.isfinite(result):
-            raise self.fail(node, "number out of range")
+        return self._arithmetic(node, op, a, b)
+
+    def _arithmetic(self, node: Node, op: str, a: Any, b: Any) -> Any:
+        try:
+            result = _arithmetic(op, a, b)
+        except (OverflowError, ValueError, ZeroDivisionError):
+            raise self.fail(
+                node, f"'{op}' of {_short(a)} and {_short(b)} is out of range"
+            ) from None
+        if (isinstance(result, float) and not math.isfinite(result)) or (
+            isinstance(result, int) and abs(result) > MAX_INTEGER
+        ):
+            raise self.fail(node, f"'{op}' of {_short(a)} and {_short(b)} is out of range")
         return result
 
     def _sized(self, node: Node, value: Any) -> Any:
@@ -237,12 +253,36 @@ class _Evaluator:
             raise self.fail(
                 node, f"{func}() takes {_arity(spec.min_args, spec.max_args)}, got {len(args)}"
             )
+        if spec.reads:
+            self._spend(node, *args)
         try:
-            return spec.impl(*args)
+            result = spec.impl(*args)
         except FunctionError as exc:
             raise self.fail(node, str(exc)) from None
         except (RecursionError, MemoryError, OverflowError, ValueError, TypeError) as exc:
             raise self.fail(node, f"{func}() failed: {type(exc).__name__}") from None
+        self._spend(node, result)
+        return result
+
+
+def _arithmetic(op: str, a: Any, b: Any) -> Any:
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if op == "/":
+        result = a / b
+        if result.is_integer() and isinstance(a, int) and isinstance(b, int):
+            return int(result)
+        return result
+    return math.fmod(a, b) if isinstance(a, float) or isinstance(b, float) else a % b
+
+
+def _short(number: Any) -> str:
+    text = repr(number)
+    return text if len(text) <= 24 else f"{text[:10]}…({len(text)} digits)"
 
 
 def _arity(low: int, high: int | None) -> str:
@@ -255,10 +295,13 @@ def _arity(low: int, high: int | None) -> str:
 
 def evaluate(node: Node, scope: Mapping[str, Any]) -> Any:
     """Evaluate a parsed expression; raises ExpressionError (with offsets) on any problem."""
+    regex_time = regex_time_left.set([REGEX_TIME_S])
     try:
         return _Evaluator(scope).eval(node)
     except RecursionError:
         raise ExpressionError("expression nests too deeply", node.start, node.end) from None
+    finally:
+        regex_time_left.reset(regex_time)
 
 
 __all__ = ["evaluate", "truthy"]

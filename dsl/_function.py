@@ -83,3 +83,4 @@ class Function:
     summary: str
     signature: str = ""  # how a call reads, for docs and editors: "filter(list, x, predicate)"
     macro: bool = False  # the second argument names each item; see _expr_ast.MACROS
+    reads: bool = True  # goes through its arguments' items and characters (the budget counts them)
