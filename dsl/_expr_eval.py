@@ -5,6 +5,7 @@ Only dict keys and list items are reachable: never a Python attribute, file or e
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -58,19 +59,28 @@ def _equal(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
+@dataclasses.dataclass
+class Budget:
+    """What evaluations have spent: one per expression, or one for all the values of a step, so
+    that what they hold the event loop for is bounded together."""
+
+    operations: int = 0
+    characters: int = 0
+    visited: int = 0
+    regex_time_left: list[float] = dataclasses.field(default_factory=lambda: [REGEX_TIME_S])
+
+
 class _Evaluator:
-    def __init__(self, scope: Mapping[str, Any]) -> None:
+    def __init__(self, scope: Mapping[str, Any], budget: Budget) -> None:
         self.scope = scope
-        self.operations = 0
-        self.characters = 0
-        self.visited = 0
+        self.budget = budget
 
     def fail(self, node: Node, message: str) -> ExpressionError:
         return ExpressionError(message, node.start, node.end)
 
     def eval(self, node: Node) -> Any:
-        self.operations += 1
-        if self.operations > MAX_OPERATIONS:
+        self.budget.operations += 1
+        if self.budget.operations > MAX_OPERATIONS:
             raise self.fail(node, f"expression needs more than {MAX_OPERATIONS} operations")
         match node:
             case Lit(value=value):
@@ -115,12 +125,12 @@ class _Evaluator:
         items as operations, a text's characters (each bounds the evaluation's time)."""
         for value in values:
             if isinstance(value, str):
-                self.characters += len(value)
+                self.budget.characters += len(value)
             elif isinstance(value, list | dict):
-                self.operations += len(value)
-        if self.operations > MAX_OPERATIONS:
+                self.budget.operations += len(value)
+        if self.budget.operations > MAX_OPERATIONS:
             raise self.fail(node, f"expression needs more than {MAX_OPERATIONS} operations")
-        if self.characters > MAX_CHARACTERS:
+        if self.budget.characters > MAX_CHARACTERS:
             raise self.fail(
                 node, f"expression reads and writes more than {MAX_CHARACTERS} characters"
             )
@@ -209,8 +219,8 @@ class _Evaluator:
         results = []
         try:
             for item in items:
-                self.visited += 1
-                if self.visited > MAX_ITEMS_VISITED:
+                self.budget.visited += 1
+                if self.budget.visited > MAX_ITEMS_VISITED:
                     raise self.fail(
                         node, f"list operations visit more than {MAX_ITEMS_VISITED} items"
                     )
@@ -293,15 +303,17 @@ def _arity(low: int, high: int | None) -> str:
     return f"{low} to {high} arguments"
 
 
-def evaluate(node: Node, scope: Mapping[str, Any]) -> Any:
-    """Evaluate a parsed expression; raises ExpressionError (with offsets) on any problem."""
-    regex_time = regex_time_left.set([REGEX_TIME_S])
+def evaluate(node: Node, scope: Mapping[str, Any], budget: Budget | None = None) -> Any:
+    """Evaluate a parsed expression; raises ExpressionError (with offsets) on any problem.
+    A `budget` shared by several evaluations bounds them together (a step's values)."""
+    budget = budget or Budget()
+    regex_time = regex_time_left.set(budget.regex_time_left)
     try:
-        return _Evaluator(scope).eval(node)
+        return _Evaluator(scope, budget).eval(node)
     except RecursionError:
         raise ExpressionError("expression nests too deeply", node.start, node.end) from None
     finally:
         regex_time_left.reset(regex_time)
 
 
-__all__ = ["evaluate", "truthy"]
+__all__ = ["Budget", "evaluate", "truthy"]

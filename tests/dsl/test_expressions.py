@@ -309,3 +309,14 @@ def test_an_evaluation_stops_at_its_budget(text: str, message: str) -> None:
     with pytest.raises(ExpressionError, match=re.escape(message)):
         ev(text, scope)
     assert time.process_time() - began < 0.5  # 0.02-0.1 s on an idle machine
+
+
+def test_the_expressions_of_one_value_share_a_budget() -> None:
+    scope = {"inputs": {"items": list(range(5000))}}
+    one = "${{ length(map(inputs.items, x, x)) }}"  # about 10,000 operations
+    assert render(compile_value({"a": one}, "", []), scope) == {"a": 5000}
+    many = compile_value({f"k{i}": one for i in range(30)}, "", [])
+    began = time.process_time()
+    with pytest.raises(ExpressionError, match="visit more than 50000 items"):
+        render(many, scope)
+    assert time.process_time() - began < 0.5
