@@ -160,8 +160,21 @@ def _regex_replace(s: Any, pattern: Any, repl: Any) -> str:
     compiled = _compile("regexReplace", pattern)
     import regex
 
+    size = len(s)
+
+    def expand(match: regex.Match[str]) -> str:
+        nonlocal size  # bounded as it grows: a long replacement for many matches multiplies
+        text = match.expand(repl)
+        size += len(text) - (match.end() - match.start())
+        if size > MAX_STRING:
+            raise FunctionError(f"string result longer than {MAX_STRING} characters")
+        return text
+
+    # A plain replacement that cannot outgrow the bound is left to regex, faster.
+    plain = "\\" not in repl and len(s) + (len(s) + 1) * len(repl) <= MAX_STRING
+    replacement = repl if plain else expand
     try:
-        out = _timed("regexReplace", lambda timeout: compiled.sub(repl, s, timeout=timeout))
+        out = _timed("regexReplace", lambda timeout: compiled.sub(replacement, s, timeout=timeout))
     except (regex.error, IndexError) as exc:
         raise FunctionError(f"regexReplace() replacement is invalid: {exc}") from None
     return check_size(out)

@@ -284,6 +284,7 @@ def test_math_errors_are_coded_with_their_position(
         ("parseDate(inputs.long)", "parseDate() reads dates and patterns of at most 256"),
         ("formatDate('2026-01-01', inputs.long)", "formatDate() reads dates and patterns"),
         ("format('{0}{0}', inputs.text)", "string result longer than 1048576 characters"),
+        ("regexReplace(inputs.long, '9', inputs.text)", "string result longer than 1048576"),
     ],
 )
 def test_costly_arguments_are_refused_past_their_bound(text: str, message: str) -> None:
