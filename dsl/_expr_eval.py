@@ -29,9 +29,9 @@ from ._expr_ast import (
 from ._expr_functions import FUNCTIONS, FunctionError, check_size, is_number, type_name
 from ._fn_text import REGEX_TIME_S, regex_time_left
 
-MAX_OPERATIONS = 100_000  # nodes evaluated, and items functions and operators go through
+MAX_OPERATIONS = 50_000  # nodes evaluated, and items functions and operators go through
 MAX_CHARACTERS = 8 * 1024 * 1024  # characters functions and operators read and write
-MAX_ITEMS_VISITED = 50_000  # items visited by list operations in one evaluation
+MAX_ITEMS_VISITED = 25_000  # items visited by list operations in one evaluation
 
 
 def truthy(value: Any) -> bool:
@@ -150,7 +150,8 @@ class _Evaluator:
         raise self.fail(node, f"cannot read {key!r} of {type_name(container)}")
 
     def _binary(self, node: Node, op: str, a: Any, b: Any) -> Any:
-        self._spend(node, a, b)
+        if not (is_number(a) and is_number(b)):  # numbers cost their node alone
+            self._spend(node, a, b)
         if op == "==":
             return _equal(a, b)
         if op == "!=":
