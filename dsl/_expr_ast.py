@@ -14,6 +14,7 @@ from taskplate.contract import record
 MAX_DEPTH = 64
 MAX_SOURCE = 4096
 MAX_MACRO_NESTING = 4
+MAX_INTEGER = 2**1024  # past it a number is no double: JSON readers would take it as infinite
 # Functions whose second argument names a variable bound to each item (CEL's macros).
 MACROS = frozenset({"filter", "map", "exists", "all", "sortBy"})
 RESERVED_NAMES = frozenset({"inputs", "steps", "run", "true", "false", "null"})

@@ -5,11 +5,13 @@ Only dict keys and list items are reachable: never a Python attribute, file or e
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from typing import Any
 
 from ._expr_ast import (
+    MAX_INTEGER,
     Attr,
     Binary,
     Call,
@@ -25,9 +27,11 @@ from ._expr_ast import (
     Unary,
 )
 from ._expr_functions import FUNCTIONS, FunctionError, check_size, is_number, type_name
+from ._fn_text import REGEX_TIME_S, regex_time_left
 
-MAX_OPERATIONS = 100_000
-MAX_ITEMS_VISITED = 50_000  # items visited by list operations in one evaluation
+MAX_OPERATIONS = 50_000  # nodes evaluated, and items functions and operators go through
+MAX_CHARACTERS = 8 * 1024 * 1024  # characters functions and operators read and write
+MAX_ITEMS_VISITED = 25_000  # items visited by list operations in one evaluation
 
 
 def truthy(value: Any) -> bool:
@@ -55,18 +59,28 @@ def _equal(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
+@dataclasses.dataclass
+class Budget:
+    """What evaluations have spent: one per expression, or one for all the values of a step, so
+    that what they hold the event loop for is bounded together."""
+
+    operations: int = 0
+    characters: int = 0
+    visited: int = 0
+    regex_time_left: list[float] = dataclasses.field(default_factory=lambda: [REGEX_TIME_S])
+
+
 class _Evaluator:
-    def __init__(self, scope: Mapping[str, Any]) -> None:
+    def __init__(self, scope: Mapping[str, Any], budget: Budget) -> None:
         self.scope = scope
-        self.operations = 0
-        self.visited = 0
+        self.budget = budget
 
     def fail(self, node: Node, message: str) -> ExpressionError:
         return ExpressionError(message, node.start, node.end)
 
     def eval(self, node: Node) -> Any:
-        self.operations += 1
-        if self.operations > MAX_OPERATIONS:
+        self.budget.operations += 1
+        if self.budget.operations > MAX_OPERATIONS:
             raise self.fail(node, f"expression needs more than {MAX_OPERATIONS} operations")
         match node:
             case Lit(value=value):
@@ -106,6 +120,21 @@ class _Evaluator:
                 return {k: self.eval(v) for k, v in pairs}
         raise self.fail(node, "unsupported expression")
 
+    def _spend(self, node: Node, *values: Any) -> None:
+        """Charges the budget for values a function or operator goes through: a list's or map's
+        items as operations, a text's characters (each bounds the evaluation's time)."""
+        for value in values:
+            if isinstance(value, str):
+                self.budget.characters += len(value)
+            elif isinstance(value, list | dict):
+                self.budget.operations += len(value)
+        if self.budget.operations > MAX_OPERATIONS:
+            raise self.fail(node, f"expression needs more than {MAX_OPERATIONS} operations")
+        if self.budget.characters > MAX_CHARACTERS:
+            raise self.fail(
+                node, f"expression reads and writes more than {MAX_CHARACTERS} characters"
+            )
+
     def _member(self, node: Node, container: Any, key: Any) -> Any:
         if container is None:
             return None
@@ -121,6 +150,8 @@ class _Evaluator:
         raise self.fail(node, f"cannot read {key!r} of {type_name(container)}")
 
     def _binary(self, node: Node, op: str, a: Any, b: Any) -> Any:
+        if not (is_number(a) and is_number(b)):  # numbers cost their node alone
+            self._spend(node, a, b)
         if op == "==":
             return _equal(a, b)
         if op == "!=":
@@ -135,7 +166,7 @@ class _Evaluator:
             raise self.fail(node, f"cannot test {type_name(a)} in {type_name(b)}")
         if op == "+":
             if is_number(a) and is_number(b):
-                return a + b
+                return self._arithmetic(node, op, a, b)
             if isinstance(a, str) and isinstance(b, str):
                 return self._sized(node, a + b)
             if isinstance(a, list) and isinstance(b, list):
@@ -152,23 +183,19 @@ class _Evaluator:
             raise self.fail(node, f"'{op}' needs numbers, got {type_name(a)} and {type_name(b)}")
         if op in ("/", "%") and b == 0:
             raise self.fail(node, "division by zero")
-        if op == "-":
-            result = a - b
-        elif op == "*":
-            result = a * b
-        elif op == "/":
-            result = a / b
-            if (
-                isinstance(result, float)
-                and result.is_integer()
-                and isinstance(a, int)
-                and isinstance(b, int)
-            ):
-                result = int(result)
-        else:
-            result = math.fmod(a, b) if isinstance(a, float) or isinstance(b, float) else a % b
-        if isinstance(result, float) and not math.isfinite(result):
-            raise self.fail(node, "number out of range")
+        return self._arithmetic(node, op, a, b)
+
+    def _arithmetic(self, node: Node, op: str, a: Any, b: Any) -> Any:
+        try:
+            result = _arithmetic(op, a, b)
+        except (OverflowError, ValueError, ZeroDivisionError):
+            raise self.fail(
+                node, f"'{op}' of {_short(a)} and {_short(b)} is out of range"
+            ) from None
+        if (isinstance(result, float) and not math.isfinite(result)) or (
+            isinstance(result, int) and abs(result) > MAX_INTEGER
+        ):
+            raise self.fail(node, f"'{op}' of {_short(a)} and {_short(b)} is out of range")
         return result
 
     def _sized(self, node: Node, value: Any) -> Any:
@@ -193,8 +220,8 @@ class _Evaluator:
         results = []
         try:
             for item in items:
-                self.visited += 1
-                if self.visited > MAX_ITEMS_VISITED:
+                self.budget.visited += 1
+                if self.budget.visited > MAX_ITEMS_VISITED:
                     raise self.fail(
                         node, f"list operations visit more than {MAX_ITEMS_VISITED} items"
                     )
@@ -237,12 +264,36 @@ class _Evaluator:
             raise self.fail(
                 node, f"{func}() takes {_arity(spec.min_args, spec.max_args)}, got {len(args)}"
             )
+        if spec.reads:
+            self._spend(node, *args)
         try:
-            return spec.impl(*args)
+            result = spec.impl(*args)
         except FunctionError as exc:
             raise self.fail(node, str(exc)) from None
         except (RecursionError, MemoryError, OverflowError, ValueError, TypeError) as exc:
             raise self.fail(node, f"{func}() failed: {type(exc).__name__}") from None
+        self._spend(node, result)
+        return result
+
+
+def _arithmetic(op: str, a: Any, b: Any) -> Any:
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if op == "/":
+        result = a / b
+        if result.is_integer() and isinstance(a, int) and isinstance(b, int):
+            return int(result)
+        return result
+    return math.fmod(a, b) if isinstance(a, float) or isinstance(b, float) else a % b
+
+
+def _short(number: Any) -> str:
+    text = repr(number)
+    return text if len(text) <= 24 else f"{text[:10]}…({len(text)} digits)"
 
 
 def _arity(low: int, high: int | None) -> str:
@@ -253,12 +304,17 @@ def _arity(low: int, high: int | None) -> str:
     return f"{low} to {high} arguments"
 
 
-def evaluate(node: Node, scope: Mapping[str, Any]) -> Any:
-    """Evaluate a parsed expression; raises ExpressionError (with offsets) on any problem."""
+def evaluate(node: Node, scope: Mapping[str, Any], budget: Budget | None = None) -> Any:
+    """Evaluate a parsed expression; raises ExpressionError (with offsets) on any problem.
+    A `budget` shared by several evaluations bounds them together (a step's values)."""
+    budget = budget or Budget()
+    regex_time = regex_time_left.set(budget.regex_time_left)
     try:
-        return _Evaluator(scope).eval(node)
+        return _Evaluator(scope, budget).eval(node)
     except RecursionError:
         raise ExpressionError("expression nests too deeply", node.start, node.end) from None
+    finally:
+        regex_time_left.reset(regex_time)
 
 
-__all__ = ["evaluate", "truthy"]
+__all__ = ["Budget", "evaluate", "truthy"]

@@ -5,12 +5,14 @@ text no earlier process parsed (_expr_saved.py keeps those). No evaluation, no t
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
 from ._expr_ast import (
     MACROS,
     MAX_DEPTH,
+    MAX_INTEGER,
     MAX_MACRO_NESTING,
     Attr,
     Binary,
@@ -64,7 +66,14 @@ class ToAst(lark.Transformer[lark.Token, Node]):
     """lark's tree to the AST nodes, with lark's positions (parentheses included)."""
 
     def number(self, meta: Any, children: Sequence[lark.Token]) -> Node:
-        return Lit(meta.start_pos, meta.end_pos, number(children[0]))
+        value = number(children[0])
+        if (isinstance(value, float) and not math.isfinite(value)) or value > MAX_INTEGER:
+            raise ExpressionError(
+                f"number {children[0]:.24} is out of range (past 1.8e308)",
+                meta.start_pos,
+                meta.end_pos,
+            )
+        return Lit(meta.start_pos, meta.end_pos, value)
 
     def string(self, meta: Any, children: Sequence[lark.Token]) -> Node:
         return Lit(meta.start_pos, meta.end_pos, decode_string(children[0], meta.start_pos))

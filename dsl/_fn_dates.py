@@ -9,6 +9,17 @@ from typing import Any
 from ._dates import DateError, format_date, now_iso, parse_date
 from ._function import Function, FunctionError, want
 
+MAX_DATE_TEXT = 256  # characters of a date or a date pattern (a pattern compiles to a regex)
+
+
+def _bounded(name: str, text: str) -> str:
+    if len(text) > MAX_DATE_TEXT:
+        raise FunctionError(
+            f"{name}() reads dates and patterns of at most {MAX_DATE_TEXT} characters, "
+            f"got {len(text)}"
+        )
+    return text
+
 
 def _now() -> str:
     return now_iso()
@@ -20,6 +31,8 @@ def _parse_date(text: Any, pattern: Any = None) -> str | None:
         want("parseDate", 2, pattern, "string")
     if text is None:
         return None
+    for value in (text, pattern or ""):
+        _bounded("parseDate", value)
     try:
         return parse_date(text, pattern)
     except DateError as exc:
@@ -31,6 +44,8 @@ def _format_date(iso: Any, pattern: Any) -> str | None:
     want("formatDate", 2, pattern, "string")
     if iso is None:
         return None
+    for value in (iso, pattern):
+        _bounded("formatDate", value)
     try:
         return format_date(iso, pattern)
     except DateError as exc:

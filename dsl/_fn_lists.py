@@ -39,10 +39,15 @@ def _pluck(items: Any, key: Any) -> list[Any]:
 
 def _unique(items: Any) -> list[Any]:
     want("unique", 1, items, "array")
-    seen: set[str] = set()
+    seen: set[Any] = set()
     out = []
     for item in items:
-        marker = json.dumps(item, sort_keys=True)
+        # A text or a number is its own marker (1 and 1.0 stay apart, as their JSON does).
+        marker = (
+            (type(item), item)
+            if isinstance(item, str | int | float | None)
+            else (json.dumps(item, sort_keys=True))
+        )
         if marker not in seen:
             seen.add(marker)
             out.append(item)
@@ -79,7 +84,7 @@ def _macro(*_args: Any) -> Any:
 
 
 LISTS: list[Function] = [
-    Function("length", _length, 1, 1, "number", "Length of a string, list or map."),
+    Function("length", _length, 1, 1, "number", "Length of a string, list or map.", reads=False),
     Function("join", _join, 1, 2, "string", "Items joined by a separator (default `,`)."),
     Function("keys", _keys, 1, 1, "array", "The keys of a map."),
     Function("values", _values, 1, 1, "array", "The values of a map."),
@@ -94,10 +99,27 @@ LISTS: list[Function] = [
         "Part of a list or text, from `start` up to (not including) `end`; negative counts "
         "from the end (`slice(urls, 0, 10)`: the first ten).",
         "slice(list, start, end?)",
+        reads=False,
     ),
     Function("flatten", _flatten, 1, 1, "array", "A list of lists made one list (one level)."),
-    Function("default", _default, 2, 2, "arg0", "The value, or the fallback when it is null."),
-    Function("coalesce", _coalesce, 1, None, "arg0", "The first argument that is not null."),
+    Function(
+        "default",
+        _default,
+        2,
+        2,
+        "arg0",
+        "The value, or the fallback when it is null.",
+        reads=False,
+    ),
+    Function(
+        "coalesce",
+        _coalesce,
+        1,
+        None,
+        "arg0",
+        "The first argument that is not null.",
+        reads=False,
+    ),
     Function(
         "filter",
         _macro,

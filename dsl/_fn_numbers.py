@@ -8,6 +8,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from ._expr_ast import MAX_INTEGER
 from ._function import Function, FunctionError, is_number, type_name, want
 from ._numbers import NumberFormatError, parse_number
 
@@ -25,9 +26,18 @@ def _extreme(name: str, pick: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
+MAX_ROUND_DIGITS = 308  # a double's range; round(1, -N) would compute 10**N
+MAX_NUMBER_TEXT = 256  # characters toNumber() reads (it reads them one by one)
+
+
 def _round(x: Any, digits: Any = 0) -> int | float:
     want("round", 1, x, "number")
     want("round", 2, digits, "number")
+    if not (isinstance(digits, int) or digits.is_integer()) or abs(digits) > MAX_ROUND_DIGITS:
+        raise FunctionError(
+            f"round() digits must be a whole number from -{MAX_ROUND_DIGITS} to "
+            f"{MAX_ROUND_DIGITS}, got {digits!r:.24}"
+        )
     if not math.isfinite(x):
         return float(x)
     out = round(x, int(digits))
@@ -42,10 +52,19 @@ def _to_number(text: Any, locale: Any = None) -> int | float | None:
         return text  # type: ignore[no-any-return]
     if text is None:
         return None
+    if len(text) > MAX_NUMBER_TEXT:
+        raise FunctionError(
+            f"toNumber() reads texts of at most {MAX_NUMBER_TEXT} characters, got {len(text)}"
+        )
     try:
-        return parse_number(text, locale)
+        value = parse_number(text, locale)
     except NumberFormatError as exc:
         raise FunctionError(f"toNumber() {exc}") from None
+    if value is not None and (
+        (isinstance(value, float) and not math.isfinite(value)) or abs(value) > MAX_INTEGER
+    ):
+        raise FunctionError(f"toNumber() number is out of range (past 1.8e308): {text:.24}")
+    return value
 
 
 NUMBERS: list[Function] = [

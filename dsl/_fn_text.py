@@ -4,16 +4,26 @@ regular expressions (the `regex` module, with a timeout, imported at the first o
 
 from __future__ import annotations
 
+import contextvars
 import json
+import math
+import re
+import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._function import MAX_STRING, Function, FunctionError, check_size, to_text, want
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:  # imported by the first regular expression evaluated, not by checks
     import regex
 
-REGEX_TIMEOUT_S = 0.2
+REGEX_TIME_S = 0.05  # regular expressions' time in all, in one evaluation (it holds a server)
+# The time left to one evaluation's regular expressions; the evaluator sets it (_expr_eval.py).
+regex_time_left: contextvars.ContextVar[list[float]] = contextvars.ContextVar("regex_time_left")
+MAX_PATTERN = 1000  # characters of a regular expression (compiling one is not timed)
+_PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
 
 
 def _str_fn(name: str, op: Callable[[str], str]) -> Callable[[Any], str]:
@@ -64,24 +74,24 @@ def _replace(s: Any, old: Any, new: Any) -> str:
 def _format(template: Any, *args: Any) -> str:
     """`format('{0} of {1}', a, b)`; `{{` and `}}` are literal braces."""
     want("format", 1, template, "string")
-    out, i = [], 0
-    while i < len(template):
-        ch = template[i]
-        if template.startswith("{{", i) or template.startswith("}}", i):
-            out.append(ch)
-            i += 2
-            continue
-        if ch == "{":
-            close = template.find("}", i)
-            spec = template[i + 1 : close] if close > 0 else ""
+    texts: dict[int, str] = {}
+    size = 0
+
+    def placeholder(match: re.Match[str]) -> str:
+        nonlocal size
+        token, spec = match.group(0), match.group(1)
+        if spec is None:
+            text = token[0]
+        else:
             if not spec.isdigit() or int(spec) >= len(args):
                 raise FunctionError(f"format() placeholder {{{spec}}} has no matching argument")
-            out.append(to_text(args[int(spec)]))
-            i = close + 1
-            continue
-        out.append(ch)
-        i += 1
-    return check_size("".join(out))
+            text = texts.setdefault(int(spec), to_text(args[int(spec)]))
+        size += len(text) - len(token)
+        if len(template) + size > MAX_STRING:  # checked as it grows: '{0}{0}…' multiplies
+            raise FunctionError(f"string result longer than {MAX_STRING} characters")
+        return text
+
+    return check_size(_PLACEHOLDER.sub(placeholder, template))
 
 
 def _to_json(value: Any) -> str:
@@ -91,13 +101,28 @@ def _to_json(value: Any) -> str:
 def _from_json(s: Any) -> Any:
     want("fromJson", 1, s, "string")
     try:
-        return json.loads(s)
-    except (json.JSONDecodeError, RecursionError) as exc:
+        return json.loads(s, parse_constant=_no_constant, parse_float=_finite)
+    except (ValueError, RecursionError) as exc:  # a number of over 4300 digits is a ValueError
         raise FunctionError(f"fromJson() got invalid JSON: {exc}") from None
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"number {text:.24} is out of range (past 1.8e308)")
+    return value
 
 
 def _compile(name: str, pattern: Any) -> regex.Pattern[str]:
     want(name, 2, pattern, "string")
+    if len(pattern) > MAX_PATTERN:
+        raise FunctionError(
+            f"{name}() patterns have at most {MAX_PATTERN} characters, got {len(pattern)}"
+        )
     import regex
 
     try:
@@ -106,12 +131,27 @@ def _compile(name: str, pattern: Any) -> regex.Pattern[str]:
         raise FunctionError(f"{name}() pattern is invalid: {exc}") from None
 
 
+def _timed(name: str, run: Callable[[float], T]) -> T:
+    """`run(timeout)` within what is left of the evaluation's REGEX_TIME_S."""
+    left = regex_time_left.get(None) or [REGEX_TIME_S]
+    began = time.perf_counter()
+    try:
+        if left[0] <= 0:
+            raise TimeoutError
+        return run(left[0])
+    except TimeoutError:
+        raise FunctionError(
+            f"{name}() took too long: regular expressions have {REGEX_TIME_S * 1000:.0f} ms "
+            "in all in one expression; simplify the pattern"
+        ) from None
+    finally:
+        left[0] -= time.perf_counter() - began
+
+
 def _regex_match(s: Any, pattern: Any) -> bool:
     want("regexMatch", 1, s, "string")
-    try:
-        return _compile("regexMatch", pattern).search(s, timeout=REGEX_TIMEOUT_S) is not None
-    except TimeoutError:
-        raise FunctionError("regexMatch() took too long; simplify the pattern") from None
+    compiled = _compile("regexMatch", pattern)
+    return _timed("regexMatch", lambda timeout: compiled.search(s, timeout=timeout) is not None)
 
 
 def _regex_replace(s: Any, pattern: Any, repl: Any) -> str:
@@ -120,10 +160,21 @@ def _regex_replace(s: Any, pattern: Any, repl: Any) -> str:
     compiled = _compile("regexReplace", pattern)
     import regex
 
+    size = len(s)
+
+    def expand(match: regex.Match[str]) -> str:
+        nonlocal size  # bounded as it grows: a long replacement for many matches multiplies
+        text = match.expand(repl)
+        size += len(text) - (match.end() - match.start())
+        if size > MAX_STRING:
+            raise FunctionError(f"string result longer than {MAX_STRING} characters")
+        return text
+
+    # A plain replacement that cannot outgrow the bound is left to regex, faster.
+    plain = "\\" not in repl and len(s) + (len(s) + 1) * len(repl) <= MAX_STRING
+    replacement = repl if plain else expand
     try:
-        out = compiled.sub(repl, s, timeout=REGEX_TIMEOUT_S)
-    except TimeoutError:
-        raise FunctionError("regexReplace() took too long; simplify the pattern") from None
+        out = _timed("regexReplace", lambda timeout: compiled.sub(replacement, s, timeout=timeout))
     except (regex.error, IndexError) as exc:
         raise FunctionError(f"regexReplace() replacement is invalid: {exc}") from None
     return check_size(out)
@@ -134,10 +185,7 @@ def _regex_find(s: Any, pattern: Any) -> dict[str, Any] | None:
     compiled = _compile("regexFind", pattern)
     if s is None:
         return None
-    try:
-        found = compiled.search(s, timeout=REGEX_TIMEOUT_S)
-    except TimeoutError:
-        raise FunctionError("regexFind() took too long; simplify the pattern") from None
+    found = _timed("regexFind", lambda timeout: compiled.search(s, timeout=timeout))
     if found is None:
         return None
     return {

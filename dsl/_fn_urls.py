@@ -6,7 +6,7 @@ import fnmatch
 from typing import Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
-from ._function import Function, want
+from ._function import Function, FunctionError, want
 
 
 def _url_host(url: Any) -> str:
@@ -46,11 +46,18 @@ def _url_normalize(url: Any) -> str:
     return url_normalize(url)
 
 
+MAX_GLOB = 1000  # characters of a glob pattern (each is compiled to a regular expression)
+
+
 def _glob_match(text: Any, patterns: Any) -> bool:
     want("globMatch", 1, text, "string")
     want("globMatch", 2, patterns, "string", "array")
     for pattern in [patterns] if isinstance(patterns, str) else patterns:
         want("globMatch", 2, pattern, "string")
+        if len(pattern) > MAX_GLOB:
+            raise FunctionError(
+                f"globMatch() patterns have at most {MAX_GLOB} characters, got {len(pattern)}"
+            )
         if fnmatch.fnmatchcase(text, pattern):
             return True
     return False

@@ -66,6 +66,8 @@ def to_text(value: Any) -> str:
         return value
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)  # as JSON writes it, faster
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
         return str(int(value))
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
@@ -83,3 +85,4 @@ class Function:
     summary: str
     signature: str = ""  # how a call reads, for docs and editors: "filter(list, x, predicate)"
     macro: bool = False  # the second argument names each item; see _expr_ast.MACROS
+    reads: bool = True  # goes through its arguments' items and characters (the budget counts them)

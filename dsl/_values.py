@@ -13,7 +13,7 @@ from typing import Any
 from taskplate.contract import record
 
 from ._expr_ast import ExpressionError, Node
-from ._expr_eval import evaluate
+from ._expr_eval import Budget, evaluate
 from ._expr_functions import check_size, to_text
 from ._expr_syntax import parse_expression
 from ._yaml import escape_pointer
@@ -30,8 +30,8 @@ class Expr:
     pointer: str
     offset: int
 
-    def evaluate(self, scope: Mapping[str, Any]) -> Any:
-        return evaluate(self.node, scope)
+    def evaluate(self, scope: Mapping[str, Any], budget: Budget | None = None) -> Any:
+        return evaluate(self.node, scope, budget)
 
 
 @record(frozen=True)
@@ -208,20 +208,24 @@ def compile_value(
     return Interp(tuple(parts))
 
 
-def render(value: Value, scope: Mapping[str, Any]) -> Any:
-    """The value with every expression evaluated; raises ExpressionError on the first problem."""
+def render(value: Value, scope: Mapping[str, Any], budget: Budget | None = None) -> Any:
+    """The value with every expression evaluated; raises ExpressionError on the first problem.
+    Its expressions share one budget: together they hold the event loop briefly."""
+    budget = budget or Budget()
     match value:
         case Const(value=v):
             return v
         case Single(expr=expr):
-            return expr.evaluate(scope)
+            return expr.evaluate(scope, budget)
         case Interp(parts=parts):
-            text = "".join(p if isinstance(p, str) else to_text(p.evaluate(scope)) for p in parts)
+            text = "".join(
+                p if isinstance(p, str) else to_text(p.evaluate(scope, budget)) for p in parts
+            )
             return check_size(text)
         case ListValue(items=items):
-            return [render(i, scope) for i in items]
+            return [render(i, scope, budget) for i in items]
         case MapValue(entries=entries):
-            return {k: render(v, scope) for k, v in entries}
+            return {k: render(v, scope, budget) for k, v in entries}
         case Broken(error=error):
             raise ExpressionError(error.message, error.start, error.end)
     raise TypeError(value)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import time
 from typing import Any
 
 import pytest
@@ -236,3 +238,86 @@ def test_broken_expressions_are_recorded_not_raised() -> None:
     with pytest.raises(ExpressionError):
         render(value, {})
     assert compile_value(5, "/x", errors) == Const(5)
+
+
+BIG = {"big": 10**400, "long": "9" * 300, "text": "a" * (1024 * 1024)}
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "start", "end"),
+    [
+        ("1 + 1e400 % 3", "number 1e400 is out of range", 4, 9),
+        ("1e308 + 1e308", "'+' of 1e+308 and 1e+308 is out of range", 0, 13),
+        ("-1e308 * 10", "'*' of -1e+308 and 10 is out of range", 0, 11),
+        ("[inputs.big / 1]", "'/' of 1000000000…(401 digits) and 1 is out of range", 1, 15),
+        ("inputs.big + 0.5", "'+' of", 0, 16),
+        ("1 % 0", "division by zero", 0, 5),
+        ("1 / 0.0", "division by zero", 0, 7),
+        ("round(1.5, 1e300)", "round() digits must be a whole number from -308 to 308", 0, 17),
+        ("fromJson('NaN')", "NaN is not a JSON number", 0, 15),
+        ("fromJson('1e400')", "number 1e400 is out of range", 0, 17),
+        ("toNumber(inputs.long + '.5')", "at most 256 characters", 0, 28),
+    ],
+)
+def test_math_errors_are_coded_with_their_position(
+    text: str, message: str, start: int, end: int
+) -> None:
+    with pytest.raises(ExpressionError) as caught:
+        ev(text, {"inputs": BIG})
+    assert message in caught.value.message
+    assert (caught.value.start, caught.value.end) == (start, end)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("round(1, -30000000)", "round() digits must be a whole number from -308 to 308"),
+        ("toNumber(inputs.text)", "toNumber() reads texts of at most 256 characters"),
+        (
+            "regexMatch('a', inputs.long + inputs.long + inputs.long + inputs.long)",
+            "regexMatch() patterns have at most 1000 characters",
+        ),
+        (
+            "globMatch('a', [inputs.long + inputs.long + inputs.long + inputs.long])",
+            "globMatch() patterns have at most 1000 characters",
+        ),
+        ("parseDate(inputs.long)", "parseDate() reads dates and patterns of at most 256"),
+        ("formatDate('2026-01-01', inputs.long)", "formatDate() reads dates and patterns"),
+        ("format('{0}{0}', inputs.text)", "string result longer than 1048576 characters"),
+        ("regexReplace(inputs.long, '9', inputs.text)", "string result longer than 1048576"),
+    ],
+)
+def test_costly_arguments_are_refused_past_their_bound(text: str, message: str) -> None:
+    began = time.process_time()
+    with pytest.raises(ExpressionError, match=re.escape(message)):
+        ev(text, {"inputs": BIG})
+    assert time.process_time() - began < 0.5
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("map(inputs.items, x, contains(inputs.text, 'zz'))", "more than 8388608 characters"),
+        ("map(inputs.items, x, x in inputs.items)", "more than 50000 operations"),
+        ("map(inputs.items, x, length(unique(inputs.items)))", "more than 50000 operations"),
+        ("map(inputs.items, x, regexMatch(inputs.a, '(a|aa)+$'))", "50 ms in all"),
+        ("map(inputs.items, x, inputs.items == inputs.items)", "more than 50000 operations"),
+    ],
+)
+def test_an_evaluation_stops_at_its_budget(text: str, message: str) -> None:
+    scope = {"inputs": {**BIG, "items": list(range(50_000)), "a": "a" * 30 + "!"}}
+    began = time.process_time()
+    with pytest.raises(ExpressionError, match=re.escape(message)):
+        ev(text, scope)
+    assert time.process_time() - began < 0.5  # 0.02-0.1 s on an idle machine
+
+
+def test_the_expressions_of_one_value_share_a_budget() -> None:
+    scope = {"inputs": {"items": list(range(5000))}}
+    one = "${{ length(map(inputs.items, x, x)) }}"  # about 10,000 operations
+    assert render(compile_value({"a": one}, "", []), scope) == {"a": 5000}
+    many = compile_value({f"k{i}": one for i in range(30)}, "", [])
+    began = time.process_time()
+    with pytest.raises(ExpressionError, match="visit more than 25000 items"):
+        render(many, scope)
+    assert time.process_time() - began < 0.5

@@ -71,7 +71,7 @@ def test_list_operation_mistakes_are_clear(text: str, message: str) -> None:
 
 def test_items_visited_are_bounded() -> None:
     rows = list(range(1000))
-    with pytest.raises(ExpressionError, match="visit more than 50000 items"):
+    with pytest.raises(ExpressionError, match="visit more than 25000 items"):
         ev("map(rows, a, map(rows, b, b))", {"rows": rows})
     assert len(ev("map(rows, a, a)", {"rows": rows})) == 1000
 

@@ -4,7 +4,9 @@ diagnostics and the evaluator with a value or an ExpressionError; nothing else e
 from __future__ import annotations
 
 import json
+import math
 import os
+import time
 from typing import Any
 
 import yaml
@@ -82,9 +84,27 @@ TOKENS = [
     "x",
     "'{'",
     "'}}'",
+    # Large numbers and costly functions, so that bounds are reached.
+    "1e308",
+    "1e400",
+    "-30000000",
+    "99999999999999999999999999",
+    "toNumber",
+    "regexReplace",
+    "parseDate",
+    "globMatch",
+    "map",
+    "inputs.big",
+    "inputs.long",
 ]
 SCOPE: dict[str, Any] = {
-    "inputs": {"urls": ["https://a.test", "b"], "n": 2, "s": "text"},
+    "inputs": {
+        "urls": ["https://a.test", "b"],
+        "n": 2,
+        "s": "text",
+        "big": 10**300,
+        "long": "9" * 5000,
+    },
     "steps": {"info": {"title": "T"}},
     "item": {"k": [1, 2]},
     "index": 0,
@@ -103,6 +123,8 @@ def _is_json(value: Any) -> bool:
         return all(_is_json(v) for v in value)
     if isinstance(value, dict):
         return all(isinstance(k, str) and _is_json(v) for k, v in value.items())
+    if isinstance(value, float):
+        return math.isfinite(value)
     return isinstance(value, JSON)
 
 
@@ -114,12 +136,14 @@ def test_any_expression_parses_evaluates_and_types_or_fails_cleanly(text: str) -
     except ExpressionError as exc:
         assert exc.message and 0 <= exc.start < exc.end
         return
+    began = time.process_time()
     try:
         value = evaluate(node, SCOPE)
     except ExpressionError as exc:
         assert exc.message
     else:
         assert _is_json(value), value
+    assert time.process_time() - began < 0.5, text  # refused within its bounds, or quick
     scope = ExprScope({"inputs": from_schema({"type": "object"}), "item": from_schema({})}, {})
     infer(node, scope)
 
