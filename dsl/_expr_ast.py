@@ -28,6 +28,14 @@ class ExpressionError(Exception):
         self.message = message
         self.start = start
         self.end = max(end, start + 1)
+        self.source: str | None = None  # the expression's text, once known (`Expr.evaluate`)
+
+    def where(self) -> str:
+        """The place in the expression, for a message: its text with the failing part marked."""
+        if self.source is None:
+            return ""
+        part = self.source[self.start : self.end]
+        return f" (at `{part}`, characters {self.start}-{self.end} of `${{{{ {self.source} }}}}`)"
 
 
 @record(frozen=True)

@@ -31,7 +31,14 @@ class Expr:
     offset: int
 
     def evaluate(self, scope: Mapping[str, Any], budget: Budget | None = None) -> Any:
-        return evaluate(self.node, scope, budget)
+        try:
+            return evaluate(self.node, scope, budget)
+        except ExpressionError as error:
+            if error.source is None:  # the innermost expression names the place
+                lead = len(self.source) - len(self.source.lstrip())
+                error.source = self.source.strip()
+                error.start, error.end = error.start - lead, error.end - lead
+            raise
 
 
 @record(frozen=True)

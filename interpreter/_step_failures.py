@@ -46,7 +46,7 @@ def render_step(step: Step, value: Any, scope: dict[str, Any], item: int | None)
     except ExpressionError as exc:
         raise invalid(
             step,
-            f"step {step.label}: {exc.message}",
+            f"step {step.label}: {exc.message}{exc.where()}",
             "Check the expression and the data it reads.",
             item,
         ) from None

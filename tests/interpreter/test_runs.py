@@ -215,3 +215,17 @@ async def test_secrets_are_never_stored_or_shown(
                 rows = db.execute(f"SELECT * FROM {table}").fetchall()
                 assert secret not in repr(rows), table
     assert secret not in caplog.text
+
+
+async def test_a_math_error_fails_its_step_coded_with_the_expressions_position(
+    manager: RunManager,
+) -> None:
+    answer = await run(manager, "math_error", {"big": 1e308})
+    assert answer["status"] == "failed"
+    step = (await manager.describe(answer["runId"], include_steps=True))["steps"][0]
+    assert step["error"]["code"] == "INVALID_PARAMETER"
+    assert step["error"]["message"] == (
+        "step \"grow\": '*' of 1e+308 and 10 is out of range"
+        " (at `inputs.big * 10`, characters 4-19 of `${{ 1 + inputs.big * 10 }}`)"
+    )
+    assert "characters 4-19" in answer["error"]["error"]  # the run's error says where too
