@@ -11,6 +11,10 @@ sharing one PostgreSQL store, and what the store adds to each step.
    over SQLite), and the store's own write per step record (`record_step`, 1000 of them then
    one read, which writes any kept back) timed alone on each.
 3. a cancel sent to one server for a run owned by the other: time until the run reads canceled.
+4. cancel per engine: a batch_extract_pages of pages that answer after 1.5 s (concurrency 1)
+   through one run manager, canceled (force, then cooperative) 0.3 s and 2.0 s after its first
+   page went out, on engines auto, browser and http in interleaved rounds: time from the cancel
+   to the run reading canceled (targets: force 0.5 s, cooperative 1.5 + 0.5 s).
 
 A real PostgreSQL (Debian's package) is started in a temporary folder and removed at the end.
 Run: .venv/bin/python bench/scale.py [rounds] [runs] [pages]
@@ -31,9 +35,11 @@ from _setup import NOOP_STEPS, NOOP_TEMPLATE
 from _setup import site_in_process as serve_in_process
 from mcp.client.client import Client
 
-from taskplate.interpreter import Limits, RunManager, TemplateLibrary, open_store
+from taskplate.interpreter import SHIPPED, Limits, RunManager, TemplateLibrary, open_store
 from taskplate.stdlib import REGISTRY
 from tests.fixtures.postgres import running_postgres
+from tests.fixtures.server import FixtureServer
+from tests.fixtures.server import serve as serve_site
 from tests.server.conftest import Served, start_http, stop
 
 LIMIT = 4  # maxConcurrentRuns of the whole store, in every set-up
@@ -141,6 +147,49 @@ async def cross_cancel(two: list[Served]) -> float:
         return (time.perf_counter() - start) * 1000
 
 
+async def engine_cancel(
+    manager: RunManager, site: FixtureServer, engine: str, force: bool, after_s: float
+) -> float:
+    """ms from a cancel `after_s` into a run's first page read to the run reading canceled."""
+    urls = [site.url(f"/slow?ms=1500&n={engine}-{time.time_ns()}-{i}") for i in range(6)]
+    run_id = await manager.submit(
+        "batch_extract_pages",
+        {"urls": urls, "concurrency": 1, "engine": engine},
+        options={"timeoutMs": 60_000},
+    )
+    while site.traffic.inflight == 0:
+        await anyio.sleep(0.005)
+    await anyio.sleep(after_s)
+    start = time.perf_counter()
+    await manager.cancel(run_id, force=force)
+    while (await manager.row(run_id)).status != "canceled":
+        await anyio.sleep(0.005)
+    took = (time.perf_counter() - start) * 1000
+    await manager.wait(run_id)
+    while site.traffic.inflight:  # the next run starts with nothing in flight
+        await anyio.sleep(0.02)
+    return took
+
+
+async def engine_cancels(folder: Path, rounds: int) -> None:
+    kinds = [
+        (e, f, a) for e in ("auto", "browser", "http") for f in (True, False) for a in (0.3, 2.0)
+    ]
+    took: dict[tuple[str, bool, float], list[float]] = {k: [] for k in kinds}
+    with serve_site() as site:
+        library = TemplateLibrary(REGISTRY).load([SHIPPED])
+        manager = RunManager(Path(tempfile.mkdtemp(dir=folder)), library, limits=Limits())
+        async with manager.running():
+            await manager.warm()
+            for n in range(rounds):
+                for kind in kinds if n % 2 == 0 else list(reversed(kinds)):
+                    took[kind].append(await engine_cancel(manager, site, *kind))
+    print(f"\n4. cancel per engine, 1.5 s pages, ms until canceled ({rounds} rounds interleaved)")
+    for (engine, force, after), values in took.items():
+        how = "force      " if force else "cooperative"
+        print(f"   {engine:<8} {how} {after:.1f} s in: {spread(values)}")
+
+
 async def main(rounds: int, runs: int, pages: int) -> None:
     print(f"load before: {os.getloadavg()[0]:.1f} (1-min average), {os.cpu_count()} cores")
     with (
@@ -149,6 +198,7 @@ async def main(rounds: int, runs: int, pages: int) -> None:
         serve_in_process() as base,
     ):
         folder = Path(tmp)
+        await engine_cancels(folder, rounds)
         urls = [f"{base}{PAGES[i % len(PAGES)]}?n={i}" for i in range(pages)]
         steps: dict[str, list[float]] = {"sqlite": [], "postgresql": []}
         writes: dict[str, list[float]] = {"sqlite": [], "postgresql": []}
@@ -195,7 +245,9 @@ async def main(rounds: int, runs: int, pages: int) -> None:
             cancels = [
                 await cross_cancel(setups["two servers, one PostgreSQL"]) for _ in range(rounds)
             ]
-            print(f"\n3. cross-server cancel (force), ms until canceled: {spread(cancels)}")
+            print(
+                f"\n3. cross-server cancel (force), ms until canceled: {spread(cancels)} (target 1000)"
+            )
         finally:
             for group in setups.values():
                 for served in group:

@@ -169,6 +169,7 @@ class ActionSteps:
             sampler=self.sampler,
             secrets=self.secrets,
             browser=None if spec.needs_browser else browser,
+            stopping=lambda: self.cancel.requested,
         )
         retry_on = step.retry.on if step.retry.on is not None else spec.retryable
         probe = self.probe if spec.needs_browser else None
@@ -188,7 +189,8 @@ class ActionSteps:
                     if probe is not None:
                         await probe("after", step, item, call.args, ctx)
                     return result
-                if call.attempts >= step.retry.attempts or error.code not in retry_on:
+                spent = call.attempts >= step.retry.attempts or error.code not in retry_on
+                if spent or self.cancel.requested:  # a canceled run starts no attempt
                     raise StepFailed(step, error, item)
                 await anyio.sleep(step.retry.backoff_ms * 2 ** (call.attempts - 1) / 1000)
         except StepFailed:

@@ -94,6 +94,17 @@ class ItemTabs:
         tab.refused, tab.status, tab.net_error, tab.stale = None, None, None, True
         lazy.spare.append(tab.id)
 
+    async def drop(self, lazy: ItemTab) -> None:
+        """An aborted item's tab closed, with the popups it opened, not handed on: its page may
+        be loading still, and blanking it first waited for that load (a forced cancel took 16 s)."""
+        session = self.resources.opened
+        tab = session.tabs.get(lazy.id) if session is not None and lazy.id else None
+        if session is None or tab is None:
+            return
+        for other in [t for t in session.tabs.values() if t.opened_by == tab.id]:
+            await session.close_tab(other.id)
+        await session.close_tab(tab.id)
+
     async def close_spares(self, spare_tabs: list[str]) -> None:
         """The loop's spare tabs closed when it ends, even when it is canceled."""
         session = self.resources.opened

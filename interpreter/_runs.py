@@ -160,6 +160,7 @@ class RunManager:
             ):
                 self._tg = tg
                 tg.start_soon(self._watch)
+                tg.start_soon(self.store.listen_cancels, self._cancel_here)
                 tg.start_soon(flush_every, self.store, FLUSH_S)
                 tg.start_soon(self.runtime.watch, self.home / "browsers" / f"{self.owner}.json")
                 if warm:
@@ -206,11 +207,21 @@ class RunManager:
                 if live.progress_unsaved:  # the last change of a burst was throttled away
                     save_progress(self.store, run_id, live)
                 flag = await self.store.cancel_flag(run_id)
-                if flag and live.execution is not None:
-                    live.execution.cancel_requested = True
-                if flag == "force" and live.scope is not None:
-                    live.scope.cancel()
+                if flag:
+                    self._cancel_here(run_id, flag == "force")
             await anyio.sleep(WATCH_S)
+
+    def _cancel_here(self, run_id: str, force: bool) -> None:
+        """A cancel request acted on, if the run is this process's: however it came (a call
+        here, the store's notice, the watch's read of the flags), and as often as it comes.
+        Cooperative: the items in flight finish, no step starts; force: the steps in flight are
+        aborted now."""
+        live = self.live.get(run_id)
+        if live is None or live.execution is None:
+            return  # not here, or queued: the queue reads the flag before it starts the run
+        live.execution.cancel_requested = True
+        if force and live.scope is not None:
+            live.scope.cancel()
 
     # -- submitting ---------------------------------------------------------------------------
     def decide_mode(
@@ -332,11 +343,7 @@ class RunManager:
         if RunStatus(row.status).terminal:
             return {"cancelRequested": False, "currentStatus": row.status}
         await self.store.request_cancel(run_id, force)
-        live = self.live.get(run_id)
-        if live is not None and live.execution is not None:
-            live.execution.cancel_requested = True
-            if force and live.scope is not None:
-                live.scope.cancel()
+        self._cancel_here(run_id, force)
         return {"cancelRequested": True, "currentStatus": (await self.row(run_id)).status}
 
     async def resume(self, run_id: str, principal: Principal = OPERATOR) -> dict[str, Any]:

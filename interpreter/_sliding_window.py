@@ -151,11 +151,14 @@ class SlidingWindow:
         }
         executed = count_item_steps()
         lazy = enter_item_tab(spare_tabs) if spare_tabs is not None else None
+        ended = False  # the item's steps ended by themselves, not aborted (force, a timeout)
         try:
             await self.run_block(step.steps, scope, None if lazy else tab_id, index)
+            ended = True
             added = enqueued(step, scope, index) if grow is not None else []
             outcome: dict[str, Any] = {"success": True}
         except StepFailed as failure:
+            ended = True
             self.log.done(max(0, per_item(step) - executed[0]))  # the steps it never ran
             outcome = {
                 "success": False,
@@ -166,12 +169,13 @@ class SlidingWindow:
                 raise
             return _collect(step, scope, outcome)
         except Canceled:
+            ended = True
             self.log.done(max(0, per_item(step) - executed[0]))
             return None
         finally:
             if lazy is not None and lazy.id is not None:
                 with anyio.CancelScope(shield=True):
-                    await self.tabs.recycle(lazy)
+                    await (self.tabs.recycle(lazy) if ended else self.tabs.drop(lazy))
         if grow is not None:
             grow(added)
         self._count_item(True, tolerant)

@@ -7,6 +7,7 @@ Rows only; no run logic. The run manager and its parts talk to a `Store`, never 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -128,6 +129,12 @@ class Store(Protocol):
     async def request_cancel(self, run_id: str, force: bool) -> None: ...
 
     async def cancel_flag(self, run_id: str) -> str | None: ...
+
+    async def listen_cancels(self, heard: Callable[[str, bool], None]) -> None:
+        """`heard(run_id, force)` for every cancel requested on the store by any process, as it
+        is requested, until canceled. Returns at once when the backend cannot tell (SQLite: the
+        run manager's watch reads the flags)."""
+        ...
 
     async def request_resume(self, run_id: str) -> bool:
         """Ask a run waiting for a person to go on; False when it is not waiting."""

@@ -6,8 +6,9 @@ The schema is created and migrated here, one numbered step at a time, under an a
 
 from __future__ import annotations
 
+import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -111,10 +112,18 @@ MIGRATIONS: tuple[str, ...] = (
 SCHEMA_VERSION = len(MIGRATIONS)
 FLUSH_ROWS = 200  # kept-back step records written in one go at most
 POOL_SIZE = 4  # connections per process: a transaction holds one, other calls go on beside it
+CANCELS = (
+    "taskplate_cancel"  # the channel a cancel request is announced on: "force|cooperative runId"
+)
+RELISTEN_S = (
+    1.0  # a listening connection lost is made again after this (the flags are read meanwhile)
+)
 _MIGRATE_LOCK = 0x7461736B  # advisory lock keys: 'task' for migrations, 'plat' for admission
 _ADMIT_LOCK = 0x706C6174
 
 Connection = psycopg.AsyncConnection[dict[str, Any]]
+
+log = logging.getLogger("taskplate.store")
 
 _SQL = Statements("%s", same="IS NOT DISTINCT FROM", differs="IS DISTINCT FROM")
 
@@ -295,6 +304,37 @@ class PostgresStore(SqlStore):
 
     def keep_progress(self, run_id: str, progress: dict[str, Any]) -> None:
         self._progress[run_id] = progress  # a later progress replaces it
+
+    async def request_cancel(self, run_id: str, force: bool) -> None:
+        """The flag set, then announced (NOTIFY): the run's owner, on any server, acts at once,
+        where reading the flags took it up to its watch's interval."""
+        await super().request_cancel(run_id, force)
+        kind = "force" if force else "cooperative"
+        await self._execute("SELECT pg_notify(%s, %s)", (CANCELS, f"{kind} {run_id}"))
+
+    async def listen_cancels(self, heard: Callable[[str, bool], None]) -> None:
+        """LISTEN on a connection of its own (a pooled one would go back with it); one that is
+        lost is opened again after RELISTEN_S, the flags read meanwhile by the manager's watch."""
+        while True:
+            try:
+                db = await psycopg.AsyncConnection.connect(
+                    self.url, autocommit=True, connect_timeout=self.connect_timeout_s
+                )
+            except psycopg.Error as exc:
+                log.warning("cannot listen for cancel requests: %s", str(exc).strip())
+                await anyio.sleep(RELISTEN_S)
+                continue
+            try:
+                await db.execute(f"LISTEN {CANCELS}")
+                async for notice in db.notifies():
+                    kind, _, run_id = notice.payload.partition(" ")
+                    heard(run_id, kind == "force")
+            except psycopg.Error as exc:
+                log.warning("listening for cancel requests stopped: %s", str(exc).strip())
+            finally:
+                with anyio.CancelScope(shield=True), anyio.move_on_after(5):
+                    await db.close()
+            await anyio.sleep(RELISTEN_S)
 
     async def start_if_free(self, run_id: str, limit: int, alive_since: float) -> bool:
         async with self.transaction() as db:

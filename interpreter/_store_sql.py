@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 from ._store import RunRow
@@ -269,6 +270,9 @@ class SqlStore:
     async def cancel_flag(self, run_id: str) -> str | None:
         row = await self._one(self.sql.cancel_flag, (run_id,))
         return row["cancel"] if row else None
+
+    async def listen_cancels(self, heard: Callable[[str, bool], None]) -> None:
+        return  # no notices: the flags are read
 
     async def heartbeat(self, owner: str) -> None:
         await self._execute(self.sql.heartbeat, (time.time(), owner))

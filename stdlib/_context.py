@@ -78,6 +78,9 @@ class ActionContext:
     # For an action that needs no browser but may choose one (read_page): the session and tab
     # it gets, opened on its first call. None: the context's own session and tab.
     browser: Callable[[], Awaitable[tuple[Session, str | None]]] | None = None
+    # The run was asked to stop (a cooperative cancel): its item in flight ends with what it
+    # has, skipping work that only checks it (read_page's comparison in the browser).
+    stopping: Callable[[], bool] = lambda: False
 
     @property
     def policy(self) -> UrlPolicy:

@@ -398,3 +398,42 @@ async def test_a_store_made_before_principals_is_migrated_its_runs_the_local_use
         assert [r.run_id for r in (await store.list_runs(None, None, 9, 0, LOCAL))[0]] == [
             "run_old"
         ]
+
+
+async def test_a_cancel_requested_anywhere_is_heard_at_once_on_postgresql(
+    postgres: Postgres,
+) -> None:
+    """Another process's request reaches a listener as a notice (no wait for the flags' poll)."""
+    heard: list[tuple[str, bool]] = []
+    first, forced = anyio.Event(), anyio.Event()
+
+    def hear(run_id: str, force: bool) -> None:
+        heard.append((run_id, force))
+        first.set()
+        if force:
+            forced.set()
+
+    with postgres.database() as url:
+        async with (
+            open_store(Path("unused"), url) as owner,
+            open_store(Path("unused"), url) as other,
+        ):
+            await add(owner, "run_1")
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(owner.listen_cancels, hear)
+                with anyio.fail_after(10):
+                    while not first.is_set():  # LISTEN is under way once a notice gets through
+                        await other.request_cancel("run_1", force=False)
+                        with anyio.move_on_after(0.2):
+                            await first.wait()
+                    await other.request_cancel("run_1", force=True)
+                    await forced.wait()
+                tg.cancel_scope.cancel()
+    assert heard[0] == ("run_1", False) and heard[-1] == ("run_1", True), heard
+
+
+async def test_sqlite_gives_no_cancel_notices(tmp_path: Path) -> None:
+    """It returns at once: the run manager's watch reads the flags."""
+    async with open_store(tmp_path / "home") as store:
+        with anyio.fail_after(5):
+            await store.listen_cancels(lambda run_id, force: None)

@@ -138,7 +138,8 @@ async def test_a_cancel_on_one_server_stops_a_run_owned_by_another(
                 took = time.monotonic() - asked
                 assert run["status"] == "canceled", run
                 print(f"cross-server cancel (force={force}): {took * 1000:.0f} ms")
-                assert took < 10  # the target is 1 s; bench/scale.py measures it under no load
+                # the target: 1 s forced (LISTEN/NOTIFY), a page's time (2 s) cooperative; with slack
+                assert took < (2 if force else 10), took
     finally:
         stop(one)
         stop(two)
