@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 
 from taskplate.browser import Session, UrlPolicy
 from taskplate.contract import ErrorCode, StepStatus, TaskplateError, TrustLevel
@@ -106,6 +107,7 @@ class ActionSteps:
                 ),
                 item,
             )
+        await anyio.lowlevel.checkpoint()  # the step's `when` had the loop before its `with`
         call.args = render_step(step, step.args, scope, item)
         self.log.note_secret(step, call.args, None)
         if not needs_confirmation(step, spec, self.trust):

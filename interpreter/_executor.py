@@ -10,6 +10,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import anyio.lowlevel
+
 from taskplate.browser import Session, UrlPolicy
 from taskplate.contract import TrustLevel
 from taskplate.dsl import Step, Template, truthy
@@ -122,6 +124,9 @@ class Execution:
         self, step: Step, scope: dict[str, Any], tab_id: str | None, item: int | None
     ) -> None:
         self.cancel.check()
+        # Expressions run on the event loop, each value within its budget (tens of ms at most):
+        # a step gives the loop back before it evaluates, so steps never add up to a long hold.
+        await anyio.lowlevel.checkpoint()
         if step.when is not None and not truthy(render_step(step, step.when, scope, item)):
             self.log.skipped(step, item)
             if step.id:
