@@ -5,10 +5,11 @@ Only dict keys and list items are reachable: never a Python attribute, file or e
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Mapping
 from typing import Any
+
+from taskplate.contract import field, record
 
 from ._expr_ast import (
     MAX_INTEGER,
@@ -59,7 +60,7 @@ def _equal(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-@dataclasses.dataclass
+@record
 class Budget:
     """What evaluations have spent: one per expression, or one for all the values of a step, so
     that what they hold the event loop for is bounded together."""
@@ -67,7 +68,7 @@ class Budget:
     operations: int = 0
     characters: int = 0
     visited: int = 0
-    regex_time_left: list[float] = dataclasses.field(default_factory=lambda: [REGEX_TIME_S])
+    regex_time_left: list[float] = field(default_factory=lambda: [REGEX_TIME_S])
 
 
 class _Evaluator:

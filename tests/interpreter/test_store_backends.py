@@ -15,7 +15,8 @@ import pytest
 
 from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.interpreter import LOCAL, ArtifactStore, Store, open_store
-from taskplate.interpreter._store_postgres import MIGRATIONS, SCHEMA_VERSION, PostgresStore
+from taskplate.interpreter._store_postgres import PostgresStore
+from taskplate.interpreter._store_postgres_schema import MIGRATIONS, SCHEMA_VERSION
 from taskplate.interpreter._store_sqlite import _SCHEMA as _SQLITE_SCHEMA
 from tests.fixtures.postgres import Postgres, alive, free_port, pg_bin, running_postgres
 
