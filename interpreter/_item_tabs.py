@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 
 import anyio
 
+from taskplate.browser import Session, Tab
+
 from ._run_resources import RunResources
 
 # A recycled tab serves this many items, then is closed and replaced: what a renderer keeps
@@ -77,12 +79,9 @@ class ItemTabs:
 
     async def recycle(self, lazy: ItemTab) -> None:
         """A finished item's tab made ready for the next item (or closed, if it is worn)."""
-        session = self.resources.opened
-        tab = session.tabs.get(lazy.id) if session is not None and lazy.id else None
+        session, tab = await self._without_popups(lazy)
         if session is None or tab is None:
             return
-        for other in [t for t in session.tabs.values() if t.opened_by == tab.id]:
-            await session.close_tab(other.id)
         tab.items_served += 1
         if tab.crashed or tab.items_served >= TAB_RETIRES_AFTER:
             await session.close_tab(tab.id)  # the next item opens a fresh one
@@ -97,13 +96,19 @@ class ItemTabs:
     async def drop(self, lazy: ItemTab) -> None:
         """An aborted item's tab closed, with the popups it opened, not handed on: its page may
         be loading still, and blanking it first waited for that load (a forced cancel took 16 s)."""
+        session, tab = await self._without_popups(lazy)
+        if session is not None and tab is not None:
+            await session.close_tab(tab.id)
+
+    async def _without_popups(self, lazy: ItemTab) -> tuple[Session | None, Tab | None]:
+        """The item's session and tab, once the popups its page opened are closed."""
         session = self.resources.opened
         tab = session.tabs.get(lazy.id) if session is not None and lazy.id else None
         if session is None or tab is None:
-            return
+            return None, None
         for other in [t for t in session.tabs.values() if t.opened_by == tab.id]:
             await session.close_tab(other.id)
-        await session.close_tab(tab.id)
+        return session, tab
 
     async def close_spares(self, spare_tabs: list[str]) -> None:
         """The loop's spare tabs closed when it ends, even when it is canceled."""
