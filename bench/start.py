@@ -6,8 +6,7 @@ bench/package.json), in interleaved rounds (the order rotates), median and sprea
 `dsl serve` answers from the answers its SDK server gave at an earlier start (kept in the cache
 folder, server/_front.py); the third way is its first start, with nothing kept (a fresh cache
 folder each round): what a client waits the first time after an install or an upgrade, answered
-from the answers shipped with taskplate (server/start_answers.json) when they were made for
-this code and this SDK (`make docs`).
+by the SDK's server (nothing is shipped), whose answers are kept for the next start.
 
 Run: .venv/bin/python bench/start.py [rounds]   (after `make bootstrap`: npm ci in bench/)
 """

@@ -19,11 +19,9 @@ from taskplate.dsl import (
     ActionSpec,
     flattened_meta_schema,
 )
-from taskplate.server import SHIPPED_START_ANSWERS, made_for
 from taskplate.stdlib import REGISTRY
 
 from ._help import examples
-from ._start_answers import recorded_start_answers
 
 ROOT = Path(__file__).resolve().parents[1]  # the checkout (docs/ is not in the wheel)
 GRAMMAR = ROOT / "dsl" / "expr.lark"  # docs are written from the checkout
@@ -182,25 +180,6 @@ def generated() -> dict[Path, str]:
     }
 
 
-def start_answers(write: bool, stale: list[str]) -> None:
-    """The answers a first `dsl serve` gives (server/start_answers.json), made last: they hold
-    for the contents of every other file. Stale when made from other code; made for other
-    versions of the SDK than this environment's, they are only unused here, not stale."""
-    path = SHIPPED_START_ANSWERS
-    try:
-        made = json.loads(path.read_bytes()).get("made_for", {})
-    except (OSError, ValueError, AttributeError):
-        made = {}
-    current = made_for()
-    if made == current or (not write and made.get("code") == current["code"]):
-        return
-    if not write:
-        stale.append(str(path.relative_to(ROOT)))
-        return
-    path.write_text(recorded_start_answers(), encoding="utf-8")
-    click.echo(f"wrote {path.relative_to(ROOT)}")
-
-
 @click.command(
     "docs",
     hidden=True,
@@ -220,7 +199,6 @@ def command(write: bool) -> None:
                 click.echo(f"wrote {path.relative_to(ROOT)}")
             else:
                 stale.append(str(path.relative_to(ROOT)))
-    start_answers(write, stale)
     if stale:
         click.echo(f"out of date: {', '.join(stale)}; run `make docs`", err=True)
         raise SystemExit(1)

@@ -10,7 +10,7 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,6 +35,7 @@ from ._confirm import Asker, ConfirmPolicy
 from ._human import resume_run
 from ._library import TemplateLibrary
 from ._principal import OPERATOR, Principal
+from ._recording import Saved, save_recorded
 from ._run_execution import Live, run_job, save_progress
 from ._run_inputs import (
     Limits,
@@ -350,3 +351,54 @@ class RunManager:
         """A run waiting for a person goes on (resume_task_run); `principal` must see it."""
         row = await self.row(run_id, principal)
         return {"runId": run_id, **await resume_run(self.store, run_id, row.status)}
+
+    # -- what the server asks of the runs this process holds, by name (it reads neither `live`
+    # nor `store`: the run manager keeps both to itself) -------------------------------------
+    def is_live(self, run_id: str) -> bool:
+        """Whether this process holds the run (it has not ended here)."""
+        return run_id in self.live
+
+    async def until_ended(self, run_id: str, timeout_s: float) -> None:
+        """Waits, at most `timeout_s`, for a run this process holds to end; for one it does not
+        hold (another process's, or ended) it just waits the time out."""
+        live = self.live.get(run_id)
+        with anyio.move_on_after(timeout_s):
+            if live is not None:
+                await live.done.wait()
+            else:
+                await anyio.sleep(timeout_s)
+
+    def stop_listening(self, run_id: str, *listeners: Callable[..., None]) -> None:
+        """Takes a follower's progress and step listeners off the run (those it still has)."""
+        live = self.live.get(run_id)
+        if live is None:
+            return
+        for heard in (live.progress_listeners, live.step_listeners):
+            for listener in listeners:
+                if listener in heard:
+                    heard.remove(listener)
+
+    async def stop_if_canceled(self, run_id: str) -> None:
+        """A run canceled while it waits for its caller's answer stops now: its scope ends."""
+        if await self.store.cancel_flag(run_id):
+            live = self.live.get(run_id)
+            if live is not None and live.scope is not None:
+                live.scope.cancel()
+
+    async def record_call(self, source: str, **fields: Any) -> None:
+        """One succeeded action call of a recorded session, appended after its last."""
+        await self.store.record_call(source, None, **fields)
+
+    async def save_recorded(
+        self, source: str, name: str, *, description: str | None, overwrite: bool
+    ) -> Saved:
+        """The recorded calls of `source` saved as the user template `name`."""
+        return await save_recorded(
+            self.store,
+            self.library,
+            self.home,
+            source,
+            name,
+            description=description,
+            overwrite=overwrite,
+        )

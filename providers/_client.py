@@ -85,7 +85,8 @@ def _client(config: ProviderConfig, stack: AsyncExitStack) -> Any:
         )
         return Client(_valid_text(stdio_client(params, errlog=sys.stderr)), mode="legacy")
     from mcp.client.streamable_http import streamable_http_client
-    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    from ._sdk import create_mcp_http_client
 
     headers = {}
     if config.token_env:

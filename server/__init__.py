@@ -14,8 +14,6 @@ if TYPE_CHECKING:
     from ._auth import HttpSecurity, is_loopback, load_tokens
     from ._front import Started, start_on_stdio
     from ._serve import run, serve
-    from ._start_kept import SHIPPED as SHIPPED_START_ANSWERS
-    from ._start_kept import made_for
     from .ui import UiAccess, ui_app
 
 # Public names, loaded on first use: `dsl ui` serves the runs page without the MCP server.
@@ -24,9 +22,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "HttpSecurity": ("._auth", "HttpSecurity"),
     "is_loopback": ("._auth", "is_loopback"),
     "load_tokens": ("._auth", "load_tokens"),
-    "SHIPPED_START_ANSWERS": ("._start_kept", "SHIPPED"),
     "Started": ("._front", "Started"),
-    "made_for": ("._start_kept", "made_for"),
     "start_on_stdio": ("._front", "start_on_stdio"),
     "run": ("._serve", "run"),
     "serve": ("._serve", "serve"),
@@ -37,14 +33,12 @@ _LAZY: dict[str, tuple[str, str]] = {
 __getattr__ = lazy_names(__name__, _LAZY, globals())
 
 __all__ = [
-    "SHIPPED_START_ANSWERS",
     "HttpSecurity",
     "Started",
     "UiAccess",
     "build_server",
     "is_loopback",
     "load_tokens",
-    "made_for",
     "run",
     "serve",
     "start_on_stdio",

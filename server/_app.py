@@ -16,6 +16,7 @@ from mcp_types import CallToolResult, InputRequiredResult
 from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
 from taskplate.dsl import Template
 from taskplate.interpreter import RunManager
+from taskplate.providers import tool_input_schema
 
 from ._auth import StaticTokens
 from ._results import failed
@@ -37,7 +38,7 @@ class TaskplateServer(MCPServer):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
-        if self._tool_input_schema(name) is None:
+        if tool_input_schema(self, name) is None:
             return failed(
                 TaskplateError(
                     ErrorCode.INVALID_PARAMETER,

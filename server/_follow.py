@@ -67,10 +67,7 @@ async def follow(
             finally:
                 finished.set()
     finally:  # a follower that stops early (2026-07-28: a question went out) stops listening
-        live = manager.live.get(run_id)
-        if live is not None:
-            _drop(live.progress_listeners, seen)
-            _drop(live.step_listeners, stepped)
+        manager.stop_listening(run_id, seen, stepped)
     # The last state, so that a client's bar ends full: the run's own view of it when it moved
     # on further than the listener heard (a short run may end before its listener is in).
     if isinstance(answer.get("progress"), dict):
@@ -86,8 +83,3 @@ async def follow(
         {"runId": run_id, "status": status, "message": f"run {run_id} {status}"},
     )
     return answer
-
-
-def _drop(listeners: list[Any], listener: Any) -> None:
-    if listener in listeners:
-        listeners.remove(listener)

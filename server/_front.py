@@ -7,10 +7,8 @@ The answers are the SDK's own, recorded: `_handover.py` keeps each `initialize`,
 SDK's lists of versions) in a file of the cache folder, valid for one fingerprint of the code
 (taskplate's files, the SDK's and pydantic's versions, the Python, the options and TASKPLATE_*
 settings but the data home's and the template folders'). With no recorded answer (a first
-start after an install or an upgrade), `dsl serve` without options answers from the answers
-shipped beside this module (`start_answers.json`, made by `dsl docs --write` from the same
-code), when they were made for this code's contents and these versions of the SDK and
-pydantic. Else the front answers nothing and the SDK answers everything. Whatever the front answered is
+start after an install or an upgrade), the front answers nothing and the SDK answers
+everything, and its answers are kept for the next start. Whatever the front answered is
 answered again by the SDK after the hand-over, so the connection's state (the client's
 capabilities, the negotiated version) is the SDK's; that second answer is compared with the
 first and dropped (`_handover.Handover`).
@@ -35,7 +33,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ._start_kept import answers_file, recorded, shipped
+from ._start_kept import answers_file, recorded
 
 RESPONSE_HEAD = '{"jsonrpc":"2.0","id":'
 CACHED = ("initialize", "server/discover", "tools/list")
@@ -267,7 +265,7 @@ def start_on_stdio(argv: Sequence[str], modules: Sequence[str]) -> Started:
     (a module's code runs to its end), and the answers cannot wait for it. Its errors are
     raised here."""
     path, code = answers_file(argv)
-    started = Started(path, code, recorded(path, code) or shipped(argv))
+    started = Started(path, code, recorded(path, code))
     loaded_r, loaded_w = os.pipe()
     failed: list[BaseException] = []
 

@@ -11,7 +11,6 @@ import logging
 from typing import Any
 
 import anyio
-from mcp.shared._stream_protocols import WriteStream
 from mcp.shared.message import SessionMessage
 from mcp_types import JSONRPCError, JSONRPCRequest, JSONRPCResponse
 from mcp_types.version import (
@@ -21,6 +20,7 @@ from mcp_types.version import (
 )
 
 from taskplate.contract import write_whole
+from taskplate.providers import WriteStream
 
 from ._front import CACHED, RESPONSE_HEAD, Started, usual_envelope
 

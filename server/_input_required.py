@@ -96,10 +96,7 @@ class RunQuestions:
         meanwhile, as for a hand-over): its forced scope ends the wait."""
         if self.manager is None or self.run_id is None:
             return
-        if await self.manager.store.cancel_flag(self.run_id):
-            live = self.manager.live.get(self.run_id)
-            if live is not None and live.scope is not None:
-                live.scope.cancel()
+        await self.manager.stop_if_canceled(self.run_id)
 
     async def ask(self, kind: str, request: Any, timeout_s: float) -> Any:
         """Post a question and wait (bounded) for the answer a later tool call delivers."""
@@ -213,9 +210,9 @@ class Inbox:
         )
 
     def bind(self, manager: RunManager, run_id: str, questions: RunQuestions) -> None:
-        for gone in [r for r in self.runs if r not in manager.live]:
+        for gone in [r for r in self.runs if not manager.is_live(r)]:
             del self.runs[gone]  # runs that ended (their questions went with them)
-        if run_id in manager.live:
+        if manager.is_live(run_id):
             questions.run_id, questions.manager = run_id, manager
             self.runs[run_id] = questions
 

@@ -18,6 +18,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from taskplate.contract import StepStatus
 from taskplate.interpreter import StepRecord
+from taskplate.providers import lowlevel_server
 
 LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 DEFAULT_LEVEL = "notice"  # until a client sets one: failures and run ends, not every step
@@ -49,7 +50,7 @@ class LogLevels:
             return {}
 
         # MCPServer has no public hook for it; the low-level server's is the SDK's own
-        server._lowlevel_server.add_request_handler(
+        lowlevel_server(server).add_request_handler(
             "logging/setLevel", SetLevelRequestParams, set_level
         )
 

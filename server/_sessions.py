@@ -114,9 +114,8 @@ class ToolSessions:
         secret = typed_secret(name, args, result)
         if secret is not None and secret not in secrets:
             secrets.append(secret)
-        await manager.store.record_call(
+        await manager.record_call(
             session.id,
-            None,
             step_id=None,
             item_index=None,
             action=name,

@@ -1,7 +1,7 @@
 """Which answers a start on stdio may give (`_front.py`): those the SDK's server gave at an
-earlier start, kept in the cache folder under a fingerprint of the code, or, at a first start,
-those shipped beside this module (`start_answers.json`, made by `dsl docs --write`), when made
-for the same code contents and versions. Imports little: it runs before the SDK loads.
+earlier start, kept in the cache folder under a fingerprint of the code. A first start has none
+(the SDK's server answers it, and its answers are kept): nothing is shipped or committed that a
+change of the code would make stale. Imports little: it runs before the SDK loads.
 """
 
 from __future__ import annotations
@@ -18,9 +18,6 @@ from taskplate.dsl import cache_folder
 
 # Where the data and the templates are: neither changes an answer the start gives.
 _WHERE = ("TASKPLATE_HOME", "TASKPLATE_TEMPLATES")
-# The answers of a first start, made from this code by `dsl docs --write` (cli/_start_answers.py)
-SHIPPED = Path(__file__).with_name("start_answers.json")
-SHIPPED_RELATIVE = "server/start_answers.json"
 
 
 def _settings() -> list[tuple[str, str]]:
@@ -85,40 +82,5 @@ def recorded(path: Path, code: str) -> dict[str, Any]:
     except (OSError, ValueError):
         return {}
     if not isinstance(kept, dict) or kept.get("fingerprint") != code:
-        return {}
-    return kept
-
-
-def code_digest() -> str:
-    """A digest of the contents of taskplate's code (the shipped start answers' own file
-    left out), the same in a checkout and in an installed wheel. Read only at a first start:
-    it costs about 10 ms."""
-    digest = hashlib.sha256()
-    package = _package()
-    for folder, file in _code_files():
-        relative = Path(folder, file).relative_to(package).as_posix()
-        if relative != SHIPPED_RELATIVE:
-            digest.update(f"{relative}\n".encode())
-            digest.update(Path(folder, file).read_bytes())
-    return digest.hexdigest()
-
-
-def made_for() -> dict[str, Any]:
-    """What the shipped start answers must have been made for: this code, these versions."""
-    return {"code": code_digest(), "dists": [d for d in dists() if d]}
-
-
-def shipped(argv: Sequence[str]) -> dict[str, Any]:
-    """The start answers shipped with taskplate (`dsl docs --write` makes them), for a first
-    start with nothing kept: only for a server with no options and no settings (`dsl serve`,
-    as clients start it), and only when they were made for this very code and these versions.
-    Else none, and the first start waits for the SDK, as before."""
-    if list(argv) != ["serve"] or _settings() or not SHIPPED.is_file():
-        return {}
-    try:
-        kept = json.loads(SHIPPED.read_bytes())
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(kept, dict) or kept.get("made_for") != made_for():
         return {}
     return kept

@@ -22,10 +22,11 @@ import anyio
 import mcp.types as sdk_types
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
-from mcp.shared._stream_protocols import ReadStream, WriteStream
 from mcp.shared.message import SessionMessage
 from mcp_types import ErrorData, JSONRPCError, JSONRPCNotification
 from pydantic import ValidationError
+
+from taskplate.providers import ReadStream, WriteStream, lowlevel_server
 
 from ._front import Started
 from ._handover import Handover
@@ -188,7 +189,7 @@ async def run_stdio(
     server: MCPServer, started: Started, warm: Callable[[], Awaitable[None]] | None = None
 ) -> None:
     """Serve the stream after the start; `warm` runs once the client has the tool list."""
-    lowlevel = server._lowlevel_server  # MCPServer offers no other way to give it streams
+    lowlevel = lowlevel_server(server)  # MCPServer offers no other way to give it streams
     with claimed_stdin(bytes(started.read)) as stdin:
         lines = Lines(anyio.wrap_file(stdin))
         async with (

@@ -312,12 +312,7 @@ class Tasks:
                     await session.send_notification(_StatusNote(params=task))
                 if RunStatus(row.status).terminal:
                     return
-                live = self.state.manager.live.get(run_id)
-                with anyio.move_on_after(WATCH_S):
-                    if live is not None:
-                        await live.done.wait()
-                    else:
-                        await anyio.sleep(WATCH_S)
+                await self.state.manager.until_ended(run_id, WATCH_S)
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, TaskplateError):
             return  # the client left, or the run is gone: nobody to tell
         except Exception:  # a notification is a courtesy: it never takes the server down

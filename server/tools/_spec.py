@@ -15,13 +15,13 @@ from typing import Any
 import jsonschema
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.tools.base import Tool
-from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
 from mcp_types import CallToolResult, InputRequiredResult
 from pydantic import ConfigDict
 
 from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.dsl import listed, violations
 from taskplate.interpreter import Limits, admit, internal
+from taskplate.providers import ArgModelBase, FuncMetadata
 
 from .._results import failed
 from .._schemas import answers

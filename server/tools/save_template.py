@@ -13,7 +13,7 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 
 from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
-from taskplate.interpreter import Principal, first_case, save_recorded
+from taskplate.interpreter import Principal, first_case
 
 from .._results import ok
 from .._schemas import INT, SESSION_ID, S, obj
@@ -65,10 +65,7 @@ async def save_template(state: ServerState, args: dict[str, Any], ctx: Context) 
             "Save over stdio (local trust), or ask the operator to serve with --allow-remote-save.",
         )
     source = await recording(state, args, trust, state.principal(ctx))
-    saved = await save_recorded(
-        manager.store,
-        manager.library,
-        manager.home,
+    saved = await manager.save_recorded(
         source,
         args["name"],
         description=args.get("description"),

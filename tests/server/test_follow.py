@@ -44,7 +44,10 @@ class OneRun:
     def __init__(self, steps: int, step_s: float, ctx: SlowContext | None = None) -> None:
         self.steps, self.step_s = steps, step_s
         self.ctx = ctx  # when given, the run ends while its last progress is going out
-        self.live: dict[str, Any] = {}
+        self.stopped: list[Any] = []  # the listeners the follower took off, at its end
+
+    def stop_listening(self, run_id: str, *listeners: Any) -> None:
+        self.stopped.extend(listeners)
 
     async def wait(self, run_id: str, on_progress: Any, on_step: Any) -> dict[str, Any]:
         progress = Progress(total_steps=self.steps)
@@ -100,8 +103,8 @@ async def test_a_run_that_ends_while_its_last_progress_goes_out_still_ends_full(
 class FinishedRun:
     """A run that ended before its follower began to listen: only its view tells."""
 
-    def __init__(self) -> None:
-        self.live: dict[str, Any] = {}
+    def stop_listening(self, run_id: str, *listeners: Any) -> None:
+        pass  # nothing listens to a run that ended
 
     async def wait(self, run_id: str, on_progress: Any, on_step: Any) -> dict[str, Any]:
         progress = {"totalSteps": 3, "doneSteps": 3, "items": {"total": 2, "done": 2}}

@@ -19,9 +19,7 @@ from mcp_types.methods import validate_client_request
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
-from taskplate.server import _start_kept
 from taskplate.server._front import Front, Started, usual_envelope, usual_initialize
-from taskplate.server._start_kept import SHIPPED, code_digest, dists, shipped
 from tests.server.conftest import DSL, env_for
 from tests.server.test_serve_signals import descendants_running
 from tests.server.test_serve_warm import conversion_workers
@@ -55,8 +53,7 @@ def tools_list(request_id: int | str, meta: dict[str, Any] | None = None) -> dic
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
-# An option, as a client may pass: the answers shipped for a first start are for `dsl serve`
-# alone, so here a first start with nothing kept is answered by the SDK's server.
+# An option, as a client may pass: answers are kept per set of options and settings.
 OPTION = ("--transport", "stdio")
 
 
@@ -187,46 +184,20 @@ def test_a_bad_first_line_gets_the_answer_it_got_before(first: bytes, tmp_path: 
     assert STARTED not in log
 
 
-@pytest.mark.parametrize("version", ASKED)
-def test_a_first_start_answers_from_the_shipped_answers_as_the_sdk_does(
+@pytest.mark.parametrize("version", ["2025-11-25", *MODERN_PROTOCOL_VERSIONS[-1:]])
+def test_a_first_dsl_serve_is_the_sdks_and_the_next_answers_as_it_did(
     version: str, tmp_path: Path
 ) -> None:
-    """`dsl serve` alone, nothing kept (just installed): the answers shipped with taskplate,
-    when made for this code and this environment's SDK; the SDK's server compares each with
-    its own after the hand-over and would log them "unlike the server"."""
-    got, log = talk(tmp_path / "home", tmp_path / "cache", *opening(version), answers=2, args=())
-    if shipped_made_for_here():
-        assert f"2 requests {STARTED}" in log, log
-    else:  # made for other versions of the SDK than this environment's: unused
-        assert STARTED not in log, log
-    assert "unlike the server" not in log and "Traceback" not in log
-    listed = json.loads(got[1])["result"]["tools"]
+    """`dsl serve` alone, nothing kept (just installed): nothing is shipped, so the SDK's server
+    answers the first start, and the next one answers with what it kept, the same bytes."""
+    cache = tmp_path / "cache"
+    first, log = talk(tmp_path / "home", cache, *opening(version), answers=2, args=())
+    assert STARTED not in log, log
+    again, log = talk(tmp_path / "home", cache, *opening(version), answers=2, args=())
+    assert f"2 requests {STARTED}" in log and "unlike the server" not in log, log
+    assert again == first
+    listed = json.loads(again[1])["result"]["tools"]
     assert {"run_task_template", "navigate", "save_template"} <= {t["name"] for t in listed}
-
-
-def shipped_made_for_here() -> bool:
-    made = json.loads(SHIPPED.read_bytes())["made_for"]
-    assert made["code"] == code_digest(), "the shipped start answers are stale: run `make docs`"
-    return bool(made["dists"] == [d for d in dists() if d])
-
-
-def test_the_shipped_answers_hold_only_for_their_code_and_for_dsl_serve_alone(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    made = {"code": code_digest(), "dists": [d for d in dists() if d]}
-    shipped_file = tmp_path / "start_answers.json"
-    monkeypatch.setattr(_start_kept, "SHIPPED", shipped_file)
-    assert shipped(["serve"]) == {}  # none shipped (a checkout before `make docs`)
-    shipped_file.write_text("{not json")
-    assert shipped(["serve"]) == {}
-    for other in ({**made, "code": "0" * 64}, {**made, "dists": ["mcp-0.1.dist-info"]}):
-        shipped_file.write_text(json.dumps({"made_for": other, "answers": {}}))
-        assert shipped(["serve"]) == {}, other
-    shipped_file.write_text(json.dumps({"made_for": made, "answers": {}}))
-    assert shipped(["serve"])["answers"] == {}
-    assert shipped(["serve", "--trust", "L0"]) == {}
-    monkeypatch.setenv("TASKPLATE_CONFIRM", "never")
-    assert shipped(["serve"]) == {}
 
 
 def test_stale_kept_answers_are_replaced_by_the_servers(tmp_path: Path) -> None:
