@@ -10,7 +10,7 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,6 +32,7 @@ from taskplate.stdlib import conversion_workers, warm_workers
 from ._admission import admit
 from ._artifacts import ArtifactStore
 from ._confirm import Asker, ConfirmPolicy
+from ._held_runs import HeldRuns
 from ._human import resume_run
 from ._library import TemplateLibrary
 from ._principal import OPERATOR, Principal
@@ -67,7 +68,7 @@ if TYPE_CHECKING:
     from taskplate.stdlib import CallerModel, WebConfig
 
 
-class RunManager:
+class RunManager(HeldRuns):
     # Settings every run reads from the wiring: local callers' confirmations nobody can give
     # (--confirm), the terminal `dsl run` asks on, the hosts a run may or may not reach.
     confirm: Wired[ConfirmPolicy] = Wired()
@@ -212,18 +213,6 @@ class RunManager:
                     self._cancel_here(run_id, flag == "force")
             await anyio.sleep(WATCH_S)
 
-    def _cancel_here(self, run_id: str, force: bool) -> None:
-        """A cancel request acted on, if the run is this process's: however it came (a call
-        here, the store's notice, the watch's read of the flags), and as often as it comes.
-        Cooperative: the items in flight finish, no step starts; force: the steps in flight are
-        aborted now."""
-        live = self.live.get(run_id)
-        if live is None or live.execution is None:
-            return  # not here, or queued: the queue reads the flag before it starts the run
-        live.execution.cancel_requested = True
-        if force and live.scope is not None:
-            live.scope.cancel()
-
     # -- submitting ---------------------------------------------------------------------------
     def decide_mode(
         self, template: Template, inputs: dict[str, Any], options: dict[str, Any]
@@ -351,39 +340,6 @@ class RunManager:
         """A run waiting for a person goes on (resume_task_run); `principal` must see it."""
         row = await self.row(run_id, principal)
         return {"runId": run_id, **await resume_run(self.store, run_id, row.status)}
-
-    # -- what the server asks of the runs this process holds, by name (it reads neither `live`
-    # nor `store`: the run manager keeps both to itself) -------------------------------------
-    def is_live(self, run_id: str) -> bool:
-        """Whether this process holds the run (it has not ended here)."""
-        return run_id in self.live
-
-    async def until_ended(self, run_id: str, timeout_s: float) -> None:
-        """Waits, at most `timeout_s`, for a run this process holds to end; for one it does not
-        hold (another process's, or ended) it just waits the time out."""
-        live = self.live.get(run_id)
-        with anyio.move_on_after(timeout_s):
-            if live is not None:
-                await live.done.wait()
-            else:
-                await anyio.sleep(timeout_s)
-
-    def stop_listening(self, run_id: str, *listeners: Callable[..., None]) -> None:
-        """Takes a follower's progress and step listeners off the run (those it still has)."""
-        live = self.live.get(run_id)
-        if live is None:
-            return
-        for heard in (live.progress_listeners, live.step_listeners):
-            for listener in listeners:
-                if listener in heard:
-                    heard.remove(listener)
-
-    async def stop_if_canceled(self, run_id: str) -> None:
-        """A run canceled while it waits for its caller's answer stops now: its scope ends."""
-        if await self.store.cancel_flag(run_id):
-            live = self.live.get(run_id)
-            if live is not None and live.scope is not None:
-                live.scope.cancel()
 
     async def record_call(self, source: str, **fields: Any) -> None:
         """One succeeded action call of a recorded session, appended after its last."""
