@@ -39,7 +39,6 @@ AD_HOSTS = (
     "moatads.com",
     "chartbeat.com",
 )
-KINDS = (*_EXTENSIONS, "ads")
 
 
 def blocked_url_patterns(kinds: Iterable[str]) -> list[str]:

@@ -39,7 +39,3 @@ def valid_unicode(value: Any) -> Any:
             return value
         return dict(pairs)
     return value
-
-
-def has_lone_surrogate(text: str) -> bool:
-    return _SURROGATE.search(text) is not None

@@ -10,18 +10,6 @@ from typing import TYPE_CHECKING
 from taskplate.contract import lazy_names
 
 if TYPE_CHECKING:
-    from taskplate.contract import (
-        STEP_ERROR_CODES,
-        ErrorCode,
-        Level,
-        RunStatus,
-        StepStatus,
-        TaskplateError,
-        TrustLevel,
-        valid_text,
-        valid_unicode,
-    )
-
     from ._actions import ActionCatalog, ActionSpec
     from ._case_schema import CASE_SCHEMA
     from ._cases import (
@@ -57,7 +45,7 @@ if TYPE_CHECKING:
     from ._values import Const, Interp, ListValue, MapValue, Single, Value, expressions, render
 
 # Public names, loaded on first use: a command that needs only a few pays only for those. The
-# contract's vocabulary lives in taskplate.contract; the language re-exports it for its callers.
+# contract's vocabulary is taskplate.contract's own: callers import it from there.
 _LAZY: dict[str, tuple[str, str]] = {
     "ActionCatalog": ("._actions", "ActionCatalog"),
     "ActionSpec": ("._actions", "ActionSpec"),
@@ -83,13 +71,6 @@ _LAZY: dict[str, tuple[str, str]] = {
     "now_iso": ("._dates", "now_iso"),
     "format_checker": ("._formats", "format_checker"),
     "is_uri": ("._formats", "is_uri"),
-    "STEP_ERROR_CODES": ("taskplate.contract", "STEP_ERROR_CODES"),
-    "ErrorCode": ("taskplate.contract", "ErrorCode"),
-    "Level": ("taskplate.contract", "Level"),
-    "RunStatus": ("taskplate.contract", "RunStatus"),
-    "StepStatus": ("taskplate.contract", "StepStatus"),
-    "TaskplateError": ("taskplate.contract", "TaskplateError"),
-    "TrustLevel": ("taskplate.contract", "TrustLevel"),
     "Diagnostic": ("._diagnostics", "Diagnostic"),
     "Severity": ("._diagnostics", "Severity"),
     "Span": ("._diagnostics", "Span"),
@@ -114,8 +95,6 @@ _LAZY: dict[str, tuple[str, str]] = {
     "listed": ("._schema_errors", "listed"),
     "violations": ("._schema_errors", "violations"),
     "is_valid": ("._schema_fast", "is_valid"),
-    "valid_text": ("taskplate.contract", "valid_text"),
-    "valid_unicode": ("taskplate.contract", "valid_unicode"),
     "Const": ("._values", "Const"),
     "Interp": ("._values", "Interp"),
     "ListValue": ("._values", "ListValue"),
@@ -137,7 +116,6 @@ __all__ = [
     "MAX_CASE_FILE_BYTES",
     "META_SCHEMA_FILE",
     "SECRET_PREFIX",
-    "STEP_ERROR_CODES",
     "TEMPLATE_SCHEMA",
     "ActionCatalog",
     "ActionSpec",
@@ -145,25 +123,19 @@ __all__ = [
     "CheckResult",
     "Const",
     "Diagnostic",
-    "ErrorCode",
     "ExpressionError",
     "Interp",
-    "Level",
     "Limits",
     "ListValue",
     "MapValue",
     "PartialSuccess",
     "Retry",
-    "RunStatus",
     "SelectorSpan",
     "Severity",
     "Single",
     "Span",
     "Step",
-    "StepStatus",
-    "TaskplateError",
     "Template",
-    "TrustLevel",
     "Value",
     "cache_folder",
     "case_file_data",
@@ -193,8 +165,6 @@ __all__ = [
     "static_problems",
     "truthy",
     "url_normalize",
-    "valid_text",
-    "valid_unicode",
     "violations",
     "with_selectors",
 ]

@@ -10,8 +10,6 @@ from typing import Any
 
 from taskplate.contract import field, record
 
-KINDS = ("any", "null", "boolean", "number", "string", "array", "object")
-
 
 @record(frozen=True)
 class Type:

@@ -252,10 +252,6 @@ def expressions(value: Value) -> Iterator[Expr]:
                 yield from expressions(item)
 
 
-def is_dynamic(value: Value) -> bool:
-    return next(expressions(value), None) is not None
-
-
 def literal(value: Value) -> Any:
     """The plain value of a compiled value whose expressions are replaced by a marker."""
     match value:
