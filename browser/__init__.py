@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from ._headed import HeadedWindow, can_show_window
     from ._home import data_home
     from ._login import login
-    from ._policy import Resolver, UrlPolicy, system_resolver
+    from ._policy import Resolver, UrlPolicy, redirect_elsewhere, system_resolver
     from ._profiles import ProfileStore, Snapshot
     from ._runtime import BrowserConfig, BrowserRuntime, find_chromium
     from ._session import MAX_TABS_PER_PROCESS, MAX_TABS_PER_SESSION, Session, Sessions, Tab
@@ -66,6 +66,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "Resolver": ("._policy", "Resolver"),
     "UrlPolicy": ("._policy", "UrlPolicy"),
     "system_resolver": ("._policy", "system_resolver"),
+    "redirect_elsewhere": ("._policy", "redirect_elsewhere"),
     "ProfileStore": ("._profiles", "ProfileStore"),
     "Snapshot": ("._profiles", "Snapshot"),
     "BrowserConfig": ("._runtime", "BrowserConfig"),
@@ -119,6 +120,7 @@ __all__ = [
     "page_state",
     "read_har",
     "read_loads",
+    "redirect_elsewhere",
     "response_body",
     "system_resolver",
     "translate",

@@ -9,7 +9,7 @@ import ipaddress
 import socket
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import anyio
 
@@ -27,6 +27,13 @@ def system_resolver(host: str) -> list[str]:
     except (socket.gaierror, UnicodeError):
         return []
     return sorted({str(info[4][0]) for info in infos})
+
+
+def redirect_elsewhere(url: str, location: str) -> str | None:
+    """Where a redirect from `url` to `location` leads when it is not an http(s) URL
+    (javascript:, data:, file:), which no reader follows; None for an http(s) one."""
+    target = urljoin(url, location.strip())
+    return target if urlsplit(target).scheme.lower() not in ("http", "https") else None
 
 
 def _forbidden(address: str) -> str | None:

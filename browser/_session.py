@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urljoin, urlsplit
 
 import anyio
 from playwright.async_api import BrowserContext, CDPSession, Dialog, Page, Request
@@ -26,7 +25,7 @@ from ._capture import LOADED_BINDING, Capture
 from ._cleanup import cleanup
 from ._errors import crashed, is_crash, navigation_failed
 from ._har import HarRecording
-from ._policy import UrlPolicy
+from ._policy import UrlPolicy, redirect_elsewhere
 from ._runtime import BrowserRuntime
 from ._untraced import untraced
 from ._watcher import WATCHER
@@ -594,8 +593,8 @@ def _redirect_elsewhere(url: str, event: dict[str, Any]) -> str | None:
         return None
     for header in event.get("responseHeaders", []):
         if header["name"].lower() == "location":
-            target = urljoin(url, header["value"].strip())
-            if urlsplit(target).scheme.lower() not in ("http", "https"):
+            target = redirect_elsewhere(url, header["value"])
+            if target is not None:
                 return f"it redirects to {target[:200]}, not an http(s) URL"
     return None
 

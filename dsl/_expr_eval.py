@@ -190,9 +190,7 @@ class _Evaluator:
         try:
             result = _arithmetic(op, a, b)
         except (OverflowError, ValueError, ZeroDivisionError):
-            raise self.fail(
-                node, f"'{op}' of {_short(a)} and {_short(b)} is out of range"
-            ) from None
+            result = math.inf  # out of range, as an infinite result is
         if (isinstance(result, float) and not math.isfinite(result)) or (
             isinstance(result, int) and abs(result) > MAX_INTEGER
         ):

@@ -92,22 +92,35 @@ def parse_tokens(text: str, source: str) -> list[Token]:
     `principal=NAME`; blank lines and `#` comments are skipped. A principal's tokens share
     one trust level (its runs are one caller's, whichever token started them)."""
     tokens: list[Token] = []
-    trusts: dict[str, TrustLevel | None] = {}
+    numbers: list[int] = []
     for number, raw in enumerate(text.replace(",", "\n").splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
-        if not line:
-            continue
-        token = _token_line(line, source, number)
+        if line:
+            tokens.append(_token_line(line, source, number))
+            numbers.append(number)
+    clash = _mixed_trust(tokens)
+    if clash is not None:
+        raise _entry_error(
+            source,
+            numbers[clash],
+            f"principal {tokens[clash].principal} has tokens of different trust levels",
+            _ONE_TRUST,
+        )
+    return tokens
+
+
+_ONE_TRUST = "Give every token of one principal the same level (local or remote)."
+
+
+def _mixed_trust(tokens: list[Token]) -> int | None:
+    """The index of the first token whose principal's tokens before it have another trust
+    level (a principal's runs are one caller's, whichever token started them); None: none."""
+    trusts: dict[str, TrustLevel | None] = {}
+    for index, token in enumerate(tokens):
         named = token.principal
         if named is not None and trusts.setdefault(named, token.trust) != token.trust:
-            raise _entry_error(
-                source,
-                number,
-                f"principal {named} has tokens of different trust levels",
-                "Give every token of one principal the same level (local or remote).",
-            )
-        tokens.append(token)
-    return tokens
+            return index
+    return None
 
 
 def load_tokens(token_file: Path | None) -> list[Token]:
@@ -122,16 +135,14 @@ def load_tokens(token_file: Path | None) -> list[Token]:
                 "Pass a readable file with one token per line.",
             ) from None
         tokens += parse_tokens(text, str(token_file))
-    trusts: dict[str, TrustLevel | None] = {}
-    for token in tokens:  # each source is checked as it is read; here, both together
-        named = token.principal
-        if named is not None and trusts.setdefault(named, token.trust) != token.trust:
-            raise TaskplateError(
-                ErrorCode.INVALID_PARAMETER,
-                f"principal {named} has tokens of different trust levels in {TOKENS_ENV} "
-                f"and {token_file}",
-                "Give every token of one principal the same level (local or remote).",
-            )
+    clash = _mixed_trust(tokens)  # each source was checked as it was read; here, both together
+    if clash is not None:
+        raise TaskplateError(
+            ErrorCode.INVALID_PARAMETER,
+            f"principal {tokens[clash].principal} has tokens of different trust levels in "
+            f"{TOKENS_ENV} and {token_file}",
+            _ONE_TRUST,
+        )
     return tokens
 
 

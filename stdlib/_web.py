@@ -22,6 +22,7 @@ import anyio
 import httpcore
 import httpx
 
+from taskplate.browser import redirect_elsewhere
 from taskplate.contract import ErrorCode, TaskplateError
 
 from ._cookies import cookie_jar
@@ -428,8 +429,8 @@ async def _refuse_other_schemes(response: httpx.Response) -> None:
     which makes the next request of every redirect, would fail on some of them untranslated)."""
     location = response.headers.get("location")
     if response.is_redirect and location:
-        target = urljoin(str(response.request.url), location.strip())
-        if urlsplit(target).scheme.lower() not in ("http", "https"):
+        target = redirect_elsewhere(str(response.request.url), location)
+        if target is not None:
             raise TaskplateError(
                 ErrorCode.URL_NOT_ALLOWED,
                 f"{response.request.url} redirects to {target[:200]}, not an http(s) URL",
