@@ -7,8 +7,10 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import venv
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -122,6 +124,34 @@ def test_the_installed_dsl_runs_a_batch(
     assert "Tuning the sliding window" in answer["result"]["items"][0]["content"]
 
 
+def _served_until_answered(
+    command: list[str], requests: list[dict[str, Any]], env: dict[str, str], cwd: Path
+) -> subprocess.CompletedProcess[str]:
+    """The server as a client runs it: the requests sent, stdin kept open until every request
+    is answered (as a client waits), then closed; what it wrote."""
+    asked = sum("id" in r for r in requests)
+    with subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env=env, cwd=cwd, text=True,
+    ) as server:  # fmt: skip
+        assert server.stdin is not None and server.stdout is not None
+        server.stdin.write("".join(json.dumps(m) + "\n" for m in requests))
+        server.stdin.flush()
+        lines = []
+        timer = threading.Timer(120, server.kill)
+        timer.start()
+        try:
+            while sum('"id"' in line for line in lines) < asked:
+                line = server.stdout.readline()
+                if not line:
+                    break
+                lines.append(line)
+            rest, errors = server.communicate()  # stdin closed now: the client is done
+        finally:
+            timer.cancel()
+    return subprocess.CompletedProcess(command, server.returncode, "".join(lines) + rest, errors)
+
+
 def test_the_installed_dsl_keeps_its_first_starts_answers_for_the_next(
     installed: Path, outside: dict[str, str], tmp_path: Path
 ) -> None:
@@ -143,14 +173,11 @@ def test_the_installed_dsl_keeps_its_first_starts_answers_for_the_next(
     ]
     runs = []
     for _ in range(2):
-        served = subprocess.run(
+        served = _served_until_answered(
             [str(installed / "dsl"), "serve"],
-            input="".join(json.dumps(m) + "\n" for m in opening),
+            opening,
             env={**outside, "XDG_CACHE_HOME": str(tmp_path / "cache")},
             cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=120,
         )
         assert served.returncode == 0, served.stderr
         answers = [json.loads(line) for line in served.stdout.splitlines()]
