@@ -102,11 +102,9 @@ demo: bootstrap
 	$(BIN)/python bench/demo.py
 
 # Test files spread over TEST_WORKERS processes (pytest-xdist), a file's tests in one of them so
-# its module fixtures (a Chromium, a server) start once: `make test TEST_WORKERS=4` runs the suite
-# in about a third of the time on 2 cores. One process by default until a hanging page read under
-# load (tests/interpreter/test_templates.py, its /hang item: ERR_ABORTED where NAVIGATION_TIMEOUT
-# is due, on the retry; reproduced at 996b49a too) is found and fixed: it failed 1 run in 7 with 4.
-TEST_WORKERS ?= 0
+# its module fixtures (a Chromium, a server) start once: the suite runs in about a third of the
+# time of one process on 2 cores. `make test TEST_WORKERS=0` runs it in one process.
+TEST_WORKERS ?= 4
 PYTEST := $(BIN)/python -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile
 
 test: bootstrap

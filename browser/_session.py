@@ -159,11 +159,14 @@ class Tab:
     def user_input_recently(self) -> bool:
         return self.inputs > 0 or time.monotonic() - self.input_ended < POPUP_GRACE_S
 
-    async def blank(self) -> None:
-        """Replace a stale page with about:blank, so nothing of the last item can be read.
+    async def blank(self, *, ending: bool = False) -> None:
+        """Replace a stale page with about:blank, so nothing of the last item can be read;
+        `ending` also ends a navigation still under way (one that timed out), which would go on
+        in the tab: the next navigation to the same address (a retry) then failed at once with
+        the old one's ERR_ABORTED instead of loading.
 
         A tab that cannot be blanked (crashed, closed) is not readable either: no error."""
-        if self.stale:
+        if self.stale or ending:
             with contextlib.suppress(Exception):
                 await untraced(lambda: self.page.goto("about:blank", wait_until="commit"))
             self.stale = False

@@ -100,7 +100,8 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
         if ERROR_PAGE in str(exc) and not tab.crashed:
             # Cut short on the way (a redirect by script) by Chromium's error page.
             error = await tab.error_page(arriving=True) or navigation_failed(url, "unknown")
-        await tab.blank()  # a failed navigation must not leave the last item's page readable
+        # A failed navigation must not leave the last item's page readable, nor go on loading.
+        await tab.blank(ending=error.code is ErrorCode.NAVIGATION_TIMEOUT)
         if tab.refused:
             raise TaskplateError(
                 ErrorCode.URL_NOT_ALLOWED, tab.refused, "Use a public http(s) URL.", {"url": url}

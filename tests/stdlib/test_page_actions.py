@@ -44,6 +44,19 @@ async def test_navigate_timeout_has_its_code(ctx: ActionContext, site: FixtureSe
     assert caught.value.recover_hint
 
 
+async def test_a_navigation_that_timed_out_is_ended_so_a_retry_loads_again(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
+    """A timed-out navigation used to go on in the tab, the last page still showing: a retry
+    to the same address then failed at once with the old one's ERR_ABORTED (under load)."""
+    await act("navigate", ctx, url=site.url("/article.html"))
+    for _ in range(2):
+        with pytest.raises(TaskplateError) as caught:
+            await act("navigate", ctx, url=site.url("/hang"), timeoutMs=500)
+        assert caught.value.code is ErrorCode.NAVIGATION_TIMEOUT, caught.value
+        assert (await ctx.tab()).page.url == "about:blank"
+
+
 async def test_redirect_loop_is_a_clear_error(ctx: ActionContext, site: FixtureServer) -> None:
     with pytest.raises(TaskplateError, match="TOO_MANY_REDIRECTS") as caught:
         await act("navigate", ctx, url=site.url("/loop"))
