@@ -55,15 +55,19 @@ def _typed_one(value: Any, field: dict[str, Any]) -> Any:
 
 
 def check_args(given: dict[str, Any]) -> list[tuple[str, str]]:
-    """What the schema cannot say: `required` names fields that are there."""
+    """What the schema cannot say: `required` names fields that are there, and is not given
+    beside `optional: true` (which never waits or fails)."""
     fields, required = given.get("fields"), given.get("required")
     if not isinstance(fields, dict) or not isinstance(required, list):
         return []
-    return [
+    found = [
         (f"/required/{i}", f'"required" names "{name}", which is not one of the fields')
         for i, name in enumerate(required)
         if isinstance(name, str) and not name.startswith("${{") and name not in fields
     ]
+    if given.get("optional") is True:
+        found.append(("/optional", '"optional: true" never fails, so "required" cannot hold'))
+    return found
 
 
 def _described(names: list[str], fields: dict[str, dict[str, Any]]) -> str:
