@@ -11,13 +11,12 @@ from typing import TYPE_CHECKING, Any
 from taskplate.contract import ErrorCode, Level, TaskplateError
 from taskplate.dsl import ActionSpec, parse_number
 
+from ._elements import DEFAULT_TIMEOUT_MS
 from ._records import DEFS, EXTRACT, shaped
 from ._schemas import TIMEOUT_MS, args, result
 
 if TYPE_CHECKING:
     from taskplate.stdlib._context import ActionContext
-
-DEFAULT_TIMEOUT_MS = 5_000
 
 _VALUE_SCHEMA: dict[str, dict[str, Any]] = {
     "string": {"type": ["string", "null"]},
