@@ -123,3 +123,12 @@ async def test_a_bad_selector_in_a_record_is_invalid_parameter(
     with pytest.raises(TaskplateError) as caught:
         await act("extract", ctx, fields={"deals": bad}, timeoutMs=3000)
     assert caught.value.code is ErrorCode.INVALID_PARAMETER
+
+
+async def test_extract_waits_across_a_page_that_moves_on_by_script(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
+    await act("navigate", ctx, url=site.url("/redirect-by-script.html"))
+    # the fields are on the page it moves to, 100 ms after it loads: read there
+    result = await act("extract", ctx, fields={"lead": "p.lead"}, required=["lead"])
+    assert result["values"]["lead"].startswith("A warming soup")
