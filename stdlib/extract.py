@@ -136,10 +136,8 @@ def _value_schema(field: Any) -> dict[str, Any]:
     inner = field.get("fields")
     if isinstance(inner, dict):
         props = {name: _value_schema(f) for name, f in inner.items()}
-        one: dict[str, Any] = {"type": "object", "properties": props}
-        one["additionalProperties"] = False
-        many = {**one}
-        one = {**one, "type": ["object", "null"]}
+        many = {"type": "object", "properties": props, "additionalProperties": False}
+        one = {**many, "type": ["object", "null"]}  # the first match, or null without one
     else:
         kind = field.get("type", "string")
         many = one = _VALUE_SCHEMA.get(kind, {}) if isinstance(kind, str) else {}
