@@ -12,7 +12,7 @@ from taskplate.contract import ErrorCode, Level, TaskplateError
 from taskplate.dsl import ActionSpec, parse_number
 
 from ._elements import DEFAULT_TIMEOUT_MS
-from ._records import DEFS, EXTRACT, shaped
+from ._extract_fields import DEFS, EXTRACT, shaped
 from ._schemas import TIMEOUT_MS, args, result
 
 if TYPE_CHECKING:

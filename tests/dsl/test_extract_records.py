@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from taskplate.dsl import check_source
 from taskplate.stdlib import REGISTRY
-from taskplate.stdlib._records import shaped
+from taskplate.stdlib._extract_fields import shaped
 from taskplate.stdlib.extract import _typed_field, result_schema_for
 from tests.fuzzing import fuzz_settings
 
