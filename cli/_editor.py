@@ -89,11 +89,11 @@ def _step_action(lines: list[str], with_line: _Line) -> str | None:
 def _schema_at(lines: list[str], chain: list[_Line]) -> dict[str, Any] | None:
     """The schema of the map at the end of `chain`: the template's, a step's, an action's."""
     schema: Any = TEMPLATE_SCHEMA
-    for line in chain:
+    for at, line in enumerate(chain):
         if line.key == "with":
             action = _step_action(lines, line)
             spec = REGISTRY.get(action) if action else None
-            return spec.args_schema if spec else None
+            return _inside(spec.args_schema, [k.key for k in chain[at + 1 :]]) if spec else None
         if not isinstance(schema, dict):
             return None
         schema = schema.get("properties", {}).get(line.key)
@@ -104,6 +104,31 @@ def _schema_at(lines: list[str], chain: list[_Line]) -> dict[str, Any] | None:
         if line.key in ("inputs", "outputs", "output", "collect"):
             return None  # free-form maps: JSON Schema or values, not template keys
     return schema if isinstance(schema, dict) else None
+
+
+def _inside(root: dict[str, Any], keys: list[str]) -> dict[str, Any] | None:
+    """The map schema that `keys` lead to inside an action's arguments (extract's fields and
+    their records' fields): a property, else any key's schema, a map among its choices."""
+    schema: Any = root
+    for key in keys:
+        if not isinstance(schema, dict):
+            return None
+        props = schema.get("properties", {})
+        schema = _map_choice(
+            root, props[key] if key in props else schema.get("additionalProperties")
+        )
+    schema = _map_choice(root, schema)
+    return schema if isinstance(schema, dict) else None
+
+
+def _map_choice(root: dict[str, Any], schema: Any) -> Any:
+    """A schema with its $ref followed (in the arguments' $defs) and, of choices, the map."""
+    if isinstance(schema, dict) and isinstance(schema.get("$ref"), str):
+        schema = root.get("$defs", {}).get(schema["$ref"].rsplit("/", 1)[-1])
+    if isinstance(schema, dict) and "anyOf" in schema:
+        maps = [s for s in schema["anyOf"] if isinstance(s, dict) and s.get("type") == "object"]
+        schema = maps[0] if maps else None
+    return schema
 
 
 def _expression_before(line: str, character: int) -> str | None:
@@ -153,7 +178,10 @@ def _result_properties(step: dict[str, Any], path: list[str]) -> dict[str, str]:
     if spec.result_from_args and isinstance(args, dict):
         return {k: "a value given to set" for k in args} if not path else {}
     for name in path:
-        schema = schema.get("properties", {}).get(name) if isinstance(schema, dict) else None
+        if not isinstance(schema, dict):
+            return {}
+        # an index (`items[0]`) is an item of the list
+        schema = schema.get("items") if name == "[]" else schema.get("properties", {}).get(name)
     props = schema.get("properties", {}) if isinstance(schema, dict) else {}
     return {k: _type_text(v) for k, v in props.items() if isinstance(v, dict)}
 
@@ -161,9 +189,10 @@ def _result_properties(step: dict[str, Any], path: list[str]) -> dict[str, str]:
 def _expression_items(text: str, line: int, expression: str) -> list[Item]:
     data = _loaded(text, line)
     steps = {s["id"]: s for s in _all_steps(data) if isinstance(s.get("id"), str)}
-    path = re.search(r"((?:[A-Za-z_]\w*\.)+)(\w*)$", expression)
+    path = re.search(r"((?:[A-Za-z_]\w*(?:\[\d+\])*\.)+)(\w*)$", expression)
     if path is not None:
-        names = path.group(1).rstrip(".").split(".")
+        names = re.findall(r"[A-Za-z_]\w*|\[\d+\]", path.group(1))
+        names = ["[]" if n.startswith("[") else n for n in names]
         if names == ["inputs"]:
             props = (data.get("inputs") or {}).get("properties") or {}
             return [

@@ -30,6 +30,10 @@ class ActionSpec:
     result_schema_for: Callable[[dict[str, Any]], dict[str, Any]] | None = field(
         default=None, compare=False
     )
+    # What the schema cannot say of the literal arguments: (JSON pointer, message) pairs.
+    check_args: Callable[[dict[str, Any]], list[tuple[str, str]]] | None = field(
+        default=None, compare=False
+    )
     run: Callable[..., Awaitable[Any]] | None = field(default=None, compare=False)
 
 

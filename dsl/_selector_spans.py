@@ -21,7 +21,8 @@ _PLAIN = re.compile(r"[A-Za-z.][A-Za-z0-9_.\- >]*")
 @record(frozen=True)
 class SelectorSpan:
     """One literal selector of an action step: the step, where in its `with` (`("selector",)`,
-    `("root",)`, `("fields", NAME)`), its value, and the characters it takes in the source."""
+    `("root",)`, `("fields", NAME)`, a record's `("fields", NAME, "fields", INNER)`), its
+    value, and the characters it takes in the source."""
 
     step_id: str
     path: tuple[str, ...]
@@ -51,17 +52,29 @@ def selector_spans(text: str) -> list[SelectorSpan]:
         places: list[tuple[tuple[str, ...], Any]] = [
             ((key,), args[key]) for key in ("selector", "root") if key in args
         ]
-        fields = args.get("fields")
-        if isinstance(fields, yaml.MappingNode):
-            for name, field in fields.value:
-                if isinstance(field, yaml.MappingNode):
-                    field = next((v for k, v in field.value if k.value == "selector"), None)
-                places.append((("fields", str(name.value)), field))
+        places += _field_places(args.get("fields"), ("fields",))
         for path, node in places:
             span = _span(step_id.value, path, node)
             if span is not None:
                 found.append(span)
     return found
+
+
+def _field_places(fields: Any, prefix: tuple[str, ...]) -> list[tuple[tuple[str, ...], Any]]:
+    """extract's field selectors, a record's own fields after it (`("fields", "items",
+    "fields", "title")`), to any depth."""
+    if not isinstance(fields, yaml.MappingNode):
+        return []
+    places: list[tuple[tuple[str, ...], Any]] = []
+    for name, field in fields.value:
+        path = (*prefix, str(name.value))
+        if not isinstance(field, yaml.MappingNode):
+            places.append((path, field))
+            continue
+        keys = {k.value: v for k, v in field.value if isinstance(k, yaml.ScalarNode)}
+        places.append((path, keys.get("selector")))
+        places += _field_places(keys.get("fields"), (*path, "fields"))
+    return places
 
 
 def _mappings(node: yaml.Node | None) -> list[yaml.MappingNode]:

@@ -103,14 +103,25 @@ def _place(span: SelectorSpan) -> Place:
 
 
 def _selector_of(args: dict[str, Any], path: tuple[str, ...]) -> tuple[str | None, str | None]:
-    """The selector at `path` of a step's arguments as rendered, and the root it is under."""
+    """The selector at `path` of a step's arguments as rendered, and the root it is under: for
+    a record's field, inside the first match of the records that hold it (`:is(main)
+    :is(.card)`), where the field is read."""
     if path[0] in ("selector", "root"):
         value = args.get(path[0])
         return (value if isinstance(value, str) else None), None
-    fields = args.get("fields")
-    field_ = fields.get(path[1]) if isinstance(fields, dict) else None
-    selector = field_.get("selector") if isinstance(field_, dict) else field_
     root = args.get("root")
+    within = [root] if isinstance(root, str) else []
+    fields, selector = args.get("fields"), None
+    for at in range(1, len(path), 2):
+        field_ = fields.get(path[at]) if isinstance(fields, dict) else None
+        selector = field_.get("selector") if isinstance(field_, dict) else field_
+        if at + 2 < len(path):  # a record: what follows is read inside its match
+            if not isinstance(selector, str) or not isinstance(field_, dict):
+                return None, None
+            within.append(selector)
+            fields = field_.get("fields")
+    if len(path) > 2:
+        root = " ".join(f":is({part})" for part in within)
     return (selector if isinstance(selector, str) else None), (
         root if isinstance(root, str) else None
     )

@@ -52,6 +52,19 @@ def test_every_action_and_function_is_documented() -> None:
     assert all(f"| `{name}` |" in expressions for name in FUNCTIONS)
 
 
+def test_actions_reference_gives_the_shape_of_every_object_argument() -> None:
+    """A map argument (hand_over's until), the values of a map of names (extract's fields) and
+    a shape that nests in itself (a record's fields) each have their table."""
+    actions = (DOCS / "actions.md").read_text(encoding="utf-8")
+    extract = actions.split("## `extract`", 1)[1].split("\n## ", 1)[0]
+    assert "`fields.<name>`: string, or a map:" in extract
+    assert "`fields.<name>.fields.<name>`: string, or a map:" in extract
+    assert "the shape of `fields.<name>.fields.<name>` again, to any depth" in extract
+    assert "A map that reads a record (fields): attr and type belong" in extract
+    hand_over = actions.split("## `hand_over`", 1)[1]
+    assert "`until`: a map:" in hand_over and "| `urlMatches` | string |" in hand_over
+
+
 def _blocks(path: Path, lang: str) -> list[str]:
     return re.findall(rf"```{lang}\n(.*?)```", path.read_text(encoding="utf-8"), flags=re.S)
 

@@ -25,6 +25,9 @@ def _on_step(ctx: Context, report: Report, step: Step, types: StepTypes) -> None
             error, f'action "{spec.name}"', "the arguments", key_word="argument"
         ):
             report(problem.message, f"{step.pointer}/with{problem.pointer}", key=problem.at_key)
+    if spec.check_args is not None:
+        for pointer, message in spec.check_args(args):
+            report(message, f"{step.pointer}/with{pointer}")
 
 
 RULE = Rule(

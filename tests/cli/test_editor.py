@@ -42,7 +42,9 @@ def test_arguments_of_the_action_of_a_step_deep_in_loops_and_groups() -> None:
     assert "selector" in _labels(typing, "              sel")
     assert "button" in _labels(typing, "              sel")  # click's own argument
     typing = NESTED.replace("              root: main", "              ro")
-    assert {"root", "fields"} == set(_labels(typing, "              ro"))
+    assert {"root", "fields", "required", "optional", "timeoutMs"} == set(
+        _labels(typing, "              ro")
+    )
 
 
 def test_step_keys_inside_a_group_and_values_from_enums() -> None:
@@ -72,3 +74,35 @@ def test_hover_explains_arguments_and_is_silent_elsewhere() -> None:
     assert text is not None and text.startswith("**root**: string")
     assert hover(NESTED, 0, 12) is None
     assert hover(NESTED, 999, 0) is None
+
+
+RECORDS = """template: t
+version: 1.0.0
+steps:
+  - id: cards
+    action: extract
+    with:
+      fields:
+        items:
+          selector: .card
+          all: true
+          fields:
+            title: .t
+            seller:
+              selector: .seller
+              fields: {name: .n, stars: {selector: .s, type: integer}}
+            price:
+              sel
+output:
+  first: ${{ steps.cards.values.items[0].seller.
+"""
+
+
+def test_records_fields_are_completed_at_every_depth() -> None:
+    assert {"selector", "attr", "all", "type", "fields"} == set(_labels(RECORDS, "          sel"))
+    assert {"selector", "attr", "all", "type", "fields"} == set(
+        _labels(RECORDS, "              sel")
+    )
+    typing = RECORDS.replace("items[0].seller.", "items[0].")
+    assert {"title", "seller", "price"} == set(_labels(typing, "items[0]."))
+    assert {"name", "stars"} == set(_labels(RECORDS, "items[0].seller."))

@@ -72,3 +72,35 @@ def test_a_plain_selector_that_would_read_as_another_value_is_quoted() -> None:
     )
     assert yaml.safe_load(after)["steps"][0]["with"]["selector"] == ".5"
     assert "{selector: '.5'}" in after
+
+
+RECORDS = """\
+steps:
+  - id: cards
+    action: extract
+    with:
+      fields:
+        items:
+          selector: .card
+          all: true
+          fields:
+            title: .t
+            seller: {selector: .seller, fields: {name: "b.n"}}
+            own: {attr: data-id}
+"""
+
+
+def test_a_records_selectors_are_found_at_every_depth_and_replaced_in_place() -> None:
+    found = {s.path: (s.value, s.line) for s in selector_spans(RECORDS)}
+    assert found == {
+        ("fields", "items"): (".card", 7),
+        ("fields", "items", "fields", "title"): (".t", 10),
+        ("fields", "items", "fields", "seller"): (".seller", 11),
+        ("fields", "items", "fields", "seller", "fields", "name"): ("b.n", 11),
+    }
+    spans = {s.path[-1]: s for s in selector_spans(RECORDS)}
+    after = with_selectors(RECORDS, {spans["name"]: "b.name", spans["title"]: "h3"})
+    assert after.splitlines()[9:11] == [
+        "            title: h3",
+        '            seller: {selector: .seller, fields: {name: "b.name"}}',
+    ]

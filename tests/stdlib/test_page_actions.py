@@ -397,7 +397,7 @@ async def test_extract_reads_fields(ctx: ActionContext, site: FixtureServer) -> 
     }
     assert result["missing"] == ["absent"]
     with pytest.raises(TaskplateError) as caught:
-        await act("extract", ctx, root="#nowhere", fields={"x": "p"})
+        await act("extract", ctx, root="#nowhere", fields={"x": "p"}, timeoutMs=200)
     assert caught.value.code is ErrorCode.ELEMENT_NOT_FOUND
 
 

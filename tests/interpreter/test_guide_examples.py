@@ -1,0 +1,66 @@
+"""The guide's templates for records, waiting fields and feeds (docs/authoring.md), run as
+written over real Chromium against the fixture shop and feed."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from taskplate.contract import TrustLevel
+from taskplate.dsl import check_source
+from taskplate.interpreter import RunManager
+from taskplate.stdlib import REGISTRY
+from tests.fixtures.server import FixtureServer
+
+pytestmark = pytest.mark.anyio
+
+GUIDE = Path(__file__).parents[2] / "docs" / "authoring.md"
+
+
+def example(template_id: str) -> str:
+    blocks = re.findall(r"```yaml\n(.*?)```", GUIDE.read_text(encoding="utf-8"), flags=re.S)
+    (found,) = [b for b in blocks if b.startswith(f"template: {template_id}\n")]
+    return found
+
+
+async def run(manager: RunManager, template_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    checked = check_source(example(template_id), f"{template_id}.yaml", REGISTRY)
+    assert checked.ok and checked.template is not None, checked.diagnostics
+    run_id = await manager.submit(
+        template_id, inputs, template=checked.template, trust=TrustLevel.LOCAL
+    )
+    with anyio.fail_after(60):
+        return await manager.wait(run_id)
+
+
+async def test_the_listing_example_reads_a_record_per_card_page_after_page(
+    manager: RunManager, site: FixtureServer
+) -> None:
+    answer = await run(manager, "shop_listing", {"url": site.url("/shop/listing.html")})
+    assert answer["status"] == "succeeded", answer.get("error")
+    products = answer["result"]["products"]
+    assert [(p["title"], p["price"]) for p in products] == [
+        ("Desk lamp", 1299.0),
+        ("Floor lamp", None),  # no price on its card: nothing shifts
+        ("Lamp mug", 2.5),
+        ("Reading lamp", 45.0),
+    ]
+    assert products[3]["link"] == site.url("/shop/reading.html")
+    assert answer["result"]["unpriced"] == ["Floor lamp"]
+
+
+async def test_the_feed_example_scrolls_until_the_feed_ends(
+    manager: RunManager, site: FixtureServer
+) -> None:
+    answer = await run(manager, "feed_posts", {"url": site.url("/feed.html?loads=4&ms=10")})
+    assert answer["status"] == "succeeded", answer.get("error")
+    result = answer["result"]
+    assert (len(result["posts"]), result["scrolls"], result["stoppedBecause"]) == (
+        50,
+        5,
+        "stable",
+    )
