@@ -215,6 +215,7 @@ async def _run(
     trace: str | None = None,
     confirm: str = "ask",
     once: frozenset[str] = frozenset(),
+    profile: str | None = None,
 ) -> int:
     path = Path(template_ref)
     is_file = path.suffix in (".yaml", ".yml") and path.exists()
@@ -256,6 +257,7 @@ async def _run(
             inputs,
             version=version,
             options=options,
+            profile_id=profile,
         )
         if mode == "async":
             emit({"runId": run_id, "status": "queued"})
@@ -278,6 +280,7 @@ async def _run(
     epilog=examples(
         "dsl run batch_extract_pages --input urls=https://example.com/",
         "dsl run my_task.yaml --inputs inputs.json --trace on",
+        "dsl run shop_login.yaml --profile shop --input username=ada --input password=…",
     ),
 )
 @click.argument("template")
@@ -314,6 +317,12 @@ async def _run(
     help="Steps that need a confirmation (confirm:): ask on this terminal, allow them without "
     "asking, or deny them. Without a terminal, ask refuses (CONFIRMATION_REQUIRED).",
 )
+@click.option(
+    "--profile",
+    metavar="NAME",
+    help="The login profile the run starts from and publishes back to (default: the "
+    "template's session.profile, else master); see `dsl login`.",
+)
 @click.option("--templates", "folders", multiple=True, metavar="DIR", help="More template folders.")
 @click.option("--json", "as_json", is_flag=True, help="No progress bar; only the final JSON.")
 @store_option
@@ -326,6 +335,7 @@ def command(
     timeout: int | None,
     trace: str | None,
     confirm: str,
+    profile: str | None,
     folders: tuple[str, ...],
     as_json: bool,
 ) -> None:
@@ -338,7 +348,7 @@ def command(
     once = frozenset(given_once(pairs))
     try:
         code = anyio.run(
-            _run, template, inputs, mode, timeout, folders, as_json, trace, confirm, once
+            _run, template, inputs, mode, timeout, folders, as_json, trace, confirm, once, profile
         )
     except KeyboardInterrupt:
         click.echo("canceled", err=True)

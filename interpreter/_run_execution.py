@@ -246,7 +246,9 @@ async def execute(
         "templateId": template.id,
         "templateVersion": template.version,
         "sessionId": given.id if given else None,
-        "profileId": None,
+        "profileId": given.profile_id
+        if given
+        else profile_for(template, job.inputs, job.profile_id),
         "startedAt": iso(time.time()),
     }
     scope: dict[str, Any] = {"inputs": job.inputs, "steps": {}, "run": run_info}

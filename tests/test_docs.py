@@ -4,8 +4,11 @@ accepts every shipped template, and every example in the guides gives what the g
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -16,6 +19,8 @@ from taskplate.cli.main import cli
 from taskplate.dsl import check_source
 from taskplate.dsl._yaml import load_yaml
 from taskplate.stdlib import REGISTRY
+from tests.fixtures.server import PASSWORD, USER, FixtureServer
+from tests.server.conftest import DSL
 
 ROOT = Path(__file__).parents[1]
 DOCS = ROOT / "docs"
@@ -53,7 +58,11 @@ def test_every_action_and_function_is_documented() -> None:
 
 
 def _blocks(path: Path, lang: str) -> list[str]:
-    return re.findall(rf"```{lang}\n(.*?)```", path.read_text(encoding="utf-8"), flags=re.S)
+    return _blocks_of(path.read_text(encoding="utf-8"), lang)
+
+
+def _blocks_of(text: str, lang: str) -> list[str]:
+    return re.findall(rf"```{lang}\n(.*?)```", text, flags=re.S)
 
 
 @pytest.mark.parametrize("guide", ["authoring.md"])
@@ -129,3 +138,25 @@ def test_the_mcp_guide_states_the_limits_the_server_enforces() -> None:
         f"at most {_web.SITEMAP_MAX_FILES} sitemap files": 0,
     }
     assert [fact for fact, rest in facts.items() if fact not in guide or rest] == []
+
+
+def test_the_login_walkthrough_signs_in_once_and_the_second_run_starts_signed_in(
+    site: FixtureServer, tmp_path: Path
+) -> None:
+    text = (DOCS / "authoring.md").read_text(encoding="utf-8")
+    section = text.split("## Keeping a login", 1)[1].split("\n## ", 1)[0]
+    (tmp_path / "shop_login.yaml").write_text(_blocks_of(section, "yaml")[0], encoding="utf-8")
+    env = {**os.environ, "TASKPLATE_HOME": str(tmp_path / "home")}
+    command = [DSL, "run", "shop_login.yaml", "--json", "--input", f"username={USER}"]
+    command += ["--input", f"password={PASSWORD}", "--input", f"membersUrl={site.url('/members')}"]
+
+    def run() -> dict[str, Any]:
+        done = subprocess.run(
+            command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, done.stderr
+        return dict(json.loads(done.stdout)["result"])
+
+    assert run() == {"url": site.url("/members"), "signedInNow": True}
+    assert (tmp_path / "home/profiles/shop/state.json").is_file()
+    assert run() == {"url": site.url("/members"), "signedInNow": False}
