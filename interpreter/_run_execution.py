@@ -299,11 +299,12 @@ def run_error(run_id: str, timeout_ms: int, failure: StepFailed | None) -> Taskp
     step = failure.step
     return TaskplateError(
         ErrorCode.STEP_EXECUTION_FAILED,
-        f"step {step.label} failed: {failure.error.message}",
+        failure.message,
         failure.error.recover_hint or "See the step's error in get_task_run with includeSteps.",
         {
             "runId": run_id,
-            "failedStep": step.id or step.pointer,
+            "failedStep": step.pointer,
+            "failedStepId": step.path,
             "stepErrorCode": str(failure.error.code),
         },
     )

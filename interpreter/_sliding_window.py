@@ -162,7 +162,7 @@ class SlidingWindow:
             self.log.done(max(0, per_item(step) - executed[0]))  # the steps it never ran
             outcome = {
                 "success": False,
-                "error": {"code": str(failure.error.code), "message": failure.error.message},
+                "error": {"code": str(failure.error.code), "message": failure.message},
             }
             self._count_item(False, tolerant)
             if not tolerant:

@@ -66,7 +66,7 @@ async def test_an_enqueue_that_is_not_a_list_fails_its_item_clearly(manager: Run
     assert items[3]["success"] is False
     assert items[3]["error"] == {
         "code": "INVALID_PARAMETER",
-        "message": 'enqueue of step "tree" needs a list, got str',
+        "message": 'step "tree" failed: enqueue of step "tree" needs a list, got str',
     }
     assert 6 not in items and 4 in items
 

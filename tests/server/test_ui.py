@@ -175,9 +175,12 @@ async def test_secret_inputs_are_masked_on_the_run_page(
 ) -> None:
     run = dsl_run(ui_home, "traced_login", f"loginUrl={site.url('/login')}", f"password={SECRET}")
     assert run["status"] == "failed"
+    assert run["error"]["details"]["failedStep"] == "/steps/4"
+    assert run["error"]["details"]["failedStepId"] == "signed_in"
     page = await context.new_page()
     await page.goto(f"{ui.url}/runs/{run['runId']}")
     await expect(page.locator("pre").first).to_contain_text('"password": "***"')
+    await expect(page.locator("h2", has_text="Result")).to_have_text("Result: not produced")
     assert SECRET not in await page.content()
     await expect(page.locator("img.shot")).to_have_count(1)
 
