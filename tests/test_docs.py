@@ -65,7 +65,7 @@ def _blocks_of(text: str, lang: str) -> list[str]:
     return re.findall(rf"```{lang}\n(.*?)```", text, flags=re.S)
 
 
-@pytest.mark.parametrize("guide", ["authoring.md"])
+@pytest.mark.parametrize("guide", ["authoring.md", "reading.md", "recorded-templates.md"])
 def test_full_templates_in_guides_validate_clean(guide: str) -> None:
     blocks = [
         b
@@ -160,3 +160,17 @@ def test_the_login_walkthrough_signs_in_once_and_the_second_run_starts_signed_in
     assert run() == {"url": site.url("/members"), "signedInNow": True}
     assert (tmp_path / "home/profiles/shop/state.json").is_file()
     assert run() == {"url": site.url("/members"), "signedInNow": False}
+
+
+def test_the_ci_example_installs_as_the_readme_does() -> None:
+    readme = _blocks(ROOT / "README.md", "sh")[0]
+    ci = next(b for b in _blocks(DOCS / "testing.md", "yaml") if "runs-on:" in b)
+    installs = re.findall(r"- run: (.*(?:pip|pipx|uv tool) install.*)", ci)
+    assert installs and all(line in readme for line in installs), installs
+
+
+def test_authoring_stays_a_guide_and_its_figures_are_on_the_benchmarks_page() -> None:
+    authoring = (DOCS / "authoring.md").read_text(encoding="utf-8")
+    assert len(authoring.splitlines()) <= 600
+    assert "benchmarks.md" in authoring and "| F1 per fold |" not in authoring
+    assert "| F1 per fold |" in (DOCS / "benchmarks.md").read_text(encoding="utf-8")
