@@ -83,9 +83,12 @@ class Step:
 
     @property
     def label(self) -> str:
-        """The step as a message names it: "open", or "sign_in/wait" inside group sign_in, a
-        step without an id by its index ("sign_in/3", "2")."""
-        return f'"{self.path or self.id or self.pointer}"'
+        """The step as a message names it: "open", "sign_in/wait" inside group sign_in, a step
+        without an id by its index ("sign_in/3"); with no id on its path, where it stands:
+        steps[0].steps[2]."""
+        if self.id or not self.path.replace("/", "").isdigit():
+            return f'"{self.path or self.id}"'
+        return self.pointer.strip("/").replace("steps/", "steps[").replace("/", "].") + "]"
 
 
 @record(frozen=True)

@@ -202,6 +202,7 @@ def step_fields(r: StepRecord) -> dict[str, Any]:
         "provider": r.provider,
         "capability_level": r.capability_level,
         "confirmation": r.confirmation,
+        "step_path": r.path,
     }
 
 

@@ -17,7 +17,7 @@ from ._item_tabs import ItemTabs, enter_item_tab
 from ._loop_items import LoopItems, bound_of, enqueued, per_item
 from ._run_resources import RunResources
 from ._step_failures import Canceled, CancelRequest, StepFailed, invalid, render_step
-from ._step_records import StepLog, count_item_steps
+from ._step_records import StepLog, count_item_steps, in_item
 
 # (steps, scope, tab id, item): the coordinator's way to run an item's steps
 RunBlock = Callable[[list[Step], dict[str, Any], str | None, int | None], Awaitable[None]]
@@ -153,7 +153,8 @@ class SlidingWindow:
         lazy = enter_item_tab(spare_tabs) if spare_tabs is not None else None
         ended = False  # the item's steps ended by themselves, not aborted (force, a timeout)
         try:
-            await self.run_block(step.steps, scope, None if lazy else tab_id, index)
+            with in_item(step, index):
+                await self.run_block(step.steps, scope, None if lazy else tab_id, index)
             ended = True
             added = enqueued(step, scope, index) if grow is not None else []
             outcome: dict[str, Any] = {"success": True}

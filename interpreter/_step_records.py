@@ -7,7 +7,8 @@ from __future__ import annotations
 import itertools
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +21,28 @@ from ._recording import marked, typed_secret
 PREVIEW_CHARS = 200
 # Steps executed so far by the current forEach item (each item task sets its own counter).
 _ITEM_STEPS: ContextVar[list[int] | None] = ContextVar("taskplate_item_steps", default=None)
+# The loops the current item is in, outermost first: (the loop's step path, the item's index).
+_ITEMS: ContextVar[tuple[tuple[str, int], ...]] = ContextVar("taskplate_items", default=())
+
+
+@contextmanager
+def in_item(loop: Step, index: int) -> Iterator[None]:
+    """Steps run in here are item `index` of `loop` (within the items they are in already)."""
+    token = _ITEMS.set((*_ITEMS.get(), (loop.path, index)))
+    try:
+        yield
+    finally:
+        _ITEMS.reset(token)
+
+
+def placed(step: Step) -> str:
+    """The step's path with the index of each item it runs in: pages[3]/rows[0]/open."""
+    parts = step.path.split("/")
+    for loop, index in _ITEMS.get():
+        at = loop.count("/")
+        if at < len(parts):
+            parts[at] += f"[{index}]"
+    return "/".join(parts)
 
 
 @dataclass
@@ -84,6 +107,7 @@ class StepRecord:
     provider: str | None = None  # builtin, or the MCP server that served the action
     capability_level: str | None = None
     confirmation: dict[str, Any] | None = None  # the question asked before the step, its answer
+    path: str | None = None  # where it ran: its path of ids with each item's index, pages[3]/open
 
 
 def preview(value: Any, secrets: list[str]) -> str:
@@ -123,7 +147,17 @@ class StepLog:
         """A step whose `when` was false, and every action under it, counted as done."""
         now = time.time()
         self.record(
-            StepRecord(next(self._seq), step.id, item, step.action, StepStatus.SKIPPED, 0, now, now)
+            StepRecord(
+                next(self._seq),
+                step.id,
+                item,
+                step.action,
+                StepStatus.SKIPPED,
+                0,
+                now,
+                now,
+                path=placed(step),
+            )
         )
         if step.action_count:
             self.done(step.action_count)
@@ -167,6 +201,7 @@ class StepLog:
                 provider=spec.provider if spec is not None else None,
                 capability_level=str(spec.level) if spec is not None else None,
                 confirmation=confirmation,
+                path=placed(step),
             )
         )
         self.done()

@@ -23,6 +23,7 @@ def page_steps(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [
         {
             "stepId": r["step_id"],
+            "stepPath": r.get("step_path"),
             "itemIndex": r["item_index"],
             "action": r["action"],
             "status": r["status"],

@@ -87,6 +87,19 @@ async def test_a_failed_steps_error_names_its_path_of_ids(
     assert error["details"]["failedStepId"] == path and error["details"]["failedStep"] == pointer
 
 
+async def test_each_step_record_says_where_it_ran_with_its_items(manager: RunManager) -> None:
+    answer = await run(manager, "nested_loops")
+    steps = (await manager.describe(answer["runId"], include_steps=True))["steps"]
+    assert sorted(s["stepPath"] for s in steps) == [
+        "pages[0]/mark",
+        "pages[0]/rows[0]/0",
+        "pages[0]/rows[1]/0",
+        "pages[1]/mark",
+        "pages[1]/rows[0]/0",
+        "pages[1]/rows[1]/0",
+    ]
+
+
 async def test_output_is_checked_against_outputs(manager: RunManager) -> None:
     answer = await run(manager, "bad_output")
     assert answer["status"] == "failed" and answer["error"]["errorCode"] == "OUTPUT_SCHEMA_MISMATCH"
