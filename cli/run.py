@@ -19,12 +19,11 @@ from rich.progress import (
     Progress,
     TextColumn,
     TimeElapsedColumn,
-    TimeRemainingColumn,
 )
 
 from taskplate.contract import ErrorCode, RunStatus, TaskplateError
 from taskplate.dsl import format_text
-from taskplate.interpreter import ConfirmPolicy, TemplateLibrary, check_timeout
+from taskplate.interpreter import ConfirmPolicy, TemplateLibrary, check_timeout, time_left
 from taskplate.interpreter import Progress as RunProgress
 
 from ._common import emit, library, limits, manager
@@ -189,10 +188,10 @@ class Bar:
             TextColumn("{task.fields[failed]} failed"),
             TextColumn("{task.fields[rate]}"),
             TimeElapsedColumn(),
-            TimeRemainingColumn(),
+            TextColumn("{task.fields[left]}"),
             console=self.console,
         )
-        self.task = self.progress.add_task(label, total=None, failed=0, rate="")
+        self.task = self.progress.add_task(label, total=None, failed=0, rate="", left="")
 
     def update(self, p: RunProgress) -> None:
         if not self.enabled:
@@ -200,8 +199,15 @@ class Bar:
         done, total, _ = p.counted()
         elapsed = self.progress.tasks[0].elapsed or 0
         rate = f"{done / elapsed:.1f}/s" if elapsed > 0 and done else ""
+        left = time_left(p.to_json())  # the runs page's estimate
+        left = ("grows; " if p.growing else "") + (f"about {left} left" if left else "")
         self.progress.update(
-            self.task, total=total or None, completed=done, failed=p.items_failed, rate=rate
+            self.task,
+            total=total or None,
+            completed=done,
+            failed=p.items_failed,
+            rate=rate,
+            left=left,
         )
 
 

@@ -45,15 +45,36 @@ def placed(step: Step) -> str:
     return "/".join(parts)
 
 
+def outermost() -> bool:
+    """Whether what runs now is in no loop item: a loop here is an outermost one, whose items
+    are the run's items (an inner loop's rows are steps of those)."""
+    return not _ITEMS.get()
+
+
 @dataclass
 class Progress:
     total_steps: int = 0
     done_steps: int = 0
-    items_total: int = 0
+    items_total: int = 0  # the outermost loops' items known so far
     items_done: int = 0
     items_succeeded: int = 0
     items_failed: int = 0
     has_loop: bool = False
+    growing: bool = False  # an outermost loop adds items as it goes (enqueue): a total so far
+    started_at: float | None = None  # when the first outermost loop started (time.time())
+
+    def loop_started(self, growing: bool) -> None:
+        self.has_loop = True
+        self.growing = self.growing or growing
+        self.started_at = self.started_at or time.time()
+
+    def eta_ms(self, now: float | None = None) -> int | None:
+        """The time the known items left take at the rate items finished so far; None until
+        one has, or when none is left."""
+        if not self.items_done or self.started_at is None or self.items_done >= self.items_total:
+            return None
+        spent = max(0.0, (now or time.time()) - self.started_at)
+        return int(spent * 1000 * (self.items_total - self.items_done) / self.items_done)
 
     def counted(self) -> tuple[int, int, str]:
         """(done, total, noun): a loop's items when the run has one, else its steps."""
@@ -73,6 +94,7 @@ class Progress:
             items_succeeded=items.get("succeeded", 0) if items else 0,
             items_failed=items.get("failed", 0) if items else 0,
             has_loop=items is not None,
+            growing=bool(items and items.get("growing")),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -84,7 +106,39 @@ class Progress:
                 "succeeded": self.items_succeeded,
                 "failed": self.items_failed,
             }
+            if self.growing:
+                out["items"]["growing"] = True
+            eta = self.eta_ms()
+            if eta is not None:
+                out["items"]["etaMs"] = eta
         return out
+
+
+def progress_text(progress: dict[str, Any]) -> str:
+    """A run's progress (`Progress.to_json`'s form) in words, as the runs page, `dsl run` and
+    MCP progress notifications say it: 28 of 29+ items done (the loop grows), about 12 s left."""
+    items = progress.get("items")
+    if not items:
+        return f"{progress.get('doneSteps', 0)} of {progress.get('totalSteps', 0)} steps done"
+    plus = "+" if items.get("growing") else ""
+    text = f"{items['done']} of {items['total']}{plus} items done"
+    if items.get("failed"):
+        text += f", {items['failed']} failed"
+    if items.get("growing"):
+        text += " (the loop grows: the total is what is known so far)"
+    left = time_left(progress)
+    return f"{text}, about {left} left" if left else text
+
+
+def time_left(progress: dict[str, Any]) -> str:
+    """The estimate of `progress_text` alone ("12 s", "3 min"), or "" while there is none."""
+    eta = (progress.get("items") or {}).get("etaMs")
+    if eta is None:
+        return ""
+    seconds = eta / 1000
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.0f} min" if seconds < 3600 else f"{seconds / 3600:.1f} h"
 
 
 @dataclass

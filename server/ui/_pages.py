@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from taskplate.contract import RunStatus, TaskplateError
-from taskplate.interpreter import RunReads, RunRow
+from taskplate.interpreter import RunReads, RunRow, progress_text
 
 from ._access import FormTokens
 from ._html import (
@@ -25,7 +25,6 @@ from ._html import (
     json_block,
     page,
     plain,
-    progress_text,
     when,
     whole,
 )

@@ -106,7 +106,7 @@ def _place(s: dict[str, Any]) -> list[str]:
     return parts if outer is None else parts[outer + 1 :]
 
 
-def _outer_item(s: dict[str, Any]) -> int | None:
+def outer_item(s: dict[str, Any]) -> int | None:
     """The item of the outermost loop a step ran in (its own index, in a run of old records)."""
     path = s.get("stepPath")
     if not path:
@@ -134,7 +134,7 @@ def by_item(
     own: list[dict[str, Any]] = []
     items: dict[int, list[dict[str, Any]]] = {}
     for s in steps:
-        index = _outer_item(s)
+        index = outer_item(s)
         if index is None:
             own.append(s)
         else:

@@ -37,6 +37,8 @@ async def test_items_grow_breadth_first_each_once_with_their_depth(manager: RunM
         "dropped": 0,
     }
     assert answer["progress"]["items"]["total"] == 31
+    assert answer["progress"]["items"]["growing"] is True  # the total was what was known so far
+    assert "etaMs" not in answer["progress"]["items"]  # none left
     assert manager.sessions.sessions == {}  # no browser for a loop of data steps
 
 

@@ -87,9 +87,17 @@ async def test_a_failed_steps_error_names_its_path_of_ids(
     assert error["details"]["failedStepId"] == path and error["details"]["failedStep"] == pointer
 
 
-async def test_each_step_record_says_where_it_ran_with_its_items(manager: RunManager) -> None:
+async def test_each_step_says_where_it_ran_and_only_the_outer_loops_items_count(
+    manager: RunManager,
+) -> None:
     answer = await run(manager, "nested_loops")
     steps = (await manager.describe(answer["runId"], include_steps=True))["steps"]
+    # the run's items are the pages, the rows steps of theirs: 2 items, 6 steps
+    assert answer["progress"] == {
+        "totalSteps": 6,
+        "doneSteps": 6,
+        "items": {"total": 2, "done": 2, "succeeded": 2, "failed": 0},
+    }
     assert sorted(s["stepPath"] for s in steps) == [
         "pages[0]/mark",
         "pages[0]/rows[0]/0",

@@ -144,7 +144,7 @@ async def test_the_list_shows_a_run_another_process_finished_and_its_page_the_fa
     row = page.locator(f"tr[data-run='{run_id}']")
     await expect(row).to_contain_text("partial_success")
     await expect(row).to_contain_text("failing_items@1.0.0")
-    await expect(row).to_contain_text("4/4 items, 2 failed")
+    await expect(row).to_contain_text("4 of 4 items done, 2 failed")
     await doc_shot(page, "runs-list.png")
     await row.get_by_role("link").click()
     await expect(page).to_have_url(f"{ui.url}/runs/{run_id}")

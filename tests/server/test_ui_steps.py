@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from taskplate.server.ui._steps import steps_by_item
+from taskplate.server.ui._timeline import most_at_once
 
 
 def step(path: str, action: str, t0: float, status: str = "succeeded") -> dict[str, Any]:
@@ -62,3 +63,15 @@ def test_groups_and_inner_loop_items_are_lines_the_steps_hang_under() -> None:
         "group: rows[1]",
         "step: read",
     ]
+
+
+def test_in_flight_counts_the_outer_loops_items_not_their_rows() -> None:
+    one_at_a_time = [  # a loop without concurrency: each page's rows inside it
+        step("pages[0]/go", "navigate", 1),
+        step("pages[0]/rows[0]/read", "extract", 1.5),
+        step("pages[0]/rows[1]/read", "extract", 1.6),
+        step("pages[1]/go", "navigate", 2),
+        step("pages[1]/rows[0]/read", "extract", 2.5),
+        step("pages[1]/rows[1]/read", "extract", 2.6),
+    ]
+    assert most_at_once(one_at_a_time) == 1
