@@ -97,7 +97,8 @@ class Progress:
             growing=bool(items and items.get("growing")),
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, ended: bool = False) -> dict[str, Any]:
+        """The progress as runs show it; `ended`: the run's last, with no time left to tell."""
         out: dict[str, Any] = {"totalSteps": self.total_steps, "doneSteps": self.done_steps}
         if self.has_loop:
             out["items"] = {
@@ -108,7 +109,7 @@ class Progress:
             }
             if self.growing:
                 out["items"]["growing"] = True
-            eta = self.eta_ms()
+            eta = None if ended else self.eta_ms()
             if eta is not None:
                 out["items"]["etaMs"] = eta
         return out

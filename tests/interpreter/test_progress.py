@@ -22,3 +22,9 @@ def test_a_growing_loop_says_its_total_is_what_is_known_so_far() -> None:
     )
     assert time_left({"items": {**items, "etaMs": 150_000}}) == "2 min"
     assert progress_text({"totalSteps": 3, "doneSteps": 1}) == "1 of 3 steps done"
+
+
+def test_a_runs_last_progress_tells_no_time_left() -> None:
+    progress = Progress(has_loop=True, items_total=10, items_done=2, started_at=1.0)
+    assert "etaMs" in progress.to_json()["items"]
+    assert "etaMs" not in progress.to_json(ended=True)["items"]  # failed or canceled half way
