@@ -150,16 +150,24 @@ def test_the_login_walkthrough_signs_in_once_and_the_second_run_starts_signed_in
     command = [DSL, "run", "shop_login.yaml", "--json", "--input", f"username={USER}"]
     command += ["--input", f"password={PASSWORD}", "--input", f"membersUrl={site.url('/members')}"]
 
-    def run() -> dict[str, Any]:
+    def run(*more: str) -> dict[str, Any]:
         done = subprocess.run(
-            command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+            [*command, *more], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
         )
         assert done.returncode == 0, done.stderr
         return dict(json.loads(done.stdout)["result"])
 
+    def version(profile: str) -> int:
+        meta = tmp_path / "home/profiles" / profile / "meta.json"
+        return int(json.loads(meta.read_text(encoding="utf-8"))["version"])
+
     assert run() == {"url": site.url("/members"), "signedInNow": True}
-    assert (tmp_path / "home/profiles/shop/state.json").is_file()
+    assert version("shop") == 1
     assert run() == {"url": site.url("/members"), "signedInNow": False}
+    shop = version("shop")  # 2: the site's refreshed visit cookie was published back
+    # another profile (run.profileId names it): signed in there, the shop profile left alone
+    assert run("--profile", "work") == {"url": site.url("/members"), "signedInNow": True}
+    assert version("work") >= 1 and version("shop") == shop
 
 
 def test_the_ci_example_installs_as_the_readme_does() -> None:
