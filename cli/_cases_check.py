@@ -33,6 +33,9 @@ def check_cases(path: Path, text: str, catalog_for: Callable[[Path], ActionCatal
     if checked is None:
         message = f"its template {template_file.name} does not check (dsl validate it)"
         return CheckResult(str(path), None, [problem(c.line, message) for c in cases], text)
+    loops = [s.path for s in checked.all_steps() if s.is_loop]
     schemas = (checked.inputs_schema, checked.outputs_schema)
-    diagnostics = [problem(c.line, found) for c in cases for found in static_problems(c, *schemas)]
+    diagnostics = [
+        problem(c.line, found) for c in cases for found in static_problems(c, *schemas, loops)
+    ]
     return CheckResult(str(path), None, diagnostics, text)

@@ -114,15 +114,20 @@ template: __NAME__              # the id agents call it by: a-z, 0-9 and _, star
 version: 0.1.0
 name: __TITLE__
 description: >-
-  Sign in through a site's form and keep the login in a profile, so later runs with that
-  profileId start signed in.
+  Sign in through a site's form unless the profile is signed in already, and keep the login in
+  that profile: later runs with the same profileId start signed in.
 trust: [local]                  # it types a password: keep it to local callers unless you must
+session: {profile: "${{ inputs.profileId }}"}   # start from this profile; what changed goes back
 inputs:
   type: object
   additionalProperties: false
-  required: [loginUrl, username, password, successSelector]
+  required: [loginUrl, username, password]
   properties:
     loginUrl: {type: string, pattern: "^https?://", description: The page with the sign-in form.}
+    checkUrl:
+      type: string
+      pattern: "^https?://"
+      description: A members-only page that shows whether you are signed in (default loginUrl).
     username: {type: string, minLength: 1}
     password:                   # a secret: never stored, logged or shown (*** everywhere)
       type: string
@@ -132,35 +137,46 @@ inputs:
     usernameSelector: {type: string, default: "input[name=username]"}
     passwordSelector: {type: string, default: "input[type=password]"}
     submitSelector: {type: string, default: "[type=submit]"}
-    successSelector: {type: string, description: What only a signed-in page shows (CSS).}
+    successSelector:            # what only a signed-in page shows: a way to sign out, say
+      type: string
+      default: "a[href*=logout i], a[href*=signout i], a[href*=sign-out i], a[href*=log-out i]"
     profileId: {type: string, pattern: "^[a-zA-Z0-9._-]{1,64}$", default: master}
 outputs:
   type: object
-  required: [url, title, profileVersion]
+  required: [url, title, signedInNow]
   properties:
     url: {type: string}
     title: {type: string}
-    profileVersion: {type: integer}
+    signedInNow: {type: boolean}
 steps:
-  - action: navigate
-    with: {url: "${{ inputs.loginUrl }}"}
-  - action: fill
-    with: {selector: "${{ inputs.usernameSelector }}", value: "${{ inputs.username }}"}
-  - action: fill
-    with: {selector: "${{ inputs.passwordSelector }}", value: "${{ inputs.password }}"}
-  - action: click
-    with: {selector: "${{ inputs.submitSelector }}"}
-  - action: wait_for            # fails with ELEMENT_NOT_FOUND when the sign-in did not work
-    with: {selector: "${{ inputs.successSelector }}", timeoutMs: 15000}
+  - action: navigate            # already signed in? the profile's cookies came with the session
+    with: {url: "${{ default(inputs.checkUrl, inputs.loginUrl) }}"}
+  - id: before
+    action: extract
+    with: {fields: {signedIn: {selector: "${{ inputs.successSelector }}", type: boolean}}}
+  - id: sign_in                 # a group: skipped as a whole when signed in already
+    when: ${{ !steps.before.values.signedIn }}
+    steps:
+      - action: navigate
+        with: {url: "${{ inputs.loginUrl }}"}
+      - action: fill
+        with: {selector: "${{ inputs.usernameSelector }}", value: "${{ inputs.username }}"}
+      - action: fill
+        with: {selector: "${{ inputs.passwordSelector }}", value: "${{ inputs.password }}"}
+      - action: click
+        with: {selector: "${{ inputs.submitSelector }}"}
+      - id: wait                # fails with ELEMENT_NOT_FOUND when the sign-in did not work
+        action: wait_for
+        with: {selector: "${{ inputs.successSelector }}", timeoutMs: 15000}
+      - id: publish             # the session's cookies and storage, for later runs
+        action: save_profile
+        with: {profileId: "${{ run.profileId }}"}   # the profile the run started from
   - id: page
     action: get_page_info
-  - id: publish
-    action: save_profile        # the session's cookies and storage, for later runs
-    with: {profileId: "${{ inputs.profileId }}"}
 output:
   url: ${{ steps.page.url }}
   title: ${{ steps.page.title }}
-  profileVersion: ${{ steps.publish.version }}
+  signedInNow: ${{ steps.publish != null }}
 """
 
 CRAWL = """\
@@ -222,7 +238,7 @@ STARTERS = {
     "login": (
         LOGIN,
         "--input loginUrl=https://example.com/login --input username=ME "
-        "--input password=… --input successSelector=.signed-in",
+        "--input password=… --profile example",
     ),
     "crawl": (CRAWL, "--input startUrl=https://example.com/"),
 }

@@ -19,12 +19,11 @@ from rich.progress import (
     Progress,
     TextColumn,
     TimeElapsedColumn,
-    TimeRemainingColumn,
 )
 
 from taskplate.contract import ErrorCode, RunStatus, TaskplateError
 from taskplate.dsl import format_text
-from taskplate.interpreter import ConfirmPolicy, TemplateLibrary, check_timeout
+from taskplate.interpreter import ConfirmPolicy, TemplateLibrary, check_timeout, time_left
 from taskplate.interpreter import Progress as RunProgress
 
 from ._common import emit, library, limits, manager
@@ -189,10 +188,10 @@ class Bar:
             TextColumn("{task.fields[failed]} failed"),
             TextColumn("{task.fields[rate]}"),
             TimeElapsedColumn(),
-            TimeRemainingColumn(),
+            TextColumn("{task.fields[left]}"),
             console=self.console,
         )
-        self.task = self.progress.add_task(label, total=None, failed=0, rate="")
+        self.task = self.progress.add_task(label, total=None, failed=0, rate="", left="")
 
     def update(self, p: RunProgress) -> None:
         if not self.enabled:
@@ -200,8 +199,15 @@ class Bar:
         done, total, _ = p.counted()
         elapsed = self.progress.tasks[0].elapsed or 0
         rate = f"{done / elapsed:.1f}/s" if elapsed > 0 and done else ""
+        left = time_left(p.to_json())  # the runs page's estimate
+        left = ("grows; " if p.growing else "") + (f"about {left} left" if left else "")
         self.progress.update(
-            self.task, total=total or None, completed=done, failed=p.items_failed, rate=rate
+            self.task,
+            total=total or None,
+            completed=done,
+            failed=p.items_failed,
+            rate=rate,
+            left=left,
         )
 
 
@@ -215,6 +221,7 @@ async def _run(
     trace: str | None = None,
     confirm: str = "ask",
     once: frozenset[str] = frozenset(),
+    profile: str | None = None,
 ) -> int:
     path = Path(template_ref)
     is_file = path.suffix in (".yaml", ".yml") and path.exists()
@@ -256,6 +263,7 @@ async def _run(
             inputs,
             version=version,
             options=options,
+            profile_id=profile,
         )
         if mode == "async":
             emit({"runId": run_id, "status": "queued"})
@@ -278,6 +286,7 @@ async def _run(
     epilog=examples(
         "dsl run batch_extract_pages --input urls=https://example.com/",
         "dsl run my_task.yaml --inputs inputs.json --trace on",
+        "dsl run shop_login.yaml --profile shop --input username=ada --input password=…",
     ),
 )
 @click.argument("template")
@@ -314,6 +323,12 @@ async def _run(
     help="Steps that need a confirmation (confirm:): ask on this terminal, allow them without "
     "asking, or deny them. Without a terminal, ask refuses (CONFIRMATION_REQUIRED).",
 )
+@click.option(
+    "--profile",
+    metavar="NAME",
+    help="The login profile the run starts from and publishes back to (default: the "
+    "template's session.profile, else master); see `dsl login`.",
+)
 @click.option("--templates", "folders", multiple=True, metavar="DIR", help="More template folders.")
 @click.option("--json", "as_json", is_flag=True, help="No progress bar; only the final JSON.")
 @store_option
@@ -326,6 +341,7 @@ def command(
     timeout: int | None,
     trace: str | None,
     confirm: str,
+    profile: str | None,
     folders: tuple[str, ...],
     as_json: bool,
 ) -> None:
@@ -338,7 +354,7 @@ def command(
     once = frozenset(given_once(pairs))
     try:
         code = anyio.run(
-            _run, template, inputs, mode, timeout, folders, as_json, trace, confirm, once
+            _run, template, inputs, mode, timeout, folders, as_json, trace, confirm, once, profile
         )
     except KeyboardInterrupt:
         click.echo("canceled", err=True)

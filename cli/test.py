@@ -6,6 +6,7 @@ or JSON, or JUnit XML. Exit 0 all passed, 1 some failed, 2 some could not run.
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 import tempfile
 from pathlib import Path
@@ -16,7 +17,7 @@ import anyio
 import click
 
 from taskplate.contract import TaskplateError, write_whole
-from taskplate.dsl import Case, Template, case_file_of, find_case_files, load_cases
+from taskplate.dsl import ENV_KEY, Case, Template, case_file_of, find_case_files, load_cases
 from taskplate.interpreter import (
     CaseResult,
     Repair,
@@ -132,9 +133,27 @@ def _suggested(suggestions: list[Suggestion], fix: bool) -> str:
         if fix:
             write_whole(case.template, found.after.encode("utf-8"))
             lines.append(f"written to {case.template}")
+            lines.append(
+                f"the offline case {case.id} is stale now: its recording holds the pages as they "
+                "were, which the new selector may not match. Record it again (its expectations "
+                f"are made again too):\n  {record_command(case)}"
+            )
         else:
             lines.append("run again with --fix to write it")
     return "\n".join(lines)
+
+
+def record_command(case: Case) -> str:
+    """The `dsl record` command that records the case again, with its inputs as written (a
+    secret read from its environment variable by the shell)."""
+    words = [shlex.quote(w) for w in ("dsl", "record", str(case.template), "--name", case.name)]
+    for key, value in case.inputs.items():
+        if isinstance(value, dict) and set(value) == {ENV_KEY}:
+            words += ["--input", f'{shlex.quote(key)}="${value[ENV_KEY]}"']
+            continue
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        words += ["--input", shlex.quote(f"{key}={text}")]
+    return " ".join(words)
 
 
 def _summary(results: list[CaseResult], live: bool) -> str:

@@ -86,6 +86,12 @@ CASE_SCHEMA: dict[str, Any] = {
                     "additionalProperties": False,
                     "minProperties": 1,
                     "properties": {
+                        "loop": {
+                            "type": "string",
+                            "description": "The forEach whose items these are, by its path of "
+                            "step ids (pages, or pages/rows for a loop inside it); default the "
+                            "outermost that ran.",
+                        },
                         "count": {"type": "integer", "minimum": 0},
                         "succeeded": {"type": "integer", "minimum": 0},
                         "failed": {"type": "integer", "minimum": 0},

@@ -197,10 +197,20 @@ def check_inputs_known(case: Case, schema: dict[str, Any]) -> None:
             )
 
 
-def static_problems(case: Case, inputs_schema: Any, outputs_schema: Any) -> list[str]:
+def static_problems(
+    case: Case, inputs_schema: Any, outputs_schema: Any, loops: list[str] | None = None
+) -> list[str]:
     """What `dsl validate` finds wrong in a case without running it: inputs its template does
-    not declare, a recording that is not there, expectations its outputs schema rules out."""
+    not declare, a recording that is not there, expectations its outputs schema rules out, an
+    item expectation naming a loop that is none of the template's `loops` (their step paths)."""
     problems = []
+    loop = case.expect.get("items", {}).get("loop")
+    if loops is not None and loop is not None and loop not in loops:
+        named = ", ".join(loops) or "none"
+        problems.append(
+            f"case {case.name!r}: expects the items of loop {loop}, which the template does not "
+            f"have (its forEach steps: {named})"
+        )
     try:
         check_inputs_known(case, inputs_schema if isinstance(inputs_schema, dict) else {})
     except TaskplateError as exc:

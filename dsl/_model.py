@@ -22,6 +22,7 @@ class Retry:
 @record
 class Step:
     pointer: str
+    path: str = ""  # the ids from the top down to it, a step without one by its index: sign_in/3
     id: str | None = None
     name: str | None = None
     action: str | None = None
@@ -82,9 +83,11 @@ class Step:
 
     @property
     def label(self) -> str:
-        """ "open" for a step with an id, else where it stands: steps[0].steps[2]."""
-        if self.id:
-            return f'"{self.id}"'
+        """The step as a message names it: "open", "sign_in/wait" inside group sign_in, a step
+        without an id by its index ("sign_in/3"); with no id on its path, where it stands:
+        steps[0].steps[2]."""
+        if self.id or not self.path.replace("/", "").isdigit():
+            return f'"{self.path or self.id}"'
         return self.pointer.strip("/").replace("steps/", "steps[").replace("/", "].") + "]"
 
 
@@ -155,11 +158,12 @@ class _Builder:
     def optional(self, data: dict[str, Any], key: str, pointer: str) -> Value | None:
         return self.value(data[key], f"{pointer}/{key}") if key in data else None
 
-    def step(self, data: Any, pointer: str) -> Step:
+    def step(self, data: Any, pointer: str, parent: str = "") -> Step:
         step = Step(pointer=pointer)
         if not isinstance(data, dict):
             return step
         step.id = _get(data, "id", str)
+        step.path = parent + (step.id or pointer.rsplit("/", 1)[-1])
         step.name = _get(data, "name", str)
         step.action = _get(data, "action", str)
         step.args = self.value(_get(data, "with", dict, {}), f"{pointer}/with")
@@ -167,7 +171,9 @@ class _Builder:
         step.var = _get(data, "as", str, "item")
         step.concurrency = self.optional(data, "concurrency", pointer)
         raw_steps = _get(data, "steps", list, [])
-        step.steps = [self.step(s, f"{pointer}/steps/{i}") for i, s in enumerate(raw_steps)]
+        step.steps = [
+            self.step(s, f"{pointer}/steps/{i}", f"{step.path}/") for i, s in enumerate(raw_steps)
+        ]
         step.collect = self.optional(data, "collect", pointer)
         step.enqueue = self.optional(data, "enqueue", pointer)
         step.unique_by = self.optional(data, "uniqueBy", pointer)

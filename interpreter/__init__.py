@@ -29,7 +29,7 @@ from ._run_execution import internal
 from ._run_inputs import Limits, check_inputs, check_timeout, new_run_id, secret_names
 from ._run_views import RunReads, iso
 from ._runs import RunManager
-from ._step_records import Progress, StepRecord
+from ._step_records import Progress, StepRecord, progress_text, time_left
 from ._store import STORE_ENV, RunRow, Store, open_store
 from ._store_sqlite import RunStore
 from ._tracing import TraceMode
@@ -80,6 +80,7 @@ __all__ = [
     "new_run_id",
     "open_store",
     "preflight",
+    "progress_text",
     "recorded_by",
     "replayed",
     "run_case",
@@ -89,6 +90,7 @@ __all__ = [
     "secret_names",
     "stored_inputs",
     "suggest_repair",
+    "time_left",
     "typed_secret",
     "user_templates",
 ]

@@ -23,6 +23,7 @@ from taskplate.stdlib import HttpRecording, HttpReplay, Sampler, WebConfig
 
 from ._action_steps import StepProbe
 from ._case_answers import ReplaySampler, ReplayTools
+from ._case_profiles import CaseProfiles
 from ._expectations import Broken, broken, drift
 
 if TYPE_CHECKING:
@@ -97,24 +98,29 @@ class Recorded:
 async def run_template(
     runs: RunManager, template: Template, inputs: dict[str, Any], world: Recorded
 ) -> dict[str, Any]:
-    """The template run once in the given world; its answer with steps (get_task_run's, as a
-    case checks it)."""
-    web = runs.wiring.web
+    """The template run once in the given world, with profiles of its own (`CaseProfiles`:
+    seeded from the operator's when it meets the real sites); its answer with steps
+    (get_task_run's, as a case checks it)."""
+    web, profiles = runs.wiring.web, runs.wiring.profiles
     runs.runtime.network, runs.wiring.models = world.browser, world.models
     runs.wiring.probe = world.probe
     runs.wiring.tools = world.tools
     if world.http is not None:
         runs.wiring.web = dataclasses.replace(web or WebConfig(), wrap=world.http.wrap)
+    replayed = isinstance(world.browser, HarReplay)
     try:
-        run_id = await runs.submit(
-            template.id, inputs, version=template.version, options={}, template=template
-        )
-        await runs.wait(run_id)
-        return await runs.reads.describe(run_id, include_steps=True)
+        with tempfile.TemporaryDirectory(prefix="taskplate-case-profiles-") as scratch:
+            runs.wiring.profiles = CaseProfiles(Path(scratch), None if replayed else profiles)
+            run_id = await runs.submit(
+                template.id, inputs, version=template.version, options={}, template=template
+            )
+            await runs.wait(run_id)
+            return await runs.reads.describe(run_id, include_steps=True)
     finally:
         runs.runtime.network, runs.wiring.models, runs.wiring.web = None, None, web
         runs.wiring.probe = None
         runs.wiring.tools = None
+        runs.wiring.profiles = profiles
 
 
 def preflight(case: Case, template: Template, *, live: bool) -> None:

@@ -26,14 +26,33 @@ class Broken:
         return {"expectation": self.what, "detail": self.detail}
 
 
-def items_of(answer: dict[str, Any]) -> list[bool]:
-    """Each loop item's success, in item order: an item failed when one of its steps did."""
-    failed: dict[int, bool] = {}
+def items_of(answer: dict[str, Any], loop: str | None = None) -> tuple[str | None, list[bool]]:
+    """The items of `loop` (a forEach's path of ids, `pages` or `pages/rows`; default the
+    outermost that ran) and each one's success, in item order, read from where the steps ran
+    (`stepPath`, pages[3]/rows[0]/open): an item failed when a step in it did. A loop inside
+    another has an item for each of its items in each outer item."""
+    found: dict[tuple[int, ...], bool] = {}
     for step in answer.get("steps", []):
-        index = step.get("itemIndex")
-        if isinstance(index, int):
-            failed[index] = failed.get(index, False) or step.get("status") == "failed"
-    return [not failed[i] for i in sorted(failed)]
+        place = _item_of(step.get("stepPath") or "", loop)
+        if place is None:
+            continue
+        loop = loop or place[0]
+        found[place[1]] = found.get(place[1], False) or step.get("status") == "failed"
+    return loop, [not found[i] for i in sorted(found)]
+
+
+def _item_of(path: str, loop: str | None) -> tuple[str, tuple[int, ...]] | None:
+    """The loop (the first on the path, or `loop`) and the item indexes down to its item."""
+    ids: list[str] = []
+    indexes: list[int] = []
+    for part in path.split("/"):
+        name, bracket, index = part.partition("[")
+        ids.append(name)
+        if bracket:
+            indexes.append(int(index.rstrip("]")))
+            if loop is None or "/".join(ids) == loop:
+                return "/".join(ids), tuple(indexes)
+    return None
 
 
 def expectations_from(answer: dict[str, Any], again: dict[str, Any]) -> dict[str, Any]:
@@ -45,9 +64,10 @@ def expectations_from(answer: dict[str, Any], again: dict[str, Any]) -> dict[str
         result = answer["result"]
         stable = steady(result, again.get("result"))
         expect["output"] = {"equals": result} if stable == result else {"subset": stable}
-    items = items_of(answer)
+    loop, items = items_of(answer)
     if items:
         expect["items"] = {
+            "loop": loop,
             "count": len(items),
             "succeeded": sum(items),
             "failed": len(items) - sum(items),
@@ -86,7 +106,8 @@ def broken(expect: dict[str, Any], answer: dict[str, Any]) -> list[Broken]:
     if "output" in expect:
         out += _output(expect["output"], answer.get("result"))
     if "items" in expect:
-        out += _items(expect["items"], items_of(answer))
+        loop, items = items_of(answer, expect["items"].get("loop"))
+        out += _items(expect["items"], items, loop)
     return out
 
 
@@ -155,10 +176,11 @@ def _record_lists(a: Any, b: Any, path: str) -> list[tuple[str, list[dict[str, A
     return []
 
 
-def _items(want: dict[str, Any], success: list[bool]) -> list[Broken]:
+def _items(want: dict[str, Any], success: list[bool], loop: str | None) -> list[Broken]:
     got = {"count": len(success), "succeeded": sum(success), "failed": len(success) - sum(success)}
+    of = f" of loop {loop}" if loop else ""
     out = [
-        Broken(f"items.{key}", f"expected {want[key]}, got {got[key]}")
+        Broken(f"items.{key}{of}", f"expected {want[key]}, got {got[key]}")
         for key in ("count", "succeeded", "failed")
         if key in want and want[key] != got[key]
     ]
@@ -169,7 +191,7 @@ def _items(want: dict[str, Any], success: list[bool]) -> list[Broken]:
             for i, (w, g) in enumerate(_padded(want["success"], success))
             if w != g
         ]
-        out.append(Broken("items.success", "; ".join(changed[:20])))
+        out.append(Broken(f"items.success{of}", "; ".join(changed[:20])))
     return out
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from taskplate.dsl import ExpressionError, Step, render
 
 from ._step_failures import invalid, render_step
-from ._step_records import StepLog
+from ._step_records import StepLog, outermost
 
 
 def bound_of(step: Step, scope: dict[str, Any], item: int | None, limit: int | None) -> int:
@@ -74,7 +74,8 @@ class LoopItems:
                 self.seen.add(key)
             self.waiting.append((len(self.results), value, depth))
             self.results.append(None)
-            progress.items_total += 1
+            if outermost():  # an inner loop's rows are not the run's items
+                progress.items_total += 1
             progress.total_steps += per_item(self.step)
         self.log.changed()
 

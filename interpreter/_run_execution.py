@@ -202,6 +202,7 @@ def step_fields(r: StepRecord) -> dict[str, Any]:
         "provider": r.provider,
         "capability_level": r.capability_level,
         "confirmation": r.confirmation,
+        "step_path": r.path,
     }
 
 
@@ -246,7 +247,9 @@ async def execute(
         "templateId": template.id,
         "templateVersion": template.version,
         "sessionId": given.id if given else None,
-        "profileId": None,
+        "profileId": given.profile_id
+        if given
+        else profile_for(template, job.inputs, job.profile_id),
         "startedAt": iso(time.time()),
     }
     scope: dict[str, Any] = {"inputs": job.inputs, "steps": {}, "run": run_info}
@@ -297,11 +300,12 @@ def run_error(run_id: str, timeout_ms: int, failure: StepFailed | None) -> Taskp
     step = failure.step
     return TaskplateError(
         ErrorCode.STEP_EXECUTION_FAILED,
-        f"step {step.label} failed: {failure.error.message}",
+        failure.message,
         failure.error.recover_hint or "See the step's error in get_task_run with includeSteps.",
         {
             "runId": run_id,
-            "failedStep": step.id or step.pointer,
+            "failedStep": step.pointer,
+            "failedStepId": step.path,
             "stepErrorCode": str(failure.error.code),
         },
     )

@@ -109,7 +109,7 @@ class Settlement:
                 status=str(status),
                 result=result,
                 error=error,
-                progress=progress.to_json(),
+                progress=progress.to_json(ended=True),
                 ended_at=time.time(),
             )
 

@@ -70,6 +70,7 @@ async def describe(store: Store, row: RunRow, include_steps: bool = False) -> di
         out["steps"] = [
             {
                 "stepId": s["step_id"],
+                "stepPath": s.get("step_path"),
                 "itemIndex": s["item_index"],
                 "action": s["action"],
                 "status": s["status"],

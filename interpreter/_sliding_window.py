@@ -17,7 +17,7 @@ from ._item_tabs import ItemTabs, enter_item_tab
 from ._loop_items import LoopItems, bound_of, enqueued, per_item
 from ._run_resources import RunResources
 from ._step_failures import Canceled, CancelRequest, StepFailed, invalid, render_step
-from ._step_records import StepLog, count_item_steps
+from ._step_records import StepLog, count_item_steps, in_item, outermost
 
 # (steps, scope, tab id, item): the coordinator's way to run an item's steps
 RunBlock = Callable[[list[Step], dict[str, Any], str | None, int | None], Awaitable[None]]
@@ -57,7 +57,8 @@ class SlidingWindow:
         bound = bound_of(step, scope, item, limits.max_items) if growing else None
         window = self._window(step, scope, item)
         tolerant = self.template.partial_success.allowed or step.on_error == "continue"
-        self.log.progress.has_loop = True
+        if outermost():  # an inner loop's rows are steps of the outer items, not items
+            self.log.progress.loop_started(growing)
         self.log.changed()
 
         items = LoopItems(step, scope, self.log, bound)
@@ -153,7 +154,8 @@ class SlidingWindow:
         lazy = enter_item_tab(spare_tabs) if spare_tabs is not None else None
         ended = False  # the item's steps ended by themselves, not aborted (force, a timeout)
         try:
-            await self.run_block(step.steps, scope, None if lazy else tab_id, index)
+            with in_item(step, index):
+                await self.run_block(step.steps, scope, None if lazy else tab_id, index)
             ended = True
             added = enqueued(step, scope, index) if grow is not None else []
             outcome: dict[str, Any] = {"success": True}
@@ -162,7 +164,7 @@ class SlidingWindow:
             self.log.done(max(0, per_item(step) - executed[0]))  # the steps it never ran
             outcome = {
                 "success": False,
-                "error": {"code": str(failure.error.code), "message": failure.error.message},
+                "error": {"code": str(failure.error.code), "message": failure.message},
             }
             self._count_item(False, tolerant)
             if not tolerant:
@@ -183,11 +185,12 @@ class SlidingWindow:
 
     def _count_item(self, ok: bool, tolerant: bool) -> None:
         progress = self.log.progress
-        progress.items_done += 1
-        if ok:
-            progress.items_succeeded += 1
-        else:
-            progress.items_failed += 1
+        if outermost():
+            progress.items_done += 1
+            if ok:
+                progress.items_succeeded += 1
+            else:
+                progress.items_failed += 1
         if tolerant:
             self.loop_items.append(ok)
         self.log.changed()

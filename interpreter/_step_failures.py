@@ -18,6 +18,11 @@ class StepFailed(Exception):
         self.error = error
         self.item = item
 
+    @property
+    def message(self) -> str:
+        """The error as a run or an item reports it: named by the step's path of ids."""
+        return f"step {self.step.label} failed: {self.error.message}"
+
 
 class Canceled(Exception):
     """The run was asked to stop; the step that was running has finished."""

@@ -97,6 +97,10 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE artifacts ADD COLUMN principal TEXT DEFAULT '{LOCAL}';
     CREATE INDEX runs_by_principal ON runs (principal, created_at DESC);
     """,
+    # 4: where a step ran: its path of ids with each item's index (pages[3]/open).
+    """
+    ALTER TABLE steps ADD COLUMN step_path TEXT;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 _MIGRATE_LOCK = 0x7461736B  # advisory lock key, 'task': migrations (admission takes 'plat')

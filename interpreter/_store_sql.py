@@ -26,7 +26,7 @@ COLUMNS = {
     "steps": (
         "step_id", "item_index", "action", "status", "attempts", "started_at", "ended_at",
         "args_preview", "result_preview", "error", "tab_id", "screenshot_artifact_id", "provider",
-        "capability_level", "confirmation",
+        "capability_level", "confirmation", "step_path",
     ),
     "calls": ("step_id", "item_index", "action", "tab", "args", "opened_tab"),
 }  # fmt: skip

@@ -92,6 +92,7 @@ _ADDED = (
     ("steps", "provider", "TEXT"),
     ("steps", "capability_level", "TEXT"),
     ("steps", "confirmation", "TEXT"),  # a confirmation's question, answer and who answered
+    ("steps", "step_path", "TEXT"),  # where it ran: its path of ids and item indexes
     ("runs", "waiting", "TEXT"),  # a hand-over's reason, URL and screenshot while it waits
     ("runs", "resume", "REAL"),  # when resume_task_run asked a waiting run to go on
     # the caller that started it; runs and artifacts made before principals are the local user's

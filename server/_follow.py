@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 from mcp.server.mcpserver import Context
 
-from taskplate.interpreter import Progress, RunManager, StepRecord
+from taskplate.interpreter import Progress, RunManager, StepRecord, progress_text
 
 from ._logging import LEVELS, LogLevels, send, step_entry
 
@@ -45,9 +45,9 @@ async def follow(
             entries.pop(0)
         if latest is None:
             return
-        done, total, noun = latest.counted()
-        if sent != (done, total):
-            await ctx.report_progress(done, total or None, f"{done} of {total} {noun} done")
+        done, total, _ = latest.counted()
+        if sent != (done, total):  # what the runs page says of it, in the same words
+            await ctx.report_progress(done, total or None, progress_text(latest.to_json()))
             sent = (done, total)
 
     finished = anyio.Event()

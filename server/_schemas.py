@@ -61,7 +61,14 @@ PROGRESS = obj(
     {
         "totalSteps": INT,
         "doneSteps": INT,
-        "items": obj({k: INT for k in ("total", "done", "succeeded", "failed")}),
+        "items": obj(
+            {
+                **{k: INT for k in ("total", "done", "succeeded", "failed")},
+                "growing": B,  # the loop adds items as it goes: `total` is what is known so far
+                "etaMs": INT,  # the known items' time left at the rate so far, once known
+            },
+            ["total", "done", "succeeded", "failed"],
+        ),
     },
     ["totalSteps", "doneSteps"],
 )

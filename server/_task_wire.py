@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from taskplate.interpreter import RunRow, iso
+from taskplate.interpreter import RunRow, iso, progress_text
 
 LEGACY = "2025-11-25"  # the protocol version with tasks in core
 RELATED_TASK = "io.modelcontextprotocol/related-task"  # _meta key of a task's own answer
@@ -53,6 +53,8 @@ def _message(row: RunRow) -> str:
     error = row.error or {}
     if error.get("errorCode"):
         return f"run {row.run_id} {row.status}: {error['errorCode']}: {error.get('error', '')}"
+    if row.status == "running" and row.progress:  # as the runs page and notifications say it
+        return f"run {row.run_id} running: {progress_text(row.progress)}"
     return f"run {row.run_id} {row.status}"
 
 

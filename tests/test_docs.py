@@ -4,8 +4,11 @@ accepts every shipped template, and every example in the guides gives what the g
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -16,6 +19,8 @@ from taskplate.cli.main import cli
 from taskplate.dsl import check_source
 from taskplate.dsl._yaml import load_yaml
 from taskplate.stdlib import REGISTRY
+from tests.fixtures.server import PASSWORD, USER, FixtureServer
+from tests.server.conftest import DSL
 
 ROOT = Path(__file__).parents[1]
 DOCS = ROOT / "docs"
@@ -66,10 +71,14 @@ def test_actions_reference_gives_the_shape_of_every_object_argument() -> None:
 
 
 def _blocks(path: Path, lang: str) -> list[str]:
-    return re.findall(rf"```{lang}\n(.*?)```", path.read_text(encoding="utf-8"), flags=re.S)
+    return _blocks_of(path.read_text(encoding="utf-8"), lang)
 
 
-@pytest.mark.parametrize("guide", ["authoring.md"])
+def _blocks_of(text: str, lang: str) -> list[str]:
+    return re.findall(rf"```{lang}\n(.*?)```", text, flags=re.S)
+
+
+@pytest.mark.parametrize("guide", ["authoring.md", "reading.md", "recorded-templates.md"])
 def test_full_templates_in_guides_validate_clean(guide: str) -> None:
     blocks = [
         b
@@ -142,3 +151,47 @@ def test_the_mcp_guide_states_the_limits_the_server_enforces() -> None:
         f"at most {_web.SITEMAP_MAX_FILES} sitemap files": 0,
     }
     assert [fact for fact, rest in facts.items() if fact not in guide or rest] == []
+
+
+def test_the_login_walkthrough_signs_in_once_and_the_second_run_starts_signed_in(
+    site: FixtureServer, tmp_path: Path
+) -> None:
+    text = (DOCS / "authoring.md").read_text(encoding="utf-8")
+    section = text.split("## Keeping a login", 1)[1].split("\n## ", 1)[0]
+    (tmp_path / "shop_login.yaml").write_text(_blocks_of(section, "yaml")[0], encoding="utf-8")
+    env = {**os.environ, "TASKPLATE_HOME": str(tmp_path / "home")}
+    command = [DSL, "run", "shop_login.yaml", "--json", "--input", f"username={USER}"]
+    command += ["--input", f"password={PASSWORD}", "--input", f"membersUrl={site.url('/members')}"]
+
+    def run(*more: str) -> dict[str, Any]:
+        done = subprocess.run(
+            [*command, *more], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, done.stderr
+        return dict(json.loads(done.stdout)["result"])
+
+    def version(profile: str) -> int:
+        meta = tmp_path / "home/profiles" / profile / "meta.json"
+        return int(json.loads(meta.read_text(encoding="utf-8"))["version"])
+
+    assert run() == {"url": site.url("/members"), "signedInNow": True}
+    assert version("shop") == 1
+    assert run() == {"url": site.url("/members"), "signedInNow": False}
+    shop = version("shop")  # 2: the site's refreshed visit cookie was published back
+    # another profile (run.profileId names it): signed in there, the shop profile left alone
+    assert run("--profile", "work") == {"url": site.url("/members"), "signedInNow": True}
+    assert version("work") >= 1 and version("shop") == shop
+
+
+def test_the_ci_example_installs_as_the_readme_does() -> None:
+    readme = _blocks(ROOT / "README.md", "sh")[0]
+    ci = next(b for b in _blocks(DOCS / "testing.md", "yaml") if "runs-on:" in b)
+    installs = re.findall(r"- run: (.*(?:pip|pipx|uv tool) install.*)", ci)
+    assert installs and all(line in readme for line in installs), installs
+
+
+def test_authoring_stays_a_guide_and_its_figures_are_on_the_benchmarks_page() -> None:
+    authoring = (DOCS / "authoring.md").read_text(encoding="utf-8")
+    assert len(authoring.splitlines()) <= 600
+    assert "benchmarks.md" in authoring and "| F1 per fold |" not in authoring
+    assert "| F1 per fold |" in (DOCS / "benchmarks.md").read_text(encoding="utf-8")

@@ -63,14 +63,6 @@ def duration(start: float | None, end: float | None) -> str:
     return f"{seconds:.1f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
 
 
-def progress_text(progress: dict[str, Any]) -> str:
-    items = progress.get("items")
-    if items:
-        failed = f", {items['failed']} failed" if items.get("failed") else ""
-        return f"{items['done']}/{items['total']} items{failed}"
-    return f"{progress.get('doneSteps', 0)}/{progress.get('totalSteps', 0)} steps"
-
-
 def whole(text: str | None) -> int | None:
     return int(text) if text is not None and text.isdigit() and len(text) < 10 else None
 

@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from taskplate.contract import RunStatus, TaskplateError
-from taskplate.interpreter import RunReads, RunRow
+from taskplate.interpreter import RunReads, RunRow, progress_text
 
 from ._access import FormTokens
 from ._html import (
@@ -25,7 +25,6 @@ from ._html import (
     json_block,
     page,
     plain,
-    progress_text,
     when,
     whole,
 )
@@ -171,7 +170,7 @@ class RunsPage:
             else ""
         )
         error = f"<h2>Error</h2>{json_block(answer['error'])}" if "error" in answer else ""
-        result = f"<h2>Result</h2>{json_block(answer['result'])}" if "result" in answer else ""
+        result = _result(answer)
         return (
             f"<div data-live={'off' if terminal else 'on'} data-poll={POLL_MS}>"
             f"{cancel}{self._waiting(answer, link)}{facts}<h2>Inputs</h2>{json_block(row.inputs)}{error}{result}"
@@ -201,3 +200,17 @@ class RunsPage:
             f"<input type=hidden name=csrf value='{e(self.forms.of(answer['runId']))}'>"
             "<button>Resume: I am done</button></form></section>"
         )
+
+
+def _result(answer: dict[str, Any]) -> str:
+    """The run's result; a run that failed or was canceled produced none: what its output
+    expressions gave from the steps that ran is shown as that, not as a result."""
+    if "result" not in answer:
+        return ""
+    if answer["status"] not in ("failed", "canceled"):
+        return f"<h2>Result</h2>{json_block(answer['result'])}"
+    return (
+        "<h2>Result: not produced</h2>"
+        f"<p class=hint>The run {e(answer['status'])}: below is what its output gave from the "
+        f"steps that ran, not a result.</p>{json_block(answer['result'])}"
+    )

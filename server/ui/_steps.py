@@ -1,5 +1,6 @@
 """A run's steps on its page: the table of its own steps, each loop item's under a line of
-its own (items that succeeded folded in a large run), and its failures with their screenshots.
+its own (items that succeeded folded in a large run), each as a tree of the groups and inner
+loop items it ran in, and its failures with their screenshots.
 
 Rendering only, from the step records `page_steps` makes of the store's rows.
 """
@@ -23,6 +24,7 @@ def page_steps(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [
         {
             "stepId": r["step_id"],
+            "stepPath": r.get("step_path"),
             "itemIndex": r["item_index"],
             "action": r["action"],
             "status": r["status"],
@@ -51,14 +53,15 @@ def _error_text(error: dict[str, Any] | None) -> str:
     return f"<code>{e(error.get('code'))}</code> {e(error.get('message'))}"
 
 
-def _step_row(number: int, s: dict[str, Any], link: str) -> str:
+def _step_row(number: int, s: dict[str, Any], link: str, name: str, depth: int) -> str:
     shot = ""
     if s.get("screenshotArtifactId"):
         src = f"{link}/artifacts/{quote(s['screenshotArtifactId'])}"
         shot = f"<a class=shot-link href='{e(src)}'>screenshot</a>"
     return (
         f"<tr class='step {e(s['status'])}'><td>{number}</td>"
-        f"<td title='{e(s.get('argsPreview') or '')}'>{e(s['stepId'] or s['action'])}</td>"
+        f"<td class=depth-{min(depth, MAX_DEPTH)} title='{e(s.get('argsPreview') or '')}'>"
+        f"{e(name)}</td>"
         f"<td>{e(s['action'] or '')}</td>"
         f"<td><span class='status {e(s['status'])}'>{e(s['status'])}</span></td>"
         f"<td>{s['attempts']}</td><td>{e(ms(s))}</td>"
@@ -67,8 +70,50 @@ def _step_row(number: int, s: dict[str, Any], link: str) -> str:
 
 
 def step_rows(steps: list[dict[str, Any]], link: str) -> str:
-    """Steps in the order they started: what ran, how it ended, how long, why it failed."""
-    return "".join(_step_row(n, s, link) for n, s in enumerate(_in_order(steps), 1))
+    """Steps in the order they started: what ran, how it ended, how long, why it failed; as a
+    tree, each under a line of the group or loop item it ran in (`stepPath`) when it changes."""
+    out: list[str] = []
+    shown: list[str] = []  # the groups and items the rows above are in
+    for number, s in enumerate(_in_order(steps), 1):
+        place = _place(s)
+        parents = place[:-1]
+        same = 0
+        while same < min(len(parents), len(shown)) and parents[same] == shown[same]:
+            same += 1
+        out += [
+            f"<tr class=group><td></td><td colspan=7 class=depth-{min(depth, MAX_DEPTH)}>"
+            f"{e(parents[depth])}</td></tr>"
+            for depth in range(same, len(parents))
+        ]
+        shown = parents
+        name = place[-1] if not place[-1].isdigit() else s["action"] or place[-1]
+        out.append(_step_row(number, s, link, name, len(parents)))
+    return "".join(out)
+
+
+MAX_DEPTH = 5  # deeper steps are drawn at this indent (ui.css has depth-0 to depth-5)
+_ITEM = re.compile(r"\[(\d+)\]")
+
+
+def _place(s: dict[str, Any]) -> list[str]:
+    """Where a step ran below its run (or below the outermost loop item it ran in): the
+    groups and items it is in, then its id (or index)."""
+    path = s.get("stepPath")
+    if not path:
+        return [str(s["stepId"] or s["action"] or "?")]
+    parts = str(path).split("/")
+    outer = next((i for i, part in enumerate(parts) if _ITEM.search(part)), None)
+    return parts if outer is None else parts[outer + 1 :]
+
+
+def outer_item(s: dict[str, Any]) -> int | None:
+    """The item of the outermost loop a step ran in (its own index, in a run of old records)."""
+    path = s.get("stepPath")
+    if not path:
+        index: int | None = s["itemIndex"]
+        return index
+    found = _ITEM.search(path)
+    return int(found.group(1)) if found else None
 
 
 _STEP_HEADS = (
@@ -84,14 +129,16 @@ def _in_order(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def by_item(
     steps: list[dict[str, Any]],
 ) -> tuple[list[dict[str, Any]], dict[int, list[dict[str, Any]]]]:
-    """The run's own steps, and each loop item's."""
+    """The run's own steps, and each item's of its outermost loop (an inner loop's rows among
+    them)."""
     own: list[dict[str, Any]] = []
     items: dict[int, list[dict[str, Any]]] = {}
     for s in steps:
-        if s["itemIndex"] is None:
+        index = outer_item(s)
+        if index is None:
             own.append(s)
         else:
-            items.setdefault(s["itemIndex"], []).append(s)
+            items.setdefault(index, []).append(s)
     return own, items
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._html import e
-from ._steps import anchor, ms
+from ._steps import anchor, ms, outer_item
 
 
 def _lanes(steps: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -25,9 +25,10 @@ def most_at_once(steps: list[dict[str, Any]]) -> int:
     """The most loop items in flight at one moment: the sliding window's fill."""
     spans: dict[int, list[float]] = {}
     for s in steps:
-        if s["itemIndex"] is None or s["t0"] is None:
+        item = outer_item(s)  # an inner loop's rows run inside their outer item
+        if item is None or s["t0"] is None:
             continue
-        span = spans.setdefault(s["itemIndex"], [s["t0"], s["t1"]])
+        span = spans.setdefault(item, [s["t0"], s["t1"]])
         span[0], span[1] = min(span[0], s["t0"]), max(span[1], s["t1"])
     edges = sorted([(a, 1) for a, _ in spans.values()] + [(b, -1) for _, b in spans.values()])
     most = now = 0

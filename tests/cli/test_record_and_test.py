@@ -225,7 +225,17 @@ def test_a_secret_is_kept_out_of_the_recording_and_the_case_and_replays_masked(
             "--name",
             "ada",
         )
-    assert done.returncode == 0, done.stderr
+        assert done.returncode == 0, done.stderr
+        secret = {"TASKPLATE_SECRET_PASSWORD": PASSWORD}
+        for _ in range(2):  # the second live run as the first left the profiles
+            live = dsl(folder, "test", "--live", "--format", "json", env=secret)
+            assert live.returncode == 0, live.stdout + live.stderr
+            drift = "\n".join(json.loads(live.stdout)["cases"][0].get("drift", []))
+            moved = [line for line in drift.splitlines() if line.startswith(("-", "+"))]
+            assert '   "profileVersion": 1,' in drift.splitlines(), drift  # recorded and now
+            assert not [line for line in moved if "profile" in line], drift  # no drift
+    meta = json.loads((folder / "home/profiles/master/meta.json").read_text(encoding="utf-8"))
+    assert meta["version"] == 0  # recorded and run live, the case never changed the login
     case = (folder / "login_keep_session.test.yaml").read_text(encoding="utf-8")
     assert "$env: TASKPLATE_SECRET_PASSWORD" in case
     assert "status: succeeded" in case

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import shlex
 from pathlib import Path
 
 import pytest
@@ -118,6 +119,13 @@ def test_a_renamed_and_moved_element_gets_a_checked_selector_as_a_diff_and_fix_w
         passes = dsl(folder, "test", "--live", "--format", "json")
         assert passes.returncode == 0, passes.stdout
         assert json.loads(passes.stdout)["cases"][0]["outcome"] == "passed"
+
+        # offline, the case replays the pages as recorded: stale, and the output says so
+        assert "the offline case product/default is stale now" in fixed.stdout
+        again = fixed.stdout.split("are made again too):\n  ", 1)[1].splitlines()[0]
+        assert again == f"dsl record {folder / 'product.yaml'} --name default --input url={url}"
+        assert dsl(folder, *shlex.split(again)[1:]).returncode == 0
+        assert dsl(folder, "test").returncode == 0  # offline, from the new recording
 
 
 def test_no_element_like_the_recorded_one_is_a_clear_message_and_nothing_is_written(

@@ -33,7 +33,6 @@ def inputs_for(kind: str, site: FixtureServer) -> list[str]:
             f"loginUrl={site.url('/login')}",
             f"username={USER}",
             f"password={PASSWORD}",
-            "successSelector=#welcome",
         ],
         "crawl": [f"startUrl={site.url('/index.html')}", "maxPages=5"],
     }[kind]
@@ -66,8 +65,10 @@ def test_a_starter_validates_clean_and_runs_against_the_site(
         assert result["summary"]["succeeded"] == 2
         assert all(item["content"] for item in result["items"])
     elif kind == "login":
-        assert result["url"] == site.url("/members") and result["profileVersion"] >= 1
+        assert result["url"] == site.url("/members") and result["signedInNow"] is True
         assert PASSWORD not in ran.stdout
+        again = dsl(tmp_path, *command, "--input", f"checkUrl={site.url('/members')}")
+        assert json.loads(again.stdout)["result"]["signedInNow"] is False, again.stderr
     else:
         assert 1 < result["summary"]["succeeded"] <= 5
         assert result["items"][0]["depth"] == 0 and result["items"][-1]["depth"] >= 1

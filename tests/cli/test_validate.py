@@ -212,3 +212,13 @@ def test_test_case_files_are_checked_beside_their_templates(tmp_path: Path) -> N
     case.write_text(pointer, encoding="utf-8")
     code, out, _ = run(str(case))
     assert "expects output /titel, which the template's outputs schema does not allow" in out
+    case.write_text(good.replace("status: succeeded\n", "items: {loop: pages}\n"))
+    code, out, _ = run(str(case))
+    assert (
+        code == 1
+        and (
+            "case 'a': expects the items of loop pages, which the template does not have (its "
+            "forEach steps: none)"
+        )
+        in out
+    )

@@ -37,6 +37,8 @@ async def test_items_grow_breadth_first_each_once_with_their_depth(manager: RunM
         "dropped": 0,
     }
     assert answer["progress"]["items"]["total"] == 31
+    assert answer["progress"]["items"]["growing"] is True  # the total was what was known so far
+    assert "etaMs" not in answer["progress"]["items"]  # none left
     assert manager.sessions.sessions == {}  # no browser for a loop of data steps
 
 
@@ -66,7 +68,7 @@ async def test_an_enqueue_that_is_not_a_list_fails_its_item_clearly(manager: Run
     assert items[3]["success"] is False
     assert items[3]["error"] == {
         "code": "INVALID_PARAMETER",
-        "message": 'enqueue of step "tree" needs a list, got str',
+        "message": 'step "tree" failed: enqueue of step "tree" needs a list, got str',
     }
     assert 6 not in items and 4 in items
 

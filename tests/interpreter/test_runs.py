@@ -65,12 +65,47 @@ async def test_retries_then_fails_with_step_execution_failed(manager: RunManager
     assert answer["error"]["errorCode"] == "STEP_EXECUTION_FAILED"
     assert answer["error"]["details"] == {
         "runId": answer["runId"],
-        "failedStep": "flaky",
+        "failedStep": "/steps/0",
+        "failedStepId": "flaky",
         "stepErrorCode": "EXECUTION_ERROR",
     }
     assert answer["error"]["recoverHint"]
     step = (await manager.describe(answer["runId"], include_steps=True))["steps"][0]
     assert step["attempts"] == 3 and step["error"]["message"] == "always broken"
+
+
+@pytest.mark.parametrize(
+    ("named", "path", "pointer"),
+    [(True, "sign_in/check", "/steps/0/steps/1"), (False, "sign_in/2", "/steps/0/steps/2")],
+)
+async def test_a_failed_steps_error_names_its_path_of_ids(
+    manager: RunManager, named: bool, path: str, pointer: str
+) -> None:
+    answer = await run(manager, "group_failure", {"named": named})
+    error = answer["error"]
+    assert error["error"] == f'step "{path}" failed: not signed in'
+    assert error["details"]["failedStepId"] == path and error["details"]["failedStep"] == pointer
+
+
+async def test_each_step_says_where_it_ran_and_only_the_outer_loops_items_count(
+    manager: RunManager,
+) -> None:
+    answer = await run(manager, "nested_loops")
+    steps = (await manager.describe(answer["runId"], include_steps=True))["steps"]
+    # the run's items are the pages, the rows steps of theirs: 2 items, 6 steps
+    assert answer["progress"] == {
+        "totalSteps": 6,
+        "doneSteps": 6,
+        "items": {"total": 2, "done": 2, "succeeded": 2, "failed": 0},
+    }
+    assert sorted(s["stepPath"] for s in steps) == [
+        "pages[0]/mark",
+        "pages[0]/rows[0]/0",
+        "pages[0]/rows[1]/0",
+        "pages[1]/mark",
+        "pages[1]/rows[0]/0",
+        "pages[1]/rows[1]/0",
+    ]
 
 
 async def test_output_is_checked_against_outputs(manager: RunManager) -> None:

@@ -3,6 +3,7 @@ however slowly the client's messages go out (the bar must end full)."""
 
 from __future__ import annotations
 
+import time
 from types import SimpleNamespace
 from typing import Any
 
@@ -10,7 +11,7 @@ import anyio
 import pytest
 
 from taskplate.contract import StepStatus
-from taskplate.interpreter import Progress, StepRecord
+from taskplate.interpreter import Progress, StepRecord, progress_text
 from taskplate.server import _follow
 from taskplate.server._logging import LogLevels
 
@@ -23,6 +24,8 @@ class SlowContext:
     def __init__(self, send_s: float) -> None:
         self.send_s = send_s
         self.progress: list[tuple[float, float | None]] = []
+        self.messages: list[str] = []
+        self.sent_one = anyio.Event()  # a progress has gone out
         self.logs: list[tuple[str, Any]] = []
         self.sending_last = anyio.Event()  # the run's last progress has begun to go out
         self.request_context = SimpleNamespace(protocol_version="2025-06-18", meta={}, request=None)
@@ -32,6 +35,8 @@ class SlowContext:
             self.sending_last.set()
         await anyio.sleep(self.send_s)
         self.progress.append((done, total))
+        self.messages.append(message)
+        self.sent_one.set()
 
     async def log(self, level: str, data: Any, logger_name: str | None = None) -> None:
         await anyio.sleep(self.send_s)
@@ -116,3 +121,38 @@ async def test_a_run_over_before_its_follower_listened_still_ends_full() -> None
     with anyio.fail_after(30):
         await _follow.follow(FinishedRun(), ctx, "r1", LogLevels())  # type: ignore[arg-type]
     assert ctx.progress == [(2, 2)]
+
+
+class GrowingRun:
+    """A crawl whose loop grows: one of three pages known is read after 2 s, then it ends at 5."""
+
+    def __init__(self, ctx: SlowContext) -> None:
+        self.ctx = ctx
+
+    def stop_listening(self, run_id: str, *listeners: Any) -> None:
+        pass
+
+    async def wait(self, run_id: str, on_progress: Any, on_step: Any) -> dict[str, Any]:
+        progress = Progress(has_loop=True, growing=True, items_total=3, items_done=1)
+        progress.started_at = time.time() - 2
+        on_progress(progress)
+        await self.ctx.sent_one.wait()  # the follower passed it on
+        done = {"total": 5, "done": 5, "succeeded": 5, "failed": 0, "growing": True}
+        return {"runId": run_id, "status": "succeeded", "progress": {"items": done}}
+
+
+async def test_progress_notifications_say_what_the_runs_page_says_of_a_growing_loop() -> None:
+    ctx = SlowContext(0.0)
+    with anyio.fail_after(30):
+        answer = await _follow.follow(GrowingRun(ctx), ctx, "r1", LogLevels())  # type: ignore[arg-type]
+    assert ctx.progress == [(1, 3), (5, 5)]
+    first, last = ctx.messages
+    assert first.startswith(
+        "1 of 3+ items done (the loop grows: the total is what is known so far)"
+    )
+    assert first.endswith(" left") and ", about " in first  # 2 s for one item, two to go: ~4 s
+    assert (
+        last
+        == progress_text(answer["progress"])
+        == ("5 of 5+ items done (the loop grows: the total is what is known so far)")
+    )

@@ -18,7 +18,7 @@ import pytest
 
 from taskplate.interpreter import RunRow
 from taskplate.server._task_asks import ON_RESULT_S
-from taskplate.server._task_wire import poll_interval_ms
+from taskplate.server._task_wire import legacy_task, poll_interval_ms
 from tests.fixtures.server import FixtureServer
 from tests.interop.conftest import HERE, NODE, require_node
 from tests.server.conftest import start_http, stop
@@ -417,3 +417,11 @@ def test_poll_interval_follows_the_runs_pace() -> None:
     steps = {"totalSteps": 4, "doneSteps": 1}
     assert poll_interval_ms(row(steps, 0.0), now=10.0) == 3000
     assert poll_interval_ms(row({"totalSteps": 4, "doneSteps": 0}, 0.0), now=10.0) == 2000
+
+
+def test_a_running_tasks_status_message_says_its_progress_as_the_runs_page_does() -> None:
+    items = {"total": 29, "done": 28, "succeeded": 28, "failed": 0, "growing": True}
+    task = legacy_task(row({"totalSteps": 90, "doneSteps": 85, "items": items}, 0.0))
+    assert task["statusMessage"] == (
+        "run run_x running: 28 of 29+ items done (the loop grows: the total is what is known so far)"
+    )

@@ -144,7 +144,7 @@ async def test_the_list_shows_a_run_another_process_finished_and_its_page_the_fa
     row = page.locator(f"tr[data-run='{run_id}']")
     await expect(row).to_contain_text("partial_success")
     await expect(row).to_contain_text("failing_items@1.0.0")
-    await expect(row).to_contain_text("4/4 items, 2 failed")
+    await expect(row).to_contain_text("4 of 4 items done, 2 failed")
     await doc_shot(page, "runs-list.png")
     await row.get_by_role("link").click()
     await expect(page).to_have_url(f"{ui.url}/runs/{run_id}")
@@ -175,9 +175,12 @@ async def test_secret_inputs_are_masked_on_the_run_page(
 ) -> None:
     run = dsl_run(ui_home, "traced_login", f"loginUrl={site.url('/login')}", f"password={SECRET}")
     assert run["status"] == "failed"
+    assert run["error"]["details"]["failedStep"] == "/steps/4"
+    assert run["error"]["details"]["failedStepId"] == "signed_in"
     page = await context.new_page()
     await page.goto(f"{ui.url}/runs/{run['runId']}")
     await expect(page.locator("pre").first).to_contain_text('"password": "***"')
+    await expect(page.locator("h2", has_text="Result")).to_have_text("Result: not produced")
     assert SECRET not in await page.content()
     await expect(page.locator("img.shot")).to_have_count(1)
 

@@ -1,0 +1,77 @@
+"""The run page's steps as a tree: each step under a line of the group or inner loop item it
+ran in, the items of the outermost loop each a body of their own (an inner loop's rows are not
+items of the page). Rendering only: the step records as the page reads them."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from taskplate.server.ui._steps import steps_by_item
+from taskplate.server.ui._timeline import most_at_once
+
+
+def step(path: str, action: str, t0: float, status: str = "succeeded") -> dict[str, Any]:
+    last = path.rsplit("/", 1)[-1]
+    return {
+        "stepId": None if last.isdigit() else last,
+        "stepPath": path,
+        "itemIndex": None,
+        "action": action,
+        "status": status,
+        "attempts": 1,
+        "t0": t0,
+        "t1": t0 + 0.01,
+        "argsPreview": None,
+        "error": None,
+    }
+
+
+def rows(html: str) -> list[str]:
+    """Each row as `class: cell text`, the group lines and the steps' names in order."""
+    found = re.findall(r"<tr class='?([a-z ]+)'?>(?:<td>\d*</td>)?<td[^>]*>([^<]*)</td>", html)
+    return [f"{kind.split()[0]}: {text}" for kind, text in found]
+
+
+def test_groups_and_inner_loop_items_are_lines_the_steps_hang_under() -> None:
+    steps = [
+        step("open", "navigate", 1),
+        step("sign_in/1", "fill", 2),
+        step("sign_in/wait", "wait_for", 3),
+        step("pages[0]/go", "navigate", 4),
+        step("pages[0]/rows[0]/read", "extract", 5),
+        step("pages[0]/rows[1]/read", "extract", 6),
+        step("pages[1]/go", "navigate", 7),
+        step("pages[1]/rows[0]/read", "extract", 8, "failed"),
+        step("page", "get_page_info", 9),
+    ]
+    html = steps_by_item(steps, "/runs/r")
+    own, items = html.split("<h2>Items</h2>")
+    assert rows(own) == [
+        "step: open",
+        "group: sign_in",
+        "step: fill",
+        "step: wait",
+        "step: page",
+    ]
+    assert "class=depth-1 title=''>wait<" in own
+    assert "2 items, 1 failed" in items  # the pages, not their rows
+    assert rows(items.split("id=item-1")[0]) == [
+        "step: go",
+        "group: rows[0]",
+        "step: read",
+        "group: rows[1]",
+        "step: read",
+    ]
+
+
+def test_in_flight_counts_the_outer_loops_items_not_their_rows() -> None:
+    one_at_a_time = [  # a loop without concurrency: each page's rows inside it
+        step("pages[0]/go", "navigate", 1),
+        step("pages[0]/rows[0]/read", "extract", 1.5),
+        step("pages[0]/rows[1]/read", "extract", 1.6),
+        step("pages[1]/go", "navigate", 2),
+        step("pages[1]/rows[0]/read", "extract", 2.5),
+        step("pages[1]/rows[1]/read", "extract", 2.6),
+    ]
+    assert most_at_once(one_at_a_time) == 1
