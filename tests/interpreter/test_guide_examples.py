@@ -1,4 +1,4 @@
-"""The guide's templates for records, waiting fields and feeds (docs/authoring.md), run as
+"""The guide's templates for records, waiting fields and feeds (docs/extracting.md), run as
 written over real Chromium against the fixture shop and feed."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from tests.fixtures.server import FixtureServer
 
 pytestmark = pytest.mark.anyio
 
-GUIDE = Path(__file__).parents[2] / "docs" / "authoring.md"
+GUIDE = Path(__file__).parents[2] / "docs" / "extracting.md"
 
 
 def example(template_id: str) -> str:
