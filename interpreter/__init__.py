@@ -30,9 +30,8 @@ from ._run_inputs import Limits, check_inputs, check_timeout, new_run_id, secret
 from ._run_views import RunReads, iso
 from ._runs import RunManager
 from ._step_records import Progress, StepRecord
-from ._store import STORE_ENV, RunRow, Store, open_store
-from ._store_sqlite import RunStore
 from ._tracing import TraceMode
+from .store import STORE_ENV, RunRow, RunStore, Store, open_store
 
 __all__ = [
     "LOCAL",

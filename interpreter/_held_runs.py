@@ -9,7 +9,7 @@ from collections.abc import Callable
 import anyio
 
 from ._run_execution import Live
-from ._store import Store
+from .store import Store
 
 
 class HeldRuns:

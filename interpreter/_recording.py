@@ -17,7 +17,7 @@ from taskplate.contract import ErrorCode, Level, RunStatus, TaskplateError, writ
 from taskplate.dsl import ActionCatalog, check_source
 
 from ._library import SHIPPED, TemplateLibrary, template_files
-from ._store import Store
+from .store import Store
 
 SECRET = "$secret"  # {"$secret": true} stands where a secret's value was
 TEMPLATE_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")

@@ -29,8 +29,8 @@ from ._run_views import iso
 from ._run_wiring import RunJob, RunWiring
 from ._step_failures import CancelRequest, StepFailed
 from ._step_records import Progress, StepRecord
-from ._store import STORE_WRITE_S, Store
 from ._tracing import RunTrace, TraceMode, failure_screenshot
+from .store import STORE_WRITE_S, Store
 
 if TYPE_CHECKING:
     from taskplate.stdlib import CookieSource

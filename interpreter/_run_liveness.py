@@ -16,7 +16,7 @@ from taskplate.contract import ErrorCode, RunStatus, TaskplateError
 from taskplate.dsl import Template
 
 from ._run_inputs import secret_names
-from ._store import RunRow, Store
+from .store import RunRow, Store
 
 if TYPE_CHECKING:
     from ._library import TemplateLibrary

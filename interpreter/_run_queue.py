@@ -12,7 +12,7 @@ from taskplate.contract import ErrorCode, TaskplateError
 
 from ._run_inputs import Limits
 from ._run_liveness import DEAD_AFTER_S
-from ._store import Store
+from .store import Store
 
 ADMIT_POLL_S = 0.1  # a queued run waiting for a slot held by another server
 

@@ -19,7 +19,7 @@ from ._artifacts import ArtifactStore
 from ._executor import Execution
 from ._run_inputs import Limits
 from ._step_records import Progress, StepRecord
-from ._store import STORE_WRITE_S, Store
+from .store import STORE_WRITE_S, Store
 
 
 @dataclass

@@ -16,7 +16,7 @@ from taskplate.contract import ErrorCode, RunStatus, TaskplateError
 
 from ._principal import OPERATOR, Principal
 from ._step_records import Progress, StepRecord
-from ._store import RunRow, Store
+from .store import RunRow, Store
 
 if TYPE_CHECKING:
     from ._run_execution import Live

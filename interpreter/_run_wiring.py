@@ -18,7 +18,7 @@ from ._library import TemplateLibrary
 from ._run_inputs import Limits
 from ._run_queue import RunQueue
 from ._run_settlement import Settlement
-from ._store import Store
+from .store import Store
 
 if TYPE_CHECKING:
     from taskplate.browser import Resolver

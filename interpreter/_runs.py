@@ -60,8 +60,8 @@ from ._run_queue import RunQueue
 from ._run_settlement import Settlement
 from ._run_views import RunReads
 from ._run_wiring import RunJob, RunWiring, Wired
-from ._store import FLUSH_S, STORE_WRITE_S, RunRow, Store, open_store
 from ._tracing import TraceMode
+from .store import FLUSH_S, STORE_WRITE_S, RunRow, Store, open_store
 
 if TYPE_CHECKING:
     from taskplate.browser import Resolver

@@ -15,9 +15,9 @@ import pytest
 
 from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.interpreter import LOCAL, ArtifactStore, Store, open_store
-from taskplate.interpreter._store_postgres import PostgresStore
-from taskplate.interpreter._store_postgres_schema import MIGRATIONS, SCHEMA_VERSION
-from taskplate.interpreter._store_sqlite import _SCHEMA as _SQLITE_SCHEMA
+from taskplate.interpreter.store._postgres import PostgresStore
+from taskplate.interpreter.store._postgres_schema import MIGRATIONS, SCHEMA_VERSION
+from taskplate.interpreter.store._sqlite import _SCHEMA as _SQLITE_SCHEMA
 from tests.fixtures.postgres import Postgres, alive, free_port, pg_bin, running_postgres
 
 pytestmark = pytest.mark.anyio

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ._store import RunRow
+from ._interface import RunRow
 
 TERMINAL = ("succeeded", "failed", "partial_success", "canceled")
 _TERMINAL_SQL = "(" + ", ".join(f"'{s}'" for s in TERMINAL) + ")"

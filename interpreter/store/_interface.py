@@ -202,12 +202,12 @@ def open_store(home: Path, url: str | None = None) -> Store:
     SQLite is open at once; PostgreSQL connects on `await store.open()` (or `async with`)."""
     url = store_url(url)
     if url is None:
-        from ._store_sqlite import RunStore
+        from ._sqlite import RunStore
 
         return RunStore(home / "runs.db")
     if url.startswith(("postgresql://", "postgres://")):
         try:
-            from ._store_postgres import PostgresStore
+            from ._postgres import PostgresStore
         except ImportError:
             raise TaskplateError(
                 ErrorCode.EXECUTION_ERROR,

@@ -21,8 +21,8 @@ from psycopg_pool import AsyncConnectionPool
 
 from taskplate.contract import ErrorCode, TaskplateError
 
-from ._store_postgres_schema import migrate
-from ._store_sql import SqlStore, Statements, call_fields, run_fields, step_fields, whole_row
+from ._postgres_schema import migrate
+from ._sql import SqlStore, Statements, call_fields, run_fields, step_fields, whole_row
 
 FLUSH_ROWS = 200  # kept-back step records written in one go at most
 POOL_SIZE = 4  # connections per process: a transaction holds one, other calls go on beside it

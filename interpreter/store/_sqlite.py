@@ -15,8 +15,8 @@ from typing import Any
 
 import anyio
 
-from ._principal import LOCAL
-from ._store_sql import SqlStore, Statements, call_fields, run_fields, step_fields, whole_row
+from .._principal import LOCAL
+from ._sql import SqlStore, Statements, call_fields, run_fields, step_fields, whole_row
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (

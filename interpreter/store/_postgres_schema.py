@@ -11,7 +11,7 @@ import psycopg
 
 from taskplate.contract import ErrorCode, TaskplateError
 
-from ._principal import LOCAL
+from .._principal import LOCAL
 
 # Each entry brings the schema from version i to i + 1; never edit one that has shipped.
 MIGRATIONS: tuple[str, ...] = (
