@@ -2,7 +2,8 @@
 and PostgreSQL (shared by many servers), opened by `open_store`.
 """
 
-from ._interface import FLUSH_S, STORE_ENV, STORE_WRITE_S, RunRow, Store, open_store
+from ._interface import FLUSH_S, STORE_ENV, STORE_WRITE_S, RunRow, Store
+from ._open import open_store
 from ._sqlite import RunStore
 
 __all__ = ["FLUSH_S", "STORE_ENV", "STORE_WRITE_S", "RunRow", "RunStore", "Store", "open_store"]

@@ -1,6 +1,6 @@
 """The PostgreSQL run store's schema: each numbered migration that made it, and `migrate`, which
 brings a database to the newest under an advisory lock. Tables only; the store's statements are
-`_store_sql.py`'s, its connections `_store_postgres.py`'s.
+`_sql.py`'s, its connections `_postgres.py`'s; its tables `_tables.py`'s.
 """
 
 from __future__ import annotations
@@ -11,92 +11,29 @@ import psycopg
 
 from taskplate.contract import ErrorCode, TaskplateError
 
-from .._principal import LOCAL
+from ._tables import added_since, create_indexes, create_tables
 
-# Each entry brings the schema from version i to i + 1; never edit one that has shipped.
-MIGRATIONS: tuple[str, ...] = (
-    """
-    CREATE TABLE runs (
-        run_id TEXT PRIMARY KEY,
-        template_id TEXT NOT NULL,
-        template_version TEXT NOT NULL,
-        status TEXT NOT NULL,
-        inputs TEXT NOT NULL,
-        options TEXT NOT NULL,
-        progress TEXT NOT NULL DEFAULT '{}',
-        result TEXT,
-        error TEXT,
-        created_at DOUBLE PRECISION NOT NULL,
-        updated_at DOUBLE PRECISION NOT NULL,
-        started_at DOUBLE PRECISION,
-        ended_at DOUBLE PRECISION,
-        owner TEXT,
-        heartbeat_at DOUBLE PRECISION,
-        cancel TEXT
-    );
-    CREATE INDEX runs_by_created ON runs (created_at DESC);
-    CREATE INDEX runs_active ON runs (status) WHERE status IN ('queued', 'running');
-    CREATE TABLE steps (
-        run_id TEXT NOT NULL,
-        seq INTEGER NOT NULL,
-        step_id TEXT,
-        item_index INTEGER,
-        action TEXT,
-        status TEXT NOT NULL,
-        attempts INTEGER NOT NULL,
-        started_at DOUBLE PRECISION,
-        ended_at DOUBLE PRECISION,
-        args_preview TEXT,
-        result_preview TEXT,
-        error TEXT,
-        tab_id TEXT,
-        screenshot_artifact_id TEXT,
-        provider TEXT,
-        capability_level TEXT,
-        PRIMARY KEY (run_id, seq)
-    );
-    CREATE TABLE artifacts (
-        artifact_id TEXT PRIMARY KEY,
-        run_id TEXT NOT NULL,
-        name TEXT NOT NULL,
-        mime_type TEXT NOT NULL,
-        size BIGINT NOT NULL,
-        sha256 TEXT NOT NULL,
-        created_at DOUBLE PRECISION NOT NULL,
-        expired INTEGER NOT NULL DEFAULT 0
-    );
-    CREATE INDEX artifacts_by_run ON artifacts (run_id);
-    CREATE TABLE artifact_data (
-        artifact_id TEXT PRIMARY KEY,
-        data BYTEA NOT NULL
-    );
-    CREATE TABLE calls (
-        source TEXT NOT NULL,
-        seq INTEGER NOT NULL,
-        step_id TEXT,
-        item_index INTEGER,
-        action TEXT NOT NULL,
-        tab TEXT,
-        args TEXT NOT NULL,
-        opened_tab TEXT,
-        PRIMARY KEY (source, seq)
-    );
-    """,
-    # 2: confirmations in step records; a hand-over's wait and resume request on the run.
-    """
-    ALTER TABLE steps ADD COLUMN confirmation TEXT;
-    ALTER TABLE runs ADD COLUMN waiting TEXT;
-    ALTER TABLE runs ADD COLUMN resume DOUBLE PRECISION;
-    DROP INDEX runs_active;
-    CREATE INDEX runs_active ON runs (status)
-        WHERE status IN ('queued', 'running', 'waiting_for_human');
-    """,
-    # 3: the caller that started a run, and made an artifact (runs before it: the local user's).
-    f"""
-    ALTER TABLE runs ADD COLUMN principal TEXT DEFAULT '{LOCAL}';
-    ALTER TABLE artifacts ADD COLUMN principal TEXT DEFAULT '{LOCAL}';
-    CREATE INDEX runs_by_principal ON runs (principal, created_at DESC);
-    """,
+# Each entry brings the schema from version i to i + 1: the tables' columns and indexes of that
+# version (`_tables`), and what PostgreSQL alone has. A shipped entry's meaning never changes.
+_RUNS_ACTIVE = "CREATE INDEX runs_active ON runs (status) WHERE status IN ({})"
+MIGRATIONS: tuple[str, ...] = tuple(
+    ";\n".join(statements)
+    for statements in (
+        [
+            *create_tables("postgresql", 1),
+            *create_indexes("postgresql", 1),
+            _RUNS_ACTIVE.format("'queued', 'running'"),
+            "CREATE TABLE artifact_data (artifact_id TEXT PRIMARY KEY, data BYTEA NOT NULL)",
+        ],
+        # 2: confirmations in step records; a hand-over's wait and resume request on the run.
+        [
+            *added_since("postgresql", 2),
+            "DROP INDEX runs_active",
+            _RUNS_ACTIVE.format("'queued', 'running', 'waiting_for_human'"),
+        ],
+        # 3: the caller that started a run, and made an artifact (runs before it: the local user's).
+        added_since("postgresql", 3),
+    )
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 _MIGRATE_LOCK = 0x7461736B  # advisory lock key, 'task': migrations (admission takes 'plat')

@@ -15,93 +15,8 @@ from typing import Any
 
 import anyio
 
-from .._principal import LOCAL
 from ._sql import SqlStore, Statements, call_fields, run_fields, step_fields, whole_row
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS runs (
-    run_id TEXT PRIMARY KEY,
-    template_id TEXT NOT NULL,
-    template_version TEXT NOT NULL,
-    status TEXT NOT NULL,
-    inputs TEXT NOT NULL,
-    options TEXT NOT NULL,
-    progress TEXT NOT NULL DEFAULT '{}',
-    result TEXT,
-    error TEXT,
-    created_at REAL NOT NULL,
-    updated_at REAL NOT NULL,
-    started_at REAL,
-    ended_at REAL,
-    owner TEXT,
-    heartbeat_at REAL,
-    cancel TEXT
-);
-CREATE INDEX IF NOT EXISTS runs_by_created ON runs (created_at DESC);
-CREATE TABLE IF NOT EXISTS steps (
-    run_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    step_id TEXT,
-    item_index INTEGER,
-    action TEXT,
-    status TEXT NOT NULL,
-    attempts INTEGER NOT NULL,
-    started_at REAL,
-    ended_at REAL,
-    args_preview TEXT,
-    result_preview TEXT,
-    error TEXT,
-    tab_id TEXT,
-    screenshot_artifact_id TEXT,
-    provider TEXT,
-    capability_level TEXT,
-    PRIMARY KEY (run_id, seq)
-);
-CREATE TABLE IF NOT EXISTS artifacts (
-    artifact_id TEXT PRIMARY KEY,
-    run_id TEXT NOT NULL,
-    name TEXT NOT NULL,
-    mime_type TEXT NOT NULL,
-    size INTEGER NOT NULL,
-    sha256 TEXT NOT NULL,
-    created_at REAL NOT NULL,
-    expired INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX IF NOT EXISTS artifacts_by_run ON artifacts (run_id);
-CREATE TABLE IF NOT EXISTS calls (
-    source TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    step_id TEXT,
-    item_index INTEGER,
-    action TEXT NOT NULL,
-    tab TEXT,
-    args TEXT NOT NULL,
-    opened_tab TEXT,
-    PRIMARY KEY (source, seq)
-);
-"""
-# `calls` keeps every successful action call whole, for templates recorded from it: `source` is
-# a run id (its step executions, `seq` as in `steps`) or a session id (the browser tools called
-# in it); `tab` is null for the main tab, "new", or a tab id; a secret's value is stored as
-# {"$secret": true}, never in clear.
-
-# Columns added after a store may have been created: (table, column, type).
-_ADDED = (
-    ("steps", "tab_id", "TEXT"),
-    ("steps", "screenshot_artifact_id", "TEXT"),
-    ("steps", "provider", "TEXT"),
-    ("steps", "capability_level", "TEXT"),
-    ("steps", "confirmation", "TEXT"),  # a confirmation's question, answer and who answered
-    ("runs", "waiting", "TEXT"),  # a hand-over's reason, URL and screenshot while it waits
-    ("runs", "resume", "REAL"),  # when resume_task_run asked a waiting run to go on
-    # the caller that started it; runs and artifacts made before principals are the local user's
-    ("runs", "principal", f"TEXT DEFAULT '{LOCAL}'"),
-    ("artifacts", "principal", f"TEXT DEFAULT '{LOCAL}'"),
-)
-# Indexes over added columns, made once they are there.
-_ADDED_INDEXES = (
-    "CREATE INDEX IF NOT EXISTS runs_by_principal ON runs (principal, created_at DESC)",
-)
+from ._tables import NEWEST, TABLES, addable, create_indexes, create_tables
 
 _SQL = Statements("?", same="IS", differs="IS NOT")
 
@@ -200,15 +115,15 @@ class RunStore(SqlStore):
     def _create_schema(db: sqlite3.Connection) -> None:
         db.execute("BEGIN IMMEDIATE")
         try:
-            for statement in _SCHEMA.split(";"):
-                if statement.strip():
-                    db.execute(statement)
-            for table, column, kind in _ADDED:
-                known = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
-                if column not in known:
-                    db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
-            for index in _ADDED_INDEXES:
-                db.execute(index)
+            for statement in create_tables("sqlite", NEWEST):
+                db.execute(statement)
+            for table in TABLES:  # a store made before a column was added is given it
+                known = {row[1] for row in db.execute(f"PRAGMA table_info({table.name})")}
+                for column in addable(table):
+                    if column.name not in known:
+                        db.execute(f"ALTER TABLE {table.name} ADD COLUMN {column.ddl('sqlite')}")
+            for statement in create_indexes("sqlite", NEWEST):
+                db.execute(statement)
         except BaseException:
             db.execute("ROLLBACK")
             raise
