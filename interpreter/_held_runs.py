@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import anyio
 
-from ._run_execution import Live
+from ._run_live import Live
 from .store import Store
 
 

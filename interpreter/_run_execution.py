@@ -1,6 +1,6 @@
-"""One run executing in this process: what the process holds of it (`Live`), its life from the
-queue to its end (`run_job`: its session, trace and records wired to the run's `RunWiring`), and its
-step graph under the effective timeout, canceled cooperatively or by force, then settled.
+"""One run executing in this process (what the process holds of it: `_run_live.Live`): its
+life from the queue to its end (`run_job`: its session, trace and records wired to the run's
+`RunWiring`), and its step graph under the effective timeout, canceled cooperatively or by force, then settled.
 """
 
 from __future__ import annotations
@@ -9,20 +9,19 @@ import logging
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from taskplate.browser import Session, UrlPolicy, cleanup
 from taskplate.contract import ErrorCode, RunStatus, TaskplateError, TrustLevel
-from taskplate.stdlib import CallerModel
 
 from ._artifacts import RunArtifacts
-from ._confirm import Asker, Confirmer
+from ._confirm import Confirmer
 from ._executor import Canceled, Execution
 from ._human import RunDesk
 from ._run_inputs import profile_for
+from ._run_live import Live
 from ._run_liveness import PROGRESS_WRITE_S
 from ._run_settlement import Settlement, call_of, never_hanging
 from ._run_views import iso
@@ -46,23 +45,6 @@ def internal(exc: BaseException) -> str:
     where = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
     at = f" (at {where[0].filename.rsplit('/', 1)[-1]}:{where[0].lineno})" if where else ""
     return f"{type(exc).__name__}: {exc}{at}"
-
-
-@dataclass
-class Live:
-    """What this process holds of a run it owns."""
-
-    done: anyio.Event = field(default_factory=anyio.Event)
-    execution: Execution | None = None
-    scope: anyio.CancelScope | None = None
-    progress_listeners: list[Callable[[Progress], None]] = field(default_factory=list)
-    step_listeners: list[Callable[[StepRecord], None]] = field(default_factory=list)
-    trace: RunTrace | None = None
-    asker: Asker | None = None  # the caller's way to its user (confirm, hand_over)
-    sampler: CallerModel | None = None  # the caller's language model, if it has one
-    progress: Progress | None = None  # the newest progress, and whether the store has it
-    progress_unsaved: bool = False
-    progress_saved_at: float = 0.0  # time.monotonic() of its last write
 
 
 def save_progress(store: Store, run_id: str, live: Live) -> None:

@@ -19,7 +19,7 @@ from ._step_records import Progress, StepRecord
 from .store import RunRow, Store
 
 if TYPE_CHECKING:
-    from ._run_execution import Live
+    from ._run_live import Live
 
 WAIT_POLL_S = 0.2  # a run owned by another process, read again until it ends
 

@@ -37,7 +37,7 @@ from ._human import resume_run
 from ._library import TemplateLibrary
 from ._principal import OPERATOR, Principal
 from ._recording import Saved, save_recorded
-from ._run_execution import Live, run_job, save_progress
+from ._run_execution import run_job, save_progress
 from ._run_inputs import (
     Limits,
     check_inputs,
@@ -48,6 +48,7 @@ from ._run_inputs import (
     run_options,
     secret_names,
 )
+from ._run_live import Live
 from ._run_liveness import (
     HEARTBEAT_S,
     REAP_S,
