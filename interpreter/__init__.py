@@ -23,13 +23,13 @@ from ._confirm import Answer, Asker, CannotAsk, ConfirmPolicy
 from ._expectations import expectations_from
 from ._library import SHIPPED, TemplateLibrary, matches
 from ._principal import LOCAL, OPERATOR, Principal
-from ._recording import Saved, marked, save_recorded, typed_secret, user_templates
+from ._recorded_templates import Saved, marked, save_recorded, typed_secret, user_templates
 from ._repair import Repair, suggest_repair
 from ._run_execution import internal
 from ._run_inputs import Limits, check_inputs, check_timeout, new_run_id, secret_names
 from ._run_views import RunReads, iso
 from ._runs import RunManager
-from ._step_records import Progress, StepRecord
+from ._step_log import Progress, StepRecord
 from ._tracing import TraceMode
 from .store import STORE_ENV, RunRow, RunStore, Store, open_store
 

@@ -27,7 +27,7 @@ from ._run_settlement import Settlement, call_of, never_hanging
 from ._run_views import iso
 from ._run_wiring import RunJob, RunWiring
 from ._step_failures import CancelRequest, StepFailed
-from ._step_records import Progress, StepRecord
+from ._step_log import Progress, StepRecord
 from ._tracing import RunTrace, TraceMode, failure_screenshot
 from .store import STORE_WRITE_S, Store
 

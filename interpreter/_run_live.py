@@ -14,7 +14,7 @@ from taskplate.stdlib import CallerModel
 
 from ._confirm import Asker
 from ._executor import Execution
-from ._step_records import Progress, StepRecord
+from ._step_log import Progress, StepRecord
 from ._tracing import RunTrace
 
 

@@ -18,7 +18,7 @@ from taskplate.dsl import Template, render
 from ._artifacts import ArtifactStore
 from ._executor import Execution
 from ._run_inputs import Limits
-from ._step_records import Progress, StepRecord
+from ._step_log import Progress, StepRecord
 from .store import STORE_WRITE_S, Store
 
 

@@ -15,7 +15,7 @@ import anyio
 from taskplate.contract import ErrorCode, RunStatus, TaskplateError
 
 from ._principal import OPERATOR, Principal
-from ._step_records import Progress, StepRecord
+from ._step_log import Progress, StepRecord
 from .store import RunRow, Store
 
 if TYPE_CHECKING:

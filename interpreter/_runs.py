@@ -36,7 +36,7 @@ from ._held_runs import HeldRuns
 from ._human import resume_run
 from ._library import TemplateLibrary
 from ._principal import OPERATOR, Principal
-from ._recording import Saved, save_recorded
+from ._recorded_templates import Saved, save_recorded
 from ._run_execution import run_job, save_progress
 from ._run_inputs import (
     Limits,

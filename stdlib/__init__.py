@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # jsonschema is imported when arguments are first checked, no
     from ._conversion import conversion_workers, warm_workers
     from ._sampling import CallerModel, Message, NoSampler, Sampled, Sampler, SamplingRequest
     from ._web import CookieSource, WebClient, WebConfig
-    from ._web_recording import HttpRecording, HttpReplay
+    from ._web_har import HttpRecording, HttpReplay
 
 # Public names of the actions' machinery that layers above use, loaded on first use (the web
 # client, httpx with it, only when a run reads over HTTP; none of them when dsl validate
@@ -43,8 +43,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "CookieSource": ("._web", "CookieSource"),
     "WebClient": ("._web", "WebClient"),
     "WebConfig": ("._web", "WebConfig"),
-    "HttpRecording": ("._web_recording", "HttpRecording"),
-    "HttpReplay": ("._web_recording", "HttpReplay"),
+    "HttpRecording": ("._web_har", "HttpRecording"),
+    "HttpReplay": ("._web_har", "HttpReplay"),
 }
 
 __getattr__ = lazy_names(__name__, _LAZY, globals())

@@ -64,7 +64,7 @@ class WebConfig:
     network: httpcore.AsyncNetworkBackend | None = None
     verify: ssl.SSLContext | bool = True
     # `dsl record`/`dsl test`: the client's transport wrapped to keep every exchange, or
-    # replaced by a recording's (stdlib/_web_recording.py)
+    # replaced by a recording's (stdlib/_web_har.py)
     wrap: Callable[[httpx.AsyncBaseTransport], httpx.AsyncBaseTransport] | None = None
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from taskplate.contract import StepStatus
 from taskplate.dsl import Const, Step
 
-from ._recording import marked, typed_secret
+from ._recorded_templates import marked, typed_secret
 
 PREVIEW_CHARS = 200
 # Steps executed so far by the current forEach item (each item task sets its own counter).
