@@ -7,18 +7,6 @@ from taskplate.browser import data_home
 
 from ._admission import MAX_URL_BYTES, admit
 from ._artifacts import ArtifactStore, Chunk, RunArtifacts
-from ._case_answers import RecordingSampler, RecordingTools, ReplaySampler, ReplayTools
-from ._case_files import save_case, stored_inputs
-from ._case_making import first_case, replayed
-from ._case_runs import (
-    CaseResult,
-    Recorded,
-    checked_template,
-    preflight,
-    recorded_by,
-    run_case,
-    run_template,
-)
 from ._confirm import Answer, Asker, CannotAsk, ConfirmPolicy
 from ._expectations import expectations_from
 from ._library import SHIPPED, TemplateLibrary, matches
@@ -31,6 +19,23 @@ from ._run_views import RunReads, iso
 from ._runs import RunManager
 from ._step_log import Progress, StepRecord
 from ._tracing import TraceMode
+from .cases import (
+    CaseResult,
+    Recorded,
+    RecordingSampler,
+    RecordingTools,
+    ReplaySampler,
+    ReplayTools,
+    checked_template,
+    first_case,
+    preflight,
+    recorded_by,
+    replayed,
+    run_case,
+    run_template,
+    save_case,
+    stored_inputs,
+)
 from .store import STORE_ENV, RunRow, RunStore, Store, open_store
 
 __all__ = [

@@ -24,9 +24,9 @@ from taskplate.dsl import (
     with_selectors,
 )
 
-from ._case_runs import run_once
 from ._expectations import broken
 from ._repair_match import ranked, selectors_for
+from .cases import run_once
 
 if TYPE_CHECKING:
     from taskplate.stdlib import ActionContext

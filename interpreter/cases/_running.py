@@ -21,12 +21,12 @@ from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.dsl import Case, Template, check_inputs_known, fixed_clock, resolved_inputs
 from taskplate.stdlib import HttpRecording, HttpReplay, Sampler, WebConfig
 
-from ._action_steps import StepProbe
-from ._case_answers import ReplaySampler, ReplayTools
-from ._expectations import Broken, broken, drift
+from .._action_steps import StepProbe
+from .._expectations import Broken, broken, drift
+from ._answers import ReplaySampler, ReplayTools
 
 if TYPE_CHECKING:
-    from ._runs import RunManager
+    from .._runs import RunManager
 
 RECORDED_BY = "_taskplate"
 

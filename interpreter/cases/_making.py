@@ -17,12 +17,12 @@ from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.dsl import Case, case_file_of, now_iso
 from taskplate.stdlib import REGISTRY
 
-from ._case_files import save_case, secret_reference
-from ._case_runs import recorded_by, run_case
-from ._expectations import expectations_from
-from ._library import TemplateLibrary
-from ._run_inputs import Limits, secret_names
-from ._runs import RunManager
+from .._expectations import expectations_from
+from .._library import TemplateLibrary
+from .._run_inputs import Limits, secret_names
+from .._runs import RunManager
+from ._files import save_case, secret_reference
+from ._running import recorded_by, run_case
 
 FIRST = "first"  # the name of a saved template's first case
 
