@@ -13,10 +13,6 @@ from ._library import SHIPPED, TemplateLibrary, matches
 from ._principal import LOCAL, OPERATOR, Principal
 from ._recorded_templates import Saved, marked, save_recorded, typed_secret, user_templates
 from ._repair import Repair, suggest_repair
-from ._run_execution import internal
-from ._run_inputs import Limits, check_inputs, check_timeout, new_run_id, secret_names
-from ._run_views import RunReads, iso
-from ._runs import RunManager
 from ._step_log import Progress, StepRecord
 from ._tracing import TraceMode
 from .cases import (
@@ -35,6 +31,17 @@ from .cases import (
     run_template,
     save_case,
     stored_inputs,
+)
+from .runs import (
+    Limits,
+    RunManager,
+    RunReads,
+    check_inputs,
+    check_timeout,
+    internal,
+    iso,
+    new_run_id,
+    secret_names,
 )
 from .store import STORE_ENV, RunRow, RunStore, Store, open_store
 

@@ -13,7 +13,7 @@ import yaml
 from taskplate.contract import write_whole
 from taskplate.dsl import ENV_KEY, SECRET_PREFIX, case_file_data, case_file_of
 
-from .._run_inputs import secret_names
+from ..runs import secret_names
 
 
 def secret_reference(name: str) -> dict[str, str]:

@@ -19,8 +19,7 @@ from taskplate.stdlib import REGISTRY
 
 from .._expectations import expectations_from
 from .._library import TemplateLibrary
-from .._run_inputs import Limits, secret_names
-from .._runs import RunManager
+from ..runs import Limits, RunManager, secret_names
 from ._files import save_case, secret_reference
 from ._running import recorded_by, run_case
 

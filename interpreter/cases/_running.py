@@ -26,7 +26,7 @@ from .._expectations import Broken, broken, drift
 from ._answers import ReplaySampler, ReplayTools
 
 if TYPE_CHECKING:
-    from .._runs import RunManager
+    from ..runs import RunManager
 
 RECORDED_BY = "_taskplate"
 

@@ -12,19 +12,19 @@ from taskplate.browser import Session, Sessions, UrlPolicy
 from taskplate.contract import TrustLevel
 from taskplate.dsl import Template
 
-from ._artifacts import ArtifactStore
-from ._confirm import Asker, ConfirmPolicy
-from ._library import TemplateLibrary
-from ._run_inputs import Limits
-from ._run_queue import RunQueue
-from ._run_settlement import Settlement
-from .store import Store
+from .._artifacts import ArtifactStore
+from .._confirm import Asker, ConfirmPolicy
+from .._library import TemplateLibrary
+from ..store import Store
+from ._inputs import Limits
+from ._queue import RunQueue
+from ._settlement import Settlement
 
 if TYPE_CHECKING:
     from taskplate.browser import Resolver
     from taskplate.stdlib import CallerModel, Sampler, WebConfig
 
-    from ._action_steps import StepProbe
+    from .._action_steps import StepProbe
 
 T = TypeVar("T")
 

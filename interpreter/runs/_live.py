@@ -12,10 +12,10 @@ import anyio
 
 from taskplate.stdlib import CallerModel
 
-from ._confirm import Asker
-from ._executor import Execution
-from ._step_log import Progress, StepRecord
-from ._tracing import RunTrace
+from .._confirm import Asker
+from .._executor import Execution
+from .._step_log import Progress, StepRecord
+from .._tracing import RunTrace
 
 
 @dataclass

@@ -15,11 +15,11 @@ import anyio
 from taskplate.contract import ErrorCode, RunStatus, TaskplateError
 from taskplate.dsl import Template
 
-from ._run_inputs import secret_names
-from .store import RunRow, Store
+from ..store import RunRow, Store
+from ._inputs import secret_names
 
 if TYPE_CHECKING:
-    from ._library import TemplateLibrary
+    from .._library import TemplateLibrary
 
 HEARTBEAT_S = 1.0
 DEAD_AFTER_S = 10.0

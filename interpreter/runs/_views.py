@@ -14,12 +14,12 @@ import anyio
 
 from taskplate.contract import ErrorCode, RunStatus, TaskplateError
 
-from ._principal import OPERATOR, Principal
-from ._step_log import Progress, StepRecord
-from .store import RunRow, Store
+from .._principal import OPERATOR, Principal
+from .._step_log import Progress, StepRecord
+from ..store import RunRow, Store
 
 if TYPE_CHECKING:
-    from ._run_live import Live
+    from ._live import Live
 
 WAIT_POLL_S = 0.2  # a run owned by another process, read again until it ends
 

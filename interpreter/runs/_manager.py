@@ -29,16 +29,18 @@ from taskplate.contract import RunStatus, TrustLevel, valid_unicode
 from taskplate.dsl import Template
 from taskplate.stdlib import conversion_workers, warm_workers
 
-from ._admission import admit
-from ._artifacts import ArtifactStore
-from ._confirm import Asker, ConfirmPolicy
-from ._held_runs import HeldRuns
-from ._human import resume_run
-from ._library import TemplateLibrary
-from ._principal import OPERATOR, Principal
-from ._recorded_templates import Saved, save_recorded
-from ._run_execution import run_job, save_progress
-from ._run_inputs import (
+from .._admission import admit
+from .._artifacts import ArtifactStore
+from .._confirm import Asker, ConfirmPolicy
+from .._human import resume_run
+from .._library import TemplateLibrary
+from .._principal import OPERATOR, Principal
+from .._recorded_templates import Saved, save_recorded
+from .._tracing import TraceMode
+from ..store import FLUSH_S, STORE_WRITE_S, RunRow, Store, open_store
+from ._execution import run_job, save_progress
+from ._held import HeldRuns
+from ._inputs import (
     Limits,
     check_inputs,
     check_trust,
@@ -48,8 +50,8 @@ from ._run_inputs import (
     run_options,
     secret_names,
 )
-from ._run_live import Live
-from ._run_liveness import (
+from ._live import Live
+from ._liveness import (
     HEARTBEAT_S,
     REAP_S,
     WATCH_S,
@@ -57,12 +59,10 @@ from ._run_liveness import (
     flush_every,
     reap,
 )
-from ._run_queue import RunQueue
-from ._run_settlement import Settlement
-from ._run_views import RunReads
-from ._run_wiring import RunJob, RunWiring, Wired
-from ._tracing import TraceMode
-from .store import FLUSH_S, STORE_WRITE_S, RunRow, Store, open_store
+from ._queue import RunQueue
+from ._settlement import Settlement
+from ._views import RunReads
+from ._wiring import RunJob, RunWiring, Wired
 
 if TYPE_CHECKING:
     from taskplate.browser import Resolver

@@ -8,8 +8,8 @@ from collections.abc import Callable
 
 import anyio
 
-from ._run_live import Live
-from .store import Store
+from ..store import Store
+from ._live import Live
 
 
 class HeldRuns:

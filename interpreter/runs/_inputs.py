@@ -16,7 +16,7 @@ import jsonschema
 from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
 from taskplate.dsl import Template, format_checker, listed, render, truthy, violations
 
-from ._tracing import TraceMode, trace_mode
+from .._tracing import TraceMode, trace_mode
 
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 

@@ -10,9 +10,9 @@ import anyio
 
 from taskplate.contract import ErrorCode, TaskplateError
 
-from ._run_inputs import Limits
-from ._run_liveness import DEAD_AFTER_S
-from .store import Store
+from ..store import Store
+from ._inputs import Limits
+from ._liveness import DEAD_AFTER_S
 
 ADMIT_POLL_S = 0.1  # a queued run waiting for a slot held by another server
 

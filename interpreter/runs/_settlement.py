@@ -15,11 +15,11 @@ import jsonschema
 from taskplate.contract import ErrorCode, RunStatus, TaskplateError
 from taskplate.dsl import Template, render
 
-from ._artifacts import ArtifactStore
-from ._executor import Execution
-from ._run_inputs import Limits
-from ._step_log import Progress, StepRecord
-from .store import STORE_WRITE_S, Store
+from .._artifacts import ArtifactStore
+from .._executor import Execution
+from .._step_log import Progress, StepRecord
+from ..store import STORE_WRITE_S, Store
+from ._inputs import Limits
 
 
 @dataclass

@@ -16,20 +16,20 @@ import anyio
 from taskplate.browser import Session, UrlPolicy, cleanup
 from taskplate.contract import ErrorCode, RunStatus, TaskplateError, TrustLevel
 
-from ._artifacts import RunArtifacts
-from ._confirm import Confirmer
-from ._executor import Canceled, Execution
-from ._human import RunDesk
-from ._run_inputs import profile_for
-from ._run_live import Live
-from ._run_liveness import PROGRESS_WRITE_S
-from ._run_settlement import Settlement, call_of, never_hanging
-from ._run_views import iso
-from ._run_wiring import RunJob, RunWiring
-from ._step_failures import CancelRequest, StepFailed
-from ._step_log import Progress, StepRecord
-from ._tracing import RunTrace, TraceMode, failure_screenshot
-from .store import STORE_WRITE_S, Store
+from .._artifacts import RunArtifacts
+from .._confirm import Confirmer
+from .._executor import Canceled, Execution
+from .._human import RunDesk
+from .._step_failures import CancelRequest, StepFailed
+from .._step_log import Progress, StepRecord
+from .._tracing import RunTrace, TraceMode, failure_screenshot
+from ..store import STORE_WRITE_S, Store
+from ._inputs import profile_for
+from ._live import Live
+from ._liveness import PROGRESS_WRITE_S
+from ._settlement import Settlement, call_of, never_hanging
+from ._views import iso
+from ._wiring import RunJob, RunWiring
 
 if TYPE_CHECKING:
     from taskplate.stdlib import CookieSource
