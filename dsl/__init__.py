@@ -28,11 +28,6 @@ if TYPE_CHECKING:
     from ._checker import CheckResult, check_file, check_source
     from ._dates import fixed_clock, now_iso
     from ._diagnostics import Diagnostic, Severity, Span, format_json, format_text, has_errors
-    from ._expr_ast import ExpressionError
-    from ._expr_eval import evaluate, truthy
-    from ._expr_functions import FUNCTIONS, url_normalize
-    from ._expr_saved import cache_folder
-    from ._expr_syntax import parse_expression
     from ._formats import format_checker, is_uri
     from ._json_schema_check import SHIPPED as META_SCHEMA_FILE
     from ._json_schema_check import flattened_meta_schema
@@ -43,6 +38,15 @@ if TYPE_CHECKING:
     from ._schema_fast import is_valid
     from ._selector_spans import SelectorSpan, selector_spans, with_selectors
     from ._values import Const, Interp, ListValue, MapValue, Single, Value, expressions, render
+    from .expr import (
+        FUNCTIONS,
+        ExpressionError,
+        cache_folder,
+        evaluate,
+        parse_expression,
+        truthy,
+        url_normalize,
+    )
 
 # Public names: the TYPE_CHECKING imports above, loaded on first use: a command that needs only a
 # few pays only for those. The contract's vocabulary is taskplate.contract's own: import it from

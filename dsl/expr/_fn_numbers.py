@@ -8,9 +8,9 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ._expr_ast import MAX_INTEGER
+from .._numbers import NumberFormatError, parse_number
+from ._ast import MAX_INTEGER
 from ._function import Function, FunctionError, is_number, type_name, want
-from ._numbers import NumberFormatError, parse_number
 
 
 def _extreme(name: str, pick: Callable[..., Any]) -> Callable[..., Any]:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from taskplate.contract import write_whole
 
-from ._expr_saved import cache_folder
+from ._saved import cache_folder
 
 
 def _import_lark() -> ModuleType:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import functools
 
-from . import _expr_saved
-from ._expr_ast import MAX_SOURCE, ExpressionError, Node
+from . import _saved as _expr_saved
+from ._ast import MAX_SOURCE, ExpressionError, Node
 
 
 @functools.lru_cache(maxsize=4096)
@@ -20,7 +20,7 @@ def parse_expression(text: str) -> Node:
         raise ExpressionError("empty expression", 0, len(text))
     node = _expr_saved.saved(text)
     if node is None:
-        from ._expr_lark import read_expression
+        from ._lark import read_expression
 
         node = read_expression(text)  # a syntax error is not kept: lark says it each time
         _expr_saved.keep(text, node)

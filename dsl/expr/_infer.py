@@ -11,7 +11,19 @@ from contextvars import ContextVar
 
 from taskplate.contract import field, record
 
-from ._expr_ast import (
+from .._types import (
+    ANY,
+    BOOLEAN,
+    NUMBER,
+    STRING,
+    Type,
+    array_of,
+    join,
+    join_all,
+    object_of,
+    of_value,
+)
+from ._ast import (
     Attr,
     Binary,
     Call,
@@ -25,19 +37,7 @@ from ._expr_ast import (
     Node,
     Unary,
 )
-from ._expr_functions import FUNCTIONS
-from ._types import (
-    ANY,
-    BOOLEAN,
-    NUMBER,
-    STRING,
-    Type,
-    array_of,
-    join,
-    join_all,
-    object_of,
-    of_value,
-)
+from ._functions import FUNCTIONS
 
 # Did-you-mean hints compare a name with each candidate; one check may make this many
 # comparisons in all, so that a file of thousands of unknown names stays linear to check

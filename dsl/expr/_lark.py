@@ -9,7 +9,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ._expr_ast import (
+from ._ast import (
     MACROS,
     MAX_DEPTH,
     MAX_INTEGER,
@@ -31,7 +31,7 @@ from ._expr_ast import (
     macro_nesting,
     number,
 )
-from ._expr_grammar import expected_words, lark, parser
+from ._grammar import expected_words, lark, parser
 
 _BINARY = {
     "or_": "||",

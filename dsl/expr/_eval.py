@@ -11,7 +11,7 @@ from typing import Any
 
 from taskplate.contract import field, record
 
-from ._expr_ast import (
+from ._ast import (
     MAX_INTEGER,
     Attr,
     Binary,
@@ -27,8 +27,8 @@ from ._expr_ast import (
     Node,
     Unary,
 )
-from ._expr_functions import FUNCTIONS, FunctionError, check_size, is_number, type_name
 from ._fn_text import REGEX_TIME_S, regex_time_left
+from ._functions import FUNCTIONS, FunctionError, check_size, is_number, type_name
 
 MAX_OPERATIONS = 50_000  # nodes evaluated, and items functions and operators go through
 MAX_CHARACTERS = 8 * 1024 * 1024  # characters functions and operators read and write

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._dates import DateError, format_date, now_iso, parse_date
+from .._dates import DateError, format_date, now_iso, parse_date
 from ._function import Function, FunctionError, want
 
 MAX_DATE_TEXT = 256  # characters of a date or a date pattern (a pattern compiles to a regex)

@@ -25,8 +25,8 @@ from typing import Any
 
 from taskplate.contract import write_whole
 
-from . import _expr_ast
-from ._expr_ast import Node
+from . import _ast as _expr_ast
+from ._ast import Node
 
 # A process reads the whole file (about 2 ms at MAX_BYTES, against some 25 ms for importing
 # lark), so the file stays small: enough for the expressions of a folder of templates.
@@ -54,7 +54,7 @@ def _key() -> str | None:
         return None
     parts = [f"marshal {marshal.version}", sys.version]
     try:
-        for path in (here / "expr.lark", Path(_expr_ast.__file__), here / "_expr_lark.py"):
+        for path in (here / "expr.lark", Path(_expr_ast.__file__), here / "_lark.py"):
             parts.append(_stamp(path))
         parts.append(_stamp(Path(origin)))
     except OSError:
