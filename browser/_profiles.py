@@ -18,12 +18,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from taskplate.contract import ErrorCode, TaskplateError
 
 if TYPE_CHECKING:
-    from ._session import Session
+    from playwright.async_api import BrowserContext
 
 log = logging.getLogger("taskplate.profiles")
 PROFILE_ID = re.compile(r"^[a-zA-Z0-9._-]{1,64}$")
@@ -51,6 +51,18 @@ def _unreadable(profile_id: str, why: str) -> TaskplateError:
         f"Retry; if it persists, log in again (dsl login --profile {profile_id}).",
         {"profileId": profile_id},
     )
+
+
+class Session(Protocol):
+    """What publishing reads and sets of a browser session (`_session.Session`, which imports
+    this module, so it is named here by what it has)."""
+
+    context: BrowserContext | None
+    profile_id: str | None
+    profile_version: int
+    seed: dict[str, Any] | None
+
+    async def ensure_open(self) -> BrowserContext: ...
 
 
 def with_indexed_db() -> bool:

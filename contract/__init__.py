@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from dataclasses import dataclass as record
     from dataclasses import field, replace
 else:
-    from ._record import field, record, replace
+    from ._lazy_dataclass import field, record, replace
 
 __all__ = [
     "STEP_ERROR_CODES",

@@ -28,11 +28,6 @@ if TYPE_CHECKING:
     from ._checker import CheckResult, check_file, check_source
     from ._dates import fixed_clock, now_iso
     from ._diagnostics import Diagnostic, Severity, Span, format_json, format_text, has_errors
-    from ._expr_ast import ExpressionError
-    from ._expr_eval import evaluate, truthy
-    from ._expr_functions import FUNCTIONS, url_normalize
-    from ._expr_saved import cache_folder
-    from ._expr_syntax import parse_expression
     from ._formats import format_checker, is_uri
     from ._json_schema_check import SHIPPED as META_SCHEMA_FILE
     from ._json_schema_check import flattened_meta_schema
@@ -43,70 +38,20 @@ if TYPE_CHECKING:
     from ._schema_fast import is_valid
     from ._selector_spans import SelectorSpan, selector_spans, with_selectors
     from ._values import Const, Interp, ListValue, MapValue, Single, Value, expressions, render
+    from .expr import (
+        FUNCTIONS,
+        ExpressionError,
+        cache_folder,
+        evaluate,
+        parse_expression,
+        truthy,
+        url_normalize,
+    )
 
-# Public names, loaded on first use: a command that needs only a few pays only for those. The
-# contract's vocabulary is taskplate.contract's own: callers import it from there.
-_LAZY: dict[str, tuple[str, str]] = {
-    "ActionCatalog": ("._actions", "ActionCatalog"),
-    "ActionSpec": ("._actions", "ActionSpec"),
-    "CASE_SCHEMA": ("._case_schema", "CASE_SCHEMA"),
-    "ENV_KEY": ("._cases", "ENV_KEY"),
-    "MAX_CASE_FILE_BYTES": ("._cases", "MAX_CASE_FILE_BYTES"),
-    "case_file_data": ("._cases", "case_file_data"),
-    "SECRET_PREFIX": ("._cases", "SECRET_PREFIX"),
-    "Case": ("._cases", "Case"),
-    "case_file_of": ("._cases", "case_file_of"),
-    "check_inputs_known": ("._cases", "check_inputs_known"),
-    "find_case_files": ("._cases", "find_case_files"),
-    "load_cases": ("._cases", "load_cases"),
-    "resolved_inputs": ("._cases", "resolved_inputs"),
-    "static_problems": ("._cases", "static_problems"),
-    "CheckResult": ("._checker", "CheckResult"),
-    "SelectorSpan": ("._selector_spans", "SelectorSpan"),
-    "selector_spans": ("._selector_spans", "selector_spans"),
-    "with_selectors": ("._selector_spans", "with_selectors"),
-    "check_file": ("._checker", "check_file"),
-    "check_source": ("._checker", "check_source"),
-    "fixed_clock": ("._dates", "fixed_clock"),
-    "now_iso": ("._dates", "now_iso"),
-    "format_checker": ("._formats", "format_checker"),
-    "is_uri": ("._formats", "is_uri"),
-    "Diagnostic": ("._diagnostics", "Diagnostic"),
-    "Severity": ("._diagnostics", "Severity"),
-    "Span": ("._diagnostics", "Span"),
-    "format_json": ("._diagnostics", "format_json"),
-    "format_text": ("._diagnostics", "format_text"),
-    "has_errors": ("._diagnostics", "has_errors"),
-    "ExpressionError": ("._expr_ast", "ExpressionError"),
-    "parse_expression": ("._expr_syntax", "parse_expression"),
-    "evaluate": ("._expr_eval", "evaluate"),
-    "truthy": ("._expr_eval", "truthy"),
-    "FUNCTIONS": ("._expr_functions", "FUNCTIONS"),
-    "url_normalize": ("._expr_functions", "url_normalize"),
-    "META_SCHEMA_FILE": ("._json_schema_check", "SHIPPED"),
-    "flattened_meta_schema": ("._json_schema_check", "flattened_meta_schema"),
-    "TEMPLATE_SCHEMA": ("._metaschema", "TEMPLATE"),
-    "Limits": ("._model", "Limits"),
-    "PartialSuccess": ("._model", "PartialSuccess"),
-    "Retry": ("._model", "Retry"),
-    "Step": ("._model", "Step"),
-    "Template": ("._model", "Template"),
-    "parse_number": ("._numbers", "parse_number"),
-    "listed": ("._schema_errors", "listed"),
-    "violations": ("._schema_errors", "violations"),
-    "is_valid": ("._schema_fast", "is_valid"),
-    "Const": ("._values", "Const"),
-    "Interp": ("._values", "Interp"),
-    "ListValue": ("._values", "ListValue"),
-    "MapValue": ("._values", "MapValue"),
-    "Single": ("._values", "Single"),
-    "Value": ("._values", "Value"),
-    "expressions": ("._values", "expressions"),
-    "render": ("._values", "render"),
-    "cache_folder": ("._expr_saved", "cache_folder"),
-}
-
-__getattr__ = lazy_names(__name__, _LAZY, globals())
+# Public names: the TYPE_CHECKING imports above, loaded on first use: a command that needs only a
+# few pays only for those. The contract's vocabulary is taskplate.contract's own: import it from
+# there.
+__getattr__ = lazy_names(__name__, globals())
 
 
 __all__ = [

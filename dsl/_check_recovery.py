@@ -10,10 +10,10 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ._check_context import Diagnostics, Report
-from ._expr_infer import closest
 from ._metaschema import TEMPLATE
 from ._schema_errors import explain, pointer_of, validation_errors
 from ._yaml import escape_pointer
+from .expr import closest
 
 if TYPE_CHECKING:
     import jsonschema

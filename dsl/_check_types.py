@@ -12,7 +12,6 @@ from typing import Any
 from taskplate.contract import field, record
 
 from ._check_context import Context, ExprProblem, StepTypes
-from ._expr_infer import ExprScope, StepRef, infer
 from ._model import Step
 from ._types import (
     ANY,
@@ -28,6 +27,7 @@ from ._types import (
     of_value,
 )
 from ._values import Const, Expr, Interp, ListValue, MapValue, Single, Value, literal
+from .expr import ExprScope, StepRef, infer
 
 _RUN_TYPE = object_of(
     {

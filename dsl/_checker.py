@@ -17,9 +17,9 @@ from ._check_context import Context, Diagnostics, Report, StepTypes
 from ._check_recovery import note_mentions, read_as_meant
 from ._check_types import ScopeWalk
 from ._diagnostics import Diagnostic, Severity
-from ._expr_infer import hint_budget
 from ._model import Step, Template, build_template
 from ._yaml import LoadedYaml, YamlError, load_yaml
+from .expr import hint_budget
 from .rules import REGISTRY, template_schema, yaml_syntax
 
 

@@ -15,9 +15,9 @@ from taskplate.contract import record
 if TYPE_CHECKING:  # imported only when there is an error to explain
     import jsonschema
 
-from ._expr_infer import suggest
 from ._schema_fast import is_valid
 from ._yaml import escape_pointer
+from .expr import suggest
 
 _VALIDATORS: dict[int, tuple[dict[str, Any], jsonschema.Draft202012Validator]] = {}
 

@@ -12,11 +12,8 @@ from typing import Any
 
 from taskplate.contract import record
 
-from ._expr_ast import ExpressionError, Node
-from ._expr_eval import Budget, evaluate
-from ._expr_functions import check_size, to_text
-from ._expr_syntax import parse_expression
 from ._yaml import escape_pointer
+from .expr import Budget, ExpressionError, Node, check_size, evaluate, parse_expression, to_text
 
 OPEN, CLOSE = "${{", "}}"
 

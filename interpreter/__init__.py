@@ -7,32 +7,43 @@ from taskplate.browser import data_home
 
 from ._admission import MAX_URL_BYTES, admit
 from ._artifacts import ArtifactStore, Chunk, RunArtifacts
-from ._case_answers import RecordingSampler, RecordingTools, ReplaySampler, ReplayTools
-from ._case_files import save_case, stored_inputs
-from ._case_making import first_case, replayed
-from ._case_runs import (
-    CaseResult,
-    Recorded,
-    checked_template,
-    preflight,
-    recorded_by,
-    run_case,
-    run_template,
-)
 from ._confirm import Answer, Asker, CannotAsk, ConfirmPolicy
 from ._expectations import expectations_from
 from ._library import SHIPPED, TemplateLibrary, matches
 from ._principal import LOCAL, OPERATOR, Principal
-from ._recording import Saved, marked, save_recorded, typed_secret, user_templates
+from ._recorded_templates import Saved, marked, save_recorded, typed_secret, user_templates
 from ._repair import Repair, suggest_repair
-from ._run_execution import internal
-from ._run_inputs import Limits, check_inputs, check_timeout, new_run_id, secret_names
-from ._run_views import RunReads, iso
-from ._runs import RunManager
-from ._step_records import Progress, StepRecord, progress_text, time_left
-from ._store import STORE_ENV, RunRow, Store, open_store
-from ._store_sqlite import RunStore
+from ._step_log import Progress, StepRecord, progress_text, time_left
 from ._tracing import TraceMode
+from .cases import (
+    CaseResult,
+    Recorded,
+    RecordingSampler,
+    RecordingTools,
+    ReplaySampler,
+    ReplayTools,
+    checked_template,
+    first_case,
+    preflight,
+    recorded_by,
+    replayed,
+    run_case,
+    run_template,
+    save_case,
+    stored_inputs,
+)
+from .runs import (
+    Limits,
+    RunManager,
+    RunReads,
+    check_inputs,
+    check_timeout,
+    internal,
+    iso,
+    new_run_id,
+    secret_names,
+)
+from .store import STORE_ENV, RunRow, RunStore, Store, open_store
 
 __all__ = [
     "LOCAL",

@@ -23,7 +23,7 @@ from ._item_tabs import ItemTabs, item_tab
 from ._provider_steps import action_of, timeout_error
 from ._run_resources import RunResources
 from ._step_failures import Canceled, CancelRequest, StepFailed, render_step
-from ._step_records import StepLog, preview
+from ._step_log import StepLog, preview
 
 # (artifacts, session, tab id, label) -> artifact id of a failed step's screenshot
 FailureShot = Callable[[Any, Session | None, str | None, str], Awaitable[str | None]]

@@ -15,7 +15,7 @@ from typing import Any
 from taskplate.contract import ErrorCode, TaskplateError
 
 from ._principal import OPERATOR, Principal
-from ._store import Store
+from .store import Store
 
 DEFAULT_TTL_MS = 86_400_000
 

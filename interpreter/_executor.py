@@ -1,7 +1,7 @@
 """Runs a step graph: each step as its kind says (`when`, a group, a loop, an action), siblings
 in order or by `needs` (`_needs`), an action's attempts (`_action_steps`), `forEach` as a sliding
 window of items (`_sliding_window`, `_loop_items`, `_item_tabs`), every execution recorded
-(`_step_records`). `Execution` only wires these parts and dispatches between them.
+(`_step_log`). `Execution` only wires these parts and dispatches between them.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from ._needs import run_siblings
 from ._run_resources import RunResources
 from ._sliding_window import SlidingWindow
 from ._step_failures import Canceled, CancelRequest, StepFailed, render_step
-from ._step_records import Progress, StepLog, StepRecord, preview
+from ._step_log import Progress, StepLog, StepRecord, preview
 
 if TYPE_CHECKING:
     from taskplate.stdlib import CookieSource, WebConfig

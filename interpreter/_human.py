@@ -17,7 +17,7 @@ from taskplate.browser import HeadedWindow, can_show_window
 from taskplate.contract import ErrorCode, RunStatus, TaskplateError, TrustLevel
 
 from ._confirm import Answer, Asker, CannotAsk
-from ._store import STORE_WRITE_S, Store
+from .store import STORE_WRITE_S, Store
 
 POLL_S = 0.25  # a URL test or one element's visibility: cheap enough to ask four times a second
 

@@ -12,7 +12,7 @@ from typing import Any
 from taskplate.dsl import ExpressionError, Step, render
 
 from ._step_failures import invalid, render_step
-from ._step_records import StepLog, outermost
+from ._step_log import StepLog, outermost
 
 
 def bound_of(step: Step, scope: dict[str, Any], item: int | None, limit: int | None) -> int:

@@ -24,14 +24,14 @@ from taskplate.dsl import (
     with_selectors,
 )
 
-from ._case_runs import run_once
 from ._expectations import broken
 from ._repair_match import ranked, selectors_for
+from .cases import run_once
 
 if TYPE_CHECKING:
     from taskplate.stdlib import ActionContext
 
-    from ._runs import RunManager
+    from .runs import RunManager
 
 WAIT_MS = 3_000  # offline, how long a step's element may take to appear before it acts
 ELEMENTS_TRIED = 5  # live elements most like the recorded one whose selectors are checked

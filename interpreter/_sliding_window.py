@@ -17,7 +17,7 @@ from ._item_tabs import ItemTabs, enter_item_tab
 from ._loop_items import LoopItems, bound_of, enqueued, per_item
 from ._run_resources import RunResources
 from ._step_failures import Canceled, CancelRequest, StepFailed, invalid, render_step
-from ._step_records import StepLog, count_item_steps, in_item, outermost
+from ._step_log import StepLog, count_item_steps, in_item, outermost
 
 # (steps, scope, tab id, item): the coordinator's way to run an item's steps
 RunBlock = Callable[[list[Step], dict[str, Any], str | None, int | None], Awaitable[None]]

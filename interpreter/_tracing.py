@@ -26,7 +26,7 @@ import anyio
 from taskplate.browser import Session
 from taskplate.contract import ErrorCode, StepStatus, TaskplateError, TrustLevel
 
-from ._step_records import StepRecord
+from ._step_log import StepRecord
 
 log = logging.getLogger("taskplate.trace")
 TRACE_NAME = "trace.zip"

@@ -34,6 +34,8 @@ if TYPE_CHECKING:
         tool_spec,
         write_lock,
     )
+
+    # the MCP SDK's private names, reached here only (providers/_sdk.py)
     from ._sdk import (
         ArgModelBase,
         FuncMetadata,
@@ -43,43 +45,9 @@ if TYPE_CHECKING:
         tool_input_schema,
     )
 
-# Public names, loaded on first use: `dsl validate` reads configuration and lock files without
-# loading the live client (anyio, the mcp SDK).
-_LAZY: dict[str, tuple[str, str]] = {
-    "provider_specs": ("._actions", "provider_specs"),
-    "step_result": ("._actions", "step_result"),
-    "ProviderCatalog": ("._catalog", "ProviderCatalog"),
-    "fingerprint": ("._catalog", "fingerprint"),
-    "template_needs": ("._catalog", "template_needs"),
-    "Connection": ("._client", "Connection"),
-    "Providers": ("._client", "Providers"),
-    "CONFIG_FILE": ("._config", "CONFIG_FILE"),
-    "LOCK_FILE": ("._config", "LOCK_FILE"),
-    "SCHEMA": ("._config", "SCHEMA"),
-    "Configuration": ("._config", "Configuration"),
-    "ProviderConfig": ("._config", "ProviderConfig"),
-    "config_files": ("._config", "config_files"),
-    "load_configuration": ("._config", "load_configuration"),
-    "ModelEndpoint": ("._llm", "ModelEndpoint"),
-    # The MCP SDK's private names, reached here only (providers/_sdk.py)
-    "ArgModelBase": ("._sdk", "ArgModelBase"),
-    "FuncMetadata": ("._sdk", "FuncMetadata"),
-    "ReadStream": ("._sdk", "ReadStream"),
-    "WriteStream": ("._sdk", "WriteStream"),
-    "lowlevel_server": ("._sdk", "lowlevel_server"),
-    "tool_input_schema": ("._sdk", "tool_input_schema"),
-    "LockState": ("._lock", "LockState"),
-    "ServerListing": ("._lock", "ServerListing"),
-    "ToolInfo": ("._lock", "ToolInfo"),
-    "action_name": ("._lock", "action_name"),
-    "level_of": ("._lock", "level_of"),
-    "read_locks": ("._lock", "read_locks"),
-    "split_action": ("._lock", "split_action"),
-    "tool_spec": ("._lock", "tool_spec"),
-    "write_lock": ("._lock", "write_lock"),
-}
-
-__getattr__ = lazy_names(__name__, _LAZY, globals())
+# Public names: the TYPE_CHECKING imports above, loaded on first use: `dsl validate` reads
+# configuration and lock files without loading the live client (anyio, the mcp SDK).
+__getattr__ = lazy_names(__name__, globals())
 
 __all__ = [
     "CONFIG_FILE",

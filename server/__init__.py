@@ -16,21 +16,9 @@ if TYPE_CHECKING:
     from ._serve import run, serve
     from .ui import UiAccess, ui_app
 
-# Public names, loaded on first use: `dsl ui` serves the runs page without the MCP server.
-_LAZY: dict[str, tuple[str, str]] = {
-    "build_server": ("._app", "build_server"),
-    "HttpSecurity": ("._auth", "HttpSecurity"),
-    "is_loopback": ("._auth", "is_loopback"),
-    "load_tokens": ("._auth", "load_tokens"),
-    "Started": ("._front", "Started"),
-    "start_on_stdio": ("._front", "start_on_stdio"),
-    "run": ("._serve", "run"),
-    "serve": ("._serve", "serve"),
-    "UiAccess": (".ui", "UiAccess"),
-    "ui_app": (".ui", "ui_app"),
-}
-
-__getattr__ = lazy_names(__name__, _LAZY, globals())
+# Public names: the TYPE_CHECKING imports above, loaded on first use: `dsl ui` serves the runs page
+# without the MCP server.
+__getattr__ = lazy_names(__name__, globals())
 
 __all__ = [
     "HttpSecurity",

@@ -2,7 +2,7 @@
 MCP SDK still loads (about 1.7 s of CPU, mostly mcp_types' pydantic models), then hands the
 stream to the SDK's server with every line it read.
 
-The answers are the SDK's own, recorded: `_handover.py` keeps each `initialize`,
+The answers are the SDK's own, recorded: `_sdk_takeover.py` keeps each `initialize`,
 `server/discover` and `tools/list` answer the SDK's server gives (by protocol version, with the
 SDK's lists of versions) in a file of the cache folder, valid for one fingerprint of the code
 (taskplate's files, the SDK's and pydantic's versions, the Python, the options and TASKPLATE_*
@@ -11,7 +11,7 @@ start after an install or an upgrade), the front answers nothing and the SDK ans
 everything, and its answers are kept for the next start. Whatever the front answered is
 answered again by the SDK after the hand-over, so the connection's state (the client's
 capabilities, the negotiated version) is the SDK's; that second answer is compared with the
-first and dropped (`_handover.Handover`).
+first and dropped (`_sdk_takeover.Handover`).
 
 The front answers only what it is sure of: a first line that is a well-formed `initialize`
 whose params have the shape real clients send, then `tools/list` without params; or, on

@@ -3,7 +3,7 @@ is not JSON, nests deeper than its parser takes, is no JSON-RPC request MCP take
 no method) gets the JSON-RPC error it calls for, where the SDK would drop it or answer another
 code; a lone surrogate escape (`"\\ud800"`) is made valid Unicode (U+FFFD) so the SDK reads the
 message. Writing stays the SDK's own. What the start read and answered before the SDK was
-loaded (`_front.py`) is read first and answered again through `Handover` (`_handover.py`).
+loaded (`_front.py`) is read first and answered again through `Handover` (`_sdk_takeover.py`).
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from pydantic import ValidationError
 from taskplate.providers import ReadStream, WriteStream, lowlevel_server
 
 from ._front import Started
-from ._handover import Handover
 from ._jsonrpc import INVALID_REQUEST, error, judged, read, request_id
+from ._sdk_takeover import Handover
 
 log = logging.getLogger("taskplate.serve")
 

@@ -24,30 +24,11 @@ if TYPE_CHECKING:  # jsonschema is imported when arguments are first checked, no
     from ._conversion import conversion_workers, warm_workers
     from ._sampling import CallerModel, Message, NoSampler, Sampled, Sampler, SamplingRequest
     from ._web import CookieSource, WebClient, WebConfig
-    from ._web_recording import HttpRecording, HttpReplay
+    from ._web_har import HttpRecording, HttpReplay
 
-# Public names of the actions' machinery that layers above use, loaded on first use (the web
-# client, httpx with it, only when a run reads over HTTP; none of them when dsl validate
-# checks a template).
-_LAZY: dict[str, tuple[str, str]] = {
-    "ActionContext": ("._context", "ActionContext"),
-    "CallerModel": ("._sampling", "CallerModel"),
-    "ChatCompletions": ("._chat_completions", "ChatCompletions"),
-    "Message": ("._sampling", "Message"),
-    "NoSampler": ("._sampling", "NoSampler"),
-    "Sampled": ("._sampling", "Sampled"),
-    "Sampler": ("._sampling", "Sampler"),
-    "SamplingRequest": ("._sampling", "SamplingRequest"),
-    "conversion_workers": ("._conversion", "conversion_workers"),
-    "warm_workers": ("._conversion", "warm_workers"),
-    "CookieSource": ("._web", "CookieSource"),
-    "WebClient": ("._web", "WebClient"),
-    "WebConfig": ("._web", "WebConfig"),
-    "HttpRecording": ("._web_recording", "HttpRecording"),
-    "HttpReplay": ("._web_recording", "HttpReplay"),
-}
-
-__getattr__ = lazy_names(__name__, _LAZY, globals())
+# Public names: the TYPE_CHECKING imports above, loaded on first use: the web client, httpx with
+# it, only when a run reads over HTTP; none of them when dsl validate checks a template.
+__getattr__ = lazy_names(__name__, globals())
 
 # One line per action; the module of the same name (a keyword such as `assert` included).
 _MODULES = (

@@ -15,7 +15,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urljoin, urlsplit
 
 import anyio
@@ -30,8 +30,7 @@ from ._decoding import ACCEPT_ENCODING, Decoding, DecodingError, decoded
 from ._pinned import PinnedNetwork, PinnedTransport
 
 if TYPE_CHECKING:
-    from taskplate.browser import UrlPolicy
-    from taskplate.stdlib._context import ActionContext
+    from taskplate.browser import Session, UrlPolicy
 
 # The cookies a run's HTTP client starts from (storageState entries), asked when it first connects.
 CookieSource = Callable[[], Awaitable[Sequence[Mapping[str, Any]]]]
@@ -65,7 +64,7 @@ class WebConfig:
     network: httpcore.AsyncNetworkBackend | None = None
     verify: ssl.SSLContext | bool = True
     # `dsl record`/`dsl test`: the client's transport wrapped to keep every exchange, or
-    # replaced by a recording's (stdlib/_web_recording.py)
+    # replaced by a recording's (stdlib/_web_har.py)
     wrap: Callable[[httpx.AsyncBaseTransport], httpx.AsyncBaseTransport] | None = None
 
 
@@ -412,8 +411,20 @@ async def _read(response: httpx.Response, url: str, max_bytes: int) -> list[byte
     return chunks
 
 
+class Caller(Protocol):
+    """What `client_for` reads of an action's context (`_context.ActionContext`, which holds the
+    run's `WebClient`, so this module names it by what it has)."""
+
+    @property
+    def web(self) -> WebClient | None: ...
+    @property
+    def policy(self) -> UrlPolicy: ...
+    @property
+    def session(self) -> Session | None: ...
+
+
 @asynccontextmanager
-async def client_for(ctx: ActionContext) -> AsyncIterator[WebClient]:
+async def client_for(ctx: Caller) -> AsyncIterator[WebClient]:
     """The run's client, or for a call outside a run one of its own, under the caller's URL
     policy and with its session's cookies, closed when the call ends."""
     if ctx.web is not None:

@@ -33,8 +33,8 @@ def read_html(
 
     from taskplate.dsl import url_normalize as normalize_url
     from taskplate.stdlib._markdown import to_links
+    from taskplate.stdlib._needs_script import needs_script
     from taskplate.stdlib.get_page_content import render
-    from taskplate.stdlib.read_page import needs_script
 
     if fmt == "html" and not only_main:
         content, is_main = html, True

@@ -78,7 +78,9 @@ def _blocks_of(text: str, lang: str) -> list[str]:
     return re.findall(rf"```{lang}\n(.*?)```", text, flags=re.S)
 
 
-@pytest.mark.parametrize("guide", ["authoring.md", "extracting.md", "reading.md", "recorded-templates.md"])
+@pytest.mark.parametrize(
+    "guide", ["authoring.md", "extracting.md", "reading.md", "recorded-templates.md"]
+)
 def test_full_templates_in_guides_validate_clean(guide: str) -> None:
     blocks = [
         b

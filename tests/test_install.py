@@ -82,7 +82,7 @@ def test_the_wheel_carries_templates_grammar_and_no_loose_layers(installed: Path
     site = next((installed.parent / "lib").glob("python3.*/site-packages"))
     package = site / "taskplate"
     assert sorted(p.stem for p in (package / "templates").glob("*.yaml")) == sorted(SHIPPED)
-    assert (package / "dsl" / "expr.lark").is_file()
+    assert (package / "dsl" / "expr" / "expr.lark").is_file()
     assert (package / "server" / "ui" / "ui.js").is_file()  # the runs page's script and style
     assert (package / "server" / "ui" / "ui.css").is_file()
     assert (package / "templates" / "taskplate.toml").is_file()

@@ -14,9 +14,9 @@ from taskplate.contract import record
 from .._actions import ActionCatalog
 from .._check_context import Context, Report, Rule
 from .._diagnostics import Severity
-from .._expr_ast import Attr, Index, Lit, Macro, Name, Node, _children
 from .._model import Step, Template
 from .._values import Const, Value, expressions
+from ..expr import Attr, Index, Lit, Macro, Name, Node, _children
 
 
 @record(frozen=True)

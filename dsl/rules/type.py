@@ -10,12 +10,12 @@ from typing import Any
 
 from .._check_context import Context, Report, Rule, StepTypes
 from .._diagnostics import Severity
-from .._expr_infer import suggest
 from .._model import Step
 from .._schema_errors import kinds_text
 from .._types import ANY, Type, fits
 from .._values import Interp, MapValue, Single
 from .._yaml import escape_pointer
+from ..expr import suggest
 
 
 def _on_step(ctx: Context, report: Report, step: Step, types: StepTypes) -> None:

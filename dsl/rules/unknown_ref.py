@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .._check_context import Context, Report, Rule
 from .._diagnostics import Severity
-from .._expr_infer import suggest
+from ..expr import suggest
 
 
 def _on_graph(ctx: Context, report: Report) -> None:

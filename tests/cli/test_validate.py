@@ -133,7 +133,7 @@ def test_graph_refuses_an_invalid_template() -> None:
 def test_checking_a_clean_template_loads_no_jsonschema_or_regex(tmp_path: Path) -> None:
     """Cold start: jsonschema is imported only to explain a problem; lark, which reads the
     expressions, without the `regex` module it would load for Unicode categories; and once the
-    expressions were parsed (dsl/_expr_saved.py keeps their trees), not lark either."""
+    expressions were parsed (dsl/expr/_saved.py keeps their trees), not lark either."""
     code = (
         "import sys; from taskplate.cli.validate import check_paths; "
         f"results, _ = check_paths(({str(ROOT / 'templates')!r},)); "

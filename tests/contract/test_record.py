@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import taskplate.dsl
-from taskplate.contract import _record
+from taskplate.contract import _lazy_dataclass as _record
 from tests.fuzzing import fuzz_settings
 
 VALUES = st.one_of(st.integers(-3, 3), st.text(max_size=2), st.none(), st.floats(allow_nan=True))

@@ -12,7 +12,7 @@ from pathlib import Path
 import lark
 import pytest
 
-from taskplate.dsl import _expr_grammar as grammar
+from taskplate.dsl.expr import _grammar as grammar
 
 BUILD = grammar.parser.__wrapped__  # the uncached builder: each call reads or writes the disk
 
@@ -65,5 +65,5 @@ def test_processes_starting_together_each_parse(tmp_path: Path) -> None:
     ]
     outputs = [p.communicate(timeout=60)[0].strip() for p in started]
     assert outputs == ["+"] * 4
-    # one parser, and one file of parsed expressions (dsl/_expr_saved.py)
+    # one parser, and one file of parsed expressions (dsl/expr/_saved.py)
     assert sorted(p.suffix for p in (tmp_path / "taskplate").iterdir()) == [".lark", ".marshal"]

@@ -1,4 +1,4 @@
-"""The expression grammar as users meet it: lark's LALR parser of dsl/expr.lark reads each text
+"""The expression grammar as users meet it: lark's LALR parser of dsl/expr/expr.lark reads each text
 into the expected tree (precedence, associativity, spans), or refuses it where the mistake is,
 saying what was expected and, where it applies, what was probably meant."""
 
@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from taskplate.dsl import ExpressionError, parse_expression
-from taskplate.dsl import _expr_ast as ast
+from taskplate.dsl.expr import _ast as ast
 
 
 def show(n: ast.Node) -> str:

@@ -1,4 +1,4 @@
-"""Parsed expressions are kept on disk as their trees (dsl/_expr_saved.py): a process that
+"""Parsed expressions are kept on disk as their trees (dsl/expr/_saved.py): a process that
 meets only texts an earlier one parsed does not import lark and gets the same trees; a file of
 another key, a damaged file or one over the caps is never read as it is."""
 
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from taskplate.dsl import _expr_saved as saved
-from taskplate.dsl._expr_lark import read_expression
+from taskplate.dsl.expr import _saved as saved
+from taskplate.dsl.expr._lark import read_expression
 
 TEXTS = [
     "inputs.url",
@@ -102,5 +102,5 @@ def test_the_file_keeps_the_newest_within_its_caps(
 def test_the_key_names_grammar_ast_and_lark_files() -> None:
     key = saved._key()
     assert key is not None
-    for name in ("expr.lark", "_expr_ast.py", "_expr_lark.py", f"lark{os.sep}__init__.py"):
+    for name in ("expr.lark", "_ast.py", "_lark.py", f"lark{os.sep}__init__.py"):
         assert name in key

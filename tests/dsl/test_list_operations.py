@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from taskplate.dsl import ExpressionError, evaluate, parse_expression
-from taskplate.dsl._expr_infer import ExprScope, StepRef, infer
 from taskplate.dsl._types import NUMBER, STRING, array_of, object_of
+from taskplate.dsl.expr._infer import ExprScope, StepRef, infer
 
 ITEMS = [
     {"name": "a", "price": 3},

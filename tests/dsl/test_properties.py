@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from taskplate.dsl import ExpressionError, check_source, evaluate, parse_expression
-from taskplate.dsl._expr_infer import ExprScope, infer
 from taskplate.dsl._types import from_schema
+from taskplate.dsl.expr._infer import ExprScope, infer
 from taskplate.stdlib import REGISTRY
 
 SETTINGS = settings(

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from taskplate.interpreter._run_execution import internal
+from taskplate.interpreter.runs._execution import internal
 
 
 def fails(message: str) -> None:

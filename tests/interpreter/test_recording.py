@@ -11,7 +11,7 @@ import pytest
 from taskplate.contract import TaskplateError
 from taskplate.dsl import check_source
 from taskplate.interpreter import RunStore, marked, typed_secret
-from taskplate.interpreter._recording import build_template, recorded_calls, template_text
+from taskplate.interpreter._recorded_templates import build_template, recorded_calls, template_text
 from taskplate.stdlib import REGISTRY
 
 

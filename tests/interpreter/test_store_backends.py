@@ -15,9 +15,9 @@ import pytest
 
 from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.interpreter import LOCAL, ArtifactStore, Store, open_store
-from taskplate.interpreter._store_postgres import PostgresStore
-from taskplate.interpreter._store_postgres_schema import MIGRATIONS, SCHEMA_VERSION
-from taskplate.interpreter._store_sqlite import _SCHEMA as _SQLITE_SCHEMA
+from taskplate.interpreter.store._postgres import PostgresStore
+from taskplate.interpreter.store._postgres_schema import MIGRATIONS, SCHEMA_VERSION
+from taskplate.interpreter.store._tables import create_indexes, create_tables
 from tests.fixtures.postgres import Postgres, alive, free_port, pg_bin, running_postgres
 
 pytestmark = pytest.mark.anyio
@@ -380,7 +380,8 @@ async def test_a_store_made_before_principals_is_migrated_its_runs_the_local_use
     if url is None:
         home.mkdir(parents=True)
         with sqlite3.connect(home / "runs.db") as db:
-            db.executescript(_SQLITE_SCHEMA)  # the tables as first made, without principals
+            for statement in create_tables("sqlite", 1) + create_indexes("sqlite", 1):
+                db.execute(statement)  # the tables as first made, without principals
             db.execute(insert + "(?, ?, ?, ?, ?, ?, ?, ?)", old_run)
         db.close()
     else:

@@ -12,7 +12,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from taskplate.interpreter import SHIPPED, RunManager, RunStore, TemplateLibrary, _store_sqlite
+from taskplate.interpreter import SHIPPED, RunManager, RunStore, TemplateLibrary
+from taskplate.interpreter.store import _sqlite as _store_sqlite
 from taskplate.stdlib import REGISTRY
 
 pytestmark = pytest.mark.anyio

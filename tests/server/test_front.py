@@ -1,4 +1,4 @@
-"""The start of `dsl serve` on stdio (server/_front.py, server/_handover.py): `initialize` and
+"""The start of `dsl serve` on stdio (server/_front.py, server/_sdk_takeover.py): `initialize` and
 `tools/list` answered before the SDK is loaded, byte for byte as the SDK's server answers them
 at every protocol version; requests sent at once during the start all answered once; a bad
 first line answered as before; stdin closed during the start ends the process cleanly."""

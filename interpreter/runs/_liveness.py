@@ -1,0 +1,92 @@
+"""Whether a run's owner process still lives: heartbeats in the store, and on this machine its
+process id. Answers only; the run manager's watch writes heartbeats and reaps what this finds.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+import anyio
+
+from taskplate.contract import ErrorCode, RunStatus, TaskplateError
+from taskplate.dsl import Template
+
+from ..store import RunRow, Store
+from ._inputs import secret_names
+
+if TYPE_CHECKING:
+    from .._library import TemplateLibrary
+
+HEARTBEAT_S = 1.0
+DEAD_AFTER_S = 10.0
+WATCH_S = 0.2
+PROGRESS_WRITE_S = 0.25  # progress is written at most this often (the watch writes the rest)
+REAP_S = 2.0  # how often dead owners' runs are looked for without a reader asking
+
+
+def owner_is_dead(row: RunRow) -> bool:
+    """Its owner's process is gone (this machine), or its heartbeats stopped (any machine)."""
+    stale = row.heartbeat_at is None or time.time() - row.heartbeat_at > DEAD_AFTER_S
+    return not (row.owner and _owner_alive(row.owner) and not stale)
+
+
+async def reap(store: Store, me: str, adopt: Callable[[RunRow], Awaitable[bool]]) -> None:
+    """Runs of dead owners: a queued one `adopt` takes over (True) or it fails, as a running
+    one does, with RUN_INTERRUPTED."""
+    for row in await store.active_of_others(me):
+        if not owner_is_dead(row):
+            continue
+        if row.status == str(RunStatus.QUEUED) and await adopt(row):
+            continue
+        await store.update_run(
+            row.run_id,
+            status=str(RunStatus.FAILED),
+            error=interrupted(row.run_id).to_json(),
+            ended_at=time.time(),
+        )
+
+
+def adoptable(library: TemplateLibrary, row: RunRow) -> Template | None:
+    """The template of a dead owner's queued run, when this process can run it: it knows the
+    template, and the run needed no secret input (never stored)."""
+    try:
+        template = library.get(row.template_id, row.template_version)
+    except TaskplateError:
+        return None
+    if any(row.inputs.get(k) == "***" for k in secret_names(template.inputs_schema)):
+        return None
+    return template
+
+
+def interrupted(run_id: str) -> TaskplateError:
+    return TaskplateError(
+        ErrorCode.RUN_INTERRUPTED,
+        "the process running this run stopped before it finished",
+        "Run it again.",
+        {"runId": run_id},
+    )
+
+
+def _owner_alive(owner: str) -> bool:
+    host, _, rest = owner.partition(":")
+    if host != socket.gethostname():
+        return True  # another machine: only its heartbeat can tell
+    pid = int(rest.split(":")[0])
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+async def flush_every(store: Store, seconds: float) -> None:
+    """Write what the store kept back for callers that cannot await (step records, progress)."""
+    while True:
+        await store.flush()
+        await anyio.sleep(seconds)

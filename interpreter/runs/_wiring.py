@@ -1,0 +1,134 @@
+"""What a run is wired to, built once by the run manager and handed down (`RunWiring`), and what
+one run is (`RunJob`): nothing that executes a run reaches back into the manager.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from taskplate.browser import Session, Sessions, UrlPolicy
+from taskplate.contract import TrustLevel
+from taskplate.dsl import Template
+
+from .._artifacts import ArtifactStore
+from .._confirm import Asker, ConfirmPolicy
+from .._library import TemplateLibrary
+from ..store import Store
+from ._inputs import Limits
+from ._queue import RunQueue
+from ._settlement import Settlement
+
+if TYPE_CHECKING:
+    from taskplate.browser import Resolver
+    from taskplate.stdlib import CallerModel, Sampler, WebConfig
+
+    from .._action_steps import StepProbe
+
+T = TypeVar("T")
+
+
+@dataclass
+class RunWiring:
+    """The same for every run of one manager. `confirm` and `terminal` may be set after it is
+    built (`dsl run --confirm`, a terminal to ask on), before runs start."""
+
+    store: Store
+    limits: Limits
+    queue: RunQueue  # this process's slots, then the whole store's
+    settlement: Settlement  # how a run ends
+    artifacts: ArtifactStore
+    library: TemplateLibrary  # templates, and the actions they may call
+    sessions: Sessions  # the browser runtime's sessions
+    profiles: Any  # ProfileStore: a run's session seeded from one, published back
+    resolver: Resolver  # host names as Chromium resolves them, for the URL policy
+    allow_hosts: tuple[str, ...] = ()
+    deny_hosts: tuple[str, ...] = ()
+    web: WebConfig | None = None  # plain HTTP (fetch): User-Agent, per-host limit, robots.txt
+    confirm: ConfirmPolicy = ConfirmPolicy.ASK  # local confirmations nobody can give
+    terminal: Asker | None = None  # `dsl run` on a terminal asks there
+    # `dsl record`/`dsl test`: the chosen model wrapped to keep its answers, or replaced by a
+    # recording's answers
+    models: Callable[[Sampler], Sampler] | None = None
+    probe: StepProbe | None = None  # `dsl test --suggest`: reads browser steps' pages
+    # and the providers' tools wrapped to keep their answers, or answered from a recording
+    tools: Callable[[Any], Any] | None = None
+
+    @property
+    def catalog(self) -> Any:
+        """The actions a step may call: built-in ones and providers' tools."""
+        catalog = self.library.actions or self.library.catalog
+        return self.tools(catalog) if self.tools is not None else catalog
+
+    def url_policy(self, trust: TrustLevel) -> UrlPolicy:
+        return UrlPolicy(trust, self.allow_hosts, self.deny_hosts, self.resolver)
+
+    def model_for(self, caller: CallerModel | None) -> Sampler:
+        """The run's language model: the caller's (MCP sampling) when it can sample, else the
+        `[llm]` endpoint of the configuration (always it, when its `use` is `always`); with
+        neither, the caller's (its error says why it cannot) or one that says what to set."""
+        chosen = self._chosen_model(caller)
+        return self.models(chosen) if self.models is not None else chosen
+
+    def _chosen_model(self, caller: CallerModel | None) -> Sampler:
+        from taskplate.stdlib import ChatCompletions, NoSampler
+
+        endpoint = self.library.configuration.llm
+        if endpoint is not None and (caller is None or endpoint.always or not caller.can_sample()):
+            return ChatCompletions(endpoint)
+        if caller is not None:
+            return caller
+        return NoSampler(
+            "no language model for llm_extract: this run has no MCP client to ask; "
+            + self.library.configuration.no_llm,
+            "Name an OpenAI-compatible endpoint in the [llm] table of taskplate.toml (url, "
+            "model, token_env), or set TASKPLATE_LLM_URL and TASKPLATE_LLM_MODEL (and "
+            "TASKPLATE_LLM_KEY); or run the template through an MCP client that supports "
+            "sampling (`dsl serve`).",
+        )
+
+    async def open_session(
+        self,
+        trust: TrustLevel,
+        profile_id: str,
+        policy: UrlPolicy | None = None,
+        record: bool = False,
+    ) -> Session:
+        """A new session under the caller's URL policy (a run's own: `policy`), seeded from the
+        profile's snapshot; `record`: its network recorded (save_template's first case)."""
+        snapshot = self.profiles.read(profile_id)
+        policy = policy if policy is not None else self.url_policy(trust)
+        session = await self.sessions.create(policy=policy, seed=snapshot.state, record=record)
+        session.profile_id, session.profile_version = snapshot.profile_id, snapshot.version
+        return session
+
+
+@dataclass
+class RunJob:
+    """One run as admitted: what it runs, with what, for whom."""
+
+    run_id: str
+    template: Template
+    inputs: dict[str, Any]  # filled in: defaults applied, secrets in clear (never stored)
+    options: dict[str, Any]  # as the run's row keeps them
+    trust: TrustLevel
+    given: Session | None = None  # a session the caller handed in (kept open after the run)
+    profile_id: str | None = None
+    secrets: list[str] = field(default_factory=list)  # the secret inputs' values, masked
+    principal: str | None = None  # the caller that started it (`Principal.name`)
+
+
+class Wired(Generic[T]):
+    """A setting of the run manager kept in its `wiring` (`manager.confirm = …` sets the wiring's):
+    `dsl run` and `dsl serve` set them after the manager is made, every run reads the wiring."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, manager: Any, owner: type | None = None) -> T:
+        value: T = getattr(manager.wiring, self.name)
+        return value
+
+    def __set__(self, manager: Any, value: T) -> None:
+        setattr(manager.wiring, self.name, value)
