@@ -78,6 +78,23 @@ def dsl(
     )
 
 
+def test_every_package_folder_is_named_for_the_wheel() -> None:
+    """A subpackage left out of pyproject's list is missing from the wheel: the installed dsl
+    then fails on its first import (as dsl/expr/ did when it was made)."""
+    import tomllib
+
+    listed = set(
+        tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
+    folders = {
+        "taskplate." + ".".join(init.parent.relative_to(ROOT).parts)
+        for layer in (ROOT / "taskplate").iterdir()
+        if layer.is_symlink()
+        for init in (ROOT / layer.name).rglob("__init__.py")
+    }
+    assert folders - listed == set(), "add these to [tool.setuptools] packages"
+
+
 def test_the_wheel_carries_templates_grammar_and_no_loose_layers(installed: Path) -> None:
     site = next((installed.parent / "lib").glob("python3.*/site-packages"))
     package = site / "taskplate"

@@ -205,12 +205,16 @@ async def test_forced_cancel_aborts_the_step_in_flight(manager: RunManager) -> N
 
 
 async def test_runs_queue_fifo_and_the_queue_has_a_capacity(manager: RunManager) -> None:
-    first = [await manager.submit("pause", {"ms": 100}) for _ in range(2)]  # the two slots
+    # The two slots are held until canceled: a slot freed while a loaded machine submits the
+    # rest would leave room in the queue (pauses of 100 ms did, at a load of 20 on 2 cores).
+    first = [await manager.submit("pause", {"ms": 60_000}) for _ in range(2)]
     queued = [await manager.submit("pause", {"ms": 100}) for _ in range(3)]  # the queue
     assert {(await manager.describe(r))["status"] for r in queued} == {"queued"}
     with pytest.raises(TaskplateError) as caught:
         await manager.submit("pause", {"ms": 100})
     assert caught.value.code is ErrorCode.RUN_QUEUE_FULL and caught.value.recover_hint
+    for r in first:
+        await manager.cancel(r, force=True)
     with anyio.fail_after(30):
         for r in first + queued:
             await manager.wait(r)

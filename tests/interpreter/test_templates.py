@@ -56,9 +56,9 @@ async def test_four_good_of_six_is_partial_success(
     summary = answer["result"]["summary"]
     assert summary == {"total": 6, "succeeded": 4, "failed": 2, "skipped": 0}
     failed = [i for i in answer["result"]["items"] if not i["success"]]
-    assert {f["error"]["message"] for f in failed} == {
-        "the page answered HTTP 404",
-        "the page answered HTTP 500",
+    assert {f["error"]["message"] for f in failed} == {  # the assert step after the read
+        'step "pages/1" failed: the page answered HTTP 404',
+        'step "pages/1" failed: the page answered HTTP 500',
     }
 
 

@@ -51,12 +51,17 @@ def start_http(
         stdout=log,
         stderr=log,
     )
-    if listening(port, process, within_s=30):
+    # A start is a second on a quiet machine; 60 s leaves room for a loaded one (two servers
+    # starting beside three other test workers on 2 cores took over 30 s at a load of 20).
+    if listening(port, process, within_s=60):
         return Served(f"http://127.0.0.1:{port}/mcp", home, process, log)
+    ended = process.poll()
     process.kill()
     process.wait()
     log.close()
-    raise RuntimeError((home.parent / f"serve-{port}.log").read_text())
+    said = (home.parent / f"serve-{port}.log").read_text()
+    why = f"exited with {ended}" if ended is not None else "was not listening after 60 s"
+    raise RuntimeError(f"dsl serve on port {port} {why}:\n{said}")
 
 
 __all__ = ["end", "free_port"]  # imported from here by the server's tests
