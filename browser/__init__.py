@@ -31,7 +31,9 @@ if TYPE_CHECKING:
     from ._policy import Resolver, UrlPolicy, redirect_elsewhere, system_resolver
     from ._profiles import ProfileStore, Snapshot
     from ._runtime import BrowserConfig, BrowserRuntime, find_chromium
-    from ._session import MAX_TABS_PER_PROCESS, MAX_TABS_PER_SESSION, Session, Sessions, Tab
+    from ._session import Session
+    from ._sessions import MAX_TABS_PER_PROCESS, MAX_TABS_PER_SESSION, Sessions
+    from ._tab import Tab
     from ._untraced import untraced
     from ._wait import wait_for_stable
 
@@ -72,11 +74,11 @@ _LAZY: dict[str, tuple[str, str]] = {
     "BrowserConfig": ("._runtime", "BrowserConfig"),
     "BrowserRuntime": ("._runtime", "BrowserRuntime"),
     "find_chromium": ("._runtime", "find_chromium"),
-    "MAX_TABS_PER_PROCESS": ("._session", "MAX_TABS_PER_PROCESS"),
-    "MAX_TABS_PER_SESSION": ("._session", "MAX_TABS_PER_SESSION"),
+    "MAX_TABS_PER_PROCESS": ("._sessions", "MAX_TABS_PER_PROCESS"),
+    "MAX_TABS_PER_SESSION": ("._sessions", "MAX_TABS_PER_SESSION"),
     "Session": ("._session", "Session"),
-    "Sessions": ("._session", "Sessions"),
-    "Tab": ("._session", "Tab"),
+    "Sessions": ("._sessions", "Sessions"),
+    "Tab": ("._tab", "Tab"),
     "untraced": ("._untraced", "untraced"),
     "wait_for_stable": ("._wait", "wait_for_stable"),
 }
