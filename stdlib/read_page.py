@@ -19,7 +19,8 @@ from ._schemas import BOOLEAN, INTEGER, NULLABLE_STRING, STRING, TIMEOUT_MS, URL
 
 if TYPE_CHECKING:
     from taskplate.stdlib._context import ActionContext
-    from taskplate.stdlib._web import HostReading, WebClient
+    from taskplate.stdlib._hosts import HostReading
+    from taskplate.stdlib._web import WebClient
 
 ENGINES = ["auto", "browser", "http"]
 # A page whose HTML holds fewer words than this, and scripts, is read as one that needs script.
