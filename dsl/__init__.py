@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     )
     from ._checker import CheckResult, check_file, check_source
     from ._dates import fixed_clock, now_iso
+    from ._devices import device_descriptor, device_names
     from ._diagnostics import Diagnostic, Severity, Span, format_json, format_text, has_errors
     from ._expr_ast import ExpressionError
     from ._expr_eval import evaluate, truthy
@@ -91,6 +92,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "Retry": ("._model", "Retry"),
     "Step": ("._model", "Step"),
     "Template": ("._model", "Template"),
+    "device_descriptor": ("._devices", "device_descriptor"),
+    "device_names": ("._devices", "device_names"),
     "parse_number": ("._numbers", "parse_number"),
     "listed": ("._schema_errors", "listed"),
     "violations": ("._schema_errors", "violations"),
@@ -143,6 +146,8 @@ __all__ = [
     "check_file",
     "check_inputs_known",
     "check_source",
+    "device_descriptor",
+    "device_names",
     "evaluate",
     "expressions",
     "find_case_files",
