@@ -18,6 +18,7 @@ from ._cleanup import cleanup
 from ._errors import crashed, is_crash
 from ._guard import guard
 from ._har import HarRecording
+from ._network import Network
 from ._policy import UrlPolicy
 from ._tab import Tab
 from ._watcher import WATCHER
@@ -45,6 +46,7 @@ class Session:
         policy: UrlPolicy,
         seed: Any,
         recording: HarRecording | None = None,
+        network: Network | None = None,
     ) -> None:
         self.registry = registry
         # Every context of the session recorded into a HAR file of this recording's folder
@@ -52,6 +54,7 @@ class Session:
         self.recording = recording
         self.id = session_id
         self.policy = policy
+        self.network = network or Network()  # proxy, identity and host pace of its contexts
         self.seed = seed  # the storageState it started from
         self.context: BrowserContext | None = None
         self.tabs: dict[str, Tab] = {}
@@ -93,7 +96,7 @@ class Session:
             self.recording,
             storage_state=state,
             accept_downloads=False,
-            viewport={"width": 1280, "height": 720},
+            **self.network.context_options(),
         )
         await context.add_init_script(WATCHER)  # before any page of the session exists
         context.on("page", self._adopt_popup)

@@ -12,6 +12,7 @@ from typing import Any
 from taskplate.contract import ErrorCode, TaskplateError
 
 from ._har import HarRecording
+from ._network import Network
 from ._policy import UrlPolicy
 from ._runtime import BrowserRuntime
 from ._session import Session
@@ -37,6 +38,7 @@ class Sessions:
         seed: Any = None,
         session_id: str | None = None,
         record: bool = False,
+        network: Network | None = None,
     ) -> Session:
         """`record`: every context of the session recorded into a HAR file (a folder of its
         own, removed when the session closes unless its taker keeps it)."""
@@ -48,7 +50,7 @@ class Sessions:
         recording = (
             HarRecording(Path(tempfile.mkdtemp(prefix="taskplate-session-"))) if record else None
         )
-        session = Session(self, sid, policy or UrlPolicy(), seed, recording)
+        session = Session(self, sid, policy or UrlPolicy(), seed, recording, network)
         try:
             await session.open()
         except BaseException:

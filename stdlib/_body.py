@@ -22,6 +22,7 @@ class Body:
     content_type: str
     data: bytes
     headers: httpx.Headers
+    note: str | None = None  # the host asked to be left alone a while (Retry-After)
 
 
 async def read_body(response: httpx.Response, url: str, max_bytes: int) -> list[bytes]:

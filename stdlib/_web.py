@@ -22,7 +22,7 @@ import anyio
 import httpcore
 import httpx
 
-from taskplate.browser import redirect_elsewhere
+from taskplate.browser import Network, mask_credentials, redirect_elsewhere, through_proxy
 from taskplate.contract import ErrorCode, TaskplateError
 
 from ._body import Body, read_body, too_large
@@ -86,8 +86,11 @@ class WebClient:
         config: WebConfig | None = None,
         policy: UrlPolicy | None = None,
         cookies: CookieSource | None = None,
+        network: Network | None = None,
     ) -> None:
         self.config = config or WebConfig()
+        # The run's proxy, identity and host pace, shared with its browser session.
+        self.network = network if network is not None else Network()
         self.policy = policy
         self._cookies = cookies
         self._client: httpx.AsyncClient | None = None
@@ -117,14 +120,15 @@ class WebClient:
                 jar = cookie_jar(await self._cookies() if self._cookies is not None else ())
                 limits = httpx.Limits(max_connections=100, max_keepalive_connections=50)
                 network = PinnedNetwork(self._connect_to, self.config.network)
+                pinned = PinnedTransport(network, limits, self.config.verify)
+                headers = {"User-Agent": self.config.user_agent, "Accept-Encoding": ACCEPT_ENCODING}
                 self._client = httpx.AsyncClient(
                     follow_redirects=False,
-                    headers={
-                        "User-Agent": self.config.user_agent,
-                        "Accept-Encoding": ACCEPT_ENCODING,
-                    },
+                    headers=headers | self.network.identity.http_headers(),
                     cookies=jar,  # the jar itself: answers' cookies go into it, kept for the run
-                    transport=self._transport(PinnedTransport(network, limits, self.config.verify)),
+                    transport=self._transport(self._proxied(limits) or pinned),
+                    mounts=self._direct(pinned),
+                    trust_env=False,  # HTTPS_PROXY and NO_PROXY are the run's Network's
                     timeout=httpx.Timeout(20.0),
                     event_hooks={"response": [_refuse_other_schemes]},
                 )
@@ -132,6 +136,24 @@ class WebClient:
 
     def _transport(self, pinned: httpx.AsyncBaseTransport) -> httpx.AsyncBaseTransport:
         return self.config.wrap(pinned) if self.config.wrap is not None else pinned
+
+    def _proxied(self, limits: httpx.Limits) -> httpx.AsyncBaseTransport | None:
+        """Through the run's proxy, which resolves the names (nothing is pinned then)."""
+        proxy = self.network.proxy
+        if proxy is None:
+            return None
+        return httpx.AsyncHTTPTransport(
+            proxy=httpx.Proxy(proxy.url), limits=limits, verify=self.config.verify, trust_env=False
+        )
+
+    def _direct(self, pinned: httpx.AsyncBaseTransport) -> dict[str, httpx.AsyncBaseTransport]:
+        """The proxy's bypass list (NO_PROXY), connected to directly, pinned."""
+        proxy = self.network.proxy
+        if proxy is None or self.config.wrap is not None:
+            return {}
+        hosts = [h.strip().lstrip("*.").lower() for h in proxy.bypass.split(",") if h.strip()]
+        direct = {f"all://{h}": pinned for h in hosts if h and "<" not in h}
+        return direct | {f"all://*.{h}": pinned for h in hosts if h and "<" not in h}
 
     async def _connect_to(self, host: str) -> list[str]:
         if self.policy is None:
@@ -272,7 +294,20 @@ class WebClient:
                     extensions={"timeout": client.timeout.as_dict()},
                 )
                 client.cookies.set_cookie_header(request)
+                if polite:
+                    await self.network.throttle.wait(url)
+                started = time.monotonic()
                 response = await client.send(request, stream=True)
+                note = (
+                    self.network.throttle.answered(
+                        url,
+                        response.status_code,
+                        response.headers.get("retry-after"),
+                        time.monotonic() - started,
+                    )
+                    if polite
+                    else None
+                )
                 try:
                     declared = response.headers.get("content-length", "")
                     if declared.isdigit() and int(declared) > max_bytes:
@@ -285,18 +320,23 @@ class WebClient:
                 ErrorCode.NAVIGATION_TIMEOUT, f"{url} did not answer in time", "Try again later."
             ) from None
         except httpx.HTTPError as exc:
-            raise TaskplateError(
+            error = TaskplateError(
                 ErrorCode.NAVIGATION_FAILED,
-                f"could not read {url}: {type(exc).__name__}: {exc}",
+                mask_credentials(f"could not read {url}: {type(exc).__name__}: {exc}"),
                 "Check the URL; the site may be down.",
                 {"url": url},
-            ) from None
+            )
+            # Through a proxy, the proxy is all httpx connects to: a failed connection is its.
+            proxys = isinstance(exc, httpx.ConnectError | httpx.ProxyError)
+            proxy = self.network.proxy_for(urlsplit(url).hostname or "")
+            raise through_proxy(error, proxy, proxys=proxys) from None
         return Body(
             url=url,
             status=response.status_code,
             content_type=response.headers.get("content-type", ""),
             data=b"".join(chunks),
             headers=response.headers,
+            note=note,
         )
 
 
@@ -308,7 +348,8 @@ async def client_for(ctx: ActionContext) -> AsyncIterator[WebClient]:
         yield ctx.web
         return
     cookies = ctx.session.cookies if ctx.session is not None else None
-    async with WebClient(policy=ctx.policy, cookies=cookies) as web:
+    network = ctx.session.network if ctx.session is not None else None
+    async with WebClient(policy=ctx.policy, cookies=cookies, network=network) as web:
         yield web
 
 
