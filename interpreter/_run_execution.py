@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from taskplate.browser import Session, UrlPolicy, cleanup
+from taskplate.browser import Network, Session, UrlPolicy, cleanup
 from taskplate.contract import ErrorCode, RunStatus, TaskplateError, TrustLevel
 from taskplate.stdlib import CallerModel
 
@@ -81,7 +81,12 @@ async def run_job(wiring: RunWiring, job: RunJob, live: Live) -> None:
     run_id, template, store = job.run_id, job.template, wiring.store
     own: list[Session] = []
     # One URL policy for the run's browser and its plain HTTP: a host is resolved once per run.
-    policy = job.given.policy if job.given is not None else wiring.url_policy(job.trust)
+    network = job.network or wiring.operator_network()
+    policy = (
+        job.given.policy
+        if job.given is not None
+        else wiring.url_policy(job.trust, proxied=network.proxy is not None)
+    )
     trace = live.trace = RunTrace(
         TraceMode(job.options.get("trace", "off")),
         RunArtifacts(wiring.artifacts, run_id, job.principal),
@@ -94,7 +99,7 @@ async def run_job(wiring: RunWiring, job: RunJob, live: Live) -> None:
             return job.given
         if not own:
             profile = profile_for(template, job.inputs, job.profile_id)
-            own.append(await wiring.open_session(job.trust, profile, policy))
+            own.append(await wiring.open_session(job.trust, profile, policy, network=network))
             await store.update_run(run_id, options={**job.options, "sessionId": own[0].id})
             await trace.attach(own[0])
         return own[0]
@@ -121,7 +126,9 @@ async def run_job(wiring: RunWiring, job: RunJob, live: Live) -> None:
         profile = profile_for(template, job.inputs, job.profile_id)
         return list(wiring.profiles.read(profile).state.get("cookies", []))
 
-    execution = new_execution(wiring, job, live, session, record, progress, policy, cookies)
+    execution = new_execution(
+        wiring, job, live, session, record, progress, policy, cookies, network
+    )
     try:
         await admit_and_execute(wiring, job, execution, live, session)
     finally:
@@ -147,6 +154,7 @@ def new_execution(
     progress: Callable[[Progress], None],
     policy: UrlPolicy,
     cookies: CookieSource,
+    network: Network | None = None,
 ) -> Execution:
     """The run's execution: its artifacts, profiles, URL policy, the cookies its plain HTTP
     starts from, the caller's confirmations and language model, and its desk for hand-overs to
@@ -175,6 +183,7 @@ def new_execution(
         policy=policy,
         web_config=wiring.web,
         web_cookies=cookies,
+        network=job.given.network if job.given is not None else network,
         catalog=wiring.catalog,
         confirmer=Confirmer(trust, live.asker, wiring.confirm, wiring.terminal),
         human=desk,

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from taskplate.browser import Session, Sessions, UrlPolicy
+from taskplate.browser import Network, Session, Sessions, UrlPolicy
 from taskplate.contract import TrustLevel
 from taskplate.dsl import Template
 
@@ -61,8 +61,15 @@ class RunWiring:
         catalog = self.library.actions or self.library.catalog
         return self.tools(catalog) if self.tools is not None else catalog
 
-    def url_policy(self, trust: TrustLevel) -> UrlPolicy:
-        return UrlPolicy(trust, self.allow_hosts, self.deny_hosts, self.resolver)
+    def url_policy(self, trust: TrustLevel, *, proxied: bool = False) -> UrlPolicy:
+        """`proxied`: the run's requests go through a proxy, which resolves the names."""
+        return UrlPolicy(trust, self.allow_hosts, self.deny_hosts, self.resolver, proxied=proxied)
+
+    def operator_network(self) -> Network:
+        """The network of sessions and calls outside a run: the operator's proxy."""
+        from ._run_network import operator_network
+
+        return operator_network(self.library.configuration.network)
 
     def model_for(self, caller: CallerModel | None) -> Sampler:
         """The run's language model: the caller's (MCP sampling) when it can sample, else the
@@ -94,12 +101,17 @@ class RunWiring:
         profile_id: str,
         policy: UrlPolicy | None = None,
         record: bool = False,
+        network: Network | None = None,
     ) -> Session:
         """A new session under the caller's URL policy (a run's own: `policy`), seeded from the
         profile's snapshot; `record`: its network recorded (save_template's first case)."""
         snapshot = self.profiles.read(profile_id)
-        policy = policy if policy is not None else self.url_policy(trust)
-        session = await self.sessions.create(policy=policy, seed=snapshot.state, record=record)
+        network = network if network is not None else self.operator_network()
+        if policy is None:
+            policy = self.url_policy(trust, proxied=network.proxy is not None)
+        session = await self.sessions.create(
+            policy=policy, seed=snapshot.state, record=record, network=network
+        )
         session.profile_id, session.profile_version = snapshot.profile_id, snapshot.version
         return session
 
@@ -117,6 +129,7 @@ class RunJob:
     profile_id: str | None = None
     secrets: list[str] = field(default_factory=list)  # the secret inputs' values, masked
     principal: str | None = None  # the caller that started it (`Principal.name`)
+    network: Network | None = None  # its proxy, identity and host pace (None: the operator's)
 
 
 class Wired(Generic[T]):

@@ -19,6 +19,7 @@ import anyio
 
 from taskplate.browser import (
     BrowserRuntime,
+    Network,
     ProfileStore,
     Session,
     Sessions,
@@ -56,6 +57,7 @@ from ._run_liveness import (
     flush_every,
     reap,
 )
+from ._run_network import run_network
 from ._run_queue import RunQueue
 from ._run_settlement import Settlement
 from ._run_views import RunReads
@@ -257,6 +259,7 @@ class RunManager(HeldRuns):
         options = run_options(
             dict(options or {}), template, self.limits, trust, self.trace_default, profile_id
         )
+        network = run_network(template, options, trust, self.library.configuration.network)
         await self.store.insert_run(
             run_id,
             template.id,
@@ -268,6 +271,7 @@ class RunManager(HeldRuns):
         )
         self.live[run_id] = Live(asker=asker, sampler=sampler)
         secret_values = [str(filled[k]) for k in hidden if filled.get(k) not in (None, "")]
+        secret_values += network.secrets  # the proxy's password, masked like a secret input
         job = RunJob(
             run_id,
             template,
@@ -278,13 +282,17 @@ class RunManager(HeldRuns):
             profile_id,
             secret_values,
             principal.name,
+            network,
         )
         self._tg.start_soon(self._run, job)
         return run_id
 
     # -- one run ------------------------------------------------------------------------------
-    def url_policy(self, trust: TrustLevel) -> UrlPolicy:
-        return self.wiring.url_policy(trust)
+    def url_policy(self, trust: TrustLevel, *, proxied: bool = False) -> UrlPolicy:
+        return self.wiring.url_policy(trust, proxied=proxied)
+
+    def operator_network(self) -> Network:  # calls outside a run: the operator's proxy
+        return self.wiring.operator_network()
 
     async def open_session(
         self, trust: TrustLevel, profile_id: str, record: bool = False
@@ -313,6 +321,9 @@ class RunManager(HeldRuns):
             return True  # another process took it
         self.live[row.run_id] = Live()
         trust = TrustLevel(row.options.get("trust", "local"))
+        network = run_network(
+            template, row.options, trust, self.library.configuration.network, stored=True
+        )
         job = RunJob(
             row.run_id,
             template,
@@ -322,6 +333,7 @@ class RunManager(HeldRuns):
             None,
             row.options.get("profileId"),
             principal=row.principal,
+            network=network,
         )
         self._tg.start_soon(self._run, job)
         return True
