@@ -13,16 +13,20 @@ from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
 from taskplate.dsl import Template, listed, violations
 
 
-def operator_network(settings: Mapping[str, Any]) -> Network:
-    """What every session and run starts from: the data home's `[network]`, else the
-    environment's HTTPS_PROXY/HTTP_PROXY and NO_PROXY."""
-    proxy = settings.get("proxy")
+def operator_network(settings: Mapping[str, Any], profile: str | None = None) -> Network:
+    """What every session and run starts from: the proxy of the profile it starts from
+    (`[network.profiles.NAME]`), else the data home's `[network]` one, else the environment's
+    HTTPS_PROXY/HTTP_PROXY and NO_PROXY."""
+    own = settings.get("profiles", {}).get(profile or "", {}).get("proxy")
+    proxy, where = (
+        (own, f"[network.profiles.{profile}] proxy")
+        if own
+        else (settings.get("proxy"), "[network] proxy")
+    )
     return Network(
-        proxy=(
-            Proxy.parse(proxy, "[network] proxy", settings.get("no_proxy", ""))
-            if proxy
-            else proxy_from_env()
-        ),
+        proxy=Proxy.parse(proxy, where, settings.get("no_proxy", ""))
+        if proxy
+        else proxy_from_env(),
         throttle=HostThrottle(float(settings.get("max_retry_after_s", 60))),
     )
 
@@ -34,11 +38,13 @@ def run_network(
     settings: Mapping[str, Any],
     *,
     stored: bool = False,
+    inputs: dict[str, Any] | None = None,
+    profile_id: str | None = None,
 ) -> Network:
     """The run's network; `options` keeps its proxy masked (the run's row is stored).
     `stored`: options read back from a run's row, whose proxy is masked: a run taken over
     from another process goes through the operator's proxy."""
-    base = operator_network(settings)
+    base = operator_network(settings, _profile(template, inputs or {}, profile_id))
     proxy = base.proxy
     if options.get("proxy") is not None and not stored:
         proxy = _callers_proxy(options["proxy"], trust, settings)
@@ -56,6 +62,17 @@ def run_network(
         throttle = HostThrottle(min(float(most), throttle.max_retry_after_s))
     identity = _identity(template, options.get("browser"))
     return Network(proxy, identity, throttle)
+
+
+def _profile(template: Template, inputs: dict[str, Any], profile_id: str | None) -> str | None:
+    """The profile the run's session starts from; None when its expression fails now (the
+    run then fails where it opens its session, saying why)."""
+    from ._run_inputs import profile_for
+
+    try:
+        return profile_for(template, inputs, profile_id)
+    except Exception:
+        return None
 
 
 def _callers_proxy(given: Any, trust: TrustLevel, settings: Mapping[str, Any]) -> Proxy:

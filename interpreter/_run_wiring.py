@@ -65,11 +65,30 @@ class RunWiring:
         """`proxied`: the run's requests go through a proxy, which resolves the names."""
         return UrlPolicy(trust, self.allow_hosts, self.deny_hosts, self.resolver, proxied=proxied)
 
-    def operator_network(self) -> Network:
-        """The network of sessions and calls outside a run: the operator's proxy."""
+    def network_for(
+        self,
+        template: Template,
+        options: dict[str, Any],
+        trust: TrustLevel,
+        inputs: dict[str, Any] | None = None,
+        profile_id: str | None = None,
+        *,
+        stored: bool = False,
+    ) -> Network:
+        """A run's network (`run_network`; its options keep the proxy masked)."""
+        from ._run_network import run_network
+
+        settings = self.library.configuration.network
+        return run_network(
+            template, options, trust, settings, stored=stored, inputs=inputs, profile_id=profile_id
+        )
+
+    def operator_network(self, profile: str | None = None) -> Network:
+        """The network of sessions and calls outside a run: the operator's proxy (the
+        profile's, when it has one)."""
         from ._run_network import operator_network
 
-        return operator_network(self.library.configuration.network)
+        return operator_network(self.library.configuration.network, profile)
 
     def model_for(self, caller: CallerModel | None) -> Sampler:
         """The run's language model: the caller's (MCP sampling) when it can sample, else the
@@ -106,7 +125,7 @@ class RunWiring:
         """A new session under the caller's URL policy (a run's own: `policy`), seeded from the
         profile's snapshot; `record`: its network recorded (save_template's first case)."""
         snapshot = self.profiles.read(profile_id)
-        network = network if network is not None else self.operator_network()
+        network = network if network is not None else self.operator_network(profile_id)
         if policy is None:
             policy = self.url_policy(trust, proxied=network.proxy is not None)
         session = await self.sessions.create(

@@ -57,7 +57,6 @@ from ._run_liveness import (
     flush_every,
     reap,
 )
-from ._run_network import run_network
 from ._run_queue import RunQueue
 from ._run_settlement import Settlement
 from ._run_views import RunReads
@@ -259,7 +258,7 @@ class RunManager(HeldRuns):
         options = run_options(
             dict(options or {}), template, self.limits, trust, self.trace_default, profile_id
         )
-        network = run_network(template, options, trust, self.library.configuration.network)
+        network = self.wiring.network_for(template, options, trust, filled, profile_id)
         await self.store.insert_run(
             run_id,
             template.id,
@@ -291,8 +290,8 @@ class RunManager(HeldRuns):
     def url_policy(self, trust: TrustLevel, *, proxied: bool = False) -> UrlPolicy:
         return self.wiring.url_policy(trust, proxied=proxied)
 
-    def operator_network(self) -> Network:  # calls outside a run: the operator's proxy
-        return self.wiring.operator_network()
+    def operator_network(self, profile: str | None = None) -> Network:  # outside a run
+        return self.wiring.operator_network(profile)
 
     async def open_session(
         self, trust: TrustLevel, profile_id: str, record: bool = False
@@ -321,9 +320,7 @@ class RunManager(HeldRuns):
             return True  # another process took it
         self.live[row.run_id] = Live()
         trust = TrustLevel(row.options.get("trust", "local"))
-        network = run_network(
-            template, row.options, trust, self.library.configuration.network, stored=True
-        )
+        network = self.wiring.network_for(template, row.options, trust, stored=True)
         job = RunJob(
             row.run_id,
             template,

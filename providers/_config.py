@@ -79,6 +79,15 @@ NETWORK: dict[str, Any] = {
             "description": "Proxies a remote caller may name in options.proxy.",
         },
         "max_retry_after_s": {"type": "number", "minimum": 0, "maximum": 3600},
+        "profiles": {
+            "type": "object",
+            "description": "A proxy per login profile ([network.profiles.NAME] proxy = …).",
+            "additionalProperties": {
+                "type": "object",
+                "properties": {"proxy": {"type": "string"}},
+                "additionalProperties": False,
+            },
+        },
     },
     "additionalProperties": False,
 }

@@ -84,14 +84,18 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     wait_until, timeout_ms = args.get("waitUntil", "load"), args.get("timeoutMs", 30_000)
     late: str | None = None
     network = ctx.need_session().network
+    started = time.monotonic()
+    # The host's pace (Retry-After, its adaptive delay) counts towards the timeout: the
+    # navigation's own ends when a step's would, and says so (NAVIGATION_TIMEOUT).
     await network.throttle.wait(url)
     try:
-        started = time.monotonic()
         first: Literal["commit", "domcontentloaded"] = (
             "commit" if wait_until == "commit" else "domcontentloaded"
         )
-        response = await page.goto(url, wait_until=first, timeout=timeout_ms)
-        paced = _paced(network.throttle, url, response, time.monotonic() - started)
+        asked = time.monotonic()
+        left_ms = max(1.0, timeout_ms - (asked - started) * 1000)
+        response = await page.goto(url, wait_until=first, timeout=left_ms)
+        paced = _paced(network.throttle, url, response, time.monotonic() - asked)
         if wait_until != first:
             left_ms = max(1.0, timeout_ms - (time.monotonic() - started) * 1000)
             try:

@@ -118,7 +118,7 @@ async def _read(state: ServerState, args: dict[str, Any], ctx: Context) -> CallT
         return list(profile.state.get("cookies", []))
 
     artifacts = RunArtifacts(manager.artifacts, f"scrape_{secrets.token_hex(6)}", principal.name)
-    network = manager.operator_network()
+    network = manager.operator_network(args.get("profileId"))
     policy = manager.url_policy(trust, proxied=network.proxy is not None)
     read = {
         "url": args["url"],

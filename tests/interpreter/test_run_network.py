@@ -60,6 +60,14 @@ def test_the_operators_proxy_comes_from_the_environment_when_the_data_home_names
     assert toml is not None and toml.server == "http://toml:3128"
 
 
+def test_a_profile_may_have_a_proxy_of_its_own() -> None:
+    settings = {"proxy": "http://all:3128", "profiles": {"work": {"proxy": "http://work:3128"}}}
+    work = run_network(_template(), {}, TrustLevel.LOCAL, settings, profile_id="work")  # type: ignore[arg-type]
+    other = run_network(_template(), {}, TrustLevel.LOCAL, settings, profile_id="home")  # type: ignore[arg-type]
+    assert work.proxy is not None and work.proxy.server == "http://work:3128"
+    assert other.proxy is not None and other.proxy.server == "http://all:3128"
+
+
 def test_options_browser_sets_only_what_the_template_lets_callers_set() -> None:
     template = _template({"locale": "en-US", "userAgent": "tp", "callerMaySet": ["locale"]})
     network = run_network(template, {"browser": {"locale": "fr-FR"}}, TrustLevel.REMOTE, {})  # type: ignore[arg-type]
