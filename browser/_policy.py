@@ -15,6 +15,8 @@ import anyio
 
 from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
 
+from ._network import Proxy
+
 Resolver = Callable[[str], list[str]]
 METADATA_HOSTS = frozenset({"metadata.google.internal", "metadata", "instance-data"})
 _HINT = "Use a public http(s) URL, or ask the operator to allow the host (allowHosts)."
@@ -78,13 +80,16 @@ class UrlPolicy:
     allow_hosts: tuple[str, ...] = ()
     deny_hosts: tuple[str, ...] = ()
     resolver: Resolver = system_resolver
-    # Requests go through a proxy, which resolves the names: what is refused here is what the
-    # URL shows (schemes, literal addresses, loopback and metadata names, denied hosts); the
-    # proxy must refuse the rest (docs/networks.md).
-    proxied: bool = False
+    # The proxy requests go through, which resolves their names: for a host it serves (not on
+    # its bypass list), what is refused here is what the URL shows (schemes, literal addresses,
+    # loopback and metadata names, denied hosts); the proxy must refuse the rest (networks.md).
+    proxy: Proxy | None = None
     # Each host's verdict and the addresses it was made on, resolved once for the policy's life
     # (a run's): a connection goes to those addresses (`connect_to`), never to a later answer.
     _cache: dict[str, tuple[str | None, tuple[str, ...]]] = field(default_factory=dict, repr=False)
+
+    def _through_proxy(self, host: str) -> bool:
+        return self.proxy is not None and not self.proxy.goes_direct(host)
 
     @property
     def enforced(self) -> bool:
@@ -120,7 +125,7 @@ class UrlPolicy:
     def _resolve(self, host: str) -> tuple[str | None, tuple[str, ...]]:
         if host in METADATA_HOSTS:
             return f'"{host}" is a cloud metadata host', ()
-        if self.proxied:
+        if self._through_proxy(host):
             return _seen_through_proxy(host), ()
         addresses = tuple(self.resolver(host))
         if not addresses:
@@ -137,7 +142,7 @@ class UrlPolicy:
         host = host.lower().rstrip(".")
         return (
             self.trust is TrustLevel.REMOTE
-            and not self.proxied
+            and not self._through_proxy(host)
             and not _matches(host, self.allow_hosts)
         )
 

@@ -85,7 +85,7 @@ async def run_job(wiring: RunWiring, job: RunJob, live: Live) -> None:
     policy = (
         job.given.policy
         if job.given is not None
-        else wiring.url_policy(job.trust, proxied=network.proxy is not None)
+        else wiring.url_policy(job.trust, proxy=network.proxy)
     )
     trace = live.trace = RunTrace(
         TraceMode(job.options.get("trace", "off")),

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from taskplate.browser import Network, Session, Sessions, UrlPolicy
+from taskplate.browser import Network, Proxy, Session, Sessions, UrlPolicy
 from taskplate.contract import TrustLevel
 from taskplate.dsl import Template
 
@@ -61,9 +61,9 @@ class RunWiring:
         catalog = self.library.actions or self.library.catalog
         return self.tools(catalog) if self.tools is not None else catalog
 
-    def url_policy(self, trust: TrustLevel, *, proxied: bool = False) -> UrlPolicy:
-        """`proxied`: the run's requests go through a proxy, which resolves the names."""
-        return UrlPolicy(trust, self.allow_hosts, self.deny_hosts, self.resolver, proxied=proxied)
+    def url_policy(self, trust: TrustLevel, *, proxy: Proxy | None = None) -> UrlPolicy:
+        """`proxy`: the run's requests go through it, and it resolves the names."""
+        return UrlPolicy(trust, self.allow_hosts, self.deny_hosts, self.resolver, proxy=proxy)
 
     def network_for(
         self,
@@ -127,7 +127,7 @@ class RunWiring:
         snapshot = self.profiles.read(profile_id)
         network = network if network is not None else self.operator_network(profile_id)
         if policy is None:
-            policy = self.url_policy(trust, proxied=network.proxy is not None)
+            policy = self.url_policy(trust, proxy=network.proxy)
         session = await self.sessions.create(
             policy=policy, seed=snapshot.state, record=record, network=network
         )

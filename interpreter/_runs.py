@@ -21,6 +21,7 @@ from taskplate.browser import (
     BrowserRuntime,
     Network,
     ProfileStore,
+    Proxy,
     Session,
     Sessions,
     UrlPolicy,
@@ -287,8 +288,8 @@ class RunManager(HeldRuns):
         return run_id
 
     # -- one run ------------------------------------------------------------------------------
-    def url_policy(self, trust: TrustLevel, *, proxied: bool = False) -> UrlPolicy:
-        return self.wiring.url_policy(trust, proxied=proxied)
+    def url_policy(self, trust: TrustLevel, *, proxy: Proxy | None = None) -> UrlPolicy:
+        return self.wiring.url_policy(trust, proxy=proxy)
 
     def operator_network(self, profile: str | None = None) -> Network:  # outside a run
         return self.wiring.operator_network(profile)

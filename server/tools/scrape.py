@@ -119,7 +119,7 @@ async def _read(state: ServerState, args: dict[str, Any], ctx: Context) -> CallT
 
     artifacts = RunArtifacts(manager.artifacts, f"scrape_{secrets.token_hex(6)}", principal.name)
     network = manager.operator_network(args.get("profileId"))
-    policy = manager.url_policy(trust, proxied=network.proxy is not None)
+    policy = manager.url_policy(trust, proxy=network.proxy)
     read = {
         "url": args["url"],
         "engine": args["engine"],

@@ -84,14 +84,17 @@ def test_a_proxy_url_is_read_and_its_password_never_shown() -> None:
     assert "options.proxy" in bad.value.message and "secret" not in bad.value.message
 
 
-def test_through_a_proxy_the_policy_refuses_what_the_url_shows_and_resolves_nothing() -> None:
+def test_through_a_proxy_the_policy_judges_what_the_url_shows_and_resolves_only_the_bypass_list() -> (
+    None
+):
     asked: list[str] = []
 
     def resolver(host: str) -> list[str]:
         asked.append(host)
         return ["10.0.0.1"]
 
-    policy = UrlPolicy(TrustLevel.REMOTE, resolver=resolver, proxied=True)
+    proxy = Proxy.parse("http://proxy.corp:3128", "[network] proxy", bypass="intranet.corp")
+    policy = UrlPolicy(TrustLevel.REMOTE, resolver=resolver, proxy=proxy)
     assert policy.refusal("https://example.org/") is None  # the proxy resolves it
     assert "private" in (policy.refusal("http://10.1.2.3/") or "")
     assert "loopback" in (policy.refusal("http://127.0.0.1:8080/") or "")
@@ -99,6 +102,9 @@ def test_through_a_proxy_the_policy_refuses_what_the_url_shows_and_resolves_noth
     assert "metadata" in (policy.refusal("http://metadata.google.internal/") or "")
     assert "scheme" in (policy.refusal("file:///etc/passwd") or "")
     assert asked == [] and not policy.checks_addresses("example.org")
+    # a host on the bypass list goes direct: resolved and judged by its addresses, then pinned
+    assert "private" in (policy.refusal("http://wiki.intranet.corp/") or "")
+    assert asked == ["wiki.intranet.corp"] and policy.checks_addresses("wiki.intranet.corp")
 
 
 async def test_a_page_and_plain_http_go_through_an_authenticating_proxy(
