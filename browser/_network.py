@@ -4,6 +4,7 @@ shows (user agent, locale, viewport…) and its per-host throttle. Values only; 
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 from collections.abc import Mapping
@@ -187,8 +188,12 @@ class Network:
 
     @property
     def secrets(self) -> list[str]:
-        """What must never be shown of it (masked like a run's secret inputs)."""
-        return [self.proxy.password] if self.proxy is not None and self.proxy.password else []
+        """What must never be shown of it (masked like a run's secret inputs): the proxy's
+        password, and its Proxy-Authorization token (a request's headers in a trace show it)."""
+        if self.proxy is None or not self.proxy.password:
+            return []
+        pair = f"{self.proxy.username}:{self.proxy.password}".encode()
+        return [self.proxy.password, base64.b64encode(pair).decode("ascii")]
 
     def proxy_for(self, host: str) -> Proxy | None:
         """The proxy a request to `host` goes through (None: direct)."""

@@ -4,7 +4,10 @@ template lets callers set."""
 
 from __future__ import annotations
 
+import base64
+import io
 import json
+import zipfile
 from pathlib import Path
 
 import anyio
@@ -34,6 +37,7 @@ def test_the_callers_proxy_is_kept_masked_and_used_whole() -> None:
     network = run_network(_template(), options, TrustLevel.LOCAL, {})  # type: ignore[arg-type]
     assert options["proxy"] == "http://me:***@proxy.local:8080"
     assert network.proxy is not None and network.proxy.password == "hunter2"
+    assert network.secrets == ["hunter2", "bWU6aHVudGVyMg=="]  # and the Basic token, me:hunter2
 
 
 def test_a_remote_caller_may_name_only_a_proxy_the_operator_allows() -> None:
@@ -103,7 +107,11 @@ async def test_a_runs_proxy_and_identity_reach_both_engines_and_its_row_keeps_th
     manager = RunManager(tmp_path / "home", TemplateLibrary(REGISTRY), runtime=runtime)
     with network_site() as net, tinyproxy(tmp_path) as proxy:
         async with manager.running():
-            options = {"proxy": proxy["url"], "browser": {"userAgent": "run-agent/2"}}
+            options = {
+                "proxy": proxy["url"],
+                "browser": {"userAgent": "run-agent/2"},
+                "trace": "on",
+            }
             run_id = await manager.submit(
                 "t",
                 {"url": net.url("/echo")},
@@ -113,6 +121,9 @@ async def test_a_runs_proxy_and_identity_reach_both_engines_and_its_row_keeps_th
             with anyio.fail_after(60):
                 answer = await manager.wait(run_id)
             row = await manager.row(run_id)
+            described = await manager.describe(run_id, include_steps=True)
+            [trace] = [a for a in described["artifacts"] if a["name"] == "trace.zip"]
+            traced = (await manager.artifacts.read(trace["artifactId"])).data
             await manager.sessions.close_all()
     assert answer["status"] == "succeeded", answer
     assert len(net.echoed) == 2, net.echoed  # the fetch, then the page
@@ -121,4 +132,8 @@ async def test_a_runs_proxy_and_identity_reach_both_engines_and_its_row_keeps_th
         assert headers["user-agent"] == "run-agent/2"
         assert headers["accept-language"].startswith("de-DE")
     assert row.options["proxy"] == f"http://crawler:***@127.0.0.1:{proxy['port']}"
-    assert PROXY_PASSWORD not in json.dumps(row.options) + json.dumps(answer)
+    token = base64.b64encode(f"crawler:{PROXY_PASSWORD}".encode())
+    assert PROXY_PASSWORD not in json.dumps(row.options) + json.dumps(described)
+    with zipfile.ZipFile(io.BytesIO(traced)) as kept:
+        text = b"".join(kept.read(name) for name in kept.namelist())
+    assert PROXY_PASSWORD.encode() not in text and token not in text
