@@ -215,6 +215,7 @@ async def _run(
     trace: str | None = None,
     confirm: str = "ask",
     once: frozenset[str] = frozenset(),
+    network: dict[str, Any] | None = None,
 ) -> int:
     path = Path(template_ref)
     is_file = path.suffix in (".yaml", ".yml") and path.exists()
@@ -248,6 +249,7 @@ async def _run(
             options["timeoutMs"] = timeout
         if trace:
             options["trace"] = trace
+        options |= network or {}  # proxy, browser (docs/networks.md)
         if once:
             schema = lib.get(template_id, version).inputs_schema
             inputs = lists_of_one(inputs, schema, set(once))
@@ -314,6 +316,18 @@ async def _run(
     help="Steps that need a confirmation (confirm:): ask on this terminal, allow them without "
     "asking, or deny them. Without a terminal, ask refuses (CONFIRMATION_REQUIRED).",
 )
+@click.option(
+    "--proxy",
+    metavar="URL",
+    help="Send the run's requests through this proxy, scheme://[user:password@]host:port "
+    "(docs/networks.md); default: the [network] proxy of taskplate.toml, else HTTPS_PROXY.",
+)
+@click.option(
+    "--browser",
+    "browser_json",
+    metavar="JSON",
+    help='The browser a site sees, within the template\'s browser.callerMaySet: {"locale": "de-DE"}.',
+)
 @click.option("--templates", "folders", multiple=True, metavar="DIR", help="More template folders.")
 @click.option("--json", "as_json", is_flag=True, help="No progress bar; only the final JSON.")
 @store_option
@@ -326,6 +340,8 @@ def command(
     timeout: int | None,
     trace: str | None,
     confirm: str,
+    proxy: str | None,
+    browser_json: str | None,
     folders: tuple[str, ...],
     as_json: bool,
 ) -> None:
@@ -336,9 +352,15 @@ def command(
     inputs = parse_inputs(pairs, inputs_file)
     check_timeout(timeout, limits())
     once = frozenset(given_once(pairs))
+    network: dict[str, Any] = {"proxy": proxy} if proxy else {}
+    if browser_json:
+        try:
+            network["browser"] = json.loads(browser_json)
+        except ValueError as exc:
+            raise click.BadParameter(f"not JSON: {exc}", param_hint="--browser") from None
     try:
         code = anyio.run(
-            _run, template, inputs, mode, timeout, folders, as_json, trace, confirm, once
+            _run, template, inputs, mode, timeout, folders, as_json, trace, confirm, once, network
         )
     except KeyboardInterrupt:
         click.echo("canceled", err=True)
