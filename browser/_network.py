@@ -186,6 +186,12 @@ class Network:
             options["proxy"] = self.proxy.for_playwright()
         return options
 
+    def window_options(self) -> dict[str, Any]:
+        """A person's headed window of the run (a hand-over): the same proxy, user agent,
+        locale, time zone and headers, in a window of the person's own size."""
+        kept = ("proxy", "user_agent", "locale", "timezone_id", "extra_http_headers")
+        return {k: v for k, v in self.context_options().items() if k in kept}
+
     @property
     def secrets(self) -> list[str]:
         """What must never be shown of it (masked like a run's secret inputs): the proxy's

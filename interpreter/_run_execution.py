@@ -160,6 +160,8 @@ def new_execution(
     starts from, the caller's confirmations and language model, and its desk for hand-overs to
     a person."""
     trust, cancel = job.trust, CancelRequest()
+    # the run's network, or that of the session the caller handed in
+    network = job.given.network if job.given is not None else network or Network()
     desk = RunDesk(
         wiring.store,
         job.run_id,
@@ -168,6 +170,7 @@ def new_execution(
         lambda: cancel.requested,
         lambda: live.scope.cancel() if live.scope is not None else None,
         job.secrets,
+        window_options=network.window_options(),
     )
     return Execution(
         job.template,
@@ -183,7 +186,7 @@ def new_execution(
         policy=policy,
         web_config=wiring.web,
         web_cookies=cookies,
-        network=job.given.network if job.given is not None else network,
+        network=network,
         catalog=wiring.catalog,
         confirmer=Confirmer(trust, live.asker, wiring.confirm, wiring.terminal),
         human=desk,

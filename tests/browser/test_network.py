@@ -224,3 +224,21 @@ async def test_a_device_gives_its_viewport_and_agent_and_contexts_do_not_share_t
     _, on_plain = await _echoed(plain)
     assert on_phone["width"] == 390 and "iPhone" in on_phone["userAgent"]
     assert on_plain["width"] == 1280 and "iPhone" not in on_plain["userAgent"]
+
+
+def test_a_hand_over_window_shows_the_runs_proxy_and_identity_at_the_persons_size() -> None:
+    network = Network(
+        proxy=Proxy.parse("http://u:p@proxy.corp:3128", "options.proxy"),
+        identity=Identity(user_agent="tp", locale="de-DE", viewport=(400, 300)),
+    )
+    assert network.window_options() == {
+        "proxy": {
+            "server": "http://proxy.corp:3128",
+            "bypass": "<-loopback>",
+            "username": "u",
+            "password": "p",
+        },
+        "user_agent": "tp",
+        "locale": "de-DE",
+    }
+    assert Network().window_options() == {}
