@@ -16,7 +16,8 @@ from taskplate.contract import ErrorCode, TaskplateError
 
 from ._throttle import HostThrottle
 
-PROXY_SCHEMES = ("http", "https", "socks5")
+# SOCKS is not one: httpx would need socksio for it, and Chromium takes no credentials for it.
+PROXY_SCHEMES = ("http", "https")
 DEFAULT_VIEWPORT = (1280, 720)
 # `scheme://user:password@` in any text (an error, a log line): the password goes.
 _CREDENTIALS = re.compile(r"([a-z][a-z0-9+.-]*://[^/\s:@]*):[^@\s/]*@", re.I)
@@ -38,7 +39,7 @@ class Proxy:
 
     @staticmethod
     def parse(text: str, where: str, bypass: str = "") -> Proxy:
-        """`http://user:pass@host:port` (http, https or socks5); INVALID_PARAMETER naming
+        """`http://user:pass@host:port` (http or https); INVALID_PARAMETER naming
         `where` (the setting it came from) when it is not one."""
         parts = urlsplit(text.strip())
         try:
@@ -49,7 +50,7 @@ class Proxy:
             raise TaskplateError(
                 ErrorCode.INVALID_PARAMETER,
                 f"{where} is not a proxy URL: {mask_credentials(text)[:200]}",
-                "Give it as scheme://[user:password@]host:port, the scheme http, https or socks5.",
+                "Give it as scheme://[user:password@]host:port, the scheme http or https.",
                 {"field": where},
             )
         host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname

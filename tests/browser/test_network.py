@@ -80,7 +80,7 @@ def test_a_proxy_url_is_read_and_its_password_never_shown() -> None:
         mask_credentials("could not reach http://a:b@h:1/x") == "could not reach http://a:***@h:1/x"
     )
     with pytest.raises(TaskplateError) as bad:
-        Proxy.parse("ftp://u:secret@h", "options.proxy")
+        Proxy.parse("socks5://u:secret@h:1080", "options.proxy")
     assert "options.proxy" in bad.value.message and "secret" not in bad.value.message
 
 
