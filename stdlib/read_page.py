@@ -248,7 +248,9 @@ async def _rendered(
         "engine": "browser",
         "engineReason": why,
     }
-    return out | ({"warnings": body["warnings"]} if body.get("warnings") else {})
+    # navigate's own (the host asked to be left alone, the page was slow) and the content's
+    warnings = [*opened.get("warnings", []), *body.get("warnings", [])]
+    return out | ({"warnings": warnings} if warnings else {})
 
 
 async def _links(ctx: ActionContext, tab: ActionContext, robots: bool) -> list[str]:
