@@ -39,6 +39,7 @@ def retry_after_s(value: str | None, now: float | None = None) -> float | None:
 class _Pace:
     delay: float = 0.0  # AutoThrottle's, from latency
     next_at: float = 0.0  # monotonic: no request to the host starts before
+    quiet_until: float = 0.0  # monotonic: the end of the quiet its last Retry-After asked for
     lock: anyio.Lock = field(default_factory=anyio.Lock)
 
 
@@ -54,18 +55,24 @@ class HostThrottle:
         host = (urlsplit(url).hostname or "").lower()
         return self._hosts.setdefault(host, _Pace())
 
-    async def wait(self, url: str) -> None:
-        """Until the host may be asked again; requests that wait start one after another."""
+    async def wait(self, url: str) -> str | None:
+        """Until the host may be asked again; requests that wait start one after another.
+        A warning for the request when it waited out the host's Retry-After."""
         pace = self._pace(url)
         if pace.next_at <= time.monotonic():
             if pace.delay:
                 pace.next_at = time.monotonic() + pace.delay
-            return
+            return None
         async with pace.lock:
-            wait = pace.next_at - time.monotonic()
+            now = time.monotonic()
+            wait, quiet = pace.next_at - now, pace.quiet_until > now
             if wait > 0:
                 await anyio.sleep(wait)
             pace.next_at = time.monotonic() + pace.delay
+        host = urlsplit(url).hostname or url
+        if not quiet or wait <= 0:
+            return None
+        return f"waited {wait:.1f} s: {host} had asked for quiet (Retry-After)"
 
     def answered(
         self, url: str, status: int, retry_after: str | None, latency_s: float
@@ -81,6 +88,7 @@ class HostThrottle:
             return None
         held = min(asked, self.max_retry_after_s)
         pace.next_at = max(pace.next_at, time.monotonic() + held)
+        pace.quiet_until = max(pace.quiet_until, time.monotonic() + held)
         host = urlsplit(url).hostname or url
         capped = f" (asked {asked:.0f} s; capped by maxRetryAfterS)" if asked > held else ""
         return f"{host} answered {status} with Retry-After: its next requests wait {held:.1f} s{capped}"

@@ -4,7 +4,7 @@ bounds of their own). Knows no URL policy and no hosts: the client (_web.py) ask
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import httpx
 
@@ -22,7 +22,8 @@ class Body:
     content_type: str
     data: bytes
     headers: httpx.Headers
-    note: str | None = None  # the host asked to be left alone a while (Retry-After)
+    # the host asked to be left alone a while (Retry-After), or the request waited for it
+    notes: list[str] = field(default_factory=list)
 
 
 async def read_body(response: httpx.Response, url: str, max_bytes: int) -> list[bytes]:

@@ -294,11 +294,10 @@ class WebClient:
                     extensions={"timeout": client.timeout.as_dict()},
                 )
                 client.cookies.set_cookie_header(request)
-                if polite:
-                    await self.network.throttle.wait(url)
+                waited = await self.network.throttle.wait(url) if polite else None
                 started = time.monotonic()
                 response = await client.send(request, stream=True)
-                note = (
+                paced = (
                     self.network.throttle.answered(
                         url,
                         response.status_code,
@@ -336,7 +335,7 @@ class WebClient:
             content_type=response.headers.get("content-type", ""),
             data=b"".join(chunks),
             headers=response.headers,
-            note=note,
+            notes=[n for n in (waited, paced) if n],
         )
 
 

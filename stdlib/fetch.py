@@ -195,7 +195,7 @@ async def answer(
     from taskplate.stdlib.get_page_content import truncate
 
     content, size, truncated = truncate(content, args.get("maxBytes"))
-    warnings = [body.note] if body.note else []
+    warnings = list(body.notes)
     if only_main and not is_main and fmt != "links":
         warnings.append("no main content was found; this is the whole page")
     if truncated:

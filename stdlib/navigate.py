@@ -87,7 +87,7 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     started = time.monotonic()
     # The host's pace (Retry-After, its adaptive delay) counts towards the timeout: the
     # navigation's own ends when a step's would, and says so (NAVIGATION_TIMEOUT).
-    await network.throttle.wait(url)
+    waited = await network.throttle.wait(url)
     try:
         first: Literal["commit", "domcontentloaded"] = (
             "commit" if wait_until == "commit" else "domcontentloaded"
@@ -133,7 +133,7 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     tab.earlier = tab.earlier or landed  # sent as it loaded, else as it was found
     tab.unsettled = True
     answer = {"url": page.url, "status": tab.status, "title": landed.title if landed else ""}
-    warnings = [w for w in (paced, late) if w]
+    warnings = [w for w in (waited, paced, late) if w]
     return answer | ({"warnings": warnings} if warnings else {})
 
 

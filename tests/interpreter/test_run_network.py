@@ -16,7 +16,7 @@ import pytest
 from taskplate.browser import BrowserRuntime
 from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
 from taskplate.dsl._model import build_template
-from taskplate.interpreter import RunManager, TemplateLibrary
+from taskplate.interpreter import SHIPPED, RunManager, TemplateLibrary
 from taskplate.interpreter._run_network import operator_network, run_network
 from taskplate.stdlib import REGISTRY
 from tests.fixtures.network_site import PROXY_PASSWORD, network_site, tinyproxy
@@ -125,7 +125,7 @@ async def test_a_runs_proxy_and_identity_reach_both_engines_and_its_row_keeps_th
             [trace] = [a for a in described["artifacts"] if a["name"] == "trace.zip"]
             traced = (await manager.artifacts.read(trace["artifactId"])).data
             await manager.sessions.close_all()
-    assert answer["status"] == "succeeded", answer
+    assert answer["status"] == "succeeded", (answer.get("error"), answer["result"], net.busy_seen)
     assert len(net.echoed) == 2, net.echoed  # the fetch, then the page
     for headers in net.echoed:
         assert "tinyproxy" in headers.get("via", ""), headers
@@ -137,3 +137,27 @@ async def test_a_runs_proxy_and_identity_reach_both_engines_and_its_row_keeps_th
     with zipfile.ZipFile(io.BytesIO(traced)) as kept:
         text = b"".join(kept.read(name) for name in kept.namelist())
     assert PROXY_PASSWORD.encode() not in text and token not in text
+
+
+async def test_the_item_that_meets_a_retry_after_says_so_in_its_warnings(
+    tmp_path: Path, runtime: BrowserRuntime
+) -> None:
+    """batch_extract_pages over two pages of a host that answers 429 (Retry-After: 1) for a
+    second, one after the other in the browser: the first item meets the 429 and its warnings
+    say the host asked to be left alone; the next request to the host is answered. (That a
+    request waits the quiet out is test_network's, where it comes within the second.)"""
+    manager = RunManager(
+        tmp_path / "home", TemplateLibrary(REGISTRY).load([SHIPPED]), runtime=runtime
+    )
+    with network_site() as net:
+        async with manager.running():
+            urls = [net.url("/busy?page=1"), net.url("/busy?page=2")]
+            inputs = {"urls": urls, "engine": "browser", "concurrency": 1}
+            run_id = await manager.submit("batch_extract_pages", inputs)
+            with anyio.fail_after(60):
+                answer = await manager.wait(run_id)
+    assert [status for _, status in net.busy_seen] == [429, 200]
+    first, second = answer["result"]["items"]
+    assert first["status"] == 429, first
+    assert any("answered 429 with Retry-After" in w for w in first["warnings"]), first
+    assert second["status"] == 200, second
