@@ -5,9 +5,9 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test fuzz lint docs cases bootstrap chromium headless-shell xvfb bench interop postgres haproxy
+.PHONY: demo test fuzz lint docs cases bootstrap chromium headless-shell xvfb tinyproxy bench interop postgres haproxy
 
-bootstrap: $(STAMP) chromium headless-shell xvfb interop postgres haproxy
+bootstrap: $(STAMP) chromium headless-shell xvfb tinyproxy interop postgres haproxy
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { \
@@ -55,6 +55,17 @@ xvfb:
 	echo "Xvfb is missing: installing Debian's xvfb package"; \
 	SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq xvfb >/dev/null
+
+# A real proxy with BasicAuth for the proxy tests (tests/browser/test_network.py): Debian's
+# tinyproxy package when missing; elsewhere those tests fail and say how to get it.
+tinyproxy:
+	@command -v tinyproxy >/dev/null 2>&1 || [ -x /usr/bin/tinyproxy ] && exit 0; \
+	if ! command -v apt-get >/dev/null 2>&1; then \
+	  echo "tinyproxy is missing and there is no apt-get to install Debian's tinyproxy package."; \
+	  echo "Install your system's tinyproxy (the proxy tests need it)."; exit 2; fi; \
+	echo "tinyproxy is missing: installing Debian's tinyproxy package"; \
+	SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq tinyproxy >/dev/null
 
 export PLAYWRIGHT_HAS_CHROMIUM := import os, sys; from playwright.sync_api import sync_playwright; \
   p = sync_playwright().start(); found = os.path.exists(p.chromium.executable_path); p.stop(); \

@@ -28,10 +28,14 @@ if TYPE_CHECKING:
     from ._headed import HeadedWindow, can_show_window
     from ._home import data_home
     from ._login import login
+    from ._network import Identity, Network, Proxy, mask_credentials, proxy_from_env, through_proxy
     from ._policy import Resolver, UrlPolicy, redirect_elsewhere, system_resolver
     from ._profiles import ProfileStore, Snapshot
     from ._runtime import BrowserConfig, BrowserRuntime, find_chromium
-    from ._session import MAX_TABS_PER_PROCESS, MAX_TABS_PER_SESSION, Session, Sessions, Tab
+    from ._session import Session
+    from ._sessions import MAX_TABS_PER_PROCESS, MAX_TABS_PER_SESSION, Sessions
+    from ._tab import Tab
+    from ._throttle import HostThrottle
     from ._untraced import untraced
     from ._wait import wait_for_stable
 
@@ -51,7 +55,11 @@ __all__ = [
     "HarRecording",
     "HarReplay",
     "HeadedWindow",
+    "HostThrottle",
+    "Identity",
+    "Network",
     "ProfileStore",
+    "Proxy",
     "RecordedAnswers",
     "Resolver",
     "Session",
@@ -69,16 +77,19 @@ __all__ = [
     "find_chromium",
     "is_crash",
     "login",
+    "mask_credentials",
     "masked_har",
     "matched_element",
     "navigation_failed",
     "page_elements",
     "page_state",
+    "proxy_from_env",
     "read_har",
     "read_loads",
     "redirect_elsewhere",
     "response_body",
     "system_resolver",
+    "through_proxy",
     "translate",
     "untraced",
     "wait_for_stable",

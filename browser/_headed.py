@@ -53,8 +53,9 @@ class HeadedWindow:
     marker: str  # on the browser's command line: tests find (and miss) its processes by it
 
     @staticmethod
-    async def open(session_page: Page) -> HeadedWindow:
-        """A headed browser on the session page's URL, with the session context's state."""
+    async def open(session_page: Page, options: dict[str, Any] | None = None) -> HeadedWindow:
+        """A headed browser on the session page's URL, with the session context's state;
+        `options`: the run's proxy and identity (`Network.window_options`)."""
         state: Any = await session_page.context.storage_state()
         marker = f"--taskplate-hand-over={uuid.uuid4().hex}"
         pw = await async_playwright().start()
@@ -67,7 +68,9 @@ class HeadedWindow:
                     args=[*LAUNCH_ARGS, marker],
                     env=dict(os.environ),
                 )
-                context = await browser.new_context(storage_state=state, no_viewport=True)
+                context = await browser.new_context(
+                    storage_state=state, no_viewport=True, **(options or {})
+                )
                 page = await context.new_page()
                 if session_page.url.startswith(("http:", "https:", "file:")):
                     await page.goto(session_page.url, wait_until="domcontentloaded")

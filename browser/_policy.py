@@ -15,6 +15,8 @@ import anyio
 
 from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
 
+from ._network import Proxy
+
 Resolver = Callable[[str], list[str]]
 METADATA_HOSTS = frozenset({"metadata.google.internal", "metadata", "instance-data"})
 _HINT = "Use a public http(s) URL, or ask the operator to allow the host (allowHosts)."
@@ -57,6 +59,19 @@ def _matches(host: str, patterns: Iterable[str]) -> bool:
     return any(fnmatch.fnmatch(host, p.lower()) for p in patterns)
 
 
+def _seen_through_proxy(host: str) -> str | None:
+    """Why a host is refused without resolving it (the proxy resolves it): a literal address
+    that is not public, or a loopback name."""
+    if host == "localhost" or host.endswith(".localhost"):
+        return f'"{host}" is a loopback name'
+    try:
+        ipaddress.ip_address(host.strip("[]").split("%", 1)[0])
+    except ValueError:
+        return None
+    why = _forbidden(host.strip("[]"))
+    return f'"{host}" is {why}' if why else None
+
+
 @dataclass
 class UrlPolicy:
     """Which URLs a caller of a trust level may open; `check` raises URL_NOT_ALLOWED."""
@@ -65,9 +80,16 @@ class UrlPolicy:
     allow_hosts: tuple[str, ...] = ()
     deny_hosts: tuple[str, ...] = ()
     resolver: Resolver = system_resolver
+    # The proxy requests go through, which resolves their names: for a host it serves (not on
+    # its bypass list), what is refused here is what the URL shows (schemes, literal addresses,
+    # loopback and metadata names, denied hosts); the proxy must refuse the rest (networks.md).
+    proxy: Proxy | None = None
     # Each host's verdict and the addresses it was made on, resolved once for the policy's life
     # (a run's): a connection goes to those addresses (`connect_to`), never to a later answer.
     _cache: dict[str, tuple[str | None, tuple[str, ...]]] = field(default_factory=dict, repr=False)
+
+    def _through_proxy(self, host: str) -> bool:
+        return self.proxy is not None and not self.proxy.goes_direct(host)
 
     @property
     def enforced(self) -> bool:
@@ -103,6 +125,8 @@ class UrlPolicy:
     def _resolve(self, host: str) -> tuple[str | None, tuple[str, ...]]:
         if host in METADATA_HOSTS:
             return f'"{host}" is a cloud metadata host', ()
+        if self._through_proxy(host):
+            return _seen_through_proxy(host), ()
         addresses = tuple(self.resolver(host))
         if not addresses:
             return f'the host "{host}" does not resolve', ()
@@ -116,7 +140,11 @@ class UrlPolicy:
         """Whether a connection to `host` must go to an address this policy checked: for remote
         callers, but not to a host the operator allowed by name."""
         host = host.lower().rstrip(".")
-        return self.trust is TrustLevel.REMOTE and not _matches(host, self.allow_hosts)
+        return (
+            self.trust is TrustLevel.REMOTE
+            and not self._through_proxy(host)
+            and not _matches(host, self.allow_hosts)
+        )
 
     def connect_to(self, host: str) -> list[str]:
         """Where a connection to `host` may go: the addresses its check resolved, so a name that

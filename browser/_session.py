@@ -1,37 +1,31 @@
-"""Sessions and tabs: an isolated browser context each, with tracked pages, caps, dialogs
-dismissed and recorded, popups adopted as tabs and the URL policy on every request.
+"""A browser session: an isolated browser context with its tabs, popups adopted as tabs, its
+context retired after many pages, and the URL policy on every request. Tabs are _tab.py's.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import shutil
-import tempfile
 import time
-import uuid
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
-from playwright.async_api import BrowserContext, CDPSession, Dialog, Page, Request
+from playwright.async_api import BrowserContext, Page
 
 from taskplate.contract import ErrorCode, TaskplateError
 
-from ._blocking import blocked_url_patterns
-from ._capture import LOADED_BINDING, Capture
 from ._cleanup import cleanup
-from ._errors import crashed, is_crash, navigation_failed
+from ._errors import crashed, is_crash
+from ._guard import guard
 from ._har import HarRecording
-from ._policy import UrlPolicy, redirect_elsewhere
-from ._runtime import BrowserRuntime
-from ._untraced import untraced
+from ._network import Network
+from ._policy import UrlPolicy
+from ._tab import Tab
 from ._watcher import WATCHER
 
-MAX_TABS_PER_SESSION = 20
-MAX_TABS_PER_PROCESS = 50
+if TYPE_CHECKING:
+    from ._runtime import BrowserRuntime
+
 # A session's context serves this many pages of a loop, then is retired: the next pages open in
 # a fresh context seeded with its storage state (cookies, localStorage), and it closes when the
 # last page still running in it is done, as Crawlee's retireBrowserAfterPageCount. What a
@@ -40,205 +34,18 @@ MAX_TABS_PER_PROCESS = 50
 CONTEXT_RETIRES_AFTER = 500
 RETIRE_TIMEOUT_S = 15  # bounds handing the state on and closing the retired context
 GONE_KEPT = 64  # closed tabs remembered, to tell a lost tab from an unknown one
-POPUP_GRACE_S = 2.0  # a window opened this long after a click or key press is the user's
-_FORGET = "() => { try { sessionStorage.clear(); } catch (e) {} window.name = ''; }"
-# null on an ordinary page; on the error page its net error (ERR_…), or '' before it is shown.
-_ERROR_CODE = """() => location.href.startsWith('chrome-error://')
-  ? ((document.querySelector('.error-code') || {}).textContent || '') : null"""
 
 
-@dataclass
-class Tab:
-    """One page of a session, with what smart waiting and error reports need to know of it."""
+class Registry(Protocol):
+    """What a session asks of the registry that holds it (`_sessions.Sessions`): its browsers,
+    and room for a tab under the process's and the session's caps."""
 
-    id: str
-    page: Page
-    inflight: int = 0
-    last_network: float = field(default_factory=time.monotonic)
-    dialogs: list[dict[str, str]] = field(default_factory=list)
-    refused: str | None = None  # the last URL the policy refused in this tab, and why
-    status: int | None = None  # the HTTP status of the last navigation
-    crashed: bool = False
-    opened_by: str | None = None  # the tab whose page opened this one (a popup)
-    stale: bool = False  # still shows a finished item's page; blanked before anyone reads it
-    net_error: tuple[str, str] | None = None  # (url, ERR_…) of the last failed page load
-    items_served: int = 0  # forEach items this tab has served (it is retired after a number)
-    blocking: frozenset[str] = frozenset()  # kinds of requests refused (images, ads, …)
-    _cdp: CDPSession | None = None  # the tab's own DevTools session, opened when first needed
-    _network: bool = False  # its Network domain is on (for blocking)
-    inputs: int = 0  # user-input actions (click, press, …) running in this tab now
-    # Actions that may take the page elsewhere (navigate, click, …) running in this tab now,
-    # and how many ever began: a read that meets a navigation tells its own page's script
-    # from another step of the run.
-    moving: list[str] = field(default_factory=list)
-    moves_begun: int = 0
-    input_ended: float = -POPUP_GRACE_S  # when the last one ended (monotonic)
-    endpoint: str | None = None  # the remote browser endpoint the tab lives in (None: local)
-    # The page as it stood when its navigation landed: what a reader gets back when the page's
-    # own script then takes its content away (sends the tab to a page that fails, or puts a
-    # short notice in its place). None once anything acted on the page for the user.
-    earlier: Capture | None = None
-    keeping: bool = False  # a navigation of ours is under way or landed: keep what loads
-    _keeping: bool = False  # the binding is installed
-    unsettled: bool = False  # navigated and not waited on since: a reader waits first
+    runtime: BrowserRuntime
 
-    async def forget_page_state(self) -> None:
-        """Clear what a tab carries from page to page (sessionStorage, window.name), so the
-        next page opened in it starts as in a new tab. Best effort: a dead page keeps nothing."""
-        with anyio.move_on_after(2), contextlib.suppress(Exception):
-            await untraced(lambda: self.page.evaluate(_FORGET))
-
-    async def _devtools(self) -> CDPSession:
-        if self._cdp is None:
-            self._cdp = await untraced(lambda: self.page.context.new_cdp_session(self.page))
-        return self._cdp
-
-    async def keep_loads(self) -> None:
-        """From now on, each top document of the tab sends itself (its capture) as it loads,
-        before its own load handlers run: `earlier` then holds it even if a script leaves the
-        page a moment later, before anyone could have asked it (a DevTools binding)."""
-        if self._keeping:
-            return
-        cdp = await self._devtools()
-        cdp.on("Runtime.bindingCalled", self._loaded)
-        await cdp.send("Runtime.enable")  # bindingCalled reaches only sessions that enabled it
-        await cdp.send("Runtime.addBinding", {"name": LOADED_BINDING})
-        self._keeping = True
-
-    def _loaded(self, event: dict[str, Any]) -> None:
-        if event.get("name") != LOADED_BINDING or not self.keeping:
-            return
-        with contextlib.suppress(ValueError, KeyError, TypeError):
-            loaded = Capture.from_json(json.loads(event["payload"]))
-            if not loaded.error_page and loaded.url != "about:blank":
-                self.earlier = loaded
-
-    async def block(self, kinds: frozenset[str]) -> None:
-        """Refuse these kinds of requests in this tab from now on (an empty set: none)."""
-        if kinds == self.blocking:
-            return
-        cdp = await self._devtools()
-        if not self._network:
-            await cdp.send("Network.enable")
-            self._network = True
-        await cdp.send("Network.setBlockedURLs", {"urls": blocked_url_patterns(kinds)})
-        self.blocking = kinds
-
-    async def collect_garbage(self) -> None:
-        """A full garbage collection in the tab's renderer, between two pages.
-
-        A renderer left alone collects lazily: on a machine with free memory, the script and DOM
-        garbage of every page it showed stays mapped (about 4 MB a page here), so a tab reused
-        for hundreds of pages grew to hundreds of MB (bench/batch.py). Collecting while the tab
-        is idle keeps it at its working size. Best effort: a dead page has nothing to keep."""
-        with anyio.move_on_after(2), contextlib.suppress(Exception):
-            await (await self._devtools()).send("HeapProfiler.collectGarbage")
-
-    @contextlib.contextmanager
-    def user_input(self) -> Iterator[None]:
-        """Marks an action acting for the user: windows the page opens meanwhile are wanted."""
-        self.inputs += 1
-        self.earlier = None  # what the page shows now follows from what the user did
-        self.unsettled = self.keeping = False
-        try:
-            yield
-        finally:
-            self.inputs -= 1
-            self.input_ended = time.monotonic()
-
-    @contextlib.contextmanager
-    def moved_by(self, action: str) -> Iterator[None]:
-        """Marks an action that may navigate the page while it runs."""
-        self.moving.append(action)
-        self.moves_begun += 1
-        try:
-            yield
-        finally:
-            self.moving.remove(action)
-
-    def user_input_recently(self) -> bool:
-        return self.inputs > 0 or time.monotonic() - self.input_ended < POPUP_GRACE_S
-
-    async def blank(self, *, ending: bool = False) -> None:
-        """Replace a stale page with about:blank, so nothing of the last item can be read;
-        `ending` also ends a navigation still under way (one that timed out), which would go on
-        in the tab: the next navigation to the same address (a retry) then failed at once with
-        the old one's ERR_ABORTED instead of loading.
-
-        A tab that cannot be blanked (crashed, closed) is not readable either: no error."""
-        if self.stale or ending:
-            with contextlib.suppress(Exception):
-                await untraced(lambda: self.page.goto("about:blank", wait_until="commit"))
-            self.stale = False
-            self.earlier, self.unsettled, self.keeping = None, False, False
-
-    def _request_started(self, _: Request) -> None:
-        self.inflight += 1
-        self.last_network = time.monotonic()
-
-    def _request_ended(self, _: Request) -> None:
-        self.inflight = max(0, self.inflight - 1)
-        self.last_network = time.monotonic()
-
-    def _request_failed(self, request: Request) -> None:
-        self._request_ended(request)
-        if request.is_navigation_request() and request.frame == self.page.main_frame:
-            reason = (request.failure or "").removeprefix("net::").split()[0:1]
-            if reason != ["ERR_ABORTED"]:  # replaced by another navigation: no error page
-                self.net_error = (request.url, reason[0] if reason else "an unknown network error")
-
-    def may_show_error_page(self) -> bool:
-        """Cheap: a page load of this tab failed, or Playwright already saw the error page.
-
-        Navigations the caller waited on are checked by asking the page (error_page)."""
-        return self.net_error is not None or self.page.url.startswith("chrome-error://")
-
-    async def error_page(self, *, arriving: bool = False) -> TaskplateError | None:
-        """NAVIGATION_FAILED when the tab shows Chromium's own error page, else None.
-
-        Asks the page itself: Playwright's idea of the URL follows events that may lag behind.
-        `arriving`: the error page is known to be coming (a navigation was cut short by it)."""
-        code: str | None = None
-        with anyio.move_on_after(2 if arriving else 0.5):
-            while code is None:
-                try:
-                    code = await untraced(lambda: self.page.evaluate(_ERROR_CODE))
-                except Exception as exc:
-                    if not arriving or is_crash(exc) or self.crashed:
-                        return None  # closed or crashed: whoever reads it next will know
-                if code is None and not arriving:
-                    return None
-                if code is None:
-                    await anyio.sleep(0.05)
-        if code is None:
-            return None
-        if self.refused:  # the URL policy stopped the page load: say so, not "unreachable"
-            return TaskplateError(
-                ErrorCode.URL_NOT_ALLOWED, self.refused, "Use a public http(s) URL."
-            )
-        # The failed request's event and the error page's text may both come a moment later.
-        with anyio.move_on_after(2):
-            while self.net_error is None and not code:
-                await anyio.sleep(0.05)
-                with contextlib.suppress(Exception):
-                    code = await untraced(lambda: self.page.evaluate(_ERROR_CODE)) or ""
-        url, reason = self.net_error or ("the page", code)
-        return navigation_failed(url, reason or "an unknown network error")
-
-    async def _dialog(self, dialog: Dialog) -> None:
-        self.dialogs.append({"type": dialog.type, "message": dialog.message})
-        with contextlib.suppress(Exception):
-            await dialog.dismiss()
-
-    def _crash(self, _: Page) -> None:
-        self.crashed = True
-
-    def watch(self) -> None:
-        self.page.on("request", self._request_started)
-        self.page.on("requestfinished", self._request_ended)
-        self.page.on("requestfailed", self._request_failed)
-        self.page.on("dialog", self._dialog)
-        self.page.on("crash", self._crash)
+    def has_room(self, session: Session) -> bool: ...
+    def reserve_tab(self, session: Session) -> None: ...
+    def release_tab(self) -> None: ...
+    def forget_tabs(self, session: Session) -> None: ...
 
 
 class Session:
@@ -246,11 +53,12 @@ class Session:
 
     def __init__(
         self,
-        registry: Sessions,
+        registry: Registry,
         session_id: str,
         policy: UrlPolicy,
         seed: Any,
         recording: HarRecording | None = None,
+        network: Network | None = None,
     ) -> None:
         self.registry = registry
         # Every context of the session recorded into a HAR file of this recording's folder
@@ -258,6 +66,7 @@ class Session:
         self.recording = recording
         self.id = session_id
         self.policy = policy
+        self.network = network or Network()  # proxy, identity and host pace of its contexts
         self.seed = seed  # the storageState it started from
         self.context: BrowserContext | None = None
         self.tabs: dict[str, Tab] = {}
@@ -299,7 +108,7 @@ class Session:
             self.recording,
             storage_state=state,
             accept_downloads=False,
-            viewport={"width": 1280, "height": 720},
+            **self.network.context_options(),
         )
         await context.add_init_script(WATCHER)  # before any page of the session exists
         context.on("page", self._adopt_popup)
@@ -406,18 +215,7 @@ class Session:
         browser went away (its endpoint is down), else the error itself."""
         tab_id = tab_id or self.main_tab or self._last_main
         tab = self.tabs.get(tab_id) or self._gone.get(tab_id) if tab_id else None
-        if tab is None or tab.endpoint is None:
-            return error
-        browser = tab.page.context.browser
-        # The connection's end reaches pages first and the browser a moment later.
-        with anyio.move_on_after(1):
-            while browser is not None and browser.is_connected():
-                await anyio.sleep(0.02)
-        if browser is not None and browser.is_connected():
-            return error
-        from ._endpoints import disconnected
-
-        return disconnected(tab.endpoint)
+        return error if tab is None else await tab.lost(error)
 
     async def close(self, keep_recording: bool = False) -> None:
         """Every context closed (each writes its HAR then, if recorded); the recording's folder
@@ -479,7 +277,7 @@ class Session:
         tab.watch()
         self.tabs[tab.id] = tab
         page.on("close", lambda _: self._closed(tab.id))
-        await self._guard(tab)
+        await guard(tab, self.policy)
         return tab
 
     def _closed(self, tab_id: str) -> None:
@@ -550,161 +348,3 @@ class Session:
         self._closed(tab_id)
         if self._retired:
             await self.close_drained()
-
-    # -- URL policy ---------------------------------------------------------------------------
-    async def _guard(self, tab: Tab) -> None:
-        """Check every request of the tab, redirect hops included, in the browser itself; and
-        refuse a page's redirect to another scheme (javascript:, data:, file:), which Chromium
-        ends without saying why (ERR_ABORTED for javascript:), as URL_NOT_ALLOWED.
-
-        Playwright's routes never see redirects, so the tab gets its own DevTools session with
-        request interception: each request (and each hop of a redirect chain) pauses until the
-        policy has looked at its URL, and a refused one fails before anything is sent (when the
-        policy is enforced); each document's answer pauses until its Location is looked at."""
-        assert self.context is not None
-        cdp = await self.context.new_cdp_session(tab.page)
-
-        async def paused(event: dict[str, Any]) -> None:
-            url = event["request"]["url"]
-            try:
-                if "responseStatusCode" in event:
-                    why = _redirect_elsewhere(url, event)
-                else:
-                    why = await self.policy.refusal_async(url)
-                if why is None:
-                    await cdp.send("Fetch.continueRequest", {"requestId": event["requestId"]})
-                    return
-                if event.get("resourceType") == "Document" and event.get("frameId") == main_frame:
-                    tab.refused = f"{url} is not allowed: {why}"
-                failure = {"requestId": event["requestId"], "errorReason": "BlockedByClient"}
-                await cdp.send("Fetch.failRequest", failure)
-            except Exception:
-                pass
-
-        frame_tree = await cdp.send("Page.getFrameTree")
-        main_frame = frame_tree["frameTree"]["frame"]["id"]
-        cdp.on("Fetch.requestPaused", paused)
-        answers = {"urlPattern": "*", "resourceType": "Document", "requestStage": "Response"}
-        requests = {"urlPattern": "*", "requestStage": "Request"}
-        patterns = [requests, answers] if self.policy.enforced else [answers]
-        await cdp.send("Fetch.enable", {"patterns": patterns})
-
-
-def _redirect_elsewhere(url: str, event: dict[str, Any]) -> str | None:
-    """Why a paused answer may not be followed: it redirects to a URL that is not http(s)."""
-    if event["responseStatusCode"] not in (301, 302, 303, 307, 308):
-        return None
-    for header in event.get("responseHeaders", []):
-        if header["name"].lower() == "location":
-            target = redirect_elsewhere(url, header["value"])
-            if target is not None:
-                return f"it redirects to {target[:200]}, not an http(s) URL"
-    return None
-
-
-class Sessions:
-    """Every session of this process, with the process-wide tab cap."""
-
-    def __init__(self, runtime: BrowserRuntime) -> None:
-        self.runtime = runtime
-        self.sessions: dict[str, Session] = {}
-        self.open_tabs = 0
-        # in every id this process makes (ses_<mark>_<key>): an id of another process shows
-        self.mark = uuid.uuid4().hex[:8]
-
-    async def create(
-        self,
-        *,
-        policy: UrlPolicy | None = None,
-        seed: Any = None,
-        session_id: str | None = None,
-        record: bool = False,
-    ) -> Session:
-        """`record`: every context of the session recorded into a HAR file (a folder of its
-        own, removed when the session closes unless its taker keeps it)."""
-        sid = session_id or f"ses_{self.mark}_{uuid.uuid4().hex}"  # 128 random bits: the key
-        if sid in self.sessions:
-            raise TaskplateError(
-                ErrorCode.INVALID_PARAMETER, f"session {sid} exists already", "Choose another id."
-            )
-        recording = (
-            HarRecording(Path(tempfile.mkdtemp(prefix="taskplate-session-"))) if record else None
-        )
-        session = Session(self, sid, policy or UrlPolicy(), seed, recording)
-        try:
-            await session.open()
-        except BaseException:
-            await session.close()
-            raise
-        self.sessions[sid] = session
-        return session
-
-    def get(self, session_id: str) -> Session:
-        session = self.sessions.get(session_id)
-        if session is None:
-            raise self.not_here(session_id)
-        return session
-
-    def not_here(self, session_id: str) -> TaskplateError:
-        """SESSION_NOT_FOUND naming why: the session is held by another process (its id says
-        which made it: another server behind a load balancer, or this one before a restart), or it
-        was closed here, or no such id was ever made."""
-        parts = session_id.split("_", 2)
-        mark = parts[1] if len(parts) == 3 and parts[0] == "ses" and parts[2] else ""
-        if len(mark) != len(self.mark):
-            return TaskplateError(
-                ErrorCode.SESSION_NOT_FOUND,
-                f"no session {session_id}",
-                "List sessions with list_sessions or create one with create_session.",
-                {"sessionId": session_id, "cause": "unknown"},
-            )
-        if mark == self.mark:
-            return TaskplateError(
-                ErrorCode.SESSION_NOT_FOUND,
-                f"no session {session_id} on this server: it was closed",
-                "Create another one with create_session.",
-                {"sessionId": session_id, "cause": "closed"},
-            )
-        return TaskplateError(
-            ErrorCode.SESSION_NOT_FOUND,
-            f"no session {session_id} on this server: it is held by another server (a browser "
-            "session lives in the memory of the server that opened it: another server behind a "
-            "load balancer, or this one before it restarted)",
-            "Send every call naming this session to the server that opened it (a load balancer "
-            "must be sticky for browser sessions), or create a session here with create_session. "
-            "Runs (run_task_template, get_task_run, cancel_task_run) are answered by any server.",
-            {"sessionId": session_id, "cause": "another_server"},
-        )
-
-    async def close(self, session_id: str, keep_recording: bool = False) -> None:
-        session = self.get(session_id)
-        del self.sessions[session_id]
-        await session.close(keep_recording)
-
-    async def close_all(self) -> None:
-        for sid in list(self.sessions):
-            await self.close(sid)
-
-    def has_room(self, session: Session) -> bool:
-        return len(session.tabs) < MAX_TABS_PER_SESSION and self.open_tabs < MAX_TABS_PER_PROCESS
-
-    def reserve_tab(self, session: Session) -> None:
-        if len(session.tabs) >= MAX_TABS_PER_SESSION:
-            raise TaskplateError(
-                ErrorCode.INVALID_PARAMETER,
-                f"session {session.id} has {MAX_TABS_PER_SESSION} tabs open, the most a session may have",
-                "Close a tab (close_tab) before opening another.",
-            )
-        if self.open_tabs >= MAX_TABS_PER_PROCESS:
-            raise TaskplateError(
-                ErrorCode.INVALID_PARAMETER,
-                f"{MAX_TABS_PER_PROCESS} tabs are open in this process, the most it may have",
-                "Close tabs or sessions, or wait for running work to finish.",
-            )
-        self.open_tabs += 1
-
-    def release_tab(self) -> None:
-        self.open_tabs = max(0, self.open_tabs - 1)
-
-    def forget_tabs(self, session: Session) -> None:
-        self.open_tabs = max(0, self.open_tabs - len(session.tabs))

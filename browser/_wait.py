@@ -18,7 +18,7 @@ from typing import Any
 import anyio
 
 from ._errors import crashed, is_crash
-from ._session import Tab
+from ._tab import Tab
 from ._watcher import READ
 
 POLL_S = 0.025

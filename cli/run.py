@@ -222,6 +222,7 @@ async def _run(
     confirm: str = "ask",
     once: frozenset[str] = frozenset(),
     profile: str | None = None,
+    network: dict[str, Any] | None = None,
 ) -> int:
     path = Path(template_ref)
     is_file = path.suffix in (".yaml", ".yml") and path.exists()
@@ -255,6 +256,7 @@ async def _run(
             options["timeoutMs"] = timeout
         if trace:
             options["trace"] = trace
+        options |= network or {}  # proxy, browser (docs/networks.md)
         if once:
             schema = lib.get(template_id, version).inputs_schema
             inputs = lists_of_one(inputs, schema, set(once))
@@ -329,6 +331,18 @@ async def _run(
     help="The login profile the run starts from and publishes back to (default: the "
     "template's session.profile, else master); see `dsl login`.",
 )
+@click.option(
+    "--proxy",
+    metavar="URL",
+    help="Send the run's requests through this proxy, scheme://[user:password@]host:port "
+    "(docs/networks.md); default: the [network] proxy of taskplate.toml, else HTTPS_PROXY.",
+)
+@click.option(
+    "--browser",
+    "browser_json",
+    metavar="JSON",
+    help='The browser a site sees, within the template\'s browser.callerMaySet: {"locale": "de-DE"}.',
+)
 @click.option("--templates", "folders", multiple=True, metavar="DIR", help="More template folders.")
 @click.option("--json", "as_json", is_flag=True, help="No progress bar; only the final JSON.")
 @store_option
@@ -342,6 +356,8 @@ def command(
     trace: str | None,
     confirm: str,
     profile: str | None,
+    proxy: str | None,
+    browser_json: str | None,
     folders: tuple[str, ...],
     as_json: bool,
 ) -> None:
@@ -352,9 +368,26 @@ def command(
     inputs = parse_inputs(pairs, inputs_file)
     check_timeout(timeout, limits())
     once = frozenset(given_once(pairs))
+    network: dict[str, Any] = {"proxy": proxy} if proxy else {}
+    if browser_json:
+        try:
+            network["browser"] = json.loads(browser_json)
+        except ValueError as exc:
+            raise click.BadParameter(f"not JSON: {exc}", param_hint="--browser") from None
     try:
         code = anyio.run(
-            _run, template, inputs, mode, timeout, folders, as_json, trace, confirm, once, profile
+            _run,
+            template,
+            inputs,
+            mode,
+            timeout,
+            folders,
+            as_json,
+            trace,
+            confirm,
+            once,
+            profile,
+            network,
         )
     except KeyboardInterrupt:
         click.echo("canceled", err=True)

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     )
     from ._checker import CheckResult, check_file, check_source
     from ._dates import fixed_clock, now_iso
+    from ._devices import device_descriptor, device_names
     from ._diagnostics import Diagnostic, Severity, Span, format_json, format_text, has_errors
     from ._formats import format_checker, is_uri
     from ._json_schema_check import SHIPPED as META_SCHEMA_FILE
@@ -88,6 +89,8 @@ __all__ = [
     "check_file",
     "check_inputs_known",
     "check_source",
+    "device_descriptor",
+    "device_names",
     "evaluate",
     "expressions",
     "find_case_files",

@@ -22,6 +22,42 @@ SEMVER_PATTERN = (
 EXPR_PATTERN = r"^\s*\$\{\{[\s\S]*\}\}\s*$"
 
 _EXPR = {"type": "string", "pattern": EXPR_PATTERN, "x-hint": "an expression ${{ … }}"}
+IDENTITY_KEYS = ("userAgent", "locale", "timezoneId", "viewport", "device", "extraHeaders")
+_IDENTITY: dict[str, Any] = {
+    "userAgent": {"type": "string", "minLength": 1, "maxLength": 1000},
+    "locale": {
+        "type": "string",
+        "pattern": r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$",
+        "x-hint": "a BCP 47 language tag such as de-DE",
+    },
+    "timezoneId": {"type": "string", "minLength": 1, "description": "An IANA time zone."},
+    "viewport": {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["width", "height"],
+        "properties": {
+            "width": {"type": "integer", "minimum": 100, "maximum": 7680},
+            "height": {"type": "integer", "minimum": 100, "maximum": 4320},
+        },
+    },
+    "device": {"type": "string", "description": "One of Playwright's device names."},
+    "extraHeaders": {
+        "type": "object",
+        "propertyNames": {"pattern": r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$"},
+        "additionalProperties": {"type": "string", "maxLength": 4000},
+    },
+}
+BROWSER: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "description": "The browser a site sees (both engines): user agent, locale, time zone, "
+    "viewport, device, extra headers; `callerMaySet`: which of them a run's options.browser "
+    "may set.",
+    "properties": {
+        **_IDENTITY,
+        "callerMaySet": {"type": "array", "items": {"enum": list(IDENTITY_KEYS)}},
+    },
+}
 
 
 def _int_or_expr(minimum: int, maximum: int | None = None) -> dict[str, Any]:
@@ -188,6 +224,7 @@ TEMPLATE: dict[str, Any] = {
                 },
             },
         },
+        "browser": BROWSER,
         "inputs": {"type": "object", "description": "JSON Schema 2020-12 of the inputs."},
         "outputs": {"type": "object", "description": "JSON Schema 2020-12 of the result."},
         "steps": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/step"}},

@@ -117,6 +117,7 @@ class Template:
     async_when: Value | None = None
     keep_session: bool = False
     profile: Value | None = None
+    browser: dict[str, Any] = field(default_factory=dict)  # the identity (docs/networks.md)
     inputs_schema: dict[str, Any] = field(default_factory=lambda: {"type": "object"})
     outputs_schema: dict[str, Any] | None = None
     steps: list[Step] = field(default_factory=list)
@@ -224,6 +225,7 @@ class _Builder:
             async_when=self.optional(mode, "asyncWhen", "/mode"),
             keep_session=_get(_get(data, "session", dict, {}), "keep", bool, False),
             profile=self.optional(_get(data, "session", dict, {}), "profile", "/session"),
+            browser=_get(data, "browser", dict, {}),
             inputs_schema=_get(data, "inputs", dict, {"type": "object"}),
             outputs_schema=_get(data, "outputs", dict),
             steps=[

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio.lowlevel
 
-from taskplate.browser import Session, UrlPolicy
+from taskplate.browser import Network, Session, UrlPolicy
 from taskplate.contract import TrustLevel
 from taskplate.dsl import Step, Template, truthy
 from taskplate.stdlib import REGISTRY, Sampler
@@ -49,6 +49,7 @@ class Execution:
     policy: UrlPolicy | None = None  # the run's URL policy, for actions that need no browser
     web_config: WebConfig | None = None
     web_cookies: CookieSource | None = None  # what plain HTTP starts from (the run's profile)
+    network: Network | None = None  # the run's proxy, identity and host pace (both engines)
     catalog: Any = field(default_factory=lambda: REGISTRY)  # built-in actions, providers' tools
     confirmer: Confirmer | None = None  # asks before steps that need confirmation
     human: Any = None  # the run's hand-over desk (stdlib HumanDesk)
@@ -61,7 +62,7 @@ class Execution:
         if self.policy is None:  # one for its steps and its HTTP client, so a host resolves once
             self.policy = UrlPolicy(self.trust)
         self.resources = RunResources(
-            self.session_factory, self.web_config, self.policy, self.web_cookies
+            self.session_factory, self.web_config, self.policy, self.web_cookies, self.network
         )
         tabs = ItemTabs(self.resources)
         self.actions = ActionSteps(

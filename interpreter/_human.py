@@ -41,6 +41,8 @@ class RunDesk:
     canceled: Callable[[], bool]  # the run was asked to stop
     cancel_run: Callable[[], None]  # stops the run now (its forced scope)
     secrets: list[str] = field(default_factory=list)  # the run's: never shown to anyone
+    # the window's proxy and identity: the run's (Network.window_options)
+    window_options: dict[str, Any] = field(default_factory=dict)
     poll_s: float = POLL_S
     _answers: list[Any] = field(default_factory=list)
     window: HeadedWindow | None = None  # the hand-over's headed window while it is open
@@ -78,7 +80,7 @@ class RunDesk:
         if self.trust is not TrustLevel.LOCAL or not can_show_window():
             return
         try:
-            self.window = await HeadedWindow.open(page)
+            self.window = await HeadedWindow.open(page, self.window_options)
         except Exception as exc:  # no window after all: the URL and screenshot still tell
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             self.window_error = self._masked(first)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from taskplate.browser import Session, UrlPolicy
+from taskplate.browser import Network, Session, UrlPolicy
 
 if TYPE_CHECKING:
     from taskplate.stdlib import CookieSource, WebClient, WebConfig
@@ -23,6 +23,7 @@ class RunResources:
     web_config: WebConfig | None = None
     policy: UrlPolicy = field(default_factory=UrlPolicy)  # where the HTTP client may connect
     cookies: CookieSource | None = None  # what the HTTP client starts from (the run's profile)
+    network: Network | None = None  # the run's proxy, identity and host pace (its session's too)
     opened: Session | None = None  # the session, once a step asked for it
     _web: WebClient | None = None
     _opening: anyio.Lock = field(default_factory=anyio.Lock)
@@ -40,7 +41,7 @@ class RunResources:
         if self._web is None:
             from taskplate.stdlib import WebClient
 
-            self._web = WebClient(self.web_config, self.policy, self.cookies)
+            self._web = WebClient(self.web_config, self.policy, self.cookies, self.network)
         return self._web
 
     async def aclose(self) -> None:

@@ -67,6 +67,30 @@ _PROVIDER: dict[str, Any] = {
     "additionalProperties": False,
     "oneOf": [{"required": ["command"]}, {"required": ["url"]}],
 }
+NETWORK: dict[str, Any] = {
+    "type": "object",
+    "description": "What runs' traffic goes through (docs/networks.md).",
+    "properties": {
+        "proxy": {"type": "string", "description": "scheme://[user:password@]host:port"},
+        "no_proxy": {"type": "string", "description": "Hosts that go direct, comma-separated."},
+        "allow_proxies": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "Proxies a remote caller may name in options.proxy.",
+        },
+        "max_retry_after_s": {"type": "number", "minimum": 0, "maximum": 3600},
+        "profiles": {
+            "type": "object",
+            "description": "A proxy per login profile ([network.profiles.NAME] proxy = …).",
+            "additionalProperties": {
+                "type": "object",
+                "properties": {"proxy": {"type": "string"}},
+                "additionalProperties": False,
+            },
+        },
+    },
+    "additionalProperties": False,
+}
 SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "$id": "https://taskplate.dev/schemas/taskplate.toml.json",
@@ -90,6 +114,7 @@ SCHEMA: dict[str, Any] = {
             "additionalProperties": False,
         },
         "llm": LLM,
+        "network": NETWORK,
     },
     "additionalProperties": False,
 }
@@ -137,6 +162,7 @@ class Configuration:
     warnings: list[str] = field(default_factory=list)
     llm: ModelEndpoint | None = None  # the endpoint llm_extract may ask
     no_llm: str = ""  # why there is none, for the error of a step that needs one
+    network: dict[str, Any] = field(default_factory=dict)  # the `[network]` table as written
 
     def warn(self, message: str) -> None:
         self.warnings.append(message)
@@ -261,12 +287,16 @@ def load_configuration(
         if isinstance(data, str):
             config.warn(f"{path}: {data}; its providers and switches are ignored")
             continue
-        for key in sorted(set(data) - {"providers", "templates", "llm"}):
-            config.warn(f'{path}: unknown table "{key}" ignored (want providers, templates or llm)')
+        for key in sorted(set(data) - {"providers", "templates", "llm", "network"}):
+            config.warn(
+                f'{path}: unknown table "{key}" ignored (want providers, templates, llm or network)'
+            )
         _merge_providers(config, data.get("providers", {}), Path(str(path)), env, home_file)
         _merge_switches(config, data.get("templates", {}), str(path))
         if "llm" in data:
             _merge_llm(config, data["llm"], str(path))
+        if "network" in data:
+            _merge_network(config, data["network"], str(path), str(path) == home_file)
     if config.llm is None:
         from_env = endpoint_from_env(env)
         if isinstance(from_env, str):
@@ -274,6 +304,22 @@ def load_configuration(
         else:
             config.llm = from_env
     return config
+
+
+def _merge_network(config: Configuration, table: Any, path: str, is_home: bool) -> None:
+    """The data home's `[network]` (the operator's); a template folder's is ignored: templates
+    do not choose the operator's proxy."""
+    if not is_home:
+        config.warn(f"{path}: [network] ignored: only the data home's taskplate.toml sets it")
+        return
+    import jsonschema
+
+    problems = sorted(jsonschema.Draft202012Validator(NETWORK).iter_errors(table), key=str)
+    if problems:
+        where = ".".join(["network", *(str(p) for p in problems[0].absolute_path)])
+        config.warn(f"{path}: [network] ignored: {where}: {problems[0].message}")
+        return
+    config.network = dict(table)
 
 
 def _merge_llm(config: Configuration, table: Any, path: str) -> None:

@@ -22,11 +22,14 @@ import anyio
 import httpcore
 import httpx
 
-from taskplate.browser import redirect_elsewhere
+from taskplate.browser import Network, mask_credentials, redirect_elsewhere, through_proxy
 from taskplate.contract import ErrorCode, TaskplateError
 
+from ._body import Body, read_body, too_large
+from ._charset import decode
 from ._cookies import cookie_jar
-from ._decoding import ACCEPT_ENCODING, Decoding, DecodingError, decoded
+from ._decoding import ACCEPT_ENCODING, DecodingError, decoded
+from ._hosts import Host
 from ._pinned import PinnedNetwork, PinnedTransport
 
 if TYPE_CHECKING:
@@ -42,9 +45,6 @@ ROBOTS_MAX_BYTES = 500_000  # what Google reads of a robots.txt
 ROBOTS_MAX_REDIRECTS = 5  # followed on the same host only (http to https, a trailing path)
 SITEMAP_MAX_BYTES = 10_000_000
 SITEMAP_MAX_FILES = 20
-_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
-SNIFF_BYTES = 4096  # what <meta> charsets are looked for in
-GUESS_BYTES = 65_536  # what an unlabelled page's encoding is guessed from (a browser's first reads)
 _LOC = re.compile(rb"<loc>\s*([^<\s]+)\s*</loc>", re.I)
 _SITEMAP_INDEX = re.compile(rb"<sitemapindex[\s>]", re.I)
 
@@ -68,93 +68,9 @@ class WebConfig:
     wrap: Callable[[httpx.AsyncBaseTransport], httpx.AsyncBaseTransport] | None = None
 
 
-@dataclass
-class HostReading:
-    """How one host's pages read in this run, learned by `read_page` (engine auto): 'http' once
-    its first pages read the same over HTTP as in the browser, 'browser' once one did not."""
-
-    engine: str | None = None
-    why: str = ""
-    agreed: int = 0  # pages read both ways that agreed
-    trying: int = 0  # pages being read both ways now
-    changed: anyio.Event = field(default_factory=anyio.Event)
-
-    def settle(self) -> None:
-        """A page read both ways ended: whoever waits for the verdict looks again."""
-        changed, self.changed = self.changed, anyio.Event()
-        changed.set()
-
-
-@dataclass
-class _Host:
-    """One host's politeness state: its robots rules, its slots and when it may be asked again;
-    and how its pages read (`HostReading`)."""
-
-    slots: anyio.CapacityLimiter
-    robots: Any = None  # protego.Protego, or None when there is no robots.txt
-    robots_read: anyio.Event | None = None
-    next_at: float = 0.0
-    delay: float = 0.0
-    lock: anyio.Lock = field(default_factory=anyio.Lock)
-    reading: HostReading = field(default_factory=HostReading)
-
-
-@dataclass
-class Body:
-    """An HTTP answer read within the size limit."""
-
-    url: str
-    status: int
-    content_type: str
-    data: bytes
-    headers: httpx.Headers
-
-
 def origin(url: str) -> str:
     parts = urlsplit(url)
     return f"{parts.scheme.lower()}://{parts.netloc.lower()}"
-
-
-def decode(data: bytes, content_type: str) -> tuple[str, str]:
-    """The text of an HTML answer and its codec, found as the HTML standard's encoding sniffing
-    finds it: a BOM, the Content-Type's charset, a <meta> one (labels the Encoding standard
-    knows; others are passed over, as browsers pass them), else guessed as Firefox
-    guesses. Bytes that do not decode are replaced, as browsers replace them."""
-    import webencodings
-
-    encoding = _labelled(content_type, data)
-    if encoding is None:
-        encoding = webencodings.lookup(_guessed(data)) or webencodings.lookup("windows-1252")
-    text, used = webencodings.decode(data, encoding, errors="replace")
-    return text, used.codec_info.name
-
-
-def _labelled(content_type: str, data: bytes) -> Any:
-    """The encoding the header, else the first <meta> with a known label, names (None: none)."""
-    import webencodings
-
-    header = re.search(r"charset\s*=\s*[\"']?([^\s;\"']+)", content_type, re.I)
-    if header and (encoding := webencodings.lookup(header.group(1))) is not None:
-        return encoding
-    for meta in _META_CHARSET.finditer(data[:SNIFF_BYTES]):
-        encoding = webencodings.lookup(meta.group(1).decode("ascii", "replace"))
-        if encoding is None:
-            continue
-        if encoding.name in ("utf-16be", "utf-16le"):  # the page could not be read to say so
-            return webencodings.lookup("utf-8")
-        if encoding.name == "x-user-defined":
-            return webencodings.lookup("windows-1252")
-        return encoding
-    return None
-
-
-def _guessed(data: bytes) -> str:
-    """The label of an unlabelled page's encoding, as Firefox guesses it (chardetng, which
-    falls back to windows-1252) and Chromium reads it: never UTF-8 for a page off the web."""
-    from chardetng_py import detect
-
-    guess: str = detect(data[:GUESS_BYTES], allow_utf8=False)
-    return guess
 
 
 class WebClient:
@@ -169,13 +85,16 @@ class WebClient:
         config: WebConfig | None = None,
         policy: UrlPolicy | None = None,
         cookies: CookieSource | None = None,
+        network: Network | None = None,
     ) -> None:
         self.config = config or WebConfig()
+        # The run's proxy, identity and host pace, shared with its browser session.
+        self.network = network if network is not None else Network()
         self.policy = policy
         self._cookies = cookies
         self._client: httpx.AsyncClient | None = None
         self._opening = anyio.Lock()
-        self._hosts: dict[str, _Host] = {}
+        self._hosts: dict[str, Host] = {}
         self._browser_slots: anyio.CapacityLimiter | None = None
 
     async def __aenter__(self) -> WebClient:
@@ -200,14 +119,15 @@ class WebClient:
                 jar = cookie_jar(await self._cookies() if self._cookies is not None else ())
                 limits = httpx.Limits(max_connections=100, max_keepalive_connections=50)
                 network = PinnedNetwork(self._connect_to, self.config.network)
+                pinned = PinnedTransport(network, limits, self.config.verify)
+                headers = {"User-Agent": self.config.user_agent, "Accept-Encoding": ACCEPT_ENCODING}
                 self._client = httpx.AsyncClient(
                     follow_redirects=False,
-                    headers={
-                        "User-Agent": self.config.user_agent,
-                        "Accept-Encoding": ACCEPT_ENCODING,
-                    },
+                    headers=headers | self.network.identity.http_headers(),
                     cookies=jar,  # the jar itself: answers' cookies go into it, kept for the run
-                    transport=self._transport(PinnedTransport(network, limits, self.config.verify)),
+                    transport=self._transport(self._proxied(limits) or pinned),
+                    mounts=self._direct(pinned),
+                    trust_env=False,  # HTTPS_PROXY and NO_PROXY are the run's Network's
                     timeout=httpx.Timeout(20.0),
                     event_hooks={"response": [_refuse_other_schemes]},
                 )
@@ -215,6 +135,24 @@ class WebClient:
 
     def _transport(self, pinned: httpx.AsyncBaseTransport) -> httpx.AsyncBaseTransport:
         return self.config.wrap(pinned) if self.config.wrap is not None else pinned
+
+    def _proxied(self, limits: httpx.Limits) -> httpx.AsyncBaseTransport | None:
+        """Through the run's proxy, which resolves the names (nothing is pinned then)."""
+        proxy = self.network.proxy
+        if proxy is None:
+            return None
+        return httpx.AsyncHTTPTransport(
+            proxy=httpx.Proxy(proxy.url), limits=limits, verify=self.config.verify, trust_env=False
+        )
+
+    def _direct(self, pinned: httpx.AsyncBaseTransport) -> dict[str, httpx.AsyncBaseTransport]:
+        """The proxy's bypass list (NO_PROXY), connected to directly, pinned."""
+        proxy = self.network.proxy
+        if proxy is None or self.config.wrap is not None:
+            return {}
+        hosts = [h.strip().lstrip("*.").lower() for h in proxy.bypass.split(",") if h.strip()]
+        direct = {f"all://{h}": pinned for h in hosts if h and "<" not in h}
+        return direct | {f"all://*.{h}": pinned for h in hosts if h and "<" not in h}
 
     async def _connect_to(self, host: str) -> list[str]:
         if self.policy is None:
@@ -228,11 +166,11 @@ class WebClient:
             self._browser_slots = anyio.CapacityLimiter(tabs)
         return self._browser_slots
 
-    def host(self, url: str) -> _Host:
+    def host(self, url: str) -> Host:
         key = origin(url)
         state = self._hosts.get(key)
         if state is None:
-            state = self._hosts[key] = _Host(anyio.CapacityLimiter(self.config.host_concurrency))
+            state = self._hosts[key] = Host(anyio.CapacityLimiter(self.config.host_concurrency))
         return state
 
     # -- robots.txt -----------------------------------------------------------------------------
@@ -355,12 +293,24 @@ class WebClient:
                     extensions={"timeout": client.timeout.as_dict()},
                 )
                 client.cookies.set_cookie_header(request)
+                waited = await self.network.throttle.wait(url) if polite else None
+                started = time.monotonic()
                 response = await client.send(request, stream=True)
+                paced = (
+                    self.network.throttle.answered(
+                        url,
+                        response.status_code,
+                        response.headers.get("retry-after"),
+                        time.monotonic() - started,
+                    )
+                    if polite
+                    else None
+                )
                 try:
                     declared = response.headers.get("content-length", "")
                     if declared.isdigit() and int(declared) > max_bytes:
                         raise too_large(url, max_bytes)
-                    chunks = await _read(response, url, max_bytes)
+                    chunks = await read_body(response, url, max_bytes)
                 finally:
                     await response.aclose()
         except httpx.TimeoutException:
@@ -368,47 +318,24 @@ class WebClient:
                 ErrorCode.NAVIGATION_TIMEOUT, f"{url} did not answer in time", "Try again later."
             ) from None
         except httpx.HTTPError as exc:
-            raise TaskplateError(
+            error = TaskplateError(
                 ErrorCode.NAVIGATION_FAILED,
-                f"could not read {url}: {type(exc).__name__}: {exc}",
+                mask_credentials(f"could not read {url}: {type(exc).__name__}: {exc}"),
                 "Check the URL; the site may be down.",
                 {"url": url},
-            ) from None
+            )
+            # Through a proxy, the proxy is all httpx connects to: a failed connection is its.
+            proxys = isinstance(exc, httpx.ConnectError | httpx.ProxyError)
+            proxy = self.network.proxy_for(urlsplit(url).hostname or "")
+            raise through_proxy(error, proxy, proxys=proxys) from None
         return Body(
             url=url,
             status=response.status_code,
             content_type=response.headers.get("content-type", ""),
             data=b"".join(chunks),
             headers=response.headers,
+            notes=[n for n in (waited, paced) if n],
         )
-
-
-async def _read(response: httpx.Response, url: str, max_bytes: int) -> list[bytes]:
-    """The body as it comes, decoded here (not by httpx, whose decoders have no bound) and
-    refused once more than `max_bytes` came, or decoded, so far."""
-    chunks: list[bytes] = []
-    came = 0
-    try:
-        decoding = Decoding(response.headers.get("content-encoding", ""), max_bytes)
-        async for raw in response.aiter_raw():
-            came += len(raw)
-            chunks.extend(decoding.feed(raw))
-            if decoding.over or came > max_bytes:
-                raise too_large(url, max_bytes)
-    except DecodingError as exc:
-        chunks.clear()
-        raise TaskplateError(
-            ErrorCode.NAVIGATION_FAILED,
-            f"could not read {url}: {exc}",
-            "The site sent a broken answer; try again later, or leave it out.",
-            {"url": url, "contentEncoding": response.headers.get("content-encoding", "")},
-        ) from None
-    except BaseException:
-        # What was read goes now (above too): an error's traceback holds this frame for as
-        # long as the error is kept (a run keeps its steps' errors), and with it up to max_bytes.
-        chunks.clear()
-        raise
-    return chunks
 
 
 class Caller(Protocol):
@@ -431,7 +358,8 @@ async def client_for(ctx: Caller) -> AsyncIterator[WebClient]:
         yield ctx.web
         return
     cookies = ctx.session.cookies if ctx.session is not None else None
-    async with WebClient(policy=ctx.policy, cookies=cookies) as web:
+    network = ctx.session.network if ctx.session is not None else None
+    async with WebClient(policy=ctx.policy, cookies=cookies, network=network) as web:
         yield web
 
 
@@ -453,12 +381,3 @@ async def _refuse_other_schemes(response: httpx.Response) -> None:
 @asynccontextmanager
 async def _nothing() -> AsyncIterator[None]:
     yield
-
-
-def too_large(url: str, max_bytes: int) -> TaskplateError:
-    return TaskplateError(
-        ErrorCode.NAVIGATION_FAILED,
-        f"{url} is larger than the size limit ({max_bytes} bytes)",
-        "Raise maxBodyBytes, or skip this page.",
-        {"url": url, "maxBodyBytes": max_bytes},
-    )

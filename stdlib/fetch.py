@@ -16,8 +16,9 @@ from taskplate.contract import ErrorCode, Level, TaskplateError
 from taskplate.dsl import ActionSpec
 
 if TYPE_CHECKING:  # httpx is imported when a page is fetched, not by dsl validate
+    from taskplate.stdlib._body import Body
     from taskplate.stdlib._context import ActionContext
-    from taskplate.stdlib._web import Body, WebClient
+    from taskplate.stdlib._web import WebClient
 
 from ._schemas import BOOLEAN, INTEGER, NULLABLE_STRING, STRING, TIMEOUT_MS, URL, args, result
 
@@ -181,7 +182,7 @@ async def answer(
         )
         out["bytes"] = len(body.data)
         return out, None
-    from taskplate.stdlib._web import decode
+    from taskplate.stdlib._charset import decode
 
     html, _charset = decode(body.data, body.content_type)
     only_main = args.get("onlyMainContent", True)
@@ -194,7 +195,7 @@ async def answer(
     from taskplate.stdlib.get_page_content import truncate
 
     content, size, truncated = truncate(content, args.get("maxBytes"))
-    warnings = []
+    warnings = list(body.notes)
     if only_main and not is_main and fmt != "links":
         warnings.append("no main content was found; this is the whole page")
     if truncated:

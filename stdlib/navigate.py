@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import urlsplit
 
 from taskplate.browser import (
     Capture,
@@ -15,6 +16,7 @@ from taskplate.browser import (
     is_crash,
     navigation_failed,
     page_state,
+    through_proxy,
     translate,
     untraced,
 )
@@ -24,6 +26,9 @@ from taskplate.dsl import ActionSpec
 from ._schemas import STRING, TIMEOUT_MS, URL, args, result
 
 if TYPE_CHECKING:
+    from playwright.async_api import Response
+
+    from taskplate.browser import HostThrottle
     from taskplate.stdlib._context import ActionContext
 
 ERROR_PAGE = "chrome-error://"  # Chromium's "This site can't be reached"
@@ -78,12 +83,19 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
 
     wait_until, timeout_ms = args.get("waitUntil", "load"), args.get("timeoutMs", 30_000)
     late: str | None = None
+    network = ctx.need_session().network
+    started = time.monotonic()
+    # The host's pace (Retry-After, its adaptive delay) counts towards the timeout: the
+    # navigation's own ends when a step's would, and says so (NAVIGATION_TIMEOUT).
+    waited = await network.throttle.wait(url)
     try:
-        started = time.monotonic()
         first: Literal["commit", "domcontentloaded"] = (
             "commit" if wait_until == "commit" else "domcontentloaded"
         )
-        response = await page.goto(url, wait_until=first, timeout=timeout_ms)
+        asked = time.monotonic()
+        left_ms = max(1.0, timeout_ms - (asked - started) * 1000)
+        response = await page.goto(url, wait_until=first, timeout=left_ms)
+        paced = _paced(network.throttle, url, response, time.monotonic() - asked)
         if wait_until != first:
             left_ms = max(1.0, timeout_ms - (time.monotonic() - started) * 1000)
             try:
@@ -109,7 +121,7 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
         broken = (ErrorCode.EXECUTION_ERROR, ErrorCode.NAVIGATION_FAILED)
         if error.code in broken and await _page_crashed(tab, page):
             error = crashed(f"the page crashed while opening {url}")
-        raise error from None
+        raise through_proxy(error, network.proxy_for(urlsplit(url).hostname or "")) from None
     tab.stale = False
     landed = await _landed(tab, page)
     tab.status = response.status if response is not None else None
@@ -122,7 +134,17 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     tab.earlier = tab.earlier or landed  # sent as it loaded, else as it was found
     tab.unsettled = True
     answer = {"url": page.url, "status": tab.status, "title": landed.title if landed else ""}
-    return answer | ({"warnings": [late]} if late else {})
+    warnings = [w for w in (waited, paced, late) if w]
+    return answer | ({"warnings": warnings} if warnings else {})
+
+
+def _paced(
+    throttle: HostThrottle, url: str, response: Response | None, took_s: float
+) -> str | None:
+    """The host's pace learned from its answer; a warning when it asked to be left alone."""
+    if response is None:
+        return None
+    return throttle.answered(url, response.status, response.headers.get("retry-after"), took_s)
 
 
 ACTION = ActionSpec(

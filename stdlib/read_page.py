@@ -19,7 +19,8 @@ from ._schemas import BOOLEAN, INTEGER, NULLABLE_STRING, STRING, TIMEOUT_MS, URL
 
 if TYPE_CHECKING:
     from taskplate.stdlib._context import ActionContext
-    from taskplate.stdlib._web import HostReading, WebClient
+    from taskplate.stdlib._hosts import HostReading
+    from taskplate.stdlib._web import WebClient
 
 ENGINES = ["auto", "browser", "http"]
 # engine auto: a host's first pages (that no signal sent to the browser) are read both ways;
@@ -202,7 +203,9 @@ async def _rendered(
         "engine": "browser",
         "engineReason": why,
     }
-    return out | ({"warnings": body["warnings"]} if body.get("warnings") else {})
+    # navigate's own (the host asked to be left alone, the page was slow) and the content's
+    warnings = [*opened.get("warnings", []), *body.get("warnings", [])]
+    return out | ({"warnings": warnings} if warnings else {})
 
 
 async def _links(ctx: ActionContext, tab: ActionContext, robots: bool) -> list[str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from .._check_context import Rule
 from . import (
     action_args,
+    browser_identity,
     cycle,
     duplicate_id,
     enqueue,
@@ -45,6 +46,7 @@ REGISTRY: tuple[Rule, ...] = (
     type.RULE,
     trust.RULE,
     limits.RULE,
+    browser_identity.RULE,
     enqueue.RULE,
     enqueue_type.RULE,
     enqueue_bound.RULE,

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from taskplate.browser import Session, UrlPolicy, cleanup
+from taskplate.browser import Network, Session, UrlPolicy, cleanup
 from taskplate.contract import ErrorCode, RunStatus, TaskplateError, TrustLevel
 
 from .._artifacts import RunArtifacts
@@ -63,7 +63,12 @@ async def run_job(wiring: RunWiring, job: RunJob, live: Live) -> None:
     run_id, template, store = job.run_id, job.template, wiring.store
     own: list[Session] = []
     # One URL policy for the run's browser and its plain HTTP: a host is resolved once per run.
-    policy = job.given.policy if job.given is not None else wiring.url_policy(job.trust)
+    network = job.network or wiring.operator_network()
+    policy = (
+        job.given.policy
+        if job.given is not None
+        else wiring.url_policy(job.trust, proxy=network.proxy)
+    )
     trace = live.trace = RunTrace(
         TraceMode(job.options.get("trace", "off")),
         RunArtifacts(wiring.artifacts, run_id, job.principal),
@@ -76,7 +81,7 @@ async def run_job(wiring: RunWiring, job: RunJob, live: Live) -> None:
             return job.given
         if not own:
             profile = profile_for(template, job.inputs, job.profile_id)
-            own.append(await wiring.open_session(job.trust, profile, policy))
+            own.append(await wiring.open_session(job.trust, profile, policy, network=network))
             await store.update_run(run_id, options={**job.options, "sessionId": own[0].id})
             await trace.attach(own[0])
         return own[0]
@@ -103,7 +108,9 @@ async def run_job(wiring: RunWiring, job: RunJob, live: Live) -> None:
         profile = profile_for(template, job.inputs, job.profile_id)
         return list(wiring.profiles.read(profile).state.get("cookies", []))
 
-    execution = new_execution(wiring, job, live, session, record, progress, policy, cookies)
+    execution = new_execution(
+        wiring, job, live, session, record, progress, policy, cookies, network
+    )
     try:
         await admit_and_execute(wiring, job, execution, live, session)
     finally:
@@ -129,11 +136,14 @@ def new_execution(
     progress: Callable[[Progress], None],
     policy: UrlPolicy,
     cookies: CookieSource,
+    network: Network | None = None,
 ) -> Execution:
     """The run's execution: its artifacts, profiles, URL policy, the cookies its plain HTTP
     starts from, the caller's confirmations and language model, and its desk for hand-overs to
     a person."""
     trust, cancel = job.trust, CancelRequest()
+    # the run's network, or that of the session the caller handed in
+    network = job.given.network if job.given is not None else network or Network()
     desk = RunDesk(
         wiring.store,
         job.run_id,
@@ -142,6 +152,7 @@ def new_execution(
         lambda: cancel.requested,
         lambda: live.scope.cancel() if live.scope is not None else None,
         job.secrets,
+        window_options=network.window_options(),
     )
     return Execution(
         job.template,
@@ -157,6 +168,7 @@ def new_execution(
         policy=policy,
         web_config=wiring.web,
         web_cookies=cookies,
+        network=network,
         catalog=wiring.catalog,
         confirmer=Confirmer(trust, live.asker, wiring.confirm, wiring.terminal),
         human=desk,

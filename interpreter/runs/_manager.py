@@ -19,7 +19,9 @@ import anyio
 
 from taskplate.browser import (
     BrowserRuntime,
+    Network,
     ProfileStore,
+    Proxy,
     Session,
     Sessions,
     UrlPolicy,
@@ -258,6 +260,7 @@ class RunManager(HeldRuns):
         options = run_options(
             dict(options or {}), template, self.limits, trust, self.trace_default, profile_id
         )
+        network = self.wiring.network_for(template, options, trust, filled, profile_id)
         await self.store.insert_run(
             run_id,
             template.id,
@@ -269,6 +272,7 @@ class RunManager(HeldRuns):
         )
         self.live[run_id] = Live(asker=asker, sampler=sampler)
         secret_values = [str(filled[k]) for k in hidden if filled.get(k) not in (None, "")]
+        secret_values += network.secrets  # the proxy's password, masked like a secret input
         job = RunJob(
             run_id,
             template,
@@ -279,13 +283,17 @@ class RunManager(HeldRuns):
             profile_id,
             secret_values,
             principal.name,
+            network,
         )
         self._tg.start_soon(self._run, job)
         return run_id
 
     # -- one run ------------------------------------------------------------------------------
-    def url_policy(self, trust: TrustLevel) -> UrlPolicy:
-        return self.wiring.url_policy(trust)
+    def url_policy(self, trust: TrustLevel, *, proxy: Proxy | None = None) -> UrlPolicy:
+        return self.wiring.url_policy(trust, proxy=proxy)
+
+    def operator_network(self, profile: str | None = None) -> Network:  # outside a run
+        return self.wiring.operator_network(profile)
 
     async def open_session(
         self, trust: TrustLevel, profile_id: str, record: bool = False
@@ -314,6 +322,7 @@ class RunManager(HeldRuns):
             return True  # another process took it
         self.live[row.run_id] = Live()
         trust = TrustLevel(row.options.get("trust", "local"))
+        network = self.wiring.network_for(template, row.options, trust, stored=True)
         job = RunJob(
             row.run_id,
             template,
@@ -323,6 +332,7 @@ class RunManager(HeldRuns):
             None,
             row.options.get("profileId"),
             principal=row.principal,
+            network=network,
         )
         self._tg.start_soon(self._run, job)
         return True

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from taskplate.browser import Session, Sessions, UrlPolicy
+from taskplate.browser import Network, Proxy, Session, Sessions, UrlPolicy
 from taskplate.contract import TrustLevel
 from taskplate.dsl import Template
 
@@ -61,8 +61,34 @@ class RunWiring:
         catalog = self.library.actions or self.library.catalog
         return self.tools(catalog) if self.tools is not None else catalog
 
-    def url_policy(self, trust: TrustLevel) -> UrlPolicy:
-        return UrlPolicy(trust, self.allow_hosts, self.deny_hosts, self.resolver)
+    def url_policy(self, trust: TrustLevel, *, proxy: Proxy | None = None) -> UrlPolicy:
+        """`proxy`: the run's requests go through it, and it resolves the names."""
+        return UrlPolicy(trust, self.allow_hosts, self.deny_hosts, self.resolver, proxy=proxy)
+
+    def network_for(
+        self,
+        template: Template,
+        options: dict[str, Any],
+        trust: TrustLevel,
+        inputs: dict[str, Any] | None = None,
+        profile_id: str | None = None,
+        *,
+        stored: bool = False,
+    ) -> Network:
+        """A run's network (`run_network`; its options keep the proxy masked)."""
+        from ._network import run_network
+
+        settings = self.library.configuration.network
+        return run_network(
+            template, options, trust, settings, stored=stored, inputs=inputs, profile_id=profile_id
+        )
+
+    def operator_network(self, profile: str | None = None) -> Network:
+        """The network of sessions and calls outside a run: the operator's proxy (the
+        profile's, when it has one)."""
+        from ._network import operator_network
+
+        return operator_network(self.library.configuration.network, profile)
 
     def model_for(self, caller: CallerModel | None) -> Sampler:
         """The run's language model: the caller's (MCP sampling) when it can sample, else the
@@ -94,12 +120,17 @@ class RunWiring:
         profile_id: str,
         policy: UrlPolicy | None = None,
         record: bool = False,
+        network: Network | None = None,
     ) -> Session:
         """A new session under the caller's URL policy (a run's own: `policy`), seeded from the
         profile's snapshot; `record`: its network recorded (save_template's first case)."""
         snapshot = self.profiles.read(profile_id)
-        policy = policy if policy is not None else self.url_policy(trust)
-        session = await self.sessions.create(policy=policy, seed=snapshot.state, record=record)
+        network = network if network is not None else self.operator_network(profile_id)
+        if policy is None:
+            policy = self.url_policy(trust, proxy=network.proxy)
+        session = await self.sessions.create(
+            policy=policy, seed=snapshot.state, record=record, network=network
+        )
         session.profile_id, session.profile_version = snapshot.profile_id, snapshot.version
         return session
 
@@ -117,6 +148,7 @@ class RunJob:
     profile_id: str | None = None
     secrets: list[str] = field(default_factory=list)  # the secret inputs' values, masked
     principal: str | None = None  # the caller that started it (`Principal.name`)
+    network: Network | None = None  # its proxy, identity and host pace (None: the operator's)
 
 
 class Wired(Generic[T]):

@@ -48,6 +48,19 @@ INPUT = params(
                     "enum": ["off", "on-failure", "on"],
                     "description": "Keep a Playwright trace (trace.zip) of the run: never, when it fails (default for local callers), always.",
                 },
+                "proxy": {
+                    "type": "string",
+                    "description": "Send the run's requests through this proxy (scheme://[user:password@]host:port); remote callers only a proxy the operator allows (docs/networks.md).",
+                },
+                "browser": {
+                    "type": "object",
+                    "description": "The browser a site sees (userAgent, locale, timezoneId, viewport, device, extraHeaders): only what the template's browser.callerMaySet lists.",
+                },
+                "maxRetryAfterS": {
+                    "type": "number",
+                    "minimum": 0,
+                    "description": "The longest a site's Retry-After may hold a host back (at most the operator's).",
+                },
             }
         ),
     },

@@ -118,7 +118,8 @@ async def _read(state: ServerState, args: dict[str, Any], ctx: Context) -> CallT
         return list(profile.state.get("cookies", []))
 
     artifacts = RunArtifacts(manager.artifacts, f"scrape_{secrets.token_hex(6)}", principal.name)
-    policy = manager.url_policy(trust)
+    network = manager.operator_network(args.get("profileId"))
+    policy = manager.url_policy(trust, proxy=network.proxy)
     read = {
         "url": args["url"],
         "engine": args["engine"],
@@ -127,7 +128,7 @@ async def _read(state: ServerState, args: dict[str, Any], ctx: Context) -> CallT
         "waitFor": args.get("waitFor", 0),
     }
     try:
-        async with WebClient(policy=policy, cookies=cookies) as web:
+        async with WebClient(policy=policy, cookies=cookies, network=network) as web:
             action_ctx = ActionContext(
                 trust=trust, artifacts=artifacts, web=web, url_policy=policy, browser=browser
             )

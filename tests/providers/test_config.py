@@ -219,3 +219,21 @@ def test_the_published_schema_holds_the_llm_table() -> None:
     jsonschema.validate(tomllib.loads(text), SCHEMA)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(tomllib.loads(LLM + 'use = "never"\n'), SCHEMA)
+
+
+def test_the_network_table_is_the_data_homes_only(tmp_path: Path) -> None:
+    home, folder = tmp_path / "home", tmp_path / "templates"
+    home.mkdir()
+    folder.mkdir()
+    (home / "taskplate.toml").write_text(
+        '[network]\nproxy = "http://u:p@proxy.corp:3128"\nallow_proxies = ["http://proxy.corp:3128"]\n'
+        "max_retry_after_s = 30\n"
+    )
+    (folder / "taskplate.toml").write_text('[network]\nproxy = "http://template-chosen:1"\n')
+    config = load_configuration([folder], home)
+    assert config.network["proxy"] == "http://u:p@proxy.corp:3128"
+    assert config.network["max_retry_after_s"] == 30
+    assert any("[network] ignored: only the data home's" in w for w in config.warnings)
+    (home / "taskplate.toml").write_text("[network]\nmax_retry_after_s = -1\n")
+    bad = load_configuration([], home)
+    assert bad.network == {} and any("network.max_retry_after_s" in w for w in bad.warnings)

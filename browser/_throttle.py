@@ -1,0 +1,94 @@
+"""Each host's pace for one run, both engines alike: a 429 or 503's Retry-After holds the host's
+next requests back (capped), and an adaptive delay follows its latency as Scrapy's AutoThrottle.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
+from urllib.parse import urlsplit
+
+import anyio
+
+MAX_RETRY_AFTER_S = 60.0  # a longer Retry-After is read as this (maxRetryAfterS)
+# AutoThrottle: a host's delay moves halfway to latency / TARGET_CONCURRENCY after each answer
+# (never down on an error answer), between 0 and MAX_DELAY_S.
+TARGET_CONCURRENCY = 4.0
+MAX_DELAY_S = 10.0
+SLOWED_BY = (429, 503)
+
+
+def retry_after_s(value: str | None, now: float | None = None) -> float | None:
+    """Seconds a Retry-After header asks for: a number of seconds, or an HTTP date."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+@dataclass
+class _Pace:
+    delay: float = 0.0  # AutoThrottle's, from latency
+    next_at: float = 0.0  # monotonic: no request to the host starts before
+    quiet_until: float = 0.0  # monotonic: the end of the quiet its last Retry-After asked for
+    lock: anyio.Lock = field(default_factory=anyio.Lock)
+
+
+@dataclass
+class HostThrottle:
+    """Per-host pace for a run's requests: `wait` before one, `answered` after it."""
+
+    max_retry_after_s: float = MAX_RETRY_AFTER_S
+    adaptive: bool = True
+    _hosts: dict[str, _Pace] = field(default_factory=dict)
+
+    def _pace(self, url: str) -> _Pace:
+        host = (urlsplit(url).hostname or "").lower()
+        return self._hosts.setdefault(host, _Pace())
+
+    async def wait(self, url: str) -> str | None:
+        """Until the host may be asked again; requests that wait start one after another.
+        A warning for the request when it waited out the host's Retry-After."""
+        pace = self._pace(url)
+        if pace.next_at <= time.monotonic():
+            if pace.delay:
+                pace.next_at = time.monotonic() + pace.delay
+            return None
+        async with pace.lock:
+            now = time.monotonic()
+            wait, quiet = pace.next_at - now, pace.quiet_until > now
+            if wait > 0:
+                await anyio.sleep(wait)
+            pace.next_at = time.monotonic() + pace.delay
+        host = urlsplit(url).hostname or url
+        if not quiet or wait <= 0:
+            return None
+        return f"waited {wait:.1f} s: {host} had asked for quiet (Retry-After)"
+
+    def answered(
+        self, url: str, status: int, retry_after: str | None, latency_s: float
+    ) -> str | None:
+        """Learn from an answer; a warning for the item when the host asked to be left alone."""
+        pace = self._pace(url)
+        if self.adaptive:
+            target = min(latency_s / TARGET_CONCURRENCY, MAX_DELAY_S)
+            delay = (pace.delay + target) / 2
+            pace.delay = max(delay, pace.delay) if status >= 400 else delay
+        asked = retry_after_s(retry_after) if status in SLOWED_BY else None
+        if asked is None:
+            return None
+        held = min(asked, self.max_retry_after_s)
+        pace.next_at = max(pace.next_at, time.monotonic() + held)
+        pace.quiet_until = max(pace.quiet_until, time.monotonic() + held)
+        host = urlsplit(url).hostname or url
+        capped = f" (asked {asked:.0f} s; capped by maxRetryAfterS)" if asked > held else ""
+        return f"{host} answered {status} with Retry-After: its next requests wait {held:.1f} s{capped}"

@@ -1,0 +1,163 @@
+"""A run's network settled from its options (docs/networks.md): the caller's proxy kept masked
+and, for remote callers, only one the operator allows; options.browser only within what the
+template lets callers set."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import zipfile
+from pathlib import Path
+
+import anyio
+import pytest
+
+from taskplate.browser import BrowserRuntime
+from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
+from taskplate.dsl._model import build_template
+from taskplate.interpreter import SHIPPED, RunManager, TemplateLibrary
+from taskplate.interpreter.runs._network import operator_network, run_network
+from taskplate.stdlib import REGISTRY
+from tests.fixtures.network_site import PROXY_PASSWORD, network_site, tinyproxy
+
+pytestmark = pytest.mark.anyio
+
+ALLOWED = {"allow_proxies": ["http://ops:opspass@proxy.corp:3128"], "max_retry_after_s": 30}
+
+
+def _template(browser: dict[str, object] | None = None) -> object:
+    data = {"template": "t", "version": "1.0.0", "steps": [{"id": "a", "action": "wait"}]}
+    template, _ = build_template(data | ({"browser": browser} if browser else {}))
+    return template
+
+
+def test_the_callers_proxy_is_kept_masked_and_used_whole() -> None:
+    options = {"proxy": "http://me:hunter2@proxy.local:8080"}
+    network = run_network(_template(), options, TrustLevel.LOCAL, {})  # type: ignore[arg-type]
+    assert options["proxy"] == "http://me:***@proxy.local:8080"
+    assert network.proxy is not None and network.proxy.password == "hunter2"
+    assert network.secrets == ["hunter2", "bWU6aHVudGVyMg=="]  # and the Basic token, me:hunter2
+
+
+def test_a_remote_caller_may_name_only_a_proxy_the_operator_allows() -> None:
+    with pytest.raises(TaskplateError) as refused:
+        run_network(_template(), {"proxy": "http://evil:1/"}, TrustLevel.REMOTE, ALLOWED)  # type: ignore[arg-type]
+    assert refused.value.code is ErrorCode.INVALID_PARAMETER
+    assert "options.proxy" in refused.value.message
+    named = run_network(
+        _template(), {"proxy": "http://proxy.corp:3128"}, TrustLevel.REMOTE, ALLOWED
+    )  # type: ignore[arg-type]
+    assert named.proxy is not None and named.proxy.username == "ops"  # the operator's credentials
+    assert named.throttle.max_retry_after_s == 30
+
+
+def test_the_operators_proxy_comes_from_the_environment_when_the_data_home_names_none(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HTTPS_PROXY", "http://u:p@envproxy:3128")
+    monkeypatch.setenv("NO_PROXY", "intranet.corp")
+    proxy = operator_network({}).proxy
+    assert proxy is not None and proxy.server == "http://envproxy:3128"
+    assert proxy.goes_direct("wiki.intranet.corp") and not proxy.goes_direct("example.org")
+    toml = operator_network({"proxy": "http://toml:3128"}).proxy
+    assert toml is not None and toml.server == "http://toml:3128"
+
+
+def test_a_profile_may_have_a_proxy_of_its_own() -> None:
+    settings = {"proxy": "http://all:3128", "profiles": {"work": {"proxy": "http://work:3128"}}}
+    work = run_network(_template(), {}, TrustLevel.LOCAL, settings, profile_id="work")  # type: ignore[arg-type]
+    other = run_network(_template(), {}, TrustLevel.LOCAL, settings, profile_id="home")  # type: ignore[arg-type]
+    assert work.proxy is not None and work.proxy.server == "http://work:3128"
+    assert other.proxy is not None and other.proxy.server == "http://all:3128"
+
+
+def test_options_browser_sets_only_what_the_template_lets_callers_set() -> None:
+    template = _template({"locale": "en-US", "userAgent": "tp", "callerMaySet": ["locale"]})
+    network = run_network(template, {"browser": {"locale": "fr-FR"}}, TrustLevel.REMOTE, {})  # type: ignore[arg-type]
+    assert (network.identity.locale, network.identity.user_agent) == ("fr-FR", "tp")
+    with pytest.raises(TaskplateError) as refused:
+        run_network(template, {"browser": {"userAgent": "x"}}, TrustLevel.LOCAL, {})  # type: ignore[arg-type]
+    assert "callerMaySet" not in refused.value.message and "userAgent" in refused.value.message
+    with pytest.raises(TaskplateError) as bad:
+        run_network(template, {"browser": {"locale": "not a locale"}}, TrustLevel.LOCAL, {})  # type: ignore[arg-type]
+    assert "options.browser" in bad.value.message
+
+
+def test_a_device_named_by_the_template_brings_its_descriptor() -> None:
+    network = run_network(_template({"device": "Pixel 7"}), {}, TrustLevel.LOCAL, {})  # type: ignore[arg-type]
+    options = network.identity.context_options()
+    assert options["is_mobile"] is True and "Pixel 7" in options["user_agent"]
+
+
+async def test_a_runs_proxy_and_identity_reach_both_engines_and_its_row_keeps_the_proxy_masked(
+    tmp_path: Path, runtime: BrowserRuntime
+) -> None:
+    template = _template({"locale": "de-DE", "callerMaySet": ["userAgent"]})
+    template.steps = build_template(  # type: ignore[attr-defined]
+        {
+            "template": "t",
+            "version": "1.0.0",
+            "steps": [
+                {"id": "plain", "action": "fetch", "with": {"url": "${{ inputs.url }}"}},
+                {"id": "page", "action": "navigate", "with": {"url": "${{ inputs.url }}"}},
+            ],
+        }
+    )[0].steps
+    manager = RunManager(tmp_path / "home", TemplateLibrary(REGISTRY), runtime=runtime)
+    with network_site() as net, tinyproxy(tmp_path) as proxy:
+        async with manager.running():
+            options = {
+                "proxy": proxy["url"],
+                "browser": {"userAgent": "run-agent/2"},
+                "trace": "on",
+            }
+            run_id = await manager.submit(
+                "t",
+                {"url": net.url("/echo")},
+                template=template,
+                options=options,  # type: ignore[arg-type]
+            )
+            with anyio.fail_after(60):
+                answer = await manager.wait(run_id)
+            row = await manager.row(run_id)
+            described = await manager.describe(run_id, include_steps=True)
+            [trace] = [a for a in described["artifacts"] if a["name"] == "trace.zip"]
+            traced = (await manager.artifacts.read(trace["artifactId"])).data
+            await manager.sessions.close_all()
+    assert answer["status"] == "succeeded", (answer.get("error"), answer["result"], net.busy_seen)
+    assert len(net.echoed) == 2, net.echoed  # the fetch, then the page
+    for headers in net.echoed:
+        assert "tinyproxy" in headers.get("via", ""), headers
+        assert headers["user-agent"] == "run-agent/2"
+        assert headers["accept-language"].startswith("de-DE")
+    assert row.options["proxy"] == f"http://crawler:***@127.0.0.1:{proxy['port']}"
+    token = base64.b64encode(f"crawler:{PROXY_PASSWORD}".encode())
+    assert PROXY_PASSWORD not in json.dumps(row.options) + json.dumps(described)
+    with zipfile.ZipFile(io.BytesIO(traced)) as kept:
+        text = b"".join(kept.read(name) for name in kept.namelist())
+    assert PROXY_PASSWORD.encode() not in text and token not in text
+
+
+async def test_the_item_that_meets_a_retry_after_says_so_in_its_warnings(
+    tmp_path: Path, runtime: BrowserRuntime
+) -> None:
+    """batch_extract_pages over two pages of a host that answers 429 (Retry-After: 1) for a
+    second, one after the other in the browser: the first item meets the 429 and its warnings
+    say the host asked to be left alone; the next request to the host is answered. (That a
+    request waits the quiet out is test_network's, where it comes within the second.)"""
+    manager = RunManager(
+        tmp_path / "home", TemplateLibrary(REGISTRY).load([SHIPPED]), runtime=runtime
+    )
+    with network_site() as net:
+        async with manager.running():
+            urls = [net.url("/busy?page=1"), net.url("/busy?page=2")]
+            inputs = {"urls": urls, "engine": "browser", "concurrency": 1}
+            run_id = await manager.submit("batch_extract_pages", inputs)
+            with anyio.fail_after(60):
+                answer = await manager.wait(run_id)
+    assert [status for _, status in net.busy_seen] == [429, 200]
+    first, second = answer["result"]["items"]
+    assert first["status"] == 429, first
+    assert any("answered 429 with Retry-After" in w for w in first["warnings"]), first
+    assert second["status"] == 200, second
