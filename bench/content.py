@@ -44,6 +44,7 @@ from markdown_it import MarkdownIt
 from taskplate.browser import BrowserConfig, BrowserRuntime
 from taskplate.stdlib import _boilerplate as boilerplate
 from taskplate.stdlib import _content as content
+from taskplate.stdlib import _voters as voters
 from taskplate.stdlib._markdown import to_markdown
 
 DATA = Path(
@@ -226,7 +227,7 @@ def references() -> dict[str, Callable[[str, str], str]]:
         "trafilatura (balanced)": single(),
         "trafilatura (fast)": single(fast=True),
         "trafilatura (precision, fast)": single(favor_precision=True, fast=True),
-        "readability (trafilatura's)": lambda h, u: content._readability(
+        "readability (trafilatura's)": lambda h, u: voters._readability(
             lxml.html.document_fromstring(h)
         ),
     }
@@ -393,7 +394,7 @@ def report_speed(pages: dict[str, bytes], urls: dict[str, str]) -> None:
 
     from taskplate.stdlib._markdown import select
 
-    content._stopwords()  # loaded once per process, as in a server
+    voters._stopwords()  # loaded once per process, as in a server
     ways: dict[str, Callable[[str, str], object]] = {
         "trafilatura text": lambda h, u: trafilatura.extract(h, url=u),
         "trafilatura markdown": lambda h, u: trafilatura.extract(

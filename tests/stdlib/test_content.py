@@ -9,7 +9,9 @@ import re
 import lxml.html
 import pytest
 
+from taskplate.stdlib import _blocks as blocks
 from taskplate.stdlib import _content as content
+from taskplate.stdlib import _voters as voters
 from taskplate.stdlib._markdown import _page
 from tests.fixtures.server import SITE
 
@@ -19,10 +21,10 @@ SENTENCE = (
 )
 
 
-def body_of(html: str) -> tuple[object, list[content.Block]]:
+def body_of(html: str) -> tuple[object, list[blocks.Block]]:
     doc = lxml.html.document_fromstring(f"<html><body>{html}</body></html>")
     body = doc.find("body")
-    return doc, content.blocks(body)
+    return doc, blocks.blocks(body)
 
 
 def words(text: str) -> list[str]:
@@ -32,11 +34,11 @@ def words(text: str) -> list[str]:
 @pytest.mark.parametrize("page", ["article.html", "story.html", "recipe.html"])
 def test_shared_trafilatura_run_reads_what_the_public_api_reads(page: str) -> None:
     doc = _page((SITE / page).read_text(encoding="utf-8"), "http://x/")
-    shared = content.readings(doc, ("trafilatura", "precision", "readability"))
+    shared = voters.readings(doc, ("trafilatura", "precision", "readability"))
     public = [
-        content._trafilatura(doc, precision=False),
-        content._trafilatura(doc, precision=True),
-        content._readability(doc),
+        voters._trafilatura(doc, precision=False),
+        voters._trafilatura(doc, precision=True),
+        voters._readability(doc),
     ]
     for mine, theirs in zip(shared, public, strict=True):
         assert words(mine) == words(theirs)
@@ -60,7 +62,7 @@ def test_justext_keeps_prose_and_drops_link_lists_and_copyright_lines() -> None:
         f"<h2>Bridge tolls</h2><p>{SENTENCE}.</p><p>Short note.</p><p>{SENTENCE}, again.</p>"
         "<p>\u00a9 2026 The Valley Courier and its licensors, all of the rights to this are reserved</p>"
     )
-    votes = dict(zip((" ".join(b.words) for b in found), content.justext_votes(found), strict=True))
+    votes = dict(zip((" ".join(b.words) for b in found), voters.justext_votes(found), strict=True))
     assert not votes["front page and the news of the day"]
     assert votes["bridge tolls"]  # a heading shortly before a good block
     assert votes["short note"]  # a short block between good ones
@@ -82,7 +84,7 @@ def test_a_block_needs_three_of_the_four_votes() -> None:
 
 def test_justext_abstains_on_a_page_without_a_long_paragraph() -> None:
     _, found = body_of("<p>Opening hours of the hall today</p><p>Tickets cost five pounds</p>")
-    assert not any(content.justext_votes(found))
+    assert not any(voters.justext_votes(found))
     text = "Opening hours of the hall today. Tickets cost five pounds"
     # Two of the three extractors agree: that is enough when jusText's rules find nothing.
     assert content.choose(found, [text, text, ""], content.DEFAULT) == [True, True]
