@@ -350,7 +350,9 @@ def rules_name(rules: content.Rules) -> str:
         )
         count -= 1
     links = f", links>{rules.links:.0%} all votes" if rules.links is not None else ""
-    return f"{names} {rules.votes}/{count}{', context' if rules.context else ''}{links}{cleanups}"
+    spend = ", kept blocks spend" if rules.spend == "kept" else ""
+    context = ", context" if rules.context else ""
+    return f"{names} {rules.votes}/{count}{context}{links}{spend}{cleanups}"
 
 
 _SHORT_NAMES = {"trafilatura": "traf", "precision": "prec", "readability": "read", "justext": "jt"}
@@ -380,6 +382,8 @@ def candidate_rules() -> list[content.Rules]:
     found.append(replace(shipped, cleanups=()))
     # lines of link text needing every vote: from which share of link text, or never
     found += [replace(shipped, links=links) for links in (None, 0.5, 0.8, 0.9)]
+    # the extractors' text used up by every long block, or only by the kept ones
+    found += [replace(shipped, spend=spend) for spend in ("all", "kept")]
     # trafilatura's two modes read one parse and fail together: one vote between them
     found += [
         replace(shipped, pair=pair, votes=votes) for pair in ("either", "both") for votes in (2, 3)

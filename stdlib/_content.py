@@ -50,6 +50,10 @@ class Rules:
     # A long block whose link text is more than this share of its characters (a "Read more:
     # <other story>" line) is kept only when every voter voted for it; None: no such rule.
     links: float | None = None
+    # Which blocks use up the extractors' text they hold: "all" (every long block, in page
+    # order, kept or not) or "kept" (only the kept ones: a repeated text's votes stay for its
+    # next copy when the first is rejected).
+    spend: str = "all"
 
 
 class _Reading:
@@ -61,18 +65,22 @@ class _Reading:
         self.joined = f" {' '.join(words)} "
         self.vocabulary = set(words)
 
-    def returns(self, words: list[str], wanted: Counter[tuple[str, ...]]) -> bool:
-        """Whether this reading holds most of a block (its words and their shingles)."""
+    def holds(self, words: list[str], wanted: Counter[tuple[str, ...]]) -> dict[Any, int] | None:
+        """The shingles of a block this reading holds when it holds most of the block (its
+        words and their shingles), else None; nothing is used up yet (`spend`)."""
         if not wanted:  # fewer than four words: the exact run of words
             vocabulary = self.vocabulary
-            return all(w in vocabulary for w in words) and f" {' '.join(words)} " in self.joined
+            found = all(w in vocabulary for w in words) and f" {' '.join(words)} " in self.joined
+            return {} if found else None
         have = self.shingles
         got = {s: min(n, have[s]) for s, n in wanted.items() if have.get(s, 0) > 0}
-        if sum(got.values()) < COVERAGE * (len(words) - 3):
-            return False
+        return got if sum(got.values()) >= COVERAGE * (len(words) - 3) else None
+
+    def spend(self, got: dict[Any, int]) -> None:
+        """Use up the shingles a block took, so a repeated block counts once."""
+        have = self.shingles
         for shingle, count in got.items():
             have[shingle] -= count
-        return True
 
 
 def choose(page_blocks: list[Block], texts: list[str], rules: Rules) -> list[bool]:
@@ -98,8 +106,8 @@ def choose(page_blocks: list[Block], texts: list[str], rules: Rules) -> list[boo
     extractors = [n for n in rules.voters if n != "justext"]
     pair = [extractors.index("trafilatura"), extractors.index("precision")] if paired else []
 
-    def votes(index: int, block: Block, wanted: Counter[tuple[str, ...]]) -> int:
-        found = [v.returns(block.words, wanted) for v in voters]
+    def votes(index: int, block: Block, held: list[dict[Any, int] | None]) -> int:
+        found = [h is not None for h in held]
         count = sum(found)
         if pair:
             both = [found[i] for i in pair]
@@ -116,17 +124,28 @@ def choose(page_blocks: list[Block], texts: list[str], rules: Rules) -> list[boo
         linked = rules.links is not None and block.link_chars > rules.links * block.chars
         return count >= (everyone if linked else needed)
 
-    kept: list[bool | None] = [
-        enough(b, votes(i, b, shingles(b.words))) if long else None
-        for i, (b, long) in enumerate(zip(page_blocks, is_long, strict=True))
-    ]
+    kept: list[bool | None] = []
+    for index, (block, long) in enumerate(zip(page_blocks, is_long, strict=True)):
+        if not long:
+            kept.append(None)
+            continue
+        wanted = shingles(block.words)
+        held = [v.holds(block.words, wanted) for v in voters]
+        keep = enough(block, votes(index, block, held))
+        if keep or rules.spend == "all":  # "kept": a rejected block leaves the text to a later copy
+            for voter, got in zip(voters, held, strict=True):
+                if got:
+                    voter.spend(got)
+        kept.append(keep)
     if rules.context:
         before, after = _nearest(kept), _nearest(kept[::-1])[::-1]
     else:
         before = after = [True] * len(kept)
     empty: Counter[tuple[str, ...]] = Counter()
     return [
-        bool(k) if long else (b or a) and votes(i, block, empty) >= needed
+        bool(k)
+        if long
+        else (b or a) and votes(i, block, [v.holds(block.words, empty) for v in voters]) >= needed
         for i, (block, k, long, b, a) in enumerate(
             zip(page_blocks, kept, is_long, before, after, strict=True)
         )

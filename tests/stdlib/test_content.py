@@ -121,3 +121,13 @@ def test_a_line_of_link_text_needs_every_vote() -> None:
     _, plain = body_of(f'<p>{SENTENCE}, says <a href="/c">the council</a>.</p><p>{SENTENCE}.</p>')
     text = f"{SENTENCE}, says the council. {SENTENCE}."
     assert content.choose(plain, [text] * 3, content.DEFAULT) == [True, True]
+
+
+def test_a_rejected_copy_of_a_text_can_leave_its_votes_to_the_next_copy() -> None:
+    # A link line repeating the body's sentence (a caption, a teaser) comes first and is
+    # rejected (mostly link text: every vote needed, jusText's rules against it).
+    _, found = body_of(f'<p><a href="/s">{SENTENCE}</a></p><p>{SENTENCE}.</p>')
+    texts = [f"{SENTENCE}."] * 3  # each extractor returned the sentence once
+    spent_by_all = content.choose(found, texts, content.Rules(links=0.8, spend="all"))
+    assert spent_by_all == [False, False]  # the rejected line used up the votes
+    assert content.choose(found, texts, content.Rules(links=0.8, spend="kept")) == [False, True]
