@@ -351,6 +351,7 @@ def rules_name(rules: content.Rules) -> str:
         count -= 1
     links = f", links>{rules.links:.0%} all votes" if rules.links is not None else ""
     spend = ", kept blocks spend" if rules.spend == "kept" else ""
+    spend += ", title heading dropped" if rules.title_heading else ""
     context = ", context" if rules.context else ""
     return f"{names} {rules.votes}/{count}{context}{links}{spend}{cleanups}"
 
@@ -384,6 +385,11 @@ def candidate_rules() -> list[content.Rules]:
     found += [replace(shipped, links=links) for links in (None, 0.5, 0.8, 0.9)]
     # the extractors' text used up by every long block, or only by the kept ones
     found += [replace(shipped, spend=spend) for spend in ("all", "kept")]
+    # a first heading repeating the page's title dropped, or kept
+    found += [
+        replace(shipped, title_heading=True),
+        replace(shipped, title_heading=True, spend="kept"),
+    ]
     # trafilatura's two modes read one parse and fail together: one vote between them
     found += [
         replace(shipped, pair=pair, votes=votes) for pair in ("either", "both") for votes in (2, 3)

@@ -54,6 +54,9 @@ class Rules:
     # order, kept or not) or "kept" (only the kept ones: a repeated text's votes stay for its
     # next copy when the first is rejected).
     spend: str = "all"
+    # The first kept block, when it is a heading that repeats the page's <title> (the answer's
+    # title says it already), is dropped.
+    title_heading: bool = False
 
 
 class _Reading:
@@ -178,6 +181,22 @@ def main_content(doc: Any, rules: Rules = DEFAULT) -> Any | None:
         boilerplate.CLEANUPS[name](body)
     page_blocks = blocks(body)
     kept = choose(page_blocks, readings(doc, rules.voters), rules)
+    if rules.title_heading:
+        _drop_title_heading(doc, page_blocks, kept)
     if sum(len(b.words) for b, k in zip(page_blocks, kept, strict=True) if k) < MIN_MAIN_WORDS:
         return None
     return prune(body, page_blocks, kept)
+
+
+def _drop_title_heading(doc: Any, page_blocks: list[Block], kept: list[bool]) -> None:
+    """The first kept block is not kept when it is a heading whose words are a run of at least
+    half of the words of the page's <title> ("Headline" of "Headline | Site")."""
+    first = next((i for i, k in enumerate(kept) if k), None)
+    if first is None or not page_blocks[first].heading:
+        return
+    title = WORD.findall(" ".join(doc.xpath("string(//head/title)").split()).lower())
+    heading = page_blocks[first].words
+    if not heading or 2 * len(heading) < len(title):
+        return
+    if f" {' '.join(heading)} " in f" {' '.join(title)} ":
+        kept[first] = False

@@ -131,3 +131,22 @@ def test_a_rejected_copy_of_a_text_can_leave_its_votes_to_the_next_copy() -> Non
     spent_by_all = content.choose(found, texts, content.Rules(links=0.8, spend="all"))
     assert spent_by_all == [False, False]  # the rejected line used up the votes
     assert content.choose(found, texts, content.Rules(links=0.8, spend="kept")) == [False, True]
+
+
+def test_a_first_heading_repeating_the_title_can_be_dropped() -> None:
+    html = (
+        "<html><head><title>Bridge tolls approved | Town Herald</title></head><body>"
+        f"<h1>Bridge tolls approved</h1><p>{SENTENCE}.</p><p>{SENTENCE}, again.</p></body></html>"
+    )
+    texts = [f"Bridge tolls approved. {SENTENCE}. {SENTENCE}, again."] * 3
+
+    def chosen(rules: content.Rules) -> str:
+        doc = lxml.html.document_fromstring(html)
+        page_blocks = blocks.blocks(doc.find("body"))
+        kept = content.choose(page_blocks, texts, rules)
+        if rules.title_heading:
+            content._drop_title_heading(doc, page_blocks, kept)
+        return " ".join(" ".join(b.words) for b, k in zip(page_blocks, kept, strict=True) if k)
+
+    assert chosen(content.Rules(context=False)).startswith("bridge tolls approved the council")
+    assert chosen(content.Rules(context=False, title_heading=True)).startswith("the council")
