@@ -381,6 +381,9 @@ def candidate_rules() -> list[content.Rules]:
             replace(shipped, cleanups=others if name in shipped.cleanups else (*others, name))
         )
     found.append(replace(shipped, cleanups=()))
+    # the reply-form clean-up that never climbs past a post's prose before the form instead
+    swapped = tuple("reply_threads" if c == "reply_forms" else c for c in shipped.cleanups)
+    found.append(replace(shipped, cleanups=swapped))
     # lines of link text needing every vote: from which share of link text, or never
     found += [replace(shipped, links=links) for links in (None, 0.5, 0.8, 0.9)]
     # the extractors' text used up by every long block, or only by the kept ones
