@@ -19,7 +19,8 @@ Run: .venv/bin/python bench/content.py [quality] [rendered] | loop   (TASKPLATE_
 overrides the article folder, TASKPLATE_CORPORA=article,readability picks corpora; `quality`:
 F1 only, no speed; `rendered`: the rules cross-validated on the pages as Chromium rendered them,
 read by a second pass with format html, instead of the saved HTML; `loop`: only the event loop's
-lag while pages turn into Markdown). Content scoring is CPU-bound: BENCH_WORKERS processes (2).
+lag while pages turn into Markdown; `cv`: only the cross-validation on the saved HTML). Content
+scoring is CPU-bound: BENCH_WORKERS processes (2).
 """
 
 from __future__ import annotations
@@ -608,6 +609,11 @@ def main() -> None:
         return
     if sys.argv[1:] == ["loop"]:  # only the event loop's lag
         report_loop(pages, urls)
+        return
+    if sys.argv[1:] == ["cv"]:  # only the cross-validation of the rules on the saved pages
+        ways = {rules_name(r): ("rules", r) for r in candidate_rules()}
+        done = run_ways(ways, pages, urls)
+        report_cross_validation(truth, {n: out for n, (out, _) in done.items()}, "the saved HTML")
         return
     folder = tempfile.TemporaryDirectory()
     server = serve(pages, Path(folder.name))
