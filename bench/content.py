@@ -1,21 +1,31 @@
-"""Main-content quality and speed on the real pages of ../shared/data/article-extraction/.
+"""Main-content quality and speed on real pages of several corpora, through the product path.
 
-Serves the 90 saved pages over HTTPS on 127.0.0.1 (a throw-away self-signed certificate, made
-with `openssl`), reads them all through the product path (one `batch_extract_pages` run with
-its default options, real Chromium, nothing else reachable), and scores the result with the
-benchmark's metric beside the same pipeline and the alternatives run directly on the saved HTML,
-per fold and in all.
-Scored text of a Markdown answer = what a reader of the rendered Markdown sees (CommonMark,
-markdown-it-py): text and link text, not URLs, not images.
+The corpora: the 90 pages of ../shared/data/article-extraction/ ("article") and each corpus
+bench/corpora.py fetched into the git-ignored bench/corpora/ (mozilla/readability's test pages:
+"readability"). All are served over HTTPS on 127.0.0.1 (a throw-away self-signed certificate,
+made with `openssl`, which the browser and the http engine both trust), read through the product
+path (`batch_extract_pages` with its default options, and again with engine browser and engine
+http; real Chromium, nothing else reachable), and scored with the article benchmark's metric
+per corpus and in all, beside the same pipeline and trafilatura's settings run directly on the
+saved HTML. The scored text of a Markdown answer is what a reader of the rendered Markdown sees:
+parsed as CommonMark by markdown-it-py (pinned in the bench extra), text and link text, not
+URLs, not images.
+
+The rules (stdlib/_content.py Rules) are chosen by cross-validation across corpora: leave one
+corpus out (chosen on the others, scored on it) and five folds dealt within each corpus; the
+held-out figures are the ones to quote.
 
 Run: .venv/bin/python bench/content.py [quality] [rendered] | loop   (TASKPLATE_ARTICLE_DATA
-overrides the data folder; `quality`: F1 only, no speed; `rendered`: the rules cross-validated
-on the pages as Chromium rendered them, read by a second pass with format html, instead of the
-saved HTML; `loop`: only the event loop's lag while pages turn into Markdown)
+overrides the article folder, TASKPLATE_CORPORA=article,readability picks corpora; `quality`:
+F1 only, no speed; `rendered`: the rules cross-validated on the pages as Chromium rendered them,
+read by a second pass with format html, instead of the saved HTML; `loop`: only the event loop's
+lag while pages turn into Markdown; `cv`: only the cross-validation on the saved HTML). Content
+scoring is CPU-bound: BENCH_WORKERS processes (2).
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import gzip
 import json
 import os
@@ -44,11 +54,14 @@ from markdown_it import MarkdownIt
 from taskplate.browser import BrowserConfig, BrowserRuntime
 from taskplate.stdlib import _boilerplate as boilerplate
 from taskplate.stdlib import _content as content
+from taskplate.stdlib import _voters as voters
 from taskplate.stdlib._markdown import to_markdown
 
 DATA = Path(
     os.environ.get("TASKPLATE_ARTICLE_DATA", ROOT.parent / "shared" / "data" / "article-extraction")
 )
+CORPORA = Path(__file__).parent / "corpora"  # bench/corpora.py fetches them; git-ignored
+WORKERS = int(os.environ.get("BENCH_WORKERS", "2"))
 
 
 def shingles(text: str) -> Counter[tuple[str, ...]]:
@@ -56,46 +69,93 @@ def shingles(text: str) -> Counter[tuple[str, ...]]:
     return Counter(tuple(tokens[i : i + 4]) for i in range(max(0, len(tokens) - 3)))
 
 
+_PAGE_SCORES: dict[tuple[str, str], tuple[float | None, float | None]] = {}
+
+
+def page_score(got_text: str, expected: str) -> tuple[float | None, float | None]:
+    """One page's precision and recall of 4-shingles (None where undefined); kept, as the
+    cross-validation scores the same texts on many subsets of pages."""
+    known = _PAGE_SCORES.get((got_text, expected))
+    if known is not None:
+        return known
+    got, want = shingles(got_text), shingles(expected)
+    tp, fp, fn = (
+        sum((got & want).values()),
+        sum((got - want).values()),
+        sum((want - got).values()),
+    )
+    found = (tp / (tp + fp) if tp + fp else None, tp / (tp + fn) if tp + fn else None)
+    if tp + fp + fn == 0:
+        found = (None, None)
+    _PAGE_SCORES[(got_text, expected)] = found
+    return found
+
+
 def score(predicted: dict[str, str], truth: dict[str, str]) -> tuple[float, float, float]:
     """The benchmark's metric: per-page 4-shingle TP/FP/FN normalised, then mean P and R."""
     precisions, recalls = [], []
     for key, expected in truth.items():
-        got, want = shingles(predicted.get(key, "")), shingles(expected)
-        tp, fp, fn = (
-            sum((got & want).values()),
-            sum((got - want).values()),
-            sum((want - got).values()),
-        )
-        total = tp + fp + fn
-        if total == 0:
-            continue
-        tp, fp, fn = tp / total, fp / total, fn / total
-        if tp + fp > 0:
-            precisions.append(tp / (tp + fp))
-        if tp + fn > 0:
-            recalls.append(tp / (tp + fn))
+        page_p, page_r = page_score(predicted.get(key, ""), expected)
+        if page_p is not None:
+            precisions.append(page_p)
+        if page_r is not None:
+            recalls.append(page_r)
     p = sum(precisions) / len(precisions) if precisions else 0.0
     r = sum(recalls) / len(recalls) if recalls else 0.0
     return (2 * p * r / (p + r) if p + r else 0.0), p, r
+
+
+def corpus_of(key: str) -> str:
+    return key.split("/", 1)[0]
+
+
+def by_corpus(keys: list[str]) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for key in sorted(keys):
+        found.setdefault(corpus_of(key), []).append(key)
+    return found
+
+
+def f1_of(out: dict[str, str], truth: dict[str, str], keys: list[str]) -> float:
+    return score({k: out.get(k, "") for k in keys}, {k: truth[k] for k in keys})[0]
+
+
+def per_corpus(out: dict[str, str], truth: dict[str, str]) -> dict[str, float]:
+    """F1 on each corpus, on all pages together ("all") and the corpora's mean ("mean")."""
+    corpora = by_corpus(list(truth))
+    found = {name: f1_of(out, truth, keys) for name, keys in corpora.items()}
+    return found | {"all": f1_of(out, truth, list(truth)), "mean": statistics.mean(found.values())}
 
 
 _RENDERER = MarkdownIt("commonmark", {"html": False}).enable("table")
 
 
 def visible(markdown: str) -> str:
-    """What a reader of the rendered Markdown sees: text and link text; no URLs, no images."""
+    """What a reader of the rendered Markdown sees (markdown-it-py's CommonMark parse, tables
+    on): text and link text, each block apart; no URLs, no images."""
     html = _RENDERER.render(markdown)
     return lxml.html.fromstring(f"<div>{html}</div>").text_content() if html.strip() else ""
 
 
 def load() -> tuple[dict[str, str], dict[str, bytes], dict[str, str]]:
-    truth = json.loads((DATA / "ground-truth.json").read_text(encoding="utf-8"))
-    pages = {k: gzip.decompress((DATA / "html" / f"{k}.html.gz").read_bytes()) for k in truth}
-    return (
-        {k: v["articleBody"] for k, v in truth.items()},
-        pages,
-        {k: v["url"] for k, v in truth.items()},
-    )
+    """(gold text, page bytes, page URL) of every page of the chosen corpora, keyed CORPUS/KEY."""
+    wanted = set(filter(None, os.environ.get("TASKPLATE_CORPORA", "").split(",")))
+    truth, pages, urls = {}, {}, {}
+    if (DATA / "ground-truth.json").exists() and (not wanted or "article" in wanted):
+        gold = json.loads((DATA / "ground-truth.json").read_text(encoding="utf-8"))
+        for k, v in gold.items():
+            key = f"article/{k}"
+            truth[key], urls[key] = v["articleBody"], v["url"]
+            pages[key] = gzip.decompress((DATA / "html" / f"{k}.html.gz").read_bytes())
+    for index in sorted(CORPORA.glob("*/truth.json")):
+        name = index.parent.name
+        if wanted and name not in wanted:
+            continue
+        for k, v in json.loads(index.read_text(encoding="utf-8")).items():
+            key = f"{name}/{k}"
+            truth[key], urls[key] = v["text"], v["url"]
+            pages[key] = (index.parent / "pages" / f"{k}.html").read_bytes()
+    return truth, pages, urls
 
 
 class _QuietServer(ThreadingHTTPServer):
@@ -109,7 +169,7 @@ def serve(pages: dict[str, bytes], folder: Path) -> ThreadingHTTPServer:
             pass
 
         def do_GET(self) -> None:
-            body = pages.get(self.path.strip("/").removesuffix(".html"))
+            body = pages.get(self.path.split("?")[0].strip("/").removesuffix(".html"))
             self.send_response(200 if body else 404)
             self.send_header("Content-Type", "text/html; charset=utf-8")
             self.send_header("Content-Length", str(len(body or b"")))
@@ -140,26 +200,31 @@ def _tls(folder: Path) -> ssl.SSLContext:
 
 
 RUN_PAGES = 30
+ENGINES = {"default options": {}, "engine browser": {"engine": "browser"}}
+ENGINES["engine http"] = {"engine": "http"}
 
 
 async def through_product(
-    base: str, keys: list[str], both: bool
-) -> tuple[dict[str, str], float, dict[str, bytes]]:
-    """Markdown of every page through the product path: one `batch_extract_pages` run with its
-    default options (the run manager an MCP call reaches, warm as a server is); and, from a
-    second run (format html, onlyMainContent false), the pages as Chromium rendered them, for
-    the cross-validation of the rules on what the product reads. Only the browser is set up
-    for the bench: it accepts the bench's self-signed certificate, and nothing but this machine
-    resolves (the saved pages reference the live web; their requests fail as on a machine
-    without it, the same on every run)."""
+    base: str, keys: list[str], both: bool, cert: Path
+) -> tuple[dict[str, dict[str, str]], dict[str, float], dict[str, bytes]]:
+    """Markdown of every page through the product path: `batch_extract_pages` runs with its
+    default options (engine auto), with engine browser and with engine http (the run manager an
+    MCP call reaches, warm as a server is); and, from a run with format html and
+    onlyMainContent false, the pages as Chromium rendered them, for the cross-validation of the
+    rules on what the product reads. Only the engines are set up for the bench: both trust the
+    bench's self-signed certificate, and nothing but this machine resolves in the browser (the
+    saved pages reference the live web; their requests fail as on a machine without it)."""
     from taskplate.interpreter import SHIPPED, RunManager, TemplateLibrary
-    from taskplate.stdlib import REGISTRY
+    from taskplate.stdlib import REGISTRY, WebConfig
 
     rules = "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"
     runtime = BrowserRuntime(BrowserConfig(extra_args=("--ignore-certificate-errors", rules)))
+    web = WebConfig(verify=ssl.create_default_context(cafile=str(cert)), obey_robots=False)
     urls = [f"{base}/{key}.html" for key in keys]
+    outputs, ms = {}, {}
     with tempfile.TemporaryDirectory() as home:
-        manager = RunManager(Path(home), TemplateLibrary(REGISTRY).load([SHIPPED]), runtime=runtime)
+        library = TemplateLibrary(REGISTRY).load([SHIPPED])
+        manager = RunManager(Path(home), library, runtime=runtime, web=web)
         async with manager.running():
             await manager.warm()
 
@@ -184,24 +249,81 @@ async def through_product(
                 print(f"batch_extract_pages {inputs}: {elapsed:.0f} s", file=sys.stderr)
                 return items, elapsed
 
-            items, elapsed = await batch()
+            for name, inputs in ENGINES.items():
+                items, elapsed = await batch(**inputs)
+                outputs[name] = {
+                    k: i.get("content") or "" for k, i in zip(keys, items, strict=True)
+                }
+                ms[name] = elapsed / len(keys) * 1000
+                engines = Counter(i.get("engine") for i in items)
+                print(f"  {name}: read by {dict(engines)}", file=sys.stderr)
+                for key, item in zip(keys, items, strict=True):
+                    if not item["success"] or item.get("warnings"):
+                        why = item.get("error") or item.get("warnings")
+                        print(f"  {name} {key[:24]}: {why}", file=sys.stderr)
             rendered = (await batch(format="html", onlyMainContent=False))[0] if both else []
     await runtime.close()
-    out = {}
-    for key, item in zip(keys, items, strict=True):
-        out[key] = item.get("content") or ""
-        if not item["success"] or item.get("warnings"):
-            print(f"  {key[:12]}: {item.get('error') or item.get('warnings')}", file=sys.stderr)
     html = {k: (i.get("content") or "").encode() for k, i in zip(keys, rendered, strict=False)}
-    return out, elapsed / len(keys) * 1000, html
+    return outputs, ms, html
 
 
-def direct(
-    name: str, extract: Callable[[str, str], str], pages: dict[str, bytes], urls: dict[str, str]
-) -> tuple[str, dict[str, str], float]:
-    start = time.perf_counter()
-    out = {k: extract(pages[k].decode("utf-8", errors="replace"), urls[k]) or "" for k in pages}
-    return name, out, (time.perf_counter() - start) / len(pages) * 1000
+# --- Extractors run on the saved pages, in BENCH_WORKERS processes -----------------------------
+
+_PAGES: dict[str, tuple[str, str]] = {}
+
+
+def _share(pages: dict[str, bytes], urls: dict[str, str]) -> None:
+    _PAGES.update({k: (v.decode("utf-8", errors="replace"), urls[k]) for k, v in pages.items()})
+
+
+def _trafilatura(options: dict[str, object]) -> Callable[[str, str], str]:
+    import trafilatura
+
+    return lambda h, u: trafilatura.extract(h, url=u, include_comments=False, **options) or ""
+
+
+def _extract(way: tuple[str, Any]) -> tuple[dict[str, str], float]:
+    """One way's text of every shared page and its CPU ms per page: ("rules", Rules) for the
+    selection with those rules, ("trafilatura", options), ("readability", None) or ("whole")."""
+    kind, setting = way
+    if kind == "rules":
+
+        def extract(h: str, u: str) -> str:
+            return visible(to_markdown(h, u, rules=setting)[0])
+
+    elif kind == "trafilatura":
+        extract = _trafilatura(setting)
+    elif kind == "readability":
+
+        def extract(h: str, u: str) -> str:
+            return voters._readability(lxml.html.document_fromstring(h))
+
+    else:
+
+        def extract(h: str, u: str) -> str:
+            return str(lxml.html.fromstring(h).text_content())
+
+    start = time.process_time()
+    out = {k: extract(h, u) for k, (h, u) in _PAGES.items()}
+    return out, (time.process_time() - start) / max(1, len(_PAGES)) * 1000
+
+
+def run_ways(
+    ways: dict[str, tuple[str, Any]], pages: dict[str, bytes], urls: dict[str, str]
+) -> dict[str, tuple[dict[str, str], float]]:
+    """Every way's texts of the pages, in WORKERS processes (the pages sent to each once)."""
+    with concurrent.futures.ProcessPoolExecutor(
+        WORKERS, initializer=_share, initargs=(pages, urls)
+    ) as pool:
+        return dict(zip(ways, pool.map(_extract, ways.values()), strict=True))
+
+
+TRAFILATURA = {
+    "trafilatura (defaults)": {},
+    "trafilatura (fast)": {"fast": True},
+    "trafilatura (precision)": {"favor_precision": True},
+    "trafilatura (recall)": {"favor_recall": True},
+}
 
 
 # --- Cross-validation -------------------------------------------------------------------------
@@ -210,39 +332,29 @@ FOLDS = 5
 
 
 def folds(keys: list[str]) -> list[list[str]]:
-    """Five fixed folds: the pages sorted by id, dealt round-robin (ids are content hashes)."""
-    ordered = sorted(keys)
-    return [ordered[i::FOLDS] for i in range(FOLDS)]
-
-
-def references() -> dict[str, Callable[[str, str], str]]:
-    """The extractors alone, each one of the voters: shown per fold beside the candidates."""
-    import trafilatura
-
-    def single(**options: object) -> Callable[[str, str], str]:
-        return lambda h, u: trafilatura.extract(h, url=u, include_comments=False, **options) or ""
-
-    return {
-        "trafilatura (balanced)": single(),
-        "trafilatura (fast)": single(fast=True),
-        "trafilatura (precision, fast)": single(favor_precision=True, fast=True),
-        "readability (trafilatura's)": lambda h, u: content._readability(
-            lxml.html.document_fromstring(h)
-        ),
-    }
+    """Five fixed folds: each corpus's pages sorted by key and dealt round-robin, so that every
+    fold holds a fifth of every corpus."""
+    parts: list[list[str]] = [[] for _ in range(FOLDS)]
+    for corpus_keys in by_corpus(keys).values():
+        for index in range(FOLDS):
+            parts[index] += corpus_keys[index::FOLDS]
+    return parts
 
 
 def rules_name(rules: content.Rules) -> str:
     cleanups = f" + {'+'.join(rules.cleanups)}" if rules.cleanups else ""
-    voters = "+".join(_SHORT_NAMES[v] for v in rules.voters)
+    names = "+".join(_SHORT_NAMES[v] for v in rules.voters)
     count = len(rules.voters)
     if rules.pair != "apart":
-        voters = voters.replace(
+        names = names.replace(
             "traf+prec", f"(traf {'or' if rules.pair == 'either' else 'and'} prec)"
         )
         count -= 1
     links = f", links>{rules.links:.0%} all votes" if rules.links is not None else ""
-    return f"{voters} {rules.votes}/{count}{', context' if rules.context else ''}{links}{cleanups}"
+    spend = ", kept blocks spend" if rules.spend == "kept" else ""
+    spend += ", title heading dropped" if rules.title_heading else ""
+    context = ", context" if rules.context else ""
+    return f"{names} {rules.votes}/{count}{context}{links}{spend}{cleanups}"
 
 
 _SHORT_NAMES = {"trafilatura": "traf", "precision": "prec", "readability": "read", "justext": "jt"}
@@ -254,12 +366,13 @@ def candidate_rules() -> list[content.Rules]:
     extractors alone, or with jusText's rules on the blocks), the votes a block needs, the
     short-block context, each clean-up taken away from or added to the shipped DEFAULT alone,
     the share of link text from which a block needs every vote; so each rule's own gain is
-    visible. Ties on the training folds go to the candidate listed first."""
+    visible. Ties on the training pages go to the candidate listed first (the shipped rules)."""
     shipped = content.DEFAULT
-    found = [
-        replace(shipped, voters=voters, votes=v, context=c)
-        for voters in (THREE, content.VOTERS)
-        for v in range(2, len(voters) + 1)
+    found = [shipped]
+    found += [
+        replace(shipped, voters=names, votes=v, context=c)
+        for names in (THREE, content.VOTERS)
+        for v in range(2, len(names) + 1)
         for c in (False, True)
     ]
     # each clean-up of the shipped rules taken away alone, each other one added alone, none
@@ -269,16 +382,21 @@ def candidate_rules() -> list[content.Rules]:
             replace(shipped, cleanups=others if name in shipped.cleanups else (*others, name))
         )
     found.append(replace(shipped, cleanups=()))
+    # the reply-form clean-up that never climbs past a post's prose before the form instead
+    swapped = tuple("reply_threads" if c == "reply_forms" else c for c in shipped.cleanups)
+    found.append(replace(shipped, cleanups=swapped))
     # lines of link text needing every vote: from which share of link text, or never
     found += [replace(shipped, links=links) for links in (None, 0.5, 0.8, 0.9)]
-    first_pipeline = replace(shipped, voters=THREE, votes=2, cleanups=(), links=None)
-    found.append(first_pipeline)
+    # the extractors' text used up by every long block, or only by the kept ones
+    found += [replace(shipped, spend=spend) for spend in ("all", "kept")]
+    # a first heading repeating the page's title dropped, or kept
+    found += [
+        replace(shipped, title_heading=True),
+        replace(shipped, title_heading=True, spend="kept"),
+    ]
     # trafilatura's two modes read one parse and fail together: one vote between them
     found += [
-        replace(shipped, pair=pair, votes=votes, cleanups=cleanups)
-        for pair in ("either", "both")
-        for votes in (2, 3)
-        for cleanups in (shipped.cleanups, (*shipped.cleanups, "comment_threads"))
+        replace(shipped, pair=pair, votes=votes) for pair in ("either", "both") for votes in (2, 3)
     ]
     unique: dict[str, content.Rules] = {}
     for rules in found:
@@ -286,97 +404,83 @@ def candidate_rules() -> list[content.Rules]:
     return list(unique.values())
 
 
-def candidates() -> dict[str, Callable[[str, str], str]]:
-    def vote(rules: content.Rules) -> Callable[[str, str], str]:
-        return lambda h, u: visible(to_markdown(h, u, rules=rules)[0])
+def choose(results: dict[str, dict[str, str]], truth: dict[str, str], keys: list[str]) -> str:
+    """The candidate with the best mean of per-corpus F1 on these pages (first on a tie)."""
+    corpora = by_corpus(keys)
 
-    return {rules_name(rules): vote(rules) for rules in candidate_rules()}
+    def merit(name: str) -> float:
+        return statistics.mean(f1_of(results[name], truth, ks) for ks in corpora.values())
 
-
-def cross_validate(
-    truth: dict[str, str], pages: dict[str, bytes], urls: dict[str, str]
-) -> tuple[list[float], list[str], dict[str, list[float]]]:
-    """Per fold: the candidate best on the other four folds, scored on this one."""
-    results = {name: direct(name, f, pages, urls)[1] for name, f in candidates().items()}
-    shown = {name: direct(name, f, pages, urls)[1] for name, f in references().items()}
-    parts = folds(list(truth))
-    per_fold = {
-        name: [score({k: out[k] for k in part}, {k: truth[k] for k in part})[0] for part in parts]
-        for name, out in (shown | results).items()
-    }
-    scores, chosen = [], []
-    for index, _part in enumerate(parts):
-        train = [k for j, p in enumerate(parts) if j != index for k in p]
-        best = max(
-            results,
-            key=lambda name: score(
-                {k: results[name][k] for k in train}, {k: truth[k] for k in train}
-            )[0],
-        )
-        chosen.append(best)
-        scores.append(per_fold[best][index])
-    return scores, chosen, per_fold
-
-
-def report_folds(truth: dict[str, str], outputs: dict[str, dict[str, str]]) -> None:
-    """Each pipeline's F1 per fixed fold, its mean and worst fold; the product path's gap to
-    the saved-HTML pipeline per fold. The product path runs the shipped rules: where the
-    cross-validation below chooses them on every fold, these are its cross-validated figures."""
-    parts = folds(list(truth))
-    print(f"\nper fold ({FOLDS} fixed folds, the same as the cross-validation's)")
-    per = {}
-    for name, out in outputs.items():
-        per[name] = [
-            score({k: out[k] for k in part}, {k: truth[k] for k in part})[0] for part in parts
-        ]
-        shown = " ".join(f"{f:.3f}" for f in per[name])
-        print(f"  {name:<52} {shown}  mean {sum(per[name]) / FOLDS:.3f} worst {min(per[name]):.3f}")
-    product, saved, *_ = per.values()
-    gaps = [a - b for a, b in zip(product, saved, strict=True)]
-    print(
-        f"  product path minus saved HTML per fold: {' '.join(f'{g:+.3f}' for g in gaps)};"
-        f" mean {sum(gaps) / FOLDS:+.3f}"
-    )
+    return max(results, key=merit)
 
 
 def report_cross_validation(
-    truth: dict[str, str], pages: dict[str, bytes], urls: dict[str, str], rendered: bool
+    truth: dict[str, str], results: dict[str, dict[str, str]], what: str
 ) -> None:
-    scores, chosen, per_fold = cross_validate(truth, pages, urls)
-    what = "the pages as Chromium rendered them" if rendered else "the saved HTML"
-    print(f"\n{FOLDS}-fold cross-validation on {what} (fixed folds; every candidate's F1 per fold)")
-    print(f"{'candidate':<60} {'folds':<36} {'mean':>6} {'worst':>6}")
-    for name, fold_scores in per_fold.items():
-        shown = " ".join(f"{f:.3f}" for f in fold_scores)
-        print(f"{name:<60} {shown:<36} {sum(fold_scores) / FOLDS:6.3f} {min(fold_scores):6.3f}")
-    print("\nchosen on four folds, scored on the fifth:")
-    for index, (name, f1) in enumerate(zip(chosen, scores, strict=True)):
-        print(f"  fold {index + 1}: {f1:.3f}  ({name})")
-    print(f"  cross-validated F1: mean {sum(scores) / FOLDS:.3f}, worst {min(scores):.3f}")
-    print("  (ties on four folds go to the candidate listed first)")
+    """Leave one corpus out and five folds: the rules chosen on the rest, scored on the part
+    held out; beside the tuning F1 (the chosen rules on the pages they were chosen on)."""
+    corpora = by_corpus(list(truth))
+    print(f"\ncross-validation of the rules on {what} ({len(results)} candidates)")
+    if len(corpora) > 1:
+        print("leave one corpus out (chosen on the others, scored on it):")
+        for name, keys in corpora.items():
+            rest = [k for k in truth if corpus_of(k) != name]
+            best = choose(results, truth, rest)
+            print(f"  {name:<12} held out {f1_of(results[best], truth, keys):.3f}  ({best})")
+    parts = folds(list(truth))
+    tuning, held = [], []
+    print(f"{FOLDS} folds within every corpus (chosen on four, scored on the fifth), per corpus:")
+    for index, part in enumerate(parts):
+        train = [k for j, p in enumerate(parts) if j != index for k in p]
+        best = choose(results, truth, train)
+        tune = per_corpus_of(results[best], truth, train)
+        test = per_corpus_of(results[best], truth, part)
+        tuning.append(tune)
+        held.append(test)
+        shown = "  ".join(f"{c} {tune[c]:.3f}->{test[c]:.3f}" for c in corpora)
+        print(f"  fold {index + 1}: {shown}  ({best})")
+    for name in corpora:
+        t = [f[name] for f in tuning]
+        h = [f[name] for f in held]
+        print(
+            f"  {name:<12} tuning {statistics.mean(t):.3f}, held out {statistics.mean(h):.3f}"
+            f" (folds {min(h):.3f}-{max(h):.3f}, sd {statistics.pstdev(h):.3f});"
+            f" drop {statistics.mean(t) - statistics.mean(h):+.3f}"
+        )
     shipped = content.DEFAULT
-    mean = {name: sum(f) / FOLDS for name, f in per_fold.items()}
+    base = per_corpus(results[rules_name(shipped)], truth)
+    print(f"\nshipped (stdlib/_content.py DEFAULT): {rules_name(shipped)}")
+    print("  " + "  ".join(f"{c} {base[c]:.3f}" for c in corpora) + f"  mean {base['mean']:.3f}")
     print(
-        f"\nshipped (stdlib/_content.py DEFAULT): {rules_name(shipped)};"
-        f" mean of its fold F1s {mean[rules_name(shipped)]:.3f} (fixed on all pages: not cross-validated)"
+        "each of its rules taken away alone (F1 change per corpus; '!' helps one, hurts another):"
     )
-    print("each rule of it taken away alone (mean of the fold F1s without it):")
     without = {
-        f"{shipped.votes} votes (the others instead)": [
+        "the other vote counts": [
             replace(shipped, votes=v)
             for v in range(2, len(shipped.voters) + 1)
             if v != shipped.votes
         ],
         "context": [replace(shipped, context=not shipped.context)],
-        "jusText's rules as a voter (3 voters, 2 votes)": [replace(shipped, voters=THREE, votes=2)],
+        "jusText's rules as a voter": [replace(shipped, voters=THREE, votes=2)],
         "lines of link text needing every vote": [replace(shipped, links=None)],
     } | {
         name: [replace(shipped, cleanups=tuple(c for c in shipped.cleanups if c != name))]
         for name in shipped.cleanups
     }
     for rule, variants in without.items():
-        shown = ", ".join(f"{mean[rules_name(v)]:.3f}" for v in variants)
-        print(f"  {rule:<48} {shown}")
+        for variant in variants:
+            name = rules_name(variant)
+            if name not in results:
+                continue
+            other = per_corpus(results[name], truth)
+            gains = [base[c] - other[c] for c in corpora]  # what the rule brings
+            mixed = "!" if max(gains) > 0.001 and min(gains) < -0.001 else " "
+            shown = "  ".join(f"{c} {g:+.3f}" for c, g in zip(corpora, gains, strict=True))
+            print(f" {mixed} {rule:<40} {shown}  ({name})")
+
+
+def per_corpus_of(out: dict[str, str], truth: dict[str, str], keys: list[str]) -> dict[str, float]:
+    return {name: f1_of(out, truth, ks) for name, ks in by_corpus(keys).items()}
 
 
 # --- Speed ------------------------------------------------------------------------------------
@@ -393,7 +497,7 @@ def report_speed(pages: dict[str, bytes], urls: dict[str, str]) -> None:
 
     from taskplate.stdlib._markdown import select
 
-    content._stopwords()  # loaded once per process, as in a server
+    voters._stopwords()  # loaded once per process, as in a server
     ways: dict[str, Callable[[str, str], object]] = {
         "trafilatura text": lambda h, u: trafilatura.extract(h, url=u),
         "trafilatura markdown": lambda h, u: trafilatura.extract(
@@ -499,84 +603,80 @@ def report_loop(pages: dict[str, bytes], urls: dict[str, str]) -> None:
 
 
 def main() -> None:
-    if not (DATA / "ground-truth.json").exists():
-        print(f"no data at {DATA}; set TASKPLATE_ARTICLE_DATA")
+    truth, pages, urls = load()
+    if not truth:
+        print(f"no pages: no data at {DATA} (TASKPLATE_ARTICLE_DATA) and none in {CORPORA}")
         return
     if sys.argv[1:] == ["loop"]:  # only the event loop's lag
-        _, pages, urls = load()
         report_loop(pages, urls)
         return
-    import trafilatura
-    from readability import Document
-
-    truth, pages, urls = load()
+    if sys.argv[1:] == ["cv"]:  # only the cross-validation of the rules on the saved pages
+        ways = {rules_name(r): ("rules", r) for r in candidate_rules()}
+        done = run_ways(ways, pages, urls)
+        report_cross_validation(truth, {n: out for n, (out, _) in done.items()}, "the saved HTML")
+        return
     folder = tempfile.TemporaryDirectory()
     server = serve(pages, Path(folder.name))
     base = f"https://127.0.0.1:{server.server_address[1]}"
-    rows = []
     on_rendered = "rendered" in sys.argv[1:]
-    markdown, ms, rendered = anyio.run(through_product, base, list(truth), on_rendered)
-    rows.append(
-        (
-            "taskplate, batch_extract_pages (the product path)",
-            {k: visible(v) for k, v in markdown.items()},
-            ms,
-        )
-    )
-    rows.append(("  same, scored on the raw Markdown (URLs count)", markdown, ms))
-    rows.append(
-        direct(
-            "taskplate markdown, on the saved HTML",
-            lambda h, u: visible(to_markdown(h, u)[0]),
-            pages,
-            urls,
-        )
-    )
-    rows.append(
-        direct(
-            "trafilatura 2 (defaults, text)",
-            lambda h, u: trafilatura.extract(h, url=u) or "",
-            pages,
-            urls,
-        )
-    )
-    rows.append(
-        direct(
-            "trafilatura 2 (no comments, text)",
-            lambda h, u: trafilatura.extract(h, url=u, include_comments=False) or "",
-            pages,
-            urls,
-        )
-    )
-    rows.append(
-        direct(
-            "readability-lxml",
-            lambda h, u: lxml.html.fromstring(Document(h).summary()).text_content(),
-            pages,
-            urls,
-        )
-    )
-    rows.append(
-        direct("whole page text", lambda h, u: lxml.html.fromstring(h).text_content(), pages, urls)
+    cert = Path(folder.name) / "cert.pem"
+    markdown, product_ms, rendered = anyio.run(
+        through_product, base, list(truth), on_rendered, cert
     )
     server.shutdown()
-    print(f"{len(truth)} pages from {DATA}")
-    print(f"{'pipeline':<52} {'F1':>6} {'P':>6} {'R':>6} {'ms/page':>8}")
-    for name, predicted, ms in rows:
-        f1, p, r = score(predicted, truth)
-        print(f"{name:<52} {f1:6.3f} {p:6.3f} {r:6.3f} {ms:8.1f}")
-    browser_f1, saved_f1 = score(rows[0][1], truth)[0], score(rows[2][1], truth)[0]
-    print(f"product path minus saved HTML: {browser_f1 - saved_f1:+.3f}")
-    for key in truth:  # where the two differ, to look at by hand
+    rows = {
+        f"product path, {name}": ({k: visible(v) for k, v in out.items()}, product_ms[name])
+        for name, out in markdown.items()
+    }
+    results = run_ways(
+        {rules_name(r): ("rules", r) for r in candidate_rules()}
+        | {name: ("trafilatura", options) for name, options in TRAFILATURA.items()}
+        | {
+            "readability (trafilatura's)": ("readability", None),
+            "whole page text": ("whole", None),
+        },
+        pages,
+        urls,
+    )
+    rows["taskplate on the saved HTML"] = results[rules_name(content.DEFAULT)]
+    for name in [*TRAFILATURA, "readability (trafilatura's)", "whole page text"]:
+        rows[name] = results[name]
+    corpora = by_corpus(list(truth))
+    sizes = ", ".join(f"{name} {len(keys)}" for name, keys in corpora.items())
+    print(f"\n{len(truth)} pages ({sizes}); F1 per corpus, on all pages, and the corpora's mean")
+    header = "".join(f"{name[:11]:>12}" for name in corpora)
+    print(f"{'pipeline':<44}{header}{'all':>8}{'mean':>8}{'P':>7}{'R':>7}{'ms/page':>9}")
+    for name, (out, ms) in rows.items():
+        f1 = per_corpus(out, truth)
+        _, p, r = score(out, truth)
+        shown = "".join(f"{f1[c]:12.3f}" for c in corpora)
+        print(f"{name:<44}{shown}{f1['all']:8.3f}{f1['mean']:8.3f}{p:7.3f}{r:7.3f}{ms:9.1f}")
+    best = {
+        c: max((per_corpus_of(rows[t][0], truth, keys)[c], t) for t in TRAFILATURA)
+        for c, keys in corpora.items()
+    }
+    print(
+        "trafilatura's best setting per corpus: "
+        + ", ".join(f"{c} {f:.3f} ({t.removeprefix('trafilatura ')})" for c, (f, t) in best.items())
+    )
+    product = rows["product path, default options"][0]
+    saved = rows["taskplate on the saved HTML"][0]
+    for key in truth:  # where the product path and the saved HTML differ, to look at by hand
         one = {key: truth[key]}
-        chromium, saved = (
-            score({key: rows[0][1][key]}, one)[0],
-            score({key: rows[2][1][key]}, one)[0],
+        browser_f1, saved_f1 = score({key: product[key]}, one)[0], score({key: saved[key]}, one)[0]
+        if abs(browser_f1 - saved_f1) > 0.05:
+            print(f"  {key[:24]}: product path {browser_f1:.3f}, saved HTML {saved_f1:.3f}")
+    if on_rendered:
+        candidates = {n: ("rules", r) for n, r in ((rules_name(r), r) for r in candidate_rules())}
+        on_chromium = run_ways(candidates, rendered, urls)
+        report_cross_validation(
+            truth,
+            {n: out for n, (out, _) in on_chromium.items()},
+            "the pages as Chromium rendered them",
         )
-        if abs(chromium - saved) > 0.05:
-            print(f"  {key[:12]}: product path {chromium:.3f}, saved HTML {saved:.3f}")
-    report_folds(truth, {name: out for name, out, _ in rows if not name.startswith(" ")})
-    report_cross_validation(truth, rendered if on_rendered else pages, urls, on_rendered)
+    else:
+        names = [rules_name(r) for r in candidate_rules()]
+        report_cross_validation(truth, {n: results[n][0] for n in names}, "the saved HTML")
     if "quality" not in sys.argv[1:]:
         report_speed(pages, urls)
         report_loop(pages, urls)

@@ -60,6 +60,9 @@ class Tab:
     # short notice in its place). None once anything acted on the page for the user.
     earlier: Capture | None = None
     keeping: bool = False  # a navigation of ours is under way or landed: keep what loads
+    # When it began (epoch ms): a document that sends itself as its script leaves it before it
+    # loaded is kept only when it is younger (the page our navigation opened, not the last one).
+    navigated_at: float = 0.0
     _keeping: bool = False  # the binding is installed
     unsettled: bool = False  # navigated and not waited on since: a reader waits first
 
@@ -90,9 +93,20 @@ class Tab:
         if event.get("name") != LOADED_BINDING or not self.keeping:
             return
         with contextlib.suppress(ValueError, KeyError, TypeError):
-            loaded = Capture.from_json(json.loads(event["payload"]))
-            if not loaded.error_page and loaded.url != "about:blank":
-                self.earlier = loaded
+            sent = json.loads(event["payload"])
+            loaded = Capture.from_json(sent)
+            if loaded.error_page or loaded.url == "about:blank":
+                return
+            if sent.get("left") and (
+                self.earlier is not None or loaded.document < self.navigated_at
+            ):
+                return  # left before loading: only the page of our navigation, if nothing else
+            self.earlier = loaded
+
+    def navigating(self) -> None:
+        """A navigation of ours begins: what loads from now on is kept for readers."""
+        self.earlier, self.unsettled, self.keeping = None, False, True
+        self.navigated_at = time.time() * 1000
 
     async def block(self, kinds: frozenset[str]) -> None:
         """Refuse these kinds of requests in this tab from now on (an empty set: none)."""

@@ -48,6 +48,22 @@ WATCHER = (
       } catch (e) {}
     }
   });
+  // A top document that its own script leaves before it loaded (an inline check sending the
+  // tab elsewhere) sends itself as it goes, once: the copy above was never taken.
+  let sentLeaving = false;
+  const leaving = () => {
+    if (window !== window.top || w.atLoad !== null || sentLeaving || !document.body) return;
+    if (location.href === 'about:blank') return;
+    sentLeaving = true;
+    try {
+      const left = (DOCUMENT)();
+      left.left = true;
+      const send = window.BINDING;
+      if (typeof send === 'function') send(JSON.stringify(left));
+    } catch (e) {}
+  };
+  window.addEventListener('beforeunload', leaving);
+  window.addEventListener('pagehide', leaving);
   window.setTimeout = function (fn, delay, ...rest) {
     if (typeof fn !== 'function' || !(Number(delay || 0) <= SHORT) || depth >= DEPTH) {
       return setT.call(this, fn, delay, ...rest);

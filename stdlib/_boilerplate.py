@@ -10,7 +10,8 @@
   parts are joined into the first, so the selector sees one body instead of taking the first.
 
 - Threads of reader comments (named as comments, or schema.org Comment items), which pages'
-  scripts write in after loading: long prose that voters take for the article.
+  scripts write in after loading: long prose that voters take for the article; and by their
+  shape, a reply form with the thread around it (reply_threads: never past a post before it).
 
 All work on a parsed page (lxml) in place and only remove or move nodes.
 """
@@ -167,6 +168,10 @@ def drop_reply_forms(body: Any) -> None:
     """Reader comments by their shape rather than their names: a form with a text area (where a
     reader writes a reply) and the thread around it, as the largest container of the form that
     holds neither an article nor the page's first h1 nor most of its text."""
+    _drop_reply_forms(body, guarded=False)
+
+
+def _drop_reply_forms(body: Any, guarded: bool) -> None:
     forms = body.xpath(".//form[.//textarea]")
     if not forms:
         return
@@ -183,10 +188,32 @@ def drop_reply_forms(body: Any) -> None:
                 or any(True for _ in parent.iter("article", "main"))
                 or (first_h1 is not None and any(h is first_h1 for h in parent.iter("h1")))
                 or words(parent) >= limit
+                or (guarded and _prose_before(parent, form) >= PROSE_BEFORE)
             ):
                 break
             top = parent
         top.drop_tree()
+
+
+PROSE_BEFORE = 50  # words of paragraphs before a reply form in its container: a post, not a thread
+
+
+def drop_reply_threads(body: Any) -> None:
+    """drop_reply_forms that never climbs to a container holding, before the form, paragraphs
+    of PROSE_BEFORE words or more: the post a reply form follows (on a page without <article>
+    or <main>, the title outside the post's wrapper) is not a thread."""
+    _drop_reply_forms(body, guarded=True)
+
+
+def _prose_before(parent: Any, form: Any) -> int:
+    total = 0
+    for paragraph in parent.iter("p"):
+        if paragraph is form or any(a is form for a in paragraph.iterancestors()):
+            break
+        if form in paragraph.iterdescendants():
+            break
+        total += words(paragraph)
+    return total
 
 
 CLEANUPS = {
@@ -195,4 +222,5 @@ CLEANUPS = {
     "split_body": join_split_body,
     "comment_threads": drop_comment_threads,
     "reply_forms": drop_reply_forms,
+    "reply_threads": drop_reply_threads,
 }

@@ -9,148 +9,28 @@ neighbours), the last run here on the page's own blocks. The page is cut into it
 (the text between block-level tags, in document order); a block is main content when at least
 three of the four voted for it (an extractor votes for a block when it returned most of its
 text), and all of them when it is mostly link text (a "Read more: <other story>" line: the
-three extractors share one parse and take such lines together). The page is then pruned to those blocks, so what is kept keeps its own markup:
-headings, lists, tables, code, links and the images between kept blocks.
+three extractors share one parse and take such lines together). The page is then pruned to
+those blocks, so what is kept keeps its own markup: headings, lists, tables, code, links and the
+images between kept blocks. The blocks are _blocks', the voters _voters', the pruning _pruning's.
 """
 
 from __future__ import annotations
 
-import copy
-import functools
-import re
 from collections import Counter
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-import justext
-import trafilatura
-from lxml import etree
-from trafilatura.external import try_readability
-
 from . import _boilerplate as boilerplate
+from ._blocks import WORD, Block, blocks, shingles
+from ._pruning import prune
+from ._voters import VOTERS, justext_votes, readings
 
 # An extractor "returned" a block when it holds at least this share of the block's 4-word
 # shingles; and a block is kept when this many of the four voters voted for it.
 COVERAGE = 0.5
 VOTES = 3
-VOTERS = ("trafilatura", "precision", "readability", "justext")
 MIN_MAIN_WORDS = 10
 SHORT = 4  # a block of fewer words has no 4-word shingle: it is judged by its neighbours
-
-BLOCK_TAGS = frozenset(
-    [
-        "address",
-        "article",
-        "aside",
-        "blockquote",
-        "body",
-        "br",
-        "caption",
-        "center",
-        "dd",
-        "details",
-        "dialog",
-        "div",
-        "dl",
-        "dt",
-        "fieldset",
-        "figcaption",
-        "figure",
-        "footer",
-        "form",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
-        "header",
-        "hr",
-        "li",
-        "main",
-        "nav",
-        "ol",
-        "p",
-        "pre",
-        "section",
-        "summary",
-        "table",
-        "tbody",
-        "td",
-        "tfoot",
-        "th",
-        "thead",
-        "tr",
-        "ul",
-    ]
-)
-_WORD = re.compile(r"\w+")
-_HEADINGS = frozenset(["h1", "h2", "h3", "h4", "h5", "h6"])
-
-
-@dataclass
-class Block:
-    """One text block of the page: its words, where its text lives in the tree, and how many of
-    its characters (spaces collapsed) there are and how many are link text."""
-
-    pieces: list[tuple[Any, str]] = field(default_factory=list)  # (element, "text" | "tail")
-    words: list[str] = field(default_factory=list)
-    chars: int = 0
-    link_chars: int = 0
-    copyright: bool = False
-    heading: bool = False  # it starts inside a heading (h1-h6)
-
-    def add(self, element: Any, slot: str, text: str, in_link: bool) -> None:
-        self.pieces.append((element, slot))
-        self.words.extend(_WORD.findall(text.lower()))
-        size = len(" ".join(text.split())) + 1
-        self.chars += size
-        if in_link:
-            self.link_chars += size
-        if "\xa9" in text:
-            self.copyright = True
-
-
-def blocks(root: Any) -> list[Block]:
-    """The page's text blocks in document order: text runs split at block-level tags."""
-    found: list[Block] = []
-    current = Block()
-    links = headings = 0  # open <a> and <h1>-<h6> elements around the current text
-    for event, element in etree.iterwalk(root, events=("start", "end", "comment", "pi")):
-        tag = element.tag
-        if event == "start":
-            if tag in BLOCK_TAGS and current.words:
-                found.append(current)
-                current = Block()
-            if tag == "a":
-                links += 1
-            elif tag in _HEADINGS:
-                headings += 1
-            if isinstance(tag, str) and element.text and not element.text.isspace():
-                if not current.words:
-                    current.heading = headings > 0
-                current.add(element, "text", element.text, links > 0)
-            continue
-        if event == "end":
-            if tag == "a":
-                links -= 1
-            elif tag in _HEADINGS:
-                headings -= 1
-        if tag in BLOCK_TAGS and current.words:
-            found.append(current)
-            current = Block()
-        if element.tail and not element.tail.isspace() and element is not root:
-            if not current.words:
-                current.heading = headings > 0
-            current.add(element, "tail", element.tail, links > 0)
-    if current.words:
-        found.append(current)
-    return found
-
-
-def _shingles(words: list[str]) -> Counter[tuple[str, ...]]:
-    return Counter(zip(words, words[1:], words[2:], words[3:], strict=False))
 
 
 @dataclass(frozen=True)
@@ -170,224 +50,40 @@ class Rules:
     # A long block whose link text is more than this share of its characters (a "Read more:
     # <other story>" line) is kept only when every voter voted for it; None: no such rule.
     links: float | None = None
+    # Which blocks use up the extractors' text they hold: "all" (every long block, in page
+    # order, kept or not) or "kept" (only the kept ones: a repeated text's votes stay for its
+    # next copy when the first is rejected).
+    spend: str = "all"
+    # The first kept block, when it is a heading that repeats the page's <title> (the answer's
+    # title says it already), is dropped.
+    title_heading: bool = False
 
 
 class _Reading:
     """What one extractor returned, consumed block by block so a repeated block counts once."""
 
     def __init__(self, text: str) -> None:
-        words = _WORD.findall(text.lower())
-        self.shingles = _shingles(words)
+        words = WORD.findall(text.lower())
+        self.shingles = shingles(words)
         self.joined = f" {' '.join(words)} "
         self.vocabulary = set(words)
 
-    def returns(self, words: list[str], wanted: Counter[tuple[str, ...]]) -> bool:
-        """Whether this reading holds most of a block (its words and their shingles)."""
+    def holds(self, words: list[str], wanted: Counter[tuple[str, ...]]) -> dict[Any, int] | None:
+        """The shingles of a block this reading holds when it holds most of the block (its
+        words and their shingles), else None; nothing is used up yet (`spend`)."""
         if not wanted:  # fewer than four words: the exact run of words
             vocabulary = self.vocabulary
-            return all(w in vocabulary for w in words) and f" {' '.join(words)} " in self.joined
+            found = all(w in vocabulary for w in words) and f" {' '.join(words)} " in self.joined
+            return {} if found else None
         have = self.shingles
         got = {s: min(n, have[s]) for s, n in wanted.items() if have.get(s, 0) > 0}
-        if sum(got.values()) < COVERAGE * (len(words) - 3):
-            return False
+        return got if sum(got.values()) >= COVERAGE * (len(words) - 3) else None
+
+    def spend(self, got: dict[Any, int]) -> None:
+        """Use up the shingles a block took, so a repeated block counts once."""
+        have = self.shingles
         for shingle, count in got.items():
             have[shingle] -= count
-        return True
-
-
-def _trafilatura(doc: Any, precision: bool) -> str:
-    """trafilatura's own text of the page (fast mode: no fallback), through its public API."""
-    document = trafilatura.bare_extraction(
-        doc,  # trafilatura works on its own copy
-        include_comments=False,
-        include_tables=True,
-        deduplicate=False,
-        fast=True,
-        favor_precision=precision,
-        output_format="txt",  # its raw text is enough here: no text serialisation
-    )
-    return (document.raw_text or "") if document is not None else ""  # type: ignore[union-attr]
-
-
-def _trafilatura_modes(tree: Any, modes: tuple[bool, ...]) -> list[str]:
-    """trafilatura's text of the page in its balanced and/or its precision mode (fast, without
-    comments; modes: precision or not), as `bare_extraction` gives them, from the page's tree
-    already pruned as trafilatura prunes it first; at about half the cost of two calls: the
-    steps the two modes share (the copy of the page, the pruning of the raw tree, its cleaning
-    and the conversion of its tags) run once. This follows trafilatura's own sequence
-    (trafilatura.core.trafilatura_sequence) with two differences that change no score of
-    bench/content.py: the precision mode's cleaning keeps the text after the empty elements it
-    deletes, as the balanced mode's does, and the balanced mode's retry in recall mode of pages
-    it finds little text on is left out (a retry is not a vote). tests/stdlib/test_content.py
-    compares the texts with the public API's."""
-    t = _internals
-    assert t is not None
-    balanced = t.OPTIONS[False]
-    cleaned = t.convert_tags(t.tree_cleaning(copy.copy(tree), balanced), balanced)
-    texts = []
-    for index, precision in enumerate(modes):
-        options = t.OPTIONS[precision]
-        mine = cleaned if index == len(modes) - 1 else copy.copy(cleaned)
-        if precision:
-            mine = t.prune_unwanted_nodes(mine, t.REMOVE_COMMENTS_XPATH)
-        _body, text = t.extract_content(mine, options)
-        if not precision and len(text) < options.min_extracted_size:  # its rescue of short pages
-            _body, rescued, size = t.baseline(tree)
-            text = rescued if size > len(text) else text
-        texts.append(text)
-    return texts
-
-
-class _TrafilaturaInternals:
-    """The parts of trafilatura's pipeline _trafilatura_modes runs (None when a version of
-    trafilatura lacks one: then the public API is called twice)."""
-
-    def __init__(self) -> None:
-        from trafilatura.baseline import baseline
-        from trafilatura.htmlprocessing import convert_tags, prune_unwanted_nodes, tree_cleaning
-        from trafilatura.main_extractor import extract_content
-        from trafilatura.settings import Extractor
-        from trafilatura.xpaths import (
-            RAW_TREE_PRUNE_XPATH,
-            REMOVE_COMMENTS_AND_LISTS_XPATH,
-            REMOVE_COMMENTS_XPATH,
-        )
-
-        self.baseline, self.convert_tags, self.extract_content = (
-            baseline,
-            convert_tags,
-            extract_content,
-        )
-        self.prune_unwanted_nodes, self.tree_cleaning = prune_unwanted_nodes, tree_cleaning
-        self.RAW_TREE_PRUNE_XPATH = RAW_TREE_PRUNE_XPATH
-        self.REMOVE_COMMENTS_AND_LISTS_XPATH = REMOVE_COMMENTS_AND_LISTS_XPATH
-        self.REMOVE_COMMENTS_XPATH = REMOVE_COMMENTS_XPATH
-        self.OPTIONS = {
-            p: Extractor(fast=True, precision=p, comments=False, tables=True, dedup=False)
-            for p in (False, True)
-        }
-
-
-try:
-    _internals: _TrafilaturaInternals | None = _TrafilaturaInternals()
-except (ImportError, AttributeError, TypeError):  # pragma: no cover - another trafilatura
-    _internals = None
-
-
-def _readability(doc: Any) -> str:
-    summary = try_readability(copy.deepcopy(doc))  # it prunes the tree it is given
-    return str(summary.text_content())
-
-
-def readings(doc: Any, voters: Iterable[str] = VOTERS) -> list[str]:
-    """The texts of a parsed page that the extractors among the voters return, in their order.
-
-    The page is copied and pruned once as trafilatura prunes it first (known boilerplate,
-    comment sections); trafilatura's modes share their work on it, and readability then reads
-    it (as in trafilatura's own fallback), in place."""
-    wanted = [name for name in voters if name in ("trafilatura", "precision", "readability")]
-    if _internals is None:  # pragma: no cover - a trafilatura without the parts shared here
-        public = {
-            "trafilatura": lambda: _trafilatura(doc, precision=False),
-            "precision": lambda: _trafilatura(doc, precision=True),
-            "readability": lambda: _readability(doc),
-        }
-        return [public[name]() for name in wanted]
-    t = _internals
-    tree = t.prune_unwanted_nodes(copy.copy(doc), t.RAW_TREE_PRUNE_XPATH)
-    tree = t.prune_unwanted_nodes(tree, t.REMOVE_COMMENTS_AND_LISTS_XPATH)
-    modes = tuple(name == "precision" for name in wanted if name != "readability")
-    found = dict(
-        zip((n for n in wanted if n != "readability"), _trafilatura_modes(tree, modes), strict=True)
-    )
-    if "readability" in wanted:
-        found["readability"] = str(try_readability(tree).text_content())  # last: it prunes tree
-    return [found[name] for name in wanted]
-
-
-# jusText's published defaults (Pomikálek 2011): characters, stop-word share, link share, and
-# how far (in characters) a good block may follow a heading that it makes good.
-LENGTH_LOW, LENGTH_HIGH = 50, 150
-STOPWORDS_LOW, STOPWORDS_HIGH = 0.1, 0.2
-MAX_LINK_DENSITY = 0.25
-MAX_HEADING_DISTANCE = 200
-
-
-@functools.cache
-def _stopwords() -> frozenset[str]:
-    """jusText's stop words of every language it ships (pages come in any language)."""
-    return frozenset(
-        word.lower()
-        for language in justext.get_stoplists()
-        for word in justext.get_stoplist(language)
-    )
-
-
-def justext_votes(page_blocks: list[Block]) -> list[bool]:
-    """jusText's classification on the page's own blocks, with its default settings: a block
-    is good by its stop-word and link density and length; short and near-good blocks take
-    their neighbours' class, and a heading shortly before a good block is good."""
-    stopwords = _stopwords()
-    classes = []
-    for block in page_blocks:
-        density = sum(w in stopwords for w in block.words) / len(block.words)
-        if block.link_chars > MAX_LINK_DENSITY * block.chars or block.copyright:
-            kind = "bad"
-        elif block.chars < LENGTH_LOW:
-            kind = "bad" if block.link_chars else "short"
-        elif density >= STOPWORDS_HIGH:
-            kind = "good" if block.chars > LENGTH_HIGH else "neargood"
-        else:
-            kind = "neargood" if density >= STOPWORDS_LOW else "bad"
-        classes.append(kind)
-
-    def neighbour(index: int, step: int, near_good: bool) -> str:
-        index += step
-        while 0 <= index < len(classes):
-            kind = classes[index]
-            if kind in ("good", "bad") or (near_good and kind == "neargood"):
-                return kind
-            index += step
-        return "bad"
-
-    first = list(classes)
-
-    def good_follows(index: int) -> bool:
-        distance, index = 0, index + 1
-        while index < len(classes) and distance <= MAX_HEADING_DISTANCE:
-            if classes[index] == "good":
-                return True
-            distance += page_blocks[index].chars
-            index += 1
-        return False
-
-    for index, block in enumerate(page_blocks):
-        if block.heading and classes[index] == "short" and good_follows(index):
-            classes[index] = "neargood"
-    revised = {}
-    for index, kind in enumerate(classes):
-        if kind != "short":
-            continue
-        before, after = neighbour(index, -1, False), neighbour(index, 1, False)
-        if before == after:
-            revised[index] = before
-        elif (before == "bad" and neighbour(index, -1, True) == "neargood") or (
-            after == "bad" and neighbour(index, 1, True) == "neargood"
-        ):
-            revised[index] = "good"
-        else:
-            revised[index] = "bad"
-    for index, kind in revised.items():
-        classes[index] = kind
-    for index, kind in enumerate(classes):  # in order: a revised block is a neighbour already
-        if kind == "neargood":
-            around = (neighbour(index, -1, False), neighbour(index, 1, False))
-            classes[index] = "bad" if around == ("bad", "bad") else "good"
-    for index, block in enumerate(page_blocks):
-        heading_kept = block.heading and first[index] != "bad"
-        if heading_kept and classes[index] == "bad" and good_follows(index):
-            classes[index] = "good"
-    return [kind == "good" for kind in classes]
 
 
 def choose(page_blocks: list[Block], texts: list[str], rules: Rules) -> list[bool]:
@@ -413,8 +109,8 @@ def choose(page_blocks: list[Block], texts: list[str], rules: Rules) -> list[boo
     extractors = [n for n in rules.voters if n != "justext"]
     pair = [extractors.index("trafilatura"), extractors.index("precision")] if paired else []
 
-    def votes(index: int, block: Block, wanted: Counter[tuple[str, ...]]) -> int:
-        found = [v.returns(block.words, wanted) for v in voters]
+    def votes(index: int, block: Block, held: list[dict[Any, int] | None]) -> int:
+        found = [h is not None for h in held]
         count = sum(found)
         if pair:
             both = [found[i] for i in pair]
@@ -431,17 +127,28 @@ def choose(page_blocks: list[Block], texts: list[str], rules: Rules) -> list[boo
         linked = rules.links is not None and block.link_chars > rules.links * block.chars
         return count >= (everyone if linked else needed)
 
-    kept: list[bool | None] = [
-        enough(b, votes(i, b, _shingles(b.words))) if long else None
-        for i, (b, long) in enumerate(zip(page_blocks, is_long, strict=True))
-    ]
+    kept: list[bool | None] = []
+    for index, (block, long) in enumerate(zip(page_blocks, is_long, strict=True)):
+        if not long:
+            kept.append(None)
+            continue
+        wanted = shingles(block.words)
+        held = [v.holds(block.words, wanted) for v in voters]
+        keep = enough(block, votes(index, block, held))
+        if keep or rules.spend == "all":  # "kept": a rejected block leaves the text to a later copy
+            for voter, got in zip(voters, held, strict=True):
+                if got:
+                    voter.spend(got)
+        kept.append(keep)
     if rules.context:
         before, after = _nearest(kept), _nearest(kept[::-1])[::-1]
     else:
         before = after = [True] * len(kept)
     empty: Counter[tuple[str, ...]] = Counter()
     return [
-        bool(k) if long else (b or a) and votes(i, block, empty) >= needed
+        bool(k)
+        if long
+        else (b or a) and votes(i, block, [v.holds(block.words, empty) for v in voters]) >= needed
         for i, (block, k, long, b, a) in enumerate(
             zip(page_blocks, kept, is_long, before, after, strict=True)
         )
@@ -456,90 +163,6 @@ def _nearest(decisions: list[bool | None]) -> list[bool]:
         if decision is not None:
             last = decision
     return out
-
-
-def prune(root: Any, page_blocks: list[Block], kept: list[bool]) -> Any | None:
-    """The smallest subtree holding every kept block, with the other blocks' text removed,
-    emptied elements dropped, and images kept only next to a kept block."""
-    if not any(kept):
-        return None
-    for block, keep in zip(page_blocks, kept, strict=True):
-        if not keep:
-            for element, slot in block.pieces:
-                setattr(element, slot, None)
-    top = _common_ancestor(
-        element if slot == "text" else element.getparent()
-        for block, keep in zip(page_blocks, kept, strict=True)
-        if keep
-        for element, slot in block.pieces
-    )
-    _drop_lone_images(top, page_blocks, kept)
-    _drop_empty(top)
-    while True:
-        children = [c for c in top if isinstance(c.tag, str)]
-        if len(children) != 1 or (top.text or "").strip():
-            return top
-        if any((c.tail or "").strip() for c in children):
-            return top
-        top = children[0]
-
-
-def _common_ancestor(elements: Iterable[Any]) -> Any:
-    """The deepest element holding all the given ones."""
-    path: list[Any] = []
-    on_path: dict[Any, int] = {}
-    for element in elements:
-        if not path:
-            path = [element, *element.iterancestors()][::-1]
-            on_path = {e: depth for depth, e in enumerate(path)}
-            continue
-        while element not in on_path:
-            element = element.getparent()
-        depth = on_path[element]
-        for gone in path[depth + 1 :]:
-            del on_path[gone]
-        del path[depth + 1 :]
-    return path[-1]
-
-
-_KEEP_EMPTY = frozenset({"img", "br", "hr"})
-
-
-def _drop_lone_images(root: Any, page_blocks: list[Block], kept: list[bool]) -> None:
-    owner: dict[Any, int] = {}
-    for index, block in enumerate(page_blocks):
-        for element, _ in block.pieces:
-            owner.setdefault(element, index)
-    previous = -1
-    images = []
-    for element in root.iter():
-        if element in owner:
-            previous = owner[element]
-        elif element.tag == "img":
-            images.append((element, previous))
-    for image, before in images:
-        after = before + 1
-        near = (before >= 0 and kept[before]) or (after < len(kept) and kept[after])
-        if not near or not image.get("src"):
-            image.drop_tree()
-
-
-def _drop_empty(element: Any) -> bool:
-    """Remove descendants with neither text nor kept images; True when element is empty."""
-    empty = not (element.text or "").strip()
-    children = [c for c in element if isinstance(c.tag, str)]
-    for comment in [c for c in element if not isinstance(c.tag, str)]:
-        comment.drop_tree()
-    emptied = [_drop_empty(child) and child.tag not in _KEEP_EMPTY for child in children]
-    in_row = element.tag == "tr" and not all(emptied)  # a row keeps its empty cells in place
-    for child, gone in zip(children, emptied, strict=True):
-        if gone and not in_row:
-            child.drop_tree()
-        else:
-            empty = False
-        if (child.tail or "").strip():
-            empty = False
-    return empty and element.tag not in _KEEP_EMPTY
 
 
 # The rules that raise the cross-validated F1 (bench/content.py): the clean-ups named here
@@ -558,6 +181,22 @@ def main_content(doc: Any, rules: Rules = DEFAULT) -> Any | None:
         boilerplate.CLEANUPS[name](body)
     page_blocks = blocks(body)
     kept = choose(page_blocks, readings(doc, rules.voters), rules)
+    if rules.title_heading:
+        _drop_title_heading(doc, page_blocks, kept)
     if sum(len(b.words) for b, k in zip(page_blocks, kept, strict=True) if k) < MIN_MAIN_WORDS:
         return None
     return prune(body, page_blocks, kept)
+
+
+def _drop_title_heading(doc: Any, page_blocks: list[Block], kept: list[bool]) -> None:
+    """The first kept block is not kept when it is a heading whose words are a run of at least
+    half of the words of the page's <title> ("Headline" of "Headline | Site")."""
+    first = next((i for i, k in enumerate(kept) if k), None)
+    if first is None or not page_blocks[first].heading:
+        return
+    title = WORD.findall(" ".join(doc.xpath("string(//head/title)").split()).lower())
+    heading = page_blocks[first].words
+    if not heading or 2 * len(heading) < len(title):
+        return
+    if f" {' '.join(heading)} " in f" {' '.join(title)} ":
+        kept[first] = False

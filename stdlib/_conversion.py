@@ -111,7 +111,8 @@ def _end_with(parent: int) -> None:
 def _warm() -> int:
     # By name: the worker imports lxml, trafilatura and the voters once, before its first page.
     importlib.import_module("taskplate.stdlib._markdown")
-    importlib.import_module("taskplate.stdlib._content")._stopwords()
+    importlib.import_module("taskplate.stdlib._content")
+    importlib.import_module("taskplate.stdlib._voters")._stopwords()
     return os.getpid()
 
 

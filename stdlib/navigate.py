@@ -74,7 +74,7 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     tab = await ctx.tab()
     page = await ctx.page(replacing=True)
     tab.refused, tab.net_error = None, None
-    tab.earlier, tab.unsettled, tab.keeping = None, False, True
+    tab.navigating()
     await tab.keep_loads()
     kinds = {"images", "media", "fonts"} if args.get("blockResources") else set()
     await tab.block(frozenset(kinds | ({"ads"} if args.get("blockAds") else set())))

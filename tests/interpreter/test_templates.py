@@ -456,3 +456,27 @@ async def test_content_a_page_script_takes_away_is_kept_and_a_redirect_is_follow
     assert any("ERR_NAME_NOT_RESOLVED" in w for w in leaves["warnings"]), leaves
     assert any("much shorter" in w for w in notice["warnings"]), notice
     assert "lentil" in moved["content"].lower() and not moved["warnings"]
+
+
+async def test_a_page_whose_script_leaves_before_it_loaded_for_a_refused_address_is_read_as_it_was(
+    manager: RunManager, site: FixtureServer
+) -> None:
+    with socket.socket() as closed:  # a port nothing listens on: the connection is refused
+        closed.bind(("127.0.0.1", 0))
+        refused = f"http://127.0.0.1:{closed.getsockname()[1]}/adblock"
+    urls = [
+        site.url(f"/article-leaves.html?early=1&to={refused}"),  # leaves as soon as parsed
+        site.url(f"/article-leaves.html?early=1&to=http://{NOWHERE_HOST}/adblock"),
+        site.url("/article.html"),
+    ]
+    answer = await batch(manager, urls, engine="browser")
+    assert answer["status"] == "succeeded", [i.get("error") for i in answer["result"]["items"]]
+    to_refused, to_nowhere, plain = answer["result"]["items"]
+    for item, why in (
+        (to_refused, "ERR_CONNECTION_REFUSED"),
+        (to_nowhere, "ERR_NAME_NOT_RESOLVED"),
+    ):
+        assert "## Why batches are slow" in item["content"], item
+        assert item["title"] == "Tuning the sliding window"
+        assert any(why in w and "before" in w for w in item["warnings"]), item
+    assert "Why batches are slow" in plain["content"] and not plain["warnings"]

@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import lxml.html
 
-from taskplate.stdlib._boilerplate import clean, drop_comment_threads, drop_reply_forms
+from taskplate.stdlib._boilerplate import (
+    clean,
+    drop_comment_threads,
+    drop_reply_forms,
+    drop_reply_threads,
+)
 from taskplate.stdlib._markdown import to_markdown
 
 SENTENCE = "The council met on Tuesday to decide how the new bridge over the river will be paid for"
@@ -136,3 +141,19 @@ def test_a_reply_form_never_takes_the_article_or_the_title() -> None:
     )
     drop_reply_forms(doc.find("body"))
     assert "Short" in doc.text_content() and not doc.xpath("//textarea")
+
+
+def test_a_guarded_reply_form_never_climbs_past_the_post_before_it() -> None:
+    # No <article> or <main>, the title outside the post's wrapper, the form inside it, and
+    # more text beside the post than in it.
+    page = (
+        f"<html><body><h1>Bridge</h1><div class='post'>{paragraphs('Story', 4)}"
+        f"<div class='reply'>{REPLY_FORM}</div></div><aside>{paragraphs('Other', 10)}</aside>"
+        "</body></html>"
+    )
+    doc = lxml.html.document_fromstring(page)
+    drop_reply_forms(doc.find("body"))
+    assert "Story 3" not in doc.text_content()  # the unguarded clean-up took the post
+    doc = lxml.html.document_fromstring(page)
+    drop_reply_threads(doc.find("body"))
+    assert "Story 3" in doc.text_content() and not doc.xpath("//textarea")

@@ -9,7 +9,9 @@ import re
 import lxml.html
 import pytest
 
+from taskplate.stdlib import _blocks as blocks
 from taskplate.stdlib import _content as content
+from taskplate.stdlib import _voters as voters
 from taskplate.stdlib._markdown import _page
 from tests.fixtures.server import SITE
 
@@ -19,10 +21,10 @@ SENTENCE = (
 )
 
 
-def body_of(html: str) -> tuple[object, list[content.Block]]:
+def body_of(html: str) -> tuple[object, list[blocks.Block]]:
     doc = lxml.html.document_fromstring(f"<html><body>{html}</body></html>")
     body = doc.find("body")
-    return doc, content.blocks(body)
+    return doc, blocks.blocks(body)
 
 
 def words(text: str) -> list[str]:
@@ -32,11 +34,11 @@ def words(text: str) -> list[str]:
 @pytest.mark.parametrize("page", ["article.html", "story.html", "recipe.html"])
 def test_shared_trafilatura_run_reads_what_the_public_api_reads(page: str) -> None:
     doc = _page((SITE / page).read_text(encoding="utf-8"), "http://x/")
-    shared = content.readings(doc, ("trafilatura", "precision", "readability"))
+    shared = voters.readings(doc, ("trafilatura", "precision", "readability"))
     public = [
-        content._trafilatura(doc, precision=False),
-        content._trafilatura(doc, precision=True),
-        content._readability(doc),
+        voters._trafilatura(doc, precision=False),
+        voters._trafilatura(doc, precision=True),
+        voters._readability(doc),
     ]
     for mine, theirs in zip(shared, public, strict=True):
         assert words(mine) == words(theirs)
@@ -60,7 +62,7 @@ def test_justext_keeps_prose_and_drops_link_lists_and_copyright_lines() -> None:
         f"<h2>Bridge tolls</h2><p>{SENTENCE}.</p><p>Short note.</p><p>{SENTENCE}, again.</p>"
         "<p>\u00a9 2026 The Valley Courier and its licensors, all of the rights to this are reserved</p>"
     )
-    votes = dict(zip((" ".join(b.words) for b in found), content.justext_votes(found), strict=True))
+    votes = dict(zip((" ".join(b.words) for b in found), voters.justext_votes(found), strict=True))
     assert not votes["front page and the news of the day"]
     assert votes["bridge tolls"]  # a heading shortly before a good block
     assert votes["short note"]  # a short block between good ones
@@ -82,7 +84,7 @@ def test_a_block_needs_three_of_the_four_votes() -> None:
 
 def test_justext_abstains_on_a_page_without_a_long_paragraph() -> None:
     _, found = body_of("<p>Opening hours of the hall today</p><p>Tickets cost five pounds</p>")
-    assert not any(content.justext_votes(found))
+    assert not any(voters.justext_votes(found))
     text = "Opening hours of the hall today. Tickets cost five pounds"
     # Two of the three extractors agree: that is enough when jusText's rules find nothing.
     assert content.choose(found, [text, text, ""], content.DEFAULT) == [True, True]
@@ -119,3 +121,32 @@ def test_a_line_of_link_text_needs_every_vote() -> None:
     _, plain = body_of(f'<p>{SENTENCE}, says <a href="/c">the council</a>.</p><p>{SENTENCE}.</p>')
     text = f"{SENTENCE}, says the council. {SENTENCE}."
     assert content.choose(plain, [text] * 3, content.DEFAULT) == [True, True]
+
+
+def test_a_rejected_copy_of_a_text_can_leave_its_votes_to_the_next_copy() -> None:
+    # A link line repeating the body's sentence (a caption, a teaser) comes first and is
+    # rejected (mostly link text: every vote needed, jusText's rules against it).
+    _, found = body_of(f'<p><a href="/s">{SENTENCE}</a></p><p>{SENTENCE}.</p>')
+    texts = [f"{SENTENCE}."] * 3  # each extractor returned the sentence once
+    spent_by_all = content.choose(found, texts, content.Rules(links=0.8, spend="all"))
+    assert spent_by_all == [False, False]  # the rejected line used up the votes
+    assert content.choose(found, texts, content.Rules(links=0.8, spend="kept")) == [False, True]
+
+
+def test_a_first_heading_repeating_the_title_can_be_dropped() -> None:
+    html = (
+        "<html><head><title>Bridge tolls approved | Town Herald</title></head><body>"
+        f"<h1>Bridge tolls approved</h1><p>{SENTENCE}.</p><p>{SENTENCE}, again.</p></body></html>"
+    )
+    texts = [f"Bridge tolls approved. {SENTENCE}. {SENTENCE}, again."] * 3
+
+    def chosen(rules: content.Rules) -> str:
+        doc = lxml.html.document_fromstring(html)
+        page_blocks = blocks.blocks(doc.find("body"))
+        kept = content.choose(page_blocks, texts, rules)
+        if rules.title_heading:
+            content._drop_title_heading(doc, page_blocks, kept)
+        return " ".join(" ".join(b.words) for b, k in zip(page_blocks, kept, strict=True) if k)
+
+    assert chosen(content.Rules(context=False)).startswith("bridge tolls approved the council")
+    assert chosen(content.Rules(context=False, title_heading=True)).startswith("the council")

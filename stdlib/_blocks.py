@@ -1,0 +1,125 @@
+"""A page's text blocks: the text between block-level tags, in document order, with its words,
+link share and where it lives in the tree. Pure functions of a parsed page (lxml); no voting."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from lxml import etree
+
+BLOCK_TAGS = frozenset(
+    [
+        "address",
+        "article",
+        "aside",
+        "blockquote",
+        "body",
+        "br",
+        "caption",
+        "center",
+        "dd",
+        "details",
+        "dialog",
+        "div",
+        "dl",
+        "dt",
+        "fieldset",
+        "figcaption",
+        "figure",
+        "footer",
+        "form",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "header",
+        "hr",
+        "li",
+        "main",
+        "nav",
+        "ol",
+        "p",
+        "pre",
+        "section",
+        "summary",
+        "table",
+        "tbody",
+        "td",
+        "tfoot",
+        "th",
+        "thead",
+        "tr",
+        "ul",
+    ]
+)
+WORD = re.compile(r"\w+")
+_HEADINGS = frozenset(["h1", "h2", "h3", "h4", "h5", "h6"])
+
+
+@dataclass
+class Block:
+    """One text block of the page: its words, where its text lives in the tree, and how many of
+    its characters (spaces collapsed) there are and how many are link text."""
+
+    pieces: list[tuple[Any, str]] = field(default_factory=list)  # (element, "text" | "tail")
+    words: list[str] = field(default_factory=list)
+    chars: int = 0
+    link_chars: int = 0
+    copyright: bool = False
+    heading: bool = False  # it starts inside a heading (h1-h6)
+
+    def add(self, element: Any, slot: str, text: str, in_link: bool) -> None:
+        self.pieces.append((element, slot))
+        self.words.extend(WORD.findall(text.lower()))
+        size = len(" ".join(text.split())) + 1
+        self.chars += size
+        if in_link:
+            self.link_chars += size
+        if "\xa9" in text:
+            self.copyright = True
+
+
+def blocks(root: Any) -> list[Block]:
+    """The page's text blocks in document order: text runs split at block-level tags."""
+    found: list[Block] = []
+    current = Block()
+    links = headings = 0  # open <a> and <h1>-<h6> elements around the current text
+    for event, element in etree.iterwalk(root, events=("start", "end", "comment", "pi")):
+        tag = element.tag
+        if event == "start":
+            if tag in BLOCK_TAGS and current.words:
+                found.append(current)
+                current = Block()
+            if tag == "a":
+                links += 1
+            elif tag in _HEADINGS:
+                headings += 1
+            if isinstance(tag, str) and element.text and not element.text.isspace():
+                if not current.words:
+                    current.heading = headings > 0
+                current.add(element, "text", element.text, links > 0)
+            continue
+        if event == "end":
+            if tag == "a":
+                links -= 1
+            elif tag in _HEADINGS:
+                headings -= 1
+        if tag in BLOCK_TAGS and current.words:
+            found.append(current)
+            current = Block()
+        if element.tail and not element.tail.isspace() and element is not root:
+            if not current.words:
+                current.heading = headings > 0
+            current.add(element, "tail", element.tail, links > 0)
+    if current.words:
+        found.append(current)
+    return found
+
+
+def shingles(words: list[str]) -> Counter[tuple[str, ...]]:
+    return Counter(zip(words, words[1:], words[2:], words[3:], strict=False))
