@@ -141,6 +141,7 @@ class Repair:
     before: str
     after: str
     changes: dict[SelectorSpan, str]
+    live_runs: int = 0  # live runs it took, the last one checking it
 
     @property
     def diff(self) -> str:
@@ -177,12 +178,12 @@ async def suggest_repair(runs: RunManager, case: Case, template: Template) -> Re
     changes: dict[Place, str] = {}
     tried: dict[Place, list[str]] = {}
     current = template
-    for _ in range(LIVE_RUNS):
+    for done in range(1, LIVE_RUNS + 1):
         live = PageReader(list(spans.values()), recorded.seen)
         answer = await run_once(runs, case, current, live=True, probe=live)
         if changes and not broken(case.expect, answer):
             after = with_selectors(before, {spans[p]: v for p, v in changes.items()})
-            return Repair(case, before, after, {spans[p]: v for p, v in changes.items()})
+            return Repair(case, before, after, {spans[p]: v for p, v in changes.items()}, done)
         lost = _lost(live.seen, recorded.seen)
         if not lost and not changes:
             raise _no_repair(
