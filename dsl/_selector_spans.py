@@ -32,9 +32,10 @@ class SelectorSpan:
     style: str | None  # None plain, or the quote: ' or "
 
 
-def selector_spans(text: str) -> list[SelectorSpan]:
+def selector_spans(text: str, *, attrs: bool = False) -> list[SelectorSpan]:
     """Every selector of the template's action steps written as a literal on one line (one
-    made by an expression cannot be repaired in place)."""
+    made by an expression cannot be repaired in place); with `attrs`, each field's `attr` too
+    (its path `("fields", NAME, "attr")`)."""
     try:
         tree = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError:
@@ -54,9 +55,13 @@ def selector_spans(text: str) -> list[SelectorSpan]:
         fields = args.get("fields")
         if isinstance(fields, yaml.MappingNode):
             for name, field in fields.value:
+                path: tuple[str, ...] = ("fields", str(name.value))
                 if isinstance(field, yaml.MappingNode):
-                    field = next((v for k, v in field.value if k.value == "selector"), None)
-                places.append((("fields", str(name.value)), field))
+                    keys = {k.value: v for k, v in field.value if isinstance(k, yaml.ScalarNode)}
+                    field = keys.get("selector")
+                    if attrs and "attr" in keys:
+                        places.append(((*path, "attr"), keys["attr"]))
+                places.append((path, field))
         for path, node in places:
             span = _span(step_id.value, path, node)
             if span is not None:

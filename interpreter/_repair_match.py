@@ -1,5 +1,5 @@
 """How like an element of the live page is to the one a selector matched in the recording (its
-text, role, attributes, place among its siblings), and the selectors that could name it, the
+text, role, attributes, place among its siblings, its ancestors and the siblings beside it), and the selectors that could name it, the
 most stable first (id, data-*, name, aria-label, then classes, then its place).
 
 Pure: compares element descriptions (browser/_element_probe.py), reads no page; no rule names a
@@ -37,7 +37,33 @@ def likeness(recorded: dict[str, Any], live: dict[str, Any]) -> float:
     if was and now:
         score += 0.5 * (was["tag"] == now["tag"]) + 1.0 * bool(was["id"] and was["id"] == now["id"])
         score += 0.5 * _overlap(was["classes"], now["classes"])
+    score += _context_likeness(recorded, live)
     return score
+
+
+def _context_likeness(recorded: dict[str, Any], live: dict[str, Any]) -> float:
+    """How alike the places of two elements are: the ancestors they share (by id, data
+    attribute or class) and the siblings beside them (by text)."""
+    score = 0.0
+    theirs = live.get("ancestors") or []
+    for was in recorded.get("ancestors") or []:
+        if any(_same_box(was, now) for now in theirs):
+            score += 0.5
+    for side in ("before", "after"):
+        was, now = recorded.get(side), live.get(side)
+        if was and now and was["text"] and was["text"] == now["text"]:
+            score += 0.75
+    return score
+
+
+def _same_box(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    if a["id"] and a["id"] == b["id"]:
+        return True
+    if set(a.get("data", {}).items()) & set(b.get("data", {}).items()):
+        return True
+    return (
+        a["tag"] == b["tag"] and bool(a["classes"]) and _overlap(a["classes"], b["classes"]) >= 0.5
+    )
 
 
 def _text_likeness(a: str, b: str) -> float:
@@ -80,20 +106,30 @@ def selectors_for(element: dict[str, Any]) -> list[str]:
     if len(classes) > 1:
         out.append(tag + "".join(f".{c}" for c in classes))
     out += [_attr(tag, k, attrs[k]) for k in ("title", "placeholder", "alt") if _fits(attrs.get(k))]
+    own = out[:]
     parent = element.get("parent")
     if parent:
         anchor = _anchor(parent)
         if anchor:
             out += [f"{anchor} > {tag}", f"{anchor} > {tag}:nth-of-type({element['nth']})"]
+    # under an ancestor that names a place (an id, a data attribute, classes): the element's
+    # own names there tell it from a look-alike elsewhere
+    for box in [parent, *(element.get("ancestors") or [])]:
+        anchor = _anchor(box) if box else None
+        if anchor:
+            out += [f"{anchor} {name}" for name in own[:3] or [tag]]
     out.append(tag)
     return list(dict.fromkeys(out))
 
 
-def _anchor(parent: dict[str, Any]) -> str | None:
-    if parent["id"] and _IDENT.fullmatch(parent["id"]) and not _GENERATED.search(parent["id"]):
-        return f"#{parent['id']}"
-    classes = [c for c in parent["classes"] if _IDENT.fullmatch(c) and not _GENERATED.search(c)]
-    return parent["tag"] + "".join(f".{c}" for c in classes[:2]) if classes else None
+def _anchor(box: dict[str, Any]) -> str | None:
+    if box["id"] and _IDENT.fullmatch(box["id"]) and not _GENERATED.search(box["id"]):
+        return f"#{box['id']}"
+    for key, value in (box.get("data") or {}).items():
+        if _fits(value):
+            return _attr(box["tag"], key, value)
+    classes = [c for c in box["classes"] if _IDENT.fullmatch(c) and not _GENERATED.search(c)]
+    return box["tag"] + "".join(f".{c}" for c in classes[:2]) if classes else None
 
 
 def _fits(value: Any) -> bool:
