@@ -87,6 +87,20 @@ async def matched_element(
     return count, described
 
 
+async def matched_reads(
+    page: Page, selector: str, root: str | None = None, attr: str | None = None
+) -> list[str | None]:
+    """What each element `selector` matches (under `root`'s first match) reads: `attr`'s
+    value, or its text as `describe` gives it."""
+    base = page.locator(root).first if root else page
+    reads: list[str | None] = await base.locator(selector).evaluate_all(
+        "(els, attr) => els.map(el => attr ? el.getAttribute(attr) : "
+        "(el.innerText ?? el.textContent ?? '').trim().replace(/\\s+/g, ' ').slice(0, 200))",
+        attr,
+    )
+    return reads
+
+
 async def page_elements(page: Page, root: str | None = None) -> list[dict[str, Any]]:
     """Every element of the page (under `root`'s first match), described, in document order."""
     found: list[dict[str, Any]] = await page.evaluate(_ALL, root)

@@ -12,10 +12,11 @@ Edits text at the selectors' places only (dsl's `with_selectors`); writes no fil
 from __future__ import annotations
 
 import difflib
+import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from taskplate.browser import check_selectors, matched_element, page_elements
+from taskplate.browser import check_selectors, matched_element, matched_reads, page_elements
 from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.dsl import (
     Case,
@@ -29,7 +30,7 @@ from taskplate.dsl import (
 
 from ._case_runs import run_once
 from ._expectations import broken
-from ._repair_match import ranked, selectors_for
+from ._repair_match import excluding, ranked, selectors_for
 
 if TYPE_CHECKING:
     from taskplate.stdlib import ActionContext
@@ -108,6 +109,8 @@ class PageReader:
         attr = field_.get("attr") if isinstance(field_, dict) else None
         read = (element["attrs"].get(attr) if attr else element["text"]) if element else None
         many = isinstance(field_, dict) and field_.get("all") is True
+        if many and count:  # a list is read whole: every match, in order
+            read = json.dumps(await matched_reads(page, selector, root, attr))
         seen = Seen(count, element, read, many)
         key = (_place(span), item)
         was = (self.recorded or {}).get(key)
@@ -149,21 +152,35 @@ async def _candidates(
     found: list[Candidate] = []
     for rank, (_, index) in enumerate(ranked(was.element, elements)[:ELEMENTS_TRIED]):
         element = elements[index]
-        reading = _attr_reading(element, attr, was.read)
+        reading = _attr_reading(element, attr, was.element["attrs"].get(attr or ""))
         if reading is False:
             continue  # no attribute of it holds the recorded value
         reads = reading if isinstance(reading, str) else None
         selectors = [selector, *selectors_for(element)]
+        if rank == 0:  # kept off the look-alikes the selector matches now
+            strays = [e for e in elements if _alike_stray(e, element, was.element)]
+            selectors += excluding([selector, *selectors[1:3]], element, strays)
+            selectors.sort(key=lambda s: ":nth-of-type" in s)  # a place last: the least stable
         checks = await check_selectors(page, root, index, selectors)
         fit = [
             s
             for s, (n, first) in zip(selectors, checks, strict=True)
             if first and (n == was.count if was.many else n in (1, was.count))
         ]
-        if rank == 0 and selector in fit and reads is None:
-            return []  # the selector names the recorded element still: kept
+        if rank == 0 and selector in fit and reads is None and not was.many:
+            return []  # the selector names the recorded element still: kept (a list: checked whole)
         found += [(s, reads) for s in fit if s != selector or reads]
     return list(dict.fromkeys(found))
+
+
+def _alike_stray(e: dict[str, Any], best: dict[str, Any], recorded: dict[str, Any]) -> bool:
+    """Whether `e` is a look-alike of the recorded element: its tag and a class, not its text."""
+    return (
+        e is not best
+        and e["tag"] == recorded["tag"]
+        and bool(set(e["classes"]) & set(recorded["classes"]))
+        and e["text"] != recorded["text"]
+    )
 
 
 def _attr_reading(

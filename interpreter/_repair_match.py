@@ -119,7 +119,35 @@ def selectors_for(element: dict[str, Any]) -> list[str]:
         if anchor:
             out += [f"{anchor} {name}" for name in own[:3] or [tag]]
     out.append(tag)
+    if parent:  # its place in its parent, as each of a list's items has it: the last resort
+        place = f"{parent['tag']} > {tag}:nth-of-type({element['nth']})"
+        anchors = [_anchor(b) for b in element.get("ancestors") or []]
+        out += [f"{a} {place}" for a in anchors if a] + [place]
     return list(dict.fromkeys(out))
+
+
+def excluding(
+    selectors: list[str], recorded: dict[str, Any], strays: list[dict[str, Any]]
+) -> list[str]:
+    """The selectors kept off look-alikes: for each class a stray element (or a box it is in)
+    has and the recorded element and its boxes have not, each selector without the elements
+    of that class, or without those inside one."""
+    mine = set(recorded["classes"]) | {c for box in _boxes(recorded) for c in box["classes"]}
+    own: list[str] = []
+    inside: list[str] = []
+    for stray in strays:
+        own += [c for c in stray["classes"] if c not in mine]
+        inside += [c for box in _boxes(stray) for c in box["classes"] if c not in mine]
+    stable = [
+        c for c in dict.fromkeys(own + inside) if _IDENT.fullmatch(c) and not _GENERATED.search(c)
+    ]
+    return [
+        f"{s}:not(.{c})" if c in own else f"{s}:not(.{c} *)" for c in stable[:4] for s in selectors
+    ]
+
+
+def _boxes(element: dict[str, Any]) -> list[dict[str, Any]]:
+    return [b for b in [element.get("parent"), *(element.get("ancestors") or [])] if b]
 
 
 def _anchor(box: dict[str, Any]) -> str | None:
