@@ -25,6 +25,7 @@ from ._library import SHIPPED, TemplateLibrary, matches
 from ._principal import LOCAL, OPERATOR, Principal
 from ._recording import Saved, marked, save_recorded, typed_secret, user_templates
 from ._repair import Repair, suggest_repair
+from ._repair_kept import brittle_warnings, keep_elements, recording_reader
 from ._run_execution import internal
 from ._run_inputs import Limits, check_inputs, check_timeout, new_run_id, secret_names
 from ._run_views import RunReads, iso
@@ -67,6 +68,7 @@ __all__ = [
     "TemplateLibrary",
     "TraceMode",
     "admit",
+    "brittle_warnings",
     "check_inputs",
     "check_timeout",
     "checked_template",
@@ -75,12 +77,14 @@ __all__ = [
     "first_case",
     "internal",
     "iso",
+    "keep_elements",
     "marked",
     "matches",
     "new_run_id",
     "open_store",
     "preflight",
     "recorded_by",
+    "recording_reader",
     "replayed",
     "run_case",
     "run_template",

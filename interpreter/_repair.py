@@ -14,9 +14,16 @@ from __future__ import annotations
 import difflib
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from taskplate.browser import check_selectors, matched_element, matched_reads, page_elements
+from taskplate.browser import (
+    check_selectors,
+    matched_element,
+    matched_reads,
+    page_elements,
+    read_har,
+)
 from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.dsl import (
     Case,
@@ -28,9 +35,9 @@ from taskplate.dsl import (
     with_selectors,
 )
 
-from ._case_runs import run_once
+from ._case_runs import RECORDED_BY, run_once
 from ._expectations import broken
-from ._repair_match import excluding, ranked, selectors_for
+from ._repair_match import brittle, excluding, ranked, selectors_for
 
 if TYPE_CHECKING:
     from taskplate.stdlib import ActionContext
@@ -40,6 +47,7 @@ if TYPE_CHECKING:
 WAIT_MS = 3_000  # offline, how long a step's element may take to appear before it acts
 ELEMENTS_TRIED = 5  # live elements most like the recorded one whose selectors are checked
 LIVE_RUNS = 5  # live runs, at most: reading the pages, then checking each change
+ELEMENTS = "elements"  # where a recording keeps the fingerprints (log._taskplate.elements)
 
 
 Candidate = tuple[str, str | None]  # a selector, and the attribute to read instead (None: kept)
@@ -56,6 +64,7 @@ class Seen:
     read: str | None = None
     many: bool = False
     candidates: list[Candidate] = field(default_factory=list)
+    stabler: str | None = None  # recording: a stabler selector for a brittle one, if any
 
     def strayed(self, was: Seen) -> bool:
         """Whether the selector lost the element it matched in the recording (`was`)."""
@@ -74,9 +83,16 @@ class PageReader:
     (which reads the page as it is), with candidates for each selector that matched in the
     recording and matches nothing now."""
 
-    def __init__(self, spans: list[SelectorSpan], recorded: dict[Key, Seen] | None = None):
+    def __init__(
+        self,
+        spans: list[SelectorSpan],
+        recorded: dict[Key, Seen] | None = None,
+        *,
+        advise: bool = False,
+    ):
         self.spans = spans
         self.recorded = recorded
+        self.advise = advise  # `dsl record`: a stabler selector for each brittle one
         self.seen: dict[Key, Seen] = {}
 
     async def __call__(
@@ -116,6 +132,8 @@ class PageReader:
         was = (self.recorded or {}).get(key)
         if self.recorded is not None and was is not None and seen.strayed(was):
             seen.candidates = await _candidates(page, root, was, selector, attr)
+        if self.advise and element is not None and brittle(selector):
+            seen.stabler = await _stabler(page, root, element, count)
         self.seen[key] = seen
 
 
@@ -158,7 +176,8 @@ async def _candidates(
         reads = reading if isinstance(reading, str) else None
         selectors = [selector, *selectors_for(element)]
         if rank == 0:  # kept off the look-alikes the selector matches now
-            strays = [e for e in elements if _alike_stray(e, element, was.element)]
+            texts = set(json.loads(was.read or "[]")) if was.many else {was.element["text"]}
+            strays = [e for e in elements if _alike_stray(e, element, was.element, texts)]
             selectors += excluding([selector, *selectors[1:3]], element, strays)
             selectors.sort(key=lambda s: ":nth-of-type" in s)  # a place last: the least stable
         checks = await check_selectors(page, root, index, selectors)
@@ -173,13 +192,31 @@ async def _candidates(
     return list(dict.fromkeys(found))
 
 
-def _alike_stray(e: dict[str, Any], best: dict[str, Any], recorded: dict[str, Any]) -> bool:
-    """Whether `e` is a look-alike of the recorded element: its tag and a class, not its text."""
+async def _stabler(page: Any, root: str | None, element: dict[str, Any], count: int) -> str | None:
+    """The most stable selector, by repair's ranking, that names `element` first and as many
+    elements as the brittle one does (it alone when that named one)."""
+    elements = await page_elements(page, root)
+    index = next((i for i, e in enumerate(elements) if e == element), None)
+    if index is None:
+        return None
+    selectors = [s for s in selectors_for(element) if not brittle(s)]
+    checks = await check_selectors(page, root, index, selectors)
+    return next(
+        (s for s, (n, first) in zip(selectors, checks, strict=True) if first and n == count),
+        None,
+    )
+
+
+def _alike_stray(
+    e: dict[str, Any], best: dict[str, Any], recorded: dict[str, Any], texts: set[str]
+) -> bool:
+    """Whether `e` is a look-alike of the recorded element: its tag and a class, not a text
+    the field read."""
     return (
         e is not best
         and e["tag"] == recorded["tag"]
         and bool(set(e["classes"]) & set(recorded["classes"]))
-        and e["text"] != recorded["text"]
+        and e["text"] not in texts
     )
 
 
@@ -191,6 +228,23 @@ def _attr_reading(
     if attr is None or element["attrs"].get(attr) == value:
         return None
     return next((k for k, v in element["attrs"].items() if v == value and k != "id"), False)
+
+
+def recorded_elements(recording: Path) -> dict[Key, Seen] | None:
+    """The fingerprints the case's recording keeps, or None when it keeps none."""
+    try:
+        made = read_har(recording)["log"].get(RECORDED_BY, {})
+    except Exception:  # an unreadable recording: the replay says why
+        return None
+    kept = made.get(ELEMENTS) if isinstance(made, dict) else None
+    if not isinstance(kept, list):
+        return None
+    return {
+        ((k["step"], tuple(k["path"])), k["item"]): Seen(
+            k["count"], k["element"], k["read"], k["many"]
+        )
+        for k in kept
+    }
 
 
 @dataclass
@@ -240,7 +294,11 @@ async def suggest_repair(runs: RunManager, case: Case, template: Template) -> Re
             case, "the template has no selector written as a literal", "Fix it by hand."
         )
     recorded = PageReader(list(spans.values()))
-    await run_once(runs, case, template, live=False, probe=recorded)
+    kept = recorded_elements(case.recording)
+    if kept is None:  # a recording made before `dsl record` kept them: read on a replay
+        await run_once(runs, case, template, live=False, probe=recorded)
+    else:
+        recorded.seen = kept
     changes: dict[Place, Candidate] = {}
     tried: dict[Place, list[Candidate]] = {}
     current = template

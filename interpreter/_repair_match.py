@@ -142,12 +142,30 @@ def excluding(
         c for c in dict.fromkeys(own + inside) if _IDENT.fullmatch(c) and not _GENERATED.search(c)
     ]
     return [
-        f"{s}:not(.{c})" if c in own else f"{s}:not(.{c} *)" for c in stable[:4] for s in selectors
+        f"{s}:not(.{c})" if c in own else f"{s}:not(.{c} *)"
+        for c in stable[:4]
+        for s in selectors
+        if f":not(.{c}" not in s
     ]
 
 
 def _boxes(element: dict[str, Any]) -> list[dict[str, Any]]:
     return [b for b in [element.get("parent"), *(element.get("ancestors") or [])] if b]
+
+
+_PLACE = re.compile(r":nth-(child|of-type|last-child|last-of-type)\(|:(first|last)-(child|of-type)")
+_NAMES = re.compile(r"[.#](-?[A-Za-z_][A-Za-z0-9_-]*)")
+
+
+def brittle(selector: str) -> str | None:
+    """Why a selector is likely to break when the page is redesigned: it names its element by
+    its place, or by a generated-looking class or id; None when neither."""
+    if _PLACE.search(selector):
+        return "its place among its siblings"
+    generated = [name for name in _NAMES.findall(selector) if _GENERATED.search(name)]
+    if generated:
+        return f"a generated-looking name ({generated[0]})"
+    return None
 
 
 def _anchor(box: dict[str, Any]) -> str | None:
