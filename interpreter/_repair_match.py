@@ -111,7 +111,7 @@ def selectors_for(element: dict[str, Any]) -> list[str]:
     if parent:
         anchor = _anchor(parent)
         if anchor:
-            out += [f"{anchor} > {tag}", f"{anchor} > {tag}:nth-of-type({element['nth']})"]
+            out.append(f"{anchor} > {tag}")
     # under an ancestor that names a place (an id, a data attribute, classes): the element's
     # own names there tell it from a look-alike elsewhere
     for box in [parent, *(element.get("ancestors") or [])]:
@@ -120,8 +120,11 @@ def selectors_for(element: dict[str, Any]) -> list[str]:
             out += [f"{anchor} {name}" for name in own[:3] or [tag]]
     out.append(tag)
     if parent:  # its place in its parent, as each of a list's items has it: the last resort
-        place = f"{parent['tag']} > {tag}:nth-of-type({element['nth']})"
+        nth = f"{tag}:nth-of-type({element['nth']})"
+        place = f"{parent['tag']} > {nth}"
         anchors = [_anchor(b) for b in element.get("ancestors") or []]
+        over = _anchor(parent)
+        out += [f"{over} > {nth}"] if over else []
         out += [f"{a} {place}" for a in anchors if a] + [place]
     return list(dict.fromkeys(out))
 
