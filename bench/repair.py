@@ -146,6 +146,15 @@ def summarize(rows: list[dict[str, Any]], seeds: range, sites: list[str]) -> Non
         print(
             f"  live runs per repair: median {statistics.median(live)} (spread {min(live)}-{max(live)})"
         )
+    for site in sites:
+        times = [r["seconds"] for r in detected if r["site"] == site]
+        done = sum(r["outcome"] == "repaired" for r in detected if r["site"] == site)
+        if times:
+            print(
+                f"    {site:8} detected {len(times):3}: repaired {done:3}; seconds per "
+                f"suggestion median {statistics.median(times):.2f} "
+                f"(spread {min(times):.2f}-{max(times):.2f})"
+            )
     by_kind: dict[str, Counter[str]] = defaultdict(Counter)
     for r in detected:
         for kind in set(r["kinds"]):
