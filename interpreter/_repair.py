@@ -315,9 +315,17 @@ async def suggest_repair(runs: RunManager, case: Case, template: Template) -> Re
             return Repair(case, before, with_selectors(before, edits()), edits(), done)
         lost = _lost(live.seen, recorded.seen)
         if not lost and not changes:
+            moved = [
+                f"{spans[k[0]].value!r} (line {spans[k[0]].line})"
+                for k, seen in live.seen.items()
+                if k in recorded.seen and seen.strayed(recorded.seen[k])
+            ]
             raise _no_repair(
                 case,
-                "every selector names the element it matched in the recording: the case "
+                f"the selectors {', '.join(moved)} name the elements most like the recorded "
+                "ones, which read other values now: the site changed them"
+                if moved
+                else "every selector names the element it matched in the recording: the case "
                 "fails for another reason",
                 "Read the drift above; record the case again if the site changed on purpose.",
             )
