@@ -11,7 +11,7 @@ from taskplate.contract import lazy_names
 if TYPE_CHECKING:
     from ._capture import Capture, capture_page, element_html, page_state
     from ._cleanup import cleanup
-    from ._element_probe import check_selectors, matched_element, page_elements
+    from ._element_probe import check_selectors, matched_element, matched_reads, page_elements
     from ._endpoints import read_loads
     from ._errors import crashed, is_crash, navigation_failed, translate
     from ._har import (
@@ -80,6 +80,7 @@ __all__ = [
     "mask_credentials",
     "masked_har",
     "matched_element",
+    "matched_reads",
     "navigation_failed",
     "page_elements",
     "page_state",

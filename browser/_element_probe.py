@@ -1,5 +1,6 @@
 """Elements read off a page for repairing a selector: what the element a selector matches looks
-like (tag, text, role, attributes, its place among its siblings), every element of the page
+like (tag, text, role, attributes, its place among its siblings, its parent and ancestors, the
+siblings beside it), every element of the page
 described alike, and how many elements candidate selectors match.
 
 Reads pages only, never acts on them; knows no template.
@@ -28,9 +29,21 @@ const describe = (el) => {
     role: el.getAttribute('role') || IMPLICIT[tag] || null,
     text: (el.innerText ?? el.textContent ?? '').trim().replace(/\\s+/g, ' ').slice(0, 200),
     nth: same.indexOf(el) + 1, siblings: same.length,
-    parent: parent ? {tag: parent.tagName.toLowerCase(), id: parent.id || null,
-                      classes: Array.from(parent.classList)} : null};
+    parent: parent ? brief(parent) : null, ancestors: ancestors(el),
+    before: near(el.previousElementSibling), after: near(el.nextElementSibling)};
 };
+const brief = (el) => {
+  const data = {};
+  for (const a of el.attributes) if (a.name.startsWith('data-') && a.value.length <= 80) data[a.name] = a.value;
+  return {tag: el.tagName.toLowerCase(), id: el.id || null, classes: Array.from(el.classList), data};
+};
+const ancestors = (el) => {
+  const out = [];
+  for (let a = el.parentElement?.parentElement; a && a !== document.body && out.length < 4; a = a.parentElement) out.push(brief(a));
+  return out;
+};
+const near = (el) => el ? {tag: el.tagName.toLowerCase(),
+  text: (el.innerText ?? el.textContent ?? '').trim().replace(/\\s+/g, ' ').slice(0, 60)} : null;
 const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'LINK', 'META']);
 const elements = (root) => {
   const base = root ? document.querySelector(root) : document.body;
@@ -72,6 +85,20 @@ async def matched_element(
         return 0, None
     described: dict[str, Any] = await found.first.evaluate(_ONE)
     return count, described
+
+
+async def matched_reads(
+    page: Page, selector: str, root: str | None = None, attr: str | None = None
+) -> list[str | None]:
+    """What each element `selector` matches (under `root`'s first match) reads: `attr`'s
+    value, or its text as `describe` gives it."""
+    base = page.locator(root).first if root else page
+    reads: list[str | None] = await base.locator(selector).evaluate_all(
+        "(els, attr) => els.map(el => attr ? el.getAttribute(attr) : "
+        "(el.innerText ?? el.textContent ?? '').trim().replace(/\\s+/g, ' ').slice(0, 200))",
+        attr,
+    )
+    return reads
 
 
 async def page_elements(page: Page, root: str | None = None) -> list[dict[str, Any]]:

@@ -21,9 +21,12 @@ from taskplate.interpreter import (
     Recorded,
     RecordingSampler,
     RecordingTools,
+    brittle_warnings,
     checked_template,
     expectations_from,
+    keep_elements,
     recorded_by,
+    recording_reader,
     replayed,
     run_template,
     save_case,
@@ -50,14 +53,16 @@ async def _record(path: Path, inputs: dict[str, Any], name: str, once: set[str])
     with tempfile.TemporaryDirectory(prefix="taskplate-record-") as folder:
         network, http, model = HarRecording(Path(folder)), HttpRecording(), RecordingSampler()
         tools = RecordingTools()
+        reader = recording_reader(path)  # what repair needs of the elements, kept in the HAR
         async with runs.running():
             with fixed_clock(clock):
-                world = Recorded(network, http, model.around, tools=tools.around)
+                world = Recorded(network, http, model.around, reader, tools.around)
                 answer = await run_template(runs, template, inputs, world)
         # every context is closed now, so each has written its HAR
         secrets = [str(inputs[k]) for k in secret_names(template.inputs_schema) if k in inputs]
         both = network.merged(http.entries)
-        har = masked_har(recorded_by(both, path, name, model.answers, tools.calls), secrets)
+        made = recorded_by(both, path, name, model.answers, tools.calls)
+        har = masked_har(keep_elements(made, reader), secrets)
         write_har(har, recording)
     case = {
         "name": name,
@@ -76,6 +81,8 @@ async def _record(path: Path, inputs: dict[str, Any], name: str, once: set[str])
         f"{recording}; case written to {file}",
         err=True,
     )
+    for warning in brittle_warnings(reader):
+        click.echo(f"warning: {warning}", err=True)
     if answer["status"] not in (RunStatus.SUCCEEDED, RunStatus.PARTIAL_SUCCESS):
         click.echo(
             "the run did not succeed: the case expects that; edit its expectations if that is "

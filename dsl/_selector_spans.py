@@ -33,9 +33,10 @@ class SelectorSpan:
     style: str | None  # None plain, or the quote: ' or "
 
 
-def selector_spans(text: str) -> list[SelectorSpan]:
+def selector_spans(text: str, *, attrs: bool = False) -> list[SelectorSpan]:
     """Every selector of the template's action steps written as a literal on one line (one
-    made by an expression cannot be repaired in place)."""
+    made by an expression cannot be repaired in place); with `attrs`, each field's `attr` too
+    (its path `("fields", NAME, "attr")`)."""
     try:
         tree = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError:
@@ -52,7 +53,7 @@ def selector_spans(text: str) -> list[SelectorSpan]:
         places: list[tuple[tuple[str, ...], Any]] = [
             ((key,), args[key]) for key in ("selector", "root") if key in args
         ]
-        places += _field_places(args.get("fields"), ("fields",))
+        places += _field_places(args.get("fields"), ("fields",), attrs)
         for path, node in places:
             span = _span(step_id.value, path, node)
             if span is not None:
@@ -60,9 +61,12 @@ def selector_spans(text: str) -> list[SelectorSpan]:
     return found
 
 
-def _field_places(fields: Any, prefix: tuple[str, ...]) -> list[tuple[tuple[str, ...], Any]]:
+def _field_places(
+    fields: Any, prefix: tuple[str, ...], attrs: bool
+) -> list[tuple[tuple[str, ...], Any]]:
     """extract's field selectors, a record's own fields after it (`("fields", "items",
-    "fields", "title")`), to any depth."""
+    "fields", "title")`), to any depth; with `attrs`, each field's `attr` too (its path ends
+    with "attr")."""
     if not isinstance(fields, yaml.MappingNode):
         return []
     places: list[tuple[tuple[str, ...], Any]] = []
@@ -72,8 +76,10 @@ def _field_places(fields: Any, prefix: tuple[str, ...]) -> list[tuple[tuple[str,
             places.append((path, field))
             continue
         keys = {k.value: v for k, v in field.value if isinstance(k, yaml.ScalarNode)}
+        if attrs and "attr" in keys:
+            places.append(((*path, "attr"), keys["attr"]))
         places.append((path, keys.get("selector")))
-        places += _field_places(keys.get("fields"), (*path, "fields"))
+        places += _field_places(keys.get("fields"), (*path, "fields"), attrs)
     return places
 
 

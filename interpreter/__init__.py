@@ -13,6 +13,7 @@ from ._library import SHIPPED, TemplateLibrary, matches
 from ._principal import LOCAL, OPERATOR, Principal
 from ._recorded_templates import Saved, marked, save_recorded, typed_secret, user_templates
 from ._repair import Repair, suggest_repair
+from ._repair_kept import brittle_warnings, keep_elements, recording_reader
 from ._step_log import Progress, StepRecord, progress_text, time_left
 from ._tracing import TraceMode
 from .cases import (
@@ -78,6 +79,7 @@ __all__ = [
     "TemplateLibrary",
     "TraceMode",
     "admit",
+    "brittle_warnings",
     "check_inputs",
     "check_timeout",
     "checked_template",
@@ -86,6 +88,7 @@ __all__ = [
     "first_case",
     "internal",
     "iso",
+    "keep_elements",
     "marked",
     "matches",
     "new_run_id",
@@ -93,6 +96,7 @@ __all__ = [
     "preflight",
     "progress_text",
     "recorded_by",
+    "recording_reader",
     "replayed",
     "run_case",
     "run_template",

@@ -1,5 +1,5 @@
 """How like an element of the live page is to the one a selector matched in the recording (its
-text, role, attributes, place among its siblings), and the selectors that could name it, the
+text, role, attributes, place among its siblings, its ancestors and the siblings beside it), and the selectors that could name it, the
 most stable first (id, data-*, name, aria-label, then classes, then its place).
 
 Pure: compares element descriptions (browser/_element_probe.py), reads no page; no rule names a
@@ -37,7 +37,33 @@ def likeness(recorded: dict[str, Any], live: dict[str, Any]) -> float:
     if was and now:
         score += 0.5 * (was["tag"] == now["tag"]) + 1.0 * bool(was["id"] and was["id"] == now["id"])
         score += 0.5 * _overlap(was["classes"], now["classes"])
+    score += _context_likeness(recorded, live)
     return score
+
+
+def _context_likeness(recorded: dict[str, Any], live: dict[str, Any]) -> float:
+    """How alike the places of two elements are: the ancestors they share (by id, data
+    attribute or class) and the siblings beside them (by text)."""
+    score = 0.0
+    theirs = live.get("ancestors") or []
+    for was in recorded.get("ancestors") or []:
+        if any(_same_box(was, now) for now in theirs):
+            score += 0.5
+    for side in ("before", "after"):
+        was, now = recorded.get(side), live.get(side)
+        if was and now and was["text"] and was["text"] == now["text"]:
+            score += 0.75
+    return score
+
+
+def _same_box(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    if a["id"] and a["id"] == b["id"]:
+        return True
+    if set(a.get("data", {}).items()) & set(b.get("data", {}).items()):
+        return True
+    return (
+        a["tag"] == b["tag"] and bool(a["classes"]) and _overlap(a["classes"], b["classes"]) >= 0.5
+    )
 
 
 def _text_likeness(a: str, b: str) -> float:
@@ -80,20 +106,79 @@ def selectors_for(element: dict[str, Any]) -> list[str]:
     if len(classes) > 1:
         out.append(tag + "".join(f".{c}" for c in classes))
     out += [_attr(tag, k, attrs[k]) for k in ("title", "placeholder", "alt") if _fits(attrs.get(k))]
+    own = out[:]
     parent = element.get("parent")
     if parent:
         anchor = _anchor(parent)
         if anchor:
-            out += [f"{anchor} > {tag}", f"{anchor} > {tag}:nth-of-type({element['nth']})"]
+            out.append(f"{anchor} > {tag}")
+    # under an ancestor that names a place (an id, a data attribute, classes): the element's
+    # own names there tell it from a look-alike elsewhere
+    for box in [parent, *(element.get("ancestors") or [])]:
+        anchor = _anchor(box) if box else None
+        if anchor:
+            out += [f"{anchor} {name}" for name in own[:3] or [tag]]
     out.append(tag)
+    if parent:  # its place in its parent, as each of a list's items has it: the last resort
+        nth = f"{tag}:nth-of-type({element['nth']})"
+        place = f"{parent['tag']} > {nth}"
+        anchors = [_anchor(b) for b in element.get("ancestors") or []]
+        over = _anchor(parent)
+        out += [f"{over} > {nth}"] if over else []
+        out += [f"{a} {place}" for a in anchors if a] + [place]
     return list(dict.fromkeys(out))
 
 
-def _anchor(parent: dict[str, Any]) -> str | None:
-    if parent["id"] and _IDENT.fullmatch(parent["id"]) and not _GENERATED.search(parent["id"]):
-        return f"#{parent['id']}"
-    classes = [c for c in parent["classes"] if _IDENT.fullmatch(c) and not _GENERATED.search(c)]
-    return parent["tag"] + "".join(f".{c}" for c in classes[:2]) if classes else None
+def excluding(
+    selectors: list[str], recorded: dict[str, Any], strays: list[dict[str, Any]]
+) -> list[str]:
+    """The selectors kept off look-alikes: for each class a stray element (or a box it is in)
+    has and the recorded element and its boxes have not, each selector without the elements
+    of that class, or without those inside one."""
+    mine = set(recorded["classes"]) | {c for box in _boxes(recorded) for c in box["classes"]}
+    own: list[str] = []
+    inside: list[str] = []
+    for stray in strays:
+        own += [c for c in stray["classes"] if c not in mine]
+        inside += [c for box in _boxes(stray) for c in box["classes"] if c not in mine]
+    stable = [
+        c for c in dict.fromkeys(own + inside) if _IDENT.fullmatch(c) and not _GENERATED.search(c)
+    ]
+    return [
+        f"{s}:not(.{c})" if c in own else f"{s}:not(.{c} *)"
+        for c in stable[:4]
+        for s in selectors
+        if f":not(.{c}" not in s
+    ]
+
+
+def _boxes(element: dict[str, Any]) -> list[dict[str, Any]]:
+    return [b for b in [element.get("parent"), *(element.get("ancestors") or [])] if b]
+
+
+_PLACE = re.compile(r":nth-(child|of-type|last-child|last-of-type)\(|:(first|last)-(child|of-type)")
+_NAMES = re.compile(r"[.#](-?[A-Za-z_][A-Za-z0-9_-]*)")
+
+
+def brittle(selector: str) -> str | None:
+    """Why a selector is likely to break when the page is redesigned: it names its element by
+    its place, or by a generated-looking class or id; None when neither."""
+    if _PLACE.search(selector):
+        return "its place among its siblings"
+    generated = [name for name in _NAMES.findall(selector) if _GENERATED.search(name)]
+    if generated:
+        return f"a generated-looking name ({generated[0]})"
+    return None
+
+
+def _anchor(box: dict[str, Any]) -> str | None:
+    if box["id"] and _IDENT.fullmatch(box["id"]) and not _GENERATED.search(box["id"]):
+        return f"#{box['id']}"
+    for key, value in (box.get("data") or {}).items():
+        if _fits(value):
+            return _attr(box["tag"], key, value)
+    classes = [c for c in box["classes"] if _IDENT.fullmatch(c) and not _GENERATED.search(c)]
+    return box["tag"] + "".join(f".{c}" for c in classes[:2]) if classes else None
 
 
 def _fits(value: Any) -> bool:

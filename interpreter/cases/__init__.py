@@ -6,6 +6,7 @@ from ._answers import RecordingSampler, RecordingTools, ReplaySampler, ReplayToo
 from ._files import save_case, stored_inputs
 from ._making import first_case, replayed
 from ._running import (
+    RECORDED_BY,
     CaseResult,
     Recorded,
     checked_template,
@@ -17,6 +18,7 @@ from ._running import (
 )
 
 __all__ = [
+    "RECORDED_BY",
     "CaseResult",
     "Recorded",
     "RecordingSampler",

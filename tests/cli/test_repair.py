@@ -165,3 +165,75 @@ def test_fix_or_suggest_out_of_place_is_a_usage_error(
     assert done.returncode == 2
     assert said in done.stderr
     assert (folder / "product.yaml").read_text(encoding="utf-8") == PRODUCT
+
+
+SHOP = """\
+template: shop
+version: 1.0.0
+inputs:
+  type: object
+  properties:
+    url: {type: string}
+steps:
+  - id: open
+    action: navigate
+    with: {url: "${{ inputs.url }}"}
+  - id: read
+    action: extract
+    with:
+      fields:
+        title: h1.title
+        sku: {selector: 'main > div:nth-of-type(1)', attr: data-sku}
+output: ${{ steps.read.values }}
+"""
+
+SHOP_PAGE = """<!doctype html><title>Shop</title><main>
+<div class=product id=lamp data-sku=LMP-204><h1 class=title>Desk lamp</h1></div>
+</main>"""
+
+# a promotion with the product's classes before it, and the attribute read renamed
+SHOP_CHANGED = """<!doctype html><title>Shop</title><main>
+<div class="product promo"><h1 class=title>Garden hose</h1></div>
+<div class=product id=lamp data-code=LMP-204><h1 class=title>Desk lamp</h1></div>
+</main>"""
+
+
+def test_record_warns_of_a_place_and_a_look_alike_and_a_renamed_attribute_are_repaired(
+    tmp_path: Path,
+) -> None:
+    pages, folder = tmp_path / "pages", tmp_path / "case"
+    pages.mkdir()
+    folder.mkdir()
+    (folder / "shop.yaml").write_text(SHOP, encoding="utf-8")
+    (pages / "shop.html").write_text(SHOP_PAGE, encoding="utf-8")
+    with static_site(pages) as base:
+        recorded = dsl(folder, "record", "shop.yaml", "--input", f"url={base}/shop.html")
+        assert recorded.returncode == 0, recorded.stderr
+        assert (
+            "warning: line 16: the selector 'main > div:nth-of-type(1)' of step read names its "
+            "element by its place among its siblings, which a redesign changes; '#lamp' names "
+            "the same element"
+        ) in recorded.stderr
+        har = json.loads((folder / "shop.recordings" / "default.har").read_text("utf-8"))
+        kept = {k["path"][-1]: k for k in har["log"]["_taskplate"]["elements"]}
+        assert kept["sku"]["read"] == "LMP-204"
+        assert kept["title"]["element"]["parent"]["id"] == "lamp"
+
+        (pages / "shop.html").write_text(SHOP_CHANGED, encoding="utf-8")
+        fixed = dsl(folder, "test", "--live", "--suggest", "--fix")
+        assert fixed.returncode == 1, fixed.stdout + fixed.stderr
+        assert "suggested repair for shop/default" in fixed.stdout, fixed.stdout
+        after = (folder / "shop.yaml").read_text(encoding="utf-8")
+        changed = [
+            line
+            for line in difflib.unified_diff(SHOP.splitlines(), after.splitlines(), n=0)
+            if line[:1] in "+-" and line[:3] not in ("+++", "---")
+        ]
+        assert changed == [
+            "-        title: h1.title",
+            "-        sku: {selector: 'main > div:nth-of-type(1)', attr: data-sku}",
+            "+        title: '#lamp > h1'",
+            "+        sku: {selector: '#lamp', attr: data-code}",
+        ]
+        passes = dsl(folder, "test", "--live", "--format", "json")
+        assert passes.returncode == 0, passes.stdout

@@ -1,11 +1,15 @@
-"""The live element most like the recorded one is found by its text, tag, attributes and place,
-and named by its most stable selector first."""
+"""The live element most like the recorded one is found by its text, tag, attributes, place,
+ancestors and neighbours, and named by its most stable selector first (a place last); a
+look-alike is kept off by a class it has and the recorded element has not; a selector naming
+its element by its place or a generated-looking name is brittle."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from taskplate.interpreter._repair_match import ranked, selectors_for
+import pytest
+
+from taskplate.interpreter._repair_match import brittle, excluding, ranked, selectors_for
 
 
 def element(tag: str, text: str, **kw: Any) -> dict[str, Any]:
@@ -19,7 +23,14 @@ def element(tag: str, text: str, **kw: Any) -> dict[str, Any]:
         "nth": kw.get("nth", 1),
         "siblings": kw.get("siblings", 1),
         "parent": kw.get("parent"),
+        "ancestors": kw.get("ancestors", []),
+        "before": kw.get("before"),
+        "after": kw.get("after"),
     }
+
+
+def box(tag: str, *classes: str, id: str | None = None, **data: str) -> dict[str, Any]:
+    return {"tag": tag, "id": id, "classes": list(classes), "data": data}
 
 
 def test_the_renamed_element_with_the_same_text_ranks_first() -> None:
@@ -55,8 +66,61 @@ def test_stable_attributes_come_before_classes_and_place_and_generated_names_are
         'button[aria-label="Buy now"]',
         "button.btn",
         "div.actions > button",
-        "div.actions > button:nth-of-type(2)",
+        "div.actions #buy",
+        'div.actions button[data-testid="buy"]',
+        'div.actions button[name="buy"]',
         "button",
+        "div.actions > button:nth-of-type(2)",
+        "div > button:nth-of-type(2)",
     ]
     generated = element("div", "x", id="ember1234")
     assert "#ember1234" not in selectors_for(generated)
+
+
+def test_a_look_alike_with_the_same_classes_ranks_below_the_element_in_its_recorded_place() -> None:
+    product = [box("div", "product", id="main-product"), box("main", "content")]
+    recorded = element(
+        "span", "4.6", classes=["stars"], parent=box("div", "rating"), ancestors=product,
+        after={"tag": "span", "text": "128 reviews"},
+    )  # fmt: skip
+    promo = element(
+        "span", "4.9", classes=["stars"], parent=box("div", "rating", "promo"),
+        ancestors=[box("aside", "promo-box"), box("main", "content")],
+        after={"tag": "span", "text": "12 reviews"},
+    )  # fmt: skip
+    real = element(
+        "span", "4.6", classes=["stars"], parent=box("div", "rating"), ancestors=product,
+        after={"tag": "span", "text": "128 reviews"},
+    )  # fmt: skip
+    assert ranked(recorded, [promo, real])[0][1] == 1
+    # named under the ancestor that names its place, which the look-alike is not in
+    assert "#main-product span.stars" in selectors_for(real)
+
+
+def test_a_look_alike_is_kept_off_by_a_class_it_or_its_box_has_and_the_recorded_one_has_not() -> (
+    None
+):
+    recorded = element("h1", "Desk lamp", classes=["title"], parent=box("div", "product"))
+    twin = element("h1", "Promo", classes=["title", "promo"], parent=box("div", "product"))
+    inside = element("h1", "Promo", classes=["title"], parent=box("div", "product", "ad"))
+    assert excluding(["h1.title"], recorded, [twin]) == ["h1.title:not(.promo)"]
+    assert excluding(["h1.title"], recorded, [inside]) == ["h1.title:not(.ad *)"]
+    assert excluding(["h1.title:not(.promo)"], recorded, [twin]) == []  # not twice
+
+
+@pytest.mark.parametrize(
+    ("selector", "why"),
+    [
+        ("ul > li:nth-child(3) a", "its place among its siblings"),
+        ("table tr:first-of-type td", "its place among its siblings"),
+        ("div.css-1x2y3z span", "a generated-looking name (css-1x2y3z)"),
+        ("p.sc-abc123", "a generated-looking name (sc-abc123)"),
+        ("#ember1234", "a generated-looking name (ember1234)"),
+        ("main p.price", None),
+        ('[data-testid="price"]', None),
+    ],
+)
+def test_a_selector_naming_its_element_by_a_place_or_a_generated_name_is_brittle(
+    selector: str, why: str | None
+) -> None:
+    assert brittle(selector) == why
