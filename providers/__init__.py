@@ -39,6 +39,7 @@ if TYPE_CHECKING:
         FuncMetadata,
         ReadStream,
         WriteStream,
+        add_tool,
         lowlevel_server,
         tool_input_schema,
     )
@@ -67,6 +68,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "ReadStream": ("._sdk", "ReadStream"),
     "WriteStream": ("._sdk", "WriteStream"),
     "lowlevel_server": ("._sdk", "lowlevel_server"),
+    "add_tool": ("._sdk", "add_tool"),
     "tool_input_schema": ("._sdk", "tool_input_schema"),
     "LockState": ("._lock", "LockState"),
     "ServerListing": ("._lock", "ServerListing"),
@@ -99,6 +101,7 @@ __all__ = [
     "ToolInfo",
     "WriteStream",
     "action_name",
+    "add_tool",
     "config_files",
     "fingerprint",
     "level_of",

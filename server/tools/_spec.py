@@ -24,7 +24,7 @@ from taskplate.interpreter import Limits, admit, internal
 from taskplate.providers import ArgModelBase, FuncMetadata
 
 from .._results import failed
-from .._schemas import answers
+from .._schemas import published
 from .._state import ServerState
 
 log = logging.getLogger("taskplate.serve")
@@ -89,7 +89,7 @@ class ToolSpec:
             description=self.description,
             parameters=inputs,
             fn_metadata=FuncMetadata(
-                arg_model=_AllArguments, output_schema=answers(self.output_schema)
+                arg_model=_AllArguments, output_schema=published(self.output_schema)
             ),
             is_async=True,
             context_kwarg="ctx",

@@ -5,6 +5,7 @@ runs and sessions, and only where the operator allows it.
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,9 @@ async def save_template(state: ServerState, args: dict[str, Any], ctx: Context) 
     )
     if state.published is not None:
         state.published(manager.library.get(saved.template_id, saved.version))
+    if state.reoffered is not None and state.reoffered():
+        with contextlib.suppress(Exception):  # a session that cannot be told lists again
+            await ctx.session.send_tool_list_changed()
     answer = saved.to_json()
     session_id = args.get("sessionId")
     taken = None if session_id is None else await state.sessions.take_recording(manager, session_id)
