@@ -108,14 +108,19 @@ def offer_templates(server: MCPServer, state: ServerState) -> bool:
     of tools changed (names, schemas or descriptions)."""
     offered: dict[str, Tool] = state.template_tools
     specs = template_specs(state.manager.library.all())
-    before = {name: tool.model_dump() for name, tool in offered.items()}
+    before = {name: _listed(tool) for name, tool in offered.items()}
     for name in offered:
         server.remove_tool(name)
     offered.clear()
     for spec in specs:
         offered[spec.name] = spec.tool(state)
         add_tool(server, offered[spec.name])
-    return before != {name: tool.model_dump() for name, tool in offered.items()}
+    return before != {name: _listed(tool) for name, tool in offered.items()}
+
+
+def _listed(tool: Tool) -> tuple[Any, ...]:
+    """What tools/list says of a tool."""
+    return tool.description, tool.parameters, tool.output_schema
 
 
 def announce_list_changes(server: MCPServer) -> None:

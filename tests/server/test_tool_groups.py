@@ -19,6 +19,7 @@ from taskplate.server import build_server
 from taskplate.server._schemas import answers, published
 from taskplate.server.tools import DEFAULT_GROUPS, GROUPS, TOOLS, groups_named
 from tests.fixtures.server import FixtureServer
+from tests.server.conftest import start_http, stop
 
 pytestmark = pytest.mark.anyio
 LINES = ["legacy", "2026-07-28"]  # the 2025-11-25 handshake and the stateless line
@@ -129,3 +130,34 @@ async def test_a_new_template_is_announced_and_offered(manager: RunManager, tmp_
             await changed.wait()
         names = {t.name for t in (await client.list_tools()).tools}
     assert {"echo_title", "echo_again"} <= names
+
+
+async def test_over_http_a_template_tool_is_typed_and_a_new_one_announced(tmp_path: Path) -> None:
+    """Streamable HTTP: the session is told of a template saved into the data home's folder."""
+    home = tmp_path / "home"
+    (home / "templates").mkdir(parents=True)
+    (home / "templates" / "echo_title.yaml").write_text(ECHO, encoding="utf-8")
+    served = start_http(home, "--tools", "templates", "--template-tools")
+    changed = anyio.Event()
+
+    async def told(message: Any) -> None:
+        if getattr(getattr(message, "root", message), "method", "") == (
+            "notifications/tools/list_changed"
+        ):
+            changed.set()
+
+    try:
+        async with Client(served.url, mode="legacy", message_handler=told) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            assert tools["echo_title"].input_schema["properties"]["url"]["type"] == "string"
+            wrong = await client.call_tool("echo_title", {"url": ["not", "a", "string"]})
+            assert wrong.is_error and wrong.structured_content is not None
+            assert wrong.structured_content["errorCode"] == "INVALID_PARAMETER"
+            again = ECHO.replace("echo_title", "echo_again")
+            (home / "templates" / "echo_again.yaml").write_text(again, encoding="utf-8")
+            await client.call_tool("list_task_templates", {})
+            with anyio.fail_after(10):
+                await changed.wait()
+            assert "echo_again" in {t.name for t in (await client.list_tools()).tools}
+    finally:
+        stop(served)
