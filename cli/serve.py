@@ -125,7 +125,7 @@ SERVING = ("taskplate.server._serve", "taskplate.cli._common")
     metavar="GROUPS",
     help="The tool groups to serve, separated by commas: templates, runs, pages, tabs, "
     "authoring, or all (also TASKPLATE_TOOLS and [serve] tools in taskplate.toml; default: "
-    "templates,runs,pages).",
+    "templates,runs,pages,authoring).",
 )
 @click.option(
     "--template-tools/--no-template-tools",

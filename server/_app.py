@@ -29,7 +29,8 @@ from .tools.template_tools import template_specs
 
 INSTRUCTIONS = """taskplate runs browser task templates. Prefer one run_task_template call (see
 list_task_templates) over many single tools; use run_steps for a deterministic sequence the
-templates do not cover, and single tools (navigate, snapshot, click, …) for exploration.
+templates do not cover, and single tools (navigate, snapshot, click, …) for exploration, where
+the operator serves them (tool groups: a tool not listed answers which group serves it).
 Long runs: options.mode async, then poll get_task_run every 2 s. Large results are artifacts:
 read them with get_artifact in chunks."""
 

@@ -18,8 +18,9 @@ MAX_MS = 2**31 - 1  # a run's timeoutMs (about 24.8 days; the effective one is s
 MAX_OFFSET = 2**53 - 1  # an offset into runs or an artifact: the largest exact JSON integer
 PROFILE_ID = {"type": "string", "pattern": "^[a-zA-Z0-9._-]{1,64}$"}
 ID = {"type": "string", "minLength": 1}  # a runId or artifactId a caller sends
-SESSION_ID = {"type": "string", "minLength": 1, "description": "From create_session."}
-TAB_ID = {"type": "string", "description": "A tab of the session (default: its main tab)."}
+# (a sessionId comes from create_session, as its name says: no description repeated in every tool)
+SESSION_ID = {"type": "string", "minLength": 1}
+TAB_ID = {"type": "string", "description": "Default: the session's main tab."}
 # How many levels of properties tools/list shows of an answer (`outline`).
 OUTLINE_DEPTH = 1
 STATUS = {
@@ -155,12 +156,27 @@ def outline(schema: dict[str, Any], depth: int = OUTLINE_DEPTH) -> dict[str, Any
     return out
 
 
-# The error answer as tools/list gives it: the keys every error has (ERROR is the whole shape;
-# docs/mcp.md describes it once rather than every tool's schema 28 times).
-ERROR_OUTLINE = {"required": ["error", "errorCode", "recoverHint"]}
+# The error answer as tools/list gives it: the key that tells it apart (ERROR is the whole
+# shape; docs/mcp.md describes it once rather than in every tool's schema).
+ERROR_OUTLINE = {"required": ["errorCode"]}
 
 
 def published(result: dict[str, Any]) -> dict[str, Any]:
-    """The outputSchema tools/list gives a tool: the outline of its result, or an error."""
+    """The outputSchema tools/list gives a tool: the outline of its result, or an error. The
+    root says `type: object` once for every choice."""
     choices = result["anyOf"] if set(result) == {"anyOf"} else [result]
-    return {"type": "object", "anyOf": [*(outline(c) for c in choices), ERROR_OUTLINE]}
+    outlined = [outline(c) for c in choices]
+    for choice in outlined:
+        if choice.get("type") == "object":
+            del choice["type"]
+    return {"type": "object", "anyOf": [*outlined, ERROR_OUTLINE]}
+
+
+def listed_inputs(schema: Any) -> Any:
+    """An input schema as tools/list gives it: without the `x-` keywords, which only word the
+    server's own messages (`x-message`) and mean nothing to a client."""
+    if isinstance(schema, dict):
+        return {k: listed_inputs(v) for k, v in schema.items() if not k.startswith("x-")}
+    if isinstance(schema, list):
+        return [listed_inputs(v) for v in schema]
+    return schema

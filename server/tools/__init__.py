@@ -91,9 +91,10 @@ GROUPS: dict[str, tuple[str, ...]] = {
     ),
     "authoring": ("run_steps", "save_template"),
 }
-# What an agent is served when the operator names no groups: templates and their runs, and
-# the page tools to read and act on a page; every tool of tools/list fits @playwright/mcp's size.
-DEFAULT_GROUPS = ("templates", "runs", "pages")
+# What an agent is served when the operator names no groups: templates and their runs, the
+# page tools to read and act on a page, run_steps and save_template (docs/SKILL.md's ways);
+# together no larger than @playwright/mcp's tools/list (bench/tools_size.py).
+DEFAULT_GROUPS = ("templates", "runs", "pages", "authoring")
 GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}
 
 

@@ -134,7 +134,7 @@ async def run_trust(state: ServerState, run_id: str) -> TrustLevel:
 
 SPEC = ToolSpec(
     "save_template",
-    "Keep what you did as a template: the steps of a finished run_steps run (runId) or the browser tools you called in a session (sessionId) become a template's steps, literal URLs and typed values its inputs (secrets password inputs). Saved in the user template folder and served at once. A session created with record: true is closed and its recording becomes the template's first test case (testCase).",
+    "Keep what you did as a template: a finished run_steps run (runId) or the browser tools you called in a session (sessionId) become its steps, literal values its inputs. Served at once; a session created with record: true also gives its first test case.",
     INPUT,
     OUTPUT,
     save_template,

@@ -161,3 +161,22 @@ async def test_over_http_a_template_tool_is_typed_and_a_new_one_announced(tmp_pa
             assert "echo_again" in {t.name for t in (await client.list_tools()).tools}
     finally:
         stop(served)
+
+
+# @playwright/mcp 0.0.83's tools/list, 25 tools: characters and o200k_base tokens
+# (bench/tools_size.py measures both servers in one run; docs/mcp.md "Tool groups")
+PEER_CHARS, PEER_TOKENS = 20_296, 4_415
+
+
+async def test_the_default_tool_list_is_no_larger_than_the_peers(manager: RunManager) -> None:
+    """What tools/list sends of the default groups, as bench/tools_size.py counts it: a tool
+    added to the default set, or a longer description or schema, must still fit."""
+    import bpe_openai
+
+    server, _ = build_server(manager, groups=DEFAULT_GROUPS)
+    async with Client(server, mode="legacy") as client:
+        tools = (await client.list_tools()).tools
+    listed = [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in tools]
+    text = json.dumps({"tools": listed}, separators=(",", ":"), ensure_ascii=False)
+    tokens = len(bpe_openai.get_encoding("o200k_base").encode(text))
+    assert len(text) <= PEER_CHARS and tokens <= PEER_TOKENS, (len(text), tokens)
