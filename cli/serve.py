@@ -118,6 +118,22 @@ SERVING = ("taskplate.server._serve", "taskplate.cli._common")
     is_flag=True,
     help="Let callers that are not local (other machines, remote tokens) see the runs page.",
 )
+@click.option(
+    "--tools",
+    "tool_groups",
+    envvar="TASKPLATE_TOOLS",
+    metavar="GROUPS",
+    help="The tool groups to serve, separated by commas: templates, runs, pages, tabs, "
+    "authoring, or all (also TASKPLATE_TOOLS and [serve] tools in taskplate.toml; default: "
+    "templates,runs,pages,authoring).",
+)
+@click.option(
+    "--template-tools/--no-template-tools",
+    default=None,
+    help="Offer every served template as a tool of its own (also [serve] templateTools; "
+    "default: off, as the default tools and the shipped templates' do not fit together in "
+    "@playwright/mcp's tools/list size).",
+)
 @store_option
 @click.option(
     "--confirm",
@@ -155,6 +171,8 @@ def command(
     ui_remote: bool,
     confirm: str,
     browser_endpoints: str | None,
+    tool_groups: str | None,
+    template_tools: bool | None,
 ) -> None:
     """Serve the templates and browser tools over MCP."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
@@ -174,6 +192,7 @@ def command(
     # imported by the start (stdio) or now (HTTP)
     from taskplate.interpreter import ConfirmPolicy, TraceMode
     from taskplate.server import HttpSecurity, is_loopback, load_tokens, run
+    from taskplate.server.tools import DEFAULT_GROUPS, groups_named
 
     from ._common import library, manager
 
@@ -197,6 +216,11 @@ def command(
     if trace_default:
         runs.trace_default = TraceMode(trace_default)
     runs.confirm = ConfirmPolicy(confirm)
+    served = runs.library.configuration  # [serve] of taskplate.toml: the flags have the last word
+    names = tool_groups.split(",") if tool_groups else served.serve_tools
+    groups = groups_named(n.strip() for n in names) if names is not None else DEFAULT_GROUPS
+    if template_tools is None:
+        template_tools = bool(served.template_tools)
     run(
         runs,
         "stdio" if transport == "stdio" else "streamable-http",
@@ -208,4 +232,6 @@ def command(
         ui,
         ui_remote,
         started,
+        groups,
+        template_tools,
     )

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
         FuncMetadata,
         ReadStream,
         WriteStream,
+        add_tool,
         lowlevel_server,
         tool_input_schema,
     )
@@ -67,6 +68,7 @@ __all__ = [
     "ToolInfo",
     "WriteStream",
     "action_name",
+    "add_tool",
     "config_files",
     "fingerprint",
     "level_of",

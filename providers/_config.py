@@ -115,6 +115,15 @@ SCHEMA: dict[str, Any] = {
         },
         "llm": LLM,
         "network": NETWORK,
+        "serve": {
+            "type": "object",
+            "description": "What `dsl serve` offers agents (its flags have the last word).",
+            "properties": {
+                "tools": {"type": "array", "items": {"type": "string", "minLength": 1}},
+                "templateTools": {"type": "boolean"},
+            },
+            "additionalProperties": False,
+        },
     },
     "additionalProperties": False,
 }
@@ -163,6 +172,10 @@ class Configuration:
     llm: ModelEndpoint | None = None  # the endpoint llm_extract may ask
     no_llm: str = ""  # why there is none, for the error of a step that needs one
     network: dict[str, Any] = field(default_factory=dict)  # the `[network]` table as written
+    # `[serve]`: the tool groups `dsl serve` offers and whether templates are tools (None:
+    # the default); a later file's value replaces an earlier one's
+    serve_tools: list[str] | None = None
+    template_tools: bool | None = None
 
     def warn(self, message: str) -> None:
         self.warnings.append(message)
@@ -287,9 +300,9 @@ def load_configuration(
         if isinstance(data, str):
             config.warn(f"{path}: {data}; its providers and switches are ignored")
             continue
-        for key in sorted(set(data) - {"providers", "templates", "llm", "network"}):
+        for key in sorted(set(data) - {"providers", "templates", "llm", "network", "serve"}):
             config.warn(
-                f'{path}: unknown table "{key}" ignored (want providers, templates, llm or network)'
+                f'{path}: unknown table "{key}" ignored (want providers, templates, llm, network or serve)'
             )
         _merge_providers(config, data.get("providers", {}), Path(str(path)), env, home_file)
         _merge_switches(config, data.get("templates", {}), str(path))
@@ -297,6 +310,7 @@ def load_configuration(
             _merge_llm(config, data["llm"], str(path))
         if "network" in data:
             _merge_network(config, data["network"], str(path), str(path) == home_file)
+        _merge_serve(config, data.get("serve", {}), str(path))
     if config.llm is None:
         from_env = endpoint_from_env(env)
         if isinstance(from_env, str):
@@ -330,6 +344,25 @@ def _merge_llm(config: Configuration, table: Any, path: str) -> None:
         config.warn(config.no_llm)
         return
     config.llm = endpoint
+
+
+def _merge_serve(config: Configuration, table: Any, path: str) -> None:
+    """`[serve] tools` (a list of group names, checked by the server) and `templateTools`."""
+    if not isinstance(table, dict):
+        config.warn(f"{path}: serve must be a table")
+        return
+    for key in sorted(set(table) - {"tools", "templateTools"}):
+        config.warn(f"{path}: serve.{key} ignored (want tools or templateTools)")
+    tools = table.get("tools")
+    if isinstance(tools, list) and all(isinstance(t, str) and t for t in tools):
+        config.serve_tools = list(tools)
+    elif tools is not None:
+        config.warn(f"{path}: serve.tools ignored: want a list of tool group names")
+    shown = table.get("templateTools")
+    if isinstance(shown, bool):
+        config.template_tools = shown
+    elif shown is not None:
+        config.warn(f"{path}: serve.templateTools ignored: want true or false")
 
 
 def _merge_providers(

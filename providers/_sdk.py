@@ -18,12 +18,19 @@ from mcp.shared._stream_protocols import ReadStream, WriteStream
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
     from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.tools.base import Tool
 
 
 def lowlevel_server(server: MCPServer) -> Server[Any]:
     """The SDK's low-level server under an `MCPServer` (the one that takes streams and request
     handlers): MCPServer offers no other way to it."""
     return server._lowlevel_server
+
+
+def add_tool(server: MCPServer, tool: Tool) -> None:
+    """A tool built beforehand (its own schemas and function) added to a running server:
+    MCPServer.add_tool takes only a function to build one from."""
+    server._tool_manager._tools[tool.name] = tool
 
 
 def tool_input_schema(server: MCPServer, name: str) -> dict[str, Any] | None:
@@ -37,6 +44,7 @@ __all__ = [
     "FuncMetadata",
     "ReadStream",
     "WriteStream",
+    "add_tool",
     "create_mcp_http_client",
     "lowlevel_server",
     "tool_input_schema",

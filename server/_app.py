@@ -9,24 +9,28 @@ from importlib.metadata import version
 from typing import Any
 
 from mcp.server.auth.settings import AuthSettings
+from mcp.server.lowlevel import NotificationOptions
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.resources import TextResource
+from mcp.server.mcpserver.tools.base import Tool
 from mcp_types import CallToolResult, InputRequiredResult
 
 from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
 from taskplate.dsl import Template
 from taskplate.interpreter import RunManager
-from taskplate.providers import tool_input_schema
+from taskplate.providers import add_tool, lowlevel_server, tool_input_schema
 
 from ._auth import StaticTokens
 from ._results import failed
 from ._state import ServerState
 from ._tasks import Tasks, TasksExtension
-from .tools import run_steps, run_task_template, tools
+from .tools import GROUP_OF, GROUPS, run_steps, run_task_template, tools
+from .tools.template_tools import template_specs
 
 INSTRUCTIONS = """taskplate runs browser task templates. Prefer one run_task_template call (see
 list_task_templates) over many single tools; use run_steps for a deterministic sequence the
-templates do not cover, and single tools (navigate, snapshot, click, …) for exploration.
+templates do not cover, and single tools (navigate, snapshot, click, …) for exploration, where
+the operator serves them (tool groups: a tool not listed answers which group serves it).
 Long runs: options.mode async, then poll get_task_run every 2 s. Large results are artifacts:
 read them with get_artifact in chunks."""
 
@@ -38,6 +42,17 @@ class TaskplateServer(MCPServer):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
+        if tool_input_schema(self, name) is None and name in GROUP_OF:
+            group = GROUP_OF[name]
+            return failed(
+                TaskplateError(
+                    ErrorCode.INVALID_PARAMETER,
+                    f'the tool "{name}" is in the group {group}, which this server does not serve',
+                    f"Ask the operator to serve it: dsl serve --tools ...,{group} (or {group} in "
+                    "[serve] tools of taskplate.toml).",
+                    {"tool": name, "group": group},
+                )
+            )
         if tool_input_schema(self, name) is None:
             return failed(
                 TaskplateError(
@@ -55,9 +70,12 @@ def build_server(
     http_trust: TrustLevel = TrustLevel.REMOTE,
     auth: tuple[StaticTokens, AuthSettings] | None = None,
     remote_save: bool = False,
+    groups: tuple[str, ...] = tuple(GROUPS),
+    template_tools: bool = False,
 ) -> tuple[MCPServer, ServerState]:
-    """The server with every tool; `auth` (HTTP only) is the SDK's token verifier and settings;
-    `remote_save` lets remote callers save templates."""
+    """The server with the tools of `groups`; `auth` (HTTP only) is the SDK's token verifier
+    and settings; `remote_save` lets remote callers save templates; `template_tools` offers
+    every served template as a tool of its own (`tools/template_tools.py`)."""
     state = ServerState(manager, http_trust, remote_save=remote_save)
     verifier, settings = auth if auth is not None else (None, None)
     # the tools whose runs may be tasks (MCP Tasks, both protocol lines), with their answers
@@ -70,7 +88,7 @@ def build_server(
         auth=settings,
         version=version("taskplate"),
         instructions=INSTRUCTIONS,
-        tools=tools(state),
+        tools=tools(state, groups),
         warn_on_duplicate_resources=False,
         extensions=[TasksExtension(tasks)],
     )
@@ -79,7 +97,44 @@ def build_server(
     for template in manager.library.all():
         publish(server, manager, template)
     state.published = lambda template: publish(server, manager, template)
+    if template_tools:
+        state.reoffered = lambda: offer_templates(server, state)
+        state.reoffered()
+        announce_list_changes(server)
     return server, state
+
+
+def offer_templates(server: MCPServer, state: ServerState) -> bool:
+    """The served templates as tools, in place of those offered before; True when the list
+    of tools changed (names, schemas or descriptions)."""
+    offered: dict[str, Tool] = state.template_tools
+    specs = template_specs(state.manager.library.all())
+    before = {name: _listed(tool) for name, tool in offered.items()}
+    for name in offered:
+        server.remove_tool(name)
+    offered.clear()
+    for spec in specs:
+        offered[spec.name] = spec.tool(state)
+        add_tool(server, offered[spec.name])
+    return before != {name: _listed(tool) for name, tool in offered.items()}
+
+
+def _listed(tool: Tool) -> tuple[Any, ...]:
+    """What tools/list says of a tool."""
+    return tool.description, tool.parameters, tool.output_schema
+
+
+def announce_list_changes(server: MCPServer) -> None:
+    """The tools capability says listChanged (the SDK says it only when told at the start)."""
+    lowlevel = lowlevel_server(server)
+    plain = lowlevel.get_capabilities
+
+    def told(options: NotificationOptions | None = None, *args: Any, **kwargs: Any) -> Any:
+        options = options or NotificationOptions()
+        options.tools_changed = True
+        return plain(options, *args, **kwargs)
+
+    lowlevel.get_capabilities = told  # type: ignore[method-assign,assignment]
 
 
 def publish(server: MCPServer, manager: RunManager, template: Template) -> None:

@@ -24,6 +24,7 @@ from ._auth import HttpSecurity
 from ._front import Started
 from ._http import answer_malformed
 from ._stdio import run_stdio
+from .tools import DEFAULT_GROUPS
 from .ui import UiAccess, ui_app
 
 log = logging.getLogger("taskplate.serve")
@@ -62,6 +63,8 @@ async def serve(
     ui: bool = True,
     ui_remote: bool = False,
     started: Started | None = None,
+    groups: tuple[str, ...] = DEFAULT_GROUPS,
+    template_tools: bool = False,
 ) -> list[int]:
     """Serve until the client leaves (stdio) or a signal stops the server (HTTP); answers the
     signals caught, for `run` to raise again once everything is closed. `started`: what the
@@ -75,7 +78,12 @@ async def serve(
     http = transport != "stdio"
     async with manager.running(warm=http):
         server, state = build_server(
-            manager, trust, security.auth(url) if http else None, remote_save=remote_save
+            manager,
+            trust,
+            security.auth(url) if http else None,
+            remote_save=remote_save,
+            groups=groups,
+            template_tools=template_tools,
         )
         async with anyio.create_task_group() as watchers:
             state.watchers = watchers  # the status notifications of tasks (2025-11-25)
@@ -139,9 +147,23 @@ def run(
     ui: bool = True,
     ui_remote: bool = False,
     started: Started | None = None,
+    groups: tuple[str, ...] = DEFAULT_GROUPS,
+    template_tools: bool = False,
 ) -> None:
     caught = anyio.run(
-        serve, manager, transport, host, port, trust, security, remote_save, ui, ui_remote, started
+        serve,
+        manager,
+        transport,
+        host,
+        port,
+        trust,
+        security,
+        remote_save,
+        ui,
+        ui_remote,
+        started,
+        groups,
+        template_tools,
     )
     for sig in reversed(caught):  # as uvicorn would, but after the manager has closed
         signal.raise_signal(sig)

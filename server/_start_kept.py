@@ -6,6 +6,7 @@ change of the code would make stale. Imports little: it runs before the SDK load
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -55,6 +56,19 @@ def dists() -> list[str]:
     return names
 
 
+def _served_files() -> list[Path]:
+    """The data home's taskplate.toml and the template files of the data home and of
+    TASKPLATE_TEMPLATES (what `--templates` adds is in the options)."""
+    home = Path(os.environ.get("TASKPLATE_HOME") or Path.home() / ".taskplate")
+    folders = [home / "templates"]
+    folders += [Path(p) for p in os.environ.get("TASKPLATE_TEMPLATES", "").split(os.pathsep) if p]
+    found = [home / "taskplate.toml"]
+    for folder in folders:
+        if folder.is_dir():
+            found += sorted(p for p in folder.rglob("*") if p.suffix in (".yaml", ".yml", ".toml"))
+    return found
+
+
 def fingerprint(argv: Sequence[str]) -> tuple[str, str]:
     """(the answers file's name, the fingerprint its answers hold for): the name from what
     configures this server, the fingerprint from the code that answers (taskplate's files by
@@ -65,6 +79,10 @@ def fingerprint(argv: Sequence[str]) -> tuple[str, str]:
         code.update(f"{folder}/{file}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
     for names in dists():
         code.update(names.encode())
+    for path in _served_files():  # [serve] and the templates as tools change tools/list
+        with contextlib.suppress(OSError):
+            stat = path.stat()
+            code.update(f"{path}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
     return f"serve-{_name(argv)}.json", code.hexdigest()
 
 

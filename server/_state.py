@@ -5,6 +5,7 @@ runs. Trust is decided here, per connection (SPEC §5).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import time
 from collections.abc import Callable
@@ -48,6 +49,10 @@ class ServerState:
     log_levels: LogLevels = field(default_factory=LogLevels)
     # serves a template saved while the server runs as a resource too (set by build_server)
     published: Callable[[Template], None] | None = None
+    # offers the templates as tools again after the library changed (templateTools; set by
+    # build_server); True when the tool list changed
+    reoffered: Callable[[], bool] | None = None
+    template_tools: dict[str, Any] = field(default_factory=dict)  # name -> the SDK's Tool
     # the open questions of runs started over 2026-07-28 (the input-required flow)
     inbox: Inbox = field(default_factory=Inbox)
     # the open questions of runs started as 2025-11-25 tasks
@@ -108,3 +113,14 @@ class ServerState:
         if isinstance(scope, dict):
             scope[_PRINCIPAL] = principal
         return principal
+
+
+async def refresh_templates(state: ServerState, ctx: Any) -> None:
+    """The library read again if its files changed; with templates as tools, the tool list
+    follows it, and the caller's session (2025-11-25) is told (notifications/tools/list_changed;
+    2026-07-28 keeps no session to tell: its clients list again)."""
+    if not await state.manager.library.refresh() or state.reoffered is None:
+        return
+    if state.reoffered() and ctx is not None:
+        with contextlib.suppress(Exception):  # a session that cannot be told lists again
+            await ctx.session.send_tool_list_changed()

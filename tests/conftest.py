@@ -4,6 +4,7 @@ Chromium per test module (launched through Playwright, closed when the module's 
 from __future__ import annotations
 
 import inspect
+import os
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -19,6 +20,10 @@ from taskplate.stdlib._conversion import conversion_workers
 from tests.fixtures.postgres import Postgres, pg_bin, running_postgres
 from tests.fixtures.server import FixtureServer, serve
 from tests.fixtures.watchdog import watching
+
+# The suite's `dsl serve` processes serve every tool group (their tests call run_steps,
+# evaluate, …); tests/server/test_tool_groups.py serves the default set, without it.
+os.environ.setdefault("TASKPLATE_TOOLS", "all")
 
 PUBLIC_HOST = (
     "public.test"  # resolves "publicly" for the URL policy, to the fixture site for Chromium

@@ -7,7 +7,11 @@ A handler takes the server's state explicitly (`ServerState`); `ToolSpec.tool` b
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from mcp.server.mcpserver.tools.base import Tool
+
+from taskplate.contract import ErrorCode, TaskplateError
 
 from .._state import ServerState
 from . import (
@@ -52,10 +56,81 @@ BROWSER = [
 ]
 TOOLS: list[ToolSpec] = [*CONTRACT, *BROWSER]
 
+# The groups an operator serves (`dsl serve --tools`, `[serve] tools` in taskplate.toml), as
+# @playwright/mcp's capabilities: each tool is in one. docs/mcp.md lists them with their sizes.
+GROUPS: dict[str, tuple[str, ...]] = {
+    "templates": ("get_runtime_profile", "list_task_templates", "run_task_template"),
+    "runs": (
+        "get_task_run",
+        "list_task_runs",
+        "cancel_task_run",
+        "resume_task_run",
+        "get_artifact",
+    ),
+    "pages": (
+        "create_session",
+        "close_session",
+        "navigate",
+        "get_page_content",
+        "snapshot",
+        "click",
+        "fill",
+        "press",
+        "scrape",
+    ),
+    "tabs": (
+        "list_sessions",
+        "list_tabs",
+        "create_tab",
+        "close_tab",
+        "wait_for_stable",
+        "get_page_info",
+        "select_option",
+        "screenshot",
+        "evaluate",
+    ),
+    "authoring": ("run_steps", "save_template"),
+}
+# What an agent is served when the operator names no groups: templates and their runs, the
+# page tools to read and act on a page, run_steps and save_template (docs/SKILL.md's ways);
+# together no larger than @playwright/mcp's tools/list (bench/tools_size.py).
+DEFAULT_GROUPS = ("templates", "runs", "pages", "authoring")
+GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}
 
-def tools(state: ServerState) -> list[Tool]:
-    """Every tool, bound to one server's state."""
-    return [spec.tool(state) for spec in TOOLS]
+
+def groups_named(names: Iterable[str]) -> tuple[str, ...]:
+    """The groups `names` asks for (`all`: every one), checked; a name that is not a group is
+    an error naming the ones there are."""
+    wanted: list[str] = []
+    for name in names:
+        if name == "all":
+            wanted += GROUPS
+        elif name in GROUPS:
+            wanted.append(name)
+        else:
+            raise TaskplateError(
+                ErrorCode.INVALID_PARAMETER,
+                f'"{name}" is not a tool group (want {", ".join(GROUPS)} or all)',
+                "Name groups of docs/mcp.md's list in --tools or [serve] tools.",
+                {"group": name},
+            )
+    return tuple(group for group in GROUPS if group in wanted)
 
 
-__all__ = ["BROWSER", "CONTRACT", "TOOLS", "ToolSpec", "tools"]
+def tools(state: ServerState, groups: Iterable[str] = tuple(GROUPS)) -> list[Tool]:
+    """The tools of `groups`, bound to one server's state, in tools/list's order."""
+    served = {name for group in groups for name in GROUPS[group]}
+    return [spec.tool(state) for spec in TOOLS if spec.name in served]
+
+
+__all__ = [
+    "BROWSER",
+    "CONTRACT",
+    "DEFAULT_GROUPS",
+    "GROUPS",
+    "GROUP_OF",
+    "TOOLS",
+    "ToolSpec",
+    "groups_named",
+    "tools",
+]

@@ -24,7 +24,7 @@ from taskplate.interpreter import Limits, admit, internal
 from taskplate.providers import ArgModelBase, FuncMetadata
 
 from .._results import failed
-from .._schemas import answers
+from .._schemas import listed_inputs, published
 from .._state import ServerState
 
 log = logging.getLogger("taskplate.serve")
@@ -87,9 +87,9 @@ class ToolSpec:
             name=self.name,
             title=None,
             description=self.description,
-            parameters=inputs,
+            parameters=listed_inputs(inputs),
             fn_metadata=FuncMetadata(
-                arg_model=_AllArguments, output_schema=answers(self.output_schema)
+                arg_model=_AllArguments, output_schema=published(self.output_schema)
             ),
             is_async=True,
             context_kwarg="ctx",

@@ -11,7 +11,7 @@ from mcp_types import CallToolResult
 
 from .._results import ok
 from .._schemas import B, S, obj
-from .._state import ServerState
+from .._state import ServerState, refresh_templates
 from ._spec import ToolSpec, params
 
 INPUT = params({})
@@ -38,7 +38,7 @@ async def list_task_templates(
     state: ServerState, args: dict[str, Any], ctx: Context
 ) -> CallToolResult:
     library = state.manager.library
-    await library.refresh()  # template files and taskplate.toml changes take effect here
+    await refresh_templates(state, ctx)  # template files and taskplate.toml changes count
     return ok({"templates": [library.info(t) for t in library.all()]})
 
 

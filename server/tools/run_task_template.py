@@ -16,7 +16,7 @@ from .._follow import follow
 from .._input_required import channels_for
 from .._results import ok
 from .._schemas import ID, MAX_MS, PROFILE_ID, RUN, S, obj
-from .._state import ServerState
+from .._state import ServerState, refresh_templates
 from .._tasks import task_requested
 from ._inline import fit
 from ._spec import Answer, ToolSpec, params
@@ -75,7 +75,7 @@ async def run_task_template(state: ServerState, args: dict[str, Any], ctx: Conte
     if ctx.request_state is not None:  # a later round (2026-07-28): answers, then on
         run_id = await inbox.deliver(manager, ctx)
         return await inbox.follow_or_ask(run_id, lambda: following(state, run_id, ctx))
-    await manager.library.refresh()
+    await refresh_templates(state, ctx)
     template = manager.library.get(args["templateId"], args.get("templateVersion"))
     options = dict(args.get("options") or {})
     inputs = args.get("inputs") or {}

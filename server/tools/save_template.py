@@ -5,6 +5,7 @@ runs and sessions, and only where the operator allows it.
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,9 @@ async def save_template(state: ServerState, args: dict[str, Any], ctx: Context) 
     )
     if state.published is not None:
         state.published(manager.library.get(saved.template_id, saved.version))
+    if state.reoffered is not None and state.reoffered():
+        with contextlib.suppress(Exception):  # a session that cannot be told lists again
+            await ctx.session.send_tool_list_changed()
     answer = saved.to_json()
     session_id = args.get("sessionId")
     taken = None if session_id is None else await state.sessions.take_recording(manager, session_id)
@@ -130,7 +134,7 @@ async def run_trust(state: ServerState, run_id: str) -> TrustLevel:
 
 SPEC = ToolSpec(
     "save_template",
-    "Keep what you did as a template: the steps of a finished run_steps run (runId) or the browser tools you called in a session (sessionId) become a template's steps, literal URLs and typed values its inputs (secrets password inputs). Saved in the user template folder and served at once. A session created with record: true is closed and its recording becomes the template's first test case (testCase).",
+    "Keep what you did as a template: a finished run_steps run (runId) or the browser tools you called in a session (sessionId) become its steps, literal values its inputs. Served at once; a session created with record: true also gives its first test case.",
     INPUT,
     OUTPUT,
     save_template,

@@ -52,6 +52,32 @@ def test_the_typescript_sdk_over_stdio(node: Path, home: Path, site: FixtureServ
     check_typescript_summary(last_json(done.stdout))
 
 
+# @playwright/mcp 0.0.83's tools/list, 25 tools (bench/tools_size.py, docs/mcp.md "Tool groups")
+PEER_TOOLS_LIST_CHARS = 20_296
+
+
+def test_the_typescript_sdk_reads_a_small_tool_list_and_calls_a_template_as_a_tool(
+    node: Path, home: Path, site: FixtureServer
+) -> None:
+    """A default dsl serve's tools/list is no larger than the peer's; a template is a tool of
+    its own, typed (the SDK validates its answer), and a wrong argument is refused."""
+    env = {k: v for k, v in node_env(home).items() if k != "TASKPLATE_TOOLS"}
+    done = run_node(node, ["tools.mjs", DSL, site.url("/article.html")], env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    summary = last_json(done.stdout)
+    assert "failure" not in summary, summary.get("failure")
+    assert "run_task_template" in summary["defaultTools"]
+    assert "evaluate" not in summary["defaultTools"]  # the tabs group is not a default one
+    assert summary["defaultChars"] <= PEER_TOOLS_LIST_CHARS, summary["defaultChars"]
+    assert summary["templateTool"] == {"required": ["urls"], "typed": "array"}
+    assert summary["run"] == {
+        "isError": False,
+        "status": "succeeded",
+        "templateId": "batch_extract_pages",
+    }
+    assert summary["wrong"] == {"isError": True, "errorCode": "INVALID_PARAMETER"}
+
+
 def test_the_typescript_sdk_over_http_with_a_token(
     node: Path, home: Path, guarded: Served, site: FixtureServer
 ) -> None:
