@@ -118,6 +118,14 @@ SERVING = ("taskplate.server._serve", "taskplate.cli._common")
     is_flag=True,
     help="Let callers that are not local (other machines, remote tokens) see the runs page.",
 )
+@click.option(
+    "--answer-tokens",
+    type=click.IntRange(1_000, 1_000_000),
+    default=20_000,
+    show_default=True,
+    help="The most a tool's answer holds, in tokens (4 characters each); a longer page, batch or "
+    "run's steps comes in pages with a cursor, and a call may ask less or more (maxTokens).",
+)
 @store_option
 @click.option(
     "--confirm",
@@ -155,6 +163,7 @@ def command(
     ui_remote: bool,
     confirm: str,
     browser_endpoints: str | None,
+    answer_tokens: int,
 ) -> None:
     """Serve the templates and browser tools over MCP."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
@@ -208,4 +217,5 @@ def command(
         ui,
         ui_remote,
         started,
+        answer_tokens,
     )

@@ -19,6 +19,7 @@ from taskplate.interpreter import RunManager
 from taskplate.providers import tool_input_schema
 
 from ._auth import StaticTokens
+from ._paging import CHARS_PER_TOKEN, DEFAULT_TOKENS
 from ._results import failed
 from ._state import ServerState
 from ._tasks import Tasks, TasksExtension
@@ -55,10 +56,13 @@ def build_server(
     http_trust: TrustLevel = TrustLevel.REMOTE,
     auth: tuple[StaticTokens, AuthSettings] | None = None,
     remote_save: bool = False,
+    answer_tokens: int = DEFAULT_TOKENS,
 ) -> tuple[MCPServer, ServerState]:
     """The server with every tool; `auth` (HTTP only) is the SDK's token verifier and settings;
-    `remote_save` lets remote callers save templates."""
-    state = ServerState(manager, http_trust, remote_save=remote_save)
+    `remote_save` lets remote callers save templates; `answer_tokens` bounds an answer's text."""
+    state = ServerState(
+        manager, http_trust, remote_save=remote_save, answer_chars=answer_tokens * CHARS_PER_TOKEN
+    )
     verifier, settings = auth if auth is not None else (None, None)
     # the tools whose runs may be tasks (MCP Tasks, both protocol lines), with their answers
     tasks = Tasks(

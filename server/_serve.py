@@ -23,6 +23,7 @@ from ._app import build_server
 from ._auth import HttpSecurity
 from ._front import Started
 from ._http import answer_malformed
+from ._paging import DEFAULT_TOKENS
 from ._stdio import run_stdio
 from .ui import UiAccess, ui_app
 
@@ -62,6 +63,7 @@ async def serve(
     ui: bool = True,
     ui_remote: bool = False,
     started: Started | None = None,
+    answer_tokens: int = DEFAULT_TOKENS,
 ) -> list[int]:
     """Serve until the client leaves (stdio) or a signal stops the server (HTTP); answers the
     signals caught, for `run` to raise again once everything is closed. `started`: what the
@@ -75,7 +77,11 @@ async def serve(
     http = transport != "stdio"
     async with manager.running(warm=http):
         server, state = build_server(
-            manager, trust, security.auth(url) if http else None, remote_save=remote_save
+            manager,
+            trust,
+            security.auth(url) if http else None,
+            remote_save=remote_save,
+            answer_tokens=answer_tokens,
         )
         async with anyio.create_task_group() as watchers:
             state.watchers = watchers  # the status notifications of tasks (2025-11-25)
@@ -139,9 +145,21 @@ def run(
     ui: bool = True,
     ui_remote: bool = False,
     started: Started | None = None,
+    answer_tokens: int = DEFAULT_TOKENS,
 ) -> None:
     caught = anyio.run(
-        serve, manager, transport, host, port, trust, security, remote_save, ui, ui_remote, started
+        serve,
+        manager,
+        transport,
+        host,
+        port,
+        trust,
+        security,
+        remote_save,
+        ui,
+        ui_remote,
+        started,
+        answer_tokens,
     )
     for sig in reversed(caught):  # as uvicorn would, but after the manager has closed
         signal.raise_signal(sig)

@@ -12,13 +12,15 @@ from typing import Any
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 
+from taskplate.interpreter import OPERATOR
+
 from .._follow import follow
 from .._input_required import channels_for
 from .._results import ok
 from .._schemas import ID, MAX_MS, PROFILE_ID, RUN, S, obj
 from .._state import ServerState
 from .._tasks import task_requested
-from ._inline import fit
+from ._run_pages import run_answer
 from ._spec import Answer, ToolSpec, params
 
 INPUT = params(
@@ -104,13 +106,13 @@ async def run_task_template(state: ServerState, args: dict[str, Any], ctx: Conte
 async def following(state: ServerState, run_id: str, ctx: Context) -> CallToolResult:
     """The run's answer once it ends, its progress and steps sent to the client meanwhile."""
     answer = await follow(state.manager, ctx, run_id, state.log_levels)
-    return ok(fit(answer, state.manager.limits.max_artifact_inline_bytes))
+    return ok(await run_answer(state.manager, answer, state.principal(ctx), state.answer_chars))
 
 
 async def final(state: ServerState, run_id: str) -> CallToolResult:
     """The answer of a run that ended, as the sync call gives it (a task's result)."""
-    answer = await state.manager.describe(run_id)
-    return ok(fit(answer, state.manager.limits.max_artifact_inline_bytes))
+    answer = await state.manager.describe(run_id)  # its caller's, checked by who asks
+    return ok(await run_answer(state.manager, answer, OPERATOR, state.answer_chars))
 
 
 SPEC = ToolSpec(
