@@ -18,6 +18,7 @@ from taskplate.dsl import Template
 from taskplate.interpreter import RunManager
 from taskplate.providers import tool_input_schema
 
+from ._artifact_links import serve_artifacts
 from ._auth import StaticTokens
 from ._paging import CHARS_PER_TOKEN, DEFAULT_TOKENS
 from ._results import failed
@@ -83,6 +84,7 @@ def build_server(
     for template in manager.library.all():
         publish(server, manager, template)
     state.published = lambda template: publish(server, manager, template)
+    serve_artifacts(server, state)
     return server, state
 
 

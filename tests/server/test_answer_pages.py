@@ -158,3 +158,37 @@ async def test_the_servers_budget_is_the_operators(
         result = await client.call_tool("scrape", {"url": site.url("/large?n=300")})
         text = result.content[0].text if result.content[0].type == "text" else ""
         assert len(text) <= 4000 and json.loads(text)["page"]["nextCursor"]
+
+
+async def test_an_artifact_is_a_resource_linked_from_the_answer_that_names_it(
+    server: MCPServer, site: FixtureServer
+) -> None:
+    async with Client(server) as client:
+        result = await client.call_tool("scrape", {"url": site.url("/large?n=300")})
+        data = result.structured_content or {}
+        links = [c for c in result.content if c.type == "resource_link"]
+        assert [str(link.uri) for link in links] == [f"artifact://{data['artifactId']}"]
+        read = await client.read_resource(str(links[0].uri))
+        whole = json.loads(read.contents[0].text)  # type: ignore[union-attr]
+        assert whole["content"].startswith(data["content"]) and whole["url"] == data["url"]
+
+
+async def test_another_callers_artifact_resource_is_an_unknown_one(
+    served: Served,  # noqa: F811
+) -> None:
+    async with caller(served, ALPHA_1, LEGACY) as alpha, caller(served, BETA, LEGACY) as beta:
+        session = (await alpha.ok("create_session", {}))["sessionId"]
+        shot = await alpha.tool("screenshot", {"sessionId": session})
+        artifact = shot["structuredContent"]["artifactId"]
+        assert {"type": "resource_link", "uri": f"artifact://{artifact}", "name": artifact} in shot[
+            "content"
+        ]
+        mine = await alpha.method("resources/read", {"uri": f"artifact://{artifact}"})
+        assert mine["result"]["contents"][0]["blob"]
+        theirs = await beta.method("resources/read", {"uri": f"artifact://{artifact}"})
+        never = await beta.method("resources/read", {"uri": "artifact://art_" + "0" * 20})
+        assert theirs["error"]["code"] == -32602
+        fake = "art_" + "0" * 20
+        assert json.dumps(theirs["error"]).replace(artifact, "ID") == json.dumps(
+            never["error"]
+        ).replace(fake, "ID")
