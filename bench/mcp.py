@@ -1,8 +1,10 @@
 """What one template call saves an MCP client, in one run, on the same local pages: Microsoft's
 Playwright MCP server page by page (browser_navigate + browser_snapshot, the peer, pinned in
 bench/package.json), taskplate page by page (navigate + get_page_content), and taskplate's
-batch_extract_pages in one run_task_template call. Prints pages/s, tool calls and the characters
-the agent receives; rounds are interleaved (the order rotates) and medians compared.
+batch_extract_pages in one run_task_template call (and get_task_run for the pages of items past the
+answer budget). Prints pages/s, tool calls and the characters the agent receives (and the tokens
+they are, 4 characters each, as the answer budget counts them); rounds are interleaved (the order
+rotates) and medians compared.
 
 Two corpora of local article pages: a mixed one (4 static pages in 5, 1 whose article is written
 by script: 40 and 10 of 50) read by the peer page by page, by taskplate page by page and by one
@@ -135,9 +137,14 @@ def taskplate_one_call(ours: Client, **inputs: object) -> Way:
                 "options": {"mode": "sync"},
             },
         )
-        status = answer.structured_content["status"]  # type: ignore[attr-defined]
-        assert status == "succeeded", answer.structured_content  # type: ignore[attr-defined]
-        return 1, chars
+        run = answer.structured_content  # type: ignore[attr-defined]
+        assert run["status"] == "succeeded", run
+        calls, cursor = 1, (run.get("resultPage") or {}).get("nextCursor")
+        while cursor:  # the items that did not fit the answer budget, page by page
+            more, page = await call(ours, "get_task_run", {"runId": run["runId"], "cursor": cursor})
+            chars, calls = chars + more, calls + 1
+            cursor = page.structured_content["resultPage"]["nextCursor"]  # type: ignore[attr-defined]
+        return calls, chars
 
     return run
 
@@ -191,14 +198,14 @@ def report(
     print(title)
     print(
         f"  {'way':<72} {'pages/s':>8} {'spread':>12} {'CPU ms/page':>12} {'spread':>10}"
-        f" {'calls':>6} {'chars':>9}"
+        f" {'calls':>6} {'chars':>9} {'tokens':>8}"
     )
     for name in speed:
         low, high = min(speed[name]), max(speed[name])
         print(
             f"  {name:<72} {statistics.median(speed[name]):8.2f} {low:5.2f}-{high:<6.2f}"
             f" {statistics.median(cpu[name]):12.0f} {min(cpu[name]):4.0f}-{max(cpu[name]):<5.0f}"
-            f" {answers[name][0]:6d} {answers[name][1]:9d}"
+            f" {answers[name][0]:6d} {answers[name][1]:9d} {answers[name][1] // 4:8d}"
         )
 
 
