@@ -6,11 +6,12 @@ answer budget). Prints pages/s, tool calls and the characters the agent receives
 they are, 4 characters each, as the answer budget counts them); rounds are interleaved (the order
 rotates) and medians compared.
 
-Two corpora of local article pages: a mixed one (4 static pages in 5, 1 whose article is written
+Three corpora of local article pages: a mixed one (4 static pages in 5, 1 whose article is written
 by script: 40 and 10 of 50) read by the peer page by page, by taskplate page by page and by one
 batch_extract_pages call with its default options (engine auto); and an all-script one read by
 batch_extract_pages with engine auto and with engine browser, to show what auto costs where it
-saves nothing.
+saves nothing; and a static one (no script at all) read page by page by the peer and by
+taskplate.
 
 Beside the wall clock, each way's CPU time per page: the server's whole process tree (the
 server, its Playwright driver, Chromium and every renderer; processes that ended included),
@@ -161,6 +162,11 @@ def mixed(base: str, pages: int) -> list[str]:
     ]
 
 
+def static(base: str, pages: int) -> list[str]:
+    """Article pages with no script at all."""
+    return [f"{base}/{STATIC[i % len(STATIC)]}.html?n={i}" for i in range(pages)]
+
+
 def all_script(base: str, pages: int) -> list[str]:
     return [f"{base}/{SCRIPTED}.html?n={i}" for i in range(pages)]
 
@@ -254,6 +260,12 @@ async def main(pages: int, rounds: int) -> None:
                 await way(mixed(base, 5))
             print(f"mixed corpus: {pages} pages, {pages // 5} of them written by script")
             speed, cpu, answers = await measure(ways, trees, mixed(base, pages), rounds)
+            page_by_page = "taskplate page by page (navigate + get_page_content)"
+            static_ways = {peer_name: ways[peer_name], page_by_page: ways[page_by_page]}
+            print(f"static corpus: {pages} pages without script")
+            t_speed, t_cpu, t_answers = await measure(
+                static_ways, trees, static(base, pages), rounds
+            )
             print(f"all-script corpus: {pages} pages written by script")
             s_speed, s_cpu, s_answers = await measure(
                 script_ways, trees, all_script(base, pages), rounds
@@ -280,6 +292,14 @@ async def main(pages: int, rounds: int) -> None:
     print(
         f"  CPU per page, the peer's over the one call's: {statistics.median(cpu_ratios):.2f}x "
         f"(rounds {min(cpu_ratios):.2f}-{max(cpu_ratios):.2f}; server trees, Chromium included)"
+    )
+    report(f"static corpus ({pages} pages, no script)", t_speed, t_cpu, t_answers)
+    ratio(
+        "page by page, taskplate vs the peer, wall clock",
+        t_speed[page_by_page],
+        t_speed[peer_name],
+        ">= 1",
+        statistics.median(t_speed[page_by_page]) >= statistics.median(t_speed[peer_name]),
     )
     report(f"all-script corpus ({pages} pages)", s_speed, s_cpu, s_answers)
     slower = [b / a for a, b in zip(s_speed[one_call], s_speed[browser], strict=True)]
