@@ -16,6 +16,7 @@ from taskplate.interpreter import OPERATOR
 
 from .._follow import follow
 from .._input_required import channels_for
+from .._paging import MAX_TOKENS_ARG, budget
 from .._results import ok
 from .._schemas import ID, MAX_MS, PROFILE_ID, RUN, S, obj
 from .._state import ServerState
@@ -42,6 +43,7 @@ INPUT = params(
             "type": "object",
             "description": "Checked against the template's inputsSchema.",
         },
+        "maxTokens": MAX_TOKENS_ARG,
         "options": params(
             {
                 "timeoutMs": {"type": "integer", "minimum": 1, "maximum": MAX_MS},
@@ -63,7 +65,8 @@ async def run_task_template(state: ServerState, args: dict[str, Any], ctx: Conte
     manager, inbox = state.manager, state.inbox
     if ctx.request_state is not None:  # a later round (2026-07-28): answers, then on
         run_id = await inbox.deliver(manager, ctx)
-        return await inbox.follow_or_ask(run_id, lambda: following(state, run_id, ctx))
+        room = budget(state.answer_chars, args)
+        return await inbox.follow_or_ask(run_id, lambda: following(state, run_id, ctx, room))
     await manager.library.refresh()
     template = manager.library.get(args["templateId"], args.get("templateVersion"))
     options = dict(args.get("options") or {})
@@ -97,16 +100,18 @@ async def run_task_template(state: ServerState, args: dict[str, Any], ctx: Conte
                 "createdAt": (await manager.describe(run_id))["createdAt"],
             }
         )
+    room = budget(state.answer_chars, args)
     try:
-        return await inbox.follow_or_ask(run_id, lambda: following(state, run_id, ctx))
+        return await inbox.follow_or_ask(run_id, lambda: following(state, run_id, ctx, room))
     finally:
         asker.call_ended()
 
 
-async def following(state: ServerState, run_id: str, ctx: Context) -> CallToolResult:
-    """The run's answer once it ends, its progress and steps sent to the client meanwhile."""
+async def following(state: ServerState, run_id: str, ctx: Context, room: int) -> CallToolResult:
+    """The run's answer once it ends (within `room` characters), its progress and steps sent to
+    the client meanwhile."""
     answer = await follow(state.manager, ctx, run_id, state.log_levels)
-    return ok(await run_answer(state.manager, answer, state.principal(ctx), state.answer_chars))
+    return ok(await run_answer(state.manager, answer, state.principal(ctx), room))
 
 
 async def final(state: ServerState, run_id: str) -> CallToolResult:

@@ -73,6 +73,11 @@ async def test_a_batch_and_its_steps_are_paged_to_their_end(
             options={"mode": "sync"},
         )
         assert run["status"] == "succeeded" and "resultPage" not in run  # it fits: whole
+        again = {"templateId": "batch_extract_pages", "inputs": {"urls": urls, "engine": "http"}}
+        small = await answer(
+            client, "run_task_template", **again, options={"mode": "sync"}, maxTokens=1000
+        )
+        assert 0 < small["resultPage"]["returned"] < 12 and small["resultPage"]["nextCursor"]
         first = await answer(client, "get_task_run", runId=run["runId"], maxTokens=1000)
         page, items = first["resultPage"], list(first["result"]["items"])
         assert first["result"]["summary"] and page["field"] == "items" and page["total"] == 12
