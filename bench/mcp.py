@@ -1,14 +1,17 @@
 """What one template call saves an MCP client, in one run, on the same local pages: Microsoft's
 Playwright MCP server page by page (browser_navigate + browser_snapshot, the peer, pinned in
 bench/package.json), taskplate page by page (navigate + get_page_content), and taskplate's
-batch_extract_pages in one run_task_template call. Prints pages/s, tool calls and the characters
-the agent receives; rounds are interleaved (the order rotates) and medians compared.
+batch_extract_pages in one run_task_template call (and get_task_run for the pages of items past the
+answer budget). Prints pages/s, tool calls and the characters the agent receives (and the tokens
+they are, 4 characters each, as the answer budget counts them); rounds are interleaved (the order
+rotates) and medians compared.
 
-Two corpora of local article pages: a mixed one (4 static pages in 5, 1 whose article is written
+Three corpora of local article pages: a mixed one (4 static pages in 5, 1 whose article is written
 by script: 40 and 10 of 50) read by the peer page by page, by taskplate page by page and by one
 batch_extract_pages call with its default options (engine auto); and an all-script one read by
 batch_extract_pages with engine auto and with engine browser, to show what auto costs where it
-saves nothing.
+saves nothing; and a static one (no script at all) read page by page by the peer and by
+taskplate.
 
 Beside the wall clock, each way's CPU time per page: the server's whole process tree (the
 server, its Playwright driver, Chromium and every renderer; processes that ended included),
@@ -135,9 +138,14 @@ def taskplate_one_call(ours: Client, **inputs: object) -> Way:
                 "options": {"mode": "sync"},
             },
         )
-        status = answer.structured_content["status"]  # type: ignore[attr-defined]
-        assert status == "succeeded", answer.structured_content  # type: ignore[attr-defined]
-        return 1, chars
+        run = answer.structured_content  # type: ignore[attr-defined]
+        assert run["status"] == "succeeded", run
+        calls, cursor = 1, (run.get("resultPage") or {}).get("nextCursor")
+        while cursor:  # the items that did not fit the answer budget, page by page
+            more, page = await call(ours, "get_task_run", {"runId": run["runId"], "cursor": cursor})
+            chars, calls = chars + more, calls + 1
+            cursor = page.structured_content["resultPage"]["nextCursor"]  # type: ignore[attr-defined]
+        return calls, chars
 
     return run
 
@@ -152,6 +160,11 @@ def mixed(base: str, pages: int) -> list[str]:
         f"{base}/{SCRIPTED if i % 5 == 4 else STATIC[i % len(STATIC)]}.html?n={i}"
         for i in range(pages)
     ]
+
+
+def static(base: str, pages: int) -> list[str]:
+    """Article pages with no script at all."""
+    return [f"{base}/{STATIC[i % len(STATIC)]}.html?n={i}" for i in range(pages)]
 
 
 def all_script(base: str, pages: int) -> list[str]:
@@ -191,14 +204,14 @@ def report(
     print(title)
     print(
         f"  {'way':<72} {'pages/s':>8} {'spread':>12} {'CPU ms/page':>12} {'spread':>10}"
-        f" {'calls':>6} {'chars':>9}"
+        f" {'calls':>6} {'chars':>9} {'tokens':>8}"
     )
     for name in speed:
         low, high = min(speed[name]), max(speed[name])
         print(
             f"  {name:<72} {statistics.median(speed[name]):8.2f} {low:5.2f}-{high:<6.2f}"
             f" {statistics.median(cpu[name]):12.0f} {min(cpu[name]):4.0f}-{max(cpu[name]):<5.0f}"
-            f" {answers[name][0]:6d} {answers[name][1]:9d}"
+            f" {answers[name][0]:6d} {answers[name][1]:9d} {answers[name][1] // 4:8d}"
         )
 
 
@@ -247,6 +260,12 @@ async def main(pages: int, rounds: int) -> None:
                 await way(mixed(base, 5))
             print(f"mixed corpus: {pages} pages, {pages // 5} of them written by script")
             speed, cpu, answers = await measure(ways, trees, mixed(base, pages), rounds)
+            page_by_page = "taskplate page by page (navigate + get_page_content)"
+            static_ways = {peer_name: ways[peer_name], page_by_page: ways[page_by_page]}
+            print(f"static corpus: {pages} pages without script")
+            t_speed, t_cpu, t_answers = await measure(
+                static_ways, trees, static(base, pages), rounds
+            )
             print(f"all-script corpus: {pages} pages written by script")
             s_speed, s_cpu, s_answers = await measure(
                 script_ways, trees, all_script(base, pages), rounds
@@ -273,6 +292,14 @@ async def main(pages: int, rounds: int) -> None:
     print(
         f"  CPU per page, the peer's over the one call's: {statistics.median(cpu_ratios):.2f}x "
         f"(rounds {min(cpu_ratios):.2f}-{max(cpu_ratios):.2f}; server trees, Chromium included)"
+    )
+    report(f"static corpus ({pages} pages, no script)", t_speed, t_cpu, t_answers)
+    ratio(
+        "page by page, taskplate vs the peer, wall clock",
+        t_speed[page_by_page],
+        t_speed[peer_name],
+        ">= 1",
+        statistics.median(t_speed[page_by_page]) >= statistics.median(t_speed[peer_name]),
     )
     report(f"all-script corpus ({pages} pages)", s_speed, s_cpu, s_answers)
     slower = [b / a for a, b in zip(s_speed[one_call], s_speed[browser], strict=True)]

@@ -5,7 +5,8 @@ The watcher (`_watcher.WATCHER`, an init script of every session's context) reco
 the document (DOM mutations, responses, short timers firing) and the work still scheduled: short
 `setTimeout`s and animation frames, chains of them followed a few links deep. A page is stable
 when it has loaded, nothing is scheduled or in flight, and, if it changed after loading, it has
-been quiet for `quiet_ms` since (else 100 ms after loading). Quiet time counts from the page's
+been quiet for `quiet_ms` since (else 100 ms after loading, unless it has no script, frame or
+load handler: then nothing it cannot see may change it, and it is stable once loaded). Quiet time counts from the page's
 real last change, so a page that was already quiet when the wait starts is stable at once.
 """
 
@@ -83,7 +84,11 @@ def _busy(tab: Tab, state: dict[str, Any] | None, late_quiet_ms: float, quiet_ms
         busy.append(f"{state['frames']} animation frame(s) pending")
     if state["changedAfterLoad"] and state["quietMs"] < quiet_ms:
         busy.append("the page is changing")
-    elif state["loaded"] and state["sinceLoadMs"] < min(quiet_ms, SETTLE_MS):
+    elif (
+        state["loaded"]
+        and state["sinceLoadMs"] < min(quiet_ms, SETTLE_MS)
+        and not state.get("scriptless")  # nothing unseen can change it: no window to watch
+    ):
         busy.append("the page has just loaded")
     return busy
 

@@ -2,6 +2,8 @@
 own scripts run. Records what happens in the page; changes nothing the page shows or does.
 """
 
+import json
+
 from ._capture import DOCUMENT, LOADED_BINDING
 
 SHORT_TIMER_MS = 1500  # longer timers are polls or ads, not the page filling itself
@@ -97,6 +99,12 @@ WATCHER = (
     .replace("BINDING", LOADED_BINDING)
 )
 
+# What may change a document with nothing the watcher sees: a script (its intervals, message
+# channels, observers), a frame or plugin with scripts of its own, a handler run by an event
+# of the load, a refresh. A document with none of them cannot change by itself once loaded.
+_SCRIPTED = (
+    "script, iframe, frame, object, embed, [onload], [onerror], meta[http-equiv='refresh' i]"
+)
 # What the watcher knows now; `null` where no watcher runs (a page opened before it existed).
 READ = """() => {
   const w = window.__taskplateWatch;
@@ -110,5 +118,6 @@ READ = """() => {
     timers: w.timers.size,
     frames: w.frames.size,
     errorPage: location.href.startsWith('chrome-error://'),
+    scriptless: !document.querySelector(SCRIPTED),
   };
-}"""
+}""".replace("SCRIPTED", json.dumps(_SCRIPTED))

@@ -134,6 +134,14 @@ SERVING = ("taskplate.server._serve", "taskplate.cli._common")
     "default: off, as the default tools and the shipped templates' do not fit together in "
     "@playwright/mcp's tools/list size).",
 )
+@click.option(
+    "--answer-tokens",
+    type=click.IntRange(1_000, 1_000_000),
+    default=20_000,
+    show_default=True,
+    help="The most a tool's answer holds, in tokens (4 characters each); a longer page, batch or "
+    "run's steps comes in pages with a cursor, and a call may ask less or more (maxTokens).",
+)
 @store_option
 @click.option(
     "--confirm",
@@ -173,6 +181,7 @@ def command(
     browser_endpoints: str | None,
     tool_groups: str | None,
     template_tools: bool | None,
+    answer_tokens: int,
 ) -> None:
     """Serve the templates and browser tools over MCP."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
@@ -234,4 +243,5 @@ def command(
         started,
         groups,
         template_tools,
+        answer_tokens,
     )

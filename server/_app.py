@@ -20,7 +20,9 @@ from taskplate.dsl import Template
 from taskplate.interpreter import RunManager
 from taskplate.providers import add_tool, lowlevel_server, tool_input_schema
 
+from ._artifact_links import serve_artifacts
 from ._auth import StaticTokens
+from ._paging import CHARS_PER_TOKEN, DEFAULT_TOKENS
 from ._results import failed
 from ._state import ServerState
 from ._tasks import Tasks, TasksExtension
@@ -72,11 +74,15 @@ def build_server(
     remote_save: bool = False,
     groups: tuple[str, ...] = tuple(GROUPS),
     template_tools: bool = False,
+    answer_tokens: int = DEFAULT_TOKENS,
 ) -> tuple[MCPServer, ServerState]:
     """The server with the tools of `groups`; `auth` (HTTP only) is the SDK's token verifier
     and settings; `remote_save` lets remote callers save templates; `template_tools` offers
-    every served template as a tool of its own (`tools/template_tools.py`)."""
-    state = ServerState(manager, http_trust, remote_save=remote_save)
+    every served template as a tool of its own (`tools/template_tools.py`); `answer_tokens`
+    bounds an answer's text."""
+    state = ServerState(
+        manager, http_trust, remote_save=remote_save, answer_chars=answer_tokens * CHARS_PER_TOKEN
+    )
     verifier, settings = auth if auth is not None else (None, None)
     # the tools whose runs may be tasks (MCP Tasks, both protocol lines), with their answers
     tasks = Tasks(
@@ -101,6 +107,7 @@ def build_server(
         state.reoffered = lambda: offer_templates(server, state)
         state.reoffered()
         announce_list_changes(server)
+    serve_artifacts(server, state)
     return server, state
 
 

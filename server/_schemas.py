@@ -77,6 +77,10 @@ PROGRESS = obj(
 )
 ARTIFACT = obj({"artifactId": S, "type": S, "mimeType": S, "size": INT, "name": S})
 
+# One page of a long answer (server/_paging.py): where it starts, how much it holds, of how much
+PAGE = obj(
+    {"offset": INT, "returned": INT, "total": INT, "nextCursor": {"type": ["string", "null"]}}
+)
 RUN = obj(
     {
         "runId": S,
@@ -92,7 +96,8 @@ RUN = obj(
         "error": RUN_ERROR,
         "artifacts": {"type": "array", "items": ARTIFACT},
         "steps": {"type": "array", "items": {"type": "object"}},
-        "stepsTruncated": B,
+        "resultPage": {**PAGE, "properties": {**PAGE["properties"], "field": S}},
+        "stepsPage": PAGE,
         "waitingFor": obj(
             {
                 "reason": S,

@@ -23,6 +23,7 @@ from ._app import build_server
 from ._auth import HttpSecurity
 from ._front import Started
 from ._http import answer_malformed
+from ._paging import DEFAULT_TOKENS
 from ._stdio import run_stdio
 from .tools import DEFAULT_GROUPS
 from .ui import UiAccess, ui_app
@@ -65,6 +66,7 @@ async def serve(
     started: Started | None = None,
     groups: tuple[str, ...] = DEFAULT_GROUPS,
     template_tools: bool = False,
+    answer_tokens: int = DEFAULT_TOKENS,
 ) -> list[int]:
     """Serve until the client leaves (stdio) or a signal stops the server (HTTP); answers the
     signals caught, for `run` to raise again once everything is closed. `started`: what the
@@ -84,6 +86,7 @@ async def serve(
             remote_save=remote_save,
             groups=groups,
             template_tools=template_tools,
+            answer_tokens=answer_tokens,
         )
         async with anyio.create_task_group() as watchers:
             state.watchers = watchers  # the status notifications of tasks (2025-11-25)
@@ -149,6 +152,7 @@ def run(
     started: Started | None = None,
     groups: tuple[str, ...] = DEFAULT_GROUPS,
     template_tools: bool = False,
+    answer_tokens: int = DEFAULT_TOKENS,
 ) -> None:
     caught = anyio.run(
         serve,
@@ -164,6 +168,7 @@ def run(
         started,
         groups,
         template_tools,
+        answer_tokens,
     )
     for sig in reversed(caught):  # as uvicorn would, but after the manager has closed
         signal.raise_signal(sig)

@@ -25,6 +25,7 @@ from taskplate.interpreter import OPERATOR, Principal, RunManager
 from ._auth import is_loopback
 from ._input_required import Inbox
 from ._logging import LogLevels, caller_of
+from ._paging import CHARS_PER_TOKEN, DEFAULT_TOKENS
 from ._sessions import ToolSessions
 from ._task_asks import TaskAsks
 
@@ -45,6 +46,8 @@ class ServerState:
     http_trust: TrustLevel = TrustLevel.REMOTE
     # `dsl serve --allow-remote-save` lets remote callers save templates (save_template)
     remote_save: bool = False
+    # the characters an answer's text may take unless a call says (`dsl serve --answer-tokens`)
+    answer_chars: int = DEFAULT_TOKENS * CHARS_PER_TOKEN
     started: float = field(default_factory=time.time)
     log_levels: LogLevels = field(default_factory=LogLevels)
     # serves a template saved while the server runs as a resource too (set by build_server)

@@ -1,5 +1,5 @@
-"""Answers kept under maxArtifactInlineBytes: a run's steps cut, a large page's content, a
-large value or a large screenshot kept as an artifact to read by reference.
+"""Answers kept small: a large value or a large screenshot kept as an artifact to read by
+reference (under maxArtifactInlineBytes), a long page's content paged (under the answer budget).
 """
 
 from __future__ import annotations
@@ -10,19 +10,11 @@ from typing import Any
 
 from mcp_types import CallToolResult, ImageContent
 
-from taskplate.interpreter import RunArtifacts, RunManager
+from taskplate.contract import ErrorCode, TaskplateError
+from taskplate.interpreter import Principal, RunArtifacts, RunManager
 
+from .._paging import Cursor, fitting, page_of, read_cursor, size, unknown_cursor
 from .._results import ok
-
-
-def fit(answer: dict[str, Any], limit: int) -> dict[str, Any]:
-    """Keep an answer under the inline limit: steps are cut first (and flagged)."""
-    if len(json.dumps(answer, default=str)) <= limit or "steps" not in answer:
-        return answer
-    steps = answer["steps"]
-    while steps and len(json.dumps({**answer, "steps": steps}, default=str)) > limit:
-        steps = steps[: len(steps) // 2]
-    return {**answer, "steps": steps, "stepsTruncated": True}
 
 
 async def small(
@@ -38,25 +30,6 @@ async def small(
             )
             return ok({**result, "inlined": True}, image)
         return ok({**result, "inlined": False})
-    if name == "get_page_content" and len(json.dumps(result)) > inline:
-        artifact_id = await artifacts.save(
-            f"content.{result['format']}", result["content"].encode(), "text/plain"
-        )
-        cut = result["content"].encode()[: inline * 3 // 4].decode("utf-8", errors="ignore")
-        warnings = [
-            *result.get("warnings", []),
-            f"the content is longer than this answer may be; all of it is artifact {artifact_id}",
-        ]
-        return ok(
-            {
-                **result,
-                "content": cut,
-                "bytes": len(cut.encode()),
-                "truncated": True,
-                "artifactId": artifact_id,
-                "warnings": warnings,
-            }
-        )
     if name == "evaluate":
         data = json.dumps(result["value"], ensure_ascii=False).encode()
         if len(data) + 200 > inline:
@@ -73,3 +46,60 @@ async def small(
                 }
             )
     return ok(result)
+
+
+async def paged_content(
+    answer: dict[str, Any], artifacts: RunArtifacts, room: int
+) -> dict[str, Any]:
+    """A page's content answer within `room` characters: whole, or its first part with a cursor
+    into the whole answer, kept as an artifact of the caller's (`page`: offsets in characters)."""
+    if size(answer) <= room:
+        return answer
+    data = json.dumps(answer, ensure_ascii=False).encode()
+    artifact_id = await artifacts.save("content.json", data, "application/json")
+    return _content_page(answer, artifact_id, 0, room)
+
+
+async def next_content(
+    manager: RunManager, token: str, principal: Principal, room: int
+) -> dict[str, Any]:
+    """The page of a content answer that `token` (a nextCursor of it) names."""
+    cursor = read_cursor(token, "content")
+    try:
+        chunk = await manager.artifacts.read(cursor.ref, 0, None, principal)
+    except TaskplateError as error:
+        if error.code in (ErrorCode.ARTIFACT_NOT_FOUND, ErrorCode.ARTIFACT_EXPIRED):
+            raise unknown_cursor() from None
+        raise
+    whole = json.loads(chunk.data) if chunk.meta.get("name") == "content.json" else None
+    if not isinstance(whole, dict) or cursor.offset > len(whole.get("content") or ""):
+        raise unknown_cursor()
+    return _content_page(whole, cursor.ref, cursor.offset, room)
+
+
+def _content_page(
+    whole: dict[str, Any], artifact_id: str, offset: int, room: int
+) -> dict[str, Any]:
+    text: str = whole["content"]
+    rest, total = text[offset:], len(text)
+
+    def put(part: str) -> dict[str, Any]:
+        following = Cursor("content", artifact_id, total)
+        return _with(whole, part, artifact_id, page_of(offset, len(part), total, following))
+
+    count = fitting(put, rest, room)
+    end = offset + count
+    following = Cursor("content", artifact_id, end) if end < total else None
+    return _with(whole, rest[:count], artifact_id, page_of(offset, count, total, following))
+
+
+def _with(
+    whole: dict[str, Any], part: str, artifact_id: str, page: dict[str, Any]
+) -> dict[str, Any]:
+    return {
+        **whole,
+        "content": part,
+        "bytes": len(part.encode()),
+        "artifactId": artifact_id,
+        "page": page,
+    }

@@ -23,6 +23,7 @@ from taskplate.dsl import listed, violations
 from taskplate.interpreter import Limits, admit, internal
 from taskplate.providers import ArgModelBase, FuncMetadata
 
+from .._artifact_links import linked
 from .._results import failed
 from .._schemas import listed_inputs, published
 from .._state import ServerState
@@ -69,7 +70,7 @@ class ToolSpec:
             if problem is not None:
                 return failed(problem)
             try:
-                return await handler(state, arguments, ctx)
+                return linked(await handler(state, arguments, ctx), ctx)
             except TaskplateError as error:
                 return failed(error)
             except Exception as exc:  # a bug: still an answer with a code, as a run's would be

@@ -10,13 +10,22 @@ from typing import Any
 from mcp.server.mcpserver import Context
 
 from .._input_required import modern
+from .._paging import CURSOR_ARG, MAX_TOKENS_ARG, budget
 from .._results import ok
 from .._schemas import ID, RUN
 from .._state import ServerState
-from ._inline import fit
+from ._run_pages import next_run_page, run_answer
 from ._spec import Answer, ToolSpec, params
 
-INPUT = params({"runId": ID, "includeSteps": {"type": "boolean"}}, ["runId"])
+INPUT = params(
+    {
+        "runId": ID,
+        "includeSteps": {"type": "boolean"},
+        "cursor": CURSOR_ARG,
+        "maxTokens": MAX_TOKENS_ARG,
+    },
+    ["runId"],
+)
 OUTPUT = RUN
 
 
@@ -31,13 +40,16 @@ async def get_task_run(state: ServerState, args: dict[str, Any], ctx: Context) -
             required = inbox.input_required(run_id)
             if required is not None:
                 return required
+    room = budget(state.answer_chars, args)
+    if args.get("cursor"):
+        return ok(await next_run_page(state.manager, run_id, args["cursor"], principal, room))
     answer = await state.manager.describe(run_id, args.get("includeSteps", False), principal)
-    return ok(fit(answer, state.manager.limits.max_artifact_inline_bytes))
+    return ok(await run_answer(state.manager, answer, principal, room))
 
 
 SPEC = ToolSpec(
     "get_task_run",
-    "A run's status, progress, result, error and artifacts (includeSteps: every step execution).",
+    "A run's status, progress, result, error and artifacts (includeSteps: every step execution). A long result list or steps come in pages: pass resultPage/stepsPage.nextCursor as cursor.",
     INPUT,
     OUTPUT,
     get_task_run,

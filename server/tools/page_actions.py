@@ -16,9 +16,11 @@ from taskplate.contract import ErrorCode, Level, TaskplateError
 from taskplate.interpreter import RunArtifacts
 from taskplate.stdlib import REGISTRY, ActionContext, run_action
 
-from .._schemas import SESSION_ID, TAB_ID
+from .._paging import CURSOR_ARG, MAX_TOKENS_ARG, budget
+from .._results import ok
+from .._schemas import PAGE, SESSION_ID, TAB_ID
 from .._state import ServerState
-from ._inline import small
+from ._inline import next_content, paged_content, small
 from ._spec import Schema, ToolSpec
 
 PAGE_ACTIONS = (
@@ -46,6 +48,8 @@ def action_input_schema(name: str) -> Schema:
         **schema.get("properties", {}),
     }
     schema["required"] = ["sessionId", *schema.get("required", [])]
+    if name == "get_page_content":  # a long page comes in pages
+        schema["properties"] |= {"cursor": CURSOR_ARG, "maxTokens": MAX_TOKENS_ARG}
     return schema
 
 
@@ -54,6 +58,8 @@ def action_output_schema(name: str) -> Schema:
     if name in ("get_page_content", "screenshot"):
         schema.setdefault("properties", {})["artifactId"] = {"type": "string"}
         schema["properties"]["inlined"] = {"type": "boolean"}
+    if name == "get_page_content":
+        schema["properties"]["page"] = PAGE
     if name == "evaluate":  # a value larger than an answer may be is an artifact
         schema["properties"].update(
             {
@@ -78,9 +84,13 @@ async def page_action(
             "Connect over stdio (local trust) to use it.",
         )
     principal = state.principal(ctx)
+    if name == "get_page_content" and args.get("cursor"):  # its next page, not the page again
+        room = budget(state.answer_chars, args)
+        return ok(await next_content(manager, args["cursor"], principal, room))
     session = state.sessions.usable(manager, args["sessionId"], trust, principal)
     own = spec.args_schema.get("properties", {})  # close_tab's tabId is its argument
-    action_args = {k: v for k, v in args.items() if k in own or k not in ("sessionId", "tabId")}
+    ours = ("sessionId", "tabId", "cursor", "maxTokens")
+    action_args = {k: v for k, v in args.items() if k in own or k not in ours}
     artifacts = RunArtifacts(manager.artifacts, f"session_{session.id}", principal.name)
     action_ctx = ActionContext(
         session=session,
@@ -91,6 +101,8 @@ async def page_action(
     )
     result = await run_action(name, action_ctx, action_args)
     await state.sessions.keep_call(manager, session, name, action_args, args.get("tabId"), result)
+    if name == "get_page_content":
+        return ok(await paged_content(result, artifacts, budget(state.answer_chars, args)))
     return await small(manager, name, result, artifacts)
 
 

@@ -12,13 +12,16 @@ from typing import Any
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 
+from taskplate.interpreter import OPERATOR
+
 from .._follow import follow
 from .._input_required import channels_for
+from .._paging import MAX_TOKENS_ARG, budget
 from .._results import ok
 from .._schemas import ID, MAX_MS, PROFILE_ID, RUN, S, obj
 from .._state import ServerState, refresh_templates
 from .._tasks import task_requested
-from ._inline import fit
+from ._run_pages import run_answer
 from ._spec import Answer, ToolSpec, params
 
 INPUT = params(
@@ -40,6 +43,7 @@ INPUT = params(
             "type": "object",
             "description": "Checked against the template's inputsSchema.",
         },
+        "maxTokens": MAX_TOKENS_ARG,
         "options": params(
             {
                 "timeoutMs": {"type": "integer", "minimum": 1, "maximum": MAX_MS},
@@ -74,7 +78,8 @@ async def run_task_template(state: ServerState, args: dict[str, Any], ctx: Conte
     manager, inbox = state.manager, state.inbox
     if ctx.request_state is not None:  # a later round (2026-07-28): answers, then on
         run_id = await inbox.deliver(manager, ctx)
-        return await inbox.follow_or_ask(run_id, lambda: following(state, run_id, ctx))
+        room = budget(state.answer_chars, args)
+        return await inbox.follow_or_ask(run_id, lambda: following(state, run_id, ctx, room))
     await refresh_templates(state, ctx)
     template = manager.library.get(args["templateId"], args.get("templateVersion"))
     options = dict(args.get("options") or {})
@@ -108,22 +113,24 @@ async def run_task_template(state: ServerState, args: dict[str, Any], ctx: Conte
                 "createdAt": (await manager.describe(run_id))["createdAt"],
             }
         )
+    room = budget(state.answer_chars, args)
     try:
-        return await inbox.follow_or_ask(run_id, lambda: following(state, run_id, ctx))
+        return await inbox.follow_or_ask(run_id, lambda: following(state, run_id, ctx, room))
     finally:
         asker.call_ended()
 
 
-async def following(state: ServerState, run_id: str, ctx: Context) -> CallToolResult:
-    """The run's answer once it ends, its progress and steps sent to the client meanwhile."""
+async def following(state: ServerState, run_id: str, ctx: Context, room: int) -> CallToolResult:
+    """The run's answer once it ends (within `room` characters), its progress and steps sent to
+    the client meanwhile."""
     answer = await follow(state.manager, ctx, run_id, state.log_levels)
-    return ok(fit(answer, state.manager.limits.max_artifact_inline_bytes))
+    return ok(await run_answer(state.manager, answer, state.principal(ctx), room))
 
 
 async def final(state: ServerState, run_id: str) -> CallToolResult:
     """The answer of a run that ended, as the sync call gives it (a task's result)."""
-    answer = await state.manager.describe(run_id)
-    return ok(fit(answer, state.manager.limits.max_artifact_inline_bytes))
+    answer = await state.manager.describe(run_id)  # its caller's, checked by who asks
+    return ok(await run_answer(state.manager, answer, OPERATOR, state.answer_chars))
 
 
 SPEC = ToolSpec(

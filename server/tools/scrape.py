@@ -12,13 +12,15 @@ from typing import TYPE_CHECKING, Any
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 
+from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.interpreter import RunArtifacts
 from taskplate.stdlib import ActionContext, run_action
 
+from .._paging import CURSOR_ARG, MAX_TOKENS_ARG, budget
 from .._results import ok
-from .._schemas import INT, PROFILE_ID, B, S, obj
+from .._schemas import INT, PAGE, PROFILE_ID, B, S, obj
 from .._state import ServerState
-from ._inline import small
+from ._inline import next_content, paged_content, small
 from ._spec import ToolSpec, params
 
 if TYPE_CHECKING:
@@ -42,8 +44,9 @@ INPUT = params(
             "Screenshots are always taken in the browser.",
         },
         "profileId": PROFILE_ID,
+        "cursor": {**CURSOR_ARG, "description": "An answer's nextCursor: its next page (no url)."},
+        "maxTokens": MAX_TOKENS_ARG,
     },
-    ["url"],
 )
 OUTPUT = obj(
     {
@@ -57,6 +60,7 @@ OUTPUT = obj(
         "status": {"type": ["integer", "null"]},
         "engine": S,
         "engineReason": {"type": ["string", "null"]},
+        "page": PAGE,
     },
     ["url", "format"],
 )
@@ -64,6 +68,15 @@ OUTPUT = obj(
 
 async def scrape(state: ServerState, args: dict[str, Any], ctx: Context) -> CallToolResult:
     manager, trust = state.manager, state.trust(ctx)
+    room = budget(state.answer_chars, args)
+    if args.get("cursor"):  # the next page of a long one read before
+        return ok(await next_content(manager, args["cursor"], state.principal(ctx), room))
+    if not args.get("url"):
+        raise TaskplateError(
+            ErrorCode.INVALID_PARAMETER,
+            "scrape needs `url` (or `cursor`, to read on in a page read before)",
+            "Pass the page's url.",
+        )
     fmt = args.get("format", "markdown")
     if args.get("engine", "browser") != "browser" and fmt not in ("screenshot", "fullscreenshot"):
         return await _read(state, args, ctx)
@@ -90,8 +103,7 @@ async def scrape(state: ServerState, args: dict[str, Any], ctx: Context) -> Call
             action_ctx,
             {"format": fmt, "onlyMainContent": args.get("onlyMainContent", True)},
         )
-        answer = await small(manager, "get_page_content", content, artifacts)
-        return ok({**base, **(answer.structured_content or {})})
+        return ok(await paged_content({**base, **content}, artifacts, room))
     finally:
         await state.sessions.close(manager, session.id)
 
@@ -140,8 +152,8 @@ async def _read(state: ServerState, args: dict[str, Any], ctx: Context) -> CallT
         key: page[key] for key in ("url", "format", "title", "status", "engine", "engineReason")
     }
     content = {key: page[key] for key in ("format", "title", "content", "bytes", "truncated")}
-    answer = await small(manager, "get_page_content", content | _warnings(page), artifacts)
-    return ok({**base, **(answer.structured_content or {})})
+    room = budget(state.answer_chars, args)
+    return ok(await paged_content({**base, **content, **_warnings(page)}, artifacts, room))
 
 
 def _warnings(page: dict[str, Any]) -> dict[str, Any]:

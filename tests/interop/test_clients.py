@@ -157,3 +157,20 @@ def test_a_missing_node_install_fails_and_says_how_to_install_it(tmp_path: Path)
     with pytest.raises(pytest.fail.Exception) as failed:
         require_node(tmp_path / "node_modules" / "node" / "bin" / "node")
     assert "make bootstrap" in str(failed.value) and "apt-get install" in str(failed.value)
+
+
+def test_the_typescript_sdk_reads_long_answers_to_their_end_with_cursors(
+    node: Path, home: Path, site: FixtureServer
+) -> None:
+    count = 200
+    args = ["pages.mjs", DSL, site.base, str(count)]
+    done = run_node(node, args, node_env(home))
+    assert done.returncode == 0, done.stdout + done.stderr
+    summary = last_json(done.stdout)
+    assert summary["longestText"] <= 80_000, summary["longestText"]  # the default budget
+    batch = summary["batch"]
+    assert batch["status"] == "succeeded" and batch["summary"], batch
+    assert batch["total"] == count and batch["pages"] > 1 and 0 < batch["firstPage"] < count
+    assert batch["urls"] == [site.url(f"/article.html?n={n}") for n in range(count)]
+    long = summary["long"]
+    assert long["pages"] > 1 and long["length"] == long["total"] and long["ends"], long

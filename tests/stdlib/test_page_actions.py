@@ -309,7 +309,7 @@ async def test_smart_wait_reads_a_page_that_fills_itself_after_load(
 async def test_smart_wait_on_a_page_already_quiet_is_short(
     ctx: ActionContext, site: FixtureServer
 ) -> None:
-    # Quiet since it loaded: stable about 100 ms after loading, never a quiet window again. A
+    # Quiet since it loaded (and without a script: stable once loaded), never a quiet window. A
     # long window shows that without timing the machine (failed at load 30 as "< 200 ms").
     await act("navigate", ctx, url=site.url("/article.html"))
     waited = await act("wait_for_stable", ctx, quietMs=5000)
