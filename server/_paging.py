@@ -32,12 +32,12 @@ MAX_TOKENS_ARG = {
     "type": "integer",
     "minimum": MIN_TOKENS,
     "maximum": MAX_TOKENS,
-    "description": "The answer's budget in tokens (4 characters each; default the server's).",
+    "description": "Answer budget in tokens (default: the server's).",
 }
 CURSOR_ARG = {
     "type": "string",
     "minLength": 1,
-    "description": "An answer's nextCursor: its next page.",
+    "description": "A nextCursor: the next page.",
 }
 
 

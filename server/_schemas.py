@@ -186,9 +186,22 @@ def published(result: dict[str, Any]) -> dict[str, Any]:
 
 def listed_inputs(schema: Any) -> Any:
     """An input schema as tools/list gives it: without the `x-` keywords, which only word the
-    server's own messages (`x-message`) and mean nothing to a client."""
+    server's own messages (`x-message`) and mean nothing to a client, and without the bounds a
+    model never comes near (a string's `minLength: 1`, an integer's `maximum` past 10**6): the
+    server checks every call against the whole schema, and answers INVALID_PARAMETER naming the
+    field."""
     if isinstance(schema, dict):
-        return {k: listed_inputs(v) for k, v in schema.items() if not k.startswith("x-")}
+        return {
+            k: listed_inputs(v)
+            for k, v in schema.items()
+            if not k.startswith("x-") and not _unreached_bound(k, v)
+        }
     if isinstance(schema, list):
         return [listed_inputs(v) for v in schema]
     return schema
+
+
+def _unreached_bound(key: str, value: Any) -> bool:
+    return (key == "minLength" and value == 1) or (
+        key == "maximum" and isinstance(value, int) and value > 1_000_000
+    )

@@ -49,8 +49,7 @@ ACTION = ActionSpec(
             "value": {"type": "string"},
             "secret": {
                 "type": "boolean",
-                "description": "The value is a secret (a password field is one anyway): never "
-                "stored or shown, and a password input of a template recorded from it.",
+                "description": "A secret (as a password field is): never stored or shown.",
             },
             "timeoutMs": TIMEOUT_MS,
         },

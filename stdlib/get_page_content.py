@@ -40,8 +40,7 @@ WAIT_FOR_STABLE = {
     "type": "boolean",
     "default": True,
     "description": (
-        "Right after navigate, first wait until the page is stable (as wait_for_stable does,"
-        " with quietMs 200); false reads it at once."
+        "Right after navigate, wait until the page is stable first; false: read at once."
     ),
 }
 

@@ -19,8 +19,7 @@ INPUT = params(
         "profileId": PROFILE_ID,
         "record": {
             "type": "boolean",
-            "description": "Record the session's network: save_template then writes a first "
-            "test case of the template it saves (replayed offline by `dsl test`).",
+            "description": "Record its network: save_template then writes a test case too.",
         },
     }
 )
@@ -40,7 +39,7 @@ async def create_session(state: ServerState, args: dict[str, Any], ctx: Context)
 
 SPEC = ToolSpec(
     "create_session",
-    "Open a named browser session (isolated cookies and storage, up to 20 tabs), seeded from a login profile. record: true records its network, so that save_template also writes a first test case.",
+    "Open a browser session (own cookies and storage, up to 20 tabs), seeded from a login profile.",
     INPUT,
     OUTPUT,
     create_session,

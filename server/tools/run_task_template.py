@@ -50,20 +50,20 @@ INPUT = params(
                 "mode": {"enum": ["sync", "async", "auto"]},
                 "trace": {
                     "enum": ["off", "on-failure", "on"],
-                    "description": "Keep a Playwright trace (trace.zip) of the run: never, when it fails (default for local callers), always.",
+                    "description": "Keep a Playwright trace.zip: never, on failure (local callers' default), always.",
                 },
                 "proxy": {
                     "type": "string",
-                    "description": "Send the run's requests through this proxy (scheme://[user:password@]host:port); remote callers only a proxy the operator allows (docs/networks.md).",
+                    "description": "scheme://[user:password@]host:port; remote callers: the operator's allowed proxies.",
                 },
                 "browser": {
                     "type": "object",
-                    "description": "The browser a site sees (userAgent, locale, timezoneId, viewport, device, extraHeaders): only what the template's browser.callerMaySet lists.",
+                    "description": "userAgent, locale, timezoneId, viewport, device, extraHeaders: what the template's browser.callerMaySet allows.",
                 },
                 "maxRetryAfterS": {
                     "type": "number",
                     "minimum": 0,
-                    "description": "The longest a site's Retry-After may hold a host back (at most the operator's).",
+                    "description": "Cap on a site's Retry-After.",
                 },
             }
         ),

@@ -39,12 +39,11 @@ INPUT = params(
         },
         "engine": {
             "enum": ["browser", "auto", "http"],
-            "description": "browser (the default) renders the page; http reads it without a "
-            "browser; auto over HTTP when its HTML holds its content, else in the browser. "
-            "Screenshots are always taken in the browser.",
+            "description": "browser (default) renders it; http without a browser; auto: http when its HTML "
+            "holds the content.",
         },
         "profileId": PROFILE_ID,
-        "cursor": {**CURSOR_ARG, "description": "An answer's nextCursor: its next page (no url)."},
+        "cursor": {**CURSOR_ARG, "description": "A nextCursor: the next page (no url)."},
         "maxTokens": MAX_TOKENS_ARG,
     },
 )
@@ -162,7 +161,7 @@ def _warnings(page: dict[str, Any]) -> dict[str, Any]:
 
 SPEC = ToolSpec(
     "scrape",
-    "One page in one call: open it in a fresh context seeded from a profile, wait (smart by default), and answer it as markdown, html, links, or a (full) screenshot; engine http or auto reads it without a browser when its HTML holds its content.",
+    "One page in one call: open it in a fresh context, wait (smart by default), answer it as markdown, html, links or a screenshot.",
     INPUT,
     OUTPUT,
     scrape,
