@@ -137,10 +137,10 @@ SERVING = ("taskplate.server._serve", "taskplate.cli._common")
 @click.option(
     "--answer-tokens",
     type=click.IntRange(1_000, 1_000_000),
-    default=20_000,
-    show_default=True,
-    help="The most a tool's answer holds, in tokens (4 characters each); a longer page, batch or "
-    "run's steps comes in pages with a cursor, and a call may ask less or more (maxTokens).",
+    default=None,
+    help="The most a tool's answer holds, in tokens (4 characters each; also [serve] answerTokens; "
+    "default 20000); a longer page, batch or run's steps comes in pages with a cursor, and a call "
+    "may ask less or more (maxTokens).",
 )
 @store_option
 @click.option(
@@ -181,7 +181,7 @@ def command(
     browser_endpoints: str | None,
     tool_groups: str | None,
     template_tools: bool | None,
-    answer_tokens: int,
+    answer_tokens: int | None,
 ) -> None:
     """Serve the templates and browser tools over MCP."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
@@ -230,6 +230,8 @@ def command(
     groups = groups_named(n.strip() for n in names) if names is not None else DEFAULT_GROUPS
     if template_tools is None:
         template_tools = bool(served.template_tools)
+    if answer_tokens is None:
+        answer_tokens = served.answer_tokens  # None: the server's default
     run(
         runs,
         "stdio" if transport == "stdio" else "streamable-http",

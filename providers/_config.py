@@ -121,6 +121,7 @@ SCHEMA: dict[str, Any] = {
             "properties": {
                 "tools": {"type": "array", "items": {"type": "string", "minLength": 1}},
                 "templateTools": {"type": "boolean"},
+                "answerTokens": {"type": "integer", "minimum": 1000, "maximum": 1000000},
             },
             "additionalProperties": False,
         },
@@ -176,6 +177,7 @@ class Configuration:
     # the default); a later file's value replaces an earlier one's
     serve_tools: list[str] | None = None
     template_tools: bool | None = None
+    answer_tokens: int | None = None  # `[serve] answerTokens`: the answer budget (None: 20,000)
 
     def warn(self, message: str) -> None:
         self.warnings.append(message)
@@ -347,12 +349,13 @@ def _merge_llm(config: Configuration, table: Any, path: str) -> None:
 
 
 def _merge_serve(config: Configuration, table: Any, path: str) -> None:
-    """`[serve] tools` (a list of group names, checked by the server) and `templateTools`."""
+    """`[serve] tools` (a list of group names, checked by the server), `templateTools` and
+    `answerTokens` (the answer budget)."""
     if not isinstance(table, dict):
         config.warn(f"{path}: serve must be a table")
         return
-    for key in sorted(set(table) - {"tools", "templateTools"}):
-        config.warn(f"{path}: serve.{key} ignored (want tools or templateTools)")
+    for key in sorted(set(table) - {"tools", "templateTools", "answerTokens"}):
+        config.warn(f"{path}: serve.{key} ignored (want tools, templateTools or answerTokens)")
     tools = table.get("tools")
     if isinstance(tools, list) and all(isinstance(t, str) and t for t in tools):
         config.serve_tools = list(tools)
@@ -363,6 +366,11 @@ def _merge_serve(config: Configuration, table: Any, path: str) -> None:
         config.template_tools = shown
     elif shown is not None:
         config.warn(f"{path}: serve.templateTools ignored: want true or false")
+    budget = table.get("answerTokens")
+    if isinstance(budget, int) and not isinstance(budget, bool) and 1000 <= budget <= 1_000_000:
+        config.answer_tokens = budget
+    elif budget is not None:
+        config.warn(f"{path}: serve.answerTokens ignored: want a whole number, 1000 to 1000000")
 
 
 def _merge_providers(

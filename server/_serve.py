@@ -152,8 +152,9 @@ def run(
     started: Started | None = None,
     groups: tuple[str, ...] = DEFAULT_GROUPS,
     template_tools: bool = False,
-    answer_tokens: int = DEFAULT_TOKENS,
+    answer_tokens: int | None = None,
 ) -> None:
+    """Serve until stopped; `answer_tokens` None: the default budget (DEFAULT_TOKENS)."""
     caught = anyio.run(
         serve,
         manager,
@@ -168,7 +169,7 @@ def run(
         started,
         groups,
         template_tools,
-        answer_tokens,
+        answer_tokens or DEFAULT_TOKENS,
     )
     for sig in reversed(caught):  # as uvicorn would, but after the manager has closed
         signal.raise_signal(sig)

@@ -5,6 +5,7 @@ and tests/server/test_tool_groups.py.)"""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -14,6 +15,7 @@ from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
 
 from taskplate.server.tools import GROUPS
+from tests.fixtures.server import FixtureServer
 from tests.server.conftest import DSL
 
 pytestmark = pytest.mark.anyio
@@ -59,3 +61,18 @@ def test_a_name_that_is_no_group_stops_the_start(tmp_path: Path) -> None:
     )
     assert done.returncode != 0
     assert '"browser" is not a tool group' in done.stderr, done.stderr
+
+
+async def test_the_answer_budget_comes_from_the_flag_else_the_file(
+    tmp_path: Path, site: FixtureServer
+) -> None:
+    (tmp_path / "taskplate.toml").write_text("[serve]\nanswerTokens = 1000\n", encoding="utf-8")
+    for args, most in (((), 4_000), (("--answer-tokens", "3000"), 12_000)):
+        params = StdioServerParameters(
+            command=DSL, args=["serve", "--tools", "pages", *args], env=env(tmp_path)
+        )
+        async with Client(params) as client:
+            result = await client.call_tool("scrape", {"url": site.url("/large?n=300")})
+        text = result.content[0].text if result.content[0].type == "text" else ""
+        assert most - 1_000 < len(text) <= most, (args, len(text))
+        assert json.loads(text)["page"]["nextCursor"]
