@@ -229,12 +229,19 @@ def render_meta_schema() -> str:
     return json.dumps(flattened_meta_schema(), indent=1, sort_keys=True) + "\n"
 
 
+def _toml_schema() -> str:
+    from taskplate.providers import SCHEMA  # taskplate.toml's, published for editors
+
+    return json.dumps(SCHEMA, indent=2, ensure_ascii=False) + "\n"
+
+
 def generated() -> dict[Path, str]:
     return {
         ROOT / "docs" / "actions.md": render_actions(),
         ROOT / "docs" / "expressions.md": render_expressions(),
         ROOT / "docs" / "template.schema.json": render_schema(),
         ROOT / "docs" / "test-case.schema.json": json.dumps(CASE_SCHEMA, indent=2) + "\n",
+        ROOT / "docs" / "taskplate.toml.schema.json": _toml_schema(),
         ROOT / "dsl" / META_SCHEMA_FILE: render_meta_schema(),
     }
 
