@@ -8,11 +8,10 @@ import base64
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
-from taskplate.contract import ErrorCode, TaskplateError
+from taskplate.contract import ErrorCode, TaskplateError, field, record
 
 from ._throttle import HostThrottle
 
@@ -28,7 +27,7 @@ def mask_credentials(text: str) -> str:
     return _CREDENTIALS.sub(r"\1:***@", text)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Proxy:
     """A proxy both engines send a run's requests through; its password never shown."""
 
@@ -106,7 +105,7 @@ def proxy_from_env(env: Mapping[str, str] | None = None) -> Proxy | None:
     return None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Identity:
     """The browser a site sees: Playwright's context options for it, and the headers plain
     HTTP sends to look the same (User-Agent, Accept-Language, the extra headers)."""
@@ -173,7 +172,7 @@ def accept_language(locale: str) -> str:
     return locale if language == locale else f"{locale},{language};q=0.9"
 
 
-@dataclass
+@record
 class Network:
     """One run's network, shared by its browser session and its plain HTTP client."""
 

@@ -16,12 +16,12 @@ if TYPE_CHECKING:
     from ._config import (
         CONFIG_FILE,
         LOCK_FILE,
-        SCHEMA,
         Configuration,
         ProviderConfig,
         config_files,
         load_configuration,
     )
+    from ._config_schema import SCHEMA
     from ._llm import ModelEndpoint
     from ._lock import (
         LockState,

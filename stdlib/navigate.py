@@ -16,7 +16,6 @@ from taskplate.browser import (
     is_crash,
     navigation_failed,
     page_state,
-    through_proxy,
     translate,
     untraced,
 )
@@ -121,6 +120,9 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
         broken = (ErrorCode.EXECUTION_ERROR, ErrorCode.NAVIGATION_FAILED)
         if error.code in broken and await _page_crashed(tab, page):
             error = crashed(f"the page crashed while opening {url}")
+        # Imported here: `dsl validate` loads the actions; the network's pace needs anyio.
+        from taskplate.browser import through_proxy
+
         raise through_proxy(error, network.proxy_for(urlsplit(url).hostname or "")) from None
     tab.stale = False
     landed = await _landed(tab, page)

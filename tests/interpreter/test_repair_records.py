@@ -3,6 +3,8 @@ records that hold it, so that a selector it suggests is one for inside the recor
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from taskplate.browser import matched_element
@@ -11,7 +13,7 @@ from taskplate.stdlib._context import ActionContext
 from tests.conftest import act
 from tests.fixtures.server import FixtureServer
 
-ARGS = {
+ARGS: dict[str, Any] = {
     "root": ".cards",
     "fields": {
         "items": {
@@ -25,18 +27,23 @@ ARGS = {
 
 
 def test_a_records_field_is_read_inside_the_records_that_hold_it() -> None:
-    assert _selector_of(ARGS, ("fields", "heading")) == ("h1", ".cards")
-    assert _selector_of(ARGS, ("fields", "items")) == (".card", ".cards")
-    assert _selector_of(ARGS, ("fields", "items", "fields", "title")) == (
-        ".t",
-        ":is(.cards) :is(.card)",
-    )
+    fields = ARGS["fields"]
+    assert _selector_of(ARGS, ("fields", "heading")) == ("h1", ".cards", "h1")
+    assert _selector_of(ARGS, ("fields", "items")) == (".card", ".cards", fields["items"])
+    title = (".t", ":is(.cards) :is(.card)", ".t")
+    assert _selector_of(ARGS, ("fields", "items", "fields", "title")) == title
+    # the attr a field reads is repaired where its selector is read
+    assert _selector_of(ARGS, ("fields", "items", "fields", "title", "attr")) == title
     assert _selector_of(ARGS, ("fields", "items", "fields", "tags", "fields", "tag")) == (
         "li",
         ":is(.cards) :is(.card) :is(.tags)",
+        "li",
     )
     no_root = {"fields": ARGS["fields"]}
-    assert _selector_of(no_root, ("fields", "items", "fields", "title")) == (".t", ":is(.card)")
+    assert _selector_of(no_root, ("fields", "items", "fields", "title"))[:2] == (
+        ".t",
+        ":is(.card)",
+    )
 
 
 @pytest.mark.anyio
@@ -44,7 +51,7 @@ async def test_the_root_of_a_records_field_is_its_first_record_on_the_page(
     ctx: ActionContext, site: FixtureServer
 ) -> None:
     await act("navigate", ctx, url=site.url("/shop/listing.html"))
-    selector, root = _selector_of(ARGS, ("fields", "items", "fields", "tags", "fields", "tag"))
+    selector, root, _ = _selector_of(ARGS, ("fields", "items", "fields", "tags", "fields", "tag"))
     assert selector is not None
     count, element = await matched_element(await ctx.page(), selector, root)
     assert count == 2 and element is not None and element["text"] == "light"
