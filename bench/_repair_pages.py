@@ -113,9 +113,12 @@ def product() -> Node:
     )
 
 
-PRODUCT = """\
-template: bench_product
-version: 1.0.0
+def _opening(template_id: str) -> str:
+    """The head every bench template shares: it takes `url` and opens it (step `open`)."""
+    return f"template: {template_id}\nversion: 1.0.0\n" + _OPENS_URL
+
+
+_OPENS_URL = """\
 inputs:
   type: object
   properties:
@@ -124,6 +127,12 @@ steps:
   - id: open
     action: navigate
     with: {url: "${{ inputs.url }}"}
+"""
+
+
+PRODUCT = (
+    _opening("bench_product")
+    + """\
   - id: read
     action: extract
     with:
@@ -135,6 +144,7 @@ steps:
         availability: '[data-testid="availability"]'
 output: ${{ steps.read.values }}
 """
+)
 
 
 def listing() -> Node:
@@ -172,17 +182,9 @@ def listing() -> Node:
     )
 
 
-LISTING = """\
-template: bench_listing
-version: 1.0.0
-inputs:
-  type: object
-  properties:
-    url: {type: string}
-steps:
-  - id: open
-    action: navigate
-    with: {url: "${{ inputs.url }}"}
+LISTING = (
+    _opening("bench_listing")
+    + """\
   - id: read
     action: extract
     with:
@@ -192,6 +194,7 @@ steps:
         pager: '[data-role="pager"]'
 output: ${{ steps.read.values }}
 """
+)
 
 
 def article() -> Node:
@@ -234,17 +237,9 @@ def article() -> Node:
     )
 
 
-ARTICLE = """\
-template: bench_article
-version: 1.0.0
-inputs:
-  type: object
-  properties:
-    url: {type: string}
-steps:
-  - id: open
-    action: navigate
-    with: {url: "${{ inputs.url }}"}
+ARTICLE = (
+    _opening("bench_article")
+    + """\
   - id: read
     action: extract
     with:
@@ -255,6 +250,7 @@ steps:
         lead: 'p.lead'
 output: ${{ steps.read.values }}
 """
+)
 
 
 def login() -> Node:
@@ -282,17 +278,9 @@ def login() -> Node:
     )
 
 
-LOGIN = """\
-template: bench_login
-version: 1.0.0
-inputs:
-  type: object
-  properties:
-    url: {type: string}
-steps:
-  - id: open
-    action: navigate
-    with: {url: "${{ inputs.url }}"}
+LOGIN = (
+    _opening("bench_login")
+    + """\
   - id: user
     action: fill
     with: {selector: 'input#user', value: ana}
@@ -308,6 +296,7 @@ steps:
         help: 'p.help'
 output: ${{ steps.read.values }}
 """
+)
 
 
 def table() -> Node:
@@ -358,17 +347,9 @@ def table() -> Node:
     )
 
 
-TABLE = """\
-template: bench_table
-version: 1.0.0
-inputs:
-  type: object
-  properties:
-    url: {type: string}
-steps:
-  - id: open
-    action: navigate
-    with: {url: "${{ inputs.url }}"}
+TABLE = (
+    _opening("bench_table")
+    + """\
   - id: read
     action: extract
     with:
@@ -378,6 +359,7 @@ steps:
         plans: {selector: 'table.plans td.name', all: true}
 output: ${{ steps.read.values }}
 """
+)
 
 # name: (the page's tree, the template reading it)
 SITES = {
