@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from ._capture import Capture, capture_page, element_html, page_state
     from ._cleanup import cleanup
     from ._element_probe import check_selectors, matched_element, matched_reads, page_elements
-    from ._endpoints import read_loads
+    from ._endpoints import pid_alive, read_loads
     from ._errors import crashed, is_crash, navigation_failed, translate
     from ._har import (
         MASK,
@@ -84,6 +84,7 @@ __all__ = [
     "navigation_failed",
     "page_elements",
     "page_state",
+    "pid_alive",
     "proxy_from_env",
     "read_har",
     "read_loads",

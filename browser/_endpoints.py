@@ -160,13 +160,14 @@ def _prune(folder: Path) -> None:
         try:
             report = json.loads(path.read_text())
             stale = time.time() - float(report["at"]) > 86400
-            if stale or (report["host"] == here and not _alive(int(report["pid"]))):
+            if stale or (report["host"] == here and not pid_alive(int(report["pid"]))):
                 path.unlink(missing_ok=True)
         except (OSError, ValueError, KeyError, TypeError):
             continue
 
 
-def _alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a process of this machine is still there (one of another user's counts)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

@@ -4,7 +4,6 @@ process id. Answers only; the run manager's watch writes heartbeats and reaps wh
 
 from __future__ import annotations
 
-import os
 import socket
 import time
 from collections.abc import Awaitable, Callable
@@ -12,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from taskplate.browser import pid_alive
 from taskplate.contract import ErrorCode, RunStatus, TaskplateError
 from taskplate.dsl import Template
 
@@ -75,14 +75,7 @@ def _owner_alive(owner: str) -> bool:
     host, _, rest = owner.partition(":")
     if host != socket.gethostname():
         return True  # another machine: only its heartbeat can tell
-    pid = int(rest.split(":")[0])
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return pid_alive(int(rest.split(":")[0]))
 
 
 async def flush_every(store: Store, seconds: float) -> None:
