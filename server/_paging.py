@@ -13,12 +13,13 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from taskplate.contract import ErrorCode, TaskplateError
 
 from ._opaque import opened, sealed
 
+T = TypeVar("T")
 CHARS_PER_TOKEN = 4
 DEFAULT_TOKENS = 20_000
 MIN_TOKENS = 1_000  # under this a page holds little more than its envelope
@@ -99,6 +100,27 @@ def fitting(put: Callable[[Any], Any], items: Sequence[Any], room: int, least: i
         else:
             high = mid - 1
     return low
+
+
+def fitted_page(
+    answer: Callable[[Any, dict[str, Any]], T],
+    cursor: Callable[[int], Cursor],
+    rest: Sequence[Any],
+    offset: int,
+    total: int,
+    room: int,
+    least: int = 1,
+) -> T:
+    """The answer `answer(part, page)` makes of the most of `rest` (what follows `offset`, of
+    `total`) that fits in `room` characters, its page's `nextCursor` (`cursor(where)`) naming
+    where the next starts. Sized with the longest cursor it may carry."""
+
+    def put(part: Any) -> T:
+        return answer(part, page_of(offset, len(part), total, cursor(total)))
+
+    count = fitting(put, rest, room, least)
+    end = offset + count
+    return answer(rest[:count], page_of(offset, count, total, cursor(end) if end < total else None))
 
 
 def page_of(offset: int, returned: int, total: int, next_cursor: Cursor | None) -> dict[str, Any]:

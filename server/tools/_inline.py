@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import json
+from functools import partial
 from typing import Any
 
 from mcp_types import CallToolResult, ImageContent
@@ -13,7 +14,7 @@ from mcp_types import CallToolResult, ImageContent
 from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.interpreter import Principal, RunArtifacts, RunManager
 
-from .._paging import Cursor, fitting, page_of, read_cursor, size, unknown_cursor
+from .._paging import Cursor, fitted_page, read_cursor, size, unknown_cursor
 from .._results import ok
 
 
@@ -83,14 +84,11 @@ def _content_page(
     text: str = whole["content"]
     rest, total = text[offset:], len(text)
 
-    def put(part: str) -> dict[str, Any]:
-        following = Cursor("content", artifact_id, total)
-        return _with(whole, part, artifact_id, page_of(offset, len(part), total, following))
+    def put(part: str, page: dict[str, Any]) -> dict[str, Any]:
+        return _with(whole, part, artifact_id, page)
 
-    count = fitting(put, rest, room)
-    end = offset + count
-    following = Cursor("content", artifact_id, end) if end < total else None
-    return _with(whole, rest[:count], artifact_id, page_of(offset, count, total, following))
+    following = partial(Cursor, "content", artifact_id)
+    return fitted_page(put, following, rest, offset, total, room)
 
 
 def _with(

@@ -6,12 +6,13 @@ either. A result the run store kept as an artifact (too large for a row) is page
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any
 
 from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.interpreter import Principal, RunManager
 
-from .._paging import Cursor, fitting, page_of, read_cursor, size, unknown_cursor
+from .._paging import Cursor, fitted_page, read_cursor, size, unknown_cursor
 
 _GONE = (ErrorCode.RUN_NOT_FOUND, ErrorCode.ARTIFACT_NOT_FOUND, ErrorCode.ARTIFACT_EXPIRED)
 
@@ -86,18 +87,14 @@ def _result_page(
     if field is None or (not paged and size(answer) <= room):
         return answer
     items = answer["result"][field][offset:]
-    total = offset + len(items)
 
-    def put(part: list[Any]) -> dict[str, Any]:
-        page = page_of(offset, len(part), total, Cursor("result", answer["runId"], total))
-        page["field"] = field
+    def put(part: list[Any], page: dict[str, Any]) -> dict[str, Any]:
+        page = {**page, "field": field}
         return {**answer, "result": {**answer["result"], field: part}, "resultPage": page}
 
-    count = fitting(put, items, room, 0 if not items else 1)
-    end = offset + count
-    following = Cursor("result", answer["runId"], end) if end < total else None
-    page = {**page_of(offset, count, total, following), "field": field}
-    return {**answer, "result": {**answer["result"], field: items[:count]}, "resultPage": page}
+    following = partial(Cursor, "result", answer["runId"])
+    least = 0 if not items else 1
+    return fitted_page(put, following, items, offset, offset + len(items), room, least)
 
 
 def _steps_page(
@@ -107,11 +104,8 @@ def _steps_page(
     if offset == 0 and size({**answer, "steps": steps}) <= room:
         return {**answer, "steps": steps}
 
-    def put(part: list[Any]) -> dict[str, Any]:
-        page = page_of(offset, len(part), total, Cursor("steps", answer["runId"], total))
+    def put(part: list[Any], page: dict[str, Any]) -> dict[str, Any]:
         return {**answer, "steps": part, "stepsPage": page}
 
-    count = fitting(put, rest, room, least)
-    end = offset + count
-    following = Cursor("steps", answer["runId"], end) if end < total else None
-    return {**answer, "steps": rest[:count], "stepsPage": page_of(offset, count, total, following)}
+    following = partial(Cursor, "steps", answer["runId"])
+    return fitted_page(put, following, rest, offset, total, room, least)
