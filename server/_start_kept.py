@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from taskplate.browser import data_home
 from taskplate.dsl import cache_folder
 
 # Where the data and the templates are: neither changes an answer the start gives.
@@ -59,7 +60,7 @@ def dists() -> list[str]:
 def _served_files() -> list[Path]:
     """The data home's taskplate.toml and the template files of the data home and of
     TASKPLATE_TEMPLATES (what `--templates` adds is in the options)."""
-    home = Path(os.environ.get("TASKPLATE_HOME") or Path.home() / ".taskplate")
+    home = data_home()
     folders = [home / "templates"]
     folders += [Path(p) for p in os.environ.get("TASKPLATE_TEMPLATES", "").split(os.pathsep) if p]
     found = [home / "taskplate.toml"]
