@@ -17,6 +17,7 @@ from taskplate.server._paging import Cursor
 from tests.fixtures.server import FixtureServer
 from tests.server.conftest import Served
 from tests.server.test_ownership import ALPHA_1, BETA, LEGACY, caller, served  # noqa: F401
+from tests.server.wire import MODERN
 
 pytestmark = pytest.mark.anyio
 BUDGET = 80_000  # 20,000 tokens, the server's default
@@ -141,11 +142,13 @@ async def test_a_garbled_or_misdirected_cursor_is_an_unknown_cursor(
         assert (await answer(client, "scrape"))["error"].startswith("scrape needs `url`")
 
 
+@pytest.mark.parametrize("version", [MODERN, LEGACY])
 async def test_another_callers_cursor_is_answered_as_an_unknown_one(
     served: Served,  # noqa: F811
     site: FixtureServer,
+    version: str,
 ) -> None:
-    async with caller(served, ALPHA_1, LEGACY) as alpha, caller(served, BETA, LEGACY) as beta:
+    async with caller(served, ALPHA_1, version) as alpha, caller(served, BETA, version) as beta:
         pause = {"templateId": "pause", "inputs": {"ms": 1}, "options": {"mode": "sync"}}
         run = (await alpha.ok("run_task_template", pause))["runId"]
         cursor = Cursor("steps", run, 0).token()  # what a long run's answer would carry
@@ -178,10 +181,12 @@ async def test_an_artifact_is_a_resource_linked_from_the_answer_that_names_it(
         assert whole["content"].startswith(data["content"]) and whole["url"] == data["url"]
 
 
+@pytest.mark.parametrize("version", [MODERN, LEGACY])
 async def test_another_callers_artifact_resource_is_an_unknown_one(
     served: Served,  # noqa: F811
+    version: str,
 ) -> None:
-    async with caller(served, ALPHA_1, LEGACY) as alpha, caller(served, BETA, LEGACY) as beta:
+    async with caller(served, ALPHA_1, version) as alpha, caller(served, BETA, version) as beta:
         session = (await alpha.ok("create_session", {}))["sessionId"]
         shot = await alpha.tool("screenshot", {"sessionId": session})
         artifact = shot["structuredContent"]["artifactId"]

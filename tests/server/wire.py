@@ -154,6 +154,8 @@ class HttpWire(Wire):
             routing["Mcp-Method"] = body["method"]
             if body["method"] == "tools/call":
                 routing["Mcp-Name"] = body["params"]["name"]
+            elif body["method"] == "resources/read":  # a resource is named by its uri
+                routing["Mcp-Name"] = body["params"]["uri"]
         response = await self.post(data, **routing)
         if response.status_code == 202:
             return []
