@@ -1,5 +1,5 @@
-"""What `tools/list` costs an agent on every turn: taskplate's (a default `dsl serve`, each tool
-group alone, the templates as tools) beside Microsoft's Playwright MCP server (the peer,
+"""What `tools/list` costs an agent on every turn: taskplate's (a default `dsl serve`, with the
+templates as tools, each tool group alone, the templates' tools alone) beside Microsoft's Playwright MCP server (the peer,
 pinned in bench/package.json), measured in one run over stdio.
 
 Size is the JSON text of the `tools/list` result as the server sends it (compact separators),
@@ -55,7 +55,7 @@ def line(label: str, count: int, text: str, peer: str | None = None) -> None:
     if peer is not None:
         versus = f"  {len(text) / len(peer):.2f}x the peer's characters, "
         versus += f"{tokens / len(ENCODING.encode(peer)):.2f}x its tokens"
-    print(f"{label:50} {count:3} tools {len(text):7,} chars {tokens:6,} tokens{versus}")
+    print(f"{label:56} {count:3} tools {len(text):7,} chars {tokens:6,} tokens{versus}")
 
 
 async def main() -> None:
@@ -69,18 +69,18 @@ async def main() -> None:
         default = await listed(ours(home))
         line("taskplate default (dsl serve)", *default, peer=peer)
         both = await listed(ours(home, "--template-tools"))
-        line("taskplate default --template-tools", *both, peer=peer)
+        line("taskplate --template-tools (templates,runs + templates)", *both, peer=peer)
         line("taskplate --tools all", *await listed(ours(home, "--tools", "all")), peer=peer)
-        every = await listed(ours(home, "--tools", "all", "--template-tools"))
-        line("taskplate --tools all --template-tools", *every, peer=peer)
-        narrow = ours(home, "--tools", "templates,runs", "--template-tools")
-        line("taskplate --tools templates,runs --template-tools", *await listed(narrow), peer=peer)
         for group in GROUPS:
             line(f"  group {group}", *await listed(ours(home, "--tools", group)))
+        # the templates' tools alone: beside one small group, with a budget none could pass
+        alone = ("--tools", "authoring", "--tool-tokens", "1000000")
+        plain = await listed(ours(home, *alone))
+        offered = await listed(ours(home, *alone, "--template-tools"))
         print(
-            f"  the templates as tools: {both[0] - default[0]} tools, "
-            f"{len(both[1]) - len(default[1]):,} chars, "
-            f"{len(ENCODING.encode(both[1])) - len(ENCODING.encode(default[1])):,} tokens "
+            f"  the templates as tools: {offered[0] - plain[0]} tools, "
+            f"{len(offered[1]) - len(plain[1]):,} chars, "
+            f"{len(ENCODING.encode(offered[1])) - len(ENCODING.encode(plain[1])):,} tokens "
             "(the shipped templates)"
         )
 

@@ -125,14 +125,22 @@ SERVING = ("taskplate.server._serve", "taskplate.cli._common")
     metavar="GROUPS",
     help="The tool groups to serve, separated by commas: templates, runs, pages, tabs, "
     "authoring, or all (also TASKPLATE_TOOLS and [serve] tools in taskplate.toml; default: "
-    "templates,runs,pages,authoring).",
+    "templates,runs,pages,authoring, and templates,runs with --template-tools).",
 )
 @click.option(
     "--template-tools/--no-template-tools",
     default=None,
-    help="Offer every served template as a tool of its own (also [serve] templateTools; "
-    "default: off, as the default tools and the shipped templates' do not fit together in "
-    "@playwright/mcp's tools/list size).",
+    help="Offer the served templates as tools of their own, as many as fit in tools/list's "
+    "budget (also [serve] templateTools; default: off). Their default groups are "
+    "templates,runs.",
+)
+@click.option(
+    "--tool-tokens",
+    type=click.IntRange(1_000, 1_000_000),
+    default=None,
+    help="tools/list's budget in tokens (4 characters each; also [serve] toolTokens; default "
+    "4400, about @playwright/mcp's list): the templates' tools are offered while they fit "
+    "beside the groups' tools.",
 )
 @click.option(
     "--answer-tokens",
@@ -182,6 +190,7 @@ def command(
     tool_groups: str | None,
     template_tools: bool | None,
     answer_tokens: int | None,
+    tool_tokens: int | None,
 ) -> None:
     """Serve the templates and browser tools over MCP."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
@@ -201,7 +210,7 @@ def command(
     # imported by the start (stdio) or now (HTTP)
     from taskplate.interpreter import ConfirmPolicy, TraceMode
     from taskplate.server import HttpSecurity, is_loopback, load_tokens, run
-    from taskplate.server.tools import DEFAULT_GROUPS, groups_named
+    from taskplate.server.tools import DEFAULT_GROUPS, TEMPLATE_TOOLS_GROUPS, groups_named
 
     from ._common import library, manager
 
@@ -226,12 +235,17 @@ def command(
         runs.trace_default = TraceMode(trace_default)
     runs.confirm = ConfirmPolicy(confirm)
     served = runs.library.configuration  # [serve] of taskplate.toml: the flags have the last word
-    names = tool_groups.split(",") if tool_groups else served.serve_tools
-    groups = groups_named(n.strip() for n in names) if names is not None else DEFAULT_GROUPS
     if template_tools is None:
         template_tools = bool(served.template_tools)
+    names = tool_groups.split(",") if tool_groups else served.serve_tools
+    if names is not None:
+        groups = groups_named(n.strip() for n in names)
+    else:
+        groups = TEMPLATE_TOOLS_GROUPS if template_tools else DEFAULT_GROUPS
     if answer_tokens is None:
         answer_tokens = served.answer_tokens  # None: the server's default
+    if tool_tokens is None:
+        tool_tokens = served.tool_tokens
     run(
         runs,
         "stdio" if transport == "stdio" else "streamable-http",
@@ -246,4 +260,5 @@ def command(
         groups,
         template_tools,
         answer_tokens,
+        tool_tokens,
     )

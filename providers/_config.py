@@ -76,6 +76,7 @@ class Configuration:
     serve_tools: list[str] | None = None
     template_tools: bool | None = None
     answer_tokens: int | None = None  # `[serve] answerTokens`: the answer budget (None: 20,000)
+    tool_tokens: int | None = None  # `[serve] toolTokens`: tools/list's budget (None: 4,400)
 
     def warn(self, message: str) -> None:
         self.warnings.append(message)
@@ -247,13 +248,16 @@ def _merge_llm(config: Configuration, table: Any, path: str) -> None:
 
 
 def _merge_serve(config: Configuration, table: Any, path: str) -> None:
-    """`[serve] tools` (a list of group names, checked by the server), `templateTools` and
-    `answerTokens` (the answer budget)."""
+    """`[serve] tools` (a list of group names, checked by the server), `templateTools`,
+    `answerTokens` (the answer budget) and `toolTokens` (tools/list's budget, which the
+    templates' tools share)."""
     if not isinstance(table, dict):
         config.warn(f"{path}: serve must be a table")
         return
-    for key in sorted(set(table) - {"tools", "templateTools", "answerTokens"}):
-        config.warn(f"{path}: serve.{key} ignored (want tools, templateTools or answerTokens)")
+    for key in sorted(set(table) - {"tools", "templateTools", "answerTokens", "toolTokens"}):
+        config.warn(
+            f"{path}: serve.{key} ignored (want tools, templateTools, answerTokens or toolTokens)"
+        )
     tools = table.get("tools")
     if isinstance(tools, list) and all(isinstance(t, str) and t for t in tools):
         config.serve_tools = list(tools)
@@ -264,11 +268,20 @@ def _merge_serve(config: Configuration, table: Any, path: str) -> None:
         config.template_tools = shown
     elif shown is not None:
         config.warn(f"{path}: serve.templateTools ignored: want true or false")
-    budget = table.get("answerTokens")
+    config.answer_tokens = _budget(config, table, "answerTokens", path, config.answer_tokens)
+    config.tool_tokens = _budget(config, table, "toolTokens", path, config.tool_tokens)
+
+
+def _budget(
+    config: Configuration, table: dict[str, Any], key: str, path: str, was: int | None
+) -> int | None:
+    """A budget in tokens, 1000 to 1000000, or what was before (a bad one warned of)."""
+    budget = table.get(key)
     if isinstance(budget, int) and not isinstance(budget, bool) and 1000 <= budget <= 1_000_000:
-        config.answer_tokens = budget
-    elif budget is not None:
-        config.warn(f"{path}: serve.answerTokens ignored: want a whole number, 1000 to 1000000")
+        return budget
+    if budget is not None:
+        config.warn(f"{path}: serve.{key} ignored: want a whole number, 1000 to 1000000")
+    return was
 
 
 def _merge_providers(

@@ -105,6 +105,7 @@ SCHEMA: dict[str, Any] = {
                 "tools": {"type": "array", "items": {"type": "string", "minLength": 1}},
                 "templateTools": {"type": "boolean"},
                 "answerTokens": {"type": "integer", "minimum": 1000, "maximum": 1000000},
+                "toolTokens": {"type": "integer", "minimum": 1000, "maximum": 1000000},
             },
             "additionalProperties": False,
         },

@@ -5,6 +5,7 @@ Built around a running RunManager; transports (stdio, streamable HTTP) are chose
 
 from __future__ import annotations
 
+import math
 from importlib.metadata import version
 from typing import Any
 
@@ -27,7 +28,7 @@ from ._results import failed
 from ._state import ServerState
 from ._tasks import Tasks, TasksExtension
 from .tools import GROUP_OF, GROUPS, run_steps, run_task_template, tools
-from .tools.template_tools import template_specs
+from .tools.template_tools import DEFAULT_TOOL_TOKENS, listed_size, template_specs
 
 INSTRUCTIONS = """taskplate runs browser task templates. Prefer one run_task_template call (see
 list_task_templates) over many single tools; use run_steps for a deterministic sequence the
@@ -75,11 +76,13 @@ def build_server(
     groups: tuple[str, ...] = tuple(GROUPS),
     template_tools: bool = False,
     answer_tokens: int = DEFAULT_TOKENS,
+    tool_tokens: int = DEFAULT_TOOL_TOKENS,
 ) -> tuple[MCPServer, ServerState]:
     """The server with the tools of `groups`; `auth` (HTTP only) is the SDK's token verifier
     and settings; `remote_save` lets remote callers save templates; `template_tools` offers
-    every served template as a tool of its own (`tools/template_tools.py`); `answer_tokens`
-    bounds an answer's text."""
+    the served templates as tools of their own (`tools/template_tools.py`), as many as fit
+    beside the groups' tools in `tool_tokens` of tools/list; `answer_tokens` bounds an
+    answer's text."""
     state = ServerState(
         manager, http_trust, remote_save=remote_save, answer_chars=answer_tokens * CHARS_PER_TOKEN
     )
@@ -88,13 +91,18 @@ def build_server(
     tasks = Tasks(
         state, {"run_task_template": run_task_template.final, "run_steps": run_steps.final}
     )
+    served = tools(state, groups)
+    used = sum(
+        listed_size(t.name, t.description or "", t.parameters, t.output_schema) for t in served
+    )
+    state.tool_room = tool_tokens - math.ceil(used / CHARS_PER_TOKEN)
     server = TaskplateServer(
         "taskplate",
         token_verifier=verifier,
         auth=settings,
         version=version("taskplate"),
         instructions=INSTRUCTIONS,
-        tools=tools(state, groups),
+        tools=served,
         warn_on_duplicate_resources=False,
         extensions=[TasksExtension(tasks)],
     )
@@ -115,7 +123,7 @@ def offer_templates(server: MCPServer, state: ServerState) -> bool:
     """The served templates as tools, in place of those offered before; True when the list
     of tools changed (names, schemas or descriptions)."""
     offered: dict[str, Tool] = state.template_tools
-    specs = template_specs(state.manager.library.all())
+    specs = template_specs(state.manager.library.all(), state.tool_room)
     before = {name: _listed(tool) for name, tool in offered.items()}
     for name in offered:
         server.remove_tool(name)

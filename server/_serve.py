@@ -26,6 +26,7 @@ from ._http import answer_malformed
 from ._paging import DEFAULT_TOKENS
 from ._stdio import run_stdio
 from .tools import DEFAULT_GROUPS
+from .tools.template_tools import DEFAULT_TOOL_TOKENS
 from .ui import UiAccess, ui_app
 
 log = logging.getLogger("taskplate.serve")
@@ -67,6 +68,7 @@ async def serve(
     groups: tuple[str, ...] = DEFAULT_GROUPS,
     template_tools: bool = False,
     answer_tokens: int = DEFAULT_TOKENS,
+    tool_tokens: int = DEFAULT_TOOL_TOKENS,
 ) -> list[int]:
     """Serve until the client leaves (stdio) or a signal stops the server (HTTP); answers the
     signals caught, for `run` to raise again once everything is closed. `started`: what the
@@ -87,6 +89,7 @@ async def serve(
             groups=groups,
             template_tools=template_tools,
             answer_tokens=answer_tokens,
+            tool_tokens=tool_tokens,
         )
         async with anyio.create_task_group() as watchers:
             state.watchers = watchers  # the status notifications of tasks (2025-11-25)
@@ -153,8 +156,9 @@ def run(
     groups: tuple[str, ...] = DEFAULT_GROUPS,
     template_tools: bool = False,
     answer_tokens: int | None = None,
+    tool_tokens: int | None = None,
 ) -> None:
-    """Serve until stopped; `answer_tokens` None: the default budget (DEFAULT_TOKENS)."""
+    """Serve until stopped; `answer_tokens` and `tool_tokens` None: the default budgets."""
     caught = anyio.run(
         serve,
         manager,
@@ -170,6 +174,7 @@ def run(
         groups,
         template_tools,
         answer_tokens or DEFAULT_TOKENS,
+        tool_tokens or DEFAULT_TOOL_TOKENS,
     )
     for sig in reversed(caught):  # as uvicorn would, but after the manager has closed
         signal.raise_signal(sig)

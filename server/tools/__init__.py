@@ -95,6 +95,10 @@ GROUPS: dict[str, tuple[str, ...]] = {
 # page tools to read and act on a page, run_steps and save_template (docs/SKILL.md's ways);
 # together no larger than @playwright/mcp's tools/list (bench/tools_size.py).
 DEFAULT_GROUPS = ("templates", "runs", "pages", "authoring")
+# With the templates served as tools (`--template-tools`), they are an agent's way to the
+# browser: the default is theirs and the runs', the page tools served when named, so that the
+# templates' tools have the room of tools/list's budget the page tools would take.
+TEMPLATE_TOOLS_GROUPS = ("templates", "runs")
 GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}
 
 
@@ -129,6 +133,7 @@ __all__ = [
     "DEFAULT_GROUPS",
     "GROUPS",
     "GROUP_OF",
+    "TEMPLATE_TOOLS_GROUPS",
     "TOOLS",
     "ToolSpec",
     "groups_named",

@@ -46,13 +46,16 @@ class _AllArguments(ArgModelBase):
 @dataclass(frozen=True)
 class ToolSpec:
     """One tool as declared beside its handler. `input_schema` is a schema, or a function of
-    the server's limits for a tool whose bounds are the server's (get_artifact's `limit`)."""
+    the server's limits for a tool whose bounds are the server's (get_artifact's `limit`).
+    `listed`: what tools/list gives of the input and output schemas, when the tool makes them
+    itself (a template's tool); else `listed_inputs` and `published` of the exact ones."""
 
     name: str
     description: str
     input_schema: Schema | Callable[[Limits], Schema]
     output_schema: Schema
     handler: Handler
+    listed: tuple[Schema, Schema] | None = None
 
     def inputs(self, limits: Limits) -> Schema:
         schema = self.input_schema
@@ -83,15 +86,14 @@ class ToolSpec:
                     )
                 )
 
+        parameters, output = self.listed or (listed_inputs(inputs), published(self.output_schema))
         return Tool(
             fn=call,
             name=self.name,
             title=None,
             description=self.description,
-            parameters=listed_inputs(inputs),
-            fn_metadata=FuncMetadata(
-                arg_model=_AllArguments, output_schema=published(self.output_schema)
-            ),
+            parameters=parameters,
+            fn_metadata=FuncMetadata(arg_model=_AllArguments, output_schema=output),
             is_async=True,
             context_kwarg="ctx",
             annotations=None,

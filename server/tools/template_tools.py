@@ -1,31 +1,106 @@
 """Served templates as tools of their own (`[serve] templateTools`, `dsl serve
 --template-tools`): each enabled template, at its newest version, is the tool named by its id,
-its inputs schema the tool's inputSchema and its description the tool's. A call runs it through
-`run_task_template`'s handler (one execution path): the arguments are the run's inputs, and
-the answer is the run's, as run_task_template gives it.
+its inputs schema the tool's inputSchema, its outputs schema the type of the answer's `result`,
+its description the tool's. A call runs it through `run_task_template`'s handler (one execution
+path): the arguments are the run's inputs, and the answer is the run's, as run_task_template
+gives it.
 
-A template whose id is a built-in tool's name is not offered as a tool (run_task_template
-still runs it). The set follows the library: `offer` is called again when it reloads.
+tools/list is read on every turn of an agent, so the templates' tools share a budget with the
+built-in tools served (`[serve] toolTokens`): they are listed concisely (a description's first
+sentence; the whole texts are in list_task_templates and the template:// resources) and
+offered in the order of their ids while the list fits; a template left out is still run by
+run_task_template. A template whose id is a built-in tool's name is not offered as a tool
+either. The set follows the library: `offer` is called again when it reloads.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import re
 from typing import Any
 
 from mcp.server.mcpserver import Context
 
 from taskplate.dsl import Template
 
+from .._paging import CHARS_PER_TOKEN
+from .._schemas import ERROR_OUTLINE, RUN, STATUS, listed_inputs, obj, outline
 from .._state import ServerState
 from . import TOOLS, run_task_template
-from ._spec import Answer, ToolSpec
+from ._spec import Answer, Schema, ToolSpec
 
 log = logging.getLogger("taskplate.serve")
 BUILT_IN = frozenset(spec.name for spec in TOOLS)
-# The most characters of a template's description its tool repeats (tools/list is read on
-# every turn of an agent; list_task_templates gives the whole text).
-DESCRIPTION_CHARS = 300
+# The budget of tools/list when templates are tools, in tokens counted as CHARS_PER_TOKEN
+# characters each: about @playwright/mcp's list (20,296 characters, 4,415 o200k tokens; our
+# schemas' JSON runs 4.2 characters a token, so this is some 4,200 of them).
+DEFAULT_TOOL_TOKENS = 4_400
+# The most characters of a description a template's tool lists: its first sentence, at most
+# DESCRIPTION_CHARS for the tool's and SHORT_CHARS for an argument's.
+DESCRIPTION_CHARS = 200
+SHORT_CHARS = 80
+# Where a description's first sentence ends: a stop, a semicolon or a parenthesis begins.
+_FIRST_SENTENCE = re.compile(r"(?<=[.;])\s|\s\(")
+# How many levels of a template's outputs the answer's `result` lists (a batch's items' fields).
+RESULT_DEPTH = 3
+_CHECKED = ["succeeded", "partial_success"]  # the statuses whose result the outputs schema checked
+
+
+def first_sentence(text: str, most: int) -> str:
+    """`text` when it is one sentence of at most `most` characters; else its first sentence
+    (or clause), without its stop, cut at a word to at most `most` characters."""
+    text = " ".join(text.split())
+    first = _FIRST_SENTENCE.split(text, maxsplit=1)[0]
+    if first == text and len(text) <= most:
+        return text
+    first = first.rstrip(".;")
+    if len(first) <= most:
+        return first
+    return first[: most - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+
+def _concise(schema: Any) -> Any:
+    """An inputs schema as a template's tool lists it: every description its first sentence."""
+    if isinstance(schema, dict):
+        return {
+            k: first_sentence(v, SHORT_CHARS)
+            if k == "description" and isinstance(v, str)
+            else _concise(v)
+            for k, v in schema.items()
+        }
+    if isinstance(schema, list):
+        return [_concise(v) for v in schema]
+    return schema
+
+
+def answer_schema(outputs: Schema | None) -> Schema:
+    """The answer of a template's tool: a run whose `result`, when the run succeeded (in full or
+    in part), is the template's outputs (checked against them when the run ended); any other
+    run (queued, failed, …) as run_task_template answers it."""
+    result = outputs if outputs is not None else {}
+    checked = obj({**RUN["properties"], "status": {"enum": _CHECKED}, "result": result})
+    others = [s for s in STATUS["enum"] if s not in _CHECKED]
+    other = obj({**RUN["properties"], "status": {"enum": others}}, ["runId", "status"])
+    return {"anyOf": [{**checked, "required": ["runId", "status", "result"]}, other]}
+
+
+def listed_answer(outputs: Schema | None) -> Schema:
+    """What tools/list gives of `answer_schema`: a succeeded run's id, status and the outline
+    of its result, the outputs a few levels deep (types, no descriptions or bounds); any other
+    run's id and status."""
+    result = outline(outputs, RESULT_DEPTH) if outputs is not None else {}
+    return {
+        "type": "object",
+        "anyOf": [
+            {
+                "properties": {"status": {"enum": _CHECKED}, "result": result},
+                "required": ["runId", "status", "result"],
+            },
+            {"required": ["runId", "status"]},  # queued, running, failed, …: its result unchecked
+            ERROR_OUTLINE,
+        ],
+    }
 
 
 def spec_of(template: Template) -> ToolSpec:
@@ -36,17 +111,43 @@ def spec_of(template: Template) -> ToolSpec:
         call = {"templateId": template_id, "templateVersion": version, "inputs": args}
         return await run_task_template.run_task_template(state, call, ctx)
 
-    described = " ".join((template.description or template.name).split())
-    if len(described) > DESCRIPTION_CHARS:
-        described = described[: DESCRIPTION_CHARS - 1].rstrip() + "…"
+    described = first_sentence(template.description or template.name, DESCRIPTION_CHARS)
     inputs = {"type": "object", **template.inputs_schema}
-    return ToolSpec(template_id, described, inputs, run_task_template.OUTPUT, run)
+    outputs = template.outputs_schema
+    listed = (_concise(listed_inputs(inputs)), listed_answer(outputs))
+    return ToolSpec(template_id, described, inputs, answer_schema(outputs), run, listed)
 
 
-def template_specs(templates: list[Template]) -> list[ToolSpec]:
-    """The tools of the served templates: one per id, its newest version (the library lists
-    versions oldest first), built-in names left out."""
+def listed_size(name: str, description: str, inputs: Schema, outputs: Schema | None) -> int:
+    """The characters a tool takes in tools/list (its JSON, compact)."""
+    tool = {"name": name, "description": description, "inputSchema": inputs}
+    if outputs is not None:
+        tool["outputSchema"] = outputs
+    return len(json.dumps(tool, separators=(",", ":"), ensure_ascii=False))
+
+
+def template_specs(templates: list[Template], room_tokens: int) -> list[ToolSpec]:
+    """The tools of the served templates that fit in `room_tokens` of tools/list: one per id,
+    its newest version (the library lists versions oldest first), in the order of their ids,
+    built-in names left out."""
     newest = {t.id: t for t in templates}
     for name in sorted(newest.keys() & BUILT_IN):
         log.warning("template %s is not offered as a tool: a built-in tool has its name", name)
-    return [spec_of(t) for name, t in sorted(newest.items()) if name not in BUILT_IN]
+    room = room_tokens * CHARS_PER_TOKEN
+    specs: list[ToolSpec] = []
+    for name, template in sorted(newest.items()):
+        if name in BUILT_IN:
+            continue
+        spec = spec_of(template)
+        assert spec.listed is not None
+        size = listed_size(name, spec.description, *spec.listed)
+        if size > room:
+            log.warning(
+                "template %s is not offered as a tool: tools/list would pass its budget "
+                "([serve] toolTokens); run_task_template runs it",
+                name,
+            )
+            continue
+        room -= size
+        specs.append(spec)
+    return specs

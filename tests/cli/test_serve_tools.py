@@ -76,3 +76,17 @@ async def test_the_answer_budget_comes_from_the_flag_else_the_file(
         text = result.content[0].text if result.content[0].type == "text" else ""
         assert most - 1_000 < len(text) <= most, (args, len(text))
         assert json.loads(text)["page"]["nextCursor"]
+
+
+async def test_the_templates_as_tools_bring_their_own_default_groups_and_budget(
+    tmp_path: Path,
+) -> None:
+    """--template-tools alone serves templates and runs beside the templates' tools; a budget
+    (--tool-tokens, [serve] toolTokens) too small for them leaves them to run_task_template."""
+    offered = await listed(tmp_path, "--template-tools")
+    assert names("templates", "runs") < offered and "navigate" not in offered
+    small = await listed(tmp_path, "--template-tools", "--tool-tokens", "1000")
+    assert small == names("templates", "runs")
+    assert {"batch_extract_pages", "crawl_site", "map_site"} <= offered
+    (tmp_path / "taskplate.toml").write_text("[serve]\ntoolTokens = 1000\n", encoding="utf-8")
+    assert await listed(tmp_path, "--template-tools") == names("templates", "runs")

@@ -59,8 +59,9 @@ PEER_TOOLS_LIST_CHARS = 20_296
 def test_the_typescript_sdk_reads_a_small_tool_list_and_calls_a_template_as_a_tool(
     node: Path, home: Path, site: FixtureServer
 ) -> None:
-    """A default dsl serve's tools/list is no larger than the peer's; a template is a tool of
-    its own, typed (the SDK validates its answer), and a wrong argument is refused."""
+    """A default dsl serve's tools/list is no larger than the peer's, nor is it with the
+    templates as tools; a template is a tool of its own, typed by its inputs and outputs (the
+    SDK validates its answer), and a wrong argument is refused."""
     env = {k: v for k, v in node_env(home).items() if k != "TASKPLATE_TOOLS"}
     done = run_node(node, ["tools.mjs", DSL, site.url("/article.html")], env)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -69,7 +70,10 @@ def test_the_typescript_sdk_reads_a_small_tool_list_and_calls_a_template_as_a_to
     assert "run_task_template" in summary["defaultTools"]
     assert "evaluate" not in summary["defaultTools"]  # the tabs group is not a default one
     assert summary["defaultChars"] <= PEER_TOOLS_LIST_CHARS, summary["defaultChars"]
-    assert summary["templateTool"] == {"required": ["urls"], "typed": "array"}
+    assert summary["templateTool"] == {"required": ["urls"], "typed": "array", "items": "array"}
+    shipped = {"batch_extract_pages", "crawl_site", "extract_structured", "map_site"}
+    assert shipped <= set(summary["templateTools"]) and "navigate" not in summary["templateTools"]
+    assert summary["templateToolsChars"] <= PEER_TOOLS_LIST_CHARS, summary["templateToolsChars"]
     assert summary["run"] == {
         "isError": False,
         "status": "succeeded",

@@ -1,8 +1,9 @@
 // The official TypeScript SDK client reading what tools/list costs and calling a template as a
 // tool of its own: the size of a default `dsl serve`'s tools/list (the JSON text of its
-// tools), then, from `dsl serve --tools templates,runs --template-tools`, batch_extract_pages
-// called by its own name with typed arguments (the SDK checks the answer against the tool's
-// outputSchema) and with a wrong argument (refused by the tool's inputSchema). Prints one JSON
+// tools), then of `dsl serve --template-tools`'s (its default groups and the templates as
+// tools), whose batch_extract_pages is called by its own name with typed arguments (the SDK
+// checks the answer against the tool's outputSchema, which types the result by the template's
+// outputs) and with a wrong argument (refused by the tool's inputSchema). Prints one JSON
 // summary; exits 1 on a failure.
 //
 //   node tools.mjs DSL PAGE_URL     (TASKPLATE_* from the environment, TASKPLATE_TOOLS unset)
@@ -28,10 +29,17 @@ try {
   summary.defaultChars = JSON.stringify({ tools: listed.tools }).length;
   await client.close();
 
-  client = await connected(["serve", "--tools", "templates,runs", "--template-tools"]);
+  client = await connected(["serve", "--template-tools"]);
   const { tools } = await client.listTools();
+  summary.templateTools = tools.map((t) => t.name).sort();
+  summary.templateToolsChars = JSON.stringify({ tools }).length;
   const tool = tools.find((t) => t.name === "batch_extract_pages");
-  summary.templateTool = { required: tool.inputSchema.required, typed: tool.inputSchema.properties.urls.type };
+  const result = tool.outputSchema.anyOf[0].properties.result;
+  summary.templateTool = {
+    required: tool.inputSchema.required,
+    typed: tool.inputSchema.properties.urls.type,
+    items: result.properties.items.type,
+  };
   const run = await client.callTool(
     { name: "batch_extract_pages", arguments: { urls: [pageUrl], waitFor: 1, concurrency: 1 } },
     undefined,

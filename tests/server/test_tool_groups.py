@@ -12,14 +12,24 @@ from typing import Any
 import anyio
 import jsonschema
 import pytest
+import yaml
 from mcp.client.client import Client
 
+from taskplate.browser import BrowserRuntime
+from taskplate.dsl._model import build_template
 from taskplate.interpreter import RunManager
 from taskplate.server import build_server
 from taskplate.server._schemas import answers, published
-from taskplate.server.tools import DEFAULT_GROUPS, GROUPS, TOOLS, groups_named
+from taskplate.server.tools import (
+    DEFAULT_GROUPS,
+    GROUPS,
+    TEMPLATE_TOOLS_GROUPS,
+    TOOLS,
+    groups_named,
+)
+from taskplate.server.tools.template_tools import spec_of
 from tests.fixtures.server import FixtureServer
-from tests.server.conftest import start_http, stop
+from tests.server.conftest import running_manager, start_http, stop
 
 pytestmark = pytest.mark.anyio
 LINES = ["legacy", "2026-07-28"]  # the 2025-11-25 handshake and the stateless line
@@ -42,6 +52,7 @@ steps:
 output:
   title: ${{ steps.page.title }}
 """
+OUTPUTS = {"type": "object", "required": ["title"], "properties": {"title": {"type": "string"}}}
 
 
 @pytest.fixture
@@ -106,6 +117,9 @@ async def test_a_template_is_a_tool_of_its_own(
     assert own.structured_content["status"] == "succeeded", own.structured_content.get("error")
     assert own.structured_content["result"] == through.structured_content["result"]
     assert own.structured_content["templateId"] == "echo_title"
+    jsonschema.validate(own.structured_content, tool.output_schema or {})
+    typed = (tool.output_schema or {})["anyOf"][0]["properties"]["result"]
+    assert typed == {}  # echo_title declares no outputs: its result is untyped
     assert wrong.is_error and wrong.structured_content is not None
     assert wrong.structured_content["errorCode"] == "INVALID_PARAMETER"
 
@@ -180,3 +194,70 @@ async def test_the_default_tool_list_is_no_larger_than_the_peers(manager: RunMan
     text = json.dumps({"tools": listed}, separators=(",", ":"), ensure_ascii=False)
     tokens = len(bpe_openai.get_encoding("o200k_base").encode(text))
     assert len(text) <= PEER_CHARS and tokens <= PEER_TOKENS, (len(text), tokens)
+
+
+async def test_with_the_templates_as_tools_the_default_list_is_no_larger_than_the_peers(
+    tmp_path: Path, runtime: BrowserRuntime
+) -> None:
+    """`dsl serve --template-tools`'s list (its default groups and every shipped template as a
+    tool) is measured as bench/tools_size.py measures it: within @playwright/mcp's size."""
+    import bpe_openai
+
+    async with running_manager(tmp_path / "home", runtime) as shipped:
+        server, _ = build_server(shipped, groups=TEMPLATE_TOOLS_GROUPS, template_tools=True)
+        async with Client(server, mode="legacy") as client:
+            tools = (await client.list_tools()).tools
+    listed = [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in tools]
+    assert {t.name for t in tools} >= {t.id for t in shipped.library.all()}
+    text = json.dumps({"tools": listed}, separators=(",", ":"), ensure_ascii=False)
+    tokens = len(bpe_openai.get_encoding("o200k_base").encode(text))
+    assert len(text) <= PEER_CHARS and tokens <= PEER_TOKENS, (len(text), tokens)
+
+
+async def test_templates_that_do_not_fit_the_budget_are_left_to_run_task_template(
+    tmp_path: Path, runtime: BrowserRuntime, site: FixtureServer, folders: tuple[Path, ...]
+) -> None:
+    """A budget too small for every template's tool: those that fit are tools, the others are
+    not listed but still run through run_task_template."""
+    async with running_manager(tmp_path / "home", runtime, *folders) as library:
+        roomy, _ = build_server(library, groups=("runs",), template_tools=True)
+        tight, _ = build_server(
+            library, groups=("templates",), template_tools=True, tool_tokens=1_000
+        )
+        async with Client(roomy, mode="legacy") as client:
+            everyone = {t.name for t in (await client.list_tools()).tools}
+        async with Client(tight, mode="legacy") as client:
+            tools = (await client.list_tools()).tools
+            offered = {t.name for t in tools} - set(GROUPS["templates"])
+            url = site.url("/article.html")
+            through = await client.call_tool(
+                "run_task_template", {"templateId": "echo_title", "inputs": {"url": url}}
+            )
+        listed = [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in tools]
+    templates = {t.id for t in library.library.all()}
+    assert templates <= everyone
+    assert offered < templates  # some, not all
+    text = json.dumps({"tools": listed}, separators=(",", ":"), ensure_ascii=False)
+    assert len(text) <= 1_000 * 4 or not offered, len(text)
+    assert through.structured_content is not None
+    assert through.structured_content["status"] == "succeeded"
+
+
+def test_a_template_tools_answer_is_typed_by_its_outputs() -> None:
+    """The listed outputSchema names a succeeded run's result's fields and types; an answer
+    of a run that did not succeed (its result unchecked) is valid against it too."""
+    template, _ = build_template(yaml.safe_load(ECHO) | {"outputs": OUTPUTS})
+    spec = spec_of(template)
+    assert spec.listed is not None
+    listed = spec.listed[1]
+    jsonschema.Draft202012Validator.check_schema(listed)
+    [succeeded, _other, _error] = listed["anyOf"]
+    assert succeeded["properties"]["result"]["properties"]["title"] == {"type": "string"}
+    run = {"runId": "run_1", "templateId": "echo_title", "templateVersion": "1.0.0"}
+    good = run | {"status": "succeeded", "result": {"title": "A"}}
+    partial = run | {"status": "failed", "result": {"title": None}}
+    for answer in (good, partial, {"runId": "run_1", "status": "queued", "createdAt": "now"}):
+        jsonschema.validate(answer, listed)
+    exact = answers(spec.output_schema)  # the server's own: a succeeded run's result typed
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(run | {"status": "succeeded", "result": {"title": 3}}, exact)
