@@ -187,13 +187,16 @@ class RunTrace:
         if self.folder is None:
             self.folder = Path(tempfile.mkdtemp(prefix="taskplate-trace-"))
         path = self.folder / f"{len(self.parts)}.zip"
-        with anyio.CancelScope(shield=True), anyio.move_on_after(STOP_TIMEOUT_S):
+        with anyio.CancelScope(shield=True), anyio.move_on_after(STOP_TIMEOUT_S) as waited:
             try:
                 await context.tracing.stop(path=path)
                 self.parts.append(path)
             except Exception as exc:  # the browser went away: that part is lost
                 self.note = f"not kept in full: {str(exc).splitlines()[0]}"
                 log.warning("a run's trace was %s", self.note)
+        if waited.cancelled_caught:
+            self.note = f"not kept in full: writing a part took over {STOP_TIMEOUT_S:.0f} s"
+            log.warning("a run's trace was %s", self.note)
 
     def record(self, step: StepRecord) -> None:
         if step.status is StepStatus.FAILED:

@@ -242,3 +242,20 @@ def test_a_hand_over_window_shows_the_runs_proxy_and_identity_at_the_persons_siz
         "locale": "de-DE",
     }
     assert Network().window_options() == {}
+
+
+def test_the_proxy_fixture_starts_again_when_another_server_took_its_port(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The port the proxy fixture chose may be taken before tinyproxy binds it (by another
+    test's server): the fixture knows tinyproxy by its answer and starts it on another port."""
+    from tests.fixtures import network_site as fixture
+
+    chosen = fixture.free_port
+    with network_site() as other:
+        taken = other.server_address[1]
+        ports = iter([taken])
+        monkeypatch.setattr(fixture, "free_port", lambda: next(ports, None) or chosen())
+        with tinyproxy(tmp_path) as proxy:
+            assert proxy["port"] != taken
+            assert fixture._server_header(proxy["port"]).startswith("tinyproxy/")

@@ -91,7 +91,7 @@ def test_a_device_named_by_the_template_brings_its_descriptor() -> None:
 
 
 async def test_a_runs_proxy_and_identity_reach_both_engines_and_its_row_keeps_the_proxy_masked(
-    tmp_path: Path, runtime: BrowserRuntime
+    tmp_path: Path, runtime: BrowserRuntime, caplog: pytest.LogCaptureFixture
 ) -> None:
     template = _template({"locale": "de-DE", "callerMaySet": ["userAgent"]})
     template.steps = build_template(  # type: ignore[attr-defined]
@@ -122,10 +122,11 @@ async def test_a_runs_proxy_and_identity_reach_both_engines_and_its_row_keeps_th
                 answer = await manager.wait(run_id)
             row = await manager.row(run_id)
             described = await manager.describe(run_id, include_steps=True)
-            [trace] = [a for a in described["artifacts"] if a["name"] == "trace.zip"]
-            traced = (await manager.artifacts.read(trace["artifactId"])).data
+            assert answer["status"] == "succeeded", (answer.get("error"), answer["result"])
+            traces = [a for a in described["artifacts"] if a["name"] == "trace.zip"]
+            assert len(traces) == 1, (described["artifacts"], caplog.text[-2000:])
+            traced = (await manager.artifacts.read(traces[0]["artifactId"])).data
             await manager.sessions.close_all()
-    assert answer["status"] == "succeeded", (answer.get("error"), answer["result"], net.busy_seen)
     assert len(net.echoed) == 2, net.echoed  # the fetch, then the page
     for headers in net.echoed:
         assert "tinyproxy" in headers.get("via", ""), headers
