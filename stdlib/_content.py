@@ -50,10 +50,24 @@ class Rules:
     # A long block whose link text is more than this share of its characters (a "Read more:
     # <other story>" line) is kept only when every voter voted for it; None: no such rule.
     links: float | None = None
+    # Only such a line with a few words of its own before or after its link ("Read more:",
+    # "Related:") needs every vote; a line that is all link is judged as any block.
+    labelled: bool = False
     # Which blocks use up the extractors' text they hold: "all" (every long block, in page
-    # order, kept or not) or "kept" (only the kept ones: a repeated text's votes stay for its
-    # next copy when the first is rejected).
+    # order, kept or not), "kept" (only the kept ones: a repeated text's votes stay for its
+    # next copy when the first is rejected) or "run" (as "kept", then again with the blocks
+    # between kept ones first: the body's copy of a text wins over a caption's or a box's).
     spend: str = "all"
+    # The votes a long block between two kept long blocks (inside the article's run) needs,
+    # when it is mostly plain text (run_votes) or mostly link text (run_links); None: as any.
+    run_votes: int | None = None
+    run_links: int | None = None
+    # A kept block inside a figure (a caption, a photo credit) of fewer words than this is
+    # dropped; 0: kept.
+    captions: int = 0
+    # Kept lines after the article's last prose that are mostly links or a few words (tags,
+    # categories) are dropped.
+    tags: bool = False
     # The first kept block, when it is a heading that repeats the page's <title> (the answer's
     # title says it already), is dropped.
     title_heading: bool = False
@@ -119,33 +133,49 @@ def choose(page_blocks: list[Block], texts: list[str], rules: Rules) -> list[boo
         return count + (good[index] if good else 0)
 
     is_long = [len(b.words) >= SHORT for b in page_blocks]
-    # Long blocks first, in order (an extractor's text is used up block by block); a short
-    # block uses nothing up, and with context it is only looked at beside a kept long block.
     everyone = len(extractors) - (len(pair) // 2) + (1 if good else 0)
+    linked = [
+        rules.links is not None
+        and b.link_chars > rules.links * b.chars
+        and not (rules.labelled and b.link_chars >= b.chars)
+        for b in page_blocks
+    ]
 
-    def enough(block: Block, count: int) -> bool:
-        linked = rules.links is not None and block.link_chars > rules.links * block.chars
-        return count >= (everyone if linked else needed)
+    def decide(order: list[int]) -> tuple[list[bool | None], list[int]]:
+        """The long blocks' decisions and vote counts, taken in the given order: an
+        extractor's text is used up block by block (by every block, or by the kept ones)."""
+        readers = [_Reading(text) for text in texts]
+        kept: list[bool | None] = [None] * len(page_blocks)
+        counts = [0] * len(page_blocks)
+        for index in order:
+            block = page_blocks[index]
+            held = [r.holds(block.words, shingles(block.words)) for r in readers]
+            counts[index] = votes(index, block, held)
+            keep = counts[index] >= (everyone if linked[index] else needed)
+            if keep or rules.spend == "all":  # else a rejected block leaves its text to a copy
+                for reader, got in zip(readers, held, strict=True):
+                    if got:
+                        reader.spend(got)
+            kept[index] = keep
+        return kept, counts
 
-    kept: list[bool | None] = []
-    for index, (block, long) in enumerate(zip(page_blocks, is_long, strict=True)):
-        if not long:
-            kept.append(None)
-            continue
-        wanted = shingles(block.words)
-        held = [v.holds(block.words, wanted) for v in voters]
-        keep = enough(block, votes(index, block, held))
-        if keep or rules.spend == "all":  # "kept": a rejected block leaves the text to a later copy
-            for voter, got in zip(voters, held, strict=True):
-                if got:
-                    voter.spend(got)
-        kept.append(keep)
+    longs = [i for i, long in enumerate(is_long) if long]
+    kept, counts = decide(longs)
+    if rules.spend == "run":  # again, the blocks between kept ones first: the body's copy wins
+        inside = _inside(kept)
+        kept, counts = decide([i for i in longs if inside[i]] + [i for i in longs if not inside[i]])
+    if rules.run_votes is not None or rules.run_links is not None:
+        inside = _inside(kept)
+        for i in longs:
+            need = rules.run_links if linked[i] else rules.run_votes
+            if not kept[i] and inside[i] and need is not None:
+                kept[i] = counts[i] >= need
     if rules.context:
         before, after = _nearest(kept), _nearest(kept[::-1])[::-1]
     else:
         before = after = [True] * len(kept)
     empty: Counter[tuple[str, ...]] = Counter()
-    return [
+    decisions = [
         bool(k)
         if long
         else (b or a) and votes(i, block, [v.holds(block.words, empty) for v in voters]) >= needed
@@ -153,6 +183,39 @@ def choose(page_blocks: list[Block], texts: list[str], rules: Rules) -> list[boo
             zip(page_blocks, kept, is_long, before, after, strict=True)
         )
     ]
+    if rules.captions:
+        decisions = [
+            k and not (b.figure and len(b.words) < rules.captions)
+            for b, k in zip(page_blocks, decisions, strict=True)
+        ]
+    if rules.tags:
+        _drop_trailing_links(page_blocks, decisions)
+    return decisions
+
+
+def _inside(kept: list[bool | None]) -> list[bool]:
+    """For each position, whether the nearest long blocks on both sides of it are kept: it is
+    inside the article's run."""
+    before, after = _nearest(kept), _nearest(kept[::-1])[::-1]
+    return [b and a for b, a in zip(before, after, strict=True)]
+
+
+TAG_LINKS = 0.5  # a block after the article's last prose with more link text than this is a tag
+
+
+def _drop_trailing_links(page_blocks: list[Block], kept: list[bool]) -> None:
+    """The kept blocks after the article's last kept prose (a long block of mostly plain text)
+    that are mostly link text or a few words (tag and category lines, "Filed under:") are
+    dropped."""
+    prose = [
+        i
+        for i, (b, k) in enumerate(zip(page_blocks, kept, strict=True))
+        if k and len(b.words) >= SHORT and b.link_chars <= TAG_LINKS * b.chars
+    ]
+    for i in range(prose[-1] + 1 if prose else len(kept), len(kept)):
+        block = page_blocks[i]
+        if block.link_chars > TAG_LINKS * block.chars or len(block.words) < SHORT:
+            kept[i] = False
 
 
 def _nearest(decisions: list[bool | None]) -> list[bool]:

@@ -5,6 +5,7 @@ the quality on real pages is measured by bench/content.py."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import lxml.html
 import pytest
@@ -150,3 +151,58 @@ def test_a_first_heading_repeating_the_title_can_be_dropped() -> None:
 
     assert chosen(content.Rules(context=False)).startswith("bridge tolls approved the council")
     assert chosen(content.Rules(context=False, title_heading=True)).startswith("the council")
+
+
+OTHER = (
+    "Work on the new crossing is due to begin in the spring and to last for about two years, "
+    "while the old bridge stays open to cars and to people on foot for all of that time"
+)
+THIRD = (
+    "Residents who spoke at the meeting asked that the tolls be lower for those who live in the "
+    "town, and the council said that it would look at a discount before the vote in March"
+)
+
+
+def test_a_copy_of_the_body_before_it_leaves_its_votes_to_the_body() -> None:
+    # A lead caption (a block before the body) repeats a body sentence; each extractor
+    # returned the sentence once.
+    rules = content.Rules(voters=("trafilatura", "precision", "readability"), votes=2)
+    # In page order, the caption (first) takes the votes and the body's own copy is dropped.
+    _, found = body_of(f"<p>{SENTENCE}</p><p>{OTHER}.</p><p>{SENTENCE}.</p><p>{THIRD}.</p>")
+    texts = [f"{OTHER}. {SENTENCE}. {THIRD}."] * 3
+    assert content.choose(found, texts, replace(rules, spend="kept")) == [True, True, False, True]
+    # The blocks between kept ones (the article's run) spend first: the body's copy wins.
+    assert content.choose(found, texts, replace(rules, spend="run")) == [False, True, True, True]
+
+
+def test_a_line_of_link_text_inside_the_article_is_judged_by_its_votes() -> None:
+    _, found = body_of(
+        f"<p>{SENTENCE}.</p><p><a href='/shop'>https://shop.example/bridge-kit</a></p>"
+        f"<p>{OTHER}.</p><p>{THIRD}.</p><p><a href='/next'>Next story in the series here</a></p>"
+    )
+    texts = [f"{SENTENCE}. https://shop.example/bridge-kit {OTHER}. {THIRD}."] * 2 + [""]
+    # Two extractors hold the link line; jusText's rules vote against any linked block.
+    four = content.Rules(links=0.8)
+    assert content.choose(found, texts, four)[1] is False  # every vote needed
+    # Between kept blocks it needs the ordinary count; the line after the article still all.
+    assert content.choose(found, texts, replace(four, run_links=2))[1:] == [True, True, True, False]
+
+
+def test_small_captions_and_trailing_tag_lines_can_be_dropped() -> None:
+    _, found = body_of(
+        f"<figure><img src='/a.jpg'><figcaption>The old bridge at dusk. Photo: A. Lee"
+        f"</figcaption></figure><p>{SENTENCE}.</p><p>{OTHER}.</p>"
+        "<p>Tags: <a href='/t/1'>Bridges</a>, <a href='/t/2'>Town council</a></p><p>Filed</p>"
+    )
+    texts = [f"The old bridge at dusk. Photo: A. Lee {SENTENCE}. {OTHER}. Tags: Bridges, "
+             "Town council Filed"] * 3  # fmt: skip
+    rules = content.Rules(voters=("trafilatura", "precision", "readability"), votes=2)
+    assert content.choose(found, texts, rules) == [True, True, True, True, True]
+    assert content.choose(found, texts, replace(rules, captions=20))[0] is False
+    assert content.choose(found, texts, replace(rules, tags=True)) == [
+        True,
+        True,
+        True,
+        False,
+        False,
+    ]
