@@ -71,10 +71,13 @@ def test_justext_keeps_prose_and_drops_link_lists_and_copyright_lines() -> None:
     assert not any(v for k, v in votes.items() if "licensors" in k)
 
 
+FOUR = content.Rules(links=0.8)  # jusText's rules as a fourth voter, three votes of four
+
+
 def test_a_block_needs_three_of_the_four_votes() -> None:
     _, found = body_of(f"<p>{SENTENCE}.</p><p>Menu of the site: sports weather jobs cars homes</p>")
     menu = "Menu of the site: sports weather jobs cars homes"
-    rules = content.DEFAULT
+    rules = FOUR
     # Two extractors hold the menu, jusText's rules do not: two votes of four.
     two = content.choose(found, [f"{SENTENCE}. {menu}", f"{SENTENCE}. {menu}", SENTENCE], rules)
     assert two == [True, False]
@@ -88,8 +91,8 @@ def test_justext_abstains_on_a_page_without_a_long_paragraph() -> None:
     assert not any(voters.justext_votes(found))
     text = "Opening hours of the hall today. Tickets cost five pounds"
     # Two of the three extractors agree: that is enough when jusText's rules find nothing.
-    assert content.choose(found, [text, text, ""], content.DEFAULT) == [True, True]
-    assert content.choose(found, [text, "", ""], content.DEFAULT) == [False, False]
+    assert content.choose(found, [text, text, ""], FOUR) == [True, True]
+    assert content.choose(found, [text, "", ""], FOUR) == [False, False]
 
 
 def test_trafilatura_modes_can_vote_as_one() -> None:
@@ -117,11 +120,11 @@ def test_a_line_of_link_text_needs_every_vote() -> None:
     # The three extractors hold the line, jusText's rules do not (it is mostly link text):
     # three votes of four, but a block that is mostly link text needs all four.
     assert content.choose(found, texts, content.Rules(links=None)) == [True, True, True]
-    assert content.choose(found, texts, content.DEFAULT) == [True, False, True]
+    assert content.choose(found, texts, FOUR) == [True, False, True]
     # A paragraph with a link in it is an ordinary block.
     _, plain = body_of(f'<p>{SENTENCE}, says <a href="/c">the council</a>.</p><p>{SENTENCE}.</p>')
     text = f"{SENTENCE}, says the council. {SENTENCE}."
-    assert content.choose(plain, [text] * 3, content.DEFAULT) == [True, True]
+    assert content.choose(plain, [text] * 3, FOUR) == [True, True]
 
 
 def test_a_rejected_copy_of_a_text_can_leave_its_votes_to_the_next_copy() -> None:
@@ -182,10 +185,11 @@ def test_a_line_of_link_text_inside_the_article_is_judged_by_its_votes() -> None
     )
     texts = [f"{SENTENCE}. https://shop.example/bridge-kit {OTHER}. {THIRD}."] * 2 + [""]
     # Two extractors hold the link line; jusText's rules vote against any linked block.
-    four = content.Rules(links=0.8)
-    assert content.choose(found, texts, four)[1] is False  # every vote needed
+    assert content.choose(found, texts, FOUR)[1] is False  # every vote needed
     # Between kept blocks it needs the ordinary count; the line after the article still all.
-    assert content.choose(found, texts, replace(four, run_links=2))[1:] == [True, True, True, False]
+    assert content.choose(found, texts, replace(FOUR, run_links=2))[1:] == [True, True, True, False]
+    # The shipped rules: two votes of the three extractors, no rule for link lines.
+    assert content.choose(found, texts, content.DEFAULT)[1] is True
 
 
 def test_small_captions_and_trailing_tag_lines_can_be_dropped() -> None:
