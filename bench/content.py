@@ -359,6 +359,7 @@ def rules_name(rules: content.Rules) -> str:
     spend += f", links {rules.run_links} votes in the run" if rules.run_links is not None else ""
     spend += f", captions under {rules.captions} words dropped" if rules.captions else ""
     spend += ", trailing tags dropped" if rules.tags else ""
+    spend += f", islands under {rules.islands} before the run dropped" if rules.islands else ""
     spend += ", title heading dropped" if rules.title_heading else ""
     context = ", context" if rules.context else ""
     return f"{names} {rules.votes}/{count}{context}{links}{spend}{cleanups}"
@@ -405,10 +406,12 @@ def candidate_rules() -> list[content.Rules]:
     # ones with those inside the article's run first
     found += [replace(shipped, spend=spend) for spend in ("all", "kept", "run")]
     # framing: a first heading repeating the page's title, small captions and credits, tag and
-    # category lines after the article's last prose: each dropped, or kept
+    # category lines after the article's last prose, small stretches of kept blocks before the
+    # article's main run: each dropped, or kept
     found += [replace(shipped, title_heading=not shipped.title_heading)]
     found += [replace(shipped, captions=n) for n in (0, 10, 20)]
     found += [replace(shipped, tags=not shipped.tags)]
+    found += [replace(shipped, islands=n) for n in (0, 10, 20, 40)]
     # the rules shipped before the framing and the run's spending (#44 item 3)
     found += [content.Rules(cleanups=shipped.cleanups, votes=3, voters=content.VOTERS, links=0.8)]
     # trafilatura's two modes read one parse and fail together: one vote between them
@@ -487,6 +490,7 @@ def report_cross_validation(
         "the run's copy spending first": [replace(shipped, spend="all")],
         "a first heading equal to the title dropped": [replace(shipped, title_heading=False)],
         "trailing tag lines dropped": [replace(shipped, tags=False)],
+        "small stretches before the main run dropped": [replace(shipped, islands=0)],
     } | {
         name: [replace(shipped, cleanups=tuple(c for c in shipped.cleanups if c != name))]
         for name in shipped.cleanups

@@ -71,6 +71,9 @@ class Rules:
     # Kept lines after the article's last prose that are mostly links or a few words (tags,
     # categories) are dropped.
     tags: bool = False
+    # Kept stretches before the article's main run of fewer words than this (a box, a lead
+    # caption, a breadcrumb or a dateline above the body) are dropped; 0: kept.
+    islands: int = 0
     # The first kept block, when it is a heading that repeats the page's <title> (the answer's
     # title says it already), is dropped.
     title_heading: bool = False
@@ -193,7 +196,27 @@ def choose(page_blocks: list[Block], texts: list[str], rules: Rules) -> list[boo
         ]
     if rules.tags:
         _drop_trailing_links(page_blocks, decisions)
+    if rules.islands:
+        _drop_islands(page_blocks, decisions, rules.islands)
     return decisions
+
+
+def _drop_islands(page_blocks: list[Block], kept: list[bool], most: int) -> None:
+    """Kept stretches before the article's main run (its stretch of kept blocks with the most
+    words, stretches split by a rejected long block) of fewer than `most` words are dropped:
+    a summary or claim box, a lead caption above the body."""
+    stretches: list[list[int]] = [[]]
+    for i, (b, k) in enumerate(zip(page_blocks, kept, strict=True)):
+        if k:
+            stretches[-1].append(i)
+        elif len(b.words) >= SHORT and stretches[-1]:
+            stretches.append([])
+    sizes = [sum(len(page_blocks[i].words) for i in s) for s in stretches]
+    main = sizes.index(max(sizes))
+    for stretch, size in zip(stretches[:main], sizes[:main], strict=True):
+        if size < most:
+            for i in stretch:
+                kept[i] = False
 
 
 def _inside(kept: list[bool | None]) -> list[bool]:
@@ -235,8 +258,8 @@ def _nearest(decisions: list[bool | None]) -> list[bool]:
 # pages and readability's test pages) or leave it unchanged: the three extractors with two votes
 # of three, the clean-ups named here (nested_teasers changes no page of either: without
 # jusText's rules, a story's "you may also like" cards of the fixture pages need it), the
-# short-block context, the run's copy of a text spending first, tag lines after the article and
-# a first heading equal to the title dropped. jusText's
+# short-block context, the run's copy of a text spending first, tag lines after the article,
+# small stretches before its main run and a first heading equal to the title dropped. jusText's
 # rules as a fourth voter and lines of link text needing every vote help the article pages and
 # hurt readability's (as do small captions dropped): not shipped.
 DEFAULT = Rules(
@@ -245,6 +268,7 @@ DEFAULT = Rules(
     votes=2,
     spend="run",
     tags=True,
+    islands=20,
     title_heading=True,
 )
 

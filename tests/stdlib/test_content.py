@@ -210,3 +210,24 @@ def test_small_captions_and_trailing_tag_lines_can_be_dropped() -> None:
         False,
         False,
     ]
+
+
+def test_a_small_stretch_kept_before_the_main_run_can_be_dropped() -> None:
+    # A claim box above the body, then a share bar that no extractor returned, then the body.
+    box = "Claim: the new bridge will cost every household ten pounds a year"
+    _, found = body_of(
+        f"<div><p>{box}</p></div><div><p>Share this story on the sites you use most</p></div>"
+        f"<p>{SENTENCE}.</p><p>{OTHER}.</p><p>{THIRD}.</p>"
+    )
+    texts = [f"{box}. {SENTENCE}. {OTHER}. {THIRD}."] * 3
+    rules = content.Rules(voters=("trafilatura", "precision", "readability"), votes=2)
+    assert content.choose(found, texts, rules) == [True, False, True, True, True]
+    assert content.choose(found, texts, replace(rules, islands=20)) == [
+        False,
+        False,
+        True,
+        True,
+        True,
+    ]
+    # A stretch of as many words as the bound or more (a standfirst) stays: the box has 12.
+    assert content.choose(found, texts, replace(rules, islands=12))[0] is True
