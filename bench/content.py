@@ -502,8 +502,8 @@ def report_cross_validation(
                 continue
             other = per_corpus(results[name], truth)
             gains = [base[c] - other[c] for c in corpora]  # what the rule brings
-            mixed = "!" if max(gains) > 0.001 and min(gains) < -0.001 else " "
-            shown = "  ".join(f"{c} {g:+.3f}" for c, g in zip(corpora, gains, strict=True))
+            mixed = "!" if max(gains) > 0.00005 and min(gains) < -0.00005 else " "
+            shown = "  ".join(f"{c} {g:+.4f}" for c, g in zip(corpora, gains, strict=True))
             print(f" {mixed} {rule:<40} {shown}  ({name})")
 
 
