@@ -351,7 +351,15 @@ def rules_name(rules: content.Rules) -> str:
         )
         count -= 1
     links = f", links>{rules.links:.0%} all votes" if rules.links is not None else ""
-    spend = ", kept blocks spend" if rules.spend == "kept" else ""
+    links += " if labelled" if rules.links is not None and rules.labelled else ""
+    spend = {"all": "", "kept": ", kept blocks spend", "run": ", kept blocks spend, run first"}[
+        rules.spend
+    ]
+    spend += f", {rules.run_votes} votes in the run" if rules.run_votes is not None else ""
+    spend += f", links {rules.run_links} votes in the run" if rules.run_links is not None else ""
+    spend += f", captions under {rules.captions} words dropped" if rules.captions else ""
+    spend += ", trailing tags dropped" if rules.tags else ""
+    spend += f", islands under {rules.islands} before the run dropped" if rules.islands else ""
     spend += ", title heading dropped" if rules.title_heading else ""
     context = ", context" if rules.context else ""
     return f"{names} {rules.votes}/{count}{context}{links}{spend}{cleanups}"
@@ -366,7 +374,9 @@ def candidate_rules() -> list[content.Rules]:
     extractors alone, or with jusText's rules on the blocks), the votes a block needs, the
     short-block context, each clean-up taken away from or added to the shipped DEFAULT alone,
     the share of link text from which a block needs every vote; so each rule's own gain is
-    visible. Ties on the training pages go to the candidate listed first (the shipped rules)."""
+    visible; the choices of the article's run (its spending, its votes) and of its framing
+    (captions, tags, the title as a heading). Ties on the training pages go to the candidate
+    listed first (the shipped rules)."""
     shipped = content.DEFAULT
     found = [shipped]
     found += [
@@ -385,15 +395,25 @@ def candidate_rules() -> list[content.Rules]:
     # the reply-form clean-up that never climbs past a post's prose before the form instead
     swapped = tuple("reply_threads" if c == "reply_forms" else c for c in shipped.cleanups)
     found.append(replace(shipped, cleanups=swapped))
-    # lines of link text needing every vote: from which share of link text, or never
+    # lines of link text needing every vote: from which share of link text, or never; only
+    # the labelled ones ("Read more: <link>"); the ordinary count (or 2) inside the article's run
     found += [replace(shipped, links=links) for links in (None, 0.5, 0.8, 0.9)]
-    # the extractors' text used up by every long block, or only by the kept ones
-    found += [replace(shipped, spend=spend) for spend in ("all", "kept")]
-    # a first heading repeating the page's title dropped, or kept
-    found += [
-        replace(shipped, title_heading=True),
-        replace(shipped, title_heading=True, spend="kept"),
-    ]
+    found += [replace(shipped, links=0.8, labelled=True)]
+    found += [replace(shipped, links=0.8, run_links=n) for n in (2, 3)]
+    # the votes a block of plain text needs inside the article's run
+    found += [replace(shipped, run_votes=n) for n in (1, 2)]
+    # the extractors' text used up by every long block, only by the kept ones, or by the kept
+    # ones with those inside the article's run first
+    found += [replace(shipped, spend=spend) for spend in ("all", "kept", "run")]
+    # framing: a first heading repeating the page's title, small captions and credits, tag and
+    # category lines after the article's last prose, small stretches of kept blocks before the
+    # article's main run: each dropped, or kept
+    found += [replace(shipped, title_heading=not shipped.title_heading)]
+    found += [replace(shipped, captions=n) for n in (0, 10, 20)]
+    found += [replace(shipped, tags=not shipped.tags)]
+    found += [replace(shipped, islands=n) for n in (0, 10, 20, 40)]
+    # the rules shipped before the framing and the run's spending (#44 item 3)
+    found += [content.Rules(cleanups=shipped.cleanups, votes=3, voters=content.VOTERS, links=0.8)]
     # trafilatura's two modes read one parse and fail together: one vote between them
     found += [
         replace(shipped, pair=pair, votes=votes) for pair in ("either", "both") for votes in (2, 3)
@@ -461,8 +481,16 @@ def report_cross_validation(
             if v != shipped.votes
         ],
         "context": [replace(shipped, context=not shipped.context)],
-        "jusText's rules as a voter": [replace(shipped, voters=THREE, votes=2)],
+        "jusText's rules as a voter": (
+            [replace(shipped, voters=THREE, votes=shipped.votes - 1)]
+            if "justext" in shipped.voters
+            else []
+        ),
         "lines of link text needing every vote": [replace(shipped, links=None)],
+        "the run's copy spending first": [replace(shipped, spend="all")],
+        "a first heading equal to the title dropped": [replace(shipped, title_heading=False)],
+        "trailing tag lines dropped": [replace(shipped, tags=False)],
+        "small stretches before the main run dropped": [replace(shipped, islands=0)],
     } | {
         name: [replace(shipped, cleanups=tuple(c for c in shipped.cleanups if c != name))]
         for name in shipped.cleanups
@@ -470,12 +498,12 @@ def report_cross_validation(
     for rule, variants in without.items():
         for variant in variants:
             name = rules_name(variant)
-            if name not in results:
+            if name not in results or variant == shipped:
                 continue
             other = per_corpus(results[name], truth)
             gains = [base[c] - other[c] for c in corpora]  # what the rule brings
-            mixed = "!" if max(gains) > 0.001 and min(gains) < -0.001 else " "
-            shown = "  ".join(f"{c} {g:+.3f}" for c, g in zip(corpora, gains, strict=True))
+            mixed = "!" if max(gains) > 0.00005 and min(gains) < -0.00005 else " "
+            shown = "  ".join(f"{c} {g:+.4f}" for c, g in zip(corpora, gains, strict=True))
             print(f" {mixed} {rule:<40} {shown}  ({name})")
 
 

@@ -59,6 +59,7 @@ BLOCK_TAGS = frozenset(
 )
 WORD = re.compile(r"\w+")
 _HEADINGS = frozenset(["h1", "h2", "h3", "h4", "h5", "h6"])
+_FIGURES = frozenset(["figure", "figcaption"])
 
 
 @dataclass
@@ -72,6 +73,7 @@ class Block:
     link_chars: int = 0
     copyright: bool = False
     heading: bool = False  # it starts inside a heading (h1-h6)
+    figure: bool = False  # it starts inside a figure or its caption (a caption, a credit)
 
     def add(self, element: Any, slot: str, text: str, in_link: bool) -> None:
         self.pieces.append((element, slot))
@@ -88,7 +90,7 @@ def blocks(root: Any) -> list[Block]:
     """The page's text blocks in document order: text runs split at block-level tags."""
     found: list[Block] = []
     current = Block()
-    links = headings = 0  # open <a> and <h1>-<h6> elements around the current text
+    links = headings = figures = 0  # open <a>, <h1>-<h6> and figures around the current text
     for event, element in etree.iterwalk(root, events=("start", "end", "comment", "pi")):
         tag = element.tag
         if event == "start":
@@ -99,9 +101,11 @@ def blocks(root: Any) -> list[Block]:
                 links += 1
             elif tag in _HEADINGS:
                 headings += 1
+            elif tag in _FIGURES:
+                figures += 1
             if isinstance(tag, str) and element.text and not element.text.isspace():
                 if not current.words:
-                    current.heading = headings > 0
+                    current.heading, current.figure = headings > 0, figures > 0
                 current.add(element, "text", element.text, links > 0)
             continue
         if event == "end":
@@ -109,12 +113,14 @@ def blocks(root: Any) -> list[Block]:
                 links -= 1
             elif tag in _HEADINGS:
                 headings -= 1
+            elif tag in _FIGURES:
+                figures -= 1
         if tag in BLOCK_TAGS and current.words:
             found.append(current)
             current = Block()
         if element.tail and not element.tail.isspace() and element is not root:
             if not current.words:
-                current.heading = headings > 0
+                current.heading, current.figure = headings > 0, figures > 0
             current.add(element, "tail", element.tail, links > 0)
     if current.words:
         found.append(current)

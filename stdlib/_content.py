@@ -2,16 +2,19 @@
 
 Pure functions of a parsed page (lxml); no browser, and no rule that names a site, domain or page.
 
-Four extractors that work differently each judge the page: trafilatura's own heuristics (fast
+Extractors that work differently each judge the page: trafilatura's own heuristics (fast
 mode, no fallback), trafilatura tuned for precision, readability (Arc90's scoring of
-containers) and jusText's rules (each block's stop-word and link density, then its
-neighbours), the last run here on the page's own blocks. The page is cut into its text blocks
-(the text between block-level tags, in document order); a block is main content when at least
-three of the four voted for it (an extractor votes for a block when it returned most of its
-text), and all of them when it is mostly link text (a "Read more: <other story>" line: the
-three extractors share one parse and take such lines together). The page is then pruned to
-those blocks, so what is kept keeps its own markup: headings, lists, tables, code, links and the
-images between kept blocks. The blocks are _blocks', the voters _voters', the pruning _pruning's.
+containers), and as a candidate jusText's rules (each block's stop-word and link density, then
+its neighbours) run on the page's own blocks. The page is cut into its text blocks (the text
+between block-level tags, in document order); a block is main content when two of the three
+extractors voted for it (an extractor votes for a block when it returned most of its text that
+no block before took). Short blocks are judged beside their neighbours; small stretches of kept
+blocks before the article's main run (a box, a headline above a share bar), tag lines after its
+last prose and a first heading equal to the page's title are dropped.
+The page is then pruned to those blocks, so what is kept keeps its own markup: headings, lists,
+tables, code, links and the images between kept blocks. Each rule is a `Rules` choice kept only
+when bench/content.py's cross-validation across corpora supports it. The blocks are _blocks',
+the voters _voters', the pruning _pruning's.
 """
 
 from __future__ import annotations
@@ -50,10 +53,27 @@ class Rules:
     # A long block whose link text is more than this share of its characters (a "Read more:
     # <other story>" line) is kept only when every voter voted for it; None: no such rule.
     links: float | None = None
+    # Only such a line with a few words of its own before or after its link ("Read more:",
+    # "Related:") needs every vote; a line that is all link is judged as any block.
+    labelled: bool = False
     # Which blocks use up the extractors' text they hold: "all" (every long block, in page
-    # order, kept or not) or "kept" (only the kept ones: a repeated text's votes stay for its
-    # next copy when the first is rejected).
+    # order, kept or not), "kept" (only the kept ones: a repeated text's votes stay for its
+    # next copy when the first is rejected) or "run" (as "kept", then again with the blocks
+    # between kept ones first: the body's copy of a text wins over a caption's or a box's).
     spend: str = "all"
+    # The votes a long block between two kept long blocks (inside the article's run) needs,
+    # when it is mostly plain text (run_votes) or mostly link text (run_links); None: as any.
+    run_votes: int | None = None
+    run_links: int | None = None
+    # A kept block inside a figure (a caption, a photo credit) of fewer words than this is
+    # dropped; 0: kept.
+    captions: int = 0
+    # Kept lines after the article's last prose that are mostly links or a few words (tags,
+    # categories) are dropped.
+    tags: bool = False
+    # Kept stretches before the article's main run of fewer words than this (a box, a lead
+    # caption, a breadcrumb or a dateline above the body) are dropped; 0: kept.
+    islands: int = 0
     # The first kept block, when it is a heading that repeats the page's <title> (the answer's
     # title says it already), is dropped.
     title_heading: bool = False
@@ -119,33 +139,49 @@ def choose(page_blocks: list[Block], texts: list[str], rules: Rules) -> list[boo
         return count + (good[index] if good else 0)
 
     is_long = [len(b.words) >= SHORT for b in page_blocks]
-    # Long blocks first, in order (an extractor's text is used up block by block); a short
-    # block uses nothing up, and with context it is only looked at beside a kept long block.
     everyone = len(extractors) - (len(pair) // 2) + (1 if good else 0)
+    linked = [
+        rules.links is not None
+        and b.link_chars > rules.links * b.chars
+        and not (rules.labelled and b.link_chars >= b.chars)
+        for b in page_blocks
+    ]
 
-    def enough(block: Block, count: int) -> bool:
-        linked = rules.links is not None and block.link_chars > rules.links * block.chars
-        return count >= (everyone if linked else needed)
+    def decide(order: list[int]) -> tuple[list[bool | None], list[int]]:
+        """The long blocks' decisions and vote counts, taken in the given order: an
+        extractor's text is used up block by block (by every block, or by the kept ones)."""
+        readers = [_Reading(text) for text in texts]
+        kept: list[bool | None] = [None] * len(page_blocks)
+        counts = [0] * len(page_blocks)
+        for index in order:
+            block = page_blocks[index]
+            held = [r.holds(block.words, shingles(block.words)) for r in readers]
+            counts[index] = votes(index, block, held)
+            keep = counts[index] >= (everyone if linked[index] else needed)
+            if keep or rules.spend == "all":  # else a rejected block leaves its text to a copy
+                for reader, got in zip(readers, held, strict=True):
+                    if got:
+                        reader.spend(got)
+            kept[index] = keep
+        return kept, counts
 
-    kept: list[bool | None] = []
-    for index, (block, long) in enumerate(zip(page_blocks, is_long, strict=True)):
-        if not long:
-            kept.append(None)
-            continue
-        wanted = shingles(block.words)
-        held = [v.holds(block.words, wanted) for v in voters]
-        keep = enough(block, votes(index, block, held))
-        if keep or rules.spend == "all":  # "kept": a rejected block leaves the text to a later copy
-            for voter, got in zip(voters, held, strict=True):
-                if got:
-                    voter.spend(got)
-        kept.append(keep)
+    longs = [i for i, long in enumerate(is_long) if long]
+    kept, counts = decide(longs)
+    if rules.spend == "run":  # again, the blocks between kept ones first: the body's copy wins
+        inside = _inside(kept)
+        kept, counts = decide([i for i in longs if inside[i]] + [i for i in longs if not inside[i]])
+    if rules.run_votes is not None or rules.run_links is not None:
+        inside = _inside(kept)
+        for i in longs:
+            need = rules.run_links if linked[i] else rules.run_votes
+            if not kept[i] and inside[i] and need is not None:
+                kept[i] = counts[i] >= need
     if rules.context:
         before, after = _nearest(kept), _nearest(kept[::-1])[::-1]
     else:
         before = after = [True] * len(kept)
     empty: Counter[tuple[str, ...]] = Counter()
-    return [
+    decisions = [
         bool(k)
         if long
         else (b or a) and votes(i, block, [v.holds(block.words, empty) for v in voters]) >= needed
@@ -153,6 +189,59 @@ def choose(page_blocks: list[Block], texts: list[str], rules: Rules) -> list[boo
             zip(page_blocks, kept, is_long, before, after, strict=True)
         )
     ]
+    if rules.captions:
+        decisions = [
+            k and not (b.figure and len(b.words) < rules.captions)
+            for b, k in zip(page_blocks, decisions, strict=True)
+        ]
+    if rules.tags:
+        _drop_trailing_links(page_blocks, decisions)
+    if rules.islands:
+        _drop_islands(page_blocks, decisions, rules.islands)
+    return decisions
+
+
+def _drop_islands(page_blocks: list[Block], kept: list[bool], most: int) -> None:
+    """Kept stretches before the article's main run (its stretch of kept blocks with the most
+    words, stretches split by a rejected long block) of fewer than `most` words are dropped:
+    a summary or claim box, a lead caption above the body."""
+    stretches: list[list[int]] = [[]]
+    for i, (b, k) in enumerate(zip(page_blocks, kept, strict=True)):
+        if k:
+            stretches[-1].append(i)
+        elif len(b.words) >= SHORT and stretches[-1]:
+            stretches.append([])
+    sizes = [sum(len(page_blocks[i].words) for i in s) for s in stretches]
+    main = sizes.index(max(sizes))
+    for stretch, size in zip(stretches[:main], sizes[:main], strict=True):
+        if size < most:
+            for i in stretch:
+                kept[i] = False
+
+
+def _inside(kept: list[bool | None]) -> list[bool]:
+    """For each position, whether the nearest long blocks on both sides of it are kept: it is
+    inside the article's run."""
+    before, after = _nearest(kept), _nearest(kept[::-1])[::-1]
+    return [b and a for b, a in zip(before, after, strict=True)]
+
+
+TAG_LINKS = 0.5  # a block after the article's last prose with more link text than this is a tag
+
+
+def _drop_trailing_links(page_blocks: list[Block], kept: list[bool]) -> None:
+    """The kept blocks after the article's last kept prose (a long block of mostly plain text)
+    that are mostly link text or a few words (tag and category lines, "Filed under:") are
+    dropped."""
+    prose = [
+        i
+        for i, (b, k) in enumerate(zip(page_blocks, kept, strict=True))
+        if k and len(b.words) >= SHORT and b.link_chars <= TAG_LINKS * b.chars
+    ]
+    for i in range(prose[-1] + 1 if prose else len(kept), len(kept)):
+        block = page_blocks[i]
+        if block.link_chars > TAG_LINKS * block.chars or len(block.words) < SHORT:
+            kept[i] = False
 
 
 def _nearest(decisions: list[bool | None]) -> list[bool]:
@@ -165,10 +254,23 @@ def _nearest(decisions: list[bool | None]) -> list[bool]:
     return out
 
 
-# The rules that raise the cross-validated F1 (bench/content.py): the clean-ups named here
-# (nested_teasers changes no page of it, comment_threads none the others do not), and lines of
-# link text needing every vote (above 80% link text; 50% and 90% do less).
-DEFAULT = Rules(cleanups=("named_boilerplate", "split_body", "reply_forms"), links=0.8)
+# The rules that raise the cross-validated F1 of every corpus of bench/content.py (the article
+# pages and readability's test pages) or leave it unchanged: the three extractors with two votes
+# of three, the clean-ups named here (nested_teasers changes no page of either: without
+# jusText's rules, a story's "you may also like" cards of the fixture pages need it), the
+# short-block context, tag lines after the article, small stretches before its main run and a
+# first heading equal to the title dropped. jusText's rules as a fourth voter and lines of link
+# text needing every vote help the article pages and hurt readability's, as do small captions
+# dropped and, beside the small stretches' rule, the run's copy of a text spending first (by
+# 0.0002 each way): not shipped.
+DEFAULT = Rules(
+    cleanups=("nested_teasers", "named_boilerplate", "split_body", "reply_forms"),
+    voters=("trafilatura", "precision", "readability"),
+    votes=2,
+    tags=True,
+    islands=20,
+    title_heading=True,
+)
 
 
 def main_content(doc: Any, rules: Rules = DEFAULT) -> Any | None:

@@ -65,7 +65,9 @@ async def _page_text(ctx: ActionContext, source: str) -> tuple[str, str]:
         return taken["url"], valid_text(f"# {taken['title']}\n" + "\n".join(lines))
     read = await get_page_content.run(ctx, {"format": "markdown"})
     tab = await ctx.tab()
-    return tab.page.url, valid_text(str(read["content"]))
+    # The main content leaves out a first heading equal to the title: the model reads it here.
+    title = f"# {read['title']}\n\n" if read.get("title") else ""
+    return tab.page.url, valid_text(title + str(read["content"]))
 
 
 def _problems(

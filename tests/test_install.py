@@ -138,7 +138,10 @@ def test_the_installed_dsl_runs_a_batch(
     answer = json.loads(done.stdout)
     assert answer["status"] == "succeeded", answer
     assert answer["result"]["summary"]["succeeded"] == 1
-    assert "Tuning the sliding window" in answer["result"]["items"][0]["content"]
+    item = answer["result"]["items"][0]
+    assert (
+        item["title"] == "Tuning the sliding window" and "Why batches are slow" in item["content"]
+    )
 
 
 def _served_until_answered(

@@ -12,7 +12,7 @@ from typing import Any
 from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.interpreter import Principal, RunManager
 
-from .._paging import Cursor, fitted_page, read_cursor, size, unknown_cursor
+from .._paging import Cursor, fitted_page, page_of, read_cursor, size, unknown_cursor
 
 _GONE = (ErrorCode.RUN_NOT_FOUND, ErrorCode.ARTIFACT_NOT_FOUND, ErrorCode.ARTIFACT_EXPIRED)
 
@@ -23,9 +23,11 @@ async def run_answer(
     """`answer` (describe's) within `room` characters: its first pages."""
     answer = await _whole(manager, answer, principal)
     steps = answer.pop("steps", None)
-    answer = _result_page(answer, 0, room)
     if steps is None:
-        return answer
+        return _result_page(answer, 0, room)
+    # The result's page leaves room for the steps' page that follows it, even an empty one.
+    empty = page_of(0, 0, len(steps), Cursor("steps", answer["runId"], len(steps)))
+    answer = _result_page(answer, 0, room - size({"steps": [], "stepsPage": empty}))
     least = 0 if "resultPage" in answer else 1  # a paged result leaves steps no room to spare
     return _steps_page(answer, steps, 0, room, least)
 

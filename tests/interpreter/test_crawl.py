@@ -110,7 +110,8 @@ async def test_crawl_reads_every_allowed_page_once_and_never_a_disallowed_one(
     # Depth counts links from the start page, or from the sitemap, which lists /p/1 (depth 0)
     assert all(by_path[f"/p/{k}"]["depth"] == expected_depth(k) for k in range(1, 500))
     assert by_path["/orphan"]["depth"] == 0  # from the sitemap
-    assert "Page 37" in by_path["/p/37"]["content"]
+    page = by_path["/p/37"]
+    assert page["title"] == "Page 37" and "crawlers read" in page["content"]
     assert answer["result"]["summary"]["dropped"] == 0
     assert answer["result"]["summary"]["total"] == len(crawl.allowed_pages()) + 3
 

@@ -5,6 +5,7 @@ the quality on real pages is measured by bench/content.py."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import lxml.html
 import pytest
@@ -70,10 +71,13 @@ def test_justext_keeps_prose_and_drops_link_lists_and_copyright_lines() -> None:
     assert not any(v for k, v in votes.items() if "licensors" in k)
 
 
+FOUR = content.Rules(links=0.8)  # jusText's rules as a fourth voter, three votes of four
+
+
 def test_a_block_needs_three_of_the_four_votes() -> None:
     _, found = body_of(f"<p>{SENTENCE}.</p><p>Menu of the site: sports weather jobs cars homes</p>")
     menu = "Menu of the site: sports weather jobs cars homes"
-    rules = content.DEFAULT
+    rules = FOUR
     # Two extractors hold the menu, jusText's rules do not: two votes of four.
     two = content.choose(found, [f"{SENTENCE}. {menu}", f"{SENTENCE}. {menu}", SENTENCE], rules)
     assert two == [True, False]
@@ -87,8 +91,8 @@ def test_justext_abstains_on_a_page_without_a_long_paragraph() -> None:
     assert not any(voters.justext_votes(found))
     text = "Opening hours of the hall today. Tickets cost five pounds"
     # Two of the three extractors agree: that is enough when jusText's rules find nothing.
-    assert content.choose(found, [text, text, ""], content.DEFAULT) == [True, True]
-    assert content.choose(found, [text, "", ""], content.DEFAULT) == [False, False]
+    assert content.choose(found, [text, text, ""], FOUR) == [True, True]
+    assert content.choose(found, [text, "", ""], FOUR) == [False, False]
 
 
 def test_trafilatura_modes_can_vote_as_one() -> None:
@@ -116,11 +120,11 @@ def test_a_line_of_link_text_needs_every_vote() -> None:
     # The three extractors hold the line, jusText's rules do not (it is mostly link text):
     # three votes of four, but a block that is mostly link text needs all four.
     assert content.choose(found, texts, content.Rules(links=None)) == [True, True, True]
-    assert content.choose(found, texts, content.DEFAULT) == [True, False, True]
+    assert content.choose(found, texts, FOUR) == [True, False, True]
     # A paragraph with a link in it is an ordinary block.
     _, plain = body_of(f'<p>{SENTENCE}, says <a href="/c">the council</a>.</p><p>{SENTENCE}.</p>')
     text = f"{SENTENCE}, says the council. {SENTENCE}."
-    assert content.choose(plain, [text] * 3, content.DEFAULT) == [True, True]
+    assert content.choose(plain, [text] * 3, FOUR) == [True, True]
 
 
 def test_a_rejected_copy_of_a_text_can_leave_its_votes_to_the_next_copy() -> None:
@@ -150,3 +154,80 @@ def test_a_first_heading_repeating_the_title_can_be_dropped() -> None:
 
     assert chosen(content.Rules(context=False)).startswith("bridge tolls approved the council")
     assert chosen(content.Rules(context=False, title_heading=True)).startswith("the council")
+
+
+OTHER = (
+    "Work on the new crossing is due to begin in the spring and to last for about two years, "
+    "while the old bridge stays open to cars and to people on foot for all of that time"
+)
+THIRD = (
+    "Residents who spoke at the meeting asked that the tolls be lower for those who live in the "
+    "town, and the council said that it would look at a discount before the vote in March"
+)
+
+
+def test_a_copy_of_the_body_before_it_leaves_its_votes_to_the_body() -> None:
+    # A lead caption (a block before the body) repeats a body sentence; each extractor
+    # returned the sentence once.
+    rules = content.Rules(voters=("trafilatura", "precision", "readability"), votes=2)
+    # In page order, the caption (first) takes the votes and the body's own copy is dropped.
+    _, found = body_of(f"<p>{SENTENCE}</p><p>{OTHER}.</p><p>{SENTENCE}.</p><p>{THIRD}.</p>")
+    texts = [f"{OTHER}. {SENTENCE}. {THIRD}."] * 3
+    assert content.choose(found, texts, replace(rules, spend="kept")) == [True, True, False, True]
+    # The blocks between kept ones (the article's run) spend first: the body's copy wins.
+    assert content.choose(found, texts, replace(rules, spend="run")) == [False, True, True, True]
+
+
+def test_a_line_of_link_text_inside_the_article_is_judged_by_its_votes() -> None:
+    _, found = body_of(
+        f"<p>{SENTENCE}.</p><p><a href='/shop'>https://shop.example/bridge-kit</a></p>"
+        f"<p>{OTHER}.</p><p>{THIRD}.</p><p><a href='/next'>Next story in the series here</a></p>"
+    )
+    texts = [f"{SENTENCE}. https://shop.example/bridge-kit {OTHER}. {THIRD}."] * 2 + [""]
+    # Two extractors hold the link line; jusText's rules vote against any linked block.
+    assert content.choose(found, texts, FOUR)[1] is False  # every vote needed
+    # Between kept blocks it needs the ordinary count; the line after the article still all.
+    assert content.choose(found, texts, replace(FOUR, run_links=2))[1:] == [True, True, True, False]
+    # The shipped rules: two votes of the three extractors, no rule for link lines.
+    assert content.choose(found, texts, content.DEFAULT)[1] is True
+
+
+def test_small_captions_and_trailing_tag_lines_can_be_dropped() -> None:
+    _, found = body_of(
+        f"<figure><img src='/a.jpg'><figcaption>The old bridge at dusk. Photo: A. Lee"
+        f"</figcaption></figure><p>{SENTENCE}.</p><p>{OTHER}.</p>"
+        "<p>Tags: <a href='/t/1'>Bridges</a>, <a href='/t/2'>Town council</a></p><p>Filed</p>"
+    )
+    texts = [f"The old bridge at dusk. Photo: A. Lee {SENTENCE}. {OTHER}. Tags: Bridges, "
+             "Town council Filed"] * 3  # fmt: skip
+    rules = content.Rules(voters=("trafilatura", "precision", "readability"), votes=2)
+    assert content.choose(found, texts, rules) == [True, True, True, True, True]
+    assert content.choose(found, texts, replace(rules, captions=20))[0] is False
+    assert content.choose(found, texts, replace(rules, tags=True)) == [
+        True,
+        True,
+        True,
+        False,
+        False,
+    ]
+
+
+def test_a_small_stretch_kept_before_the_main_run_can_be_dropped() -> None:
+    # A claim box above the body, then a share bar that no extractor returned, then the body.
+    box = "Claim: the new bridge will cost every household ten pounds a year"
+    _, found = body_of(
+        f"<div><p>{box}</p></div><div><p>Share this story on the sites you use most</p></div>"
+        f"<p>{SENTENCE}.</p><p>{OTHER}.</p><p>{THIRD}.</p>"
+    )
+    texts = [f"{box}. {SENTENCE}. {OTHER}. {THIRD}."] * 3
+    rules = content.Rules(voters=("trafilatura", "precision", "readability"), votes=2)
+    assert content.choose(found, texts, rules) == [True, False, True, True, True]
+    assert content.choose(found, texts, replace(rules, islands=20)) == [
+        False,
+        False,
+        True,
+        True,
+        True,
+    ]
+    # A stretch of as many words as the bound or more (a standfirst) stays: the box has 12.
+    assert content.choose(found, texts, replace(rules, islands=12))[0] is True
