@@ -11,6 +11,7 @@ from taskplate.stdlib._boilerplate import (
     drop_reply_forms,
     drop_reply_threads,
 )
+from taskplate.stdlib._content import main_content
 from taskplate.stdlib._markdown import to_markdown
 
 SENTENCE = "The council met on Tuesday to decide how the new bridge over the river will be paid for"
@@ -157,3 +158,6 @@ def test_a_guarded_reply_form_never_climbs_past_the_post_before_it() -> None:
     doc = lxml.html.document_fromstring(page)
     drop_reply_threads(doc.find("body"))
     assert "Story 3" in doc.text_content() and not doc.xpath("//textarea")
+    # The default rules' clean-up is the guarded one: the post is the main content read.
+    read = main_content(lxml.html.document_fromstring(page))
+    assert read is not None and "Story 3" in read.text_content()
