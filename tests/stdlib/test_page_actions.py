@@ -637,13 +637,32 @@ async def test_a_page_untouched_since_it_loaded_crosses_once_and_a_later_change_
 ) -> None:
     await act("navigate", ctx, url=site.url("/article.html"))
     tab = await ctx.tab()
-    assert tab.earlier is not None  # the page sent itself as it loaded
-    # Read again while nothing changed: the copy it sent is the page, its HTML does not cross.
-    assert await capture_page(tab.page, known=tab.earlier) is tab.earlier
+    # navigate reads the page's state; its HTML stays in the page, kept as it loaded.
+    assert tab.earlier is not None and tab.earlier.title == "Tuning the sliding window"
+    assert tab.earlier.html == ""
+    now, at_load = await capture_page(tab.page)  # the copy at load: nothing changed since
+    assert "Why batches are slow" in now.html and now.document == tab.earlier.document
+    assert at_load is None
     await tab.page.evaluate("() => { document.querySelector('h1').textContent = 'Set later'; }")
-    now = await capture_page(tab.page, known=tab.earlier)
-    assert now is not tab.earlier and "Set later" in now.html
+    now, at_load = await capture_page(tab.page)
+    assert "Set later" in now.html and at_load is None  # changed, not taken away
     assert "Set later" in (await act("get_page_content", ctx))["content"]
+
+
+async def test_a_page_sends_no_copy_of_itself_as_a_finished_item_leaves_it(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
+    await act("navigate", ctx, url=site.url("/article.html"))
+    tab = await ctx.tab()
+    sent: list[dict[str, Any]] = []
+    (await tab._devtools()).on("Runtime.bindingCalled", lambda event: sent.append(event))
+    await tab.forget_page_state()  # as a finished item's tab is made ready for the next
+    await act("navigate", ctx, url=site.url("/recipe.html"))
+    await act("navigate", ctx, url=site.url("/article.html"))  # recipe.html was not done with
+    with anyio.fail_after(10):
+        while not sent:  # recipe.html's copy; article.html's would have come before it
+            await anyio.sleep(0.02)
+    assert "lentil" in sent[0]["payload"].lower() and '"left":true' in sent[0]["payload"]
 
 
 async def test_a_script_redirect_to_a_page_that_loads_is_followed(
