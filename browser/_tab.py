@@ -82,10 +82,11 @@ class Tab:
         return self._cdp
 
     async def keep_loads(self) -> None:
-        """From now on, each top document of the tab that its own script leaves sends itself
-        (its capture as it loaded, before its own load handlers ran, or as it was when it left
-        before loading): `earlier` then holds it once the page is gone, where no reader can ask
-        it (a DevTools binding). A page read where it is crosses only at the read."""
+        """From now on, each top document of the tab sends its state as it loads (title, where,
+        its words; no HTML), and, when its own script leaves it, itself (its capture as it
+        loaded, before its own load handlers ran, or as it was when it left before loading):
+        `earlier` then holds it once the page is gone, where no reader can ask it (a DevTools
+        binding). A page read where it is crosses only at the read."""
         if self._keeping:
             return
         cdp = await self._devtools()
@@ -105,6 +106,10 @@ class Tab:
             if loaded.document < self.navigated_at:
                 return  # a page from before our navigation
             kept = self.earlier
+            if sent.get("landed"):  # its state as it loaded: kept until it sends its HTML
+                if kept is None or (not kept.html and kept.document <= loaded.document):
+                    self.earlier = loaded
+                return
             if (
                 kept is not None
                 and kept.html

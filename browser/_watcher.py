@@ -41,11 +41,14 @@ WATCHER = (
     setT.call(window, () => { w.loadedAt = now(); }, 0);
     // The top document as it loaded, before the page's own load handlers run: what a reader
     // gets back if the page's script then takes its content away (get_page_content). Kept
-    // here: it crosses to the reader only when it is needed (below, and capture_page).
+    // here: its HTML crosses to the reader only when it is needed (below, and capture_page).
     if (window === window.top) {
       try {
         w.atLoad = (DOCUMENT)();
         w.dirty = false;
+        // Where it landed, without its HTML: navigate answers with it, no round trip.
+        const send = window.BINDING;
+        if (typeof send === 'function') send(JSON.stringify({...w.atLoad, html: '', landed: true}));
       } catch (e) {}
     }
   });

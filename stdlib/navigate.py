@@ -122,7 +122,9 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
 
         raise through_proxy(error, network.proxy_for(urlsplit(url).hostname or "")) from None
     tab.stale = False
-    landed = await _landed(tab, page)
+    # Where it landed: as the page sent it at load (no round trip), else asked.
+    sent = tab.earlier if tab.earlier is not None and not tab.earlier.html else None
+    landed = sent or await _landed(tab, page)
     tab.status = response.status if response is not None else None
     if landed is not None and landed.error_page:
         if response is None:
