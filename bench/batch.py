@@ -131,7 +131,15 @@ async def hand_written(urls: list[str]) -> float:
 
 
 def batch_inputs(urls: list[str], block: bool) -> dict[str, object]:
-    return {"urls": urls, "concurrency": CONCURRENCY, "waitFor": 1, "blockResources": block}
+    """Every page in the browser, as the script reads it (engine auto would read these static
+    pages over plain HTTP)."""
+    return {
+        "urls": urls,
+        "concurrency": CONCURRENCY,
+        "engine": "browser",
+        "waitFor": 1,
+        "blockResources": block,
+    }
 
 
 def cpu_seconds_of_tree(root: int) -> float:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from taskplate.contract import lazy_names
 
 if TYPE_CHECKING:
-    from ._capture import Capture, capture_page, element_html, page_state
+    from ._capture import SHRUNK, Capture, capture_page, element_html, page_state
     from ._cleanup import cleanup
     from ._element_probe import check_selectors, matched_element, matched_reads, page_elements
     from ._endpoints import pid_alive, read_loads
@@ -49,6 +49,7 @@ __all__ = [
     "MAX_RECORDING_BYTES",
     "MAX_TABS_PER_PROCESS",
     "MAX_TABS_PER_SESSION",
+    "SHRUNK",
     "BrowserConfig",
     "BrowserRuntime",
     "Capture",

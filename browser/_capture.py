@@ -64,21 +64,19 @@ DOCUMENT = f"""() => ({{
   {_STATE_FIELDS}
   words: ({_WORDS})(),
 }})"""
-# The document as the watcher kept it when it loaded (before the page's own load handlers ran),
-# if it did and the document is still that one; else as it is now.
-_AT_LOAD = f"""() => {{
+# Content "taken away" after loading: the document now shows less than this share of the words
+# it had when it loaded (get_page_content then compares their main contents by the same share).
+SHRUNK = 0.25
+# The document as it is now, read at one moment: the watcher's copy at load while nothing changed
+# since (the same text, serialised once, at load); else read now, with the copy at load beside it
+# when the page shows less than SHRUNK of the words it had then, for the reader to compare.
+_NOW = f"""() => {{
   const w = window.__taskplateWatch, kept = w && w.atLoad;
-  if (kept && kept.url === location.href) return kept;
-  return ({DOCUMENT})();
-}}"""
-# The document as it is now; `{same: true}` alone when it is still the one the reader holds
-# (`known`: its time origin) as the watcher kept it at load, untouched since: then no HTML
-# crosses to Python a second time.
-_NOW = f"""(known) => {{
-  const w = window.__taskplateWatch, kept = w && w.atLoad;
-  if (known !== null && kept && !w.dirty && kept.document === known
-      && kept.url === location.href) return {{same: true}};
-  return ({DOCUMENT})();
+  const same = kept && kept.url === location.href;
+  if (same && !w.dirty) return kept;
+  const now = ({DOCUMENT})();
+  if (same && now.words < {SHRUNK} * kept.words) now.atLoad = kept;
+  return now;
 }}"""
 # What a page shows now without its HTML: its title, where it is, whether it is the error page.
 _STATE = f"""() => ({{
@@ -113,19 +111,12 @@ class Capture:
         )
 
 
-async def capture_page(
-    page: Any, *, at_load: bool = False, known: Capture | None = None
-) -> Capture:
-    """The whole document (HTML, title, state) read at one moment in one round trip; at_load:
-    as it was when it loaded, if the watcher kept it then. `known`: the document as it was sent
-    at load (Tab.earlier); answered as is, without reading the HTML again, when the page is
-    still that document and nothing in it changed since."""
-    if at_load:
-        return Capture.from_json(await page.evaluate(_AT_LOAD))
-    read = await page.evaluate(_NOW, None if known is None else known.document)
-    if known is not None and read.get("same"):
-        return known
-    return Capture.from_json(read)
+async def capture_page(page: Any) -> tuple[Capture, Capture | None]:
+    """The whole document (HTML, title, state) read at one moment in one round trip, and as it
+    was when it loaded when its script has since taken most of its words away (else None)."""
+    read = await page.evaluate(_NOW)
+    at_load = read.get("atLoad")
+    return Capture.from_json(read), None if at_load is None else Capture.from_json(at_load)
 
 
 async def page_state(page: Any) -> Capture:

@@ -22,7 +22,10 @@ from ._errors import is_crash, navigation_failed
 from ._untraced import untraced
 
 POPUP_GRACE_S = 2.0  # a window opened this long after a click or key press is the user's
-_FORGET = "() => { try { sessionStorage.clear(); } catch (e) {} window.name = ''; }"
+# Also tells the page's watcher the reader is done with it: it sends no copy of itself as the tab
+# leaves it for the next item's page (Tab.keep_loads).
+_FORGET = """() => { try { sessionStorage.clear(); } catch (e) {} window.name = '';
+  if (window.__taskplateWatch) window.__taskplateWatch.done = true; }"""
 # null on an ordinary page; on the error page its net error (ERR_…), or '' before it is shown.
 _ERROR_CODE = """() => location.href.startsWith('chrome-error://')
   ? ((document.querySelector('.error-code') || {}).textContent || '') : null"""
@@ -55,10 +58,11 @@ class Tab:
     moves_begun: int = 0
     input_ended: float = -POPUP_GRACE_S  # when the last one ended (monotonic)
     endpoint: str | None = None  # the remote browser endpoint the tab lives in (None: local)
-    # The page as it stood when its navigation landed: what a reader gets back when the page's
-    # own script then takes its content away (sends the tab to a page that fails, or puts a
-    # short notice in its place). None once anything acted on the page for the user.
+    # The page as it stood when its navigation landed: its state (navigate), and its HTML once
+    # the page sent itself as its own script left it (to a page that fails): what a reader gets
+    # back then. None once anything acted on the page for the user.
     earlier: Capture | None = None
+    _sent: anyio.Event = field(default_factory=anyio.Event)  # a page sent itself as it left
     keeping: bool = False  # a navigation of ours is under way or landed: keep what loads
     # When it began (epoch ms): a document that sends itself as its script leaves it before it
     # loaded is kept only when it is younger (the page our navigation opened, not the last one).
@@ -78,9 +82,11 @@ class Tab:
         return self._cdp
 
     async def keep_loads(self) -> None:
-        """From now on, each top document of the tab sends itself (its capture) as it loads,
-        before its own load handlers run: `earlier` then holds it even if a script leaves the
-        page a moment later, before anyone could have asked it (a DevTools binding)."""
+        """From now on, each top document of the tab sends its state as it loads (title, where,
+        its words; no HTML), and, when its own script leaves it, itself (its capture as it
+        loaded, before its own load handlers ran, or as it was when it left before loading):
+        `earlier` then holds it once the page is gone, where no reader can ask it (a DevTools
+        binding). A page read where it is crosses only at the read."""
         if self._keeping:
             return
         cdp = await self._devtools()
@@ -97,11 +103,30 @@ class Tab:
             loaded = Capture.from_json(sent)
             if loaded.error_page or loaded.url == "about:blank":
                 return
-            if sent.get("left") and (
-                self.earlier is not None or loaded.document < self.navigated_at
+            if loaded.document < self.navigated_at:
+                return  # a page from before our navigation
+            kept = self.earlier
+            if sent.get("landed"):  # its state as it loaded: kept until it sends its HTML
+                if kept is None or (not kept.html and kept.document <= loaded.document):
+                    self.earlier = loaded
+                return
+            if (
+                kept is not None
+                and kept.html
+                and not (sent.get("loaded") and kept.document <= loaded.document)
             ):
                 return  # left before loading: only the page of our navigation, if nothing else
             self.earlier = loaded
+            self._sent.set()
+
+    async def sent_as_it_left(self, within_s: float = 1.0) -> Capture | None:
+        """`earlier` with its HTML: the page sent itself as its script left it, which may reach
+        us a moment after the tab shows where it went; None when it never did (within_s)."""
+        with anyio.move_on_after(within_s):
+            while self.earlier is not None and not self.earlier.html:
+                await self._sent.wait()
+                self._sent = anyio.Event()
+        return self.earlier if self.earlier is not None and self.earlier.html else None
 
     def navigating(self) -> None:
         """A navigation of ours begins: what loads from now on is kept for readers."""

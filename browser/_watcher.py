@@ -17,7 +17,7 @@ WATCHER = (
   // Responses that scripts act on; not images, beacons or the browser's own favicon request.
   const LOADS = new Set(['fetch', 'xmlhttprequest', 'script', 'link', 'css', 'iframe']);
   const now = () => performance.now();
-  const w = {loadedAt: null, last: now(), timers: new Map(), frames: new Map(), atLoad: null, dirty: true};
+  const w = {loadedAt: null, last: now(), timers: new Map(), frames: new Map(), atLoad: null, dirty: true, done: false};
   Object.defineProperty(window, '__taskplateWatch', {value: w, enumerable: false});
   // dirty: the DOM changed since the watcher kept the document as it loaded (w.atLoad), so a
   // reader must read it again; while clean, the kept copy is the page (capture_page).
@@ -40,25 +40,28 @@ WATCHER = (
   window.addEventListener('load', () => {
     setT.call(window, () => { w.loadedAt = now(); }, 0);
     // The top document as it loaded, before the page's own load handlers run: what a reader
-    // gets back if the page's script then takes its content away (get_page_content).
+    // gets back if the page's script then takes its content away (get_page_content). Kept
+    // here: its HTML crosses to the reader only when it is needed (below, and capture_page).
     if (window === window.top) {
       try {
         w.atLoad = (DOCUMENT)();
         w.dirty = false;
+        // Where it landed, without its HTML: navigate answers with it, no round trip.
         const send = window.BINDING;
-        if (typeof send === 'function') send(JSON.stringify(w.atLoad));
+        if (typeof send === 'function') send(JSON.stringify({...w.atLoad, html: '', landed: true}));
       } catch (e) {}
     }
   });
-  // A top document that its own script leaves before it loaded (an inline check sending the
-  // tab elsewhere) sends itself as it goes, once: the copy above was never taken.
+  // A top document that its own script leaves sends itself as it goes, once: its copy at load,
+  // or itself as it is when it leaves before it loaded (an inline check sending the tab
+  // elsewhere). Not when the reader has done with it (w.done: the tab goes to its next page).
   let sentLeaving = false;
   const leaving = () => {
-    if (window !== window.top || w.atLoad !== null || sentLeaving || !document.body) return;
+    if (window !== window.top || w.done || sentLeaving || !document.body) return;
     if (location.href === 'about:blank') return;
     sentLeaving = true;
     try {
-      const left = (DOCUMENT)();
+      const left = w.atLoad !== null ? {...w.atLoad, loaded: true} : (DOCUMENT)();
       left.left = true;
       const send = window.BINDING;
       if (typeof send === 'function') send(JSON.stringify(left));

@@ -86,9 +86,12 @@ class ItemTabs:
         if tab.crashed or tab.items_served >= TAB_RETIRES_AFTER:
             await session.close_tab(tab.id)  # the next item opens a fresh one
             return
-        await tab.forget_page_state()
-        if tab.items_served % COLLECT_EVERY == 0:
-            await tab.collect_garbage()
+        # One wait for both: the garbage collection (every few items) goes with the clean-up
+        # instead of after it (both best effort, bounded by their own timeouts).
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(tab.forget_page_state)
+            if tab.items_served % COLLECT_EVERY == 0:
+                tg.start_soon(tab.collect_garbage)
         tab.dialogs.clear()
         tab.refused, tab.status, tab.net_error, tab.stale = None, None, None, True
         lazy.spare.append(tab.id)

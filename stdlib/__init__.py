@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from contextlib import nullcontext
+from contextvars import ContextVar
 from functools import partial
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
@@ -119,6 +120,10 @@ REGISTRY = Registry(_MODULES)
 
 
 _VALIDATORS: dict[str, jsonschema.Draft202012Validator] = {}
+# Set while an action runs: an action it runs in turn (read_page's navigate and
+# get_page_content) answers into its result, which is made valid Unicode as a whole when it
+# returns, so a page's content is scanned once, not once per level.
+_ANSWERING_INTO: ContextVar[str | None] = ContextVar("answering_into", default=None)
 
 
 def argument_errors(spec: ActionSpec, args: Any) -> list[dict[str, str]]:
@@ -143,10 +148,6 @@ async def run_action(
 
     Template steps and tool-level MCP calls both come through here; `catalog` adds the
     providers' tools to the built-in actions."""
-    import anyio
-
-    from taskplate.browser import translate
-
     spec = catalog.get(name)
     if spec is None or spec.run is None:
         raise TaskplateError(
@@ -160,6 +161,27 @@ async def run_action(
             "Fix the arguments (docs/actions.md lists them).",
             {"violations": problems},
         )
+    outermost = _ANSWERING_INTO.get() is None
+    token = _ANSWERING_INTO.set(name) if outermost else None
+    try:
+        result = await _run_checked(spec, name, ctx, args)
+    finally:
+        if token is not None:
+            _ANSWERING_INTO.reset(token)
+    # what a page, a provider or a model answered, made valid Unicode once, here
+    return valid_unicode(result) if outermost else result
+
+
+async def _run_checked(
+    spec: ActionSpec, name: str, ctx: ActionContext, args: dict[str, Any]
+) -> dict[str, Any]:
+    """The action run on checked arguments, read again when its page moved on by itself."""
+    import anyio
+
+    from taskplate.browser import translate
+
+    run = spec.run
+    assert run is not None  # run_action answered an action without one
     for attempt in range(1, READ_ATTEMPTS + 1):
         tab = _open_tab(ctx) if spec.needs_browser and spec.uses_tab else None
         begun = tab.moves_begun if tab is not None else 0
@@ -167,15 +189,14 @@ async def run_action(
             if name in MOVES_PAGE and ctx.session is not None:
                 tab = await ctx.tab()
                 with tab.moved_by(name), tab.user_input() if name in USER_INPUT else nullcontext():
-                    result: dict[str, Any] = await spec.run(ctx, args)
+                    result: dict[str, Any] = await run(ctx, args)
             elif ctx.session is not None and (spec.pure or name in WAITS):
                 from taskplate.browser import untraced
 
-                result = await untraced(partial(spec.run, ctx, args))
+                result = await untraced(partial(run, ctx, args))
             else:
-                result = await spec.run(ctx, args)
-            # what a page, a provider or a model answered, made valid Unicode once, here
-            return valid_unicode(result)  # type: ignore[no-any-return]
+                result = await run(ctx, args)
+            return result
         except TaskplateError as exc:
             raise await _lost_browser(ctx, exc) from None
         except Exception as exc:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from taskplate.browser import capture_page, element_html, navigation_failed
+from taskplate.browser import SHRUNK, capture_page, element_html, navigation_failed
 from taskplate.contract import ErrorCode, Level
 from taskplate.dsl import ActionSpec
 from taskplate.stdlib._elements import find
@@ -16,15 +16,12 @@ from taskplate.stdlib._elements import find
 from ._schemas import BOOLEAN, INTEGER, STRING, args, result
 
 if TYPE_CHECKING:
-    from taskplate.browser import Capture, Tab
+    from taskplate.browser import Tab
     from taskplate.stdlib._context import ActionContext
 
 # A page that showed at least this many words when it landed had something to read (the
 # conversion then says whether it was main content).
 READABLE_WORDS = 10
-# Content "taken away": the document now shows less than this share of the words it had when it
-# landed, and its main content less than this share of the main content it had.
-SHRUNK = 0.25
 # How a page is waited on before it is read (here right after `navigate`, and by read_page, so
 # batch_extract_pages, scrape and crawl_site): the smart wait with a 200 ms quiet window where
 # wait_for_stable's own default is 500. The watcher already waits out every request, short timer
@@ -104,14 +101,14 @@ async def read_page(tab: Tab, fmt: str, only_main: bool) -> tuple[str, str, bool
     could not be opened (Chromium's error page, known by its document, never by its wording),
     or left a much shorter notice in its place. A script that took the tab to a page that
     loaded is followed. An error page with nothing read before it is NAVIGATION_FAILED."""
-    earlier = tab.earlier
-    now = await capture_page(tab.page, known=earlier)
+    now, at_load = await capture_page(tab.page)
     if now.error_page:
         url, reason = tab.net_error or ("a page", "the browser showed its error page")
         failed = await tab.error_page(arriving=True) or navigation_failed(url, reason)
         # A page sent where the URL policy forbids is reported, never read past.
         refused = failed.code is ErrorCode.URL_NOT_ALLOWED
-        if refused or earlier is None or earlier.words < READABLE_WORDS:
+        earlier = None if refused else await tab.sent_as_it_left()
+        if earlier is None or earlier.words < READABLE_WORDS:
             raise failed
         content, is_main = await convert_page(earlier.html, earlier.url, fmt, only_main)
         if only_main and not is_main:
@@ -124,20 +121,16 @@ async def read_page(tab: Tab, fmt: str, only_main: bool) -> tuple[str, str, bool
         )
         return content, earlier.title, is_main, [warning]
     content, is_main = await convert_page(now.html, now.url, fmt, only_main)
-    if earlier is not None and _same_document(earlier, now) and now.words < SHRUNK * earlier.words:
-        before, was_main = await convert_page(earlier.html, earlier.url, fmt, only_main)
+    if at_load is not None:  # the page shows less than SHRUNK of the words it had at load
+        before, was_main = await convert_page(at_load.html, at_load.url, fmt, only_main)
         if (was_main or not only_main) and _words(content) < SHRUNK * _words(before):
             warning = (
                 f"after loading, the page's own script replaced its content with a much shorter"
-                f" one ({now.words} words where it had {earlier.words}); this is the content it"
+                f" one ({now.words} words where it had {at_load.words}); this is the content it"
                 " had before"
             )
-            return before, earlier.title, was_main, [warning]
+            return before, at_load.title, was_main, [warning]
     return content, now.title, is_main, []
-
-
-def _same_document(earlier: Capture, now: Capture) -> bool:
-    return earlier.document == now.document and earlier.url == now.url
 
 
 async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:

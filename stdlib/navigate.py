@@ -11,7 +11,6 @@ from urllib.parse import urlsplit
 
 from taskplate.browser import (
     Capture,
-    capture_page,
     crashed,
     is_crash,
     navigation_failed,
@@ -48,18 +47,16 @@ async def _page_crashed(tab: Any, page: Any) -> bool:
 
 
 async def _landed(tab: Any, page: Any) -> Capture | None:
-    """The document the navigation landed on (its title, whether it is the error page, its
-    HTML as it loaded, kept for readers): one round trip, retried while a script moves the page on (its old
-    document is gone before the next one can answer); None when it never answered. When the
-    page sent itself as it loaded (`tab.earlier`), only its state is read: no HTML twice."""
+    """The state of the document the navigation landed on (its title, whether it is the error
+    page; its HTML stays in the page, which keeps its copy at load for readers): one small round
+    trip, retried while a script moves the page on (its old document is gone before the next
+    one can answer); None when it never answered."""
     import anyio
 
     with anyio.move_on_after(5):
         while True:
             try:
-                if tab.earlier is not None:
-                    return await untraced(lambda: page_state(page))
-                return await untraced(lambda: capture_page(page, at_load=True))
+                return await untraced(lambda: page_state(page))
             except Exception as exc:
                 if tab.crashed or is_crash(exc):
                     raise crashed(str(exc).splitlines()[0]) from None
@@ -125,7 +122,9 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
 
         raise through_proxy(error, network.proxy_for(urlsplit(url).hostname or "")) from None
     tab.stale = False
-    landed = await _landed(tab, page)
+    # Where it landed: as the page sent it at load (no round trip), else asked.
+    sent = tab.earlier if tab.earlier is not None and not tab.earlier.html else None
+    landed = sent or await _landed(tab, page)
     tab.status = response.status if response is not None else None
     if landed is not None and landed.error_page:
         if response is None:
@@ -133,7 +132,7 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
         # The page loaded and its own script has left it already: readers say what they find.
         tab.unsettled = True
         return {"url": response.url, "status": tab.status, "title": ""}
-    tab.earlier = tab.earlier or landed  # sent as it loaded, else as it was found
+    tab.earlier = tab.earlier or landed  # sent as it left before loading, else as it landed
     tab.unsettled = True
     answer = {"url": page.url, "status": tab.status, "title": landed.title if landed else ""}
     warnings = [w for w in (waited, paced, late) if w]

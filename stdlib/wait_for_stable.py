@@ -30,7 +30,8 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
         # Its own script left a page that showed something to read: get_page_content reads
         # what it showed (and fails if that was no main content).
         refused = failed.code is ErrorCode.URL_NOT_ALLOWED  # reported, never read past
-        if refused or tab.earlier is None or tab.earlier.words < READABLE_WORDS:
+        earlier = None if refused else await tab.sent_as_it_left()
+        if earlier is None or earlier.words < READABLE_WORDS:
             raise failed
         warnings.append(f"the page's own script then left it: {failed.message}")
     result: dict[str, Any] = {"stable": settled.stable, "waitedMs": settled.waited_ms}

@@ -233,3 +233,39 @@ async def test_items_at_once_without_a_tab_line_each_read_their_own_tab(
     steps = (await manager.describe(run_id, include_steps=True))["steps"]
     tabs = {s["itemIndex"]: s["tabId"] for s in steps if s["stepId"] == "read"}
     assert tabs[0] != tabs[1]
+
+
+async def test_a_recycled_tab_starts_each_item_clean_and_its_renderer_collects_on_the_way(
+    manager: RunManager, site: FixtureServer, tmp_path: Path
+) -> None:
+    marks = (
+        "() => { const seen = [sessionStorage.getItem('mark'), window.name];"
+        " sessionStorage.setItem('mark', 'left'); window.name = 'left'; return seen; }"
+    )
+    template = {
+        "template": "clean_tabs",
+        "version": "1.0.0",
+        "inputs": {"type": "object", "properties": {"pages": {"type": "array"}}},
+        "steps": [
+            {
+                "id": "pages",
+                "forEach": "${{ inputs.pages }}",
+                "as": "page",
+                "concurrency": 1,
+                "tab": "new",
+                "steps": [
+                    {"action": "navigate", "with": {"url": "${{ page }}"}},
+                    {"id": "seen", "action": "evaluate", "with": {"script": marks}},
+                ],
+                "collect": {"seen": "${{ steps.seen.value }}"},
+            }
+        ],
+        "output": "${{ steps.pages.items }}",
+    }
+    path = tmp_path / "clean_tabs.yaml"
+    path.write_text(yaml.safe_dump(template, sort_keys=False), encoding="utf-8")
+    assert manager.library.add_file(path) is not None, manager.library.rejected
+    pages = [site.url(f"/article.html?n={n}") for n in range(7)]  # past one collection
+    answer = await _run(manager, "clean_tabs", {"pages": pages})
+    assert answer["status"] == "succeeded", answer
+    assert [item["seen"] for item in answer["result"]] == [[None, ""]] * 7

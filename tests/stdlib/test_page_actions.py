@@ -637,13 +637,41 @@ async def test_a_page_untouched_since_it_loaded_crosses_once_and_a_later_change_
 ) -> None:
     await act("navigate", ctx, url=site.url("/article.html"))
     tab = await ctx.tab()
-    assert tab.earlier is not None  # the page sent itself as it loaded
-    # Read again while nothing changed: the copy it sent is the page, its HTML does not cross.
-    assert await capture_page(tab.page, known=tab.earlier) is tab.earlier
+    # The page sends its state as it loads (navigate answers with it, asking only if it has
+    # not come yet); its HTML stays in the page, kept as it loaded.
+    assert tab.earlier is not None and tab.earlier.title == "Tuning the sliding window"
+    assert tab.earlier.html == ""
+    with anyio.fail_after(10):
+        while tab.earlier.words == 0:  # sent at load: its words counted there (asked: none)
+            await anyio.sleep(0.02)
+    now, at_load = await capture_page(tab.page)  # the copy at load: nothing changed since
+    assert "Why batches are slow" in now.html and now.document == tab.earlier.document
+    assert at_load is None
     await tab.page.evaluate("() => { document.querySelector('h1').textContent = 'Set later'; }")
-    now = await capture_page(tab.page, known=tab.earlier)
-    assert now is not tab.earlier and "Set later" in now.html
+    now, at_load = await capture_page(tab.page)
+    assert "Set later" in now.html and at_load is None  # changed, not taken away
     assert "Set later" in (await act("get_page_content", ctx))["content"]
+
+
+async def test_a_page_sends_no_copy_of_itself_as_a_finished_item_leaves_it(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
+    await act("navigate", ctx, url=site.url("/article.html"))
+    tab = await ctx.tab()
+    left: list[str] = []  # the copies pages sent as they were left (not their states at load)
+
+    def copies(event: dict[str, Any]) -> None:
+        if '"left":true' in event["payload"]:
+            left.append(event["payload"])
+
+    (await tab._devtools()).on("Runtime.bindingCalled", copies)
+    await tab.forget_page_state()  # as a finished item's tab is made ready for the next
+    await act("navigate", ctx, url=site.url("/recipe.html"))
+    await act("navigate", ctx, url=site.url("/article.html"))  # recipe.html was not done with
+    with anyio.fail_after(10):
+        while not left:  # recipe.html's copy; article.html's would have come before it
+            await anyio.sleep(0.02)
+    assert "lentil" in left[0].lower()
 
 
 async def test_a_script_redirect_to_a_page_that_loads_is_followed(

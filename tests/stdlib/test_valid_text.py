@@ -59,3 +59,23 @@ async def test_a_providers_answer_and_its_error_come_out_valid() -> None:
     with pytest.raises(TaskplateError) as raised:
         await run_action("mcp.p.echo", ActionContext(), {}, provider_action(failed))
     assert raised.value.code is ErrorCode.PROVIDER_ERROR and CLEAN in raised.value.message
+
+
+async def test_an_action_run_by_another_answers_into_it_and_the_whole_is_made_valid_once() -> None:
+    seen: list[dict[str, Any]] = []
+
+    async def inner(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
+        return {"text": LONE}
+
+    async def outer(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
+        seen.append(await run_action("inner", ctx, {}, catalog))
+        return {"read": seen[-1]["text"]}
+
+    def spec(name: str, run: Any) -> ActionSpec:
+        schema = {"type": "object"}
+        return ActionSpec(name, Level.L0, "", schema, schema, needs_browser=False, run=run)
+
+    catalog = {"inner": spec("inner", inner), "outer": spec("outer", outer)}
+    assert await run_action("outer", ActionContext(), {}, catalog) == {"read": CLEAN}
+    assert seen == [{"text": LONE}]  # not scanned on its way into the outer result
+    assert await run_action("inner", ActionContext(), {}, catalog) == {"text": CLEAN}  # alone
