@@ -295,7 +295,7 @@ class WebClient:
                 client.cookies.set_cookie_header(request)
                 waited = await self.network.throttle.wait(url) if polite else None
                 started = time.monotonic()
-                response = await client.send(request, stream=True)
+                response = await _sent(client, request)
                 paced = (
                     self.network.throttle.answered(
                         url,
@@ -381,3 +381,14 @@ async def _refuse_other_schemes(response: httpx.Response) -> None:
 @asynccontextmanager
 async def _nothing() -> AsyncIterator[None]:
     yield
+
+
+async def _sent(client: httpx.AsyncClient, request: httpx.Request) -> httpx.Response:
+    """The response to a GET. One sent on a kept-alive connection that the server or a proxy
+    had closed without saying so (tinyproxy answers HTTP/1.1 without `Connection: close`, then
+    closes) ends with no response at all: it is sent once more, on a new connection, as
+    browsers do with an idempotent request (RFC 9112, 9.3.1)."""
+    try:
+        return await client.send(request, stream=True)
+    except httpx.RemoteProtocolError:
+        return await client.send(request, stream=True)

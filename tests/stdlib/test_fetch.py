@@ -5,8 +5,11 @@ limit and the User-Agent."""
 from __future__ import annotations
 
 import codecs
+import contextlib
 import gc
 import itertools
+import socket
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -235,3 +238,62 @@ async def test_bad_arguments_are_refused_and_nothing_stays_open(crawl: CrawlSite
     page = await run_action("fetch", context(), {"url": crawl.url("/p/2")})  # its own client
     assert page["status"] == 200 and time.monotonic() - started < 60
     gc.collect()  # an unclosed client or socket would raise ResourceWarning (an error here)
+
+
+class _ClosingKeepAlive:
+    """A server that answers HTTP/1.1 without `Connection: close` and then closes anyway, as
+    tinyproxy does: a second request on the same connection is read and met with a close."""
+
+    def __init__(self) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.connections = 0
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.listener.getsockname()[1]}{path}"
+
+    def _serve(self) -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                conn, _ = self.listener.accept()
+                self.connections += 1
+                threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
+
+    def _answer(self, conn: socket.socket) -> None:
+        with conn, contextlib.suppress(OSError):
+            for answered in range(2):
+                head = b""
+                while b"\r\n\r\n" not in head:
+                    chunk = conn.recv(4096)
+                    if not chunk:
+                        return
+                    head += chunk
+                if answered:  # the kept-alive connection's next request: closed unanswered
+                    return
+                path = head.split(b" ", 2)[1]
+                status, body = (
+                    (b"404 Not Found", b"")
+                    if b"robots" in path
+                    else (b"200 OK", b"<title>Kept</title><p>alive</p>")
+                )
+                conn.sendall(
+                    b"HTTP/1.1 "
+                    + status
+                    + b"\r\nContent-Type: text/html\r\nContent-Length: "
+                    + str(len(body)).encode()
+                    + b"\r\n\r\n"
+                    + body
+                )
+
+
+async def test_a_get_on_a_connection_closed_without_a_word_is_sent_again() -> None:
+    """robots.txt is read first, on a connection the server answers as kept alive and then
+    closes: the page's request, sent on it, gets no answer at all, and goes again on a new
+    connection (as browsers do) instead of failing the read."""
+    server = _ClosingKeepAlive()
+    try:
+        async with WebClient() as web:
+            body = await web.get(server.url("/page"), 100_000)
+        assert b"alive" in body.data and server.connections == 2
+    finally:
+        server.listener.close()
