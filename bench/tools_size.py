@@ -1,6 +1,6 @@
 """What `tools/list` costs an agent on every turn: taskplate's (a default `dsl serve`, with the
-templates as tools, each tool group alone, the templates' tools alone) beside Microsoft's Playwright MCP server (the peer,
-pinned in bench/package.json), measured in one run over stdio.
+templates as tools, each tool group alone, the templates' tools alone) beside Microsoft's
+Playwright MCP server (the peer, pinned in bench/package.json), measured in one run over stdio.
 
 Size is the JSON text of the `tools/list` result as the server sends it (compact separators),
 in characters and in tokens of OpenAI's o200k_base encoding (`bpe-openai`, which ships its

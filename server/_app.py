@@ -5,7 +5,6 @@ Built around a running RunManager; transports (stdio, streamable HTTP) are chose
 
 from __future__ import annotations
 
-import math
 from importlib.metadata import version
 from typing import Any
 
@@ -92,10 +91,6 @@ def build_server(
         state, {"run_task_template": run_task_template.final, "run_steps": run_steps.final}
     )
     served = tools(state, groups)
-    used = sum(
-        listed_size(t.name, t.description or "", t.parameters, t.output_schema) for t in served
-    )
-    state.tool_room = tool_tokens - math.ceil(used / CHARS_PER_TOKEN)
     server = TaskplateServer(
         "taskplate",
         token_verifier=verifier,
@@ -111,7 +106,9 @@ def build_server(
     for template in manager.library.all():
         publish(server, manager, template)
     state.published = lambda template: publish(server, manager, template)
-    if template_tools:
+    if template_tools:  # the room the groups' tools leave in tools/list
+        used = (listed_size(t.name, t.description, t.parameters, t.output_schema) for t in served)
+        state.tool_room = tool_tokens * CHARS_PER_TOKEN - sum(used)
         state.reoffered = lambda: offer_templates(server, state)
         state.reoffered()
         announce_list_changes(server)

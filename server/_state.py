@@ -56,7 +56,7 @@ class ServerState:
     # build_server); True when the tool list changed
     reoffered: Callable[[], bool] | None = None
     template_tools: dict[str, Any] = field(default_factory=dict)  # name -> the SDK's Tool
-    tool_room: int = 0  # the tokens of tools/list left to the templates' tools
+    tool_room: int = 0  # the characters of tools/list left to the templates' tools
     # the open questions of runs started over 2026-07-28 (the input-required flow)
     inbox: Inbox = field(default_factory=Inbox)
     # the open questions of runs started as 2025-11-25 tasks

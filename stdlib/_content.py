@@ -261,10 +261,10 @@ def _nearest(decisions: list[bool | None]) -> list[bool]:
 # short-block context, tag lines after the article, small stretches before its main run and a
 # first heading equal to the title dropped. The reply-form clean-up is the guarded one
 # (reply_threads: never past a post before the form), which no page of either corpus tells from
-# the unguarded one; it keeps a whole article the unguarded one can take. jusText's rules as a fourth voter and lines of link
-# text needing every vote help the article pages and hurt readability's, as do small captions
-# dropped and, beside the small stretches' rule, the run's copy of a text spending first (by
-# 0.0002 each way): not shipped.
+# the unguarded one; it keeps a whole article the unguarded one can take. jusText's rules as a
+# fourth voter and lines of link text needing every vote help the article pages and hurt
+# readability's, as do small captions dropped and, beside the small stretches' rule, the run's
+# copy of a text spending first (by 0.0002 each way): not shipped.
 DEFAULT = Rules(
     cleanups=("nested_teasers", "named_boilerplate", "split_body", "reply_threads"),
     voters=("trafilatura", "precision", "readability"),

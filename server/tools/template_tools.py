@@ -24,7 +24,6 @@ from mcp.server.mcpserver import Context
 
 from taskplate.dsl import Template
 
-from .._paging import CHARS_PER_TOKEN
 from .._schemas import ERROR_OUTLINE, RUN, STATUS, listed_inputs, obj, outline
 from .._state import ServerState
 from . import TOOLS, run_task_template
@@ -118,22 +117,21 @@ def spec_of(template: Template) -> ToolSpec:
     return ToolSpec(template_id, described, inputs, answer_schema(outputs), run, listed)
 
 
-def listed_size(name: str, description: str, inputs: Schema, outputs: Schema | None) -> int:
+def listed_size(name: str, description: str | None, inputs: Schema, outputs: Schema | None) -> int:
     """The characters a tool takes in tools/list (its JSON, compact)."""
-    tool = {"name": name, "description": description, "inputSchema": inputs}
+    tool = {"name": name, "description": description or "", "inputSchema": inputs}
     if outputs is not None:
         tool["outputSchema"] = outputs
     return len(json.dumps(tool, separators=(",", ":"), ensure_ascii=False))
 
 
-def template_specs(templates: list[Template], room_tokens: int) -> list[ToolSpec]:
-    """The tools of the served templates that fit in `room_tokens` of tools/list: one per id,
+def template_specs(templates: list[Template], room: int) -> list[ToolSpec]:
+    """The tools of the served templates that fit in `room` characters of tools/list: one per id,
     its newest version (the library lists versions oldest first), in the order of their ids,
     built-in names left out."""
     newest = {t.id: t for t in templates}
     for name in sorted(newest.keys() & BUILT_IN):
         log.warning("template %s is not offered as a tool: a built-in tool has its name", name)
-    room = room_tokens * CHARS_PER_TOKEN
     specs: list[ToolSpec] = []
     for name, template in sorted(newest.items()):
         if name in BUILT_IN:
