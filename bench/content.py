@@ -360,6 +360,8 @@ def rules_name(rules: content.Rules) -> str:
     spend += f", captions under {rules.captions} words dropped" if rules.captions else ""
     spend += ", trailing tags dropped" if rules.tags else ""
     spend += f", islands under {rules.islands} before the run dropped" if rules.islands else ""
+    spend += " (before its start)" if rules.islands and rules.islands_before == "start" else ""
+    spend += ", repeats of kept blocks kept" if rules.repeats else ""
     spend += ", title heading dropped" if rules.title_heading else ""
     context = ", context" if rules.context else ""
     return f"{names} {rules.votes}/{count}{context}{links}{spend}{cleanups}"
@@ -412,6 +414,13 @@ def candidate_rules() -> list[content.Rules]:
     found += [replace(shipped, captions=n) for n in (0, 10, 20)]
     found += [replace(shipped, tags=not shipped.tags)]
     found += [replace(shipped, islands=n) for n in (0, 10, 20, 40)]
+    found += [
+        replace(shipped, islands_before="start" if shipped.islands_before == "main" else "main")
+    ]
+    # a paragraph repeating the kept long block before it word for word: kept, or judged alone
+    found += [replace(shipped, repeats=not shipped.repeats)]
+    # the rules shipped before hidden elements, repeated paragraphs and the article's start
+    found += [content.BEFORE]
     # the rules shipped before the framing and the run's spending (#44 item 3)
     found += [content.Rules(cleanups=shipped.cleanups, votes=3, voters=content.VOTERS, links=0.8)]
     # trafilatura's two modes read one parse and fail together: one vote between them
@@ -491,6 +500,8 @@ def report_cross_validation(
         "a first heading equal to the title dropped": [replace(shipped, title_heading=False)],
         "trailing tag lines dropped": [replace(shipped, tags=False)],
         "small stretches before the main run dropped": [replace(shipped, islands=0)],
+        "repeats of kept blocks kept": [replace(shipped, repeats=False)],
+        "small stretches dropped only before the start": [replace(shipped, islands_before="main")],
     } | {
         name: [replace(shipped, cleanups=tuple(c for c in shipped.cleanups if c != name))]
         for name in shipped.cleanups

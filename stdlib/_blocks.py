@@ -57,7 +57,11 @@ BLOCK_TAGS = frozenset(
         "ul",
     ]
 )
-WORD = re.compile(r"\w+")
+# A block's words: runs of letters and digits; in the scripts written without spaces between
+# words (Chinese, Japanese kana and kanji) each character is one, so that a paragraph there
+# counts as long as it reads (a run of characters up to a comma is not one word).
+_UNSPACED = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+WORD = re.compile(rf"[{_UNSPACED}]{{1,2}}|[^\W{_UNSPACED}]+")
 _HEADINGS = frozenset(["h1", "h2", "h3", "h4", "h5", "h6"])
 _FIGURES = frozenset(["figure", "figcaption"])
 

@@ -9,6 +9,9 @@
 - An article body split by ad rows into several containers of the same tag and class: the
   parts are joined into the first, so the selector sees one body instead of taking the first.
 
+- Elements hidden by their own markup (the `hidden` attribute, an inline `display: none` or
+  `visibility: hidden`): a copy kept for another layout, a template; never one holding most of
+  the page's text (a body a script reveals).
 - Threads of reader comments (named as comments, or schema.org Comment items), which pages'
   scripts write in after loading: long prose that voters take for the article; and by their
   shape, a reply form with the thread around it (reply_threads: never past a post before it).
@@ -91,6 +94,23 @@ def drop_nested_teasers(body: Any) -> None:
         for inner in outer.xpath(".//article"):
             if inner.getparent() is not None and words(inner) < MAJORITY * total:
                 inner.drop_tree()
+
+
+_HIDDEN_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\b", re.I)
+
+
+def _hidden(element: Any) -> bool:
+    return element.get("hidden") is not None or bool(_HIDDEN_STYLE.search(element.get("style", "")))
+
+
+def drop_hidden(body: Any) -> None:
+    hidden = [element for element in body.iter(etree.Element) if _hidden(element)]
+    if not hidden:
+        return
+    limit = DOMINANT * words(body)
+    for element in hidden:
+        if element.getparent() is not None and element is not body and words(element) < limit:
+            element.drop_tree()
 
 
 def _names_boilerplate(element: Any) -> bool:
@@ -223,4 +243,5 @@ CLEANUPS = {
     "comment_threads": drop_comment_threads,
     "reply_forms": drop_reply_forms,
     "reply_threads": drop_reply_threads,
+    "hidden": drop_hidden,
 }

@@ -9,8 +9,9 @@ its neighbours) run on the page's own blocks. The page is cut into its text bloc
 between block-level tags, in document order); a block is main content when two of the three
 extractors voted for it (an extractor votes for a block when it returned most of its text that
 no block before took). Short blocks are judged beside their neighbours; small stretches of kept
-blocks before the article's main run (a box, a headline above a share bar), tag lines after its
-last prose and a first heading equal to the page's title are dropped.
+blocks before the article's start (a box, a headline above a share bar), tag lines after its
+last prose and a first heading equal to the page's title are dropped; a paragraph the page
+repeats right after a kept copy is kept (extractors return a repeated text once).
 The page is then pruned to those blocks, so what is kept keeps its own markup: headings, lists,
 tables, code, links and the images between kept blocks. Each rule is a `Rules` choice kept only
 when bench/content.py's cross-validation across corpora supports it. The blocks are _blocks',
@@ -74,6 +75,15 @@ class Rules:
     # Kept stretches before the article's main run of fewer words than this (a box, a lead
     # caption, a breadcrumb or a dateline above the body) are dropped; 0: kept.
     islands: int = 0
+    # Where those small stretches are dropped: before the main run ("main": the stretch with
+    # the most words) or only before the article starts ("start": the first stretch of at least
+    # `islands` words; the small stretches between long ones, as in a text cut by formulas or
+    # figures, are kept).
+    islands_before: str = "main"
+    # A long block repeating word for word the long block before it, which is kept, is kept:
+    # extractors return a text the page repeats only once (trafilatura's rescue of pages
+    # without a container deduplicates), so the copy's votes were used up by the first.
+    repeats: bool = False
     # The first kept block, when it is a heading that repeats the page's <title> (the answer's
     # title says it already), is dropped.
     title_heading: bool = False
@@ -189,6 +199,8 @@ def choose(page_blocks: list[Block], texts: list[str], rules: Rules) -> list[boo
             zip(page_blocks, kept, is_long, before, after, strict=True)
         )
     ]
+    if rules.repeats:
+        _keep_repeats(page_blocks, decisions)
     if rules.captions:
         decisions = [
             k and not (b.figure and len(b.words) < rules.captions)
@@ -197,14 +209,33 @@ def choose(page_blocks: list[Block], texts: list[str], rules: Rules) -> list[boo
     if rules.tags:
         _drop_trailing_links(page_blocks, decisions)
     if rules.islands:
-        _drop_islands(page_blocks, decisions, rules.islands)
+        _drop_islands(page_blocks, decisions, rules.islands, rules.islands_before)
     return decisions
 
 
-def _drop_islands(page_blocks: list[Block], kept: list[bool], most: int) -> None:
+PARAGRAPH = 20  # a block of at least this many words, not a heading, is a paragraph
+
+
+def _keep_repeats(page_blocks: list[Block], kept: list[bool]) -> None:
+    """A paragraph (a block of PARAGRAPH words or more, not a heading) repeating word for word
+    the long block just before it, which is kept, is kept: the same paragraph again (its first
+    copy took the extractors' votes). A headline's copy (shorter), and a copy with a caption or
+    a credit line between (a standfirst repeated as the first paragraph), are left as judged."""
+    last: int | None = None  # the nearest long block so far
+    for i, block in enumerate(page_blocks):
+        if len(block.words) < SHORT:
+            continue
+        paragraph = len(block.words) >= PARAGRAPH and not block.heading
+        if paragraph and last is not None and kept[last] and block.words == page_blocks[last].words:
+            kept[i] = True
+        last = i
+
+
+def _drop_islands(page_blocks: list[Block], kept: list[bool], most: int, before: str) -> None:
     """Kept stretches before the article's main run (its stretch of kept blocks with the most
     words, stretches split by a rejected long block) of fewer than `most` words are dropped:
-    a summary or claim box, a lead caption above the body."""
+    a summary or claim box, a lead caption above the body. With `before` "start", only those
+    before the first stretch of at least `most` words."""
     stretches: list[list[int]] = [[]]
     for i, (b, k) in enumerate(zip(page_blocks, kept, strict=True)):
         if k:
@@ -213,6 +244,8 @@ def _drop_islands(page_blocks: list[Block], kept: list[bool], most: int) -> None
             stretches.append([])
     sizes = [sum(len(page_blocks[i].words) for i in s) for s in stretches]
     main = sizes.index(max(sizes))
+    if before == "start":
+        main = next(i for i, size in enumerate(sizes) if size >= most or i == main)
     for stretch, size in zip(stretches[:main], sizes[:main], strict=True):
         if size < most:
             for i in stretch:
@@ -256,16 +289,31 @@ def _nearest(decisions: list[bool | None]) -> list[bool]:
 
 # The rules that raise the cross-validated F1 of every corpus of bench/content.py (the article
 # pages and readability's test pages) or leave it unchanged: the three extractors with two votes
-# of three, the clean-ups named here (nested_teasers changes no page of either: without
-# jusText's rules, a story's "you may also like" cards of the fixture pages need it), the
-# short-block context, tag lines after the article, small stretches before its main run and a
-# first heading equal to the title dropped. The reply-form clean-up is the guarded one
-# (reply_threads: never past a post before the form), which no page of either corpus tells from
-# the unguarded one; it keeps a whole article the unguarded one can take. jusText's rules as a
-# fourth voter and lines of link text needing every vote help the article pages and hurt
-# readability's, as do small captions dropped and, beside the small stretches' rule, the run's
-# copy of a text spending first (by 0.0002 each way): not shipped.
+# of three, the clean-ups named here (hidden elements dropped first; nested_teasers changes no
+# page of either: without jusText's rules, a story's "you may also like" cards of the fixture
+# pages need it), the short-block context, a paragraph's repeats kept, tag lines after the
+# article, small stretches before the article's start and a first heading equal to the title
+# dropped. The reply-form clean-up is the guarded one (reply_threads: never past a post before
+# the form), which no page of either corpus tells from the unguarded one; it keeps a whole
+# article the unguarded one can take. Two shipped rules help the article pages and cost
+# readability's 0.0002 each, where the two corpora's marked text disagree (trailing lines of
+# related links, which Readability.js keeps; named boxes): kept, docs/benchmarks.md says why.
+# jusText's rules as a fourth voter, lines of link text needing every vote, small captions
+# dropped and the run's copy of a text spending first help one corpus and hurt the other: not
+# shipped.
 DEFAULT = Rules(
+    cleanups=("hidden", "nested_teasers", "named_boilerplate", "split_body", "reply_threads"),
+    voters=("trafilatura", "precision", "readability"),
+    votes=2,
+    tags=True,
+    islands=20,
+    islands_before="start",
+    repeats=True,
+    title_heading=True,
+)
+# The rules shipped before hidden elements, repeated paragraphs and the article's start (the
+# small stretches dropped before the main run): bench/content.py's candidate to compare.
+BEFORE = Rules(
     cleanups=("nested_teasers", "named_boilerplate", "split_body", "reply_threads"),
     voters=("trafilatura", "precision", "readability"),
     votes=2,

@@ -8,6 +8,7 @@ import lxml.html
 from taskplate.stdlib._boilerplate import (
     clean,
     drop_comment_threads,
+    drop_hidden,
     drop_reply_forms,
     drop_reply_threads,
 )
@@ -161,3 +162,28 @@ def test_a_guarded_reply_form_never_climbs_past_the_post_before_it() -> None:
     # The default rules' clean-up is the guarded one: the post is the main content read.
     read = main_content(lxml.html.document_fromstring(page))
     assert read is not None and "Story 3" in read.text_content()
+
+
+def hidden_dropped(body: str) -> str:
+    doc = lxml.html.document_fromstring(f"<html><body>{body}</body></html>")
+    drop_hidden(doc.find("body"))
+    return " ".join(doc.text_content().split())
+
+
+def test_elements_hidden_by_their_own_markup_are_dropped() -> None:
+    page = (
+        f"{paragraphs('Body', 4)}<p hidden>Hidden copy.</p>"
+        "<div style='color: red; DISPLAY :none'>Other layout.</div>"
+        "<p style='visibility: hidden'>Invisible.</p><p style='display: block'>Shown.</p>"
+        "<p>Tail <span style='display:none'>inline</span> end.</p>"
+    )
+    text = hidden_dropped(page)
+    assert "Body 3" in text and "Shown." in text and "Tail end." in text
+    for gone in ("Hidden copy", "Other layout", "Invisible", "inline"):
+        assert gone not in text
+
+
+def test_a_hidden_element_holding_most_of_the_page_stays() -> None:
+    # A body a script reveals after loading, read without the script (engine http).
+    page = f"<div hidden>{paragraphs('Body', 4)}</div><p>Menu, sign in, search.</p>"
+    assert "Body 3" in hidden_dropped(page)

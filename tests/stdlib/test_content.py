@@ -231,3 +231,50 @@ def test_a_small_stretch_kept_before_the_main_run_can_be_dropped() -> None:
     ]
     # A stretch of as many words as the bound or more (a standfirst) stays: the box has 12.
     assert content.choose(found, texts, replace(rules, islands=12))[0] is True
+
+
+def test_small_stretches_between_long_ones_stay_when_dropped_only_before_the_start() -> None:
+    # A text cut by formulas no extractor returned: the piece between them is a small stretch
+    # after the article has started (a long paragraph) and before its main run.
+    formula = "x sub i j equals the conjugate of x sub j i for every i and j"
+    piece = "Every such matrix is normal as shown here"
+    _, found = body_of(
+        f"<p>{OTHER}.</p><p>{formula}</p><p>{piece}.</p><p>{formula}</p><p>{SENTENCE}. {THIRD}.</p>"
+    )
+    texts = [f"{OTHER}. {piece}. {SENTENCE}. {THIRD}."] * 3
+    rules = content.Rules(voters=("trafilatura", "precision", "readability"), votes=2, islands=20)
+    assert content.choose(found, texts, rules) == [True, False, False, False, True]
+    started = replace(rules, islands_before="start")
+    assert content.choose(found, texts, started) == [True, False, True, False, True]
+
+
+def test_a_paragraph_the_page_repeats_keeps_its_copies_after_a_kept_one() -> None:
+    # The same paragraph three times (headings between), a headline's copy before the body:
+    # the extractors returned each text once.
+    headline = "Council votes to put tolls on the new bridge"
+    _, found = body_of(
+        f"<h2>{headline}</h2><h1>{headline}</h1><p>{SENTENCE}.</p><h3>More</h3><p>{SENTENCE}.</p>"
+        f"<h3>Again</h3><p>{SENTENCE}.</p>"
+    )
+    texts = [f"{headline}. {SENTENCE}."] * 3
+    rules = content.Rules(voters=("trafilatura", "precision", "readability"), votes=2)
+    judged = content.choose(found, texts, rules)
+    assert judged == [True, False, True, False, False, False, False]  # the votes were used up
+    repeats = content.choose(found, texts, replace(rules, repeats=True))
+    assert repeats == [True, False, True, False, True, False, True]  # the headline's copy not
+
+
+def test_words_of_scripts_without_spaces_are_counted_in_pairs_of_characters() -> None:
+    assert blocks.WORD.findall("美樹營地 資訊 café 東京タワー 2026") == [
+        "美樹",
+        "營地",
+        "資訊",
+        "café",
+        "東京",
+        "タワ",
+        "ー",
+        "2026",
+    ]
+    # A sentence there is a long block, not a short label judged by its neighbours.
+    _, found = body_of("<p>入夜前雨絲終於漸漸緩和下來</p>")
+    assert len(found[0].words) >= content.SHORT
