@@ -362,6 +362,7 @@ def rules_name(rules: content.Rules) -> str:
     spend += f", islands under {rules.islands} before the run dropped" if rules.islands else ""
     spend += " (before its start)" if rules.islands and rules.islands_before == "start" else ""
     spend += ", repeats of kept blocks kept" if rules.repeats else ""
+    spend += ", quotes in the article kept" if rules.quotes else ""
     spend += ", title heading dropped" if rules.title_heading else ""
     context = ", context" if rules.context else ""
     return f"{names} {rules.votes}/{count}{context}{links}{spend}{cleanups}"
@@ -419,6 +420,8 @@ def candidate_rules() -> list[content.Rules]:
     ]
     # a paragraph repeating the kept long block before it word for word: kept, or judged alone
     found += [replace(shipped, repeats=not shipped.repeats)]
+    # quotations and embedded posts inside the article kept, or judged as any block
+    found += [replace(shipped, quotes=not shipped.quotes)]
     # the rules shipped before hidden elements, repeated paragraphs and the article's start
     found += [content.BEFORE]
     # the rules shipped before the framing and the run's spending (#44 item 3)
@@ -501,6 +504,7 @@ def report_cross_validation(
         "trailing tag lines dropped": [replace(shipped, tags=False)],
         "small stretches before the main run dropped": [replace(shipped, islands=0)],
         "repeats of kept blocks kept": [replace(shipped, repeats=False)],
+        "quotes in the article kept": [replace(shipped, quotes=False)],
         "small stretches dropped only before the start": [replace(shipped, islands_before="main")],
     } | {
         name: [replace(shipped, cleanups=tuple(c for c in shipped.cleanups if c != name))]

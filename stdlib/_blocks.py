@@ -64,6 +64,7 @@ _UNSPACED = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 WORD = re.compile(rf"[{_UNSPACED}]{{1,2}}|[^\W{_UNSPACED}]+")
 _HEADINGS = frozenset(["h1", "h2", "h3", "h4", "h5", "h6"])
 _FIGURES = frozenset(["figure", "figcaption"])
+_QUOTES = frozenset(["blockquote"])
 
 
 @dataclass
@@ -78,6 +79,7 @@ class Block:
     copyright: bool = False
     heading: bool = False  # it starts inside a heading (h1-h6)
     figure: bool = False  # it starts inside a figure or its caption (a caption, a credit)
+    quote: bool = False  # it starts inside a blockquote (a quotation, an embedded post)
 
     def add(self, element: Any, slot: str, text: str, in_link: bool) -> None:
         self.pieces.append((element, slot))
@@ -94,7 +96,7 @@ def blocks(root: Any) -> list[Block]:
     """The page's text blocks in document order: text runs split at block-level tags."""
     found: list[Block] = []
     current = Block()
-    links = headings = figures = 0  # open <a>, <h1>-<h6> and figures around the current text
+    links = headings = figures = quotes = 0  # open <a>, headings, figures, quotes around the text
     for event, element in etree.iterwalk(root, events=("start", "end", "comment", "pi")):
         tag = element.tag
         if event == "start":
@@ -107,9 +109,12 @@ def blocks(root: Any) -> list[Block]:
                 headings += 1
             elif tag in _FIGURES:
                 figures += 1
+            elif tag in _QUOTES:
+                quotes += 1
             if isinstance(tag, str) and element.text and not element.text.isspace():
                 if not current.words:
                     current.heading, current.figure = headings > 0, figures > 0
+                current.quote = quotes > 0
                 current.add(element, "text", element.text, links > 0)
             continue
         if event == "end":
@@ -119,12 +124,15 @@ def blocks(root: Any) -> list[Block]:
                 headings -= 1
             elif tag in _FIGURES:
                 figures -= 1
+            elif tag in _QUOTES:
+                quotes -= 1
         if tag in BLOCK_TAGS and current.words:
             found.append(current)
             current = Block()
         if element.tail and not element.tail.isspace() and element is not root:
             if not current.words:
                 current.heading, current.figure = headings > 0, figures > 0
+                current.quote = quotes > 0
             current.add(element, "tail", element.tail, links > 0)
     if current.words:
         found.append(current)

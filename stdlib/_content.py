@@ -11,7 +11,8 @@ extractors voted for it (an extractor votes for a block when it returned most of
 no block before took). Short blocks are judged beside their neighbours; small stretches of kept
 blocks before the article's start (a box, a headline above a share bar), tag lines after its
 last prose and a first heading equal to the page's title are dropped; a paragraph the page
-repeats right after a kept copy is kept (extractors return a repeated text once).
+repeats right after a kept copy is kept (extractors return a repeated text once), and so are
+the quotations and embedded posts inside the article (extractors leave embedded posts out).
 The page is then pruned to those blocks, so what is kept keeps its own markup: headings, lists,
 tables, code, links and the images between kept blocks. Each rule is a `Rules` choice kept only
 when bench/content.py's cross-validation across corpora supports it. The blocks are _blocks',
@@ -84,6 +85,9 @@ class Rules:
     # extractors return a text the page repeats only once (trafilatura's rescue of pages
     # without a container deduplicates), so the copy's votes were used up by the first.
     repeats: bool = False
+    # Blocks of a quotation or an embedded post (a blockquote) between kept long blocks outside
+    # quotations (inside the article) are kept: extractors leave embedded posts out.
+    quotes: bool = False
     # The first kept block, when it is a heading that repeats the page's <title> (the answer's
     # title says it already), is dropped.
     title_heading: bool = False
@@ -201,6 +205,8 @@ def choose(page_blocks: list[Block], texts: list[str], rules: Rules) -> list[boo
     ]
     if rules.repeats:
         _keep_repeats(page_blocks, decisions)
+    if rules.quotes:
+        _keep_quotes(page_blocks, decisions)
     if rules.captions:
         decisions = [
             k and not (b.figure and len(b.words) < rules.captions)
@@ -229,6 +235,19 @@ def _keep_repeats(page_blocks: list[Block], kept: list[bool]) -> None:
         if paragraph and last is not None and kept[last] and block.words == page_blocks[last].words:
             kept[i] = True
         last = i
+
+
+def _keep_quotes(page_blocks: list[Block], kept: list[bool]) -> None:
+    """The blocks inside blockquotes whose nearest long blocks outside quotations, before and
+    after them, are kept (a quotation or an embedded post inside the article) are kept."""
+    outside = [
+        k if len(b.words) >= SHORT and not b.quote else None
+        for b, k in zip(page_blocks, kept, strict=True)
+    ]
+    inside = _inside(outside)
+    for i, block in enumerate(page_blocks):
+        if block.quote and inside[i]:
+            kept[i] = True
 
 
 def _drop_islands(page_blocks: list[Block], kept: list[bool], most: int, before: str) -> None:
@@ -291,16 +310,16 @@ def _nearest(decisions: list[bool | None]) -> list[bool]:
 # pages and readability's test pages) or leave it unchanged: the three extractors with two votes
 # of three, the clean-ups named here (hidden elements dropped first; nested_teasers changes no
 # page of either: without jusText's rules, a story's "you may also like" cards of the fixture
-# pages need it), the short-block context, a paragraph's repeats kept, tag lines after the
-# article, small stretches before the article's start and a first heading equal to the title
-# dropped. The reply-form clean-up is the guarded one (reply_threads: never past a post before
-# the form), which no page of either corpus tells from the unguarded one; it keeps a whole
-# article the unguarded one can take. Two shipped rules help the article pages and cost
-# readability's 0.0002 each, where the two corpora's marked text disagree (trailing lines of
-# related links, which Readability.js keeps; named boxes): kept, docs/benchmarks.md says why.
-# jusText's rules as a fourth voter, lines of link text needing every vote, small captions
-# dropped and the run's copy of a text spending first help one corpus and hurt the other: not
-# shipped.
+# pages need it), the short-block context, a paragraph's repeats and the quotations and
+# embedded posts inside the article kept, tag lines after the article, small stretches before
+# its start and a first heading equal to the title dropped. The reply-form clean-up is the
+# guarded one (reply_threads: never past a post before the form), which no page of either
+# corpus tells from the unguarded one; it keeps a whole article the unguarded one can take.
+# Two shipped rules help the article pages and cost readability's 0.0002 each, where the two
+# corpora's marked text disagree (trailing lines of related links, which Readability.js keeps;
+# named boxes): kept, docs/benchmarks.md says why. jusText's rules as a fourth voter, lines of
+# link text needing every vote, small captions dropped and the run's copy of a text spending
+# first help one corpus and hurt the other: not shipped.
 DEFAULT = Rules(
     cleanups=("hidden", "nested_teasers", "named_boilerplate", "split_body", "reply_threads"),
     voters=("trafilatura", "precision", "readability"),
@@ -309,10 +328,11 @@ DEFAULT = Rules(
     islands=20,
     islands_before="start",
     repeats=True,
+    quotes=True,
     title_heading=True,
 )
-# The rules shipped before hidden elements, repeated paragraphs and the article's start (the
-# small stretches dropped before the main run): bench/content.py's candidate to compare.
+# The rules shipped before hidden elements, repeated paragraphs, quotations and the article's
+# start (the small stretches dropped before the main run): bench/content.py's candidate.
 BEFORE = Rules(
     cleanups=("nested_teasers", "named_boilerplate", "split_body", "reply_threads"),
     voters=("trafilatura", "precision", "readability"),

@@ -278,3 +278,22 @@ def test_words_of_scripts_without_spaces_are_counted_in_pairs_of_characters() ->
     # A sentence there is a long block, not a short label judged by its neighbours.
     _, found = body_of("<p>入夜前雨絲終於漸漸緩和下來</p>")
     assert len(found[0].words) >= content.SHORT
+
+
+def test_an_embedded_post_inside_the_article_is_kept() -> None:
+    post = "Yes this is real and the state spent nearly half a million dollars on it"
+    _, found = body_of(
+        f"<p>{SENTENCE}.</p><blockquote class='twitter-tweet'><p>{post}</p>"
+        f"<p>Someone (@someone) November 18, 2019</p></blockquote><p>{OTHER}.</p>"
+        f"<blockquote><p>{THIRD}</p></blockquote>"
+    )
+    texts = [f"{SENTENCE}. {OTHER}. {THIRD}"] * 3  # the extractors left the post out
+    rules = content.Rules(voters=("trafilatura", "precision", "readability"), votes=2)
+    assert content.choose(found, texts, rules) == [True, False, False, True, True]
+    # Between kept paragraphs the post is kept; a quotation after the article's last one is
+    # judged as any block.
+    quoted = content.choose(found, texts, replace(rules, quotes=True))
+    assert quoted == [True, True, True, True, True]
+    _, after = body_of(f"<p>{SENTENCE}.</p><p>{OTHER}.</p><blockquote><p>{post}</p></blockquote>")
+    texts = [f"{SENTENCE}. {OTHER}."] * 3
+    assert content.choose(after, texts, replace(rules, quotes=True)) == [True, True, False]
