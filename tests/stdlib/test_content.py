@@ -13,7 +13,7 @@ import pytest
 from taskplate.stdlib import _blocks as blocks
 from taskplate.stdlib import _content as content
 from taskplate.stdlib import _voters as voters
-from taskplate.stdlib._markdown import _page
+from taskplate.stdlib._markdown import _page, to_markdown
 from tests.fixtures.server import SITE
 
 SENTENCE = (
@@ -297,3 +297,38 @@ def test_an_embedded_post_inside_the_article_is_kept() -> None:
     _, after = body_of(f"<p>{SENTENCE}.</p><p>{OTHER}.</p><blockquote><p>{post}</p></blockquote>")
     texts = [f"{SENTENCE}. {OTHER}."] * 3
     assert content.choose(after, texts, replace(rules, quotes=True)) == [True, True, False]
+
+
+STORY = [
+    "The council met on Tuesday night to decide how the new bridge over the river will be paid",
+    "Work on the crossing is due to begin in the spring and will last about two years in all",
+    "Residents asked that the tolls be lower for those who live in the town and use it daily",
+    "The vote on the tolls is set for March after a last round of public meetings in February",
+    "The old bridge will stay open to cars and to people on foot while the new one is built",
+]
+
+
+def test_the_shipped_pipeline_drops_a_hidden_copy_and_keeps_an_embedded_post() -> None:
+    # The real extractors on a page: a story quoting a post, and a copy of its last paragraph
+    # kept hidden for another layout (the extractors return it: the rules before hidden
+    # elements were dropped kept it, at the top).
+    post = "Yes this is real and the state spent nearly half a million dollars on the campaign"
+    lines = [f"<p>{line}, the paper reports today from the town hall.</p>" for line in STORY]
+    tweet = (
+        f"<blockquote class='twitter-tweet'><p lang='en' dir='ltr'>{post} "
+        "<a href='https://t.co/abc'>pic.twitter.com/abc</a></p>&mdash; Someone (@someone) "
+        "<a href='https://twitter.com/someone/status/1'>November 18, 2019</a></blockquote>"
+        "<script async src='https://platform.twitter.com/widgets.js'></script>"
+    )
+    hidden = f"<div hidden><p>{STORY[4]}, as the small-screen layout tells it.</p></div>"
+    page = (
+        "<html><head><title>Bridge tolls</title></head><body><nav><a href='/'>Home</a>"
+        "<a href='/news'>News</a></nav><article><h1>Bridge tolls approved</h1>"
+        f"{hidden}{''.join(lines[:3])}{tweet}{''.join(lines[3:])}"
+        "</article><footer>Contact us, jobs, terms of use</footer></body></html>"
+    )
+    markdown, is_main = to_markdown(page, "http://x/")
+    assert is_main
+    assert "small-screen layout" not in markdown and "jobs" not in markdown
+    assert all(line in markdown for line in STORY) and post in markdown
+    assert "small-screen layout" in to_markdown(page, "http://x/", rules=content.BEFORE)[0]
