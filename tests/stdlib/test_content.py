@@ -71,6 +71,7 @@ def test_justext_keeps_prose_and_drops_link_lists_and_copyright_lines() -> None:
     assert not any(v for k, v in votes.items() if "licensors" in k)
 
 
+TWO_OF_THREE = content.Rules(voters=("trafilatura", "precision", "readability"), votes=2)
 FOUR = content.Rules(links=0.8)  # jusText's rules as a fourth voter, three votes of four
 
 
@@ -169,7 +170,7 @@ THIRD = (
 def test_a_copy_of_the_body_before_it_leaves_its_votes_to_the_body() -> None:
     # A lead caption (a block before the body) repeats a body sentence; each extractor
     # returned the sentence once.
-    rules = content.Rules(voters=("trafilatura", "precision", "readability"), votes=2)
+    rules = TWO_OF_THREE
     # In page order, the caption (first) takes the votes and the body's own copy is dropped.
     _, found = body_of(f"<p>{SENTENCE}</p><p>{OTHER}.</p><p>{SENTENCE}.</p><p>{THIRD}.</p>")
     texts = [f"{OTHER}. {SENTENCE}. {THIRD}."] * 3
@@ -200,7 +201,7 @@ def test_small_captions_and_trailing_tag_lines_can_be_dropped() -> None:
     )
     texts = [f"The old bridge at dusk. Photo: A. Lee {SENTENCE}. {OTHER}. Tags: Bridges, "
              "Town council Filed"] * 3  # fmt: skip
-    rules = content.Rules(voters=("trafilatura", "precision", "readability"), votes=2)
+    rules = TWO_OF_THREE
     assert content.choose(found, texts, rules) == [True, True, True, True, True]
     assert content.choose(found, texts, replace(rules, captions=20))[0] is False
     assert content.choose(found, texts, replace(rules, tags=True)) == [
@@ -220,7 +221,7 @@ def test_a_small_stretch_kept_before_the_main_run_can_be_dropped() -> None:
         f"<p>{SENTENCE}.</p><p>{OTHER}.</p><p>{THIRD}.</p>"
     )
     texts = [f"{box}. {SENTENCE}. {OTHER}. {THIRD}."] * 3
-    rules = content.Rules(voters=("trafilatura", "precision", "readability"), votes=2)
+    rules = TWO_OF_THREE
     assert content.choose(found, texts, rules) == [True, False, True, True, True]
     assert content.choose(found, texts, replace(rules, islands=20)) == [
         False,
@@ -242,7 +243,7 @@ def test_small_stretches_between_long_ones_stay_when_dropped_only_before_the_sta
         f"<p>{OTHER}.</p><p>{formula}</p><p>{piece}.</p><p>{formula}</p><p>{SENTENCE}. {THIRD}.</p>"
     )
     texts = [f"{OTHER}. {piece}. {SENTENCE}. {THIRD}."] * 3
-    rules = content.Rules(voters=("trafilatura", "precision", "readability"), votes=2, islands=20)
+    rules = replace(TWO_OF_THREE, islands=20)
     assert content.choose(found, texts, rules) == [True, False, False, False, True]
     started = replace(rules, islands_before="start")
     assert content.choose(found, texts, started) == [True, False, True, False, True]
@@ -257,7 +258,7 @@ def test_a_paragraph_the_page_repeats_keeps_its_copies_after_a_kept_one() -> Non
         f"<h3>Again</h3><p>{SENTENCE}.</p>"
     )
     texts = [f"{headline}. {SENTENCE}."] * 3
-    rules = content.Rules(voters=("trafilatura", "precision", "readability"), votes=2)
+    rules = TWO_OF_THREE
     judged = content.choose(found, texts, rules)
     assert judged == [True, False, True, False, False, False, False]  # the votes were used up
     repeats = content.choose(found, texts, replace(rules, repeats=True))
@@ -288,7 +289,7 @@ def test_an_embedded_post_inside_the_article_is_kept() -> None:
         f"<blockquote><p>{THIRD}</p></blockquote>"
     )
     texts = [f"{SENTENCE}. {OTHER}. {THIRD}"] * 3  # the extractors left the post out
-    rules = content.Rules(voters=("trafilatura", "precision", "readability"), votes=2)
+    rules = TWO_OF_THREE
     assert content.choose(found, texts, rules) == [True, False, False, True, True]
     # Between kept paragraphs the post is kept; a quotation after the article's last one is
     # judged as any block.
