@@ -31,6 +31,14 @@ from .ui import UiAccess, ui_app
 
 log = logging.getLogger("taskplate.serve")
 
+# How long an idle kept-alive HTTP connection stays open, in seconds: longer than a load balancer
+# or proxy in front keeps its idle connections to the server (nginx and AWS load balancers 60 s,
+# Google's 600 s; HAProxy until `timeout client` ends the client's connection, and its pool of
+# shared ones longer), so that the one in front closes first. Shorter (uvicorn's 5 s), the server
+# closes a connection as the proxy sends a request on it: the request is lost, and HAProxy closes
+# the client's connection without an answer (RemoteProtocolError in the tests behind HAProxy).
+KEEP_ALIVE_S = 620
+
 
 class _Server(uvicorn.Server):
     """uvicorn raises the signal that stopped it (SIGTERM, SIGINT) again as it returns, which
@@ -135,7 +143,9 @@ async def _serving(
         trust,
         f"{len(security.tokens)} bearer tokens" if security.tokens else "no tokens",
     )
-    config = uvicorn.Config(app, host=host, port=port, log_level="info")
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level="info", timeout_keep_alive=KEEP_ALIVE_S
+    )
     http_server = _Server(config)
     await http_server.serve()
     log.info("stopping: ending runs, sessions and browsers")

@@ -30,6 +30,7 @@ from mcp.shared.exceptions import MCPError
 
 from taskplate.browser import BrowserRuntime, Sessions
 from taskplate.interpreter import open_store
+from taskplate.server import KEEP_ALIVE_S
 from tests.fixtures import haproxy
 from tests.fixtures.haproxy import (
     HEADER,
@@ -390,6 +391,11 @@ def test_the_documented_configuration_is_the_tested_one() -> None:
     block = section[section.index("```haproxy\n") + len("```haproxy\n") :].split("```")[0]
     assert block == configuration(8080, {"one": 8765, "two": 8766})
     assert all(f"`{line}`" in section for line in STICKY)
+    # docs: Idle connections. Each connection to a server is one client's, closed with it ...
+    assert "    http-reuse never\n" in block
+    # ... after `timeout client` idle: the server keeps an idle connection longer
+    assert "    timeout client 120s\n" in block and "http-keep-alive" not in block
+    assert KEEP_ALIVE_S > 120
 
 
 def test_a_missing_haproxy_fails_the_test_saying_how_to_get_it(

@@ -111,6 +111,44 @@ async def test_the_whole_chain_over_streamable_http(
         await chain(client, site, local_http.home)
 
 
+async def answer(stream: anyio.abc.ByteStream) -> bytes:
+    """One HTTP/1.1 answer read from the stream: its head (the body, of Content-Length, is read)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += await stream.receive()
+    head, body = data.split(b"\r\n\r\n", 1)
+    length = next(
+        int(line.split(b":")[1])
+        for line in head.lower().split(b"\r\n")
+        if line.startswith(b"content-length:")
+    )
+    while len(body) < length:
+        body += await stream.receive()
+    return head
+
+
+async def test_an_idle_connection_stays_open_for_the_proxy_in_front_to_reuse(
+    local_http: Served,
+) -> None:
+    """A load balancer sends its next request over a connection that was idle: the server must
+    not close it first (a request sent as it closes is lost: taskplate.server.KEEP_ALIVE_S). Idle past uvicorn's
+    5 s default, the connection is open and its next request answered."""
+    port = int(local_http.url.split(":")[2].split("/")[0])
+    request = f"GET /ui/ HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()
+    async with await anyio.connect_tcp("127.0.0.1", port) as stream:
+        await stream.send(request)
+        assert (await answer(stream)).startswith(b"HTTP/1.1 200")
+        with anyio.move_on_after(6):  # the idle time itself, no wait for a condition
+            try:
+                unasked = await stream.receive()
+            except anyio.EndOfStream:
+                pytest.fail("the server closed a connection idle for less than 6 s")
+            pytest.fail(f"the server sent something unasked: {unasked!r}")
+        await stream.send(request)
+        with anyio.fail_after(30):
+            assert (await answer(stream)).startswith(b"HTTP/1.1 200")
+
+
 async def test_progress_notifications_during_a_sync_run(stdio: Any, site: FixtureServer) -> None:
     seen: list[tuple[float, float | None]] = []
 
