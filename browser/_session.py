@@ -16,7 +16,7 @@ from taskplate.contract import ErrorCode, TaskplateError
 
 from ._cleanup import cleanup
 from ._errors import crashed, is_crash
-from ._guard import guard, guard_redirects
+from ._guard import guard
 from ._har import HarRecording
 from ._network import Network
 from ._policy import UrlPolicy
@@ -279,11 +279,6 @@ class Session:
         page.on("close", lambda _: self._closed(tab.id))
         await guard(tab, self.policy)
         return tab
-
-    async def guard_redirects(self, tab: Tab) -> bool:
-        """Have the tab's next navigations say a redirect to another scheme is refused (see
-        _guard.py); False when they already did."""
-        return await guard_redirects(tab, self.policy)
 
     def _closed(self, tab_id: str) -> None:
         tab = self.tabs.pop(tab_id, None)

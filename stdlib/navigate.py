@@ -95,8 +95,11 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
         except Exception as exc:
             # Aborted without a reason, as a redirect to javascript: is: once more with the
             # tab's document answers looked at, which says so (the tab is left alone until then).
-            if "net::ERR_ABORTED" not in str(exc) or not await ctx.need_session().guard_redirects(
-                tab
+            # Imported here: `dsl validate` loads the actions but needs no Playwright.
+            from taskplate.browser import guard_redirects
+
+            if "net::ERR_ABORTED" not in str(exc) or not await guard_redirects(
+                tab, ctx.need_session().policy
             ):
                 raise
             left_ms = max(1.0, timeout_ms - (time.monotonic() - started) * 1000)
