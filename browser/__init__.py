@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from ._element_probe import check_selectors, matched_element, matched_reads, page_elements
     from ._endpoints import pid_alive, read_loads
     from ._errors import crashed, is_crash, navigation_failed, translate
+    from ._guard import guard_redirects
     from ._har import (
         MASK,
         MAX_RECORDING_BYTES,
@@ -76,6 +77,7 @@ __all__ = [
     "data_home",
     "element_html",
     "find_chromium",
+    "guard_redirects",
     "is_crash",
     "login",
     "mask_credentials",

@@ -11,14 +11,29 @@ from ._tab import Tab
 
 
 async def guard(tab: Tab, policy: UrlPolicy) -> None:
-    """Check every request of the tab, redirect hops included, in the browser itself; and
-    refuse a page's redirect to another scheme (javascript:, data:, file:), which Chromium
-    ends without saying why (ERR_ABORTED for javascript:), as URL_NOT_ALLOWED.
+    """Check every request of the tab, redirect hops included, in the browser itself, when the
+    policy is enforced (remote trust, denied hosts). Otherwise leave the tab alone until one of
+    its navigations fails as a redirect to javascript: does (`guard_redirects`): each document's
+    answer waiting on this process cost every navigation about 10 ms (bench/batch.py)."""
+    if policy.enforced:
+        await _intercept(tab, policy)
 
-    Playwright's routes never see redirects, so the tab gets its own DevTools session with
-    request interception: each request (and each hop of a redirect chain) pauses until the
-    policy has looked at its URL, and a refused one fails before anything is sent (when the
-    policy is enforced); each document's answer pauses until its Location is looked at."""
+
+async def guard_redirects(tab: Tab, policy: UrlPolicy) -> bool:
+    """From now on, refuse a page's redirect to another scheme (javascript:, data:, file:),
+    which Chromium ends without saying why (ERR_ABORTED for javascript:), as URL_NOT_ALLOWED;
+    False when the tab's answers were looked at already (nothing new to learn by trying again)."""
+    if tab.redirects_guarded:
+        return False
+    await _intercept(tab, policy)
+    return True
+
+
+async def _intercept(tab: Tab, policy: UrlPolicy) -> None:
+    """Playwright's routes never see redirects, so the tab gets its own DevTools session with
+    request interception: each document's answer pauses until its Location is looked at, and
+    (when the policy is enforced) each request, and each hop of a redirect chain, pauses until
+    the policy has looked at its URL; a refused one fails before anything is sent."""
     cdp = await tab.page.context.new_cdp_session(tab.page)
 
     async def paused(event: dict[str, Any]) -> None:
@@ -45,6 +60,7 @@ async def guard(tab: Tab, policy: UrlPolicy) -> None:
     requests = {"urlPattern": "*", "requestStage": "Request"}
     patterns = [requests, answers] if policy.enforced else [answers]
     await cdp.send("Fetch.enable", {"patterns": patterns})
+    tab.redirects_guarded = True
 
 
 def _redirect_elsewhere(url: str, event: dict[str, Any]) -> str | None:

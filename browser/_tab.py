@@ -41,6 +41,7 @@ class Tab:
     last_network: float = field(default_factory=time.monotonic)
     dialogs: list[dict[str, str]] = field(default_factory=list)
     refused: str | None = None  # the last URL the policy refused in this tab, and why
+    redirects_guarded: bool = False  # each document's answer is looked at (_guard.py)
     status: int | None = None  # the HTTP status of the last navigation
     crashed: bool = False
     opened_by: str | None = None  # the tab whose page opened this one (a popup)

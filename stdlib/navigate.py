@@ -90,7 +90,20 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
         )
         asked = time.monotonic()
         left_ms = max(1.0, timeout_ms - (asked - started) * 1000)
-        response = await page.goto(url, wait_until=first, timeout=left_ms)
+        try:
+            response = await page.goto(url, wait_until=first, timeout=left_ms)
+        except Exception as exc:
+            # Aborted without a reason, as a redirect to javascript: is: once more with the
+            # tab's document answers looked at, which says so (the tab is left alone until then).
+            # Imported here: `dsl validate` loads the actions but needs no Playwright.
+            from taskplate.browser import guard_redirects
+
+            if "net::ERR_ABORTED" not in str(exc) or not await guard_redirects(
+                tab, ctx.need_session().policy
+            ):
+                raise
+            left_ms = max(1.0, timeout_ms - (time.monotonic() - started) * 1000)
+            response = await page.goto(url, wait_until=first, timeout=left_ms)
         paced = _paced(network.throttle, url, response, time.monotonic() - asked)
         if wait_until != first:
             left_ms = max(1.0, timeout_ms - (time.monotonic() - started) * 1000)

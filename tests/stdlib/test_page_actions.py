@@ -63,6 +63,23 @@ async def test_redirect_loop_is_a_clear_error(ctx: ActionContext, site: FixtureS
     assert caught.value.code is ErrorCode.NAVIGATION_FAILED
 
 
+async def test_a_redirect_to_javascript_is_not_allowed_though_answers_are_looked_at_late(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
+    """Under local trust a tab's document answers are not paused for this process (it cost
+    every navigation about 10 ms) until a navigation is aborted without a reason, as Chromium
+    aborts a redirect to javascript:; it is then tried again with them looked at."""
+    await act("navigate", ctx, url=site.url("/redirect?to=/article.html"))
+    tab = await ctx.tab()
+    assert not tab.redirects_guarded
+    away = site.url("/redirect?to=javascript:alert(1)")
+    for _ in range(2):
+        with pytest.raises(TaskplateError, match="javascript:") as caught:
+            await act("navigate", ctx, url=away)
+        assert caught.value.code is ErrorCode.URL_NOT_ALLOWED, caught.value
+        assert tab.redirects_guarded
+
+
 async def test_unreachable_page_fails_naming_the_net_error(ctx: ActionContext) -> None:
     with pytest.raises(TaskplateError, match="ERR_NAME_NOT_RESOLVED") as caught:
         await act("navigate", ctx, url=f"http://{NOWHERE_HOST}/")
