@@ -46,6 +46,20 @@ async def _page_crashed(tab: Any, page: Any) -> bool:
     return False
 
 
+async def _guarded(tab: Any, policy: Any, timeout_ms: float, started: float) -> bool:
+    """Whether the tab's document answers are looked at from now on and were not before
+    (`guard_redirects`), within what is left of the navigation's time (False past it)."""
+    import anyio
+
+    # Imported here: `dsl validate` loads the actions but needs no Playwright.
+    from taskplate.browser import guard_redirects
+
+    left_s = max(0.001, timeout_ms / 1000 - (time.monotonic() - started))
+    with anyio.move_on_after(left_s):
+        return await guard_redirects(tab, policy)
+    return False
+
+
 async def _landed(tab: Any, page: Any) -> Capture | None:
     """The state of the document the navigation landed on (its title, whether it is the error
     page; its HTML stays in the page, which keeps its copy at load for readers): one small round
@@ -95,12 +109,11 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
         except Exception as exc:
             # Aborted without a reason, as a redirect to javascript: is: once more with the
             # tab's document answers looked at, which says so (the tab is left alone until then).
-            # Imported here: `dsl validate` loads the actions but needs no Playwright.
-            from taskplate.browser import guard_redirects
-
-            if "net::ERR_ABORTED" not in str(exc) or not await guard_redirects(
-                tab, ctx.need_session().policy
-            ):
+            # Never on a page that crashed (a DevTools session to it never opens), and within
+            # the navigation's own time.
+            if "net::ERR_ABORTED" not in str(exc) or await _page_crashed(tab, page):
+                raise
+            if not await _guarded(tab, ctx.need_session().policy, timeout_ms, started):
                 raise
             left_ms = max(1.0, timeout_ms - (time.monotonic() - started) * 1000)
             response = await page.goto(url, wait_until=first, timeout=left_ms)
