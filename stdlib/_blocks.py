@@ -81,6 +81,10 @@ class Block:
     figure: bool = False  # it starts inside a figure or its caption (a caption, a credit)
     quote: bool = False  # it starts inside a blockquote (a quotation, an embedded post)
 
+    def starts_in(self, headings: int, figures: int, quotes: int) -> None:
+        """Where its first text is: how many headings, figures and quotes are open around it."""
+        self.heading, self.figure, self.quote = headings > 0, figures > 0, quotes > 0
+
     def add(self, element: Any, slot: str, text: str, in_link: bool) -> None:
         self.pieces.append((element, slot))
         self.words.extend(WORD.findall(text.lower()))
@@ -113,8 +117,7 @@ def blocks(root: Any) -> list[Block]:
                 quotes += 1
             if isinstance(tag, str) and element.text and not element.text.isspace():
                 if not current.words:
-                    current.heading, current.figure = headings > 0, figures > 0
-                current.quote = quotes > 0
+                    current.starts_in(headings, figures, quotes)
                 current.add(element, "text", element.text, links > 0)
             continue
         if event == "end":
@@ -131,8 +134,7 @@ def blocks(root: Any) -> list[Block]:
             current = Block()
         if element.tail and not element.tail.isspace() and element is not root:
             if not current.words:
-                current.heading, current.figure = headings > 0, figures > 0
-                current.quote = quotes > 0
+                current.starts_in(headings, figures, quotes)
             current.add(element, "tail", element.tail, links > 0)
     if current.words:
         found.append(current)
