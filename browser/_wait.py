@@ -5,8 +5,9 @@ The watcher (`_watcher.WATCHER`, an init script of every session's context) reco
 the document (DOM mutations, responses, short timers firing) and the work still scheduled: short
 `setTimeout`s and animation frames, chains of them followed a few links deep. A page is stable
 when it has loaded, nothing is scheduled or in flight, and, if it changed after loading, it has
-been quiet for `quiet_ms` since (else 100 ms after loading, unless it has no script, frame or
-load handler: then nothing it cannot see may change it, and it is stable once loaded). Quiet time counts from the page's
+been quiet for `quiet_ms` since (else 100 ms after loading and until its intervals due within
+those 100 ms have run once, unless it has no script, frame or load handler: then nothing it
+cannot see may change it, and it is stable once loaded). Quiet time counts from the page's
 real last change, so a page that was already quiet when the wait starts is stable at once.
 """
 
@@ -59,6 +60,8 @@ def _still_to_wait_s(tab: Tab, state: dict[str, Any] | None, quiet_ms: int) -> f
         return POLL_S
     if state["changedAfterLoad"]:
         left_ms = quiet_ms - state["quietMs"]
+    elif _waiting_for_an_interval(state, min(quiet_ms, SETTLE_MS)):
+        return POLL_S
     else:
         left_ms = min(quiet_ms, SETTLE_MS) - state["sinceLoadMs"]
     return max(POLL_S, float(left_ms) / 1000)
@@ -84,13 +87,20 @@ def _busy(tab: Tab, state: dict[str, Any] | None, late_quiet_ms: float, quiet_ms
         busy.append(f"{state['frames']} animation frame(s) pending")
     if state["changedAfterLoad"] and state["quietMs"] < quiet_ms:
         busy.append("the page is changing")
-    elif (
-        state["loaded"]
-        and state["sinceLoadMs"] < min(quiet_ms, SETTLE_MS)
-        and not state.get("scriptless")  # nothing unseen can change it: no window to watch
-    ):
-        busy.append("the page has just loaded")
+    elif state["loaded"] and not state.get("scriptless"):  # else nothing unseen can change it
+        window_ms = min(quiet_ms, SETTLE_MS)
+        if state["sinceLoadMs"] < window_ms:
+            busy.append("the page has just loaded")
+        elif _waiting_for_an_interval(state, window_ms):
+            busy.append("an interval of the page has not run since it loaded")
     return busy
+
+
+def _waiting_for_an_interval(state: dict[str, Any], window_ms: int) -> bool:
+    """Whether an interval due within the window after loading has not yet run since: a busy
+    machine runs it late, and the window, over by then, would not have seen what it changes."""
+    unran_ms = state.get("unranMs")
+    return unran_ms is not None and unran_ms <= window_ms
 
 
 async def _look(tab: Tab) -> tuple[dict[str, Any] | None, float]:

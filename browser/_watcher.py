@@ -17,7 +17,7 @@ WATCHER = (
   // Responses that scripts act on; not images, beacons or the browser's own favicon request.
   const LOADS = new Set(['fetch', 'xmlhttprequest', 'script', 'link', 'css', 'iframe']);
   const now = () => performance.now();
-  const w = {loadedAt: null, last: now(), timers: new Map(), frames: new Map(), atLoad: null, dirty: true, done: false};
+  const w = {loadedAt: null, last: now(), timers: new Map(), frames: new Map(), intervals: new Map(), atLoad: null, dirty: true, done: false};
   Object.defineProperty(window, '__taskplateWatch', {value: w, enumerable: false});
   // dirty: the DOM changed since the watcher kept the document as it loaded (w.atLoad), so a
   // reader must read it again; while clean, the kept copy is the page (capture_page).
@@ -30,7 +30,8 @@ WATCHER = (
       }
     }).observe({type: 'resource'});
   } catch (e) {}
-  const setT = window.setTimeout, clearT = window.clearTimeout, clearI = window.clearInterval;
+  const setT = window.setTimeout, clearT = window.clearTimeout;
+  const setI = window.setInterval, clearI = window.clearInterval;
   const raf = window.requestAnimationFrame, caf = window.cancelAnimationFrame;
   let depth = 0;  // how deep in a chain of tracked callbacks the running code is
   const run = (fn, level, self, args) => {
@@ -81,8 +82,22 @@ WATCHER = (
     w.timers.set(id, level);
     return id;
   };
-  window.clearTimeout = function (id) { w.timers.delete(id); return clearT.call(this, id); };
-  window.clearInterval = function (id) { w.timers.delete(id); return clearI.call(this, id); };
+  // Intervals are never "pending" (they run for ever), but each live one is noted with when it
+  // last ran: a page just loaded is watched until its short intervals have run once (READ).
+  window.setInterval = function (fn, delay, ...rest) {
+    if (typeof fn !== 'function') return setI.call(this, fn, delay, ...rest);
+    const beat = {period: Number(delay || 0) || 0, ranAt: null};
+    const id = setI.call(this, function (...args) {
+      beat.ranAt = now();
+      return fn.apply(this, args);
+    }, delay, ...rest);
+    w.intervals.set(id, beat);
+    return id;
+  };
+  // Either clears either kind: timers and intervals share their ids.
+  const forget = (id) => { w.timers.delete(id); w.intervals.delete(id); };
+  window.clearTimeout = function (id) { forget(id); return clearT.call(this, id); };
+  window.clearInterval = function (id) { forget(id); return clearI.call(this, id); };
   if (raf) {
     window.requestAnimationFrame = function (fn) {
       if (typeof fn !== 'function' || depth >= DEPTH) return raf.call(this, fn);
@@ -120,6 +135,9 @@ READ = """() => {
     quietMs: t - w.last,
     timers: w.timers.size,
     frames: w.frames.size,
+    // The shortest period of the live intervals that have not run since the page loaded.
+    unranMs: w.loadedAt === null ? null : [...w.intervals.values()].reduce(
+      (least, b) => (b.ranAt === null || b.ranAt <= w.loadedAt) && (least === null || b.period < least) ? b.period : least, null),
     errorPage: location.href.startsWith('chrome-error://'),
     scriptless: !document.querySelector(SCRIPTED),
   };
