@@ -46,6 +46,13 @@ async def _page_crashed(tab: Any, page: Any) -> bool:
     return False
 
 
+def _shows_error_page(exc: Exception) -> bool:
+    """Whether a navigation failed on the network, where Chromium shows its error page; not
+    when it was aborted (replaced, a download, an empty answer): no error page comes then."""
+    text = str(exc)
+    return "net::ERR_" in text and "net::ERR_ABORTED" not in text
+
+
 async def _guarded(tab: Any, policy: Any, timeout_ms: float, started: float) -> bool:
     """Whether the tab's document answers are looked at from now on and were not before
     (`guard_redirects`), within what is left of the navigation's time (False past it)."""
@@ -134,6 +141,10 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
         if ERROR_PAGE in str(exc) and not tab.crashed:
             # Cut short on the way (a redirect by script) by Chromium's error page.
             error = await tab.error_page(arriving=True) or navigation_failed(url, "unknown")
+        elif _shows_error_page(exc) and not tab.crashed:
+            # Chromium puts up its error page a moment after the failure is reported; the next
+            # navigation of this tab was cut short by it (NAVIGATION_FAILED "unknown").
+            await tab.error_page(arriving=True)
         # A failed navigation must not leave the last item's page readable, nor go on loading.
         await tab.blank(ending=error.code is ErrorCode.NAVIGATION_TIMEOUT)
         if tab.refused:

@@ -90,6 +90,9 @@ async def test_public_page_redirecting_to_loopback_is_refused(
     assert caught.value.code is ErrorCode.URL_NOT_ALLOWED
     assert "127.0.0.1" in caught.value.message and "loopback" in caught.value.message
     assert site.traffic.paths.count("/recipe.html") == requests_before  # the hop was never sent
+    # The refused load's error page comes a moment later; the tab's next page is not cut short.
+    again = await act("navigate", remote_ctx, url="http://public.test/article.html")
+    assert again["status"] == 200 and again["title"] == ok["title"]
 
 
 @pytest.mark.anyio

@@ -78,6 +78,20 @@ async def test_a_redirect_to_javascript_is_not_allowed_though_answers_are_looked
             await act("navigate", ctx, url=away)
         assert caught.value.code is ErrorCode.URL_NOT_ALLOWED, caught.value
         assert tab.redirects_guarded
+    # The refused load's error page comes a moment after the refusal; it used to cut the tab's
+    # next navigation short (NAVIGATION_FAILED "unknown").
+    landed = await act("navigate", ctx, url=site.url("/article.html"), timeoutMs=10_000)
+    assert landed["status"] == 200 and landed["url"].endswith("/article.html"), landed
+
+
+async def test_a_tab_opens_its_next_page_after_an_unreachable_one(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
+    for _ in range(3):
+        with pytest.raises(TaskplateError, match="ERR_NAME_NOT_RESOLVED"):
+            await act("navigate", ctx, url=f"http://{NOWHERE_HOST}/")
+        landed = await act("navigate", ctx, url=site.url("/article.html"), timeoutMs=10_000)
+        assert landed["status"] == 200 and landed["url"].endswith("/article.html"), landed
 
 
 async def test_unreachable_page_fails_naming_the_net_error(ctx: ActionContext) -> None:
