@@ -70,6 +70,8 @@ class Tab:
     navigated_at: float = 0.0
     _keeping: bool = False  # the binding is installed
     unsettled: bool = False  # navigated and not waited on since: a reader waits first
+    # The last navigation of the top document that Chromium aborted (ERR_ABORTED), if any.
+    aborted: Request | None = None
 
     async def forget_page_state(self) -> None:
         """Clear what a tab carries from page to page (sessionStorage, window.name), so the
@@ -132,6 +134,7 @@ class Tab:
     def navigating(self) -> None:
         """A navigation of ours begins: what loads from now on is kept for readers."""
         self.earlier, self.unsettled, self.keeping = None, False, True
+        self.aborted = None
         self.navigated_at = time.time() * 1000
 
     async def block(self, kinds: frozenset[str]) -> None:
@@ -207,6 +210,23 @@ class Tab:
             reason = (request.failure or "").removeprefix("net::").split()[0:1]
             if reason != ["ERR_ABORTED"]:  # replaced by another navigation: no error page
                 self.net_error = (request.url, reason[0] if reason else "an unknown network error")
+            else:
+                self.aborted = request
+
+    async def aborted_after_an_answer(self) -> bool:
+        """Whether the last aborted navigation got an answer first (an empty 204, a download):
+        not a redirect to another scheme, which Chromium aborts before any answer is given.
+        The failed request's event may come a moment after the navigation's failure."""
+        with anyio.move_on_after(0.5):
+            while self.aborted is None:
+                await anyio.sleep(0.01)
+        request = self.aborted
+        if request is None:
+            return False
+        try:
+            return await untraced(request.response) is not None
+        except Exception:
+            return False
 
     def may_show_error_page(self) -> bool:
         """Cheap: a page load of this tab failed, or Playwright already saw the error page.

@@ -116,9 +116,11 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
         except Exception as exc:
             # Aborted without a reason, as a redirect to javascript: is: once more with the
             # tab's document answers looked at, which says so (the tab is left alone until then).
-            # Never on a page that crashed (a DevTools session to it never opens), and within
-            # the navigation's own time.
-            if "net::ERR_ABORTED" not in str(exc) or await _page_crashed(tab, page):
+            # Not after an answer (a 204, a download: asked for once), never on a page that
+            # crashed (a DevTools session to it never opens), and within the navigation's time.
+            if "net::ERR_ABORTED" not in str(exc) or await tab.aborted_after_an_answer():
+                raise
+            if await _page_crashed(tab, page):
                 raise
             if not await _guarded(tab, ctx.need_session().policy, timeout_ms, started):
                 raise

@@ -84,6 +84,19 @@ async def test_a_redirect_to_javascript_is_not_allowed_though_answers_are_looked
     assert landed["status"] == 200 and landed["url"].endswith("/article.html"), landed
 
 
+async def test_a_navigation_aborted_after_its_answer_is_asked_for_once(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
+    # An empty answer (a download too) is aborted as a redirect to javascript: is, but only
+    # after the answer came: no redirect to look at, nothing to ask for again.
+    before = site.traffic.paths.count("/status/204")
+    with pytest.raises(TaskplateError, match="ERR_ABORTED") as caught:
+        await act("navigate", ctx, url=site.url("/status/204"))
+    assert caught.value.code is ErrorCode.NAVIGATION_FAILED, caught.value
+    assert site.traffic.paths.count("/status/204") == before + 1
+    assert not (await ctx.tab()).redirects_guarded
+
+
 async def test_a_tab_opens_its_next_page_after_an_unreachable_one(
     ctx: ActionContext, site: FixtureServer
 ) -> None:
