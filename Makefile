@@ -123,7 +123,7 @@ test: bootstrap
 
 # The fuzz and generated tests alone, twenty times as long as in `make test`, with random seeds.
 fuzz: bootstrap
-	TASKPLATE_FUZZ=long $(PYTEST) -m fuzz
+	TASKPLATE_FUZZ=long $(PYTEST) --timeout 3600 -m fuzz
 
 # The checks need only the Python install (ruff, mypy, lint-imports), not the browser or services.
 lint: $(STAMP)
