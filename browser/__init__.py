@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from ._cleanup import cleanup
     from ._element_probe import check_selectors, matched_element, matched_reads, page_elements
     from ._endpoints import pid_alive, read_loads
-    from ._errors import crashed, is_crash, navigation_failed, translate
+    from ._errors import crashed, is_crash, navigation_failed, net_error, translate
     from ._guard import guard_redirects
     from ._har import (
         MASK,
@@ -85,6 +85,7 @@ __all__ = [
     "matched_element",
     "matched_reads",
     "navigation_failed",
+    "net_error",
     "page_elements",
     "page_state",
     "pid_alive",

@@ -67,6 +67,13 @@ _BAD_SELECTOR = (
 )
 
 
+def net_error(exc: BaseException) -> str | None:
+    """Chromium's net error a failure names on its first line (ERR_NAME_NOT_RESOLVED), or None."""
+    text = str(exc).strip()
+    first_line = text.splitlines()[0] if text else ""
+    return first_line.split("net::", 1)[1].split()[0] if "net::ERR_" in first_line else None
+
+
 def translate(exc: BaseException, *, doing: str, timeout_code: ErrorCode) -> TaskplateError:
     """The contract error for a Playwright failure while `doing` something."""
     if isinstance(exc, TaskplateError):
@@ -95,8 +102,8 @@ def translate(exc: BaseException, *, doing: str, timeout_code: ErrorCode) -> Tas
             "Fix the selector: CSS (escape special characters) or xpath=…; snapshot lists "
             "the page's elements.",
         )
-    if isinstance(exc, PlaywrightError) and "net::ERR_" in first_line:
-        reason = first_line.split("net::", 1)[1].split()[0]
+    reason = net_error(exc) if isinstance(exc, PlaywrightError) else None
+    if reason is not None:
         if reason == UNSAFE_REDIRECT:
             return unsafe_redirect(
                 first_line.rsplit(" at ", 1)[-1] if " at " in first_line else doing

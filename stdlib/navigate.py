@@ -14,6 +14,7 @@ from taskplate.browser import (
     crashed,
     is_crash,
     navigation_failed,
+    net_error,
     page_state,
     translate,
     untraced,
@@ -46,11 +47,12 @@ async def _page_crashed(tab: Any, page: Any) -> bool:
     return False
 
 
-def _shows_error_page(exc: Exception) -> bool:
-    """Whether a navigation failed on the network, where Chromium shows its error page; not
-    when it was aborted (replaced, a download, an empty answer): no error page comes then."""
-    text = str(exc)
-    return "net::ERR_" in text and "net::ERR_ABORTED" not in text
+ABORTED = "ERR_ABORTED"  # replaced, a download, an empty answer, a redirect to javascript:
+
+
+def _left_ms(timeout_ms: float, started: float) -> float:
+    """What is left of the navigation's time (at least 1 ms)."""
+    return max(1.0, timeout_ms - (time.monotonic() - started) * 1000)
 
 
 async def _guarded(tab: Any, policy: Any, timeout_ms: float, started: float) -> bool:
@@ -61,8 +63,7 @@ async def _guarded(tab: Any, policy: Any, timeout_ms: float, started: float) -> 
     # Imported here: `dsl validate` loads the actions but needs no Playwright.
     from taskplate.browser import guard_redirects
 
-    left_s = max(0.001, timeout_ms / 1000 - (time.monotonic() - started))
-    with anyio.move_on_after(left_s):
+    with anyio.move_on_after(_left_ms(timeout_ms, started) / 1000):
         return await guard_redirects(tab, policy)
     return False
 
@@ -110,27 +111,25 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
             "commit" if wait_until == "commit" else "domcontentloaded"
         )
         asked = time.monotonic()
-        left_ms = max(1.0, timeout_ms - (asked - started) * 1000)
         try:
-            response = await page.goto(url, wait_until=first, timeout=left_ms)
+            response = await page.goto(url, wait_until=first, timeout=_left_ms(timeout_ms, started))
         except Exception as exc:
             # Aborted without a reason, as a redirect to javascript: is: once more with the
             # tab's document answers looked at, which says so (the tab is left alone until then).
-            # Not after an answer (a 204, a download: asked for once), never on a page that
-            # crashed (a DevTools session to it never opens), and within the navigation's time.
-            if "net::ERR_ABORTED" not in str(exc) or await tab.aborted_after_an_answer():
+            # Never on a page that crashed (a DevTools session to it never opens), not after an
+            # answer (a 204, a download: asked for once), and within the navigation's time.
+            if (
+                net_error(exc) != ABORTED
+                or await _page_crashed(tab, page)
+                or await tab.aborted_after_an_answer()
+                or not await _guarded(tab, ctx.need_session().policy, timeout_ms, started)
+            ):
                 raise
-            if await _page_crashed(tab, page):
-                raise
-            if not await _guarded(tab, ctx.need_session().policy, timeout_ms, started):
-                raise
-            left_ms = max(1.0, timeout_ms - (time.monotonic() - started) * 1000)
-            response = await page.goto(url, wait_until=first, timeout=left_ms)
+            response = await page.goto(url, wait_until=first, timeout=_left_ms(timeout_ms, started))
         paced = _paced(network.throttle, url, response, time.monotonic() - asked)
         if wait_until != first:
-            left_ms = max(1.0, timeout_ms - (time.monotonic() - started) * 1000)
             try:
-                await page.wait_for_load_state(wait_until, timeout=left_ms)
+                await page.wait_for_load_state(wait_until, timeout=_left_ms(timeout_ms, started))
             except PlaywrightTimeout:
                 # The document is there, parsed; its scripts or requests keep the page from
                 # finishing (a script busy for ever, a request that never ends): read as it is.
@@ -143,7 +142,7 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
         if ERROR_PAGE in str(exc) and not tab.crashed:
             # Cut short on the way (a redirect by script) by Chromium's error page.
             error = await tab.error_page(arriving=True) or navigation_failed(url, "unknown")
-        elif _shows_error_page(exc) and not tab.crashed:
+        elif net_error(exc) not in (None, ABORTED) and not tab.crashed:
             # Chromium puts up its error page a moment after the failure is reported; the next
             # navigation of this tab was cut short by it (NAVIGATION_FAILED "unknown").
             await tab.error_page(arriving=True)
