@@ -103,7 +103,7 @@ def build_server(
     )
     server.middleware.append(tasks)
     state.log_levels.install(server)
-    for template in manager.library.all():
+    for template in manager.templates():
         publish(server, manager, template)
     state.published = lambda template: publish(server, manager, template)
     if template_tools:  # the room the groups' tools leave in tools/list
@@ -120,7 +120,7 @@ def offer_templates(server: MCPServer, state: ServerState) -> bool:
     """The served templates as tools, in place of those offered before; True when the list
     of tools changed (names, schemas or descriptions)."""
     offered: dict[str, Tool] = state.template_tools
-    specs = template_specs(state.manager.library.all(), state.tool_room)
+    specs = template_specs(state.manager.templates(), state.tool_room)
     before = {name: _listed(tool) for name, tool in offered.items()}
     for name in offered:
         server.remove_tool(name)
@@ -151,7 +151,7 @@ def announce_list_changes(server: MCPServer) -> None:
 
 def publish(server: MCPServer, manager: RunManager, template: Template) -> None:
     """A served template as the resource `template://ID@VERSION` (its YAML text)."""
-    text = manager.library.sources[(template.id, template.version)]
+    text = manager.template_source(template)
     server.add_resource(
         TextResource(
             uri=f"template://{template.id}@{template.version}",

@@ -123,7 +123,7 @@ async def _serving(
 ) -> list[int]:
     """What serve does inside the run manager's life: the MCP server on its transport."""
     http = transport != "stdio"
-    for path, diagnostics in manager.library.rejected.items():
+    for path, diagnostics in manager.rejected_templates().items():
         log.warning(
             "template %s is not served (%d problems; run dsl validate)", path, len(diagnostics)
         )

@@ -31,9 +31,9 @@ class ToolSessions:
 
     async def close(self, manager: RunManager, session_id: str) -> None:
         """The session closed; a recorded one's recording kept for save_template."""
-        session = manager.sessions.get(session_id)
+        session = manager.session(session_id)
         recording = session.recording
-        await manager.sessions.close(session_id, keep_recording=recording is not None)
+        await manager.close_session(session_id, keep_recording=recording is not None)
         if recording is None:
             self.owners.pop(session_id, None)  # a recording keeps its owner for save_template
         else:
@@ -44,7 +44,7 @@ class ToolSessions:
         """A recorded session's recording, whole: the session closed first if it is open (each
         context writes its HAR as it closes). The taker removes its folder. None: the
         session was not recorded."""
-        if session_id in manager.sessions.sessions:
+        if manager.has_session(session_id):
             await self.close(manager, session_id)
         self.owners.pop(session_id, None)
         return self.recordings.pop(session_id, None)
@@ -69,7 +69,7 @@ class ToolSessions:
         if not principal.operator and (
             session_id not in self.owners or not principal.sees(self.owners[session_id])
         ):
-            raise manager.sessions.not_here(session_id)
+            raise manager.no_session(session_id)
 
     def mine(self, manager: RunManager, principal: Principal) -> list[Session]:
         """The open sessions `principal` opened through the tools (an operator: all of them)."""
@@ -77,8 +77,8 @@ class ToolSessions:
             return []
         return [
             session
-            for sid, session in manager.sessions.sessions.items()
-            if sid in self.owners and principal.sees(self.owners[sid])
+            for session in manager.open_sessions()
+            if session.id in self.owners and principal.sees(self.owners[session.id])
         ]
 
     def usable(
@@ -87,7 +87,7 @@ class ToolSessions:
         """The session, if this caller may use it: its own (or an operator's reach), and not
         a local caller's for a remote one."""
         self.owned(manager, session_id, principal)
-        session = manager.sessions.get(session_id)
+        session = manager.session(session_id)
         if (
             trust is TrustLevel.REMOTE
             and self.trust.get(session_id, TrustLevel.LOCAL) is TrustLevel.LOCAL

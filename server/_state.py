@@ -123,7 +123,7 @@ async def refresh_templates(state: ServerState, ctx: Any) -> None:
     """The library read again if its files changed; with templates as tools, the tool list
     follows it, and the caller's session (2025-11-25) is told (notifications/tools/list_changed;
     2026-07-28 keeps no session to tell: its clients list again)."""
-    if not await state.manager.library.refresh() or state.reoffered is None:
+    if not await state.manager.refresh_templates() or state.reoffered is None:
         return
     if state.reoffered() and ctx is not None:
         with contextlib.suppress(Exception):  # a session that cannot be told lists again

@@ -237,7 +237,7 @@ class Tasks:
         store query filtered by its principal, after the run its cursor names."""
         principal = self.state.principal_of(ctx.request)
         last = None if params.cursor is None else await self._after(params.cursor, principal)
-        rows = await self.state.manager.reads.rows_before(principal, last, LIST_PAGE + 1)
+        rows = await self.state.manager.rows_before(principal, last, LIST_PAGE + 1)
         tasks = [self._legacy(row) for row in rows[:LIST_PAGE]]
         if len(rows) > LIST_PAGE:
             return {"tasks": tasks, "nextCursor": cursor_after(rows[LIST_PAGE - 1].run_id)}

@@ -1,7 +1,7 @@
 """The run manager: the one path for CLI and MCP. It admits a run (inputs, trust, limits), hands
-it with the `RunWiring` it built once (`_run_wiring`) to the queue and execution (`_run_execution`),
-keeps heartbeats and reaps dead owners (`_run_liveness`), and answers reads through `RunReads`
-(`_run_views`), all through the `Store` interface (`_store`), never a backend.
+it with the `RunWiring` it built once (`_wiring`) to the queue and execution (`_execution`), keeps
+heartbeats and reaps dead owners (`_liveness`), all through the `Store` interface, never a
+backend. Its face for reads, templates and browsing is its bases' (`_manager_*`, `_held`).
 """
 
 from __future__ import annotations
@@ -19,12 +19,8 @@ import anyio
 
 from taskplate.browser import (
     BrowserRuntime,
-    Network,
     ProfileStore,
-    Proxy,
-    Session,
     Sessions,
-    UrlPolicy,
     system_resolver,
 )
 from taskplate.contract import RunStatus, TrustLevel, valid_unicode
@@ -37,7 +33,6 @@ from .._confirm import Asker, ConfirmPolicy
 from .._human import resume_run
 from .._library import TemplateLibrary
 from .._principal import OPERATOR, Principal
-from .._recorded_templates import Saved, save_recorded
 from .._tracing import TraceMode
 from ..store import FLUSH_S, STORE_WRITE_S, RunRow, Store, open_store
 from ._execution import run_job, save_progress
@@ -61,6 +56,9 @@ from ._liveness import (
     flush_every,
     reap,
 )
+from ._manager_browsing import ManagerBrowsing
+from ._manager_reads import ManagerReads
+from ._manager_templates import ManagerTemplates
 from ._queue import RunQueue
 from ._settlement import Settlement
 from ._views import RunReads
@@ -71,7 +69,10 @@ if TYPE_CHECKING:
     from taskplate.stdlib import CallerModel, WebConfig
 
 
-class RunManager(HeldRuns):
+class RunManager(HeldRuns, ManagerReads, ManagerTemplates, ManagerBrowsing):
+    """The one path for CLI and MCP. Its callers use its methods only (its face: these and
+    those of its bases, each a part of what it does), never the parts it holds."""
+
     # Settings every run reads from the wiring: local callers' confirmations nobody can give
     # (--confirm), the terminal `dsl run` asks on, the hosts a run may or may not reach.
     confirm: Wired[ConfirmPolicy] = Wired()
@@ -119,15 +120,9 @@ class RunManager(HeldRuns):
             deny_hosts,
             web,
         )
-        # The one read interface (the tools, the runs page, the CLI); a manager answers its reads
-        # with RunReads' own methods.
-        self.reads = reads = RunReads(self.store, self.live, self.reap)
-        self.row, self.describe, self.list, self.wait = (
-            reads.row,
-            reads.describe,
-            reads.list,
-            reads.wait,
-        )
+        # The one read interface (the tools, the runs page, the CLI), answered by the manager's
+        # own methods (`ManagerReads`).
+        self.reads = RunReads(self.store, self.live, self.reap)
         self._tg: anyio.abc.TaskGroup | None = None
 
     # -- life cycle ---------------------------------------------------------------------------
@@ -289,19 +284,6 @@ class RunManager(HeldRuns):
         return run_id
 
     # -- one run ------------------------------------------------------------------------------
-    def url_policy(self, trust: TrustLevel, *, proxy: Proxy | None = None) -> UrlPolicy:
-        return self.wiring.url_policy(trust, proxy=proxy)
-
-    def operator_network(self, profile: str | None = None) -> Network:  # outside a run
-        return self.wiring.operator_network(profile)
-
-    async def open_session(
-        self, trust: TrustLevel, profile_id: str, record: bool = False
-    ) -> Session:
-        """A new session under the caller's URL policy, seeded from the profile's snapshot;
-        `record`: its network recorded, for a first test case when it is saved."""
-        return await self.wiring.open_session(trust, profile_id, record=record)
-
     async def _run(self, job: RunJob) -> None:
         try:
             await run_job(self.wiring, job, self.live[job.run_id])
@@ -351,21 +333,3 @@ class RunManager(HeldRuns):
         """A run waiting for a person goes on (resume_task_run); `principal` must see it."""
         row = await self.row(run_id, principal)
         return {"runId": run_id, **await resume_run(self.store, run_id, row.status)}
-
-    async def record_call(self, source: str, **fields: Any) -> None:
-        """One succeeded action call of a recorded session, appended after its last."""
-        await self.store.record_call(source, None, **fields)
-
-    async def save_recorded(
-        self, source: str, name: str, *, description: str | None, overwrite: bool
-    ) -> Saved:
-        """The recorded calls of `source` saved as the user template `name`."""
-        return await save_recorded(
-            self.store,
-            self.library,
-            self.home,
-            source,
-            name,
-            description=description,
-            overwrite=overwrite,
-        )

@@ -22,9 +22,9 @@ async def small(
     manager: RunManager, name: str, result: dict[str, Any], artifacts: RunArtifacts
 ) -> CallToolResult:
     """An action's answer under maxArtifactInlineBytes; the rest is an artifact."""
-    inline = manager.limits.max_artifact_inline_bytes
+    inline = manager.run_limits().max_artifact_inline_bytes
     if name == "screenshot":
-        chunk = await manager.artifacts.read(result["artifactId"])
+        chunk = await manager.read_artifact(result["artifactId"])
         if len(chunk.data) * 4 // 3 + 1000 < inline:
             image = ImageContent(
                 type="image", data=base64.b64encode(chunk.data).decode(), mime_type="image/png"
@@ -67,7 +67,7 @@ async def next_content(
     """The page of a content answer that `token` (a nextCursor of it) names."""
     cursor = read_cursor(token, "content")
     try:
-        chunk = await manager.artifacts.read(cursor.ref, 0, None, principal)
+        chunk = await manager.read_artifact(cursor.ref, 0, None, principal)
     except TaskplateError as error:
         if error.code in (ErrorCode.ARTIFACT_NOT_FOUND, ErrorCode.ARTIFACT_EXPIRED):
             raise unknown_cursor() from None

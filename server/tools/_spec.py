@@ -63,7 +63,7 @@ class ToolSpec:
 
     def tool(self, state: ServerState) -> Tool:
         """The SDK's tool, bound to one server's state."""
-        limits = state.manager.limits
+        limits = state.manager.run_limits()
         inputs = self.inputs(limits)
         validator = jsonschema.Draft202012Validator(inputs)
         name, handler = self.name, self.handler

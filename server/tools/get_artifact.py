@@ -49,8 +49,8 @@ OUTPUT = obj(
 
 async def get_artifact(state: ServerState, args: dict[str, Any], ctx: Context) -> CallToolResult:
     manager = state.manager
-    limit = args.get("limit", manager.limits.max_artifact_inline_bytes * 3 // 4)
-    chunk = await manager.artifacts.read(
+    limit = args.get("limit", manager.run_limits().max_artifact_inline_bytes * 3 // 4)
+    chunk = await manager.read_artifact(
         args["artifactId"], args.get("offset", 0), limit, state.principal(ctx)
     )
     return ok(

@@ -43,13 +43,13 @@ async def get_runtime_profile(
     state: ServerState, args: dict[str, Any], ctx: Context
 ) -> CallToolResult:
     manager = state.manager
-    await manager.runtime.browser()
+    browser_version = await manager.browser_version()
     return ok(
         {
             "runtimeVersion": version("taskplate"),
             "trustLevel": str(state.trust(ctx)),
-            "limits": manager.limits.to_json(),
-            "browser": {"name": "chromium", "version": manager.runtime.version},
+            "limits": manager.run_limits().to_json(),
+            "browser": {"name": "chromium", "version": browser_version},
         }
     )
 

@@ -37,9 +37,9 @@ OUTPUT = obj({"templates": {"type": "array", "items": TEMPLATE_INFO}})
 async def list_task_templates(
     state: ServerState, args: dict[str, Any], ctx: Context
 ) -> CallToolResult:
-    library = state.manager.library
+    manager = state.manager
     await refresh_templates(state, ctx)  # template files and taskplate.toml changes count
-    return ok({"templates": [library.info(t) for t in library.all()]})
+    return ok({"templates": [manager.template_info(t) for t in manager.templates()]})
 
 
 SPEC = ToolSpec(

@@ -13,7 +13,6 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 
 from taskplate.contract import ErrorCode, Level, TaskplateError
-from taskplate.interpreter import RunArtifacts
 from taskplate.stdlib import REGISTRY, ActionContext, run_action
 
 from .._paging import CURSOR_ARG, MAX_TOKENS_ARG, budget
@@ -91,13 +90,13 @@ async def page_action(
     own = spec.args_schema.get("properties", {})  # close_tab's tabId is its argument
     ours = ("sessionId", "tabId", "cursor", "maxTokens")
     action_args = {k: v for k, v in args.items() if k in own or k not in ours}
-    artifacts = RunArtifacts(manager.artifacts, f"session_{session.id}", principal.name)
+    artifacts = manager.artifacts_for(f"session_{session.id}", principal)
     action_ctx = ActionContext(
         session=session,
         tab_id=args.get("tabId"),
         trust=trust,
         artifacts=artifacts,
-        profiles=manager.profiles,
+        profiles=manager.profile_store(),
     )
     result = await run_action(name, action_ctx, action_args)
     await state.sessions.keep_call(manager, session, name, action_args, args.get("tabId"), result)

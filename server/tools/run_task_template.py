@@ -81,7 +81,7 @@ async def run_task_template(state: ServerState, args: dict[str, Any], ctx: Conte
         room = budget(state.answer_chars, args)
         return await inbox.follow_or_ask(run_id, lambda: following(state, run_id, ctx, room))
     await refresh_templates(state, ctx)
-    template = manager.library.get(args["templateId"], args.get("templateVersion"))
+    template = manager.template(args["templateId"], args.get("templateVersion"))
     options = dict(args.get("options") or {})
     inputs = args.get("inputs") or {}
     mode = manager.decide_mode(template, inputs, options)

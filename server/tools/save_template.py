@@ -73,7 +73,7 @@ async def save_template(state: ServerState, args: dict[str, Any], ctx: Context) 
         overwrite=args.get("overwrite", False),
     )
     if state.published is not None:
-        state.published(manager.library.get(saved.template_id, saved.version))
+        state.published(manager.template(saved.template_id, saved.version))
     if state.reoffered is not None and state.reoffered():
         with contextlib.suppress(Exception):  # a session that cannot be told lists again
             await ctx.session.send_tool_list_changed()

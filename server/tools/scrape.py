@@ -13,7 +13,6 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 
 from taskplate.contract import ErrorCode, TaskplateError
-from taskplate.interpreter import RunArtifacts
 from taskplate.stdlib import ActionContext, run_action
 
 from .._paging import CURSOR_ARG, MAX_TOKENS_ARG, budget
@@ -81,7 +80,7 @@ async def scrape(state: ServerState, args: dict[str, Any], ctx: Context) -> Call
         return await _read(state, args, ctx)
     principal = state.principal(ctx)
     session = await state.sessions.open(manager, trust, principal, args.get("profileId"))
-    artifacts = RunArtifacts(manager.artifacts, f"scrape_{session.id}", principal.name)
+    artifacts = manager.artifacts_for(f"scrape_{session.id}", principal)
     action_ctx = ActionContext(session=session, trust=trust, artifacts=artifacts)
     try:
         page = await run_action("navigate", action_ctx, {"url": args["url"]})
@@ -125,10 +124,10 @@ async def _read(state: ServerState, args: dict[str, Any], ctx: Context) -> CallT
     async def cookies() -> Sequence[Mapping[str, Any]]:
         if opened:
             return await opened[0].cookies()
-        profile = manager.profiles.read(args.get("profileId") or "master")
+        profile = manager.profile_snapshot(args.get("profileId") or "master")
         return list(profile.state.get("cookies", []))
 
-    artifacts = RunArtifacts(manager.artifacts, f"scrape_{secrets.token_hex(6)}", principal.name)
+    artifacts = manager.artifacts_for(f"scrape_{secrets.token_hex(6)}", principal)
     network = manager.operator_network(args.get("profileId"))
     policy = manager.url_policy(trust, proxy=network.proxy)
     read = {

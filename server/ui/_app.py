@@ -68,11 +68,11 @@ class RunActions:
 
     async def artifact(self, request: Request) -> Response:
         run_id, artifact_id = request.path_params["run_id"], request.path_params["artifact_id"]
-        meta = await self.manager.reads.artifact_meta(artifact_id)
+        meta = await self.manager.artifact_meta(artifact_id)
         if meta is None or meta["run_id"] != run_id:  # only this run's artifacts
             return plain(f"run {run_id} has no artifact {artifact_id}", 404)
         try:
-            chunk = await self.manager.artifacts.read(artifact_id)
+            chunk = await self.manager.read_artifact(artifact_id)
         except TaskplateError as error:
             return plain(error.message, 410 if error.code == ErrorCode.ARTIFACT_EXPIRED else 404)
         mime = str(meta["mime_type"])
@@ -103,7 +103,7 @@ async def static_file(request: Request) -> Response:
 def ui_app(manager: RunManager, access: UiAccess) -> Starlette:
     """The runs page as an ASGI app: `/`, `/runs/<runId>` and what they link to."""
     forms = FormTokens()  # signs cancel forms; new at every start
-    pages, actions = RunsPage(manager.reads, forms), RunActions(manager, forms)
+    pages, actions = RunsPage(manager, forms), RunActions(manager, forms)
 
     def route(path: str, handler: Endpoint, **kw: Any) -> Route:
         async def entry(request: Request) -> Response:

@@ -1,7 +1,7 @@
 """The runs page's two pages: the runs (filtered, newest first) and one run (its facts,
 inputs, result, artifacts, timeline, steps per item, failures, and its Cancel, Resume forms).
 
-Reads runs through the run manager's reads (`RunReads`) only; `?part=` answers the pieces the
+Reads runs through the run manager's reads (`ManagerReads`) only; `?part=` answers the pieces the
 script polls or opens (`live`, `item`, `items`).
 """
 
@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from taskplate.contract import RunStatus, TaskplateError
-from taskplate.interpreter import RunReads, RunRow, progress_text
+from taskplate.interpreter import RunManager, RunRow, progress_text
 
 from ._access import FormTokens
 from ._html import (
@@ -37,8 +37,8 @@ STATUSES = [str(s) for s in RunStatus]
 class RunsPage:
     """The pages, over the run manager's reads."""
 
-    def __init__(self, reads: RunReads, forms: FormTokens) -> None:
-        self.reads = reads
+    def __init__(self, manager: RunManager, forms: FormTokens) -> None:
+        self.manager = manager
         self.forms = forms
 
     # -- pages --------------------------------------------------------------------------------
@@ -54,7 +54,7 @@ class RunsPage:
         except ValueError:
             return plain("limit and offset are whole numbers", 400)
         base = request.scope.get("root_path", "")
-        rows, total = await self.reads.run_rows(status, template_id, limit, offset)
+        rows, total = await self.manager.run_rows(status, template_id, limit, offset)
         live = self._runs_live(base, rows, total, limit, offset, query)
         if query.get("part") == "live":
             return html(live)
@@ -103,11 +103,11 @@ class RunsPage:
         run_id = request.path_params["run_id"]
         base = request.scope.get("root_path", "")
         try:
-            answer = await self.reads.describe(run_id)
+            answer = await self.manager.describe(run_id)
         except TaskplateError as error:
             return plain(error.message, 404)
         query = request.query_params
-        steps = page_steps(await self.reads.step_rows(run_id))
+        steps = page_steps(await self.manager.step_rows(run_id))
         unfold = whole(query.get("item"))
         link = f"{base}/runs/{quote(run_id)}"
         if query.get("part") == "item":  # the steps of an item opened on the page
@@ -123,7 +123,7 @@ class RunsPage:
             chosen = {i: items[i] for i in items if first <= i <= last}
             live = not RunStatus(answer["status"]).terminal
             return html("".join(item_body(i, chosen[i], link, True, live) for i in sorted(chosen)))
-        row = await self.reads.row(run_id)
+        row = await self.manager.row(run_id)
         shown = self._run_live(base, answer, row, steps, unfold)
         if query.get("part") == "live":
             return html(shown)

@@ -1,0 +1,66 @@
+"""The run manager's face for the templates it serves: the library's templates, their sources and
+the files it rejected, and templates saved from a session's recorded calls. Runs nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from taskplate.dsl import Diagnostic, Template
+
+from .._library import TemplateLibrary
+from .._recorded_templates import Saved, save_recorded
+from ..store import Store
+
+
+class ManagerTemplates:
+    """What a caller of the manager asks of its templates, by the manager's own methods: a
+    caller never reaches into `library` itself."""
+
+    home: Path
+    library: TemplateLibrary
+    store: Store
+
+    def templates(self) -> list[Template]:
+        """The templates served, each version, as list_task_templates lists them."""
+        return self.library.all()
+
+    def template(self, template_id: str, version: str | None = None) -> Template:
+        """One served template (TEMPLATE_NOT_FOUND, TEMPLATE_DISABLED: why not)."""
+        return self.library.get(template_id, version)
+
+    def template_info(self, template: Template) -> dict[str, Any]:
+        """The template as list_task_templates shows it."""
+        return self.library.info(template)
+
+    def template_source(self, template: Template) -> str:
+        """The YAML text the template was read from."""
+        return self.library.sources[(template.id, template.version)]
+
+    def rejected_templates(self) -> dict[str, list[Diagnostic]]:
+        """Template files not served because they do not check: path -> why."""
+        return dict(self.library.rejected)
+
+    async def refresh_templates(self) -> bool:
+        """Reload when a template file, a configuration or a lock file changed; True when
+        something changed (runs under way keep the templates they started with)."""
+        return await self.library.refresh()
+
+    async def record_call(self, source: str, **fields: Any) -> None:
+        """One succeeded action call of a recorded session, appended after its last."""
+        await self.store.record_call(source, None, **fields)
+
+    async def save_recorded(
+        self, source: str, name: str, *, description: str | None, overwrite: bool
+    ) -> Saved:
+        """The recorded calls of `source` saved as the user template `name`."""
+        return await save_recorded(
+            self.store,
+            self.library,
+            self.home,
+            source,
+            name,
+            description=description,
+            overwrite=overwrite,
+        )
