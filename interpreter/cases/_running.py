@@ -115,7 +115,7 @@ async def run_template(
                 template.id, inputs, version=template.version, options={}, template=template
             )
             await runs.wait(run_id)
-            return await runs.reads.describe(run_id, include_steps=True)
+            return await runs.describe(run_id, include_steps=True)
     finally:
         runs.runtime.network, runs.wiring.models, runs.wiring.web = None, None, web
         runs.wiring.probe = None

@@ -56,8 +56,8 @@ from ._liveness import (
     flush_every,
     reap,
 )
+from ._manager_artifacts import ManagerArtifacts
 from ._manager_browsing import ManagerBrowsing
-from ._manager_reads import ManagerReads
 from ._manager_templates import ManagerTemplates
 from ._queue import RunQueue
 from ._settlement import Settlement
@@ -69,7 +69,7 @@ if TYPE_CHECKING:
     from taskplate.stdlib import CallerModel, WebConfig
 
 
-class RunManager(HeldRuns, ManagerReads, ManagerTemplates, ManagerBrowsing):
+class RunManager(HeldRuns, RunReads, ManagerArtifacts, ManagerTemplates, ManagerBrowsing):
     """The one path for CLI and MCP. Its callers use its methods only (its face: these and
     those of its bases, each a part of what it does), never the parts it holds."""
 
@@ -120,9 +120,6 @@ class RunManager(HeldRuns, ManagerReads, ManagerTemplates, ManagerBrowsing):
             deny_hosts,
             web,
         )
-        # The one read interface (the tools, the runs page, the CLI), answered by the manager's
-        # own methods (`ManagerReads`).
-        self.reads = RunReads(self.store, self.live, self.reap)
         self._tg: anyio.abc.TaskGroup | None = None
 
     # -- life cycle ---------------------------------------------------------------------------
@@ -291,6 +288,10 @@ class RunManager(HeldRuns, ManagerReads, ManagerTemplates, ManagerBrowsing):
             self.live.pop(job.run_id, None)
 
     # -- reading and cancelling ---------------------------------------------------------------
+    def run_limits(self) -> Limits:
+        """The limits every run and answer of this manager keeps (a plain value)."""
+        return self.limits
+
     async def reap(self) -> None:
         """Runs whose owner process died: running ones fail with RUN_INTERRUPTED; queued ones
         are taken over and run here (unless they needed a secret input, which is never stored)."""

@@ -5,8 +5,7 @@ the store shows of a run, whoever owns it. Reads only.
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -110,15 +109,17 @@ def listing(rows: list[RunRow], total: int) -> dict[str, Any]:
     return {"runs": runs, "total": total}
 
 
-@dataclass
 class RunReads:
     """Every read of runs, for the tools and the runs page alike: one run (reaping dead owners
     first, so what is read is true), a page of runs, a run's step rows and artifacts, and
-    waiting for a run's end, here or on any server on the store. Reads only."""
+    waiting for a run's end, here or on any server on the store. Reads only. A base of the
+    run manager: its reads are the manager's own methods."""
 
     store: Store
     live: dict[str, Live]  # the runs this process executes
-    reap: Callable[[], Awaitable[None]]  # dead owners' runs settled (the manager's reaping)
+
+    async def reap(self) -> None:
+        """Dead owners' runs settled before a read (the manager's reaping)."""
 
     async def row(self, run_id: str, principal: Principal = OPERATOR) -> RunRow:
         """The run, if `principal` may see it: another caller's is answered as an unknown one

@@ -1,7 +1,7 @@
 """The runs page's two pages: the runs (filtered, newest first) and one run (its facts,
 inputs, result, artifacts, timeline, steps per item, failures, and its Cancel, Resume forms).
 
-Reads runs through the run manager's reads (`ManagerReads`) only; `?part=` answers the pieces the
+Reads runs through the run manager's reads (`RunReads`, a base of it) only; `?part=` answers the pieces the
 script polls or opens (`live`, `item`, `items`).
 """
 
