@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from ._schema_errors import listed, violations
     from ._schema_fast import is_valid
     from ._selector_spans import SelectorSpan, selector_spans, with_selectors
+    from ._validators import schema_failures, validator_for
     from ._values import Const, Interp, ListValue, MapValue, Single, Value, expressions, render
     from .expr import (
         FUNCTIONS,
@@ -109,10 +110,12 @@ __all__ = [
     "parse_number",
     "render",
     "resolved_inputs",
+    "schema_failures",
     "selector_spans",
     "static_problems",
     "truthy",
     "url_normalize",
+    "validator_for",
     "violations",
     "with_selectors",
 ]

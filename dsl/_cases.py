@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     import jsonschema
 
 from ._case_schema import CASE_SCHEMA
-from ._schema_fast import is_valid
+from ._validators import schema_failures
 from ._yaml import LoadedYaml, YamlError, escape_pointer, load_yaml
 
 SUFFIX = ".test.yaml"
@@ -66,11 +66,7 @@ def _line_of(loaded: LoadedYaml, path: list[Any], at_key: bool = False) -> int:
 def _errors(schema: dict[str, Any], value: Any) -> list[jsonschema.ValidationError]:
     """How `value` breaks `schema`, first by place; jsonschema is asked only when the fast
     check finds a problem or cannot tell."""
-    if is_valid(schema, value) is True:
-        return []
-    import jsonschema
-
-    found = jsonschema.Draft202012Validator(schema).iter_errors(value)
+    found = schema_failures(schema, value)
     return sorted(found, key=lambda e: list(map(str, e.absolute_path)))
 
 

@@ -13,7 +13,7 @@ import pkgutil
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from ._schema_fast import is_valid
+from ._validators import schema_failures
 
 if TYPE_CHECKING:
     import jsonschema
@@ -80,18 +80,12 @@ def shipped_meta_schema() -> dict[str, Any]:
     return schema
 
 
-@functools.cache
-def _validator() -> jsonschema.Draft202012Validator:
-    import jsonschema
-
-    return jsonschema.Draft202012Validator(shipped_meta_schema())
-
-
 def schema_errors(schema: Any) -> Iterator[jsonschema.ValidationError]:
     """Every way `schema` breaks the 2020-12 meta-schema, best sub-error first for anyOf."""
-    if is_valid(shipped_meta_schema(), schema):
+    failures = schema_failures(shipped_meta_schema(), schema)
+    if not failures:
         return
     from jsonschema.exceptions import best_match
 
-    for error in _validator().iter_errors(schema):
+    for error in failures:
         yield best_match(error.context) if error.context else error

@@ -5,7 +5,6 @@ Shared by the meta-schema check and the action-argument check; knows no rule nam
 
 from __future__ import annotations
 
-import itertools
 import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -15,11 +14,9 @@ from taskplate.contract import record
 if TYPE_CHECKING:  # imported only when there is an error to explain
     import jsonschema
 
-from ._schema_fast import is_valid
+from ._validators import schema_failures
 from ._yaml import escape_pointer
 from .expr import suggest
-
-_VALIDATORS: dict[int, tuple[dict[str, Any], jsonschema.Draft202012Validator]] = {}
 
 # jsonschema explains an error in about a millisecond: a check reads this many of one
 # instance's errors (its first ones; a file with more has others to fix first).
@@ -45,14 +42,7 @@ class SchemaProblem:
 
 def validation_errors(schema: dict[str, Any], instance: Any) -> list[jsonschema.ValidationError]:
     """jsonschema's errors, asked for only when the quick check finds the instance invalid."""
-    if is_valid(schema, instance):
-        return []
-    kept = _VALIDATORS.get(id(schema))
-    if kept is None or kept[0] is not schema:
-        import jsonschema
-
-        kept = _VALIDATORS[id(schema)] = (schema, jsonschema.Draft202012Validator(schema))
-    return list(itertools.islice(kept[1].iter_errors(instance), MAX_SCHEMA_ERRORS))
+    return schema_failures(schema, instance, MAX_SCHEMA_ERRORS)
 
 
 def _kind_of(value: Any) -> str:

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-import jsonschema
+from taskplate.dsl import schema_failures
 
 
 @dataclass(frozen=True)
@@ -126,13 +126,12 @@ def _output(want: dict[str, Any], got: Any) -> list[Broken]:
             elif here != value:
                 out.append(Broken(f"output {pointer}", diff(value, here)))
         return out
-    validator = jsonschema.Draft202012Validator(want["schema"])
     return [
         Broken(
             "output (schema)",
             f"{'/'.join(map(str, e.absolute_path)) or 'the output'}: {e.message}",
         )
-        for e in list(validator.iter_errors(got))[:20]
+        for e in schema_failures(want["schema"], got, 20)
     ]
 
 

@@ -99,15 +99,11 @@ def _expand(text: str, env: dict[str, str]) -> str:
 
 
 def _entry_errors(entry: Any) -> list[str]:
-    from taskplate.dsl import is_valid
+    from taskplate.dsl import schema_failures
 
-    if is_valid(_PROVIDER, entry):  # jsonschema is imported only to explain a bad entry
-        return []
-    import jsonschema
-
-    validator = jsonschema.Draft202012Validator(_PROVIDER)
     problems = []
-    for error in sorted(validator.iter_errors(entry), key=lambda e: list(e.absolute_path)):
+    failures = schema_failures(_PROVIDER, entry)  # jsonschema imported only to explain one
+    for error in sorted(failures, key=lambda e: list(e.absolute_path)):
         where = "/".join(str(p) for p in error.absolute_path)
         if error.validator == "oneOf":
             both = isinstance(entry, dict) and "command" in entry and "url" in entry
@@ -227,9 +223,9 @@ def _merge_network(config: Configuration, table: Any, path: str, is_home: bool) 
     if not is_home:
         config.warn(f"{path}: [network] ignored: only the data home's taskplate.toml sets it")
         return
-    import jsonschema
+    from taskplate.dsl import schema_failures
 
-    problems = sorted(jsonschema.Draft202012Validator(NETWORK).iter_errors(table), key=str)
+    problems = sorted(schema_failures(NETWORK, table), key=str)
     if problems:
         where = ".".join(["network", *(str(p) for p in problems[0].absolute_path)])
         config.warn(f"{path}: [network] ignored: {where}: {problems[0].message}")

@@ -74,15 +74,11 @@ class ModelEndpoint:
 
 def llm_problems(table: Any) -> list[str]:
     """What is wrong with an `[llm]` table, each naming its key (`llm.url: …`); none when good."""
-    from taskplate.dsl import is_valid
+    from taskplate.dsl import schema_failures
 
-    if is_valid(LLM, table):  # jsonschema is imported only to explain a bad table
-        return []
-    import jsonschema
-
-    validator = jsonschema.Draft202012Validator(LLM)
     problems = []
-    for error in sorted(validator.iter_errors(table), key=lambda e: list(e.absolute_path)):
+    failures = schema_failures(LLM, table)  # jsonschema imported only to explain a bad table
+    for error in sorted(failures, key=lambda e: list(e.absolute_path)):
         where = ".".join(["llm", *(str(p) for p in error.absolute_path)])
         problems.append(f"{where}: {error.message}")
     return problems

@@ -13,11 +13,9 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from taskplate.contract import ErrorCode, TaskplateError, lazy_names, valid_unicode
-from taskplate.dsl import ActionSpec, format_checker, listed, violations
+from taskplate.dsl import ActionSpec, listed, validator_for, violations
 
-if TYPE_CHECKING:  # jsonschema is imported when arguments are first checked, not by dsl validate
-    import jsonschema
-
+if TYPE_CHECKING:
     from taskplate.browser import Tab
 
     from ._chat_completions import ChatCompletions
@@ -119,7 +117,6 @@ class Registry(Mapping[str, ActionSpec]):
 REGISTRY = Registry(_MODULES)
 
 
-_VALIDATORS: dict[str, jsonschema.Draft202012Validator] = {}
 # Set while an action runs: an action it runs in turn (read_page's navigate and
 # get_page_content) answers into its result, which is made valid Unicode as a whole when it
 # returns, so a page's content is scanned once, not once per level.
@@ -128,14 +125,7 @@ _ANSWERING_INTO: ContextVar[str | None] = ContextVar("answering_into", default=N
 
 def argument_errors(spec: ActionSpec, args: Any) -> list[dict[str, str]]:
     """Each way the arguments break the action's schema, with a JSON pointer."""
-    validator = _VALIDATORS.get(spec.name)
-    if validator is None or validator.schema is not spec.args_schema:
-        import jsonschema
-
-        validator = _VALIDATORS[spec.name] = jsonschema.Draft202012Validator(
-            spec.args_schema, format_checker=format_checker()
-        )
-    return violations(validator, args)
+    return violations(validator_for(spec.args_schema, formats=True), args)
 
 
 async def run_action(

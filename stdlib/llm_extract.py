@@ -11,7 +11,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from taskplate.contract import ErrorCode, Level, TaskplateError, valid_text
-from taskplate.dsl import ActionSpec, listed, violations
+from taskplate.dsl import ActionSpec, listed, validator_for, violations
 from taskplate.stdlib._sampling import NO_MODEL, Message, SamplingRequest, masked
 
 from . import get_page_content, snapshot
@@ -54,7 +54,7 @@ def _validator(schema: Any) -> jsonschema.Draft202012Validator:
             f"schema is not a valid JSON Schema: {exc.message}",
             "Fix the schema (JSON Schema 2020-12); `dsl validate` checks a schema written out.",
         ) from None
-    return jsonschema.Draft202012Validator(schema)
+    return validator_for(schema)
 
 
 async def _page_text(ctx: ActionContext, source: str) -> tuple[str, str]:

@@ -11,10 +11,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import jsonschema
-
 from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
-from taskplate.dsl import Template, format_checker, listed, render, truthy, violations
+from taskplate.dsl import Template, listed, render, truthy, validator_for, violations
 
 from .._tracing import TraceMode, trace_mode
 
@@ -81,10 +79,7 @@ def check_inputs(template: Template, inputs: Any) -> dict[str, Any]:
             ErrorCode.INVALID_PARAMETER, "inputs must be an object", "Pass inputs as a JSON object."
         )
     filled = with_defaults(template.inputs_schema, inputs)
-    validator = jsonschema.Draft202012Validator(
-        template.inputs_schema, format_checker=format_checker()
-    )
-    problems = violations(validator, filled)
+    problems = violations(validator_for(template.inputs_schema, formats=True), filled)
     if problems:
         raise TaskplateError(
             ErrorCode.INVALID_PARAMETER,

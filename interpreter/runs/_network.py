@@ -10,7 +10,7 @@ from typing import Any
 
 from taskplate.browser import HostThrottle, Identity, Network, Proxy, proxy_from_env
 from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
-from taskplate.dsl import Template, listed, violations
+from taskplate.dsl import Template, listed, validator_for, violations
 
 
 def operator_network(settings: Mapping[str, Any], profile: str | None = None) -> Network:
@@ -125,10 +125,7 @@ def _identity(template: Template, given: Any) -> Identity:
             "Leave those out, or ask the template's author to list them in browser.callerMaySet.",
             {"field": "options.browser", "callerMaySet": sorted(may)},
         )
-    import jsonschema
-
-    schema = dict(TEMPLATE_SCHEMA["properties"]["browser"])
-    problems = violations(jsonschema.Draft202012Validator(schema), given)
+    problems = violations(validator_for(TEMPLATE_SCHEMA["properties"]["browser"]), given)
     device = given.get("device")
     if device is not None and device not in device_names():
         problems.append({"pointer": "/device", "message": f'"{device}" is not a Playwright device'})

@@ -10,10 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import anyio
-import jsonschema
 
 from taskplate.contract import ErrorCode, RunStatus, TaskplateError
-from taskplate.dsl import Template, render
+from taskplate.dsl import Template, render, schema_failures
 
 from .._artifacts import ArtifactStore
 from .._executor import Execution
@@ -58,9 +57,7 @@ class Settlement:
                     {"runId": run_id, "succeeded": items.count(True), "total": len(items)},
                 ).to_json()
         if error is None and template.outputs_schema is not None:
-            problems = list(
-                jsonschema.Draft202012Validator(template.outputs_schema).iter_errors(result)
-            )
+            problems = schema_failures(template.outputs_schema, result)
             if problems:
                 status = RunStatus.FAILED
                 error = TaskplateError(

@@ -19,7 +19,7 @@ from mcp_types import CallToolResult, InputRequiredResult
 from pydantic import ConfigDict
 
 from taskplate.contract import ErrorCode, TaskplateError
-from taskplate.dsl import listed, violations
+from taskplate.dsl import listed, validator_for, violations
 from taskplate.interpreter import Limits, admit, internal
 from taskplate.providers import ArgModelBase, FuncMetadata
 
@@ -65,7 +65,7 @@ class ToolSpec:
         """The SDK's tool, bound to one server's state."""
         limits = state.manager.run_limits()
         inputs = self.inputs(limits)
-        validator = jsonschema.Draft202012Validator(inputs)
+        validator = validator_for(inputs)
         name, handler = self.name, self.handler
 
         async def call(arguments: dict[str, Any], ctx: Context) -> Answer:
