@@ -65,3 +65,10 @@ URL = {"type": "string", "minLength": 1, "format": "uri", "description": "Absolu
 NULLABLE_STRING = {"type": ["string", "null"]}
 INTEGER = {"type": "integer"}
 BOOLEAN = {"type": "boolean"}
+
+# What to read of a page's content, one definition for get_page_content, fetch and read_page.
+PAGE_CONTENT: dict[str, Any] = {
+    "format": {"enum": ["markdown", "html", "text", "links"], "default": "markdown"},
+    "onlyMainContent": {"type": "boolean", "default": True},
+    "maxBytes": {"type": "integer", "minimum": 1, "maximum": 50_000_000},
+}

@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # httpx is imported when a page is fetched, not by dsl valida
     from taskplate.stdlib._context import ActionContext
     from taskplate.stdlib._web import WebClient
 
+from . import _schemas
 from ._schemas import BOOLEAN, INTEGER, NULLABLE_STRING, STRING, TIMEOUT_MS, URL, args, result
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -225,12 +226,9 @@ ACTION = ActionSpec(
     args_schema=args(
         {
             "url": URL,
-            "format": {"enum": ["markdown", "html", "text", "links"], "default": "markdown"},
-            "onlyMainContent": {"type": "boolean", "default": True},
+            **_schemas.PAGE_CONTENT,
             "maxBytes": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": 50_000_000,
+                **_schemas.PAGE_CONTENT["maxBytes"],
                 "description": "Cut the content at this many bytes.",
             },
             "maxBodyBytes": {

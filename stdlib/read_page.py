@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from taskplate.contract import ErrorCode, Level, TaskplateError
 from taskplate.dsl import ActionSpec
 
+from . import _schemas
 from ._schemas import BOOLEAN, INTEGER, NULLABLE_STRING, STRING, TIMEOUT_MS, URL, args, result
 
 if TYPE_CHECKING:
@@ -241,8 +242,7 @@ ACTION = ActionSpec(
         {
             "url": URL,
             "engine": {"enum": ENGINES, "default": "auto"},
-            "format": {"enum": ["markdown", "html", "text", "links"], "default": "markdown"},
-            "onlyMainContent": {"type": "boolean", "default": True},
+            **_schemas.PAGE_CONTENT,
             "waitFor": {
                 "type": "integer",
                 "minimum": 0,
@@ -253,7 +253,6 @@ ACTION = ActionSpec(
             "timeoutMs": TIMEOUT_MS,
             "blockResources": {"type": "boolean", "default": True},
             "blockAds": {"type": "boolean", "default": False},
-            "maxBytes": {"type": "integer", "minimum": 1, "maximum": 50_000_000},
             "maxBodyBytes": {
                 "type": "integer",
                 "minimum": 1,
