@@ -209,7 +209,13 @@ def command(
             return
     # imported by the start (stdio) or now (HTTP)
     from taskplate.interpreter import ConfirmPolicy, TraceMode
-    from taskplate.server import HttpSecurity, is_loopback, load_tokens, run
+    from taskplate.server import (
+        HttpSecurity,
+        ServeSettings,
+        is_loopback,
+        load_tokens,
+        run,
+    )
     from taskplate.server.tools import DEFAULT_GROUPS, TEMPLATE_TOOLS_GROUPS, groups_named
 
     from ._common import library, manager
@@ -246,19 +252,19 @@ def command(
         answer_tokens = served.answer_tokens  # None: the server's default
     if tool_tokens is None:
         tool_tokens = served.tool_tokens
-    run(
-        runs,
-        "stdio" if transport == "stdio" else "streamable-http",
-        host,
-        port,
-        TrustLevel(trust),
-        security,
-        remote_save,
-        ui,
-        ui_remote,
-        started,
-        groups,
-        template_tools,
-        answer_tokens,
-        tool_tokens,
+    settings = ServeSettings(
+        transport="stdio" if transport == "stdio" else "streamable-http",
+        host=host,
+        port=port,
+        trust=TrustLevel(trust),
+        security=security,
+        remote_save=remote_save,
+        ui=ui,
+        ui_remote=ui_remote,
+        started=started,
+        groups=groups,
+        template_tools=template_tools,
+        answer_tokens=answer_tokens,
+        tool_tokens=tool_tokens,
     )
+    run(runs, settings)

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from ._app import build_server
     from ._auth import HttpSecurity, is_loopback, load_tokens
     from ._front import Started, start_on_stdio
-    from ._serve import KEEP_ALIVE_S, run, serve
+    from ._serve import KEEP_ALIVE_S, ServeSettings, run, serve
     from .ui import UiAccess, ui_app
 
 # Public names: the TYPE_CHECKING imports above, loaded on first use: `dsl ui` serves the runs page
@@ -23,6 +23,7 @@ __getattr__ = lazy_names(__name__, globals())
 __all__ = [
     "KEEP_ALIVE_S",
     "HttpSecurity",
+    "ServeSettings",
     "Started",
     "UiAccess",
     "build_server",

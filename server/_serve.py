@@ -9,6 +9,7 @@ import logging
 import signal
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 import anyio
 import uvicorn
@@ -62,89 +63,84 @@ class _Server(uvicorn.Server):
         return list(self._captured_signals)
 
 
-async def serve(
-    manager: RunManager,
-    transport: str = "stdio",
-    host: str = "127.0.0.1",
-    port: int = 8765,
-    trust: TrustLevel = TrustLevel.REMOTE,
-    security: HttpSecurity | None = None,
-    remote_save: bool = False,
-    ui: bool = True,
-    ui_remote: bool = False,
-    started: Started | None = None,
-    groups: tuple[str, ...] = DEFAULT_GROUPS,
-    template_tools: bool = False,
-    answer_tokens: int = DEFAULT_TOKENS,
-    tool_tokens: int = DEFAULT_TOOL_TOKENS,
-) -> list[int]:
+@dataclass(frozen=True)
+class ServeSettings:
+    """How `dsl serve` serves: its options, typed, in one value (the CLI builds it once)."""
+
+    transport: str = "stdio"  # or "streamable-http"
+    host: str = "127.0.0.1"
+    port: int = 8765
+    trust: TrustLevel = TrustLevel.REMOTE  # of loopback HTTP callers
+    security: HttpSecurity = field(default_factory=HttpSecurity)  # tokens, Host and Origin
+    remote_save: bool = False  # remote callers may save templates
+    ui: bool = True  # the runs page under /ui (HTTP)
+    ui_remote: bool = False  # callers that are not local see it too
+    started: Started | None = None  # what the start on stdio read and answered (`_front`)
+    groups: tuple[str, ...] = DEFAULT_GROUPS  # the tool groups served
+    template_tools: bool = False  # the templates offered as tools of their own
+    answer_tokens: int | None = None  # the most a tool's answer holds (None: DEFAULT_TOKENS)
+    tool_tokens: int | None = None  # tools/list's budget (None: DEFAULT_TOOL_TOKENS)
+
+    @property
+    def http(self) -> bool:
+        return self.transport != "stdio"
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+
+async def serve(manager: RunManager, settings: ServeSettings) -> list[int]:
     """Serve until the client leaves (stdio) or a signal stops the server (HTTP); answers the
-    signals caught, for `run` to raise again once everything is closed. `started`: what the
-    start on stdio read and answered before the SDK was loaded (`_front.start`).
+    signals caught, for `run` to raise again once everything is closed.
 
     Its first run finds the browser and Markdown conversion warm: on stdio they start once the
     client has the tool list (never before an answer: they would share the cores with it), on
     HTTP (the conversion worker) as the server starts listening."""
-    security = security or HttpSecurity()
-    url = f"http://{f'[{host}]' if ':' in host else host}:{port}"
-    http = transport != "stdio"
-    async with manager.running(warm=http):
+    async with manager.running(warm=settings.http):
         server, state = build_server(
             manager,
-            trust,
-            security.auth(url) if http else None,
-            remote_save=remote_save,
-            groups=groups,
-            template_tools=template_tools,
-            answer_tokens=answer_tokens,
-            tool_tokens=tool_tokens,
+            settings.trust,
+            settings.security.auth(settings.url) if settings.http else None,
+            remote_save=settings.remote_save,
+            groups=settings.groups,
+            template_tools=settings.template_tools,
+            answer_tokens=settings.answer_tokens or DEFAULT_TOKENS,
+            tool_tokens=settings.tool_tokens or DEFAULT_TOOL_TOKENS,
         )
         async with anyio.create_task_group() as watchers:
             state.watchers = watchers  # the status notifications of tasks (2025-11-25)
-            caught = await _serving(
-                server, manager, transport, url, host, port, trust, security, ui, ui_remote, started
-            )
+            caught = await _serving(server, manager, settings)
             watchers.cancel_scope.cancel()
     return caught
 
 
-async def _serving(
-    server: MCPServer,
-    manager: RunManager,
-    transport: str,
-    url: str,
-    host: str,
-    port: int,
-    trust: TrustLevel,
-    security: HttpSecurity,
-    ui: bool,
-    ui_remote: bool,
-    started: Started | None,
-) -> list[int]:
+async def _serving(server: MCPServer, manager: RunManager, settings: ServeSettings) -> list[int]:
     """What serve does inside the run manager's life: the MCP server on its transport."""
-    http = transport != "stdio"
     for path, diagnostics in manager.rejected_templates().items():
         log.warning(
             "template %s is not served (%d problems; run dsl validate)", path, len(diagnostics)
         )
-    if not http:
-        await run_stdio(server, started or Started(), manager.warm)
+    if not settings.http:
+        await run_stdio(server, settings.started or Started(), manager.warm)
         return []
+    host, url, security = settings.host, settings.url, settings.security
     guard = security.transport(host)
     app = server.streamable_http_app(host=host, transport_security=guard)
     answer_malformed(app, guard)
-    if ui:  # the runs page, behind the same tokens and Host names
-        access = UiAccess(security.tokens, ui_remote, list(guard.allowed_hosts))
+    if settings.ui:  # the runs page, behind the same tokens and Host names
+        access = UiAccess(security.tokens, settings.ui_remote, list(guard.allowed_hosts))
         app.router.routes.append(Mount("/ui", app=ui_app(manager, access)))
     log.info(
         "serving MCP on %s/mcp%s (HTTP callers are %s; %s)",
         url,
-        f" and the runs page on {url}/ui/" if ui else "",
-        trust,
+        f" and the runs page on {url}/ui/" if settings.ui else "",
+        settings.trust,
         f"{len(security.tokens)} bearer tokens" if security.tokens else "no tokens",
     )
     config = uvicorn.Config(
-        app, host=host, port=port, log_level="info", timeout_keep_alive=KEEP_ALIVE_S
+        app, host=host, port=settings.port, log_level="info", timeout_keep_alive=KEEP_ALIVE_S
     )
     http_server = _Server(config)
     await http_server.serve()
@@ -152,39 +148,8 @@ async def _serving(
     return http_server.caught
 
 
-def run(
-    manager: RunManager,
-    transport: str,
-    host: str,
-    port: int,
-    trust: TrustLevel,
-    security: HttpSecurity | None = None,
-    remote_save: bool = False,
-    ui: bool = True,
-    ui_remote: bool = False,
-    started: Started | None = None,
-    groups: tuple[str, ...] = DEFAULT_GROUPS,
-    template_tools: bool = False,
-    answer_tokens: int | None = None,
-    tool_tokens: int | None = None,
-) -> None:
-    """Serve until stopped; `answer_tokens` and `tool_tokens` None: the default budgets."""
-    caught = anyio.run(
-        serve,
-        manager,
-        transport,
-        host,
-        port,
-        trust,
-        security,
-        remote_save,
-        ui,
-        ui_remote,
-        started,
-        groups,
-        template_tools,
-        answer_tokens or DEFAULT_TOKENS,
-        tool_tokens or DEFAULT_TOOL_TOKENS,
-    )
+def run(manager: RunManager, settings: ServeSettings) -> None:
+    """Serve until stopped, then raise the signals that stopped it."""
+    caught = anyio.run(serve, manager, settings)
     for sig in reversed(caught):  # as uvicorn would, but after the manager has closed
         signal.raise_signal(sig)
