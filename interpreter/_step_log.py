@@ -201,19 +201,7 @@ class StepLog:
     def skipped(self, step: Step, item: int | None) -> None:
         """A step whose `when` was false, and every action under it, counted as done."""
         now = time.time()
-        self.record(
-            StepRecord(
-                next(self._seq),
-                step.id,
-                item,
-                step.action,
-                StepStatus.SKIPPED,
-                0,
-                now,
-                now,
-                path=placed(step),
-            )
-        )
+        self._row(step, item, (StepStatus.SKIPPED, 0, now, now))
         if step.action_count:
             self.done(step.action_count)
 
@@ -235,31 +223,41 @@ class StepLog:
     ) -> None:
         """One step execution recorded (previews masked) and counted."""
         spec = self.catalog.get(step.action) if step.action else None
+        self._row(
+            step,
+            item,
+            (status, attempts, started, time.time()),
+            args_preview=preview(args, self.secrets) if args is not None else None,
+            result_preview=preview(result, self.secrets)
+            if status is StepStatus.SUCCEEDED
+            else None,
+            error=error,
+            call=call,
+            tab_id=tab,
+            screenshot_artifact_id=screenshot,
+            provider=spec.provider if spec is not None else None,
+            capability_level=str(spec.level) if spec is not None else None,
+            confirmation=confirmation,
+        )
+        self.done()
+
+    def _row(
+        self, step: Step, item: int | None, how: tuple[StepStatus, int, float, float], **fields: Any
+    ) -> None:
+        """The step execution's row, numbered in order and placed by its path, to the log; `how`:
+        its status, attempts, start and end."""
+        at = placed(step)
         self.record(
             StepRecord(
                 next(self._seq),
                 step.id,
                 item,
                 step.action,
-                status,
-                attempts,
-                started,
-                time.time(),
-                args_preview=preview(args, self.secrets) if args is not None else None,
-                result_preview=preview(result, self.secrets)
-                if status is StepStatus.SUCCEEDED
-                else None,
-                error=error,
-                call=call,
-                tab_id=tab,
-                screenshot_artifact_id=screenshot,
-                provider=spec.provider if spec is not None else None,
-                capability_level=str(spec.level) if spec is not None else None,
-                confirmation=confirmation,
-                path=placed(step),
+                *how,
+                path=at,
+                **fields,
             )
         )
-        self.done()
 
     def call(self, step: Step, args: Any, result: Any, tab_id: str | None) -> dict[str, Any]:
         """The call as a recorded template will repeat it: every argument, secrets marked."""
