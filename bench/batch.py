@@ -44,7 +44,7 @@ from _setup import site_in_process as serve_in_process
 from taskplate.browser import BrowserRuntime
 from taskplate.interpreter import SHIPPED, Limits, RunManager, TemplateLibrary
 from taskplate.stdlib import REGISTRY
-from taskplate.stdlib._markdown import to_markdown
+from taskplate.stdlib.content._markdown import to_markdown
 
 CONCURRENCY = 5
 ROUNDS = 5

@@ -11,7 +11,7 @@ saved HTML. The scored text of a Markdown answer is what a reader of the rendere
 parsed as CommonMark by markdown-it-py (pinned in the bench extra), text and link text, not
 URLs, not images.
 
-The rules (stdlib/_content.py Rules) are chosen by cross-validation across corpora: leave one
+The rules (stdlib/content/_selection.py Rules) are chosen by cross-validation across corpora: leave one
 corpus out (chosen on the others, scored on it) and five folds dealt within each corpus; the
 held-out figures are the ones to quote.
 
@@ -52,10 +52,10 @@ from _setup import ROOT
 from markdown_it import MarkdownIt
 
 from taskplate.browser import BrowserConfig, BrowserRuntime
-from taskplate.stdlib import _boilerplate as boilerplate
-from taskplate.stdlib import _content as content
-from taskplate.stdlib import _voters as voters
-from taskplate.stdlib._markdown import to_markdown
+from taskplate.stdlib.content import _boilerplate as boilerplate
+from taskplate.stdlib.content import _selection as content
+from taskplate.stdlib.content import _voters as voters
+from taskplate.stdlib.content._markdown import to_markdown
 
 DATA = Path(
     os.environ.get("TASKPLATE_ARTICLE_DATA", ROOT.parent / "shared" / "data" / "article-extraction")
@@ -373,7 +373,7 @@ THREE = ("trafilatura", "precision", "readability")
 
 
 def candidate_rules() -> list[content.Rules]:
-    """Every choice of the pipeline (stdlib/_content.py Rules): the voters (the three
+    """Every choice of the pipeline (stdlib/content/_selection.py Rules): the voters (the three
     extractors alone, or with jusText's rules on the blocks), the votes a block needs, the
     short-block context, each clean-up taken away from or added to the shipped DEFAULT alone,
     the share of link text from which a block needs every vote; so each rule's own gain is
@@ -481,7 +481,7 @@ def report_cross_validation(
         )
     shipped = content.DEFAULT
     base = per_corpus(results[rules_name(shipped)], truth)
-    print(f"\nshipped (stdlib/_content.py DEFAULT): {rules_name(shipped)}")
+    print(f"\nshipped (stdlib/content/_selection.py DEFAULT): {rules_name(shipped)}")
     print("  " + "  ".join(f"{c} {base[c]:.3f}" for c in corpora) + f"  mean {base['mean']:.3f}")
     print(
         "each of its rules taken away alone (F1 change per corpus; '!' helps one, hurts another):"
@@ -538,7 +538,7 @@ def report_speed(pages: dict[str, bytes], urls: dict[str, str]) -> None:
     shared, and the time other programs take is not the conversion's."""
     import trafilatura
 
-    from taskplate.stdlib._markdown import select
+    from taskplate.stdlib.content._markdown import select
 
     voters._stopwords()  # loaded once per process, as in a server
     ways: dict[str, Callable[[str, str], object]] = {
@@ -589,8 +589,8 @@ async def loop_lag(
     pages are turned into Markdown, at_once at a time, through the given offload: "thread", or
     "worker", the shipped way (`convert` in a runtime's warm worker process); "none" waits 50 ms
     per page instead: the ticker's delays on this machine without the work."""
-    from taskplate.stdlib._conversion import conversion_workers, convert
-    from taskplate.stdlib.get_page_content import render
+    from taskplate.stdlib.content._conversion import conversion_workers, convert
+    from taskplate.stdlib.reading.get_page_content import render
 
     lags: list[float] = []
     done = anyio.Event()
@@ -612,7 +612,7 @@ async def loop_lag(
 
     async with conversion_workers() if offload == "worker" else nullcontext():
         if offload == "worker":  # the runtime's worker started and warm before measuring
-            from taskplate.stdlib import _conversion
+            from taskplate.stdlib.content import _conversion
 
             await convert(render, *texts[0], "markdown", True)
             while _conversion._workers is None or not _conversion._workers.ready:

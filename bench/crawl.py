@@ -4,7 +4,7 @@
 1. crawl_site (engine http) beside a minimal Scrapy spider doing the same work: start at /,
    robots.txt obeyed, every same-host link followed once, pages over 1 MB refused, at most 16
    requests at once and 8 per host (Scrapy's defaults, and taskplate's), each page's main
-   content made Markdown by the same function (stdlib/get_page_content.py `render`). pages/s
+   content made Markdown by the same function (stdlib/reading/get_page_content.py `render`). pages/s
    counts pages read with HTTP 200, over the time from the first request to the answer
    (Scrapy: engine started to spider closed; taskplate: submit to answer, the run manager up);
 2. crawl_site engine http beside engine browser on the same first 100 pages of the crawl, at
@@ -47,7 +47,7 @@ def scrapy_crawl(base: str) -> None:
     from scrapy import signals
     from scrapy.crawler import CrawlerProcess
 
-    from taskplate.stdlib.get_page_content import render
+    from taskplate.stdlib.reading.get_page_content import render
 
     host = base.split("//", 1)[1]
     times: dict[str, float] = {}

@@ -35,7 +35,7 @@ from taskplate.interpreter._case_runs import run_once
 from taskplate.cli._common import library_for
 from taskplate.dsl import check_source, load_cases
 from taskplate.interpreter import RunManager, suggest_repair
-from taskplate.interpreter._expectations import broken
+from taskplate.interpreter.cases._expectations import broken
 from tests.fixtures.static_site import static_site
 
 DSL = str(Path(sys.executable).parent / "dsl")

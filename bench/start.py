@@ -4,7 +4,7 @@ process killed. `dsl serve` against Microsoft's Playwright MCP server (the peer,
 bench/package.json), in interleaved rounds (the order rotates), median and spread.
 
 `dsl serve` answers from the answers its SDK server gave at an earlier start (kept in the cache
-folder, server/_front.py); the third way is its first start, with nothing kept (a fresh cache
+folder, server/transports/_front.py); the third way is its first start, with nothing kept (a fresh cache
 folder each round): what a client waits the first time after an install or an upgrade, answered
 by the SDK's server (nothing is shipped), whose answers are kept for the next start.
 

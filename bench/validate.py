@@ -57,14 +57,14 @@ FORBIDDEN = (
     "taskplate.interpreter",
     "taskplate.server",
     "taskplate.providers._client",
-    "taskplate.stdlib._conversion",
-    "taskplate.stdlib._content",
-    "taskplate.stdlib._blocks",
-    "taskplate.stdlib._voters",
-    "taskplate.stdlib._pruning",
-    "taskplate.stdlib._boilerplate",
-    "taskplate.stdlib._markdown",
-    "taskplate.stdlib._web",
+    "taskplate.stdlib.content._conversion",
+    "taskplate.stdlib.content._selection",
+    "taskplate.stdlib.content._blocks",
+    "taskplate.stdlib.content._voters",
+    "taskplate.stdlib.content._pruning",
+    "taskplate.stdlib.content._boilerplate",
+    "taskplate.stdlib.content._markdown",
+    "taskplate.stdlib.web._client",
 )
 
 

@@ -56,7 +56,7 @@ class HarRecording:
 class RecordedAnswers:
     """A recording's responses by request (method, URL, body): the n-th time a request is made
     it gets the n-th answer recorded for it (the last again after that). One mechanism for the
-    browser's replay and plain HTTP's (stdlib/_web_har.py)."""
+    browser's replay and plain HTTP's (stdlib/web/_har.py)."""
 
     def __init__(self, entries: Iterable[dict[str, Any]]) -> None:
         self.by_request: dict[tuple[str, str, str], list[dict[str, Any]]] = {}

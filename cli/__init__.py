@@ -1,3 +1,4 @@
-"""The `dsl` command: `main.py`'s click group and one module per subcommand; the `_` modules are
-what the subcommands share. Commands only: what a command does lives in the layers below.
+"""The `dsl` command: `main.py`'s click group and, in `commands/`, one module per subcommand; the
+`_` modules here are what the subcommands share. Commands only: what a command does lives in the
+layers below.
 """

@@ -14,21 +14,21 @@ from ._help import examples
 
 # command name -> "module:attribute", imported on first use
 COMMANDS = {
-    "validate": "taskplate.cli.validate:command",
-    "graph": "taskplate.cli.graph:command",
-    "run": "taskplate.cli.run:command",
-    "record": "taskplate.cli.record:command",
-    "test": "taskplate.cli.test:command",
-    "runs": "taskplate.cli.runs:runs",
-    "artifact": "taskplate.cli.runs:artifact",
-    "doctor": "taskplate.cli.doctor:command",
-    "serve": "taskplate.cli.serve:command",
-    "login": "taskplate.cli.login:command",
-    "lsp": "taskplate.cli.lsp:command",
-    "template": "taskplate.cli.template:group",
-    "ui": "taskplate.cli.ui:command",
-    "providers": "taskplate.cli.providers:providers",
-    "docs": "taskplate.cli.docs:command",  # hidden: the checkout's generated docs (make docs)
+    "validate": "taskplate.cli.commands.validate:command",
+    "graph": "taskplate.cli.commands.graph:command",
+    "run": "taskplate.cli.commands.run:command",
+    "record": "taskplate.cli.commands.record:command",
+    "test": "taskplate.cli.commands.test:command",
+    "runs": "taskplate.cli.commands.runs:runs",
+    "artifact": "taskplate.cli.commands.runs:artifact",
+    "doctor": "taskplate.cli.commands.doctor:command",
+    "serve": "taskplate.cli.commands.serve:command",
+    "login": "taskplate.cli.commands.login:command",
+    "lsp": "taskplate.cli.commands.lsp:command",
+    "template": "taskplate.cli.commands.template:group",
+    "ui": "taskplate.cli.commands.ui:command",
+    "providers": "taskplate.cli.commands.providers:providers",
+    "docs": "taskplate.cli.commands.docs:command",  # hidden: the checkout's generated docs (make docs)
 }
 
 

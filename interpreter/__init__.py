@@ -8,12 +8,9 @@ from taskplate.browser import data_home
 from ._admission import MAX_URL_BYTES, admit
 from ._artifacts import ArtifactStore, Chunk, RunArtifacts
 from ._confirm import Answer, Asker, CannotAsk, ConfirmPolicy
-from ._expectations import expectations_from
 from ._library import SHIPPED, TemplateLibrary, matches
 from ._principal import LOCAL, OPERATOR, Principal
 from ._recorded_templates import Saved, marked, save_recorded, typed_secret, user_templates
-from ._repair import Repair, suggest_repair
-from ._repair_kept import brittle_warnings, keep_elements, recording_reader
 from ._step_log import Progress, StepRecord, progress_text, time_left
 from ._tracing import TraceMode
 from .cases import (
@@ -21,17 +18,23 @@ from .cases import (
     Recorded,
     RecordingSampler,
     RecordingTools,
+    Repair,
     ReplaySampler,
     ReplayTools,
+    brittle_warnings,
     checked_template,
+    expectations_from,
     first_case,
+    keep_elements,
     preflight,
     recorded_by,
+    recording_reader,
     replayed,
     run_case,
     run_template,
     save_case,
     stored_inputs,
+    suggest_repair,
 )
 from .runs import (
     Limits,

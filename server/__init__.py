@@ -11,9 +11,8 @@ from taskplate.contract import lazy_names
 
 if TYPE_CHECKING:
     from ._app import build_server
-    from ._auth import HttpSecurity, is_loopback, load_tokens
-    from ._front import Started, start_on_stdio
     from ._serve import KEEP_ALIVE_S, ServeSettings, run, serve
+    from .transports import HttpSecurity, Started, is_loopback, load_tokens, start_on_stdio
     from .ui import UiAccess, ui_app
 
 # Public names: the TYPE_CHECKING imports above, loaded on first use: `dsl ui` serves the runs page

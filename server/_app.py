@@ -21,13 +21,13 @@ from taskplate.interpreter import RunManager
 from taskplate.providers import add_tool, lowlevel_server, tool_input_schema
 
 from ._artifact_links import serve_artifacts
-from ._auth import StaticTokens
 from ._paging import CHARS_PER_TOKEN, DEFAULT_TOKENS
 from ._results import failed
 from ._state import ServerState
 from ._tasks import Tasks, TasksExtension
 from .tools import GROUP_OF, GROUPS, run_steps, run_task_template, tools
 from .tools.template_tools import DEFAULT_TOOL_TOKENS, listed_size, template_specs
+from .transports import StaticTokens
 
 INSTRUCTIONS = """taskplate runs browser task templates. Prefer one run_task_template call (see
 list_task_templates) over many single tools; use run_steps for a deterministic sequence the

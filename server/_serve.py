@@ -21,13 +21,10 @@ from taskplate.contract import TrustLevel
 from taskplate.interpreter import RunManager
 
 from ._app import build_server
-from ._auth import HttpSecurity
-from ._front import Started
-from ._http import answer_malformed
 from ._paging import DEFAULT_TOKENS
-from ._stdio import run_stdio
 from .tools import DEFAULT_GROUPS
 from .tools.template_tools import DEFAULT_TOOL_TOKENS
+from .transports import HttpSecurity, Started, answer_malformed, run_stdio
 from .ui import UiAccess, ui_app
 
 log = logging.getLogger("taskplate.serve")

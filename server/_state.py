@@ -22,12 +22,12 @@ from taskplate.contract import TrustLevel
 from taskplate.dsl import Template
 from taskplate.interpreter import OPERATOR, Principal, RunManager
 
-from ._auth import is_loopback
 from ._input_required import Inbox
 from ._logging import LogLevels, caller_of
 from ._paging import CHARS_PER_TOKEN, DEFAULT_TOKENS
 from ._sessions import ToolSessions
 from ._task_asks import TaskAsks
+from .transports import is_loopback
 
 CHECKS_AT_ONCE = 2  # run_steps checks in worker threads at one time
 _PRINCIPAL = "taskplate.principal"  # where a request keeps its caller once decided

@@ -20,51 +20,51 @@ if TYPE_CHECKING:
 
     from ._chat_completions import ChatCompletions
     from ._context import ActionContext
-    from ._conversion import conversion_workers, warm_workers
     from ._sampling import CallerModel, Message, NoSampler, Sampled, Sampler, SamplingRequest
-    from ._web import CookieSource, WebClient, WebConfig
-    from ._web_har import HttpRecording, HttpReplay
+    from .content import conversion_workers, warm_workers
+    from .web import CookieSource, HttpRecording, HttpReplay, WebClient, WebConfig
 
 # Public names: the TYPE_CHECKING imports above, loaded on first use: the web client, httpx with
 # it, only when a run reads over HTTP; none of them when dsl validate checks a template.
 __getattr__ = lazy_names(__name__, globals())
 
-# One line per action; the module of the same name (a keyword such as `assert` included).
+# One line per action: its module, in the subpackage of its kind, named for it (a keyword such
+# as `assert` included).
 _MODULES = (
-    "navigate",
-    "wait_for_stable",
-    "wait_for",
-    "wait",
-    "get_page_info",
-    "get_page_content",
-    "fetch",
-    "read_page",
-    "sitemap",
-    "robots",
-    "screenshot",
-    "extract",
-    "llm_extract",
-    "snapshot",
-    "click",
-    "fill",
-    "type",
-    "press",
-    "select_option",
-    "check",
-    "hover",
-    "scroll",
-    "create_tab",
-    "close_tab",
-    "save_profile",
-    "evaluate",
-    "upload_file",
-    "download",
-    "set",
-    "assert",
-    "fail",
-    "compare",
-    "export",
-    "hand_over",
+    "navigation.navigate",
+    "navigation.wait_for_stable",
+    "navigation.wait_for",
+    "navigation.wait",
+    "reading.get_page_info",
+    "reading.get_page_content",
+    "reading.fetch",
+    "reading.read_page",
+    "reading.sitemap",
+    "reading.robots",
+    "reading.screenshot",
+    "reading.extract",
+    "reading.llm_extract",
+    "reading.snapshot",
+    "interaction.click",
+    "interaction.fill",
+    "interaction.type",
+    "interaction.press",
+    "interaction.select_option",
+    "interaction.check",
+    "interaction.hover",
+    "interaction.scroll",
+    "navigation.create_tab",
+    "navigation.close_tab",
+    "navigation.save_profile",
+    "interaction.evaluate",
+    "interaction.upload_file",
+    "interaction.download",
+    "data.set",
+    "data.assert",
+    "data.fail",
+    "data.compare",
+    "data.export",
+    "navigation.hand_over",
 )
 
 
@@ -89,7 +89,7 @@ class Registry(Mapping[str, ActionSpec]):
     the actions its template names); iterating it loads them all."""
 
     def __init__(self, modules: tuple[str, ...]) -> None:
-        self._modules = modules
+        self._modules = {module.rpartition(".")[2]: module for module in modules}
         self._specs: dict[str, ActionSpec] = {}
 
     def __getitem__(self, name: str) -> ActionSpec:
@@ -97,8 +97,9 @@ class Registry(Mapping[str, ActionSpec]):
         if spec is None:
             if name not in self._modules:
                 raise KeyError(name)
-            spec = self._specs[name] = import_module(f"{__name__}.{name}").ACTION
-            assert spec.name == name, f"stdlib/{name}.py declares {spec.name!r}"
+            module = self._modules[name]
+            spec = self._specs[name] = import_module(f"{__name__}.{module}").ACTION
+            assert spec.name == name, f"stdlib/{module.replace('.', '/')}.py declares {spec.name!r}"
         return spec
 
     def __contains__(self, name: object) -> bool:

@@ -14,8 +14,9 @@ if TYPE_CHECKING:
     from playwright.async_api import Page
 
     from taskplate.browser import Session, Tab, UrlPolicy
-    from taskplate.stdlib._sampling import Sampler
-    from taskplate.stdlib._web import WebClient
+
+    from ._sampling import Sampler
+    from .web import WebClient
 
 
 class ArtifactSink(Protocol):

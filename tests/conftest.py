@@ -16,7 +16,7 @@ from taskplate.browser import BrowserConfig, BrowserRuntime, Sessions, UrlPolicy
 from taskplate.contract import TrustLevel
 from taskplate.stdlib import REGISTRY, run_action
 from taskplate.stdlib._context import ActionContext, MemoryArtifacts
-from taskplate.stdlib._conversion import conversion_workers
+from taskplate.stdlib.content._conversion import conversion_workers
 from tests.fixtures.postgres import Postgres, pg_bin, running_postgres
 from tests.fixtures.server import FixtureServer, serve
 from tests.fixtures.watchdog import watching

@@ -14,7 +14,7 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 
-from taskplate.cli.docs import generated
+from taskplate.cli.commands.docs import generated
 from taskplate.cli.main import cli
 from taskplate.dsl import check_source
 from taskplate.dsl._yaml import load_yaml
@@ -124,9 +124,12 @@ def test_the_mcp_guide_states_the_limits_the_server_enforces() -> None:
 
     from taskplate.interpreter import Limits
     from taskplate.interpreter._admission import MAX_URL_BYTES
-    from taskplate.server import _auth, _jsonrpc, _schemas
-    from taskplate.stdlib import _decoding, _web, evaluate
+    from taskplate.server import _schemas
+    from taskplate.server.transports import _auth, _jsonrpc
     from taskplate.stdlib import _schemas as action_schemas
+    from taskplate.stdlib.interaction import evaluate
+    from taskplate.stdlib.web import _client as _web
+    from taskplate.stdlib.web import _decoding
 
     guide = (DOCS / "mcp.md").read_text(encoding="utf-8")
     limits = Limits()

@@ -17,10 +17,14 @@ import pytest
         "taskplate.contract",
         "taskplate.dsl",
         "taskplate.stdlib",
+        "taskplate.stdlib.web",
+        "taskplate.stdlib.content",
         "taskplate.browser",
         "taskplate.providers",
         "taskplate.interpreter",
         "taskplate.server",
+        "taskplate.server.transports",
+        "taskplate.interpreter.cases",
     ],
 )
 def test_all_names_exist(package: str) -> None:

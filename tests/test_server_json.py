@@ -10,7 +10,7 @@ from pathlib import Path
 
 import jsonschema
 
-from taskplate.cli.serve import command
+from taskplate.cli.commands.serve import command
 
 ROOT = Path(__file__).parents[1]
 SCHEMA = json.loads((ROOT / "tests" / "registry" / "server.schema.json").read_text("utf-8"))

@@ -1,10 +1,15 @@
 """Test cases of templates: a case recorded from a run (`_making`), its files (`_files`), its
-model and tool answers recorded and replayed (`_answers`), and a case run (`_running`).
+model and tool answers recorded and replayed (`_answers`), and a case run (`_running`); a
+finished run checked against its case (`_expectations`) and repairs suggested for selectors
+that stopped matching (`_repair`, `_repair_match`, `_repair_kept`).
 """
 
 from ._answers import RecordingSampler, RecordingTools, ReplaySampler, ReplayTools
+from ._expectations import expectations_from
 from ._files import save_case, stored_inputs
 from ._making import first_case, replayed
+from ._repair import Repair, suggest_repair
+from ._repair_kept import brittle_warnings, keep_elements, recording_reader
 from ._running import (
     RECORDED_BY,
     CaseResult,
@@ -23,16 +28,22 @@ __all__ = [
     "Recorded",
     "RecordingSampler",
     "RecordingTools",
+    "Repair",
     "ReplaySampler",
     "ReplayTools",
+    "brittle_warnings",
     "checked_template",
+    "expectations_from",
     "first_case",
+    "keep_elements",
     "preflight",
     "recorded_by",
+    "recording_reader",
     "replayed",
     "run_case",
     "run_once",
     "run_template",
     "save_case",
     "stored_inputs",
+    "suggest_repair",
 ]

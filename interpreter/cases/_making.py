@@ -17,9 +17,9 @@ from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.dsl import Case, case_file_of, now_iso
 from taskplate.stdlib import REGISTRY
 
-from .._expectations import expectations_from
 from .._library import TemplateLibrary
 from ..runs import Limits, RunManager, secret_names
+from ._expectations import expectations_from
 from ._files import save_case, secret_reference
 from ._running import recorded_by, run_case
 

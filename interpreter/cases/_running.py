@@ -22,8 +22,8 @@ from taskplate.dsl import Case, Template, check_inputs_known, fixed_clock, resol
 from taskplate.stdlib import HttpRecording, HttpReplay, Sampler, WebConfig
 
 from .._action_steps import StepProbe
-from .._expectations import Broken, broken, drift
 from ._answers import ReplaySampler, ReplayTools
+from ._expectations import Broken, broken, drift
 from ._profiles import CaseProfiles
 
 if TYPE_CHECKING:

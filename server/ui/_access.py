@@ -19,7 +19,7 @@ from starlette.responses import RedirectResponse, Response
 
 from taskplate.contract import TrustLevel
 
-from .._auth import LOOPBACK_HOSTS, Token, is_loopback
+from ..transports import LOOPBACK_HOSTS, Token, is_loopback
 from ._html import HEADERS, plain
 
 COOKIE = "taskplate_ui"

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from taskplate.cli.run import parse_inputs
+from taskplate.cli.commands.run import parse_inputs
 from taskplate.contract import ErrorCode, TaskplateError
 from tests.fuzzing import fuzz_settings
 

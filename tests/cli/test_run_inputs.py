@@ -90,7 +90,7 @@ def test_a_timeout_outside_1_to_900000_ms_is_refused_up_front(tmp_path: Path, ti
 
 
 def test_good_inputs_still_read_as_json_or_plain_text() -> None:
-    from taskplate.cli.run import parse_inputs
+    from taskplate.cli.commands.run import parse_inputs
 
     assert parse_inputs(("n=5", "t=plain words", "u=[1]", "u=2"), None) == {
         "n": 5,

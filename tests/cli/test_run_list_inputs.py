@@ -7,7 +7,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from taskplate.cli.run import given_once, lists_of_one, parse_inputs
+from taskplate.cli.commands.run import given_once, lists_of_one, parse_inputs
 from tests.fixtures.server import FixtureServer
 from tests.server.conftest import DSL, env_for
 

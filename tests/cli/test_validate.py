@@ -135,7 +135,7 @@ def test_checking_a_clean_template_loads_no_jsonschema_or_regex(tmp_path: Path) 
     expressions, without the `regex` module it would load for Unicode categories; and once the
     expressions were parsed (dsl/expr/_saved.py keeps their trees), not lark either."""
     code = (
-        "import sys; from taskplate.cli.validate import check_paths; "
+        "import sys; from taskplate.cli.commands.validate import check_paths; "
         f"results, _ = check_paths(({str(ROOT / 'templates')!r},)); "
         "assert all(r.ok for r in results); "
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'jsonschema', 'lark', 'regex', 'playwright'}))"

@@ -15,9 +15,12 @@ from taskplate.contract._lazy import typing_imports
 LAZY = [
     "taskplate.dsl",
     "taskplate.stdlib",
+    "taskplate.stdlib.web",
+    "taskplate.stdlib.content",
     "taskplate.browser",
     "taskplate.providers",
     "taskplate.server",
+    "taskplate.server.transports",
 ]
 
 

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from taskplate.dsl import check_source
 from taskplate.stdlib import REGISTRY
-from taskplate.stdlib._extract_fields import shaped
-from taskplate.stdlib.extract import _typed_field, result_schema_for
+from taskplate.stdlib.reading._extract_fields import shaped
+from taskplate.stdlib.reading.extract import _typed_field, result_schema_for
 from tests.fuzzing import fuzz_settings
 
 NAMES = st.sampled_from(["title", "price", "link", "tags", "seller", "x_1"])

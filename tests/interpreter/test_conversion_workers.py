@@ -10,7 +10,8 @@ import pytest
 
 from taskplate.browser import BrowserRuntime
 from taskplate.interpreter import SHIPPED, RunManager, TemplateLibrary
-from taskplate.stdlib import REGISTRY, _conversion
+from taskplate.stdlib import REGISTRY
+from taskplate.stdlib.content import _conversion
 from tests.fixtures.processes import process_alive
 from tests.fixtures.server import FixtureServer
 

@@ -17,7 +17,7 @@ from taskplate.browser import BrowserRuntime
 from taskplate.contract import TaskplateError, TrustLevel
 from taskplate.interpreter import SHIPPED, Limits, RunManager, TemplateLibrary
 from taskplate.stdlib import REGISTRY
-from taskplate.stdlib._web import WebConfig
+from taskplate.stdlib.web._client import WebConfig
 from tests.conftest import NOWHERE_HOST, fake_dns
 from tests.fixtures.crawl_site import FAKE_HOSTS, CrawlSite, MappedNetwork, depth_of, serve_site
 from tests.fixtures.server import FixtureServer

@@ -11,7 +11,7 @@ import pytest
 from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.interpreter import RunManager
 from taskplate.stdlib import ActionContext, run_action
-from taskplate.stdlib.read_page import token_f1
+from taskplate.stdlib.reading.read_page import token_f1
 from tests.conftest import login_inputs
 from tests.fixtures.server import FixtureServer
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from taskplate.interpreter._expectations import Broken, broken, expectations_from
+from taskplate.interpreter.cases._expectations import Broken, broken, expectations_from
 
 
 def step(path: str, status: str = "succeeded") -> dict[str, Any]:

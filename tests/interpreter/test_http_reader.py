@@ -15,7 +15,7 @@ from taskplate.browser import BrowserRuntime
 from taskplate.contract import TrustLevel
 from taskplate.interpreter import SHIPPED, Limits, RunManager, TemplateLibrary
 from taskplate.stdlib import REGISTRY
-from taskplate.stdlib._web import WebConfig
+from taskplate.stdlib.web._client import WebConfig
 from tests.conftest import fake_dns, login_inputs
 from tests.fixtures.crawl_site import FAKE_HOSTS, CrawlSite, MappedNetwork, serve_site
 from tests.fixtures.server import FixtureServer

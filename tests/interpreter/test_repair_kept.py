@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from taskplate.interpreter._repair import Seen, recorded_elements
+from taskplate.interpreter.cases._repair import Seen, recorded_elements
 
 
 def har(made: dict[str, object]) -> dict[str, object]:

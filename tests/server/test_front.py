@@ -1,4 +1,4 @@
-"""The start of `dsl serve` on stdio (server/_front.py, server/_sdk_takeover.py): `initialize` and
+"""The start of `dsl serve` on stdio (server/transports/_front.py, server/transports/_sdk_takeover.py): `initialize` and
 `tools/list` answered before the SDK is loaded, byte for byte as the SDK's server answers them
 at every protocol version; requests sent at once during the start all answered once; a bad
 first line answered as before; stdin closed during the start ends the process cleanly."""
@@ -19,7 +19,7 @@ from mcp_types.methods import validate_client_request
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
-from taskplate.server._front import Front, Started, usual_envelope, usual_initialize
+from taskplate.server.transports._front import Front, Started, usual_envelope, usual_initialize
 from tests.server.conftest import DSL, env_for
 from tests.server.test_serve_signals import descendants_running
 from tests.server.test_serve_warm import conversion_workers

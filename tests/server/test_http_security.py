@@ -17,7 +17,7 @@ from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from taskplate.contract import TaskplateError, TrustLevel
-from taskplate.server._auth import StaticTokens, load_tokens, own_principal, parse_tokens
+from taskplate.server.transports._auth import StaticTokens, load_tokens, own_principal, parse_tokens
 from tests.server.conftest import DSL, Served, env_for, free_port, start_http, stop
 
 pytestmark = pytest.mark.anyio

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 
-from taskplate.cli.serve import command
+from taskplate.cli.commands.serve import command
 from taskplate.contract import TrustLevel
 from taskplate.server import ServeSettings, run, serve
 

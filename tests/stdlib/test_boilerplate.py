@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import lxml.html
 
-from taskplate.stdlib._boilerplate import (
+from taskplate.stdlib.content._boilerplate import (
     clean,
     drop_comment_threads,
     drop_hidden,
     drop_reply_forms,
     drop_reply_threads,
 )
-from taskplate.stdlib._content import main_content
-from taskplate.stdlib._markdown import to_markdown
+from taskplate.stdlib.content._markdown import to_markdown
+from taskplate.stdlib.content._selection import main_content
 
 SENTENCE = "The council met on Tuesday to decide how the new bridge over the river will be paid for"
 

@@ -1,4 +1,4 @@
-"""Main content by agreement (stdlib/_content.py): the voters, the votes a block needs, and the
+"""Main content by agreement (stdlib/content/_selection.py): the voters, the votes a block needs, and the
 shared trafilatura run checked against trafilatura's public API. Pure functions of small pages;
 the quality on real pages is measured by bench/content.py."""
 
@@ -10,10 +10,10 @@ from dataclasses import replace
 import lxml.html
 import pytest
 
-from taskplate.stdlib import _blocks as blocks
-from taskplate.stdlib import _content as content
-from taskplate.stdlib import _voters as voters
-from taskplate.stdlib._markdown import _page, to_markdown
+from taskplate.stdlib.content import _blocks as blocks
+from taskplate.stdlib.content import _selection as content
+from taskplate.stdlib.content import _voters as voters
+from taskplate.stdlib.content._markdown import _page, to_markdown
 from tests.fixtures.server import SITE
 
 SENTENCE = (

@@ -8,9 +8,14 @@ import os
 import anyio
 import pytest
 
-from taskplate.stdlib import _conversion
-from taskplate.stdlib._conversion import conversion_workers, convert, warm_workers, worker_pids
-from taskplate.stdlib.get_page_content import render
+from taskplate.stdlib.content import _conversion
+from taskplate.stdlib.content._conversion import (
+    conversion_workers,
+    convert,
+    warm_workers,
+    worker_pids,
+)
+from taskplate.stdlib.reading.get_page_content import render
 from tests.fixtures.processes import process_alive
 
 pytestmark = pytest.mark.anyio

@@ -16,8 +16,8 @@ import pytest
 from taskplate.browser import Sessions
 from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.stdlib._context import ActionContext, MemoryArtifacts
-from taskplate.stdlib._cookies import cookie_jar
-from taskplate.stdlib._web import WebClient, WebConfig
+from taskplate.stdlib.web._client import WebClient, WebConfig
+from taskplate.stdlib.web._cookies import cookie_jar
 from tests.conftest import act
 from tests.fixtures.crawl_site import MappedNetwork
 from tests.fixtures.https_site import NAME, HttpsFixture, serve_https

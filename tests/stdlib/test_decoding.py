@@ -9,7 +9,7 @@ import zlib
 import brotli
 import pytest
 
-from taskplate.stdlib._decoding import STEP, Decoding, DecodingError, decoded
+from taskplate.stdlib.web._decoding import STEP, Decoding, DecodingError, decoded
 from tests.fixtures.hostile_site import ENCODINGS, bomb, zstd
 
 TEXT = b"<p>" + b"".join(b"line %d of a page, " % n for n in range(20_000)) + b"</p>"

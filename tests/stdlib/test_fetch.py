@@ -21,9 +21,9 @@ import pytest
 from taskplate.browser import UrlPolicy
 from taskplate.contract import TaskplateError, TrustLevel
 from taskplate.stdlib import REGISTRY, run_action
-from taskplate.stdlib._charset import decode
 from taskplate.stdlib._context import ActionContext, MemoryArtifacts
-from taskplate.stdlib._web import WebClient, WebConfig
+from taskplate.stdlib.web._charset import decode
+from taskplate.stdlib.web._client import WebClient, WebConfig
 from tests.conftest import fake_dns
 from tests.fixtures.crawl_site import FAKE_HOSTS, CrawlSite, MappedNetwork, serve_site
 from tests.fixtures.server import FixtureServer

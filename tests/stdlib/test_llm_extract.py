@@ -8,7 +8,7 @@ import json
 import pytest
 
 from taskplate.stdlib._sampling import masked
-from taskplate.stdlib.llm_extract import RESULT, parsed, result_schema_for
+from taskplate.stdlib.reading.llm_extract import RESULT, parsed, result_schema_for
 
 
 def test_an_answer_is_read_whole_or_from_its_first_json_fence() -> None:

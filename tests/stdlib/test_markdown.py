@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from taskplate.stdlib._markdown import to_markdown, to_text
+from taskplate.stdlib.content._markdown import to_markdown, to_text
 from tests.fixtures.server import SITE
 
 SENTENCE = "The council met on Tuesday to decide how the new bridge over the river will be paid for"

@@ -12,7 +12,7 @@ from taskplate.contract import ErrorCode, Level, TaskplateError
 from taskplate.dsl import ActionSpec
 from taskplate.stdlib import REGISTRY, run_action
 from taskplate.stdlib._context import ActionContext, MemoryArtifacts
-from taskplate.stdlib.screenshot import MAX_FULL_PAGE_HEIGHT
+from taskplate.stdlib.reading.screenshot import MAX_FULL_PAGE_HEIGHT
 from tests.conftest import NOWHERE_HOST, act
 from tests.fixtures.server import FixtureServer
 

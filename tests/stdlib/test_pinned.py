@@ -16,7 +16,7 @@ from taskplate.browser import UrlPolicy
 from taskplate.contract import TaskplateError, TrustLevel
 from taskplate.stdlib import run_action
 from taskplate.stdlib._context import ActionContext, MemoryArtifacts
-from taskplate.stdlib._web import WebClient, WebConfig
+from taskplate.stdlib.web._client import WebClient, WebConfig
 from tests.conftest import NOWHERE_HOST
 from tests.fixtures.crawl_site import CrawlSite, serve_site
 from tests.fixtures.https_site import NAME, HttpsFixture, serve_https

@@ -132,7 +132,7 @@ async def test_compare_reports_same_and_different_fields() -> None:
 
 
 def test_export_encodes_json_and_csv() -> None:
-    from taskplate.stdlib.export import encode
+    from taskplate.stdlib.data.export import encode
 
     rows = [{"url": "a", "title": "A, b"}, {"url": "b", "tags": ["x"]}]
     assert encode(rows, "csv").decode().splitlines() == [

@@ -1,0 +1,391 @@
+"""Repair suggestions for a case that fails live because a selector stopped matching, or matches
+another element now (a look-alike, a field's attribute renamed, a list grown or shrunk: `dsl
+test --live --suggest`): the element each literal selector matched when the recording replays
+is compared with the live page, the most alike live element's most stable selector (and, for
+an attribute read, the attribute holding the recorded value) is put in its place, and the case
+is run live again with it; the change is a diff of the template's source. A selector that still
+names the element most like the recorded one keeps it.
+
+Edits text at the selectors' places only (dsl's `with_selectors`); writes no file.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from taskplate.browser import (
+    check_selectors,
+    matched_element,
+    matched_reads,
+    page_elements,
+    read_har,
+)
+from taskplate.contract import ErrorCode, TaskplateError
+from taskplate.dsl import (
+    Case,
+    SelectorSpan,
+    Step,
+    Template,
+    check_source,
+    selector_spans,
+    with_selectors,
+)
+
+from ._expectations import broken
+from ._repair_match import brittle, excluding, ranked, selectors_for
+from ._running import RECORDED_BY, run_once
+
+if TYPE_CHECKING:
+    from taskplate.stdlib import ActionContext
+
+    from ..runs import RunManager
+
+WAIT_MS = 3_000  # offline, how long a step's element may take to appear before it acts
+ELEMENTS_TRIED = 5  # live elements most like the recorded one whose selectors are checked
+LIVE_RUNS = 5  # live runs, at most: reading the pages, then checking each change
+ELEMENTS = "elements"  # where a recording keeps the fingerprints (log._taskplate.elements)
+
+
+Candidate = tuple[str, str | None]  # a selector, and the attribute to read instead (None: kept)
+
+
+@dataclass
+class Seen:
+    """What a selector matched on a page: how many, the first one, the value a field reads of it
+    (its attribute or its text), whether the field reads every match, and live, when it no
+    longer names the recorded element, the candidates that name the element most like it."""
+
+    count: int
+    element: dict[str, Any] | None
+    read: str | None = None
+    many: bool = False
+    candidates: list[Candidate] = field(default_factory=list)
+    stabler: str | None = None  # recording: a stabler selector for a brittle one, if any
+
+    def strayed(self, was: Seen) -> bool:
+        """Whether the selector lost the element it matched in the recording (`was`)."""
+        if was.element is None:
+            return False
+        return self.count == 0 or self.read != was.read or (was.many and self.count != was.count)
+
+
+Place = tuple[str, tuple[str, ...]]  # a selector: its step, and where in the step's `with`
+Key = tuple[Place, int | None]  # a selector, in a loop's item
+
+
+class PageReader:
+    """A run's probe: reads the template's literal selectors on its pages. Reading the recording
+    (`recorded` None), before each step acts; live, once a step failed, or after an `extract`
+    (which reads the page as it is), with candidates for each selector that matched in the
+    recording and matches nothing now."""
+
+    def __init__(
+        self,
+        spans: list[SelectorSpan],
+        recorded: dict[Key, Seen] | None = None,
+        *,
+        advise: bool = False,
+    ):
+        self.spans = spans
+        self.recorded = recorded
+        self.advise = advise  # `dsl record`: a stabler selector for each brittle one
+        self.seen: dict[Key, Seen] = {}
+
+    async def __call__(
+        self, moment: str, step: Step, item: int | None, args: Any, ctx: ActionContext
+    ) -> None:
+        offline = self.recorded is None
+        wanted = (
+            moment == "before"
+            if offline
+            else moment == "failed" or (moment == "after" and step.action == "extract")
+        )
+        spans = [s for s in self.spans if s.step_id == step.id]
+        if not wanted or not spans or not isinstance(args, dict):
+            return
+        try:
+            page = await ctx.page()
+            for span in spans:
+                if (_place(span), item) not in self.seen:
+                    await self._read(page, span, item, args, offline and step.action != "extract")
+        except Exception:  # a probe never changes the run; what it missed is not suggested
+            return
+
+    async def _read(
+        self, page: Any, span: SelectorSpan, item: int | None, args: dict[str, Any], wait: bool
+    ) -> None:
+        selector, root, field_ = _selector_of(args, span.path)
+        if selector is None:
+            return
+        count, element = await matched_element(page, selector, root, WAIT_MS if wait else 0)
+        attr = field_.get("attr") if isinstance(field_, dict) else None
+        read = (element["attrs"].get(attr) if attr else element["text"]) if element else None
+        many = isinstance(field_, dict) and field_.get("all") is True
+        if many and count:  # a list is read whole: every match, in order
+            read = json.dumps(await matched_reads(page, selector, root, attr))
+        seen = Seen(count, element, read, many)
+        key = (_place(span), item)
+        was = (self.recorded or {}).get(key)
+        if self.recorded is not None and was is not None and seen.strayed(was):
+            seen.candidates = await _candidates(page, root, was, selector, attr)
+        if self.advise and element is not None and brittle(selector):
+            seen.stabler = await _stabler(page, root, element, count)
+        self.seen[key] = seen
+
+
+def _place(span: SelectorSpan) -> Place:
+    return span.step_id, span.path
+
+
+def _selector_of(args: dict[str, Any], path: tuple[str, ...]) -> tuple[str | None, str | None, Any]:
+    """The selector at `path` of a step's arguments as rendered, the root it is under (for a
+    record's field, inside the first match of the records that hold it: `:is(main) :is(.card)`,
+    where the field is read), and the field it is of (None for a step's own selector)."""
+    if path[0] in ("selector", "root"):
+        value = args.get(path[0])
+        return (value if isinstance(value, str) else None), None, None
+    if path[-1] == "attr":
+        path = path[:-1]
+    root = args.get("root")
+    within = [root] if isinstance(root, str) else []
+    fields, selector, field_ = args.get("fields"), None, None
+    for at in range(1, len(path), 2):
+        field_ = fields.get(path[at]) if isinstance(fields, dict) else None
+        selector = field_.get("selector") if isinstance(field_, dict) else field_
+        if at + 2 < len(path):  # a record: what follows is read inside its match
+            if not isinstance(selector, str) or not isinstance(field_, dict):
+                return None, None, None
+            within.append(selector)
+            fields = field_.get("fields")
+    if len(path) > 2:
+        root = " ".join(f":is({part})" for part in within)
+    return (
+        (selector if isinstance(selector, str) else None),
+        (root if isinstance(root, str) else None),
+        field_,
+    )
+
+
+async def _candidates(
+    page: Any, root: str | None, was: Seen, selector: str, attr: str | None
+) -> list[Candidate]:
+    """What may name the live elements most like the recorded one: selectors that match that
+    element first, and it alone or as many as the recorded selector matched (exactly as many,
+    for a field that reads every match), each with the attribute that holds the recorded value
+    when the field read one. None when `selector` names the most alike element still."""
+    assert was.element is not None
+    elements = await page_elements(page, root)
+    found: list[Candidate] = []
+    for rank, (_, index) in enumerate(ranked(was.element, elements)[:ELEMENTS_TRIED]):
+        element = elements[index]
+        reading = _attr_reading(element, attr, was.element["attrs"].get(attr or ""))
+        if reading is False:
+            continue  # no attribute of it holds the recorded value
+        reads = reading if isinstance(reading, str) else None
+        selectors = [selector, *selectors_for(element)]
+        if rank == 0:  # kept off the look-alikes the selector matches now
+            texts = set(json.loads(was.read or "[]")) if was.many else {was.element["text"]}
+            strays = [e for e in elements if _alike_stray(e, element, was.element, texts)]
+            selectors += excluding([selector, *selectors[1:3]], element, strays)
+            selectors.sort(key=lambda s: ":nth-of-type" in s)  # a place last: the least stable
+        checks = await check_selectors(page, root, index, selectors)
+        fit = [
+            s
+            for s, (n, first) in zip(selectors, checks, strict=True)
+            if first and (n == was.count if was.many else n in (1, was.count))
+        ]
+        if rank == 0 and selector in fit and reads is None and not was.many:
+            return []  # the selector names the recorded element still: kept (a list: checked whole)
+        found += [(s, reads) for s in fit if s != selector or reads]
+    return list(dict.fromkeys(found))
+
+
+async def _stabler(page: Any, root: str | None, element: dict[str, Any], count: int) -> str | None:
+    """The most stable selector, by repair's ranking, that names `element` first and as many
+    elements as the brittle one does (it alone when that named one)."""
+    elements = await page_elements(page, root)
+    index = next((i for i, e in enumerate(elements) if e == element), None)
+    if index is None:
+        return None
+    selectors = [s for s in selectors_for(element) if not brittle(s)]
+    checks = await check_selectors(page, root, index, selectors)
+    return next(
+        (s for s, (n, first) in zip(selectors, checks, strict=True) if first and n == count),
+        None,
+    )
+
+
+def _alike_stray(
+    e: dict[str, Any], best: dict[str, Any], recorded: dict[str, Any], texts: set[str]
+) -> bool:
+    """Whether `e` is a look-alike of the recorded element: its tag and a class, not a text
+    the field read."""
+    return (
+        e is not best
+        and e["tag"] == recorded["tag"]
+        and bool(set(e["classes"]) & set(recorded["classes"]))
+        and e["text"] not in texts
+    )
+
+
+def _attr_reading(
+    element: dict[str, Any], attr: str | None, value: str | None
+) -> str | bool | None:
+    """For a field reading `attr`: None when the element holds the recorded value there (or
+    the field reads text), the attribute holding it now, or False when none does."""
+    if attr is None or element["attrs"].get(attr) == value:
+        return None
+    return next((k for k, v in element["attrs"].items() if v == value and k != "id"), False)
+
+
+def recorded_elements(recording: Path) -> dict[Key, Seen] | None:
+    """The fingerprints the case's recording keeps, or None when it keeps none."""
+    try:
+        made = read_har(recording)["log"].get(RECORDED_BY, {})
+    except Exception:  # an unreadable recording: the replay says why
+        return None
+    kept = made.get(ELEMENTS) if isinstance(made, dict) else None
+    if not isinstance(kept, list):
+        return None
+    return {
+        ((k["step"], tuple(k["path"])), k["item"]): Seen(
+            k["count"], k["element"], k["read"], k["many"]
+        )
+        for k in kept
+    }
+
+
+@dataclass
+class Repair:
+    """A checked change of a template's selectors: the source before and after."""
+
+    case: Case
+    before: str
+    after: str
+    changes: dict[SelectorSpan, str]
+    live_runs: int = 0  # live runs it took, the last one checking it
+
+    @property
+    def diff(self) -> str:
+        name = self.case.template.name
+        return "".join(
+            difflib.unified_diff(
+                self.before.splitlines(keepends=True),
+                self.after.splitlines(keepends=True),
+                f"a/{name}",
+                f"b/{name}",
+            )
+        )
+
+
+def _no_repair(case: Case, problem: str, hint: str) -> TaskplateError:
+    return TaskplateError(ErrorCode.ELEMENT_NOT_FOUND, f"{case.id}: {problem}", hint)
+
+
+async def suggest_repair(runs: RunManager, case: Case, template: Template) -> Repair:
+    """A change of the template's selectors (and attributes read) with which the case passes
+    live, found by reading the recording's pages and the live ones; ELEMENT_NOT_FOUND when
+    there is none.
+
+    A run stops at its first step that fails, so the selectors after it are read on a later
+    run: each live run reads the pages with the changes so far, and the next takes, for each
+    selector found lost, the next of its candidates."""
+    before = case.template.read_text(encoding="utf-8")
+    spans = {_place(s): s for s in selector_spans(before)}
+    attrs = {
+        (s.step_id, s.path[:-1]): s
+        for s in selector_spans(before, attrs=True)
+        if s.path[-1:] == ("attr",)
+    }
+    if not spans:
+        raise _no_repair(
+            case, "the template has no selector written as a literal", "Fix it by hand."
+        )
+    recorded = PageReader(list(spans.values()))
+    kept = recorded_elements(case.recording)
+    if kept is None:  # a recording made before `dsl record` kept them: read on a replay
+        await run_once(runs, case, template, live=False, probe=recorded)
+    else:
+        recorded.seen = kept
+    changes: dict[Place, Candidate] = {}
+    tried: dict[Place, list[Candidate]] = {}
+    current = template
+
+    def edits() -> dict[SelectorSpan, str]:
+        out = {spans[p]: c[0] for p, c in changes.items() if c[0] != spans[p].value}
+        out.update({attrs[p]: c[1] for p, c in changes.items() if c[1] and p in attrs})
+        return out
+
+    for done in range(1, LIVE_RUNS + 1):
+        live = PageReader(list(spans.values()), recorded.seen)
+        answer = await run_once(runs, case, current, live=True, probe=live)
+        if changes and not broken(case.expect, answer):
+            return Repair(case, before, with_selectors(before, edits()), edits(), done)
+        lost = _lost(live.seen, recorded.seen)
+        if not lost and not changes:
+            moved = [
+                f"{spans[k[0]].value!r} (line {spans[k[0]].line})"
+                for k, seen in live.seen.items()
+                if k in recorded.seen and seen.strayed(recorded.seen[k])
+            ]
+            raise _no_repair(
+                case,
+                f"the selectors {', '.join(moved)} name the elements most like the recorded "
+                "ones, which read other values now: the site changed them"
+                if moved
+                else "every selector names the element it matched in the recording: the case "
+                "fails for another reason",
+                "Read the drift above; record the case again if the site changed on purpose.",
+            )
+        untried = {
+            p: [
+                c
+                for c in live.seen[k].candidates
+                if c not in tried.get(p, []) and (c[1] is None or p in attrs)
+            ]
+            for p, k in lost.items()
+        }
+        if not any(untried.values()):
+            if not tried:
+                where = ", ".join(f"{spans[p].value!r} (line {spans[p].line})" for p in lost)
+                raise _no_repair(
+                    case,
+                    f"no element of the live page is like the one {where} matched in the recording",
+                    "Fix the selector by hand (`snapshot` lists a page's elements).",
+                )
+            break
+        for place, found in untried.items():
+            if found:
+                changes[place] = found[0]
+                tried.setdefault(place, []).append(found[0])
+        patched = check_source(
+            with_selectors(before, edits()), str(case.template), runs.wiring.catalog
+        )
+        if patched.template is None:
+            break
+        current = patched.template
+    said = ", ".join(
+        f"{c[0]!r}" + (f" (attr {c[1]})" if c[1] else "") for found in tried.values() for c in found
+    )
+    raise _no_repair(
+        case,
+        f"the selectors most like the recorded elements ({said}) do not make the case pass live",
+        "Fix the selector by hand, or record the case again if the site changed on purpose.",
+    )
+
+
+def _lost(live: dict[Key, Seen], recorded: dict[Key, Seen]) -> dict[Place, Key]:
+    """The selectors that lost the element they matched in the recording (they match nothing
+    now, or another element is what they read), each with the first item where they did."""
+    lost: dict[Place, Key] = {}
+    for key, seen in live.items():
+        was = recorded.get(key)
+        if was is None or key[0] in lost or not seen.strayed(was):
+            continue
+        if seen.count == 0 or seen.candidates:
+            lost[key[0]] = key
+    return lost

@@ -1,0 +1,325 @@
+"""Page HTML to what agents read: the main content (chosen in _content) as Markdown, text or
+links, with absolute links; pure functions of HTML text, no browser.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, cast
+from urllib.parse import urljoin
+
+import lxml.html
+
+from . import _selection as content
+
+_BLANK_RUNS = re.compile(r"\n{3,}")
+# As trafilatura's own loader parses: comments and processing instructions never reach a voter.
+# React writes `<!-- -->` between the text nodes of a paragraph; kept, they cut its text in
+# pieces that trafilatura's voters then drop together (bench/content.py, React-built pages).
+_PARSER = lxml.html.HTMLParser(remove_comments=True, remove_pis=True)
+
+
+_BLOCKS = frozenset(
+    [
+        "blockquote",
+        "br",
+        "caption",
+        "dd",
+        "dt",
+        "figcaption",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "hr",
+        "li",
+        "ol",
+        "p",
+        "pre",
+        "table",
+        "tbody",
+        "td",
+        "tfoot",
+        "th",
+        "thead",
+        "tr",
+        "ul",
+    ]
+) - {"br"}
+_SPACES = re.compile(r"\s+")
+_LIST_ITEM = re.compile(r"(- |\d+\. )")
+_HEADINGS = {f"h{n}": n for n in range(1, 7)}
+_DROPPED = frozenset({"button", "svg", "iframe", "select", "input", "textarea", "head", "title"})
+_CONTAINERS = frozenset(
+    [
+        "address",
+        "article",
+        "aside",
+        "body",
+        "center",
+        "details",
+        "dialog",
+        "div",
+        "dl",
+        "fieldset",
+        "figure",
+        "footer",
+        "form",
+        "header",
+        "main",
+        "nav",
+        "section",
+        "summary",
+        "html",
+    ]
+)
+_TABLE_BLOCKS = ".//table|.//p|.//div|.//ul|.//ol|.//h1|.//h2|.//h3|.//h4|.//pre|.//blockquote"
+
+
+class _Writer:
+    """Blocks of Markdown (or plain text lines) for an element: one pass over the tree."""
+
+    def __init__(self, plain: bool) -> None:
+        self.plain = plain
+
+    def blocks(self, element: Any) -> list[str]:
+        """The element's content as blocks (paragraphs, headings, lists...) in order."""
+        tag = element.tag if isinstance(element.tag, str) else ""
+        if tag in _DROPPED:
+            return []
+        if tag in _HEADINGS:
+            text = self.inline_of(element)
+            if not text:
+                return []
+            return [text if self.plain else f"{'#' * _HEADINGS[tag]} {text}"]
+        if tag == "pre":
+            return self.code(element)
+        if tag in ("ul", "ol"):
+            return self.listing(element, ordered=tag == "ol")
+        if tag == "blockquote":
+            inner = self.children(element)
+            return inner if self.plain or not inner else [_prefixed("\n\n".join(inner), "> ", "> ")]
+        if tag == "table":
+            if _is_data(element):
+                return self.table(element)
+            return self.children(element)  # a table laying out the page, not data
+        if tag == "hr":
+            return [] if self.plain else ["---"]
+        if tag == "img":
+            image = self.inline(element)
+            return [image] if image else []
+        return self.children(element)
+
+    def children(self, element: Any) -> list[str]:
+        """Blocks of a container: runs of inline content become paragraphs."""
+        out: list[str] = []
+        run: list[str] = []
+
+        def close() -> None:
+            text = "".join(run).strip()
+            text = "\n".join(line.strip() for line in text.split("\n") if line.strip())
+            if text:
+                out.append(text)
+            run.clear()
+
+        if element.text:
+            run.append(_SPACES.sub(" ", element.text))
+        for child in element:
+            tag = child.tag if isinstance(child.tag, str) else ""
+            if tag and (tag in _CONTAINERS or tag in _BLOCKS) and tag != "img":
+                close()
+                out.extend(self.blocks(child))
+            elif tag:
+                run.append(self.inline(child))
+            if child.tail:
+                run.append(_SPACES.sub(" ", child.tail))
+        close()
+        return out
+
+    def inline_of(self, element: Any) -> str:
+        parts = [_SPACES.sub(" ", element.text or "")]
+        for child in element:
+            if isinstance(child.tag, str):
+                parts.append(self.inline(child))
+            parts.append(_SPACES.sub(" ", child.tail or ""))
+        return "".join(parts).strip()
+
+    def inline(self, element: Any) -> str:
+        tag = element.tag
+        if tag in _DROPPED:
+            return ""
+        if tag == "br":
+            return "\n"
+        if tag == "img":
+            src = element.get("src", "")
+            if self.plain or not src or src.startswith("data:"):
+                return ""
+            return f"![{_SPACES.sub(' ', element.get('alt', '')).strip()}]({src})"
+        if tag in _BLOCKS or tag in _CONTAINERS:  # a block inside inline content: flattened
+            return " " + " ".join(self.blocks(element)) + " "
+        text = self.inline_of(element)
+        if self.plain or not text:
+            return text if text else ""
+        if tag == "a":
+            href = (element.get("href") or "").strip()
+            if href and not href.startswith(("javascript:", "#")):
+                return f"[{text}]({href.replace(' ', '%20')})"
+            return text
+        if tag in ("strong", "b"):
+            return f"**{text}**"
+        if tag in ("em", "i"):
+            return f"*{text}*"
+        if tag == "code":
+            return f"`{text}`"
+        return text
+
+    def code(self, element: Any) -> list[str]:
+        code = element.text_content().strip("\n")
+        if not code.strip():
+            return []
+        if self.plain:
+            return [code]
+        names = " ".join(e.get("class", "") for e in (element, *element.iter("code")))
+        language = next((n[9:] for n in names.split() if n.startswith("language-")), "")
+        fence = "````" if "```" in code else "```"
+        return [f"{fence}{language}\n{code}\n{fence}"]
+
+    def listing(self, element: Any, ordered: bool) -> list[str]:
+        items = []
+        for number, item in enumerate((c for c in element if c.tag == "li"), start=1):
+            inner = self.children(item)
+            if not inner:
+                continue
+            if self.plain:
+                items.extend(inner)
+                continue
+            marker = f"{number}. " if ordered else "- "
+            text = inner[0]
+            for block in inner[1:]:  # a nested list follows its item's text without a gap
+                text += ("\n" if _LIST_ITEM.match(block) else "\n\n") + block
+            items.append(_prefixed(text, marker, " " * len(marker)))
+        return ["\n".join(items)] if items and not self.plain else items
+
+    def table(self, element: Any) -> list[str]:
+        rows = []
+        for row in element.iter("tr"):
+            cells = [self.inline_of(c).replace("\n", " ") for c in row if c.tag in ("td", "th")]
+            if any(cells):
+                rows.append(cells)
+        if not rows:
+            return []
+        if self.plain:
+            return [" ".join(c for c in cells if c) for cells in rows]
+        width = max(len(r) for r in rows)
+        lines = []
+        for index, cells in enumerate(rows):
+            cells = [c.replace("|", "\\|") for c in cells] + [""] * (width - len(cells))
+            lines.append("| " + " | ".join(cells) + " |")
+            if index == 0:
+                lines.append("| " + " | ".join(["---"] * width) + " |")
+        return ["\n".join(lines)]
+
+
+def _is_data(table: Any) -> bool:
+    """A table of data: no blocks in its cells, and rows of more than one filled cell."""
+    if table.xpath(_TABLE_BLOCKS):
+        return False
+    rows = table.xpath(".//tr")
+    widths = [sum(bool(c.text_content().strip()) for c in r if c.tag in ("td", "th")) for r in rows]
+    return len(rows) >= 2 and max(widths, default=0) >= 2
+
+
+def _prefixed(text: str, first: str, rest: str) -> str:
+    lines = text.split("\n")
+    return "\n".join(
+        [first + lines[0]] + [(rest + line) if line else rest.rstrip() for line in lines[1:]]
+    )
+
+
+def render(element: Any, plain: bool = False) -> str:
+    """An element as Markdown (or, plain, as text with every block on lines of its own)."""
+    blocks = _Writer(plain).blocks(element)
+    text = ("\n" if plain else "\n\n").join(blocks)
+    return _BLANK_RUNS.sub("\n\n", text).strip() + "\n"
+
+
+def _page(html: str, url: str) -> Any | None:
+    """The parsed page, without comments and processing instructions, scripts and styles
+    dropped; None when there is nothing to parse."""
+    if not html.strip():
+        return None
+    try:
+        doc = lxml.html.document_fromstring(html, parser=_PARSER)
+    except (ValueError, lxml.etree.ParserError):
+        return None
+    for node in cast("list[Any]", doc.xpath("//script|//style|//noscript|//template")):
+        node.drop_tree()
+    return doc
+
+
+def select(
+    html: str, url: str, only_main: bool, rules: content.Rules = content.DEFAULT
+) -> tuple[Any | None, bool]:
+    """(element to render, whether it is the main content) with links absolute; None when the
+    page has nothing to parse."""
+    doc = _page(html, url)
+    if doc is None:
+        return None, False
+    base = _base(doc, url)
+    if only_main:
+        main = content.main_content(doc, rules)
+        if main is not None:
+            return _absolute(main, base), True
+        doc = _page(html, url)  # the whole page, as it was before pruning
+        assert doc is not None  # the same text parsed a moment ago
+    body = doc.find("body")
+    return _absolute(body if body is not None else doc, base), False
+
+
+def _base(doc: Any, url: str) -> str | None:
+    """The URL links of the page are relative to (its <base href> against its address)."""
+    if not url.startswith(("http://", "https://", "file:")):
+        return None
+    base = doc.xpath("string(//base/@href)").strip()
+    return urljoin(url, base) if base else url
+
+
+def _absolute(element: Any, base: str | None) -> Any:
+    """Links and images of the element made absolute, once the element is chosen (cheaper)."""
+    if base:
+        element.make_links_absolute(base, handle_failures="ignore")
+    return element
+
+
+def to_html(html: str, url: str, only_main: bool = True) -> tuple[str, bool]:
+    chosen, is_main = select(html, url, only_main)
+    return ("" if chosen is None else lxml.html.tostring(chosen, encoding="unicode")), is_main
+
+
+def to_markdown(
+    html: str, url: str, only_main: bool = True, rules: content.Rules = content.DEFAULT
+) -> tuple[str, bool]:
+    chosen, is_main = select(html, url, only_main, rules)
+    return ("" if chosen is None else render(chosen)), is_main
+
+
+def to_text(html: str, url: str, only_main: bool = True) -> tuple[str, bool]:
+    """Text with every block (heading, paragraph, list item, table row) on lines of its own."""
+    chosen, is_main = select(html, url, only_main)
+    return ("" if chosen is None else render(chosen, plain=True)), is_main
+
+
+def to_links(html: str, url: str, only_main: bool = True) -> tuple[list[dict[str, str]], bool]:
+    chosen, is_main = select(html, url, only_main)
+    if chosen is None:
+        return [], is_main
+    seen, links = set(), []
+    for a in chosen.iter("a"):
+        href = (a.get("href") or "").strip()
+        if not href or href.startswith(("javascript:", "#")) or href in seen:
+            continue
+        seen.add(href)
+        links.append({"text": " ".join(a.text_content().split()), "url": href})
+    return links, is_main
