@@ -8,7 +8,7 @@ sharing one PostgreSQL store, and what the store adds to each step.
    spread the same runs over two Chromiums; on a 2-core machine expect no gain, only the cost.
 2. the store's added latency per step: a run of 2000 no-op steps (`set {}`) through one run
    manager on SQLite and on PostgreSQL (ms per step; the difference is what PostgreSQL adds
-   over SQLite), and the store's own write per step record (`record_step`, 1000 of them then
+   over SQLite), and the store's own write per step row (`write_step`, 1000 of them then
    one read, which writes any kept back) timed alone on each.
 3. a cancel sent to one server for a run owned by the other: time until the run reads canceled.
 4. cancel per engine: a batch_extract_pages of pages that answer after 1.5 s (concurrency 1)
@@ -117,11 +117,11 @@ async def step_cost(folder: Path, store: str | None) -> float:
 
 
 async def write_cost(folder: Path, store: str | None, count: int = 1000) -> float:
-    """ms per `record_step`, the store's write for every step execution."""
+    """ms per `write_step`, the store's write for every step execution."""
     async with open_store(Path(tempfile.mkdtemp(dir=folder)), store) as opened:
         start = time.perf_counter()
         for seq in range(count):
-            await opened.record_step(
+            await opened.write_step(
                 "run_bench", seq, step_id="s", action="set", status="succeeded", attempts=1
             )
         await opened.cancel_flag("run_bench")  # a read: every record kept back is written by then
@@ -213,9 +213,7 @@ async def main(rounds: int, runs: int, pages: int) -> None:
             f"\n2. no-op step through the run manager ({NOOP_STEPS} steps, {rounds} rounds), ms/step"
         )
         for kind in steps:
-            print(
-                f"   {kind:<11} {spread(steps[kind])}   record_step alone: {spread(writes[kind])}"
-            )
+            print(f"   {kind:<11} {spread(steps[kind])}   write_step alone: {spread(writes[kind])}")
         added = [p - s for p, s in zip(steps["postgresql"], steps["sqlite"], strict=True)]
         print(f"   PostgreSQL adds over SQLite, per step: {spread(added)} ms (target < 2 ms)")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from taskplate.contract import record, valid_text
+from taskplate.contract import lazy_dataclass, valid_text
 
 # Native serialisation when the page has no shadow root (the common, fast case); otherwise a
 # composed copy: each host's shadow tree replaces its children, slots their assigned nodes.
@@ -86,7 +86,7 @@ _STATE = f"""() => ({{
 }})"""
 
 
-@record(frozen=True)
+@lazy_dataclass(frozen=True)
 class Capture:
     """One document as read at one moment: its HTML and title, where it is, whether it is the
     browser's error page, which document it is (its time origin) and how many words it shows."""

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
-from taskplate.contract import ErrorCode, TaskplateError, field, record
+from taskplate.contract import ErrorCode, TaskplateError, field, lazy_dataclass
 
 from ._throttle import HostThrottle
 
@@ -27,7 +27,7 @@ def mask_credentials(text: str) -> str:
     return _CREDENTIALS.sub(r"\1:***@", text)
 
 
-@record(frozen=True)
+@lazy_dataclass(frozen=True)
 class Proxy:
     """A proxy both engines send a run's requests through; its password never shown."""
 
@@ -105,7 +105,7 @@ def proxy_from_env(env: Mapping[str, str] | None = None) -> Proxy | None:
     return None
 
 
-@record(frozen=True)
+@lazy_dataclass(frozen=True)
 class Identity:
     """The browser a site sees: Playwright's context options for it, and the headers plain
     HTTP sends to look the same (User-Agent, Accept-Language, the extra headers)."""
@@ -172,7 +172,7 @@ def accept_language(locale: str) -> str:
     return locale if language == locale else f"{locale},{language};q=0.9"
 
 
-@record
+@lazy_dataclass
 class Network:
     """One run's network, shared by its browser session and its plain HTTP client."""
 

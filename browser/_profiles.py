@@ -53,7 +53,7 @@ def _unreadable(profile_id: str, why: str) -> TaskplateError:
     )
 
 
-class Session(Protocol):
+class ProfiledSession(Protocol):
     """What publishing reads and sets of a browser session (`_session.Session`, which imports
     this module, so it is named here by what it has)."""
 
@@ -207,7 +207,7 @@ class ProfileStore:
             return True, current + 1
 
     # -- sessions -----------------------------------------------------------------------------
-    async def publish(self, session: Session, profile_id: str) -> dict[str, Any]:
+    async def publish(self, session: ProfiledSession, profile_id: str) -> dict[str, Any]:
         """save_profile: the session's storageState, published against the version it started from."""
         context = await session.ensure_open()
         state = await context.storage_state(indexed_db=with_indexed_db())
@@ -221,7 +221,7 @@ class ProfileStore:
             session.profile_version, session.seed = version, dict(state)  # the new baseline
         return {"profileId": profile_id, "version": version, "published": published}
 
-    async def settle(self, session: Session) -> bool:
+    async def settle(self, session: ProfiledSession) -> bool:
         """After a run: publish what the run changed (refreshed cookies, say) to its profile.
 
         Compare-and-set against the version the session started from, so a newer login is never

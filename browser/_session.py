@@ -36,7 +36,7 @@ RETIRE_TIMEOUT_S = 15  # bounds handing the state on and closing the retired con
 GONE_KEPT = 64  # closed tabs remembered, to tell a lost tab from an unknown one
 
 
-class Registry(Protocol):
+class SessionHolder(Protocol):
     """What a session asks of the registry that holds it (`_sessions.Sessions`): its browsers,
     and room for a tab under the process's and the session's caps."""
 
@@ -53,7 +53,7 @@ class Session:
 
     def __init__(
         self,
-        registry: Registry,
+        registry: SessionHolder,
         session_id: str,
         policy: UrlPolicy,
         seed: Any,

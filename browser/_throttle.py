@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 import anyio
 
-from taskplate.contract import field, record
+from taskplate.contract import field, lazy_dataclass
 
 MAX_RETRY_AFTER_S = 60.0  # a longer Retry-After is read as this (maxRetryAfterS)
 # AutoThrottle: a host's delay moves halfway to latency / TARGET_CONCURRENCY after each answer
@@ -36,7 +36,7 @@ def retry_after_s(value: str | None, now: float | None = None) -> float | None:
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
-@record
+@lazy_dataclass
 class _Pace:
     delay: float = 0.0  # AutoThrottle's, from latency
     next_at: float = 0.0  # monotonic: no request to the host starts before
@@ -44,7 +44,7 @@ class _Pace:
     lock: anyio.Lock = field(default_factory=anyio.Lock)
 
 
-@record
+@lazy_dataclass
 class HostThrottle:
     """Per-host pace for a run's requests: `wait` before one, `answered` after it."""
 

@@ -3,7 +3,7 @@ users see, trust and capability levels, run and step states (exactly SPEC.md's n
 values), and text made valid Unicode where it enters taskplate.
 
 It imports nothing of taskplate, so `browser/` raises a contract error without loading the
-language, and any layer may lean on it. It also lends the cold path its cheap tools: `record`
+language, and any layer may lean on it. It also lends the cold path its cheap tools: `lazy_dataclass`
 (dataclasses without their import cost, read by mypy as `dataclass`) and `lazy_names`.
 """
 
@@ -25,10 +25,10 @@ from ._vocabulary import (
 )
 
 if TYPE_CHECKING:
-    from dataclasses import dataclass as record
+    from dataclasses import dataclass as lazy_dataclass
     from dataclasses import field, replace
 else:
-    from ._lazy_dataclass import field, record, replace
+    from ._lazy_dataclass import field, lazy_dataclass, replace
 
 __all__ = [
     "STEP_ERROR_CODES",
@@ -40,9 +40,9 @@ __all__ = [
     "TaskplateError",
     "TrustLevel",
     "field",
+    "lazy_dataclass",
     "lazy_names",
     "read_bounded",
-    "record",
     "replace",
     "valid_text",
     "valid_unicode",

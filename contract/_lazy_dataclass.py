@@ -1,9 +1,9 @@
-"""Dataclasses without their cost at import: `record` makes the methods `dataclasses.dataclass`
+"""Dataclasses without their cost at import: `lazy_dataclass` makes the methods `dataclasses.dataclass`
 makes without compiling five of them for each class (about 1 ms a class); only `__init__` is
 compiled, on a class's first instance. For the classes a cold `dsl validate` loads.
 
-mypy reads `record` and `field` as `dataclasses.dataclass` and `field` (see
-`taskplate.contract`), so it checks them as dataclasses; tests/contract/test_record.py holds
+mypy reads `lazy_dataclass` and `field` as `dataclasses.dataclass` and `field` (see
+`taskplate.contract`), so it checks them as dataclasses; tests/contract/test_lazy_dataclass.py holds
 their behaviour to the real ones'. It supports the options taskplate uses, no more.
 """
 
@@ -17,7 +17,7 @@ _MISSING: Any = object()
 
 
 class FrozenInstanceError(AttributeError):
-    """An assignment to a field of a frozen record."""
+    """An assignment to a field of a frozen lazy dataclass."""
 
 
 class Field:
@@ -52,8 +52,8 @@ def field(
     return Field(default, default_factory, init, repr, compare)
 
 
-def record(cls: type | None = None, /, *, frozen: bool = False, order: bool = False) -> Any:
-    """`@record`, `@record(frozen=True)`, `@record(frozen=True, order=True)`."""
+def lazy_dataclass(cls: type | None = None, /, *, frozen: bool = False, order: bool = False) -> Any:
+    """`@lazy_dataclass`, `@lazy_dataclass(frozen=True)`, `@lazy_dataclass(frozen=True, order=True)`."""
 
     def wrap(cls: type) -> type:
         return _make(cls, frozen, order)
@@ -64,7 +64,7 @@ def record(cls: type | None = None, /, *, frozen: bool = False, order: bool = Fa
 def _make(cls: type, frozen: bool, order: bool) -> type:
     fields: dict[str, Field] = {}
     for base in reversed(cls.__mro__[1:]):
-        for f in base.__dict__.get("__record_fields__", ()):
+        for f in base.__dict__.get("__lazy_fields__", ()):
             fields[f.name] = f
     for name, annotation in (getattr(cls, "__annotations__", None) or {}).items():
         if _is_class_var(annotation):
@@ -82,7 +82,7 @@ def _make(cls: type, frozen: bool, order: bool) -> type:
     own = tuple(fields.values())
     compared = tuple(f.name for f in own if f.compare)
     made: dict[str, Any] = {
-        "__record_fields__": own,
+        "__lazy_fields__": own,
         "__match_args__": tuple(f.name for f in own if f.init),
         "__init__": _init(cls, own, frozen, getattr(cls, "__post_init__", None)),
         "__repr__": _repr(own),
@@ -239,11 +239,11 @@ def _frozen_delattr(self: Any, name: str) -> None:
 
 
 def replace(thing: Any, /, **changes: Any) -> Any:
-    """A copy of a record with some fields changed, made through its `__init__` (as
+    """A copy of a lazy dataclass with some fields changed, made through its `__init__` (as
     `dataclasses.replace` makes one of a dataclass)."""
-    fields = getattr(type(thing), "__record_fields__", None)
+    fields = getattr(type(thing), "__lazy_fields__", None)
     if fields is None:
-        raise TypeError("replace() should be called on record instances")
+        raise TypeError("replace() should be called on lazy dataclass instances")
     args = {}
     for f in fields:
         if not f.init:

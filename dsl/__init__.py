@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from ._json_schema_check import SHIPPED as META_SCHEMA_FILE
     from ._json_schema_check import flattened_meta_schema
     from ._metaschema import TEMPLATE as TEMPLATE_SCHEMA
-    from ._model import Limits, PartialSuccess, Retry, Step, Template
+    from ._model import PartialSuccess, Retry, Step, Template, TemplateLimits
     from ._numbers import parse_number
     from ._schema_errors import listed, violations
     from ._schema_fast import is_valid
@@ -72,7 +72,6 @@ __all__ = [
     "Diagnostic",
     "ExpressionError",
     "Interp",
-    "Limits",
     "ListValue",
     "MapValue",
     "PartialSuccess",
@@ -83,6 +82,7 @@ __all__ = [
     "Span",
     "Step",
     "Template",
+    "TemplateLimits",
     "Value",
     "cache_folder",
     "case_file_data",

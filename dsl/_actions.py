@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Protocol
 
-from taskplate.contract import ErrorCode, Level, field, record
+from taskplate.contract import ErrorCode, Level, field, lazy_dataclass
 
 
-@record(frozen=True)
+@lazy_dataclass(frozen=True)
 class ActionSpec:
     name: str
     level: Level

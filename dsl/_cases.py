@@ -14,7 +14,7 @@ import os
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
-from taskplate.contract import ErrorCode, FileRefused, TaskplateError, read_bounded, record
+from taskplate.contract import ErrorCode, FileRefused, TaskplateError, lazy_dataclass, read_bounded
 
 if TYPE_CHECKING:
     import jsonschema
@@ -29,7 +29,7 @@ SECRET_PREFIX = "TASKPLATE_SECRET_"
 MAX_CASE_FILE_BYTES = 4 * 1024 * 1024  # refused before it is read: docs/testing.md
 
 
-@record(frozen=True)
+@lazy_dataclass(frozen=True)
 class Case:
     """One case: the template it runs, its inputs as written, its recording and expectations."""
 

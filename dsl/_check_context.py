@@ -10,7 +10,7 @@ import functools
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from taskplate.contract import field, record
+from taskplate.contract import field, lazy_dataclass
 
 from ._actions import ActionCatalog, ActionSpec
 from ._diagnostics import Diagnostic, Severity, Span
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     import jsonschema
 
 
-@record(frozen=True)
+@lazy_dataclass(frozen=True)
 class Rule:
     """One static rule: its id in diagnostics, their severity, its line in docs/validate.md,
     and what it checks at each point of the one pass (each hook optional):
@@ -43,7 +43,7 @@ class Rule:
     on_template: Callable[[Context, Report], None] | None = None
 
 
-@record(frozen=True)
+@lazy_dataclass(frozen=True)
 class ExprProblem:
     """A problem `_expr_infer` found in one expression, named by the rule it breaks."""
 
@@ -54,7 +54,7 @@ class ExprProblem:
     end: int
 
 
-@record
+@lazy_dataclass
 class StepTypes:
     """What the scope walk found in one step (ANY where it typed nothing)."""
 
@@ -68,7 +68,7 @@ class StepTypes:
     numbers: dict[str, Type] = field(default_factory=dict)  # timeoutMs, concurrency, maxItems
 
 
-@record
+@lazy_dataclass
 class Context:
     """One template under check, shared by every rule."""
 

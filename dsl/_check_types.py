@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from taskplate.contract import field, record
+from taskplate.contract import field, lazy_dataclass
 
 from ._check_context import Context, ExprProblem, StepTypes
 from ._model import Step
@@ -40,7 +40,7 @@ _SUMMARY = object_of({k: NUMBER for k in ("total", "succeeded", "failed", "skipp
 _LATER = "is used before it is guaranteed to have run; move it earlier or list it in needs"
 
 
-@record(frozen=True)
+@lazy_dataclass(frozen=True)
 class _Visible:
     """The step ids readable at one point of the step tree, one layer per enclosing step list:
     no place copies the ids before it, so a template's places cost its size, not its square."""
@@ -67,7 +67,7 @@ class _Visible:
 _NOTHING_VISIBLE = _Visible({}, 0)
 
 
-@record
+@lazy_dataclass
 class _Place:
     """What is in scope at one point of the step tree."""
 
@@ -76,7 +76,7 @@ class _Place:
     loops: tuple[str, ...] = ()  # pointers of the enclosing forEach steps
 
 
-@record
+@lazy_dataclass
 class _StepInfo:
     step: Step
     loop: str | None  # pointer of the nearest enclosing forEach, if any

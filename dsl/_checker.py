@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from taskplate.contract import record
+from taskplate.contract import lazy_dataclass
 
 from ._actions import ActionCatalog
 from ._check_context import Context, Diagnostics, Report, StepTypes
@@ -23,7 +23,7 @@ from .expr import hint_budget
 from .rules import REGISTRY, template_schema, yaml_syntax
 
 
-@record
+@lazy_dataclass
 class CheckResult:
     file: str
     template: Template | None

@@ -9,7 +9,7 @@ import enum
 import functools
 import json
 
-from taskplate.contract import record
+from taskplate.contract import lazy_dataclass
 
 
 class Severity(enum.StrEnum):
@@ -17,7 +17,7 @@ class Severity(enum.StrEnum):
     WARNING = "warning"
 
 
-@record(frozen=True, order=True)
+@lazy_dataclass(frozen=True, order=True)
 class Span:
     """A region of a source file, 1-based lines and columns; end is exclusive."""
 
@@ -34,7 +34,7 @@ class Span:
 UNKNOWN_SPAN = Span(1, 1, 1, 2)
 
 
-@record(frozen=True)
+@lazy_dataclass(frozen=True)
 class Diagnostic:
     file: str
     span: Span

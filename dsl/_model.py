@@ -7,19 +7,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from taskplate.contract import ErrorCode, TrustLevel, field, record
+from taskplate.contract import ErrorCode, TrustLevel, field, lazy_dataclass
 
 from ._values import BadExpr, Const, ExpressionBudget, Value, compile_value
 
 
-@record(frozen=True)
+@lazy_dataclass(frozen=True)
 class Retry:
     attempts: int = 1
     backoff_ms: int = 0
     on: frozenset[ErrorCode] | None = None  # None: the action's retryable codes
 
 
-@record
+@lazy_dataclass
 class Step:
     pointer: str
     path: str = ""  # the ids from the top down to it, a step without one by its index: sign_in/3
@@ -91,20 +91,20 @@ class Step:
         return self.pointer.strip("/").replace("steps/", "steps[").replace("/", "].") + "]"
 
 
-@record(frozen=True)
+@lazy_dataclass(frozen=True)
 class PartialSuccess:
     allowed: bool = False
     threshold: float | None = None
 
 
-@record(frozen=True)
-class Limits:
+@lazy_dataclass(frozen=True)
+class TemplateLimits:
     max_items: int | None = None
     max_concurrency: int | None = None
     max_timeout_ms: int | None = None
 
 
-@record
+@lazy_dataclass
 class Template:
     id: str
     version: str
@@ -112,7 +112,7 @@ class Template:
     description: str = ""
     trust: tuple[TrustLevel, ...] = (TrustLevel.LOCAL,)
     partial_success: PartialSuccess = field(default_factory=PartialSuccess)
-    limits: Limits = field(default_factory=Limits)
+    limits: TemplateLimits = field(default_factory=TemplateLimits)
     mode_default: str = "auto"
     async_when: Value | None = None
     keep_session: bool = False
@@ -148,7 +148,7 @@ def _get(data: Any, key: str, kind: type | tuple[type, ...], default: Any = None
 _ERROR_CODES = frozenset(str(c) for c in ErrorCode)
 
 
-class _Builder:
+class _GraphBuilder:
     def __init__(self) -> None:
         self.errors: list[BadExpr] = []
         self.budget = ExpressionBudget()
@@ -216,7 +216,7 @@ class _Builder:
                 allowed=_get(ps, "allowed", bool, False),
                 threshold=_get(ps, "threshold", (int, float)),
             ),
-            limits=Limits(
+            limits=TemplateLimits(
                 max_items=_get(limits, "maxItems", int),
                 max_concurrency=_get(limits, "maxConcurrency", int),
                 max_timeout_ms=_get(limits, "maxTimeoutMs", int),
@@ -238,6 +238,6 @@ class _Builder:
 
 def build_template(data: Any, source: str = "") -> tuple[Template, list[BadExpr]]:
     """The step graph of loaded template data, and the expressions that did not parse."""
-    builder = _Builder()
+    builder = _GraphBuilder()
     template = builder.template(data, source)
     return template, builder.errors

@@ -9,7 +9,7 @@ import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from taskplate.contract import record
+from taskplate.contract import lazy_dataclass
 
 if TYPE_CHECKING:  # imported only when there is an error to explain
     import jsonschema
@@ -33,7 +33,7 @@ _KIND = {
 }
 
 
-@record(frozen=True)
+@lazy_dataclass(frozen=True)
 class SchemaProblem:
     pointer: str
     message: str

@@ -12,13 +12,13 @@ from typing import Any
 
 import yaml
 
-from taskplate.contract import record
+from taskplate.contract import lazy_dataclass
 
 # A selector that reads as itself written plain in YAML, block or flow context.
 _PLAIN = re.compile(r"[A-Za-z.][A-Za-z0-9_.\- >]*")
 
 
-@record(frozen=True)
+@lazy_dataclass(frozen=True)
 class SelectorSpan:
     """One literal selector of an action step: the step, where in its `with` (`("selector",)`,
     `("root",)`, `("fields", NAME)`, a record's `("fields", NAME, "fields", INNER)`), its

@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from taskplate.contract import field, record
+from taskplate.contract import field, lazy_dataclass
 
 
-@record(frozen=True)
+@lazy_dataclass(frozen=True)
 class Type:
     kind: str = "any"
     items: Type | None = None

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from taskplate.contract import record
+from taskplate.contract import lazy_dataclass
 
 from ._yaml import escape_pointer
 from .expr import Budget, ExpressionError, Node, check_size, evaluate, parse_expression, to_text
@@ -18,7 +18,7 @@ from .expr import Budget, ExpressionError, Node, check_size, evaluate, parse_exp
 OPEN, CLOSE = "${{", "}}"
 
 
-@record(frozen=True)
+@lazy_dataclass(frozen=True)
 class Expr:
     """One `${{ }}` expression: its text, AST and where it stands (pointer, offset in the scalar)."""
 
@@ -38,7 +38,7 @@ class Expr:
             raise
 
 
-@record(frozen=True)
+@lazy_dataclass(frozen=True)
 class BadExpr:
     """An expression that did not parse; kept so that checks can go on without cascading."""
 
@@ -48,49 +48,49 @@ class BadExpr:
     end: int
 
 
-@record(frozen=True)
-class Broken:
+@lazy_dataclass(frozen=True)
+class Unparsed:
     """A value whose expression did not parse: unknown to the checks, an error when rendered."""
 
     error: BadExpr
 
 
-@record(frozen=True)
+@lazy_dataclass(frozen=True)
 class Const:
     """A value without expressions."""
 
     value: Any
 
 
-@record(frozen=True)
+@lazy_dataclass(frozen=True)
 class Single:
     """A scalar that is exactly one expression: the value keeps its type."""
 
     expr: Expr
 
 
-@record(frozen=True)
+@lazy_dataclass(frozen=True)
 class Interp:
     """Text with expressions inside, joined as text."""
 
     parts: tuple[str | Expr, ...]
 
 
-@record(frozen=True)
+@lazy_dataclass(frozen=True)
 class ListValue:
     """A list holding expressions."""
 
     items: tuple[Value, ...]
 
 
-@record(frozen=True)
+@lazy_dataclass(frozen=True)
 class MapValue:
     """A map holding expressions."""
 
     entries: tuple[tuple[str, Value], ...]
 
 
-Value = Const | Single | Interp | ListValue | MapValue | Broken
+Value = Const | Single | Interp | ListValue | MapValue | Unparsed
 
 
 _PLAIN = re.compile(r"\$\{\{([^'\"{}\[\]()]*?)\}\}")
@@ -140,7 +140,7 @@ def _split(text: str) -> tuple[tuple[int, int], ...] | ExpressionError:
 MAX_EXPRESSION_TEXT = 32_768
 
 
-@record
+@lazy_dataclass
 class ExpressionBudget:
     """What is left of MAX_EXPRESSION_TEXT while one template compiles."""
 
@@ -150,8 +150,8 @@ class ExpressionBudget:
 def compile_value(
     raw: Any, pointer: str, errors: list[BadExpr], budget: ExpressionBudget | None = None
 ) -> Value:
-    """Compile a YAML value; problems are appended to `errors` and compile to `Broken`.
-    With a budget, expressions past it compile to `Broken` (the first one reported)."""
+    """Compile a YAML value; problems are appended to `errors` and compile to `Unparsed`.
+    With a budget, expressions past it compile to `Unparsed` (the first one reported)."""
     if isinstance(raw, str):
         if OPEN not in raw:
             return Const(raw)
@@ -174,7 +174,7 @@ def compile_value(
     if isinstance(spans, ExpressionError):
         bad = BadExpr(spans.message, pointer, spans.start, spans.end)
         errors.append(bad)
-        return Broken(bad)
+        return Unparsed(bad)
     parts: list[str | Expr] = []
     cursor, failed = 0, None
     for start, end in spans:
@@ -204,7 +204,7 @@ def compile_value(
     if cursor < len(raw):
         parts.append(raw[cursor:])
     if failed:
-        return Broken(failed)
+        return Unparsed(failed)
     start, end = spans[0]
     exprs = [p for p in parts if isinstance(p, Expr)]
     if len(spans) == 1 and raw.strip() == raw[start - len(OPEN) : end + len(CLOSE)]:
@@ -230,7 +230,7 @@ def render(value: Value, scope: Mapping[str, Any], budget: Budget | None = None)
             return [render(i, scope, budget) for i in items]
         case MapValue(entries=entries):
             return {k: render(v, scope, budget) for k, v in entries}
-        case Broken(error=error):
+        case Unparsed(error=error):
             raise ExpressionError(error.message, error.start, error.end)
     raise TypeError(value)
 

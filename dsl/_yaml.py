@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from taskplate.contract import field, record
+from taskplate.contract import field, lazy_dataclass
 
 from ._diagnostics import Span
 
@@ -135,7 +135,7 @@ class NodeTable(Mapping[str, NodeInfo]):
         return len(self.raw)
 
 
-@record
+@lazy_dataclass
 class LoadedYaml:
     data: Any
     nodes: NodeTable = field(default_factory=NodeTable)

@@ -10,8 +10,8 @@ from ._artifacts import ArtifactStore, Chunk, RunArtifacts
 from ._confirm import Answer, Asker, CannotAsk, ConfirmPolicy
 from ._library import SHIPPED, TemplateLibrary, matches
 from ._principal import LOCAL, OPERATOR, Principal
-from ._recorded_templates import Saved, marked, save_recorded, typed_secret, user_templates
-from ._step_log import Progress, StepRecord, progress_text, time_left
+from ._step_log import Progress, StepRow, progress_text, time_left
+from ._templates_from_calls import Saved, marked, save_kept_calls, typed_secret, user_templates
 from ._tracing import TraceMode
 from .cases import (
     CaseResult,
@@ -77,7 +77,7 @@ __all__ = [
     "RunRow",
     "RunStore",
     "Saved",
-    "StepRecord",
+    "StepRow",
     "Store",
     "TemplateLibrary",
     "TraceMode",
@@ -104,7 +104,7 @@ __all__ = [
     "run_case",
     "run_template",
     "save_case",
-    "save_recorded",
+    "save_kept_calls",
     "secret_names",
     "stored_inputs",
     "suggest_repair",

@@ -1,5 +1,5 @@
 """One action step: the trust re-check, its confirmation, its tab, its attempts with backoff under
-its timeout, the page when it failed, and its record. Knows actions only through `run_action`.
+its timeout, the page when it failed, and its row. Knows actions only through `run_action`.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ StepProbe = Callable[[str, Step, int | None, Any, ActionContext], Awaitable[None
 
 @dataclass
 class _Call:
-    """What one execution of an action step came to, for its record whatever the outcome."""
+    """What one execution of an action step came to, for its row whatever the outcome."""
 
     started: float
     spec: ActionSpec | None = None
@@ -87,7 +87,7 @@ class ActionSteps:
             result=result,
             call=self.log.call(step, call.args, result, call.tab),
             tab=self._tab_of(call),
-            confirmation=call.confirmation.record if call.confirmation is not None else None,
+            confirmation=call.confirmation.asked if call.confirmation is not None else None,
         )
         return result
 
@@ -124,7 +124,7 @@ class ActionSteps:
             0,
             call.started,
             call.args,
-            confirmation=confirmation.record,
+            confirmation=confirmation.asked,
         )
         if confirmation.outcome == "cancel":
             self.cancel.requested = True
@@ -226,7 +226,7 @@ class ActionSteps:
             error=reported,
             tab=self._tab_of(call),
             screenshot=call.shot,
-            confirmation=call.confirmation.record if call.confirmation is not None else None,
+            confirmation=call.confirmation.asked if call.confirmation is not None else None,
         )
 
     async def _tab(
@@ -273,7 +273,7 @@ class ActionSteps:
         return await self.on_failure(self.artifacts, session, tab.id, _shot_label(step, item))
 
     def _tab_of(self, call: _Call) -> str | None:
-        """The tab a browser step ran in, for its record (the main tab unless it named one)."""
+        """The tab a browser step ran in, for its row (the main tab unless it named one)."""
         session = self.resources.opened
         if call.spec is None or session is None:
             return None

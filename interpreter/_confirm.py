@@ -46,7 +46,7 @@ class Asker(Protocol):
 class Confirmation:
     """A confirmation's outcome: what the step does, and what the trace records."""
 
-    record: dict[str, Any]  # {question, answer, by}
+    asked: dict[str, Any]  # {question, answer, by}
     outcome: str  # run | skip | fail | cancel
     error: TaskplateError | None = None
 
@@ -71,16 +71,16 @@ class Confirmer:
 
     async def confirm(self, step: Step, spec: ActionSpec, question: str) -> Confirmation:
         answer, by = await self._answer(question)
-        record = {"question": question, "answer": answer, "by": by}
+        asked = {"question": question, "answer": answer, "by": by}
         if answer == Answer.ACCEPT:
-            return Confirmation(record, "run")
+            return Confirmation(asked, "run")
         if answer == Answer.CANCEL:
-            return Confirmation(record, "cancel")
+            return Confirmation(asked, "cancel")
         if answer == Answer.DECLINE:
             if step.on_decline == "skip":
-                return Confirmation(record, "skip")
+                return Confirmation(asked, "skip")
             return Confirmation(
-                record,
+                asked,
                 "fail",
                 TaskplateError(
                     ErrorCode.CONFIRMATION_DECLINED,
@@ -88,7 +88,7 @@ class Confirmer:
                     "Run it again when the user agrees, or let the step say onDecline: skip.",
                 ),
             )
-        return Confirmation(record, "fail", self._refusal(step, spec, by))
+        return Confirmation(asked, "fail", self._refusal(step, spec, by))
 
     async def _answer(self, question: str) -> tuple[str, str]:
         for asker in (self.asker, self.terminal if self.policy is ConfirmPolicy.ASK else None):

@@ -24,12 +24,12 @@ from ._needs import run_siblings
 from ._run_resources import RunResources
 from ._sliding_window import SlidingWindow
 from ._step_failures import Canceled, CancelRequest, StepFailed, render_step
-from ._step_log import Progress, StepLog, StepRecord, preview
+from ._step_log import Progress, StepLog, StepRow, preview
 
 if TYPE_CHECKING:
     from taskplate.stdlib import CookieSource, WebConfig
 
-__all__ = ["Canceled", "Execution", "Progress", "StepFailed", "StepRecord", "preview"]
+__all__ = ["Canceled", "Execution", "Progress", "StepFailed", "StepRow", "preview"]
 
 
 @dataclass
@@ -40,7 +40,7 @@ class Execution:
     trust: TrustLevel
     session_factory: Callable[[], Awaitable[Session]]
     artifacts: Any
-    record: Callable[[StepRecord], None]
+    log_row: Callable[[StepRow], None]
     on_progress: Callable[[Progress], None]
     secrets: list[str] = field(default_factory=list)
     profiles: Any = None
@@ -58,7 +58,7 @@ class Execution:
     loop_items: list[bool] = field(default_factory=list)  # success of every tolerant-loop item
 
     def __post_init__(self) -> None:
-        self.log = StepLog(self.record, self.on_progress, self.catalog, self.secrets)
+        self.log = StepLog(self.log_row, self.on_progress, self.catalog, self.secrets)
         if self.policy is None:  # one for its steps and its HTTP client, so a host resolves once
             self.policy = UrlPolicy(self.trust)
         self.resources = RunResources(

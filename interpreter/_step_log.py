@@ -1,4 +1,4 @@
-"""What a run tells of its steps: `Progress`, a `StepRecord` for every step execution, and
+"""What a run tells of its steps: `Progress`, a `StepRow` for every step execution, and
 `StepLog`, which numbers, records (previews masked) and counts them. Runs no step.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 from taskplate.contract import StepStatus
 from taskplate.dsl import Const, Step
 
-from ._recorded_templates import marked, typed_secret
+from ._templates_from_calls import marked, typed_secret
 
 PREVIEW_CHARS = 200
 # Steps executed so far by the current forEach item (each item task sets its own counter).
@@ -143,7 +143,7 @@ def time_left(progress: dict[str, Any]) -> str:
 
 
 @dataclass
-class StepRecord:
+class StepRow:
     seq: int
     step_id: str | None
     item_index: int | None
@@ -181,7 +181,7 @@ def count_item_steps() -> list[int]:
 
 @dataclass
 class StepLog:
-    record: Callable[[StepRecord], None]
+    log_row: Callable[[StepRow], None]
     on_progress: Callable[[Progress], None]
     catalog: Any  # for who served an action, and at which level
     secrets: list[str]  # the run's, masked in every preview; grows as secrets are typed
@@ -247,8 +247,8 @@ class StepLog:
         """The step execution's row, numbered in order and placed by its path, to the log; `how`:
         its status, attempts, start and end."""
         at = placed(step)
-        self.record(
-            StepRecord(
+        self.log_row(
+            StepRow(
                 next(self._seq),
                 step.id,
                 item,

@@ -26,7 +26,7 @@ import anyio
 from taskplate.browser import Session
 from taskplate.contract import ErrorCode, StepStatus, TaskplateError, TrustLevel
 
-from ._step_log import StepRecord
+from ._step_log import StepRow
 
 log = logging.getLogger("taskplate.trace")
 TRACE_NAME = "trace.zip"
@@ -198,7 +198,7 @@ class RunTrace:
             self.note = f"not kept in full: writing a part took over {STOP_TIMEOUT_S:.0f} s"
             log.warning("a run's trace was %s", self.note)
 
-    def record(self, step: StepRecord) -> None:
+    def log_row(self, step: StepRow) -> None:
         if step.status is StepStatus.FAILED:
             self.saw_failure = True
 

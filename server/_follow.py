@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 from mcp.server.mcpserver import Context
 
-from taskplate.interpreter import Progress, RunManager, StepRecord, progress_text
+from taskplate.interpreter import Progress, RunManager, StepRow, progress_text
 
 from ._logging import LEVELS, LogLevels, send, step_entry
 
@@ -31,8 +31,8 @@ async def follow(
         nonlocal latest
         latest = progress
 
-    def stepped(record: StepRecord) -> None:
-        level, data = step_entry(run_id, record)
+    def stepped(row: StepRow) -> None:
+        level, data = step_entry(run_id, row)
         if wanted is not None and LEVELS.index(level) >= LEVELS.index(wanted):
             entries.append((level, data))
 

@@ -17,7 +17,7 @@ from mcp_types import SetLevelRequestParams
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from taskplate.contract import StepStatus
-from taskplate.interpreter import StepRecord
+from taskplate.interpreter import StepRow
 from taskplate.providers import lowlevel_server
 
 LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
@@ -60,31 +60,31 @@ def caller_of(request: Any) -> str | None:
     HTTP client's Mcp-Session-Id, or None (a stateless HTTP request cannot be told apart)."""
     if request is None:
         return "stdio"
-    session_id = (getattr(request, "headers", {}) or {}).get("mcp-session-id")
-    return f"http:{session_id}" if session_id else None
+    mcp_session_id = (getattr(request, "headers", {}) or {}).get("mcp-session-id")
+    return f"http:{mcp_session_id}" if mcp_session_id else None
 
 
-def step_entry(run_id: str, record: StepRecord) -> tuple[str, dict[str, Any]]:
+def step_entry(run_id: str, row: StepRow) -> tuple[str, dict[str, Any]]:
     """A step execution as a log entry: its level and data (no argument or result values)."""
     data: dict[str, Any] = {
         "runId": run_id,
-        "step": record.step_id,
-        "action": record.action,
-        "status": str(record.status),
-        "attempts": record.attempts,
-        "ms": round((record.ended_at - record.started_at) * 1000),
+        "step": row.step_id,
+        "action": row.action,
+        "status": str(row.status),
+        "attempts": row.attempts,
+        "ms": round((row.ended_at - row.started_at) * 1000),
     }
-    if record.item_index is not None:
-        data["item"] = record.item_index
-    if record.error:
-        data["errorCode"] = record.error.get("errorCode") or record.error.get("code")
-        data["error"] = record.error.get("error") or record.error.get("message")
-    level = "warning" if record.status is StepStatus.FAILED else "info"
+    if row.item_index is not None:
+        data["item"] = row.item_index
+    if row.error:
+        data["errorCode"] = row.error.get("errorCode") or row.error.get("code")
+        data["error"] = row.error.get("error") or row.error.get("message")
+    level = "warning" if row.status is StepStatus.FAILED else "info"
     data["message"] = (
-        f"step {record.step_id or record.action}"
-        + (f" [item {record.item_index}]" if record.item_index is not None else "")
-        + f" {record.status}"
-        + (f": {data['error']}" if record.error else "")
+        f"step {row.step_id or row.action}"
+        + (f" [item {row.item_index}]" if row.item_index is not None else "")
+        + f" {row.status}"
+        + (f": {data['error']}" if row.error else "")
     )
     return level, data
 

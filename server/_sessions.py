@@ -1,5 +1,5 @@
 """The browser sessions opened through the tools: who opened each (its principal and trust),
-the values typed as secrets in each, and the record of each succeeded call.
+the values typed as secrets in each, and each succeeded call, kept.
 
 Sessions themselves are the run manager's; this keeps only what the tools must know of them.
 """
@@ -114,7 +114,7 @@ class ToolSessions:
         secret = typed_secret(name, args, result)
         if secret is not None and secret not in secrets:
             secrets.append(secret)
-        await manager.record_call(
+        await manager.keep_call(
             session.id,
             step_id=None,
             item_index=None,

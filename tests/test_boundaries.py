@@ -25,7 +25,7 @@ def _reads(folder: Path, names: set[str]) -> list[str]:
 def test_server_never_reads_the_run_managers_live_runs_or_store() -> None:
     assert _reads(SERVER, {"live", "store"}) == [], (
         "server/ asks the RunManager by named methods (is_live, until_ended, stop_listening, "
-        "stop_if_canceled, record_call, save_recorded); add one there instead"
+        "stop_if_canceled, keep_call, save_kept_calls); add one there instead"
     )
 
 

@@ -18,7 +18,7 @@ import anyio
 import click
 
 from taskplate.contract import ErrorCode, TaskplateError
-from taskplate.interpreter import Saved, data_home, open_store, save_recorded
+from taskplate.interpreter import Saved, data_home, open_store, save_kept_calls
 
 from .._common import emit, library
 from .._errors import user_errors
@@ -343,7 +343,7 @@ def from_run(source: str, name: str, description: str | None, overwrite: bool, s
 
     async def save() -> Saved:
         async with open_store(home) as store:
-            return await save_recorded(
+            return await save_kept_calls(
                 store,
                 library(),
                 home,

@@ -9,7 +9,7 @@ import json
 import re
 from typing import Any
 
-from taskplate.contract import record
+from taskplate.contract import lazy_dataclass
 
 MAX_DEPTH = 64
 MAX_SOURCE = 4096
@@ -38,7 +38,7 @@ class ExpressionError(Exception):
         return f" (at `{part}`, characters {self.start}-{self.end} of `${{{{ {self.source} }}}}`)"
 
 
-@record(frozen=True)
+@lazy_dataclass(frozen=True)
 class Node:
     """A node of the expression's tree; start and end are offsets into its text."""
 
@@ -46,21 +46,21 @@ class Node:
     end: int
 
 
-@record(frozen=True)
+@lazy_dataclass(frozen=True)
 class Lit(Node):
     """A literal: number, string, true, false or null."""
 
     value: Any
 
 
-@record(frozen=True)
+@lazy_dataclass(frozen=True)
 class Name(Node):
     """A name: `inputs`, `steps`, `run` or a list operation's item."""
 
     name: str
 
 
-@record(frozen=True)
+@lazy_dataclass(frozen=True)
 class Attr(Node):
     """`obj.name`."""
 
@@ -68,7 +68,7 @@ class Attr(Node):
     name: str
 
 
-@record(frozen=True)
+@lazy_dataclass(frozen=True)
 class Index(Node):
     """`obj[key]`."""
 
@@ -76,7 +76,7 @@ class Index(Node):
     key: Node
 
 
-@record(frozen=True)
+@lazy_dataclass(frozen=True)
 class Unary(Node):
     """`!operand` or `-operand`."""
 
@@ -84,7 +84,7 @@ class Unary(Node):
     operand: Node
 
 
-@record(frozen=True)
+@lazy_dataclass(frozen=True)
 class Binary(Node):
     """`left op right`."""
 
@@ -93,7 +93,7 @@ class Binary(Node):
     right: Node
 
 
-@record(frozen=True)
+@lazy_dataclass(frozen=True)
 class Cond(Node):
     """`test ? then : other`."""
 
@@ -102,7 +102,7 @@ class Cond(Node):
     other: Node
 
 
-@record(frozen=True)
+@lazy_dataclass(frozen=True)
 class Call(Node):
     """A function call; `name_end` ends the function's name."""
 
@@ -111,7 +111,7 @@ class Call(Node):
     name_end: int
 
 
-@record(frozen=True)
+@lazy_dataclass(frozen=True)
 class Macro(Node):
     """`filter(list, x, predicate)` and its kin: `body` is evaluated once per item, as `var`."""
 
@@ -123,14 +123,14 @@ class Macro(Node):
     name_end: int
 
 
-@record(frozen=True)
+@lazy_dataclass(frozen=True)
 class ListLit(Node):
     """`[items]`."""
 
     items: tuple[Node, ...]
 
 
-@record(frozen=True)
+@lazy_dataclass(frozen=True)
 class MapLit(Node):
     """`{key: value, …}`."""
 

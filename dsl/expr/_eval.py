@@ -9,7 +9,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from taskplate.contract import field, record
+from taskplate.contract import field, lazy_dataclass
 
 from ._ast import (
     MAX_INTEGER,
@@ -60,7 +60,7 @@ def _equal(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-@record
+@lazy_dataclass
 class Budget:
     """What evaluations have spent: one per expression, or one for all the values of a step, so
     that what they hold the event loop for is bounded together."""

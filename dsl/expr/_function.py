@@ -8,7 +8,7 @@ import json
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from taskplate.contract import record
+from taskplate.contract import lazy_dataclass
 
 MAX_STRING = 1024 * 1024
 
@@ -73,7 +73,7 @@ def to_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-@record(frozen=True)
+@lazy_dataclass(frozen=True)
 class Function:
     """An expression function: its implementation, arity, and `returns`, its type."""
 

@@ -9,7 +9,7 @@ from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from taskplate.contract import field, record
+from taskplate.contract import field, lazy_dataclass
 
 from .._types import (
     ANY,
@@ -94,7 +94,7 @@ def closest(name: str, candidates: Collection[str]) -> str | None:
     return close[0] if close else None
 
 
-@record(frozen=True)
+@lazy_dataclass(frozen=True)
 class Problem:
     """A static problem in an expression, with the rule that reports it."""
 
@@ -104,7 +104,7 @@ class Problem:
     end: int
 
 
-@record
+@lazy_dataclass
 class StepRef:
     """What an expression may know of a step id at one place in the template."""
 
@@ -115,7 +115,7 @@ class StepRef:
     rule: str = "ref-order"
 
 
-@record
+@lazy_dataclass
 class ExprScope:
     """What the names of an expression mean where it stands."""
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterator
 
-from taskplate.contract import record
+from taskplate.contract import lazy_dataclass
 
 from .._actions import ActionCatalog
 from .._check_context import Context, Report, Rule
@@ -19,7 +19,7 @@ from .._values import Const, Value, expressions
 from ..expr import Attr, Index, Lit, Macro, Name, Node, _children
 
 
-@record(frozen=True)
+@lazy_dataclass(frozen=True)
 class SharedTab:
     """One problem: what to say, and where (a JSON pointer into the template)."""
 

@@ -21,7 +21,7 @@ from .._confirm import Confirmer
 from .._executor import Canceled, Execution
 from .._human import RunDesk
 from .._step_failures import CancelRequest, StepFailed
-from .._step_log import Progress, StepRecord
+from .._step_log import Progress, StepRow
 from .._tracing import RunTrace, TraceMode, failure_screenshot
 from ..store import STORE_WRITE_S, Store
 from ._inputs import profile_for
@@ -93,8 +93,8 @@ async def run_job(wiring: RunWiring, job: RunJob, live: Live) -> None:
         if time.monotonic() - live.progress_saved_at > PROGRESS_WRITE_S:
             save_progress(store, run_id, live)
 
-    def record(r: StepRecord) -> None:
-        trace.record(r)
+    def log_row(r: StepRow) -> None:
+        trace.log_row(r)
         for listener in live.step_listeners:
             listener(r)
         store.keep_step(run_id, r.seq, **step_fields(r))
@@ -109,7 +109,7 @@ async def run_job(wiring: RunWiring, job: RunJob, live: Live) -> None:
         return list(wiring.profiles.read(profile).state.get("cookies", []))
 
     execution = new_execution(
-        wiring, job, live, session, record, progress, policy, cookies, network
+        wiring, job, live, session, log_row, progress, policy, cookies, network
     )
     try:
         await admit_and_execute(wiring, job, execution, live, session)
@@ -132,7 +132,7 @@ def new_execution(
     job: RunJob,
     live: Live,
     session: Callable[[], Any],
-    record: Callable[[StepRecord], None],
+    log_row: Callable[[StepRow], None],
     progress: Callable[[Progress], None],
     policy: UrlPolicy,
     cookies: CookieSource,
@@ -159,7 +159,7 @@ def new_execution(
         trust,
         session,
         RunArtifacts(wiring.artifacts, job.run_id, job.principal),
-        record,
+        log_row,
         progress,
         secrets=job.secrets,
         profiles=wiring.profiles,
@@ -177,8 +177,8 @@ def new_execution(
     )
 
 
-def step_fields(r: StepRecord) -> dict[str, Any]:
-    """A step record as the store's `record_step`/`keep_step` take it (its call whole too)."""
+def step_fields(r: StepRow) -> dict[str, Any]:
+    """A step row as the store's `write_step`/`keep_step` take it (its call whole too)."""
     return {
         "step_id": r.step_id,
         "item_index": r.item_index,

@@ -14,7 +14,7 @@ from taskplate.stdlib import CallerModel
 
 from .._confirm import Asker
 from .._executor import Execution
-from .._step_log import Progress, StepRecord
+from .._step_log import Progress, StepRow
 from .._tracing import RunTrace
 
 
@@ -26,7 +26,7 @@ class Live:
     execution: Execution | None = None
     scope: anyio.CancelScope | None = None
     progress_listeners: list[Callable[[Progress], None]] = field(default_factory=list)
-    step_listeners: list[Callable[[StepRecord], None]] = field(default_factory=list)
+    step_listeners: list[Callable[[StepRow], None]] = field(default_factory=list)
     trace: RunTrace | None = None
     asker: Asker | None = None  # the caller's way to its user (confirm, hand_over)
     sampler: CallerModel | None = None  # the caller's language model, if it has one

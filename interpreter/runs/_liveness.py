@@ -79,7 +79,7 @@ def _owner_alive(owner: str) -> bool:
 
 
 async def flush_every(store: Store, seconds: float) -> None:
-    """Write what the store kept back for callers that cannot await (step records, progress)."""
+    """Write what the store kept back for callers that cannot await (step rows, progress)."""
     while True:
         await store.flush()
         await anyio.sleep(seconds)

@@ -1,5 +1,5 @@
 """The run manager's face for the templates it serves: the library's templates, their sources and
-the files it rejected, and templates saved from a session's recorded calls. Runs nothing.
+the files it rejected, and templates saved from a session's kept calls. Runs nothing.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 from taskplate.dsl import Diagnostic, Template
 
 from .._library import TemplateLibrary
-from .._recorded_templates import Saved, save_recorded
+from .._templates_from_calls import Saved, save_kept_calls
 from ..store import Store
 
 
@@ -47,15 +47,15 @@ class ManagerTemplates:
         something changed (runs under way keep the templates they started with)."""
         return await self.library.refresh()
 
-    async def record_call(self, source: str, **fields: Any) -> None:
+    async def keep_call(self, source: str, **fields: Any) -> None:
         """One succeeded action call of a recorded session, appended after its last."""
-        await self.store.record_call(source, None, **fields)
+        await self.store.keep_call(source, None, **fields)
 
-    async def save_recorded(
+    async def save_kept_calls(
         self, source: str, name: str, *, description: str | None, overwrite: bool
     ) -> Saved:
-        """The recorded calls of `source` saved as the user template `name`."""
-        return await save_recorded(
+        """The kept calls of `source` saved as the user template `name`."""
+        return await save_kept_calls(
             self.store,
             self.library,
             self.home,

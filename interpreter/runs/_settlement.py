@@ -16,7 +16,7 @@ from taskplate.dsl import Template, render, schema_failures
 
 from .._artifacts import ArtifactStore
 from .._executor import Execution
-from .._step_log import Progress, StepRecord
+from .._step_log import Progress, StepRow
 from ..store import STORE_WRITE_S, Store
 from ._inputs import Limits
 
@@ -123,11 +123,11 @@ async def never_hanging(store: Store, run_id: str) -> None:
         )
 
 
-def call_of(record: StepRecord) -> dict[str, Any] | None:
+def call_of(row: StepRow) -> dict[str, Any] | None:
     """A succeeded action call, whole, for templates recorded from the run (save_template)."""
-    if record.call is None:
+    if row.call is None:
         return None
-    return {"step_id": record.step_id, "item_index": record.item_index, **record.call}
+    return {"step_id": row.step_id, "item_index": row.item_index, **row.call}
 
 
 def mask(value: Any, secrets: list[str]) -> Any:

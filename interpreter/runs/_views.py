@@ -14,7 +14,7 @@ import anyio
 from taskplate.contract import ErrorCode, RunStatus, TaskplateError
 
 from .._principal import OPERATOR, Principal
-from .._step_log import Progress, StepRecord
+from .._step_log import Progress, StepRow
 from ..store import RunRow, Store
 
 if TYPE_CHECKING:
@@ -187,7 +187,7 @@ class RunReads:
         self,
         run_id: str,
         on_progress: Callable[[Progress], None] | None = None,
-        on_step: Callable[[StepRecord], None] | None = None,
+        on_step: Callable[[StepRow], None] | None = None,
     ) -> dict[str, Any]:
         """The run's answer once it is terminal; listeners hear its progress and every step
         execution while it runs in this process."""

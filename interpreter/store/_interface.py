@@ -78,7 +78,7 @@ class Store(Protocol):
     def keep_step(
         self, run_id: str, seq: int, call: dict[str, Any] | None = None, **fields: Any
     ) -> None:
-        """`record_step` for a caller that cannot await; written by the next `flush` at latest."""
+        """`write_step` for a caller that cannot await; written by the next `flush` at latest."""
         ...
 
     def keep_progress(self, run_id: str, progress: dict[str, Any]) -> None:
@@ -151,14 +151,14 @@ class Store(Protocol):
         `alive_since`): the FIFO queue and maxConcurrentRuns across every server."""
         ...
 
-    # steps and recorded calls
-    async def record_step(
+    # steps and kept calls
+    async def write_step(
         self, run_id: str, seq: int, call: dict[str, Any] | None = None, **fields: Any
     ) -> None: ...
 
     async def steps(self, run_id: str) -> list[dict[str, Any]]: ...
 
-    async def record_call(self, source: str, seq: int | None, **fields: Any) -> None: ...
+    async def keep_call(self, source: str, seq: int | None, **fields: Any) -> None: ...
 
     async def calls(self, source: str) -> list[dict[str, Any]]: ...
 

@@ -24,7 +24,7 @@ from taskplate.contract import ErrorCode, TaskplateError
 from ._postgres_schema import migrate
 from ._sql import SqlStore, Statements, call_fields, run_fields, step_fields, whole_row
 
-FLUSH_ROWS = 200  # kept-back step records written in one go at most
+FLUSH_ROWS = 200  # kept-back step rows written in one go at most
 POOL_SIZE = 4  # connections per process: a transaction holds one, other calls go on beside it
 CANCELS = (
     "taskplate_cancel"  # the channel a cancel request is announced on: "force|cooperative runId"
@@ -149,7 +149,7 @@ class PostgresStore(SqlStore):
     async def flush(self) -> None:
         """Write what was kept back, in one transaction of one round trip or a few.
 
-        Step records are the hot path (two per step): they wait here at most FLUSH_S (the run
+        Step rows are the hot path (two per step): they wait here at most FLUSH_S (the run
         manager flushes that often), and every other call of this store flushes first, waiting
         for a flush under way, so this process reads its own writes in order; other processes
         see a step at most FLUSH_S (or the next call) late."""
@@ -245,8 +245,8 @@ class PostgresStore(SqlStore):
             now = time.time()
             return (await db.execute(self.sql.start, (now, now, run_id))).rowcount == 1
 
-    # -- steps and recorded calls -------------------------------------------------------------
-    async def record_step(
+    # -- steps and kept calls -------------------------------------------------------------
+    async def write_step(
         self, run_id: str, seq: int, call: dict[str, Any] | None = None, **fields: Any
     ) -> None:
         """A step execution, and with `call` the whole call too (one transaction for both)."""
@@ -262,7 +262,7 @@ class PostgresStore(SqlStore):
         if call is not None:
             self._calls[(run_id, seq)] = whole_row("calls", (run_id, seq), call_fields(call))
 
-    async def record_call(self, source: str, seq: int | None, **fields: Any) -> None:
+    async def keep_call(self, source: str, seq: int | None, **fields: Any) -> None:
         """One successful action call; `seq` None appends it after the source's last call."""
         async with self.transaction() as db:
             if seq is None:

@@ -25,7 +25,7 @@ MIGRATIONS: tuple[str, ...] = tuple(
             _RUNS_ACTIVE.format("'queued', 'running'"),
             "CREATE TABLE artifact_data (artifact_id TEXT PRIMARY KEY, data BYTEA NOT NULL)",
         ],
-        # 2: confirmations in step records; a hand-over's wait and resume request on the run.
+        # 2: confirmations in step rows; a hand-over's wait and resume request on the run.
         [
             *added_since("postgresql", 2),
             "DROP INDEX runs_active",

@@ -69,7 +69,7 @@ def step_row(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def call_fields(call: dict[str, Any]) -> dict[str, Any]:
-    """A recorded call as its `calls` row keeps it (the arguments as JSON)."""
+    """A kept call as its `calls` row keeps it (the arguments as JSON)."""
     return {**call, "args": dump(call["args"])}
 
 
@@ -285,7 +285,7 @@ class SqlStore:
         now = time.time()
         return await self._execute(self.sql.claim, (me, now, now, run_id, previous_owner)) == 1
 
-    # -- steps and recorded calls -------------------------------------------------------------
+    # -- steps and kept calls -------------------------------------------------------------
     async def steps(self, run_id: str) -> list[dict[str, Any]]:
         return [step_row(r) for r in await self._all(self.sql.steps, (run_id,))]
 

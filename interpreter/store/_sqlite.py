@@ -189,8 +189,8 @@ class RunStore(SqlStore):
             now = time.time()
             return db.execute(self.sql.start, (now, now, run_id)).rowcount == 1
 
-    # -- steps and recorded calls -------------------------------------------------------------
-    async def record_step(
+    # -- steps and kept calls -------------------------------------------------------------
+    async def write_step(
         self, run_id: str, seq: int, call: dict[str, Any] | None = None, **fields: Any
     ) -> None:
         """A step execution, and with `call` the whole call too (one transaction for both)."""
@@ -208,7 +208,7 @@ class RunStore(SqlStore):
                     self.sql.replace("calls"), whole_row("calls", (run_id, seq), call_fields(call))
                 )
 
-    async def record_call(self, source: str, seq: int | None, **fields: Any) -> None:
+    async def keep_call(self, source: str, seq: int | None, **fields: Any) -> None:
         """One successful action call; `seq` None appends it after the source's last call."""
         with self.transaction() as db:
             if seq is None:

@@ -37,7 +37,7 @@ class Table(NamedTuple):
     key: tuple[str, ...] = ()  # a primary key of several columns
 
 
-class Index(NamedTuple):
+class TableIndex(NamedTuple):
     name: str
     table: str
     on: str
@@ -131,9 +131,9 @@ TABLES = (
     ),
 )
 INDEXES = (
-    Index("runs_by_created", "runs", "created_at DESC"),
-    Index("artifacts_by_run", "artifacts", "run_id"),
-    Index("runs_by_principal", "runs", "principal, created_at DESC", since=3),
+    TableIndex("runs_by_created", "runs", "created_at DESC"),
+    TableIndex("artifacts_by_run", "artifacts", "run_id"),
+    TableIndex("runs_by_principal", "runs", "principal, created_at DESC", since=3),
 )
 
 NEWEST = max([i.since for i in INDEXES] + [c.since for t in TABLES for c in t.columns])
@@ -156,7 +156,7 @@ def create_indexes(dialect: Dialect, version: int) -> list[str]:
     return [create_index(i, dialect) for i in INDEXES if i.since <= version]
 
 
-def create_index(index: Index, dialect: Dialect) -> str:
+def create_index(index: TableIndex, dialect: Dialect) -> str:
     missing = "IF NOT EXISTS " if dialect == "sqlite" else ""
     return f"CREATE INDEX {missing}{index.name} ON {index.table} ({index.on})"
 

@@ -66,7 +66,7 @@ async def save_template(state: ServerState, args: dict[str, Any], ctx: Context) 
             "Save over stdio (local trust), or ask the operator to serve with --allow-remote-save.",
         )
     source = await recording(state, args, trust, state.principal(ctx))
-    saved = await manager.save_recorded(
+    saved = await manager.save_kept_calls(
         source,
         args["name"],
         description=args.get("description"),
@@ -128,7 +128,7 @@ async def run_trust(state: ServerState, run_id: str) -> TrustLevel:
     except TaskplateError as error:
         if error.code != ErrorCode.RUN_NOT_FOUND:
             raise
-        return TrustLevel.REMOTE  # save_recorded answers RUN_NOT_FOUND
+        return TrustLevel.REMOTE  # save_kept_calls answers RUN_NOT_FOUND
     return TrustLevel(row.options.get("trust", "local"))
 
 

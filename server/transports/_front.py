@@ -2,16 +2,16 @@
 MCP SDK still loads (about 1.7 s of CPU, mostly mcp_types' pydantic models), then hands the
 stream to the SDK's server with every line it read.
 
-The answers are the SDK's own, recorded: `_sdk_takeover.py` keeps each `initialize`,
+The answers are the SDK's own, kept: `_sdk_takeover.py` keeps each `initialize`,
 `server/discover` and `tools/list` answer the SDK's server gives (by protocol version, with the
 SDK's lists of versions) in a file of the cache folder, valid for one fingerprint of the code
 (taskplate's files, the SDK's and pydantic's versions, the Python, the options and TASKPLATE_*
-settings but the data home's and the template folders'). With no recorded answer (a first
+settings but the data home's and the template folders'). With no kept answer (a first
 start after an install or an upgrade), the front answers nothing and the SDK answers
 everything, and its answers are kept for the next start. Whatever the front answered is
 answered again by the SDK after the hand-over, so the connection's state (the client's
 capabilities, the negotiated version) is the SDK's; that second answer is compared with the
-first and dropped (`_sdk_takeover.Handover`).
+first and dropped (`_sdk_takeover.SdkTakeover`).
 
 The front answers only what it is sure of: a first line that is a well-formed `initialize`
 whose params have the shape real clients send, then `tools/list` without params; or, on
@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ._start_kept import answers_file, recorded
+from ._start_kept import answers_file, kept_answers
 
 RESPONSE_HEAD = '{"jsonrpc":"2.0","id":'
 CACHED = ("initialize", "server/discover", "tools/list")
@@ -151,7 +151,7 @@ def response(request_id: str | int, rest: str) -> bytes:
 class Started:
     """What the front did, for the hand-over: the bytes it read (the SDK reads them first),
     the requests it answered (id -> method and the line sent), the version it negotiated,
-    whether stdin ended with nothing left to answer (`finished`), and the recorded answers
+    whether stdin ended with nothing left to answer (`finished`), and the kept answers
     (`kept`, from `path`, for the fingerprint `code`; no `path`: nothing is kept, as for a
     server started in-process). A plain class: `dataclasses` costs the start its import."""
 
@@ -167,7 +167,7 @@ class Started:
 
 
 class Front:
-    """Reads stdin while the SDK loads; answers what the recorded answers hold."""
+    """Reads stdin while the SDK loads; answers what the kept answers hold."""
 
     def __init__(self, started: Started, fd: int = 0, out: int = 1) -> None:
         self.started = started
@@ -265,7 +265,7 @@ def start_on_stdio(argv: Sequence[str], modules: Sequence[str]) -> Started:
     (a module's code runs to its end), and the answers cannot wait for it. Its errors are
     raised here."""
     path, code = answers_file(argv)
-    started = Started(path, code, recorded(path, code))
+    started = Started(path, code, kept_answers(path, code))
     loaded_r, loaded_w = os.pipe()
     failed: list[BaseException] = []
 

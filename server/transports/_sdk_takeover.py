@@ -32,7 +32,7 @@ def wire_text(message: SessionMessage) -> str:
     return message.message.model_dump_json(by_alias=True, exclude_unset=True)
 
 
-class Handover:
+class SdkTakeover:
     """The write stream the SDK's server answers on, after the front: `saw` is told each
     request the server reads; an answer to one the front answered is compared and dropped;
     `listed` is set once the client has the tool list (the moment to warm up)."""
@@ -109,7 +109,7 @@ class Handover:
     async def aclose(self) -> None:
         await self.inner.aclose()
 
-    async def __aenter__(self) -> Handover:
+    async def __aenter__(self) -> SdkTakeover:
         return self
 
     async def __aexit__(self, *exc: Any) -> None:

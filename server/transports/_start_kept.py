@@ -88,13 +88,13 @@ def fingerprint(argv: Sequence[str]) -> tuple[str, str]:
 
 
 def answers_file(argv: Sequence[str]) -> tuple[Path, str]:
-    """Where this server's recorded answers are kept (the cache folder of `dsl validate`'s
+    """Where this server's kept answers are kept (the cache folder of `dsl validate`'s
     parser), and the fingerprint they must hold for."""
     name, code = fingerprint(argv)
     return cache_folder() / name, code
 
 
-def recorded(path: Path, code: str) -> dict[str, Any]:
+def kept_answers(path: Path, code: str) -> dict[str, Any]:
     """The answers kept at `path` for this fingerprint, or none (absent, stale, unreadable)."""
     try:
         kept = json.loads(path.read_bytes())

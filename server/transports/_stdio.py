@@ -3,7 +3,7 @@ is not JSON, nests deeper than its parser takes, is no JSON-RPC request MCP take
 no method) gets the JSON-RPC error it calls for, where the SDK would drop it or answer another
 code; a lone surrogate escape (`"\\ud800"`) is made valid Unicode (U+FFFD) so the SDK reads the
 message. Writing stays the SDK's own. What the start read and answered before the SDK was
-loaded (`_front.py`) is read first and answered again through `Handover` (`_sdk_takeover.py`).
+loaded (`_front.py`) is read first and answered again through `SdkTakeover` (`_sdk_takeover.py`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from taskplate.providers import ReadStream, WriteStream, lowlevel_server
 
 from ._front import Started
 from ._jsonrpc import INVALID_REQUEST, error, judged, read, request_id
-from ._sdk_takeover import Handover
+from ._sdk_takeover import SdkTakeover
 
 log = logging.getLogger("taskplate.serve")
 
@@ -93,7 +93,7 @@ class AnsweringReadStream:
         inner: ReadStream[SessionMessage | Exception],
         write: WriteStream[SessionMessage],
         lines: Lines,
-        handover: Handover,
+        handover: SdkTakeover,
     ) -> None:
         self.inner = inner
         self.write = write
@@ -179,9 +179,9 @@ def claimed_stdin(prefix: bytes = b"") -> Iterator[io.TextIOWrapper]:
 @asynccontextmanager
 async def streams(
     lines: Lines, started: Started
-) -> AsyncIterator[tuple[AnsweringReadStream, Handover]]:
+) -> AsyncIterator[tuple[AnsweringReadStream, SdkTakeover]]:
     async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
-        handover = Handover(write_stream, started)
+        handover = SdkTakeover(write_stream, started)
         yield AnsweringReadStream(read_stream, write_stream, lines, handover), handover
 
 
@@ -203,7 +203,7 @@ async def run_stdio(
             tg.cancel_scope.cancel()
 
 
-async def _warm_when_listed(handover: Handover, warm: Callable[[], Awaitable[None]]) -> None:
+async def _warm_when_listed(handover: SdkTakeover, warm: Callable[[], Awaitable[None]]) -> None:
     await handover.listed.wait()
     try:
         await warm()

@@ -2,7 +2,7 @@
 its own (items that succeeded folded in a large run), each as a tree of the groups and inner
 loop items it ran in, and its failures with their screenshots.
 
-Rendering only, from the step records `page_steps` makes of the store's rows.
+Rendering only, from the step rows `page_steps` makes of the store's rows.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ FOLD_ABOVE = 20  # items: in larger runs, the steps of items that succeeded are 
 
 
 def page_steps(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A run's step records as the page shows them (the fields of get_task_run's steps, read
+    """A run's step rows as the page shows them (the fields of get_task_run's steps, read
     from the store's rows with their times as seconds, `t0` and `t1`): a run of a thousand
     items has thousands of steps, and writing their times as text to read them back cost the
     page more than all its drawing. Previews and errors were masked when they were recorded."""

@@ -106,7 +106,7 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
         answer = sampled.text
         data, problems = _problems(validator, answer)
         if not problems:
-            # `model` first: the step record's result preview (200 characters) always shows it
+            # `model` first: the step row's result preview (200 characters) always shows it
             out: dict[str, Any] = {
                 "model": sampled.who(),
                 "data": data,

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from taskplate.dsl import ExpressionError, evaluate, parse_expression
-from taskplate.dsl._values import Broken, Const, Interp, Single, compile_value, render
+from taskplate.dsl._values import Const, Interp, Single, Unparsed, compile_value, render
 
 SCOPE: dict[str, Any] = {
     "inputs": {
@@ -233,7 +233,7 @@ def test_braces_inside_expression_strings_do_not_end_it() -> None:
 def test_broken_expressions_are_recorded_not_raised() -> None:
     errors: list[Any] = []
     value = compile_value("x ${{ 1 + }}", "/steps/0/with/a", errors)
-    assert isinstance(value, Broken)
+    assert isinstance(value, Unparsed)
     assert errors[0].pointer == "/steps/0/with/a"
     with pytest.raises(ExpressionError):
         render(value, {})

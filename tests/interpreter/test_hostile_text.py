@@ -1,6 +1,6 @@
 """A lone UTF-16 surrogate (not valid Unicode; a page's script can write one) is replaced by
 U+FFFD where it enters a run: from a page (title, content, an `evaluate` value or error), from
-the caller's inputs. The store, the step records, the artifacts and the answers never meet it."""
+the caller's inputs. The store, the step rows, the artifacts and the answers never meet it."""
 
 from __future__ import annotations
 

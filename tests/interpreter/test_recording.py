@@ -1,4 +1,4 @@
-"""How recorded calls become a template: inputs named after their fields, secrets as password
+"""How kept calls become a template: inputs named after their fields, secrets as password
 inputs, tabs by the step that opened them, and the recordings that cannot be one."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from taskplate.contract import TaskplateError
 from taskplate.dsl import check_source
 from taskplate.interpreter import RunStore, marked, typed_secret
-from taskplate.interpreter._recorded_templates import build_template, recorded_calls, template_text
+from taskplate.interpreter._templates_from_calls import build_template, kept_calls, template_text
 from taskplate.stdlib import REGISTRY
 
 
@@ -78,12 +78,12 @@ async def test_a_run_with_a_loop_is_refused(tmp_path: Path) -> None:
     async with RunStore(tmp_path / "runs.db") as store:
         await store.insert_run("run_1", "run_steps", "0.0.0", {}, {}, "me")
         await store.update_run("run_1", status="succeeded")
-        await store.record_call(
+        await store.keep_call(
             "run_1", 0, step_id="a", item_index=3, action="set", tab=None, args={}
         )
         with pytest.raises(TaskplateError) as caught:
-            await recorded_calls(store, "run_1")
+            await kept_calls(store, "run_1")
         assert "forEach" in caught.value.message
-        await store.record_call("ses_1", None, action="set", tab=None, args={"a": 1})
-        await store.record_call("ses_1", None, action="set", tab=None, args={"a": 2})
-        assert [c["args"]["a"] for c in (await recorded_calls(store, "ses_1"))[0]] == [1, 2]
+        await store.keep_call("ses_1", None, action="set", tab=None, args={"a": 1})
+        await store.keep_call("ses_1", None, action="set", tab=None, args={"a": 2})
+        assert [c["args"]["a"] for c in (await kept_calls(store, "ses_1"))[0]] == [1, 2]

@@ -142,13 +142,13 @@ async def test_admission_skips_canceled_runs_and_dead_owners(store: Store) -> No
 
 async def test_steps_and_calls_replace_whole_rows(store: Store) -> None:
     call = {"action": "navigate", "tab": None, "args": {"url": "http://x/"}, "opened_tab": None}
-    await store.record_step(
+    await store.write_step(
         "run_1", 0, call=call, step_id="go", action="navigate", status="running", attempts=1
     )
-    await store.record_step(
+    await store.write_step(
         "run_1", 0, step_id="go", status="failed", attempts=2, error={"errorCode": "E"}
     )
-    await store.record_step("run_1", 1, step_id="next", status="succeeded", attempts=1, tab_id="t1")
+    await store.write_step("run_1", 1, step_id="next", status="succeeded", attempts=1, tab_id="t1")
     steps = await store.steps("run_1")
     assert [(s["seq"], s["status"], s["attempts"]) for s in steps] == [
         (0, "failed", 2),
@@ -157,8 +157,8 @@ async def test_steps_and_calls_replace_whole_rows(store: Store) -> None:
     assert steps[0]["action"] is None  # replaced whole, as INSERT OR REPLACE does
     assert steps[0]["error"] == {"errorCode": "E"} and steps[1]["tab_id"] == "t1"
     assert [c["args"] for c in await store.calls("run_1")] == [{"url": "http://x/"}]
-    await store.record_call("ses_1", None, action="click", tab=None, args={"selector": "a"})
-    await store.record_call(
+    await store.keep_call("ses_1", None, action="click", tab=None, args={"selector": "a"})
+    await store.keep_call(
         "ses_1", None, action="fill", tab="new", args={"value": {"$secret": True}}
     )
     calls = await store.calls("ses_1")

@@ -11,7 +11,7 @@ import anyio
 import pytest
 
 from taskplate.contract import StepStatus
-from taskplate.interpreter import Progress, StepRecord, progress_text
+from taskplate.interpreter import Progress, StepRow, progress_text
 from taskplate.server import _follow
 from taskplate.server._logging import LogLevels
 
@@ -61,7 +61,7 @@ class OneRun:
             progress.done_steps = index + 1
             on_progress(progress)
             on_step(
-                StepRecord(
+                StepRow(
                     seq=index,
                     step_id=f"s{index}",
                     action="navigate",

@@ -2,7 +2,7 @@
 stdio; real Chromium, the fixture site) with an [llm] endpoint in taskplate.toml, a local
 chat-completions server
 (tests/fixtures/chat_completions.py): a client that cannot sample is answered by the endpoint, one
-that can by itself unless `use = "always"`; the step record says which model answered; secrets
+that can by itself unless `use = "always"`; the step row says which model answered; secrets
 are masked in what the endpoint receives; an endpoint that fails fails the step clearly."""
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ async def llm_step(client: Client, answer: dict[str, Any]) -> dict[str, Any]:
 
 
 def model_of(step: dict[str, Any]) -> Any:
-    """Which model answered, as the step record's result preview begins."""
+    """Which model answered, as the step row's result preview begins."""
     preview = step["resultPreview"]
     assert preview.startswith('{"model": '), preview
     return json.loads(preview[len('{"model": ') : preview.index("}") + 1])

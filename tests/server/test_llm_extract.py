@@ -83,7 +83,7 @@ async def run(
 
 async def step_error(client: Client, answer: dict[str, Any]) -> dict[str, Any]:
     """The failed llm_extract step's code, message and recover hint (the run's hint is the
-    step's), checked against the step record get_task_run shows."""
+    step's), checked against the step row get_task_run shows."""
     assert answer["status"] == "failed", answer
     run_error = answer["error"]
     assert run_error["errorCode"] == ErrorCode.STEP_EXECUTION_FAILED, answer

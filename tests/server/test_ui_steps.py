@@ -1,6 +1,6 @@
 """The run page's steps as a tree: each step under a line of the group or inner loop item it
 ran in, the items of the outermost loop each a body of their own (an inner loop's rows are not
-items of the page). Rendering only: the step records as the page reads them."""
+items of the page). Rendering only: the step rows as the page reads them."""
 
 from __future__ import annotations
 

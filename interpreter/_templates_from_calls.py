@@ -1,4 +1,4 @@
-"""Templates recorded from what was done: the action calls of a finished run or of a session's
+"""Templates made from what was done: the action calls of a finished run or of a session's
 browser tools, kept whole in the run store (secrets as marks), turned into a checked template.
 
 Builds and writes template files only; never runs anything and never stores a secret's value.
@@ -71,7 +71,7 @@ def shipped_ids() -> set[str]:
 
 
 # -- reading what was recorded ---------------------------------------------------------------
-async def recorded_calls(store: Store, source: str) -> tuple[list[dict[str, Any]], str]:
+async def kept_calls(store: Store, source: str) -> tuple[list[dict[str, Any]], str]:
     """The calls of a finished, succeeded run or of a session, and how to name their origin."""
     if source.startswith("run_"):
         row = await store.run(source)
@@ -329,7 +329,7 @@ def check_name(name: str, library: TemplateLibrary, shipped: set[str], folder: P
         )
 
 
-async def save_recorded(
+async def save_kept_calls(
     store: Store,
     library: TemplateLibrary,
     home: Path,
@@ -352,7 +352,7 @@ async def save_recorded(
             f'you saved a template "{name}" already ({path})',
             "Choose another name, or pass overwrite to replace it.",
         )
-    calls, origin = await recorded_calls(store, source)
+    calls, origin = await kept_calls(store, source)
     template, inputs = build_template(name, calls, origin, library.catalog, description)
     text = template_text(template)
     checked = check_source(text, str(path), library.catalog)

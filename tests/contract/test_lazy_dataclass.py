@@ -82,7 +82,7 @@ def message(action: Any) -> str:
 def both(layout: dict[str, Any]) -> tuple[Any, Any] | None:
     """The class made both ways, or None when both refuse it with the same error."""
     real = outcome(lambda: make(layout, dataclasses.dataclass, dataclasses.field))
-    ours = outcome(lambda: make(layout, _record.record, _record.field))
+    ours = outcome(lambda: make(layout, _record.lazy_dataclass, _record.field))
     assert real[0] == ours[0], (real, ours)
     if real[0] == "raises":
         assert real[1] == ours[1]
@@ -157,7 +157,7 @@ def test_a_record_subclass_adds_its_fields_after_its_base(
         return
     real_base, our_base = bases
     real = outcome(lambda: make(child, dataclasses.dataclass, dataclasses.field, real_base))
-    ours = outcome(lambda: make(child, _record.record, _record.field, our_base))
+    ours = outcome(lambda: make(child, _record.lazy_dataclass, _record.field, our_base))
     assert real[0] == ours[0]
     if real[0] != "value":
         return
@@ -167,7 +167,7 @@ def test_a_record_subclass_adds_its_fields_after_its_base(
 
 
 def test_post_init_runs_after_the_fields_are_set() -> None:
-    @_record.record
+    @_record.lazy_dataclass
     class Pair:
         a: int
         both: int = _record.field(init=False)
