@@ -11,6 +11,7 @@ from typing import Any
 
 from taskplate.contract import ErrorCode, TaskplateError
 
+from ._contexts import SessionContexts
 from ._har import HarRecording
 from ._network import Network
 from ._policy import UrlPolicy
@@ -105,10 +106,10 @@ class Sessions:
         for sid in list(self.sessions):
             await self.close(sid)
 
-    def has_room(self, session: Session) -> bool:
+    def has_room(self, session: SessionContexts) -> bool:
         return len(session.tabs) < MAX_TABS_PER_SESSION and self.open_tabs < MAX_TABS_PER_PROCESS
 
-    def reserve_tab(self, session: Session) -> None:
+    def reserve_tab(self, session: SessionContexts) -> None:
         if len(session.tabs) >= MAX_TABS_PER_SESSION:
             raise TaskplateError(
                 ErrorCode.INVALID_PARAMETER,
@@ -126,5 +127,5 @@ class Sessions:
     def release_tab(self) -> None:
         self.open_tabs = max(0, self.open_tabs - 1)
 
-    def forget_tabs(self, session: Session) -> None:
+    def forget_tabs(self, session: SessionContexts) -> None:
         self.open_tabs = max(0, self.open_tabs - len(session.tabs))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 # The principal of the local user: stdio, a loopback caller under `--trust local`, and every run
-# stored before runs had principals. A token's principal name never contains ':' (see server/_auth).
+# stored before runs had principals. A token's principal name never contains ':' (see server/transports/_auth).
 LOCAL = "local"
 
 

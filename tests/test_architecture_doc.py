@@ -1,5 +1,7 @@
-"""docs/architecture.md stays true: its layer diagram is the import-linter contracts of
-pyproject.toml, and every file, folder and name of ours it mentions is in the tree."""
+"""docs/architecture.md stays true: a map of at most 350 lines whose layer diagram is the
+import-linter contracts of pyproject.toml, and every file, folder, module and name of ours it (or
+docs/internals.md, the mechanisms beside it) mentions is in the tree. Its recipes are held to
+the code by tests/test_architecture_recipes.py."""
 
 from __future__ import annotations
 
@@ -13,8 +15,12 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 ROOT = Path(__file__).parents[1]
 DOC = ROOT / "docs" / "architecture.md"
+INTERNALS = ROOT / "docs" / "internals.md"
+MAP_LINES = 350
 PRODUCT = ("contract", "dsl", "interpreter", "stdlib", "browser", "providers", "server", "cli")
 SEARCHED = (*PRODUCT, "templates", "tests", "bench", "docs")
 FILE = re.compile(r"[\w.*/<>-]*\.(py|md|json|lark|yaml|toml|js|css|mjs)|[\w./-]+/")
@@ -25,15 +31,29 @@ DOTTED = re.compile(r"(_?\w+)((?:\.\w+)+)(\(.*\))?")
 RUN_TIME_FILES = {"trace.zip"}  # files a run writes, not files of the tree
 # Library names the doc explains that no module of ours imports (the SDK installs them itself).
 LIBRARY = {"RequestStateBoundary": "mcp.server.request_state"}
+# Names of the tests the doc points to (a recipe's ownership rules), with the file defining them.
+TEST_NAMES = {"RULES": "tests/server/test_ownership.py"}
 
 
-def _doc() -> str:
-    return DOC.read_text(encoding="utf-8")
+def _doc(path: Path = DOC) -> str:
+    return path.read_text(encoding="utf-8")
 
 
-def _spans() -> list[str]:
-    prose = re.sub(r"```.*?```", "", _doc(), flags=re.S)
+def _spans(path: Path = DOC) -> list[str]:
+    prose = re.sub(r"```.*?```", "", _doc(path), flags=re.S)
     return sorted(set(re.findall(r"`([^`\n]+)`", prose)))
+
+
+def test_the_map_is_at_most_350_lines_with_its_sections() -> None:
+    lines = _doc().splitlines()
+    assert len(lines) <= MAP_LINES, (
+        f"docs/architecture.md is {len(lines)} lines: move mechanism detail beside the code "
+        "(its module's docstring, docs/internals.md)"
+    )
+    sections = [line for line in lines if line.startswith("## ")]
+    for section in ("## Rooms", "## The flow of one run", "## Invariants", "## Glossary"):
+        assert section in sections
+    assert sections[-1] == "## Recipes"
 
 
 @cache
@@ -113,11 +133,31 @@ def _file_exists(span: str) -> bool:
     return (ROOT / name).exists() or any(ROOT.glob(name))
 
 
-def test_every_file_the_doc_names_exists() -> None:
-    named = [s for s in _spans() if FILE.fullmatch(s) and "<" not in s and not s.startswith("$")]
+@pytest.mark.parametrize("doc", [DOC, INTERNALS], ids=lambda p: p.name)
+def test_every_file_the_doc_names_exists(doc: Path) -> None:
+    named = [s for s in _spans(doc) if FILE.fullmatch(s) and "<" not in s and not s.startswith("$")]
     assert len(named) > 100  # the pattern still finds the doc's files
     missing = [span for span in named if not _file_exists(span)]
-    assert missing == [], f"docs/architecture.md names files that do not exist: {missing}"
+    assert missing == [], f"docs/{doc.name} names files that do not exist: {missing}"
+
+
+def _module_exists(name: str) -> bool:
+    """A `_name` span is a module of ours (its file) or a private name the code defines; a
+    word left in a comment does not count."""
+    return any(path.stem == name for path in _sources()) or _defined(name)
+
+
+@pytest.mark.parametrize("doc", [DOC, INTERNALS], ids=lambda p: p.name)
+def test_every_module_the_doc_names_exists(doc: Path) -> None:
+    modules = [s for s in _spans(doc) if re.fullmatch(r"_[a-z][a-z0-9_]*", s)]
+    modules += [d.group(1) for s in _spans(doc) if (d := DOTTED.fullmatch(s)) and d[1][0] == "_"]
+    missing = sorted({name for name in modules if not _module_exists(name)})
+    assert missing == [], f"docs/{doc.name} names modules that do not exist: {missing}"
+
+
+def test_a_module_that_is_gone_is_told() -> None:
+    assert not _module_exists("_run_inputs") and not _module_exists("_run_liveness")
+    assert _module_exists("_liveness") and _module_exists("_selection")
 
 
 @cache
@@ -164,6 +204,9 @@ def _attribute_exists(owner: str, attribute: str) -> bool:
         )
     files = [p for p, text in _sources().items() if p.stem == owner]  # `_run_views.describe`
     files += [p for p, text in _sources().items() if re.search(rf"^class {owner}\b", text, re.M)]
+    for text in [_sources()[p] for p in files]:  # what a class inherits: its bases' files
+        for base in re.findall(rf"^class {owner}\((\w+)\)", text, re.M):
+            files += [p for p, s in _sources().items() if re.search(rf"^class {base}\b", s, re.M)]
     return bool(files) and _defined(attribute, files)
 
 
@@ -173,6 +216,8 @@ def _name_exists(span: str) -> bool:
         return _attribute_exists(dotted.group(1), dotted.group(2).split(".")[1])
     if span in LIBRARY:
         return hasattr(importlib.import_module(LIBRARY[span]), span)
+    if span in TEST_NAMES:
+        return bool(re.search(rf"^{span}\b", (ROOT / TEST_NAMES[span]).read_text(), re.M))
     if CAMEL.fullmatch(span):
         return _defined(span)
     if CONSTANT.fullmatch(span) or SNAKE.fullmatch(span):
@@ -180,7 +225,8 @@ def _name_exists(span: str) -> bool:
     return True  # a word of the template language, a command line: not a name of the code
 
 
-def test_every_name_the_doc_mentions_exists() -> None:
-    names = [s for s in _spans() if not FILE.fullmatch(s) and s not in RUN_TIME_FILES]
+@pytest.mark.parametrize("doc", [DOC, INTERNALS], ids=lambda p: p.name)
+def test_every_name_the_doc_mentions_exists(doc: Path) -> None:
+    names = [s for s in _spans(doc) if not FILE.fullmatch(s) and s not in RUN_TIME_FILES]
     missing = [span for span in names if not _name_exists(span)]
-    assert missing == [], f"docs/architecture.md names what the code does not have: {missing}"
+    assert missing == [], f"docs/{doc.name} names what the code does not have: {missing}"

@@ -1,4 +1,4 @@
-"""One name per concept (#52): each name of docs/architecture.md's glossary is listed once and
+"""One name per concept (#52): each name of docs/architecture.md's glossary of names is listed once and
 defined once in the product folders, and no two classes there share a name."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ ROW = re.compile(r"^\| `([^`]+)` \| (\w+) \|", re.M)
 
 def _glossary() -> list[tuple[str, str]]:
     doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
-    section = doc.split("\n## Glossary\n", 1)[1].split("\n## ", 1)[0]
+    section = doc.split("\n## Glossary of names\n", 1)[1].split("\n## ", 1)[0]
     return ROW.findall(section)
 
 

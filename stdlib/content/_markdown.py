@@ -1,4 +1,4 @@
-"""Page HTML to what agents read: the main content (chosen in _content) as Markdown, text or
+"""Page HTML to what agents read: the main content (chosen in _selection) as Markdown, text or
 links, with absolute links; pure functions of HTML text, no browser.
 """
 
@@ -11,6 +11,7 @@ from urllib.parse import urljoin
 import lxml.html
 
 from . import _selection as content
+from ._blocks import BLOCK_TAGS
 
 _BLANK_RUNS = re.compile(r"\n{3,}")
 # As trafilatura's own loader parses: comments and processing instructions never reach a voter.
@@ -19,62 +20,13 @@ _BLANK_RUNS = re.compile(r"\n{3,}")
 _PARSER = lxml.html.HTMLParser(remove_comments=True, remove_pis=True)
 
 
-_BLOCKS = frozenset(
-    [
-        "blockquote",
-        "br",
-        "caption",
-        "dd",
-        "dt",
-        "figcaption",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
-        "hr",
-        "li",
-        "ol",
-        "p",
-        "pre",
-        "table",
-        "tbody",
-        "td",
-        "tfoot",
-        "th",
-        "thead",
-        "tr",
-        "ul",
-    ]
-) - {"br"}
+# What starts a block of its own: the block-level tags main-content selection cuts the page's
+# text at (_blocks.py, the one list), and the document itself; a line break is inline here.
+_BLOCKS = (BLOCK_TAGS | {"html"}) - {"br"}
 _SPACES = re.compile(r"\s+")
 _LIST_ITEM = re.compile(r"(- |\d+\. )")
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _DROPPED = frozenset({"button", "svg", "iframe", "select", "input", "textarea", "head", "title"})
-_CONTAINERS = frozenset(
-    [
-        "address",
-        "article",
-        "aside",
-        "body",
-        "center",
-        "details",
-        "dialog",
-        "div",
-        "dl",
-        "fieldset",
-        "figure",
-        "footer",
-        "form",
-        "header",
-        "main",
-        "nav",
-        "section",
-        "summary",
-        "html",
-    ]
-)
 _TABLE_BLOCKS = ".//table|.//p|.//div|.//ul|.//ol|.//h1|.//h2|.//h3|.//h4|.//pre|.//blockquote"
 
 
@@ -128,7 +80,7 @@ class _Writer:
             run.append(_SPACES.sub(" ", element.text))
         for child in element:
             tag = child.tag if isinstance(child.tag, str) else ""
-            if tag and (tag in _CONTAINERS or tag in _BLOCKS) and tag != "img":
+            if tag and tag in _BLOCKS and tag != "img":
                 close()
                 out.extend(self.blocks(child))
             elif tag:
@@ -157,7 +109,7 @@ class _Writer:
             if self.plain or not src or src.startswith("data:"):
                 return ""
             return f"![{_SPACES.sub(' ', element.get('alt', '')).strip()}]({src})"
-        if tag in _BLOCKS or tag in _CONTAINERS:  # a block inside inline content: flattened
+        if tag in _BLOCKS:  # a block inside inline content: flattened
             return " " + " ".join(self.blocks(element)) + " "
         text = self.inline_of(element)
         if self.plain or not text:

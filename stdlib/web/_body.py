@@ -1,5 +1,5 @@
 """An HTTP answer's body read within a size limit, decoded as it comes (content-encodings with
-bounds of their own). Knows no URL policy and no hosts: the client (_web.py) asks.
+bounds of their own). Knows no URL policy and no hosts: the client (_client.py) asks.
 """
 
 from __future__ import annotations

@@ -10,7 +10,8 @@ from collections.abc import Callable
 import anyio
 import pytest
 
-from taskplate.browser import Session, Tab, _session, crashed
+from taskplate.browser import Session, Tab, crashed
+from taskplate.browser import _contexts as _session
 from taskplate.contract import TaskplateError
 from taskplate.interpreter import RunManager, _item_tabs
 from tests.browser.test_sessions import kill_browser

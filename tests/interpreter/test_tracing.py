@@ -17,7 +17,8 @@ import playwright
 import pytest
 from playwright.async_api import expect
 
-from taskplate.browser import BrowserRuntime, _session
+from taskplate.browser import BrowserRuntime
+from taskplate.browser import _contexts as _session
 from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
 from taskplate.interpreter import RunManager
 from taskplate.interpreter._tracing import TraceMode, masked_zip, merged_zip, trace_mode
