@@ -27,7 +27,7 @@ def serve_artifacts(server: MCPServer, state: ServerState) -> None:
     )
     async def artifact(artifact_id: str, ctx: Context) -> str | bytes:
         try:
-            chunk = await state.manager.read_artifact(artifact_id, 0, None, state.principal(ctx))
+            chunk = await state.manager.read_artifact(artifact_id, state.principal(ctx))
         except TaskplateError as error:
             raise ResourceNotFoundError(str(error)) from None
         mime = str(chunk.meta.get("mime_type") or "")

@@ -17,11 +17,13 @@ class ManagerArtifacts:
     async def read_artifact(
         self,
         artifact_id: str,
+        principal: Principal = OPERATOR,
+        *,
         offset: int = 0,
         limit: int | None = None,
-        principal: Principal = OPERATOR,
     ) -> Chunk:
-        """A chunk of an artifact `principal` may see (another caller's: ARTIFACT_NOT_FOUND)."""
+        """A chunk of an artifact `principal` may see (another caller's: ARTIFACT_NOT_FOUND),
+        from `offset`, at most `limit` bytes (None: to its end)."""
         return await self.artifacts.read(artifact_id, offset, limit, principal)
 
     def artifacts_for(self, owner_id: str, principal: Principal) -> RunArtifacts:

@@ -67,7 +67,7 @@ async def next_content(
     """The page of a content answer that `token` (a nextCursor of it) names."""
     cursor = read_cursor(token, "content")
     try:
-        chunk = await manager.read_artifact(cursor.ref, 0, None, principal)
+        chunk = await manager.read_artifact(cursor.ref, principal)
     except TaskplateError as error:
         if error.code in (ErrorCode.ARTIFACT_NOT_FOUND, ErrorCode.ARTIFACT_EXPIRED):
             raise unknown_cursor() from None

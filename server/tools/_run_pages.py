@@ -67,7 +67,7 @@ async def _whole(
         isinstance(result, dict) and result.get("truncated") and result.get("resultArtifactId")
     ):
         return dict(answer)
-    chunk = await manager.read_artifact(result["resultArtifactId"], 0, None, principal)
+    chunk = await manager.read_artifact(result["resultArtifactId"], principal)
     whole = json.loads(chunk.data)
     if not isinstance(whole, dict):
         return dict(answer)

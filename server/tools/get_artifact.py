@@ -51,7 +51,7 @@ async def get_artifact(state: ServerState, args: dict[str, Any], ctx: Context) -
     manager = state.manager
     limit = args.get("limit", manager.run_limits().max_artifact_inline_bytes * 3 // 4)
     chunk = await manager.read_artifact(
-        args["artifactId"], args.get("offset", 0), limit, state.principal(ctx)
+        args["artifactId"], state.principal(ctx), offset=args.get("offset", 0), limit=limit
     )
     return ok(
         {
