@@ -172,6 +172,7 @@ async def test_admission_is_fair_among_principals(store: Store) -> None:
     started = [await store.start_next("me", 9, ALIVE, share) for _ in range(4)]
     # the oldest; then alpha and the unnamed, holding none; then beta's second, within its share
     assert started == ["b1", "a1", "l1", "b2"]
+    await store.update_run("b2", status="waiting_for_human")  # it holds its slot all the same
     assert await store.start_next("me", 9, ALIVE, share) is None  # b3, a2: at their shares
     assert (await store.queued_of("beta"), await store.queued_of(None)) == (2, 0)
     await store.update_run("b1", status="succeeded")
