@@ -12,6 +12,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -108,10 +109,11 @@ class RunManager(HeldRuns):
         self.live: dict[str, Live] = {}
         # each principal's share of the limits; the server sets `shares` from its token file
         self.capacity = Capacity(self.limits)
+        self.queue = RunQueue(self.store, self.limits, self.capacity)
         self.wiring = RunWiring(
             self.store,
             self.limits,
-            RunQueue(self.store, self.limits, self.capacity),
+            self.queue,
             Settlement(self.store, self.artifacts, self.limits),
             self.artifacts,
             library,
@@ -168,7 +170,7 @@ class RunManager(HeldRuns):
             ):
                 self._tg = tg
                 tg.start_soon(self._watch)
-                tg.start_soon(self.wiring.queue.serve, self.owner)
+                tg.start_soon(self.queue.serve, self.owner)
                 tg.start_soon(self.store.listen_cancels, self._cancel_here)
                 tg.start_soon(flush_every, self.store, FLUSH_S)
                 tg.start_soon(self.runtime.watch, self.home / "browsers" / f"{self.owner}.json")
@@ -264,18 +266,10 @@ class RunManager(HeldRuns):
             dict(options or {}), template, self.limits, trust, self.trace_default, profile_id
         )
         network = self.wiring.network_for(template, options, trust, filled, profile_id)
-        queue = self.wiring.queue
-        async with queue.submitting:  # the room checked and the run inserted, one at a time
-            await queue.check_room(len(self.live), principal.name)
-            await self.store.insert_run(
-                run_id,
-                template.id,
-                template.version,
-                stored_inputs,
-                options,
-                self.owner,
-                principal.name,
-            )
+        row = (run_id, template.id, template.version, stored_inputs, options, self.owner)
+        await self.queue.enter(
+            len(self.live), principal.name, partial(self.store.insert_run, *row, principal.name)
+        )
         self.live[run_id] = Live(asker=asker, sampler=sampler)
         secret_values = [str(filled[k]) for k in hidden if filled.get(k) not in (None, "")]
         secret_values += network.secrets  # the proxy's password, masked like a secret input
@@ -313,13 +307,7 @@ class RunManager(HeldRuns):
             await run_job(self.wiring, job, self.live[job.run_id])
         finally:
             self.live.pop(job.run_id, None)
-            self.wiring.queue.freed()
-
-    def _cancel_here(self, run_id: str, force: bool) -> None:
-        super()._cancel_here(run_id, force)
-        live = self.live.get(run_id)
-        if live is not None and live.execution is None:
-            self.wiring.queue.drop(run_id)  # queued: it ends canceled without starting
+            self.queue.freed()
 
     # -- reading and cancelling ---------------------------------------------------------------
     async def reap(self) -> None:

@@ -6,6 +6,7 @@ Admission only: one loop per process (`serve`) asks the store to start its next 
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Callable
 
 import anyio
 
@@ -29,16 +30,23 @@ class RunQueue:
         self.store = store
         self.limits = limits
         self.capacity = capacity or Capacity(limits)
-        # a check of the room and the row it admits, one submit at a time in this process
-        self.submitting = anyio.Lock()
+        self.submitting = anyio.Lock()  # `enter`, one submit at a time
         self._waiting: dict[str, anyio.Event] = {}
         self._started: set[str] = set()  # started by the loop, its waiter told (or not yet here)
         self._nudge = anyio.Event()  # a run waits, or a slot of this process freed
 
+    async def enter(
+        self, live: int, principal: str | None, insert: Callable[[], Awaitable[None]]
+    ) -> None:
+        """The room checked (`check_room`) and the run's row inserted, one submit at a time in
+        this process, so two submits never both take a principal's last queued place here."""
+        async with self.submitting:
+            await self.check_room(live, principal)
+            await insert()
+
     async def check_room(self, live: int, principal: str | None) -> None:
         """RUN_QUEUE_FULL when this process already holds too many waiting runs, or the
-        principal has its share of queued runs on the store. Under `submitting`, with the
-        insert of the run's row."""
+        principal has its share of queued runs on the store."""
         queued = max(0, live - self.limits.max_concurrent_runs)
         if queued >= self.limits.queue_capacity:
             raise TaskplateError(
