@@ -34,9 +34,12 @@ from .cases import (
     stored_inputs,
 )
 from .runs import (
+    DEFAULT_QUEUED,
+    Capacity,
     Limits,
     RunManager,
     RunReads,
+    Share,
     check_inputs,
     check_timeout,
     internal,
@@ -47,6 +50,7 @@ from .runs import (
 from .store import STORE_ENV, RunRow, RunStore, Store, open_store
 
 __all__ = [
+    "DEFAULT_QUEUED",
     "LOCAL",
     "MAX_URL_BYTES",
     "OPERATOR",
@@ -56,6 +60,7 @@ __all__ = [
     "ArtifactStore",
     "Asker",
     "CannotAsk",
+    "Capacity",
     "CaseResult",
     "Chunk",
     "ConfirmPolicy",
@@ -74,6 +79,7 @@ __all__ = [
     "RunRow",
     "RunStore",
     "Saved",
+    "Share",
     "StepRecord",
     "Store",
     "TemplateLibrary",

@@ -20,7 +20,7 @@ from taskplate.contract import TrustLevel
 from taskplate.interpreter import RunManager
 
 from ._app import build_server
-from ._auth import HttpSecurity
+from ._auth import HttpSecurity, shares
 from ._front import Started
 from ._http import answer_malformed
 from ._paging import DEFAULT_TOKENS
@@ -86,6 +86,7 @@ async def serve(
     client has the tool list (never before an answer: they would share the cores with it), on
     HTTP (the conversion worker) as the server starts listening."""
     security = security or HttpSecurity()
+    manager.capacity.shares = shares(security.tokens)  # each token line's share of the runs
     url = f"http://{f'[{host}]' if ':' in host else host}:{port}"
     http = transport != "stdio"
     async with manager.running(warm=http):

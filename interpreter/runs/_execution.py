@@ -211,12 +211,11 @@ async def admit_and_execute(
     internal error, the run is settled all the same."""
     run_id, settlement = job.run_id, wiring.settlement
     try:
-        async with wiring.queue.slots:
-            if not await wiring.queue.admitted(run_id):
-                await settlement.finish(run_id, RunStatus.CANCELED, None, None, execution.progress)
-                return
-            live.execution = execution
-            await execute(job, execution, live, session, settlement)
+        if not await wiring.queue.admitted(run_id):
+            await settlement.finish(run_id, RunStatus.CANCELED, None, None, execution.progress)
+            return
+        live.execution = execution
+        await execute(job, execution, live, session, settlement)
     except Exception as exc:
         log.exception("run %s failed with an internal error", run_id)
         error = TaskplateError(

@@ -12,6 +12,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +41,7 @@ from .._principal import OPERATOR, Principal
 from .._recorded_templates import Saved, save_recorded
 from .._tracing import TraceMode
 from ..store import FLUSH_S, STORE_WRITE_S, RunRow, Store, open_store
+from ._capacity import Capacity
 from ._execution import run_job, save_progress
 from ._held import HeldRuns
 from ._inputs import (
@@ -105,10 +107,13 @@ class RunManager(HeldRuns):
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.trace_default: TraceMode | None = None  # None: on-failure local, off remote
         self.live: dict[str, Live] = {}
+        # each principal's share of the limits; the server sets `shares` from its token file
+        self.capacity = Capacity(self.limits)
+        self.queue = RunQueue(self.store, self.limits, self.capacity)
         self.wiring = RunWiring(
             self.store,
             self.limits,
-            RunQueue(self.store, self.limits),
+            self.queue,
             Settlement(self.store, self.artifacts, self.limits),
             self.artifacts,
             library,
@@ -165,6 +170,7 @@ class RunManager(HeldRuns):
             ):
                 self._tg = tg
                 tg.start_soon(self._watch)
+                tg.start_soon(self.queue.serve, self.owner)
                 tg.start_soon(self.store.listen_cancels, self._cancel_here)
                 tg.start_soon(flush_every, self.store, FLUSH_S)
                 tg.start_soon(self.runtime.watch, self.home / "browsers" / f"{self.owner}.json")
@@ -253,7 +259,6 @@ class RunManager(HeldRuns):
             self.profiles.folder(profile_id)  # INVALID_PARAMETER for a malformed id, "" too
         filled = check_inputs(template, inputs)
         session = self.sessions.get(session_id) if session_id else None
-        self.wiring.queue.check_room(len(self.live))
         hidden = secret_names(template.inputs_schema)
         stored_inputs = {k: ("***" if k in hidden else v) for k, v in filled.items()}
         run_id = new_run_id()
@@ -261,14 +266,9 @@ class RunManager(HeldRuns):
             dict(options or {}), template, self.limits, trust, self.trace_default, profile_id
         )
         network = self.wiring.network_for(template, options, trust, filled, profile_id)
-        await self.store.insert_run(
-            run_id,
-            template.id,
-            template.version,
-            stored_inputs,
-            options,
-            self.owner,
-            principal.name,
+        row = (run_id, template.id, template.version, stored_inputs, options, self.owner)
+        await self.queue.enter(
+            len(self.live), principal.name, partial(self.store.insert_run, *row, principal.name)
         )
         self.live[run_id] = Live(asker=asker, sampler=sampler)
         secret_values = [str(filled[k]) for k in hidden if filled.get(k) not in (None, "")]
@@ -307,6 +307,7 @@ class RunManager(HeldRuns):
             await run_job(self.wiring, job, self.live[job.run_id])
         finally:
             self.live.pop(job.run_id, None)
+            self.queue.freed()
 
     # -- reading and cancelling ---------------------------------------------------------------
     async def reap(self) -> None:

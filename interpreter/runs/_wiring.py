@@ -36,7 +36,7 @@ class RunWiring:
 
     store: Store
     limits: Limits
-    queue: RunQueue  # this process's slots, then the whole store's
+    queue: RunQueue  # runs waiting for the store to start them, each principal its share
     settlement: Settlement  # how a run ends
     artifacts: ArtifactStore
     library: TemplateLibrary  # templates, and the actions they may call
