@@ -21,7 +21,7 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.transport_security import TransportSecuritySettings
 
 from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
-from taskplate.interpreter import Share
+from taskplate.interpreter import LOCAL, Share
 
 TOKENS_ENV = "TASKPLATE_TOKENS"
 LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
@@ -75,6 +75,14 @@ def _token_line(line: str, source: str, number: int) -> Token:
             trust = TrustLevel(word)
         elif word.startswith("principal=") and principal is None:
             principal = word.removeprefix("principal=")
+            if principal == LOCAL:
+                raise _entry_error(
+                    source,
+                    number,
+                    f"principal name {LOCAL!r} is the local user's own: a token naming it would "
+                    "reach the local user's runs, sessions and profiles",
+                    "Give the token a principal name of its own, e.g. principal=ops.",
+                )
             if not PRINCIPAL_NAME.fullmatch(principal):
                 raise _entry_error(
                     source,

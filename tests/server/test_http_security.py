@@ -147,6 +147,7 @@ def test_a_non_loopback_address_without_tokens_is_refused(home: Path) -> None:
         ("short\n", "at least 16 characters"),
         ("a-long-enough-token-123 admin\n", "expected TOKEN [local|remote] [principal=NAME]"),
         ("a-long-enough-token-123 principal=a:b\n", "principal name 'a:b' must be"),
+        ("a-long-enough-token-123 remote principal=local\n", "principal name 'local' is the local"),
         (
             "a-long-enough-token-123 local principal=ops\nanother-long-token-456 principal=ops\n",
             "principal ops has tokens of different trust levels",
