@@ -15,6 +15,7 @@ from taskplate.browser import pid_alive
 from taskplate.contract import ErrorCode, RunStatus, TaskplateError
 from taskplate.dsl import Template
 
+from .._principal import space_of
 from ..store import RunRow, Store
 from ._inputs import secret_names
 
@@ -26,6 +27,7 @@ DEAD_AFTER_S = 10.0
 WATCH_S = 0.2
 PROGRESS_WRITE_S = 0.25  # progress is written at most this often (the watch writes the rest)
 REAP_S = 2.0  # how often dead owners' runs are looked for without a reader asking
+SWEEP_S = 3600.0  # how often remote principals' unused profiles are looked for (and at the start)
 
 
 def owner_is_dead(row: RunRow) -> bool:
@@ -53,8 +55,11 @@ async def reap(store: Store, me: str, adopt: Callable[[RunRow], Awaitable[bool]]
 def adoptable(library: TemplateLibrary, row: RunRow) -> Template | None:
     """The template of a dead owner's queued run, when this process can run it: it knows the
     template, and the run needed no secret input (never stored)."""
+    remote = row.options.get("trust") == "remote"  # its principal's own templates too
     try:
-        template = library.get(row.template_id, row.template_version)
+        template = library.get(
+            row.template_id, row.template_version, space_of(row.principal) if remote else None
+        )
     except TaskplateError:
         return None
     if any(row.inputs.get(k) == "***" for k in secret_names(template.inputs_schema)):

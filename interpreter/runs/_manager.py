@@ -6,6 +6,7 @@ keeps heartbeats and reaps dead owners (`_run_liveness`), and answers reads thro
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import time
@@ -56,6 +57,7 @@ from ._live import Live
 from ._liveness import (
     HEARTBEAT_S,
     REAP_S,
+    SWEEP_S,
     WATCH_S,
     adoptable,
     flush_every,
@@ -200,8 +202,13 @@ class RunManager(HeldRuns):
 
     async def _watch(self) -> None:
         last_beat = last_reap = 0.0
+        last_sweep = -SWEEP_S
         while True:
             now = time.monotonic()
+            if now - last_sweep >= SWEEP_S:  # remote principals' unused profiles expire
+                last_sweep = now
+                with contextlib.suppress(OSError):  # a folder being removed: next time
+                    await anyio.to_thread.run_sync(self.wiring.sweep_profiles)
             if now - last_beat >= HEARTBEAT_S:
                 await self.store.heartbeat(self.owner)
                 last_beat = now
@@ -249,8 +256,12 @@ class RunManager(HeldRuns):
         check_trust(template, trust)
         inputs = valid_unicode(inputs)  # text from a caller, made valid Unicode once
         admit(inputs, self.limits.max_input_bytes)
-        if profile_id is not None:
-            self.profiles.folder(profile_id)  # INVALID_PARAMETER for a malformed id, "" too
+        if profile_id is not None:  # INVALID_PARAMETER for a malformed id, "" too
+            profiles = self.wiring.profiles_of(trust, principal.name)
+            # a remote caller's own, created now: one past its most is refused before the run
+            profiles.folder(profile_id) if trust is TrustLevel.LOCAL else profiles.ensure(
+                profile_id
+            )
         filled = check_inputs(template, inputs)
         session = self.sessions.get(session_id) if session_id else None
         self.wiring.queue.check_room(len(self.live))
@@ -296,11 +307,16 @@ class RunManager(HeldRuns):
         return self.wiring.operator_network(profile)
 
     async def open_session(
-        self, trust: TrustLevel, profile_id: str, record: bool = False
+        self, trust: TrustLevel, profile_id: str, record: bool = False, principal: str | None = None
     ) -> Session:
-        """A new session under the caller's URL policy, seeded from the profile's snapshot;
-        `record`: its network recorded, for a first test case when it is saved."""
-        return await self.wiring.open_session(trust, profile_id, record=record)
+        """A new session under the caller's URL policy, seeded from the snapshot of the
+        caller's profile (`RunWiring.profiles_of`); `record`: its network recorded, for a first
+        test case when it is saved."""
+        return await self.wiring.open_session(trust, profile_id, record=record, principal=principal)
+
+    def profiles_of(self, trust: TrustLevel, principal: str | None) -> Any:
+        """The profiles the caller names (its own, or the operator's for a local caller)."""
+        return self.wiring.profiles_of(trust, principal)
 
     async def _run(self, job: RunJob) -> None:
         try:
@@ -357,9 +373,16 @@ class RunManager(HeldRuns):
         await self.store.record_call(source, None, **fields)
 
     async def save_recorded(
-        self, source: str, name: str, *, description: str | None, overwrite: bool
+        self,
+        source: str,
+        name: str,
+        *,
+        description: str | None,
+        overwrite: bool,
+        space: str | None = None,
     ) -> Saved:
-        """The recorded calls of `source` saved as the user template `name`."""
+        """The recorded calls of `source` saved as the user template `name` (`space`: a remote
+        principal's own, `Principal.space`)."""
         return await save_recorded(
             self.store,
             self.library,
@@ -368,4 +391,5 @@ class RunManager(HeldRuns):
             name,
             description=description,
             overwrite=overwrite,
+            space=space,
         )
