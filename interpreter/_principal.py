@@ -1,5 +1,6 @@
-"""Who a run, its artifacts and a browser session belong to: the caller that started them, as a
-`Principal` (a bearer token's principal, the local user, or an HTTP session). The operator sees all.
+"""Who a run, its artifacts, a browser session, a login profile and a saved template belong to:
+the caller that made them, as a `Principal` (a token's principal, the local user, an HTTP
+session). The operator sees all.
 
 Names only; the server decides who is calling, the run store keeps the name with the run.
 """
@@ -26,7 +27,7 @@ def space_of(name: str | None) -> str:
     if name is None:
         return ANYONE
     folder = name.replace(":", "~")
-    if _SPACE.fullmatch(folder):
+    if "~" not in name and _SPACE.fullmatch(folder):  # so one name makes one folder
         return folder
     return "~" + hashlib.sha256(name.encode()).hexdigest()[:32]
 

@@ -4,6 +4,7 @@ process id. Answers only; the run manager's watch writes heartbeats and reaps wh
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import time
 from collections.abc import Awaitable, Callable
@@ -81,6 +82,15 @@ def _owner_alive(owner: str) -> bool:
     if host != socket.gethostname():
         return True  # another machine: only its heartbeat can tell
     return pid_alive(int(rest.split(":")[0]))
+
+
+async def sweep_every(sweep: Callable[[], None], seconds: float) -> None:
+    """Remote principals' unused profiles removed (`RunWiring.sweep_profiles`, in a worker
+    thread: it reads and removes folders), at the start and every `seconds`."""
+    while True:
+        with contextlib.suppress(OSError):  # a folder another process removes: next time
+            await anyio.to_thread.run_sync(sweep)
+        await anyio.sleep(seconds)
 
 
 async def flush_every(store: Store, seconds: float) -> None:

@@ -6,7 +6,6 @@ keeps heartbeats and reaps dead owners (`_run_liveness`), and answers reads thro
 
 from __future__ import annotations
 
-import contextlib
 import os
 import socket
 import time
@@ -62,6 +61,7 @@ from ._liveness import (
     adoptable,
     flush_every,
     reap,
+    sweep_every,
 )
 from ._queue import RunQueue
 from ._settlement import Settlement
@@ -169,6 +169,7 @@ class RunManager(HeldRuns):
                 tg.start_soon(self._watch)
                 tg.start_soon(self.store.listen_cancels, self._cancel_here)
                 tg.start_soon(flush_every, self.store, FLUSH_S)
+                tg.start_soon(sweep_every, self.wiring.sweep_profiles, SWEEP_S)
                 tg.start_soon(self.runtime.watch, self.home / "browsers" / f"{self.owner}.json")
                 if warm:
                     tg.start_soon(warm_workers)
@@ -202,13 +203,8 @@ class RunManager(HeldRuns):
 
     async def _watch(self) -> None:
         last_beat = last_reap = 0.0
-        last_sweep = -SWEEP_S
         while True:
             now = time.monotonic()
-            if now - last_sweep >= SWEEP_S:  # remote principals' unused profiles expire
-                last_sweep = now
-                with contextlib.suppress(OSError):  # a folder being removed: next time
-                    await anyio.to_thread.run_sync(self.wiring.sweep_profiles)
             if now - last_beat >= HEARTBEAT_S:
                 await self.store.heartbeat(self.owner)
                 last_beat = now
@@ -314,10 +310,6 @@ class RunManager(HeldRuns):
         test case when it is saved."""
         return await self.wiring.open_session(trust, profile_id, record=record, principal=principal)
 
-    def profiles_of(self, trust: TrustLevel, principal: str | None) -> Any:
-        """The profiles the caller names (its own, or the operator's for a local caller)."""
-        return self.wiring.profiles_of(trust, principal)
-
     async def _run(self, job: RunJob) -> None:
         try:
             await run_job(self.wiring, job, self.live[job.run_id])
@@ -372,24 +364,7 @@ class RunManager(HeldRuns):
         """One succeeded action call of a recorded session, appended after its last."""
         await self.store.record_call(source, None, **fields)
 
-    async def save_recorded(
-        self,
-        source: str,
-        name: str,
-        *,
-        description: str | None,
-        overwrite: bool,
-        space: str | None = None,
-    ) -> Saved:
-        """The recorded calls of `source` saved as the user template `name` (`space`: a remote
-        principal's own, `Principal.space`)."""
-        return await save_recorded(
-            self.store,
-            self.library,
-            self.home,
-            source,
-            name,
-            description=description,
-            overwrite=overwrite,
-            space=space,
-        )
+    async def save_recorded(self, source: str, name: str, **how: Any) -> Saved:
+        """The recorded calls of `source` saved as the user template `name` (`how`: its
+        description, overwrite, and `space`: a remote principal's own, `Principal.space`)."""
+        return await save_recorded(self.store, self.library, self.home, source, name, **how)

@@ -125,7 +125,7 @@ async def _read(state: ServerState, args: dict[str, Any], ctx: Context) -> CallT
     async def cookies() -> Sequence[Mapping[str, Any]]:
         if opened:
             return await opened[0].cookies()
-        profiles = manager.profiles_of(trust, principal.name)  # the caller's own, or shared
+        profiles = manager.wiring.profiles_of(trust, principal.name)  # the caller's own, or shared
         profile = profiles.read(args.get("profileId") or "master")
         return list(profile.state.get("cookies", []))
 

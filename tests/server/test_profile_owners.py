@@ -20,9 +20,10 @@ from typing import Any
 import httpx2
 import pytest
 
+from tests.fixtures.postgres import Postgres
 from tests.fixtures.server import FixtureServer
 from tests.server.conftest import Served, start_http, stop
-from tests.server.test_ownership import Caller
+from tests.server.test_ownership import PROFILE_RULES, RESOURCE_RULES, TEMPLATE_RULES, Caller
 from tests.server.wire import MODERN, HttpWire
 
 pytestmark = pytest.mark.anyio
@@ -137,7 +138,16 @@ async def page_text(who: Caller, name: str, site: FixtureServer, profile: str | 
     return json.dumps(read)
 
 
-PATHS = ("browser", "http", "run_task_template", "create_session")
+PATHS = ("browser", "http", "run_task_template", "create_session")  # run_steps: log_in
+
+
+def test_every_tool_the_ownership_table_names_is_probed_here() -> None:
+    """test_ownership.py's table names whose profiles and templates each tool reaches; the
+    tests below probe every one of them."""
+    assert set(PROFILE_RULES) == {"scrape", "run_task_template", "create_session", "run_steps"}
+    probed = {"list_task_templates", "run_task_template", "save_template", "list_task_runs"}
+    assert set(TEMPLATE_RULES) == probed
+    assert {k for k, rule in RESOURCE_RULES.items() if rule == "own"} == {"template://{ref}"}
 
 
 VARYING = re.compile(  # what differs between any two runs or sessions: ids, times, durations
@@ -305,3 +315,44 @@ async def test_a_saved_template_is_its_principals_own(served: Served, site: Fixt
         assert "alpha-secret" in json.dumps(ran["result"])
         theirs = await beta.ok("run_task_template", {"templateId": "a_tpl"})
         assert "alpha-secret" not in json.dumps(theirs), theirs
+        listed = await beta.ok("list_task_runs", {"templateId": "a_tpl"})
+        assert [r["runId"] for r in listed["runs"]] == [theirs["runId"]]
+
+
+async def test_logins_and_templates_stay_their_principals_across_servers_on_postgresql(
+    tmp_path: Path, postgres: Postgres, site: FixtureServer
+) -> None:
+    """Two servers on one PostgreSQL store sharing one data home (docs/scaling.md: profiles
+    shared on a shared file system): what alpha makes on one is alpha's on the other, and
+    unknown to beta on either."""
+    home = tmp_path / "home"
+    home.mkdir()
+    with postgres.database() as url:
+        servers = [serving(home, env={"TASKPLATE_STORE": url}) for _ in range(2)]
+        try:
+            one, two = servers
+            async with (
+                caller(one.url, ALPHA) as alpha_one,
+                caller(two.url, ALPHA) as alpha_two,
+                caller(two.url, BETA) as beta_two,
+            ):
+                await log_in(alpha_one, site, "a-prof")
+                await log_in(alpha_one, site, None)  # and its default profile
+                for path in PATHS:
+                    assert SIGNED_IN in await page_text(alpha_two, path, site, "a-prof"), path
+                    theirs = await page_text(beta_two, path, site, "a-prof")
+                    assert SIGNED_OUT in theirs, (path, theirs)
+                    never = await page_text(beta_two, path, site, "b-never")
+                    alike(theirs, "a-prof", never, "b-never")
+                    assert SIGNED_OUT in await page_text(beta_two, path, site, None), path
+                steps = [{"id": "v", "action": "set", "with": {"a": 1}}]
+                saved = await save_from_run(alpha_one, steps, name="a_tpl")
+                assert not saved.get("isError"), saved
+                ran = await alpha_two.ok("run_task_template", {"templateId": "a_tpl"})
+                assert ran["status"] == "succeeded", ran
+                theirs_run = await beta_two.tool("run_task_template", {"templateId": "a_tpl"})
+                never_run = await beta_two.tool("run_task_template", {"templateId": "never_tpl"})
+                alike(json.dumps(theirs_run), "a_tpl", json.dumps(never_run), "never_tpl")
+        finally:
+            for served in servers:
+                stop(served)
