@@ -45,7 +45,7 @@ class OwnProfiles(ProfileStore):
         return super().folder(profile_id)
 
     def ensure(self, profile_id: str) -> Path:
-        if profile_id in self.shared:
+        if isinstance(profile_id, str) and profile_id in self.shared:
             return self.operator.ensure(profile_id)
         folder = self.folder(profile_id)
         if not (folder / "meta.json").exists():

@@ -360,7 +360,8 @@ async def save_recorded(
     calls, origin = await recorded_calls(store, source)
     template, inputs = build_template(name, calls, origin, library.catalog, description)
     text = template_text(template)
-    checked = check_source(text, str(path), library.catalog)
+    shown = None if space is None else f"templates/{name}.yaml"  # no server path for a remote one
+    checked = check_source(text, shown or str(path), library.catalog)
     if not checked.ok or checked.template is None:
         problems = [d for d in checked.diagnostics if d.severity == "error"]
         raise TaskplateError(
@@ -380,7 +381,7 @@ async def save_recorded(
         list(inputs.properties),
         secret_inputs,
         len(template["steps"]),
-        None if space is None else f"templates/{name}.yaml",
+        shown,
     )
 
 

@@ -14,8 +14,7 @@ from hypothesis import strategies as st
 
 from taskplate.browser import OwnProfiles, ProfileStore
 from taskplate.contract import ErrorCode, TaskplateError
-from taskplate.interpreter import TemplateLibrary
-from taskplate.interpreter._principal import space_of
+from taskplate.interpreter import TemplateLibrary, space_of
 from taskplate.stdlib import REGISTRY
 from tests.fuzzing import fuzz_settings
 
