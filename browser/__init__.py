@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from ._home import data_home
     from ._login import login
     from ._network import Identity, Network, Proxy, mask_credentials, proxy_from_env, through_proxy
+    from ._own_profiles import OwnProfiles, sweep
     from ._policy import Resolver, UrlPolicy, redirect_elsewhere, system_resolver
     from ._profiles import ProfileStore, Snapshot
     from ._runtime import BrowserConfig, BrowserRuntime, find_chromium
@@ -60,6 +61,7 @@ __all__ = [
     "HostThrottle",
     "Identity",
     "Network",
+    "OwnProfiles",
     "ProfileStore",
     "Proxy",
     "RecordedAnswers",
@@ -94,6 +96,7 @@ __all__ = [
     "read_loads",
     "redirect_elsewhere",
     "response_body",
+    "sweep",
     "system_resolver",
     "through_proxy",
     "translate",

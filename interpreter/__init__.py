@@ -10,7 +10,7 @@ from ._artifacts import ArtifactStore, Chunk, RunArtifacts
 from ._confirm import Answer, Asker, CannotAsk, ConfirmPolicy
 from ._expectations import expectations_from
 from ._library import SHIPPED, TemplateLibrary, matches
-from ._principal import LOCAL, OPERATOR, Principal
+from ._principal import LOCAL, OPERATOR, Principal, space_of
 from ._recorded_templates import Saved, marked, save_recorded, typed_secret, user_templates
 from ._repair import Repair, suggest_repair
 from ._repair_kept import brittle_warnings, keep_elements, recording_reader
@@ -109,6 +109,7 @@ __all__ = [
     "save_case",
     "save_recorded",
     "secret_names",
+    "space_of",
     "stored_inputs",
     "suggest_repair",
     "time_left",

@@ -11,6 +11,7 @@ from typing import Any
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.lowlevel import NotificationOptions
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcp.server.mcpserver.resources import TextResource
 from mcp.server.mcpserver.tools.base import Tool
 from mcp_types import CallToolResult, InputRequiredResult
@@ -113,6 +114,7 @@ def build_server(
         state.reoffered()
         announce_list_changes(server)
     serve_artifacts(server, state)
+    serve_own_templates(server, state)
     return server, state
 
 
@@ -147,6 +149,29 @@ def announce_list_changes(server: MCPServer) -> None:
         return plain(options, *args, **kwargs)
 
     lowlevel.get_capabilities = told  # type: ignore[method-assign,assignment]
+
+
+def serve_own_templates(server: MCPServer, state: ServerState) -> None:
+    """`template://ID@VERSION` of a template a remote caller saved, read by that caller only
+    (the operator's and shipped ones are resources of their own, `publish`); any other such
+    address is answered as the SDK answers one it does not know."""
+
+    @server.resource(
+        "template://{ref}",
+        name="saved template",
+        description="A template you saved (save_template), by its id and version.",
+        mime_type="application/yaml",
+    )
+    async def own_template(ref: str, ctx: Context) -> str:
+        space = state.principal(ctx).space
+        template_id, _, version = ref.rpartition("@")
+        versions = state.manager.library.owned.get(space or "", {}).get(template_id, {})
+        text = None
+        if version in versions:
+            text = state.manager.library.text(versions[version], space)
+        if text is None:
+            raise ResourceNotFoundError(f"Unknown resource: template://{ref}")
+        return text
 
 
 def publish(server: MCPServer, manager: RunManager, template: Template) -> None:

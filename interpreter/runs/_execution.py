@@ -62,6 +62,7 @@ async def run_job(wiring: RunWiring, job: RunJob, live: Live) -> None:
     and its row never left unfinished."""
     run_id, template, store = job.run_id, job.template, wiring.store
     own: list[Session] = []
+    profiles = wiring.profiles_of(job.trust, job.principal)
     # One URL policy for the run's browser and its plain HTTP: a host is resolved once per run.
     network = job.network or wiring.operator_network()
     policy = (
@@ -81,7 +82,11 @@ async def run_job(wiring: RunWiring, job: RunJob, live: Live) -> None:
             return job.given
         if not own:
             profile = profile_for(template, job.inputs, job.profile_id)
-            own.append(await wiring.open_session(job.trust, profile, policy, network=network))
+            own.append(
+                await wiring.open_session(
+                    job.trust, profile, policy, network=network, principal=job.principal
+                )
+            )
             await store.update_run(run_id, options={**job.options, "sessionId": own[0].id})
             await trace.attach(own[0])
         return own[0]
@@ -106,7 +111,7 @@ async def run_job(wiring: RunWiring, job: RunJob, live: Live) -> None:
         if opened is not None:
             return await opened.cookies()
         profile = profile_for(template, job.inputs, job.profile_id)
-        return list(wiring.profiles.read(profile).state.get("cookies", []))
+        return list(profiles.read(profile).state.get("cookies", []))
 
     execution = new_execution(
         wiring, job, live, session, record, progress, policy, cookies, network
@@ -118,7 +123,7 @@ async def run_job(wiring: RunWiring, job: RunJob, live: Live) -> None:
             await execution.aclose()
         if own:
             with cleanup(what=f"publishing run {run_id}'s profile"):
-                await wiring.profiles.settle(own[0])
+                await profiles.settle(own[0])  # the caller's own profile, never another's
         if own and not template.keep_session:
             with cleanup(what=f"closing run {run_id}'s session"):
                 await wiring.sessions.close(own[0].id)
@@ -162,7 +167,7 @@ def new_execution(
         record,
         progress,
         secrets=job.secrets,
-        profiles=wiring.profiles,
+        profiles=wiring.profiles_of(job.trust, job.principal),
         on_failure=failure_screenshot,
         probe=wiring.probe,
         policy=policy,

@@ -58,10 +58,12 @@ from ._live import Live
 from ._liveness import (
     HEARTBEAT_S,
     REAP_S,
+    SWEEP_S,
     WATCH_S,
     adoptable,
     flush_every,
     reap,
+    sweep_every,
 )
 from ._queue import RunQueue
 from ._settlement import Settlement
@@ -173,6 +175,7 @@ class RunManager(HeldRuns):
                 tg.start_soon(self.queue.serve, self.owner)
                 tg.start_soon(self.store.listen_cancels, self._cancel_here)
                 tg.start_soon(flush_every, self.store, FLUSH_S)
+                tg.start_soon(sweep_every, self.wiring.sweep_profiles, SWEEP_S)
                 tg.start_soon(self.runtime.watch, self.home / "browsers" / f"{self.owner}.json")
                 if warm:
                     tg.start_soon(warm_workers)
@@ -255,8 +258,12 @@ class RunManager(HeldRuns):
         check_trust(template, trust)
         inputs = valid_unicode(inputs)  # text from a caller, made valid Unicode once
         admit(inputs, self.limits.max_input_bytes)
-        if profile_id is not None:
-            self.profiles.folder(profile_id)  # INVALID_PARAMETER for a malformed id, "" too
+        if profile_id is not None:  # INVALID_PARAMETER for a malformed id, "" too
+            profiles = self.wiring.profiles_of(trust, principal.name)
+            # a remote caller's own, created now: one past its most is refused before the run
+            profiles.folder(profile_id) if trust is TrustLevel.LOCAL else profiles.ensure(
+                profile_id
+            )
         filled = check_inputs(template, inputs)
         session = self.sessions.get(session_id) if session_id else None
         hidden = secret_names(template.inputs_schema)
@@ -296,11 +303,12 @@ class RunManager(HeldRuns):
         return self.wiring.operator_network(profile)
 
     async def open_session(
-        self, trust: TrustLevel, profile_id: str, record: bool = False
+        self, trust: TrustLevel, profile_id: str, record: bool = False, principal: str | None = None
     ) -> Session:
-        """A new session under the caller's URL policy, seeded from the profile's snapshot;
-        `record`: its network recorded, for a first test case when it is saved."""
-        return await self.wiring.open_session(trust, profile_id, record=record)
+        """A new session under the caller's URL policy, seeded from the snapshot of the
+        caller's profile (`RunWiring.profiles_of`); `record`: its network recorded, for a first
+        test case when it is saved."""
+        return await self.wiring.open_session(trust, profile_id, record=record, principal=principal)
 
     async def _run(self, job: RunJob) -> None:
         try:
@@ -357,16 +365,7 @@ class RunManager(HeldRuns):
         """One succeeded action call of a recorded session, appended after its last."""
         await self.store.record_call(source, None, **fields)
 
-    async def save_recorded(
-        self, source: str, name: str, *, description: str | None, overwrite: bool
-    ) -> Saved:
-        """The recorded calls of `source` saved as the user template `name`."""
-        return await save_recorded(
-            self.store,
-            self.library,
-            self.home,
-            source,
-            name,
-            description=description,
-            overwrite=overwrite,
-        )
+    async def save_recorded(self, source: str, name: str, **how: Any) -> Saved:
+        """The recorded calls of `source` saved as the user template `name` (`how`: its
+        description, overwrite, and `space`: a remote principal's own, `Principal.space`)."""
+        return await save_recorded(self.store, self.library, self.home, source, name, **how)

@@ -39,7 +39,8 @@ async def list_task_templates(
 ) -> CallToolResult:
     library = state.manager.library
     await refresh_templates(state, ctx)  # template files and taskplate.toml changes count
-    return ok({"templates": [library.info(t) for t in library.all()]})
+    space = state.principal(ctx).space  # a remote caller's own saved ones, never another's
+    return ok({"templates": [library.info(t) for t in library.all(space)]})
 
 
 SPEC = ToolSpec(

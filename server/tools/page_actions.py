@@ -97,7 +97,7 @@ async def page_action(
         tab_id=args.get("tabId"),
         trust=trust,
         artifacts=artifacts,
-        profiles=manager.profiles,
+        profiles=manager.wiring.profiles_of(trust, principal.name),
     )
     result = await run_action(name, action_ctx, action_args)
     await state.sessions.keep_call(manager, session, name, action_args, args.get("tabId"), result)

@@ -125,7 +125,8 @@ async def _read(state: ServerState, args: dict[str, Any], ctx: Context) -> CallT
     async def cookies() -> Sequence[Mapping[str, Any]]:
         if opened:
             return await opened[0].cookies()
-        profile = manager.profiles.read(args.get("profileId") or "master")
+        profiles = manager.wiring.profiles_of(trust, principal.name)  # the caller's own, or shared
+        profile = profiles.read(args.get("profileId") or "master")
         return list(profile.state.get("cookies", []))
 
     artifacts = RunArtifacts(manager.artifacts, f"scrape_{secrets.token_hex(6)}", principal.name)
