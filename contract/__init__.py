@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from ._depth import MAX_VALUE_DEPTH, capped, json_depth, value_depth
 from ._files import FileRefused, read_bounded, write_whole
+from ._internal import exception_summary, internal_error
 from ._lazy import lazy_names
 from ._text import valid_text, valid_unicode
 from ._vocabulary import (
@@ -42,7 +43,9 @@ __all__ = [
     "TaskplateError",
     "TrustLevel",
     "capped",
+    "exception_summary",
     "field",
+    "internal_error",
     "json_depth",
     "lazy_names",
     "read_bounded",

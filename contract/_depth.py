@@ -55,6 +55,7 @@ def _cut(value: Any, room: int) -> Any:
     # iterative, as deep values are the point: each container is rebuilt with its children cut
     root: list[Any] = [None]
     stack: list[tuple[Any, Any, Any, int]] = [(value, root, 0, room)]
+    copy: Any
     while stack:
         current, parent, key, left = stack.pop()
         if isinstance(current, dict | list | tuple) and left <= 0:

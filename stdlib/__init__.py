@@ -181,12 +181,12 @@ async def run_action(
     if value_depth(result) > MAX_VALUE_DEPTH:
         raise TaskplateError(
             ErrorCode.EXECUTION_ERROR,
-            f"{name}'s result nests deeper than {MAX_VALUE_DEPTH} levels, more than a run may "
-            "hold",
+            f"{name}'s result nests deeper than {MAX_VALUE_DEPTH} levels, more than a run may hold",
             "Have it answer flatter data (pick the fields you need).",
             {"maxDepth": MAX_VALUE_DEPTH},
         )
-    return valid_unicode(result)
+    valid: dict[str, Any] = valid_unicode(result)
+    return valid
 
 
 async def _run_checked(

@@ -152,7 +152,9 @@ async def _read(state: ServerState, args: dict[str, Any], ctx: Context) -> CallT
     }
     content = {key: page[key] for key in ("format", "title", "content", "bytes", "truncated")}
     room = budget(state.answer_chars, args)
-    return ok(await paged_content("scrape", {**base, **content, **_warnings(page)}, artifacts, room))
+    return ok(
+        await paged_content("scrape", {**base, **content, **_warnings(page)}, artifacts, room)
+    )
 
 
 def _warnings(page: dict[str, Any]) -> dict[str, Any]:

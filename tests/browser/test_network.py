@@ -31,7 +31,6 @@ from taskplate.dsl import device_descriptor
 from taskplate.stdlib import ActionContext, WebClient
 from taskplate.stdlib._context import MemoryArtifacts
 from tests.conftest import act
-from tests.fuzzing import fuzz_settings
 from tests.fixtures.network_site import (
     PROXY_PASSWORD,
     NetworkSite,
@@ -39,6 +38,7 @@ from tests.fixtures.network_site import (
     network_site,
     tinyproxy,
 )
+from tests.fuzzing import fuzz_settings
 
 pytestmark = pytest.mark.anyio
 
@@ -178,7 +178,9 @@ def test_retry_after_is_read_as_seconds_or_a_date_and_capped() -> None:
     assert throttle.answered("https://a.test/x", 200, "3600", 0.1) is None  # only 429 and 503
 
 
-@pytest.mark.parametrize("odd", ["²", "١٢", "٣", "1.5", "+5", "-1", "0x10", "1e3", "7 s", "", "Wed"])
+@pytest.mark.parametrize(
+    "odd", ["²", "١٢", "٣", "1.5", "+5", "-1", "0x10", "1e3", "7 s", "", "Wed"]
+)
 def test_retry_after_other_than_ascii_digits_or_an_http_date_is_ignored(odd: str) -> None:
     from taskplate.browser._throttle import retry_after_s
 

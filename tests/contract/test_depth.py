@@ -44,7 +44,9 @@ def test_a_json_texts_depth_skips_brackets_in_strings() -> None:
 
 JSON = st.recursive(
     st.none() | st.integers() | st.text(alphabet='[]{}"\\ab', max_size=6),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+    ),
     max_leaves=20,
 )
 

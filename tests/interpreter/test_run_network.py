@@ -22,8 +22,8 @@ from taskplate.dsl._model import build_template
 from taskplate.interpreter import SHIPPED, RunManager, TemplateLibrary
 from taskplate.interpreter.runs._network import operator_network, run_network
 from taskplate.stdlib import REGISTRY
-from tests.fuzzing import fuzz_settings
 from tests.fixtures.network_site import PROXY_PASSWORD, network_site, tinyproxy
+from tests.fuzzing import fuzz_settings
 
 pytestmark = pytest.mark.anyio
 
@@ -100,22 +100,41 @@ def test_a_callers_time_zone_is_checked_before_the_run_as_an_iana_name() -> None
     assert kept.identity.timezone_id == "Asia/Tokyo"
 
 
-FORBIDDEN = ["Host", "Proxy-Authorization", "Transfer-Encoding", "Connection", "Cookie",
-             "content-length", "Sec-Fetch-Site", "proxy-connection", "X-HTTP-Method-Override"]
+FORBIDDEN = [
+    "Host",
+    "Proxy-Authorization",
+    "Transfer-Encoding",
+    "Connection",
+    "Cookie",
+    "content-length",
+    "Sec-Fetch-Site",
+    "proxy-connection",
+    "X-HTTP-Method-Override",
+]
 
 
 @pytest.mark.parametrize("header", FORBIDDEN)
-def test_a_forbidden_extra_header_is_refused_alike_whichever_engine_the_run_uses(header: str) -> None:
+def test_a_forbidden_extra_header_is_refused_alike_whichever_engine_the_run_uses(
+    header: str,
+) -> None:
     """One check before the run for both engines: the browser would refuse the header, plain
     HTTP would have sent it as given."""
     said = set()
-    for step in ({"id": "a", "action": "navigate", "with": {"url": "https://example.com"}},
-                 {"id": "a", "action": "fetch", "with": {"url": "https://example.com"}}):
-        data = {"template": "t", "version": "1.0.0", "steps": [step],
-                "browser": {"callerMaySet": ["extraHeaders"]}}
+    for step in (
+        {"id": "a", "action": "navigate", "with": {"url": "https://example.com"}},
+        {"id": "a", "action": "fetch", "with": {"url": "https://example.com"}},
+    ):
+        data = {
+            "template": "t",
+            "version": "1.0.0",
+            "steps": [step],
+            "browser": {"callerMaySet": ["extraHeaders"]},
+        }
         template, _ = build_template(data)
         with pytest.raises(TaskplateError) as refused:
-            run_network(template, {"browser": {"extraHeaders": {header: "x"}}}, TrustLevel.REMOTE, {})  # type: ignore[arg-type]
+            run_network(
+                template, {"browser": {"extraHeaders": {header: "x"}}}, TrustLevel.REMOTE, {}
+            )  # type: ignore[arg-type]
         assert refused.value.code is ErrorCode.INVALID_PARAMETER
         said.add(refused.value.message)
     assert len(said) == 1 and f'"{header}" is a header only the browser sets' in said.pop()
@@ -125,10 +144,14 @@ def test_a_forbidden_extra_header_is_refused_alike_whichever_engine_the_run_uses
 def test_an_extra_header_value_other_than_printable_ascii_is_refused(value: str) -> None:
     template = _template({"callerMaySet": ["extraHeaders"]})
     with pytest.raises(TaskplateError) as refused:
-        run_network(template, {"browser": {"extraHeaders": {"X-Team": value}}}, TrustLevel.REMOTE, {})  # type: ignore[arg-type]
+        run_network(
+            template, {"browser": {"extraHeaders": {"X-Team": value}}}, TrustLevel.REMOTE, {}
+        )  # type: ignore[arg-type]
     assert refused.value.code is ErrorCode.INVALID_PARAMETER
     assert "printable ASCII" in refused.value.message
-    fine = run_network(template, {"browser": {"extraHeaders": {"X-Team": "a b\tc"}}}, TrustLevel.REMOTE, {})  # type: ignore[arg-type]
+    fine = run_network(
+        template, {"browser": {"extraHeaders": {"X-Team": "a b\tc"}}}, TrustLevel.REMOTE, {}
+    )  # type: ignore[arg-type]
     assert fine.identity.http_headers() == {"X-Team": "a b\tc"}
 
 

@@ -43,9 +43,9 @@ async def readable_everywhere(wire: StdioWire, steps: list[dict[str, Any]]) -> d
     assert "runId" in ran, ran
     run_id = ran["runId"]
     got = result(await call(wire, "get_task_run", {"runId": run_id, "includeSteps": True}))
-    tasked = result(
-        await call(wire, "run_steps", {"steps": steps}, task={"ttl": 60000})
-    )["task"]["taskId"]
+    tasked = result(await call(wire, "run_steps", {"steps": steps}, task={"ttl": 60000}))["task"][
+        "taskId"
+    ]
     with anyio.fail_after(60):
         final = result(await wire.request("tasks/result", {"taskId": tasked}))
     for answer in (got["structuredContent"], final["structuredContent"]):
@@ -60,7 +60,13 @@ async def readable_everywhere(wire: StdioWire, steps: list[dict[str, Any]]) -> d
 async def test_fromjson_past_the_bound_fails_its_step_with_a_code_and_the_run_reads_back(
     home: Path, levels: int
 ) -> None:
-    steps = [{"id": "deep", "action": "set", "with": {"v": f"${{{{ fromJson('{deep_json(levels)}') }}}}"}}]
+    steps = [
+        {
+            "id": "deep",
+            "action": "set",
+            "with": {"v": f"${{{{ fromJson('{deep_json(levels)}') }}}}"},
+        }
+    ]
     async with stdio_wire(home, LEGACY) as wire:
         await wire.start()
         ran = await readable_everywhere(wire, steps)
@@ -82,7 +88,9 @@ async def test_values_at_the_bound_are_kept_whole(home: Path) -> None:
 
 
 async def test_an_evaluate_value_past_the_bound_is_a_coded_error(home: Path) -> None:
-    script = f"() => {{ let v = 1; for (let i = 0; i < {MAX_VALUE_DEPTH + 1}; i++) v = [v]; return v; }}"
+    script = (
+        f"() => {{ let v = 1; for (let i = 0; i < {MAX_VALUE_DEPTH + 1}; i++) v = [v]; return v; }}"
+    )
     steps = [{"id": "deep", "action": "evaluate", "with": {"script": script}}]
     async with stdio_wire(home, LEGACY) as wire:
         await wire.start()
@@ -98,7 +106,9 @@ async def test_inputs_past_the_bound_are_refused_and_a_message_past_the_read_bou
     async with stdio_wire(home, LEGACY) as wire:
         await wire.start()
         inputs = json.loads(deep_json(MAX_VALUE_DEPTH + 10))
-        refused = await call(wire, "run_task_template", {"templateId": "flow", "inputs": {"x": inputs}})
+        refused = await call(
+            wire, "run_task_template", {"templateId": "flow", "inputs": {"x": inputs}}
+        )
         content = result(refused)["structuredContent"]
         assert content["errorCode"] == "INVALID_PARAMETER", content
         assert f"deeper than {MAX_VALUE_DEPTH} levels" in content["error"], content
