@@ -14,29 +14,24 @@ import re
 from typing import Any
 
 MAX_VALUE_DEPTH = 100  # levels of lists and objects in one value (a scalar is 0, [] is 1)
+_CONTAINERS = (dict, list, tuple)
 DEEPER = f"(nested deeper than {MAX_VALUE_DEPTH} levels: cut here)"
 
 
 def value_depth(value: Any, stop: int = MAX_VALUE_DEPTH + 1) -> int:
     """The levels of lists/tuples and dicts in `value`, counted up to `stop` at most (the walk
-    ends there, so a huge deep value costs no more than the part within the bound)."""
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(value, 0)]
-    while stack:
-        current, level = stack.pop()
-        if isinstance(current, dict):
-            children: Any = current.values()
-        elif isinstance(current, list | tuple):
-            children = current
-        else:
-            continue
-        level += 1
-        if level > deepest:
-            deepest = level
-            if deepest >= stop:
-                return deepest
-        stack.extend((child, level) for child in children)
-    return deepest
+    ends there, so a huge deep value costs no more than the part within the bound). Level by
+    level, and only containers are visited: run_action measures every action's result."""
+    depth = 0
+    level = [value] if isinstance(value, _CONTAINERS) else []
+    while level and depth < stop:
+        depth += 1
+        inner: list[Any] = []
+        for container in level:
+            items = container.values() if isinstance(container, dict) else container
+            inner.extend([item for item in items if isinstance(item, _CONTAINERS)])
+        level = inner
+    return depth
 
 
 def too_deep(value: Any) -> bool:
