@@ -85,4 +85,22 @@ _FAILURES: tuple[tuple[type[httpx.HTTPError], str], ...] = (
 def failure(exc: httpx.HTTPError) -> str:
     """Why a request failed, for its caller (the log keeps httpx's own text)."""
     log.info("plain HTTP request failed: %s: %s", type(exc).__name__, exc)
+    if "CERTIFICATE_VERIFY_FAILED" in str(exc):  # OpenSSL's code: ours to name, not its text
+        return "the site's TLS certificate was not accepted (CERTIFICATE_VERIFY_FAILED)"
+    if isinstance(exc, httpx.ConnectError) and _tls(exc):
+        return "the TLS handshake with the site failed"
     return next((said for kind, said in _FAILURES if isinstance(exc, kind)), "the request failed")
+
+
+def _tls(exc: BaseException) -> bool:
+    """Whether an ssl error is among the causes of `exc`."""
+    import ssl
+
+    seen: BaseException | None = exc
+    for _ in range(10):  # a chain is short; a cycle is not followed for ever
+        if seen is None:
+            return False
+        if isinstance(seen, ssl.SSLError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
