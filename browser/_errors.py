@@ -5,7 +5,11 @@ The only place that reads Playwright's error texts; everything else sees Taskpla
 
 from __future__ import annotations
 
-from taskplate.contract import ErrorCode, TaskplateError
+import logging
+
+from taskplate.contract import ErrorCode, TaskplateError, internal_error
+
+log = logging.getLogger("taskplate.browser")
 
 _CRASH_MARKERS = (
     "target crashed",
@@ -120,4 +124,8 @@ def translate(exc: BaseException, *, doing: str, timeout_code: ErrorCode) -> Tas
             "Check that the URL is right and the site is reachable.",
             {"netError": reason},
         )
+    if not isinstance(exc, PlaywrightError):
+        # Python's own text (a KeyError's key, lxml's complaint) is no message for a caller:
+        # the log keeps it under the reference the error names
+        return internal_error(exc, doing, log)
     return TaskplateError(ErrorCode.EXECUTION_ERROR, f"{doing} failed: {first_line}", "")

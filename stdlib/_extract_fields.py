@@ -98,7 +98,7 @@ EXTRACT = """([root, fields, awaited, required, waitMs]) => {
     return el ? at(el) : (f.type === 'boolean' && !f.fields ? false : null);
   };
   const record = (el, fs) => {
-    const out = {};
+    const out = {};  // keys are prefixed (extract.KEY): never __proto__
     for (const [name, f] of Object.entries(fs)) out[name] = value(el, f);
     return out;
   };

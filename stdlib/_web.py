@@ -25,7 +25,7 @@ import httpx
 from taskplate.browser import Network, mask_credentials, redirect_elsewhere, through_proxy
 from taskplate.contract import ErrorCode, TaskplateError
 
-from ._body import Body, read_body, too_large
+from ._body import Body, failure, read_body, too_large
 from ._charset import decode
 from ._cookies import cookie_jar
 from ._decoding import ACCEPT_ENCODING, DecodingError, decoded
@@ -320,7 +320,7 @@ class WebClient:
         except httpx.HTTPError as exc:
             error = TaskplateError(
                 ErrorCode.NAVIGATION_FAILED,
-                mask_credentials(f"could not read {url}: {type(exc).__name__}: {exc}"),
+                mask_credentials(f"could not read {url}: {failure(exc)}"),
                 "Check the URL; the site may be down.",
                 {"url": url},
             )

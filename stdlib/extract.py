@@ -37,6 +37,19 @@ def _typed(value: Any, kind: str) -> Any:
     return number
 
 
+# Field names go to the page prefixed: a page's object keyed by a caller's name would read
+# `__proto__` as its prototype, not a key (and Playwright builds the argument the same way).
+KEY = "f:"
+
+
+def _keyed(fields: dict[str, Any]) -> dict[str, Any]:
+    """`fields` as the page script takes them: every name, at every depth, prefixed with KEY."""
+    return {
+        KEY + name: {**f, "fields": _keyed(f["fields"])} if isinstance(f.get("fields"), dict) else f
+        for name, f in fields.items()
+    }
+
+
 def _typed_field(value: Any, field: dict[str, Any]) -> Any:
     """A field's value as read, typed: each value of a list, each field of a record."""
     if field.get("all") and isinstance(value, list):
@@ -49,7 +62,7 @@ def _typed_one(value: Any, field: dict[str, Any]) -> Any:
     if isinstance(inner, dict):
         if not isinstance(value, dict):
             return None
-        return {name: _typed_field(value.get(name), f) for name, f in inner.items()}
+        return {name: _typed_field(value.get(KEY + name), f) for name, f in inner.items()}
     return _typed(value, field.get("type", "string"))
 
 
@@ -100,7 +113,8 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     # A boolean's absence is its answer (false): it is never waited for unless required.
     awaited = [n for n, f in fields.items() if f.get("type") != "boolean" or "fields" in f]
     try:
-        read = await page.evaluate(EXTRACT, [root, fields, awaited, required, waited])
+        keyed = [[KEY + n for n in names] for names in (awaited, required)]
+        read = await page.evaluate(EXTRACT, [root, _keyed(fields), *keyed, waited])
     except Exception as exc:
         if "is not a valid selector" in str(exc):
             raise TaskplateError(
@@ -115,14 +129,14 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
             f'root "{root}" matches no element' + (f" after {waited} ms" if waited else ""),
             "Check the root selector.",
         )
-    found = set(read["found"])
+    found = {name.removeprefix(KEY) for name in read["found"]}
     if not optional:
         absent = [n for n in required if n not in found]
         if absent:
             raise _not_found(root, absent, fields, waited, required=True)
         if awaited and not found & set(awaited):
             raise _not_found(root, awaited, fields, waited, required=False)
-    values = {name: _typed_field(read["values"][name], f) for name, f in fields.items()}
+    values = {name: _typed_field(read["values"].get(KEY + name), f) for name, f in fields.items()}
     missing = [k for k, v in values.items() if v is None or v == []]
     return {"values": values, "missing": missing}
 

@@ -7,14 +7,20 @@ from __future__ import annotations
 
 import logging
 import time
-import traceback
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from taskplate.browser import Network, Session, UrlPolicy, cleanup
-from taskplate.contract import ErrorCode, RunStatus, TaskplateError, TrustLevel
+from taskplate.contract import (
+    ErrorCode,
+    RunStatus,
+    TaskplateError,
+    TrustLevel,
+    exception_summary,
+    internal_error,
+)
 
 from .._artifacts import RunArtifacts
 from .._confirm import Confirmer
@@ -38,13 +44,9 @@ log = logging.getLogger("taskplate.runs")
 
 
 def internal(exc: BaseException) -> str:
-    """What an internal error was, for the run's error: each exception a group holds, with
-    where it was raised (the whole traceback goes to the log)."""
-    if isinstance(exc, BaseExceptionGroup):
-        return "; ".join(internal(inner) for inner in exc.exceptions)
-    where = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
-    at = f" (at {where[0].filename.rsplit('/', 1)[-1]}:{where[0].lineno})" if where else ""
-    return f"{type(exc).__name__}: {exc}{at}"
+    """What an internal error was, for the log (the caller sees only `internal_error`'s
+    reference to it): each exception a group holds, with where it was raised."""
+    return exception_summary(exc)
 
 
 def save_progress(store: Store, run_id: str, live: Live) -> None:
@@ -222,10 +224,7 @@ async def admit_and_execute(
         live.execution = execution
         await execute(job, execution, live, session, settlement)
     except Exception as exc:
-        log.exception("run %s failed with an internal error", run_id)
-        error = TaskplateError(
-            ErrorCode.EXECUTION_ERROR, f"internal error: {internal(exc)}", "Report this as a bug."
-        )
+        error = internal_error(exc, f"run {run_id}", log)
         await settlement.finish(
             run_id, RunStatus.FAILED, None, error.to_json(), execution.progress, execution.secrets
         )

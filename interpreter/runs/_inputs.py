@@ -13,7 +13,7 @@ from typing import Any
 
 import jsonschema
 
-from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
+from taskplate.contract import MAX_VALUE_DEPTH, ErrorCode, TaskplateError, TrustLevel, value_depth
 from taskplate.dsl import Template, format_checker, listed, render, truthy, violations
 
 from .._tracing import TraceMode, trace_mode
@@ -79,6 +79,13 @@ def check_inputs(template: Template, inputs: Any) -> dict[str, Any]:
     if not isinstance(inputs, dict):
         raise TaskplateError(
             ErrorCode.INVALID_PARAMETER, "inputs must be an object", "Pass inputs as a JSON object."
+        )
+    if value_depth(inputs) > MAX_VALUE_DEPTH:  # before any schema walk recurses into it
+        raise TaskplateError(
+            ErrorCode.INVALID_PARAMETER,
+            f"inputs nest deeper than {MAX_VALUE_DEPTH} levels, more than a run may hold",
+            "Pass flatter inputs.",
+            {"maxDepth": MAX_VALUE_DEPTH},
         )
     filled = with_defaults(template.inputs_schema, inputs)
     validator = jsonschema.Draft202012Validator(

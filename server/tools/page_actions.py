@@ -86,7 +86,7 @@ async def page_action(
     principal = state.principal(ctx)
     if name == "get_page_content" and args.get("cursor"):  # its next page, not the page again
         room = budget(state.answer_chars, args)
-        return ok(await next_content(manager, args["cursor"], principal, room))
+        return ok(await next_content(name, manager, args["cursor"], principal, room))
     session = state.sessions.usable(manager, args["sessionId"], trust, principal)
     own = spec.args_schema.get("properties", {})  # close_tab's tabId is its argument
     ours = ("sessionId", "tabId", "cursor", "maxTokens")
@@ -102,7 +102,7 @@ async def page_action(
     result = await run_action(name, action_ctx, action_args)
     await state.sessions.keep_call(manager, session, name, action_args, args.get("tabId"), result)
     if name == "get_page_content":
-        return ok(await paged_content(result, artifacts, budget(state.answer_chars, args)))
+        return ok(await paged_content(name, result, artifacts, budget(state.answer_chars, args)))
     return await small(manager, name, result, artifacts)
 
 

@@ -425,3 +425,35 @@ async def test_tasks_list_pages_by_the_cursors_it_made(manager: RunManager) -> N
     assert {t["taskId"] for t in (await tasks.listing(beta, ListParams()))["tasks"]} == made["beta"]  # type: ignore[arg-type]
     with pytest.raises(MCPError, match="not a tasks/list cursor"):  # alpha's cursor is not beta's
         await tasks.listing(beta, ListParams(cursor=cursors["alpha"]))  # type: ignore[arg-type]
+
+
+async def test_a_request_state_is_the_principals_across_its_tokens_and_no_one_elses(
+    served: Served,
+) -> None:
+    """requestState is bound to the principal, not the token: alpha answers with its other
+    token (a rotation) and the run goes on; beta's call with the same state is refused as any
+    forged one."""
+    capable = {"io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
+    steps = {"steps": [{"id": "go", "action": "set", "confirm": "Go on?", "with": {}}]}
+    async with (
+        caller(served, ALPHA_1, MODERN) as alpha,
+        caller(served, ALPHA_2, MODERN) as alpha_too,
+        caller(served, BETA, MODERN) as beta,
+    ):
+        with anyio.fail_after(60):
+            first = await alpha.tool("run_steps", steps, **capable)
+        assert first["resultType"] == "input_required", first
+        [key] = first["inputRequests"]
+        call = {
+            "name": "run_steps",
+            "arguments": steps,
+            "_meta": capable,
+            "inputResponses": {key: {"action": "accept", "content": {}}},
+            "requestState": first["requestState"],
+        }
+        refused = await beta.method("tools/call", call)
+        assert refused["error"]["code"] == -32602, refused
+        assert refused["error"]["message"] == "Invalid or expired requestState"
+        with anyio.fail_after(60):
+            done = await alpha_too.method("tools/call", call)
+        assert done["result"]["structuredContent"]["status"] == "succeeded", done
