@@ -14,7 +14,8 @@ from functools import cache
 from typing import Any
 
 # https://fetch.spec.whatwg.org/#forbidden-request-header: these names, and any starting
-# `proxy-` or `sec-`. The host, the connection, the body's framing and the cookies are the
+# `proxy-` or `sec-`, less `Referer` and `DNT`: both engines send those as given (Chromium
+# takes them from extra headers), and a page read for an agent often needs the referring page. The host, the connection, the body's framing and the cookies are the
 # engine's (and the run's profile's) to set, never a caller's.
 FORBIDDEN_HEADERS = frozenset(
     {
@@ -27,12 +28,10 @@ FORBIDDEN_HEADERS = frozenset(
         "cookie",
         "cookie2",
         "date",
-        "dnt",
         "expect",
         "host",
         "keep-alive",
         "origin",
-        "referer",
         "set-cookie",
         "te",
         "trailer",
