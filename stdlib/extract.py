@@ -33,8 +33,8 @@ _VALUE_SCHEMA: dict[str, dict[str, Any]] = {
 # What the values of one extract may take, in characters of their JSON, counted in the page:
 # past it a list stops and a text is cut, with a warning. The bound keeps what one read sends
 # into the server, and the work on it, to what the event loop carries in well under 100 ms.
-DEFAULT_MAX_BYTES = 1_000_000
-MAX_BYTES = 5_000_000
+MAX_BYTES = 1_000_000
+DEFAULT_MAX_BYTES = MAX_BYTES
 
 
 def _typed(value: Any, kind: str) -> Any:
@@ -85,9 +85,8 @@ def _cut_warnings(read: dict[str, Any], max_bytes: int) -> list[str]:
     more = read["cuts"] - len(read["cut"])
     if more:
         lines.append(f"and {more:,} more values cut")
-    lines.append(
-        f"raise maxBytes (up to {MAX_BYTES:,}), or narrow the selectors or root to read the rest"
-    )
+    raise_it = f"raise maxBytes (up to {MAX_BYTES:,}), or " if max_bytes < MAX_BYTES else ""
+    lines.append(f"{raise_it}narrow the selectors or root to read the rest part by part")
     return lines
 
 

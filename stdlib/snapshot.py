@@ -169,6 +169,9 @@ ACTION = ActionSpec(
                 "minimum": 1_000,
                 "maximum": 1_000_000,
                 "default": 50_000,
+                "description": "A page of elements: at most this many characters of their JSON "
+                "(the snapshot tool's answer also within the server's answer budget); the rest "
+                "from nextOffset.",
             },
             "offset": {
                 "type": "integer",
