@@ -16,17 +16,17 @@ from taskplate.dsl import ActionSpec
 from taskplate.stdlib._elements import REF_ATTRIBUTE
 from taskplate.stdlib.get_page_content import WAIT_FOR_STABLE, settle
 
-from ._schemas import BOOLEAN, INTEGER, MAX_INDEX, STRING, TIMEOUT_MS, args, result
+from ._schemas import BOOLEAN, INTEGER, MAX_INDEX, STRING, args, result
 
 if TYPE_CHECKING:
     from taskplate.stdlib._context import ActionContext
 
 _GRACE_S = 5
 
-DEFAULT_TIMEOUT_MS = 30_000
-# The most elements one snapshot lists (refs are given to these only); past it the answer says
-# capped: true. A bound on what the page builds and holds, far past what an agent pages through.
+# The most elements one snapshot lists (refs are given to these only); past it the answer's
+# warnings say so. A bound on what the page builds and holds, far past what an agent pages through.
 MAX_ELEMENTS = 100_000
+DEFAULT_TIMEOUT_MS = 30_000
 
 # One evaluate, in three passes so the page lays out once: the interactive elements in document
 # order (an open shadow root's before its host), then everything read of each (its box, style,
@@ -115,12 +115,16 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     if failed is not None:
         raise failed
     timeout_ms = args.get("timeoutMs", DEFAULT_TIMEOUT_MS)
-    offset, max_elements = args.get("offset", 0), args.get("maxElements", MAX_ELEMENTS)
-    given = [args.get("selector"), REF_ATTRIBUTE, offset, args.get("maxBytes", 50_000)]
+    given = [
+        args.get("selector"),
+        REF_ATTRIBUTE,
+        args.get("offset", 0),
+        args.get("maxBytes", 50_000),
+    ]
     try:
         # the page stops itself at the deadline; this is for a script held in one long call
         with anyio.fail_after(timeout_ms / 1000 + _GRACE_S):
-            text = await page.evaluate(_COLLECT, [*given, max_elements, timeout_ms])
+            text = await page.evaluate(_COLLECT, [*given, MAX_ELEMENTS, timeout_ms])
     except TimeoutError:
         raise _timed_out(timeout_ms, 0) from None
     except Exception as exc:
@@ -138,8 +142,8 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
         raise _timed_out(timeout_ms, taken["listed"])
     if taken["capped"]:
         warnings.append(
-            f"the snapshot lists the first {max_elements:,} interactive elements of the page "
-            "(maxElements); give a selector to see the others"
+            f"the snapshot lists the first {MAX_ELEMENTS:,} interactive elements of the page, "
+            "its most; give a selector to see the others"
         )
     answer = {
         "url": page.url,
@@ -148,7 +152,6 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
         "total": taken["total"],
         "truncated": taken["nextOffset"] is not None,
         "nextOffset": taken["nextOffset"],
-        "capped": taken["capped"],
     }
     return answer | ({"warnings": warnings} if warnings else {})
 
@@ -156,7 +159,7 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
 ACTION = ActionSpec(
     name="snapshot",
     level=Level.L0,
-    summary="Interactive elements with stable refs for click/fill, paged by maxBytes.",
+    summary="Interactive elements with stable refs for click/fill.",
     args_schema=args(
         {
             "selector": {
@@ -169,30 +172,18 @@ ACTION = ActionSpec(
                 "minimum": 1_000,
                 "maximum": 1_000_000,
                 "default": 50_000,
-                "description": "A page of elements: at most this many characters of their JSON "
-                "(the snapshot tool's answer also within the server's answer budget); the rest "
-                "from nextOffset.",
             },
             "offset": {
                 "type": "integer",
                 "minimum": 0,
                 "maximum": MAX_INDEX,
                 "default": 0,
-                "description": "First element index.",
-            },
-            "maxElements": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": MAX_ELEMENTS,
-                "default": MAX_ELEMENTS,
-                "description": "List at most this many elements (capped: true when the page "
-                "has more).",
             },
             "timeoutMs": {
-                **TIMEOUT_MS,
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 300_000,
                 "default": DEFAULT_TIMEOUT_MS,
-                "description": "Fail (EXECUTION_ERROR) when the page's elements are not read "
-                "by then.",
             },
             "waitForStable": WAIT_FOR_STABLE,
         }
@@ -205,10 +196,6 @@ ACTION = ActionSpec(
             "total": INTEGER,
             "truncated": BOOLEAN,
             "nextOffset": {"type": ["integer", "null"]},
-            "capped": {
-                **BOOLEAN,
-                "description": "The page has more interactive elements than maxElements.",
-            },
         }
     ),
     pure=True,

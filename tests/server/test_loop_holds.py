@@ -118,5 +118,6 @@ async def test_a_large_extract_and_snapshot_hold_the_loop_under_100_ms(
         report("snapshot", holds)
         assert taken.structured_content is not None, taken
         snap = taken.structured_content
-        assert snap["total"] == ROWS == MAX_ELEMENTS and snap["capped"] is False, snap["total"]
-        assert snap["truncated"] is True and 0 < snap["nextOffset"] < ROWS
+        assert snap["total"] == ROWS == MAX_ELEMENTS and "warnings" not in snap, snap["total"]
+        # a page within the answer budget (80,000 characters), though 1,000,000 were asked for
+        assert snap["truncated"] is True and 0 < snap["nextOffset"] < 2_000

@@ -1,5 +1,5 @@
 """Reads of a large page are bounded in the page and say so: `extract` stops a list at the last
-whole match within maxBytes and cuts a text, `snapshot` lists at most maxElements and stops at
+whole match within maxBytes and cuts a text, `snapshot` lists at most 100,000 elements and stops at
 timeoutMs, each with a flag and a warning, never a partial answer given as whole (#51)."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ import json
 import pytest
 
 from taskplate.contract import ErrorCode, TaskplateError
+from taskplate.stdlib import snapshot
 from taskplate.stdlib._context import ActionContext
 from tests.conftest import act
 from tests.fixtures.server import FixtureServer
@@ -56,16 +57,18 @@ async def test_extract_refuses_a_max_bytes_past_its_bound(ctx: ActionContext) ->
     assert caught.value.code is ErrorCode.INVALID_PARAMETER
 
 
-async def test_snapshot_lists_at_most_max_elements_and_says_the_page_has_more(
-    ctx: ActionContext, site: FixtureServer
+async def test_snapshot_lists_at_most_its_bound_and_says_the_page_has_more(
+    ctx: ActionContext, site: FixtureServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     await act("navigate", ctx, url=site.url("/many.html?n=50"))
-    snap = await act("snapshot", ctx, maxElements=10)
-    assert snap["total"] == 10 and snap["capped"] is True
+    monkeypatch.setattr(snapshot, "MAX_ELEMENTS", 10)  # 100,000 in earnest
+    snap = await act("snapshot", ctx)
+    assert snap["total"] == 10 and snap["truncated"] is False
     assert [e["name"] for e in snap["elements"]] == [f"Item {i}" for i in range(10)]
     assert "first 10 interactive elements" in snap["warnings"][0]
+    monkeypatch.undo()
     whole = await act("snapshot", ctx)
-    assert whole["total"] == 50 and whole["capped"] is False and "warnings" not in whole
+    assert whole["total"] == 50 and "warnings" not in whole
     assert [e["ref"] for e in whole["elements"][:10]] == [e["ref"] for e in snap["elements"]]
 
 
