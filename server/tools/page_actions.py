@@ -91,6 +91,11 @@ async def page_action(
     own = spec.args_schema.get("properties", {})  # close_tab's tabId is its argument
     ours = ("sessionId", "tabId", "cursor", "maxTokens")
     action_args = {k: v for k, v in args.items() if k in own or k not in ours}
+    if name == "snapshot":  # a page of elements within the answer budget; the rest by offset
+        asked = action_args.get(
+            "maxBytes", REGISTRY[name].args_schema["properties"]["maxBytes"]["default"]
+        )
+        action_args["maxBytes"] = min(asked, state.answer_chars)
     artifacts = RunArtifacts(manager.artifacts, f"session_{session.id}", principal.name)
     action_ctx = ActionContext(
         session=session,
