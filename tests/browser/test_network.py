@@ -248,7 +248,7 @@ async def test_the_identity_reaches_the_page_and_plain_http_sends_the_same(
         locale="de-DE",
         timezone_id="Asia/Tokyo",
         viewport=(800, 600),
-        extra_headers=(("X-Team", "crawl"),),
+        extra_headers=(("X-Team", "crawl"), ("Referer", "https://ref.test/list")),
     )
     network = Network(identity=identity)
     ctx = await _ctx(sessions, network)
@@ -262,11 +262,13 @@ async def test_the_identity_reaches_the_page_and_plain_http_sends_the_same(
         "height": 600,
     }
     assert headers["user-agent"] == "taskplate-test/1.0" and headers["x-team"] == "crawl"
+    assert headers["referer"] == "https://ref.test/list"
     assert headers["accept-language"].startswith("de-DE")
     async with WebClient(network=network) as web:
         echoed = (await web.get(net.url("/echo"), 100_000)).data
     plain = json.loads(re.search(rb"<pre id=headers[^>]*>(.*?)</pre>", echoed)[1])  # type: ignore[index]
     assert plain["user-agent"] == "taskplate-test/1.0" and plain["x-team"] == "crawl"
+    assert plain["referer"] == "https://ref.test/list"
     assert plain["accept-language"] == "de-DE,de;q=0.9"
 
 
