@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from ._tab import Tab
     from ._throttle import HostThrottle
     from ._untraced import untraced
+    from ._url_host import as_read, host_of, joined, url_host
     from ._wait import wait_for_stable
 
 # Public names: the TYPE_CHECKING imports above, loaded on first use: a command that needs only a
@@ -69,6 +70,7 @@ __all__ = [
     "Snapshot",
     "Tab",
     "UrlPolicy",
+    "as_read",
     "can_show_window",
     "capture_page",
     "check_selectors",
@@ -78,7 +80,9 @@ __all__ = [
     "element_html",
     "find_chromium",
     "guard_redirects",
+    "host_of",
     "is_crash",
+    "joined",
     "login",
     "mask_credentials",
     "masked_har",
@@ -98,6 +102,7 @@ __all__ = [
     "through_proxy",
     "translate",
     "untraced",
+    "url_host",
     "wait_for_stable",
     "write_har",
 ]

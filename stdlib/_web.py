@@ -22,7 +22,15 @@ import anyio
 import httpcore
 import httpx
 
-from taskplate.browser import Network, mask_credentials, redirect_elsewhere, through_proxy
+from taskplate.browser import (
+    Network,
+    as_read,
+    joined,
+    mask_credentials,
+    redirect_elsewhere,
+    through_proxy,
+    url_host,
+)
 from taskplate.contract import ErrorCode, TaskplateError
 
 from ._body import Body, read_body, too_large
@@ -192,7 +200,7 @@ class WebClient:
         from protego import Protego
 
         target = urljoin(origin(url), "/robots.txt")
-        host = urlsplit(url).hostname
+        host = _host(url)
         for _hop in range(ROBOTS_MAX_REDIRECTS + 1):
             try:
                 body = await self._request(target, ROBOTS_MAX_BYTES, polite=False)
@@ -202,7 +210,7 @@ class WebClient:
             if body.status not in (301, 302, 303, 307, 308) or not location:
                 break
             target = urljoin(target, location.strip())
-            if urlsplit(target).hostname != host:  # only where the policy already let us go
+            if _host(target) != host:  # only where the policy already let us go
                 return None
         if body.status >= 300 or body.status < 200:
             return None
@@ -286,9 +294,12 @@ class WebClient:
             async with self._polite(url) if polite else _nothing():
                 # Built here, not by build_request, which would copy the jar into one that
                 # matches domains as Python's default policy does, not as browsers do.
+                # Sent as a browser reads it (`as_read`): the host the URL policy judged
+                # (`http://2130706433/` is 127.0.0.1), not another reading of it by httpx or
+                # by the proxy, which would resolve the number itself.
                 request = httpx.Request(
                     "GET",
-                    url,
+                    as_read(url),
                     headers=client.headers,
                     extensions={"timeout": client.timeout.as_dict()},
                 )
@@ -307,6 +318,8 @@ class WebClient:
                     else None
                 )
                 try:
+                    if response.status_code == 407 and self.network.proxy_for(_host(url)):
+                        raise _proxy_refused(url, response.headers.get("proxy-authenticate"))
                     declared = response.headers.get("content-length", "")
                     if declared.isdigit() and int(declared) > max_bytes:
                         raise too_large(url, max_bytes)
@@ -326,8 +339,12 @@ class WebClient:
             )
             # Through a proxy, the proxy is all httpx connects to: a failed connection is its.
             proxys = isinstance(exc, httpx.ConnectError | httpx.ProxyError)
-            proxy = self.network.proxy_for(urlsplit(url).hostname or "")
+            proxy = self.network.proxy_for(_host(url))
             raise through_proxy(error, proxy, proxys=proxys) from None
+        except TaskplateError as exc:
+            if exc.details and exc.details.get("proxyStatus") == 407:
+                raise through_proxy(exc, self.network.proxy_for(_host(url)), proxys=True) from None
+            raise
         return Body(
             url=url,
             status=response.status_code,
@@ -365,17 +382,47 @@ async def client_for(ctx: Caller) -> AsyncIterator[WebClient]:
 
 async def _refuse_other_schemes(response: httpx.Response) -> None:
     """A redirect to a javascript:, data: or file: URL is refused as soon as it is read (httpx,
-    which makes the next request of every redirect, would fail on some of them untranslated)."""
+    which makes the next request of every redirect, would fail on some of them untranslated).
+    Another one's Location is rewritten as a browser reads it (`joined`): the redirect's
+    reader (`fetch`) judges and follows the host a browser would go to, and httpx, which reads
+    it first, does not stumble on a numeric host it spells differently (`0251.0376.0251.0376`)."""
     location = response.headers.get("location")
     if response.is_redirect and location:
-        target = redirect_elsewhere(str(response.request.url), location)
+        url = str(response.request.url)
+        target = redirect_elsewhere(url, location)
         if target is not None:
             raise TaskplateError(
                 ErrorCode.URL_NOT_ALLOWED,
-                f"{response.request.url} redirects to {target[:200]}, not an http(s) URL",
+                f"{url} redirects to {target[:200]}, not an http(s) URL",
                 "Leave this URL out: only http and https pages are read.",
-                {"url": str(response.request.url), "location": target[:2000]},
+                {"url": url, "location": target[:2000]},
             )
+        read = joined(url, location)
+        if read is None:
+            raise TaskplateError(
+                ErrorCode.NAVIGATION_FAILED,
+                f"{url} redirects to {location.strip()[:200]!r}, which is not a valid URL",
+                "The site sent a broken redirect; leave this URL out.",
+                {"url": url, "location": location[:2000]},
+            )
+        response.headers["location"] = read
+
+
+def _host(url: str) -> str:
+    """The URL's host as the URL policy reads it ('' for none)."""
+    return url_host(url) or ""
+
+
+def _proxy_refused(url: str, challenge: str | None) -> TaskplateError:
+    """A proxy's 407: it wants credentials, or other ones (as through_proxy then names it)."""
+    scheme = (challenge or "").split(" ", 1)[0][:40]
+    return TaskplateError(
+        ErrorCode.NAVIGATION_FAILED,
+        f"could not read {url}: the proxy refused the request (407 Proxy Authentication"
+        " Required" + (f", it asks for {scheme}" if scheme else "") + ")",
+        "Check the proxy's user and password.",
+        {"url": url, "proxyStatus": 407},
+    )
 
 
 @asynccontextmanager

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import time
 from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import urlsplit
 
 from taskplate.browser import (
     Capture,
@@ -18,6 +17,7 @@ from taskplate.browser import (
     page_state,
     translate,
     untraced,
+    url_host,
 )
 from taskplate.contract import ErrorCode, Level, TaskplateError
 from taskplate.dsl import ActionSpec
@@ -158,7 +158,10 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
         # Imported here: `dsl validate` loads the actions; the network's pace needs anyio.
         from taskplate.browser import through_proxy
 
-        raise through_proxy(error, network.proxy_for(urlsplit(url).hostname or "")) from None
+        raise through_proxy(error, network.proxy_for(url_host(url) or "")) from None
+    if response is not None and response.status == 407 and network.proxy_for(url_host(url) or ""):
+        await tab.blank(ending=True)  # the proxy's own page, not the site's: nothing to read
+        raise _proxy_refused(url, network.proxy_for(url_host(url) or ""))
     tab.stale = False
     # Where it landed: as the page sent it at load (no round trip), else asked.
     sent = tab.earlier if tab.earlier is not None and not tab.earlier.html else None
@@ -175,6 +178,19 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     answer = {"url": page.url, "status": tab.status, "title": landed.title if landed else ""}
     warnings = [w for w in (waited, paced, late) if w]
     return answer | ({"warnings": warnings} if warnings else {})
+
+
+def _proxy_refused(url: str, proxy: Any) -> TaskplateError:
+    """A proxy's 407, which Chromium shows as the page: NAVIGATION_FAILED naming the proxy."""
+    from taskplate.browser import through_proxy
+
+    error = TaskplateError(
+        ErrorCode.NAVIGATION_FAILED,
+        f"opening {url} failed: the proxy refused the request (407 Proxy Authentication Required)",
+        "Check the proxy's user and password.",
+        {"url": url, "proxyStatus": 407},
+    )
+    return through_proxy(error, proxy, proxys=True)
 
 
 def _paced(
