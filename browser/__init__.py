@@ -13,8 +13,7 @@ if TYPE_CHECKING:
     from ._cleanup import cleanup
     from ._element_probe import check_selectors, matched_element, matched_reads, page_elements
     from ._endpoints import pid_alive, read_loads
-    from ._errors import crashed, is_crash, navigation_failed, net_error, translate
-    from ._guard import guard_redirects
+    from ._errors import crashed, is_crash, navigation_failed, net_error, too_large, translate
     from ._har import (
         MASK,
         MAX_RECORDING_BYTES,
@@ -79,7 +78,6 @@ __all__ = [
     "data_home",
     "element_html",
     "find_chromium",
-    "guard_redirects",
     "host_of",
     "is_crash",
     "joined",
@@ -100,6 +98,7 @@ __all__ = [
     "response_body",
     "system_resolver",
     "through_proxy",
+    "too_large",
     "translate",
     "untraced",
     "url_host",

@@ -29,11 +29,12 @@ from taskplate.browser import (
     mask_credentials,
     redirect_elsewhere,
     through_proxy,
+    too_large,
     url_host,
 )
 from taskplate.contract import ErrorCode, TaskplateError
 
-from ._body import Body, read_body, too_large
+from ._body import Body, read_body
 from ._charset import decode
 from ._cookies import cookie_jar
 from ._decoding import ACCEPT_ENCODING, DecodingError, decoded
