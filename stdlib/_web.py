@@ -25,15 +25,13 @@ import httpx
 from taskplate.browser import (
     Network,
     as_read,
-    joined,
     mask_credentials,
-    redirect_elsewhere,
     through_proxy,
     too_large,
-    url_host,
 )
 from taskplate.contract import ErrorCode, TaskplateError
 
+from ._answers import host_of_url, proxy_refused, refuse_other_schemes
 from ._body import Body, read_body
 from ._charset import decode
 from ._cookies import cookie_jar
@@ -138,7 +136,7 @@ class WebClient:
                     mounts=self._direct(pinned),
                     trust_env=False,  # HTTPS_PROXY and NO_PROXY are the run's Network's
                     timeout=httpx.Timeout(20.0),
-                    event_hooks={"response": [_refuse_other_schemes]},
+                    event_hooks={"response": [refuse_other_schemes]},
                 )
         return self._client
 
@@ -201,7 +199,7 @@ class WebClient:
         from protego import Protego
 
         target = urljoin(origin(url), "/robots.txt")
-        host = _host(url)
+        host = host_of_url(url)
         for _hop in range(ROBOTS_MAX_REDIRECTS + 1):
             try:
                 body = await self._request(target, ROBOTS_MAX_BYTES, polite=False)
@@ -211,7 +209,7 @@ class WebClient:
             if body.status not in (301, 302, 303, 307, 308) or not location:
                 break
             target = urljoin(target, location.strip())
-            if _host(target) != host:  # only where the policy already let us go
+            if host_of_url(target) != host:  # only where the policy already let us go
                 return None
         if body.status >= 300 or body.status < 200:
             return None
@@ -319,8 +317,8 @@ class WebClient:
                     else None
                 )
                 try:
-                    if response.status_code == 407 and self.network.proxy_for(_host(url)):
-                        raise _proxy_refused(url, response.headers.get("proxy-authenticate"))
+                    if response.status_code == 407 and self.network.proxy_for(host_of_url(url)):
+                        raise proxy_refused(url, response.headers.get("proxy-authenticate"))
                     declared = response.headers.get("content-length", "")
                     if declared.isdigit() and int(declared) > max_bytes:
                         raise too_large(url, max_bytes)
@@ -340,11 +338,13 @@ class WebClient:
             )
             # Through a proxy, the proxy is all httpx connects to: a failed connection is its.
             proxys = isinstance(exc, httpx.ConnectError | httpx.ProxyError)
-            proxy = self.network.proxy_for(_host(url))
+            proxy = self.network.proxy_for(host_of_url(url))
             raise through_proxy(error, proxy, proxys=proxys) from None
         except TaskplateError as exc:
             if exc.details and exc.details.get("proxyStatus") == 407:
-                raise through_proxy(exc, self.network.proxy_for(_host(url)), proxys=True) from None
+                raise through_proxy(
+                    exc, self.network.proxy_for(host_of_url(url)), proxys=True
+                ) from None
             raise
         return Body(
             url=url,
@@ -379,51 +379,6 @@ async def client_for(ctx: Caller) -> AsyncIterator[WebClient]:
     network = ctx.session.network if ctx.session is not None else None
     async with WebClient(policy=ctx.policy, cookies=cookies, network=network) as web:
         yield web
-
-
-async def _refuse_other_schemes(response: httpx.Response) -> None:
-    """A redirect to a javascript:, data: or file: URL is refused as soon as it is read (httpx,
-    which makes the next request of every redirect, would fail on some of them untranslated).
-    Another one's Location is rewritten as a browser reads it (`joined`): the redirect's
-    reader (`fetch`) judges and follows the host a browser would go to, and httpx, which reads
-    it first, does not stumble on a numeric host it spells differently (`0251.0376.0251.0376`)."""
-    location = response.headers.get("location")
-    if response.is_redirect and location:
-        url = str(response.request.url)
-        target = redirect_elsewhere(url, location)
-        if target is not None:
-            raise TaskplateError(
-                ErrorCode.URL_NOT_ALLOWED,
-                f"{url} redirects to {target[:200]}, not an http(s) URL",
-                "Leave this URL out: only http and https pages are read.",
-                {"url": url, "location": target[:2000]},
-            )
-        read = joined(url, location)
-        if read is None:
-            raise TaskplateError(
-                ErrorCode.NAVIGATION_FAILED,
-                f"{url} redirects to {location.strip()[:200]!r}, which is not a valid URL",
-                "The site sent a broken redirect; leave this URL out.",
-                {"url": url, "location": location[:2000]},
-            )
-        response.headers["location"] = read
-
-
-def _host(url: str) -> str:
-    """The URL's host as the URL policy reads it ('' for none)."""
-    return url_host(url) or ""
-
-
-def _proxy_refused(url: str, challenge: str | None) -> TaskplateError:
-    """A proxy's 407: it wants credentials, or other ones (as through_proxy then names it)."""
-    scheme = (challenge or "").split(" ", 1)[0][:40]
-    return TaskplateError(
-        ErrorCode.NAVIGATION_FAILED,
-        f"could not read {url}: the proxy refused the request (407 Proxy Authentication"
-        " Required" + (f", it asks for {scheme}" if scheme else "") + ")",
-        "Check the proxy's user and password.",
-        {"url": url, "proxyStatus": 407},
-    )
 
 
 @asynccontextmanager
