@@ -43,7 +43,14 @@ async def let_through(cdp: CDPSession, event: dict[str, Any], limit: int) -> boo
             return False
         await cdp.send("Fetch.continueRequest", request)
         return True
-    body = await _read(cdp, request, limit)
+    try:
+        stream = (await cdp.send("Fetch.takeResponseBodyAsStream", request))["stream"]
+    except Exception:
+        # An answer Chromium will not hand over (none seen here): it goes on as it is rather
+        # than hang the page's load; the renderer reads it unbounded, as before.
+        await cdp.send("Fetch.continueRequest", request)
+        return True
+    body = await _read(cdp, stream, limit)
     if body is None:
         await _fail(cdp, request)
         return False
@@ -60,9 +67,8 @@ async def let_through(cdp: CDPSession, event: dict[str, Any], limit: int) -> boo
     return True
 
 
-async def _read(cdp: CDPSession, request: dict[str, str], limit: int) -> bytes | None:
+async def _read(cdp: CDPSession, stream: str, limit: int) -> bytes | None:
     """The body, decoded, while it is at most `limit` bytes; None past it (the read stops)."""
-    stream = (await cdp.send("Fetch.takeResponseBodyAsStream", request))["stream"]
     chunks: list[bytes] = []
     size = 0
     try:
