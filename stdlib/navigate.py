@@ -198,20 +198,18 @@ ACTION = ActionSpec(
             "blockResources": {
                 "type": "boolean",
                 "default": False,
-                "description": "Load no images, media or fonts in this tab (for reading: faster).",
+                "description": "Load no images, media or fonts (faster reading).",
             },
             "blockAds": {
                 "type": "boolean",
                 "default": False,
-                "description": "Refuse requests to known ad and tracker hosts in this tab.",
+                "description": "Refuse known ad and tracker hosts.",
             },
             "maxBodyBytes": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 50_000_000,
                 "default": MAX_BODY_BYTES,
-                "description": "Refuse a document (the page, a frame) larger than this, decoded,"
-                " before the page sees it.",
             },
         },
         ["url"],
