@@ -13,8 +13,7 @@ if TYPE_CHECKING:
     from ._cleanup import cleanup
     from ._element_probe import check_selectors, matched_element, matched_reads, page_elements
     from ._endpoints import pid_alive, read_loads
-    from ._errors import crashed, is_crash, navigation_failed, net_error, translate
-    from ._guard import guard_redirects
+    from ._errors import crashed, is_crash, navigation_failed, net_error, too_large, translate
     from ._har import (
         MASK,
         MAX_RECORDING_BYTES,
@@ -39,6 +38,7 @@ if TYPE_CHECKING:
     from ._tab import Tab
     from ._throttle import HostThrottle
     from ._untraced import untraced
+    from ._url_host import as_read, host_of, joined, url_host
     from ._wait import wait_for_stable
 
 # Public names: the TYPE_CHECKING imports above, loaded on first use: a command that needs only a
@@ -71,6 +71,7 @@ __all__ = [
     "Snapshot",
     "Tab",
     "UrlPolicy",
+    "as_read",
     "can_show_window",
     "capture_page",
     "check_selectors",
@@ -79,8 +80,9 @@ __all__ = [
     "data_home",
     "element_html",
     "find_chromium",
-    "guard_redirects",
+    "host_of",
     "is_crash",
+    "joined",
     "login",
     "mask_credentials",
     "masked_har",
@@ -99,8 +101,10 @@ __all__ = [
     "sweep",
     "system_resolver",
     "through_proxy",
+    "too_large",
     "translate",
     "untraced",
+    "url_host",
     "wait_for_stable",
     "write_har",
 ]

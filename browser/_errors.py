@@ -36,6 +36,17 @@ def crashed(detail: str = "") -> TaskplateError:
     )
 
 
+def too_large(url: str, max_bytes: int) -> TaskplateError:
+    """An answer larger than its bound (maxBodyBytes), as it came or as it decoded: the same
+    words for both engines."""
+    return TaskplateError(
+        ErrorCode.NAVIGATION_FAILED,
+        f"{url} is larger than the size limit ({max_bytes} bytes)",
+        "Raise maxBodyBytes, or skip this page.",
+        {"url": url, "maxBodyBytes": max_bytes},
+    )
+
+
 def navigation_failed(url: str, reason: str) -> TaskplateError:
     """A page that could not be reached: `reason` is Chromium's net error (ERR_NAME_NOT_RESOLVED).
     A redirect Chromium will not follow (to data:, file: and other schemes) is URL_NOT_ALLOWED."""

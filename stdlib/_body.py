@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 import httpx
 
+from taskplate.browser import too_large
 from taskplate.contract import ErrorCode, TaskplateError
 
 from ._decoding import Decoding, DecodingError
@@ -56,15 +57,6 @@ async def read_body(response: httpx.Response, url: str, max_bytes: int) -> list[
         chunks.clear()
         raise
     return chunks
-
-
-def too_large(url: str, max_bytes: int) -> TaskplateError:
-    return TaskplateError(
-        ErrorCode.NAVIGATION_FAILED,
-        f"{url} is larger than the size limit ({max_bytes} bytes)",
-        "Raise maxBodyBytes, or skip this page.",
-        {"url": url, "maxBodyBytes": max_bytes},
-    )
 
 
 # What a failed plain-HTTP request says, in our words: httpx's text is Python's (an exception's
