@@ -13,8 +13,7 @@ if TYPE_CHECKING:
     from ._cleanup import cleanup
     from ._element_probe import check_selectors, matched_element, matched_reads, page_elements
     from ._endpoints import pid_alive, read_loads
-    from ._errors import crashed, is_crash, navigation_failed, net_error, translate
-    from ._guard import guard_redirects
+    from ._errors import crashed, is_crash, navigation_failed, net_error, too_large, translate
     from ._har import (
         MASK,
         MAX_RECORDING_BYTES,
@@ -29,16 +28,31 @@ if TYPE_CHECKING:
     from ._headed import HeadedWindow, can_show_window
     from ._home import data_home
     from ._login import login
-    from ._network import Identity, Network, Proxy, mask_credentials, proxy_from_env, through_proxy
-    from ._policy import Resolver, UrlPolicy, redirect_elsewhere, system_resolver
+    from ._own_profiles import OwnProfiles, sweep
     from ._profiles import ProfileStore, Snapshot
     from ._runtime import BrowserConfig, BrowserRuntime, find_chromium
     from ._session import Session
     from ._sessions import MAX_TABS_PER_PROCESS, MAX_TABS_PER_SESSION, Sessions
     from ._tab import Tab
-    from ._throttle import HostThrottle
     from ._untraced import untraced
     from ._wait import wait_for_stable
+    from .traffic import (
+        HostThrottle,
+        Identity,
+        Network,
+        Proxy,
+        Resolver,
+        UrlPolicy,
+        as_read,
+        host_of,
+        joined,
+        mask_credentials,
+        proxy_from_env,
+        redirect_elsewhere,
+        system_resolver,
+        through_proxy,
+        url_host,
+    )
 
 # Public names: the TYPE_CHECKING imports above, loaded on first use: a command that needs only a
 # few pays only for those.
@@ -60,6 +74,7 @@ __all__ = [
     "HostThrottle",
     "Identity",
     "Network",
+    "OwnProfiles",
     "ProfileStore",
     "Proxy",
     "RecordedAnswers",
@@ -69,6 +84,7 @@ __all__ = [
     "Snapshot",
     "Tab",
     "UrlPolicy",
+    "as_read",
     "can_show_window",
     "capture_page",
     "check_selectors",
@@ -77,8 +93,9 @@ __all__ = [
     "data_home",
     "element_html",
     "find_chromium",
-    "guard_redirects",
+    "host_of",
     "is_crash",
+    "joined",
     "login",
     "mask_credentials",
     "masked_har",
@@ -94,10 +111,13 @@ __all__ = [
     "read_loads",
     "redirect_elsewhere",
     "response_body",
+    "sweep",
     "system_resolver",
     "through_proxy",
+    "too_large",
     "translate",
     "untraced",
+    "url_host",
     "wait_for_stable",
     "write_har",
 ]

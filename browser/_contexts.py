@@ -15,10 +15,9 @@ from playwright.async_api import BrowserContext, Page
 
 from ._cleanup import cleanup
 from ._har import HarRecording
-from ._network import Network
-from ._policy import UrlPolicy
 from ._tab import Tab
 from ._watcher import WATCHER
+from .traffic import Network, UrlPolicy
 
 if TYPE_CHECKING:
     from ._runtime import BrowserRuntime

@@ -18,7 +18,7 @@ const IMPLICIT = {a: 'link', button: 'button', h1: 'heading', h2: 'heading', h3:
   select: 'combobox', img: 'img', li: 'listitem', ul: 'list', ol: 'list', nav: 'navigation',
   main: 'main', table: 'table', form: 'form'};
 const describe = (el) => {
-  const attrs = {};
+  const attrs = Object.create(null);  // an attribute named __proto__ is kept as one
   for (const a of el.attributes) {
     if (a.name !== 'class' && a.name !== 'style' && a.value.length <= 200) attrs[a.name] = a.value;
   }

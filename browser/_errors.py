@@ -5,7 +5,11 @@ The only place that reads Playwright's error texts; everything else sees Taskpla
 
 from __future__ import annotations
 
-from taskplate.contract import ErrorCode, TaskplateError
+import logging
+
+from taskplate.contract import ErrorCode, TaskplateError, internal_error
+
+log = logging.getLogger("taskplate.browser")
 
 _CRASH_MARKERS = (
     "target crashed",
@@ -29,6 +33,17 @@ def crashed(detail: str = "") -> TaskplateError:
         ErrorCode.PAGE_CRASHED,
         "the page or the browser crashed" + (f": {detail}" if detail else ""),
         "Retry the call: a new browser is started automatically.",
+    )
+
+
+def too_large(url: str, max_bytes: int) -> TaskplateError:
+    """An answer larger than its bound (maxBodyBytes), as it came or as it decoded: the same
+    words for both engines."""
+    return TaskplateError(
+        ErrorCode.NAVIGATION_FAILED,
+        f"{url} is larger than the size limit ({max_bytes} bytes)",
+        "Raise maxBodyBytes, or skip this page.",
+        {"url": url, "maxBodyBytes": max_bytes},
     )
 
 
@@ -120,4 +135,8 @@ def translate(exc: BaseException, *, doing: str, timeout_code: ErrorCode) -> Tas
             "Check that the URL is right and the site is reachable.",
             {"netError": reason},
         )
+    if not isinstance(exc, PlaywrightError):
+        # Python's own text (a KeyError's key, lxml's complaint) is no message for a caller:
+        # the log keeps it under the reference the error names
+        return internal_error(exc, doing, log)
     return TaskplateError(ErrorCode.EXECUTION_ERROR, f"{doing} failed: {first_line}", "")

@@ -1,52 +1,49 @@
-"""The URL policy on every request of a tab, in the browser itself (request interception over
-DevTools). Judging a URL is the policy's (_policy.py); this only stops what it refuses.
+"""The URL policy on every request of a tab, and the size bound on every document's answer, in
+the browser itself (request interception over DevTools). Judging a URL is the policy's
+(_policy.py), reading an answer within its bound _document_body.py's; this only stops what they
+refuse.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ._policy import UrlPolicy, redirect_elsewhere
 from ._tab import Tab
+from .traffic import UrlPolicy, let_through, redirect_elsewhere
 
 
 async def guard(tab: Tab, policy: UrlPolicy) -> None:
-    """Check every request of the tab, redirect hops included, in the browser itself, when the
-    policy is enforced (remote trust, denied hosts). Otherwise leave the tab alone until one of
-    its navigations fails as a redirect to javascript: does (`guard_redirects`): each document's
-    answer waiting on this process cost every navigation about 10 ms (bench/batch.py)."""
-    if policy.enforced:
-        await _intercept(tab, policy)
-
-
-async def guard_redirects(tab: Tab, policy: UrlPolicy) -> bool:
-    """From now on, refuse a page's redirect to another scheme (javascript:, data:, file:),
-    which Chromium ends without saying why (ERR_ABORTED for javascript:), as URL_NOT_ALLOWED;
-    False when the tab's answers were looked at already (nothing new to learn by trying again)."""
-    if tab.redirects_guarded:
-        return False
+    """Hold each document's answer of the tab to its size bound (`Tab.max_body_bytes`), and
+    when the policy is enforced (remote trust, denied hosts) check every request of the tab,
+    redirect hops included, in the browser itself."""
     await _intercept(tab, policy)
-    return True
 
 
 async def _intercept(tab: Tab, policy: UrlPolicy) -> None:
     """Playwright's routes never see redirects, so the tab gets its own DevTools session with
-    request interception: each document's answer pauses until its Location is looked at, and
-    (when the policy is enforced) each request, and each hop of a redirect chain, pauses until
-    the policy has looked at its URL; a refused one fails before anything is sent."""
+    request interception: each document's answer pauses until its Location is looked at and its
+    body is known to be within the bound, and (when the policy is enforced) each request, and
+    each hop of a redirect chain, pauses until the policy has looked at its URL; a refused one
+    fails before anything is sent."""
     cdp = await tab.page.context.new_cdp_session(tab.page)
 
     async def paused(event: dict[str, Any]) -> None:
         url = event["request"]["url"]
+        main = event.get("resourceType") == "Document" and event.get("frameId") == main_frame
         try:
             if "responseStatusCode" in event:
                 why = _redirect_elsewhere(url, event)
+                if why is None:
+                    limit = tab.max_body_bytes
+                    if not await let_through(cdp, event, limit) and main:
+                        tab.oversized = (url, limit)
+                    return
             else:
                 why = await policy.refusal_async(url)
             if why is None:
                 await cdp.send("Fetch.continueRequest", {"requestId": event["requestId"]})
                 return
-            if event.get("resourceType") == "Document" and event.get("frameId") == main_frame:
+            if main:
                 tab.refused = f"{url} is not allowed: {why}"
             failure = {"requestId": event["requestId"], "errorReason": "BlockedByClient"}
             await cdp.send("Fetch.failRequest", failure)

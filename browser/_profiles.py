@@ -84,7 +84,7 @@ class Snapshot:
 class ProfileStore:
     def __init__(self, root: Path) -> None:
         self.root = root
-        self._publishing: set[str] = set()  # profiles with a publish in flight in this process
+        self._publishing: set[str] = set()  # folders with a publish in flight in this process
 
     # -- paths --------------------------------------------------------------------------------
     def folder(self, profile_id: Any) -> Path:
@@ -228,9 +228,12 @@ class ProfileStore:
         overwritten; single-flight per profile in this process (a publish already in flight
         stands for this one); nothing is written when the state did not change."""
         profile_id = session.profile_id
-        if profile_id is None or profile_id in self._publishing or session.context is None:
+        if profile_id is None or session.context is None:
             return False
-        self._publishing.add(profile_id)
+        key = str(self.folder(profile_id))  # a principal's profile and the operator's are apart
+        if key in self._publishing:
+            return False
+        self._publishing.add(key)
         try:
             state = dict(await session.context.storage_state(indexed_db=with_indexed_db()))
             if json.dumps(state, sort_keys=True) == json.dumps(
@@ -245,4 +248,4 @@ class ProfileStore:
             log.info("profile %s: nothing published after the run", profile_id)
             return False
         finally:
-            self._publishing.discard(profile_id)
+            self._publishing.discard(key)

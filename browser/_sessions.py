@@ -13,10 +13,9 @@ from taskplate.contract import ErrorCode, TaskplateError
 
 from ._contexts import SessionContexts
 from ._har import HarRecording
-from ._network import Network
-from ._policy import UrlPolicy
 from ._runtime import BrowserRuntime
 from ._session import Session
+from .traffic import Network, UrlPolicy
 
 MAX_TABS_PER_SESSION = 20
 MAX_TABS_PER_PROCESS = 50

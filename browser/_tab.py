@@ -16,10 +16,10 @@ from playwright.async_api import CDPSession, Dialog, Page, Request
 
 from taskplate.contract import ErrorCode, TaskplateError
 
-from ._blocking import blocked_url_patterns
 from ._capture import LOADED_BINDING, Capture
-from ._errors import is_crash, navigation_failed
+from ._errors import is_crash, navigation_failed, too_large
 from ._untraced import untraced
+from .traffic import DEFAULT_MAX_BODY_BYTES, blocked_url_patterns
 
 POPUP_GRACE_S = 2.0  # a window opened this long after a click or key press is the user's
 # Also tells the page's watcher the reader is done with it: it sends no copy of itself as the tab
@@ -42,6 +42,10 @@ class Tab:
     dialogs: list[dict[str, str]] = field(default_factory=list)
     refused: str | None = None  # the last URL the policy refused in this tab, and why
     redirects_guarded: bool = False  # each document's answer is looked at (_guard.py)
+    # A document's answer larger than this, decoded, is refused before the page sees it
+    # (_document_body.py); the last top document refused so, and the bound it passed.
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    oversized: tuple[str, int] | None = None
     status: int | None = None  # the HTTP status of the last navigation
     crashed: bool = False
     opened_by: str | None = None  # the tab whose page opened this one (a popup)
@@ -70,8 +74,6 @@ class Tab:
     navigated_at: float = 0.0
     _keeping: bool = False  # the binding is installed
     unsettled: bool = False  # navigated and not waited on since: a reader waits first
-    # The last navigation of the top document that Chromium aborted (ERR_ABORTED), if any.
-    aborted: Request | None = None
 
     async def forget_page_state(self) -> None:
         """Clear what a tab carries from page to page (sessionStorage, window.name), so the
@@ -134,7 +136,6 @@ class Tab:
     def navigating(self) -> None:
         """A navigation of ours begins: what loads from now on is kept for readers."""
         self.earlier, self.unsettled, self.keeping = None, False, True
-        self.aborted = None
         self.navigated_at = time.time() * 1000
 
     async def block(self, kinds: frozenset[str]) -> None:
@@ -210,23 +211,6 @@ class Tab:
             reason = (request.failure or "").removeprefix("net::").split()[0:1]
             if reason != ["ERR_ABORTED"]:  # replaced by another navigation: no error page
                 self.net_error = (request.url, reason[0] if reason else "an unknown network error")
-            else:
-                self.aborted = request
-
-    async def aborted_after_an_answer(self) -> bool:
-        """Whether the last aborted navigation got an answer first (an empty 204, a download):
-        not a redirect to another scheme, which Chromium aborts before any answer is given.
-        The failed request's event may come a moment after the navigation's failure."""
-        with anyio.move_on_after(0.5):
-            while self.aborted is None:
-                await anyio.sleep(0.01)
-        request = self.aborted
-        if request is None:
-            return False
-        try:
-            return await untraced(request.response) is not None
-        except Exception:
-            return False
 
     def may_show_error_page(self) -> bool:
         """Cheap: a page load of this tab failed, or Playwright already saw the error page.
@@ -257,6 +241,8 @@ class Tab:
             return TaskplateError(
                 ErrorCode.URL_NOT_ALLOWED, self.refused, "Use a public http(s) URL."
             )
+        if self.oversized:  # so did the size bound
+            return too_large(*self.oversized)
         # The failed request's event and the error page's text may both come a moment later.
         with anyio.move_on_after(2):
             while self.net_error is None and not code:

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ._depth import MAX_VALUE_DEPTH, capped, json_depth, value_depth
 from ._files import FileRefused, read_bounded, write_whole
+from ._internal import exception_summary, internal_error
 from ._lazy import lazy_names
 from ._text import valid_text, valid_unicode
 from ._vocabulary import (
@@ -31,6 +33,7 @@ else:
     from ._lazy_dataclass import field, lazy_dataclass, replace
 
 __all__ = [
+    "MAX_VALUE_DEPTH",
     "STEP_ERROR_CODES",
     "ErrorCode",
     "FileRefused",
@@ -39,12 +42,17 @@ __all__ = [
     "StepStatus",
     "TaskplateError",
     "TrustLevel",
+    "capped",
+    "exception_summary",
     "field",
+    "internal_error",
+    "json_depth",
     "lazy_dataclass",
     "lazy_names",
     "read_bounded",
     "replace",
     "valid_text",
     "valid_unicode",
+    "value_depth",
     "write_whole",
 ]

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from ._devices import device_descriptor, device_names
     from ._diagnostics import Diagnostic, Severity, Span, format_json, format_text, has_errors
     from ._formats import format_checker, is_uri
+    from ._identity import forbidden_header, identity_problems
     from ._json_schema_check import SHIPPED as META_SCHEMA_FILE
     from ._json_schema_check import flattened_meta_schema
     from ._metaschema import TEMPLATE as TEMPLATE_SCHEMA
@@ -97,10 +98,12 @@ __all__ = [
     "find_case_files",
     "fixed_clock",
     "flattened_meta_schema",
+    "forbidden_header",
     "format_checker",
     "format_json",
     "format_text",
     "has_errors",
+    "identity_problems",
     "is_uri",
     "is_valid",
     "listed",

@@ -9,7 +9,7 @@ from ._admission import MAX_URL_BYTES, admit
 from ._artifacts import ArtifactStore, Chunk, RunArtifacts
 from ._confirm import Answer, Asker, CannotAsk, ConfirmPolicy
 from ._library import SHIPPED, TemplateLibrary, matches
-from ._principal import LOCAL, OPERATOR, Principal
+from ._principal import LOCAL, OPERATOR, Principal, space_of
 from ._step_log import Progress, StepRow, progress_text, time_left
 from ._templates_from_calls import Saved, marked, save_kept_calls, typed_secret, user_templates
 from ._tracing import TraceMode
@@ -37,9 +37,12 @@ from .cases import (
     suggest_repair,
 )
 from .runs import (
+    DEFAULT_QUEUED,
+    Capacity,
     Limits,
     RunManager,
     RunReads,
+    Share,
     check_inputs,
     check_timeout,
     internal,
@@ -50,6 +53,7 @@ from .runs import (
 from .store import STORE_ENV, RunRow, RunStore, Store, open_store
 
 __all__ = [
+    "DEFAULT_QUEUED",
     "LOCAL",
     "MAX_URL_BYTES",
     "OPERATOR",
@@ -59,6 +63,7 @@ __all__ = [
     "ArtifactStore",
     "Asker",
     "CannotAsk",
+    "Capacity",
     "CaseResult",
     "Chunk",
     "ConfirmPolicy",
@@ -77,6 +82,7 @@ __all__ = [
     "RunRow",
     "RunStore",
     "Saved",
+    "Share",
     "StepRow",
     "Store",
     "TemplateLibrary",
@@ -106,6 +112,7 @@ __all__ = [
     "save_case",
     "save_kept_calls",
     "secret_names",
+    "space_of",
     "stored_inputs",
     "suggest_repair",
     "time_left",

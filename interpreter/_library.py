@@ -125,6 +125,10 @@ class TemplateLibrary:
     tested: set[str] = field(default_factory=set)  # their ids
     case_locks: list[Path] = field(default_factory=list)
     offline: bool = False
+    # Templates remote principals saved (`save_template`): space (`space_of`) -> id -> version,
+    # each seen by its principal only, under `<home>/principals/<space>/templates/`.
+    owned: dict[str, dict[str, dict[str, Template]]] = field(default_factory=dict)
+    owned_sources: dict[tuple[str, str, str], str] = field(default_factory=dict)
     _seen: Any = None
 
     def load(self, folders: list[Traversable], home: Path | None = None) -> TemplateLibrary:
@@ -135,23 +139,40 @@ class TemplateLibrary:
     def _reload(self) -> None:
         """Configuration, lock files and every template read again; checked against the
         providers' live tools where they are connected, else their lock files."""
-        self._seen = fingerprint(self.folders, self.home)
+        self._seen = fingerprint(self._watched(), self.home)
         self.actions = ProviderCatalog.build(
             self.catalog, self.folders, self.home, self.providers, self.case_locks
         )
         self.configuration = self.actions.configuration
         self.templates, self.sources, self.rejected, self.needed = {}, {}, {}, set()
-        self.switched_off = {}
+        self.switched_off, self.owned, self.owned_sources = {}, {}, {}
         for folder in self.folders:
             for path in template_files(folder):
                 self._add(path)
         for path in self.added:
             self._add(path)
+        for folder in self._owned_folders():
+            for path in template_files(folder):
+                self._add(path, folder.parent.name)
 
-    def add_file(self, path: Traversable) -> Template | None:
-        """One more template file, kept across reloads."""
-        self.added.append(path)
-        return self._add(path)
+    def _owned_folders(self) -> list[Path]:
+        """Each remote principal's folder of saved templates."""
+        if self.home is None or not (self.home / "principals").is_dir():
+            return []
+        spaces = (self.home / "principals").iterdir()
+        return sorted(p / "templates" for p in spaces if (p / "templates").is_dir())
+
+    def _watched(self) -> list[Traversable]:
+        return [*self.folders, *self._owned_folders()]
+
+    def add_file(self, path: Traversable, space: str | None = None) -> Template | None:
+        """One more template file, kept across reloads; `space`: a remote principal's own
+        (read again from its folder on a reload)."""
+        if space is None:
+            self.added.append(path)
+        else:
+            self._seen = fingerprint(self._watched(), self.home)  # its own change, known
+        return self._add(path, space)
 
     def add_case_file(self, path: Path) -> Template | None:
         """The template a test case runs, from its file (`dsl test`, `dsl record`): served
@@ -167,7 +188,7 @@ class TemplateLibrary:
         self.cases.append(path)
         return self.add_file(path)
 
-    def _add(self, path: Traversable) -> Template | None:
+    def _add(self, path: Traversable, space: str | None = None) -> Template | None:
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
@@ -189,6 +210,12 @@ class TemplateLibrary:
                 log.warning("template %s not served: %s", path, d.header())
             return None
         template = result.template
+        if space is not None:
+            self.owned.setdefault(space, {}).setdefault(template.id, {})[template.version] = (
+                template
+            )
+            self.owned_sources[(space, template.id, template.version)] = text
+            return template
         self.templates.setdefault(template.id, {})[template.version] = template
         self.sources[(template.id, template.version)] = text
         return template
@@ -205,7 +232,7 @@ class TemplateLibrary:
     async def refresh(self) -> bool:
         """Reload when a template file, a configuration or a lock file changed (runs under
         way keep the templates they started with); True when something changed."""
-        if fingerprint(self.folders, self.home) == self._seen:
+        if fingerprint(self._watched(), self.home) == self._seen:
             return False
         log.info("templates or configuration changed: reloading")
         self._reload()
@@ -272,13 +299,24 @@ class TemplateLibrary:
         ]
         return [*served, *off, *broken]
 
-    def all(self) -> list[Template]:
+    def all(self, space: str | None = None) -> list[Template]:
+        """The served templates; `space`: with a remote principal's own (in place of a
+        served one of the same id), never another's."""
         return [
             self._switched(t)
-            for template_id, versions in self.templates.items()
+            for template_id, versions in self._seen_by(space).items()
             if self.enabled(template_id)
             for t in sorted(versions.values(), key=lambda t: _version_key(t.version))
         ]
+
+    def _seen_by(self, space: str | None) -> dict[str, dict[str, Template]]:
+        return {**self.templates, **self.owned.get(space, {})} if space else self.templates
+
+    def text(self, template: Template, space: str | None = None) -> str | None:
+        """The YAML a served template was read from (`space`: a principal's own first)."""
+        if space is not None and (space, template.id, template.version) in self.owned_sources:
+            return self.owned_sources[(space, template.id, template.version)]
+        return self.sources.get((template.id, template.version))
 
     def _switched(self, template: Template) -> Template:
         """A template the configuration limits to local callers, so limited."""
@@ -286,7 +324,11 @@ class TemplateLibrary:
             return template
         return replace(template, trust=(TrustLevel.LOCAL,))
 
-    def get(self, template_id: str, version: str | None = None) -> Template:
+    def get(
+        self, template_id: str, version: str | None = None, space: str | None = None
+    ) -> Template:
+        """`space`: a remote principal's, whose own templates it sees (another principal's
+        id is answered as an unknown one)."""
         if not self.enabled(template_id):
             raise TaskplateError(
                 ErrorCode.TEMPLATE_DISABLED,
@@ -295,12 +337,13 @@ class TemplateLibrary:
                 "in taskplate.toml.",
                 {"templateId": template_id},
             )
-        versions = self.templates.get(template_id)
+        seen = self._seen_by(space)
+        versions = seen.get(template_id)
         if not versions:
             raise TaskplateError(
                 ErrorCode.TEMPLATE_NOT_FOUND,
                 f'no template "{template_id}"',
-                f"Installed: {', '.join(sorted(filter(self.enabled, self.templates))) or 'none'} (list_task_templates).",
+                f"Installed: {', '.join(sorted(filter(self.enabled, seen))) or 'none'} (list_task_templates).",
             )
         candidates = [v for v in versions if version is None or matches(v, version)]
         if not candidates:

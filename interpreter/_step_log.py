@@ -166,10 +166,32 @@ class StepRow:
 
 
 def preview(value: Any, secrets: list[str]) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    text = _masked(value if isinstance(value, str) else _head(value, secrets), secrets)
+    return text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1] + "…"
+
+
+def _head(value: Any, secrets: list[str]) -> str:
+    """The value's JSON, or only as much of it as a preview shows: a page's megabytes are not
+    written out twice a step on the event loop. Read far enough past the cut that no secret
+    straddles it, masks counted."""
+    longest = max(map(len, secrets), default=0)
+    parts: list[str] = []
+    size, enough = 0, PREVIEW_CHARS + longest + 1
+    for part in json.JSONEncoder(ensure_ascii=False, default=str).iterencode(value):
+        parts.append(part)
+        size += len(part)
+        if size >= enough:
+            text = "".join(parts)
+            if len(_masked(text, secrets)) > PREVIEW_CHARS + longest:
+                return text
+            enough *= 2  # masks shortened it: read on
+    return "".join(parts)
+
+
+def _masked(text: str, secrets: list[str]) -> str:
     for secret in secrets:
         text = text.replace(secret, "***")
-    return text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1] + "…"
+    return text
 
 
 def count_item_steps() -> list[int]:

@@ -55,9 +55,10 @@ def marked(value: Any, secrets: list[str]) -> Any:
     return value
 
 
-def user_templates(home: Path) -> Path:
-    """The folder of templates saved by `save_template` / `dsl template from-run`."""
-    return home / "templates"
+def user_templates(home: Path, space: str | None = None) -> Path:
+    """The folder of templates saved by `save_template` / `dsl template from-run`; `space`: a
+    remote principal's own (`space_of`), which only it sees."""
+    return home / "templates" if space is None else home / "principals" / space / "templates"
 
 
 def shipped_ids() -> set[str]:
@@ -296,11 +297,13 @@ class Saved:
     secret_inputs: list[str]
     steps: int
 
+    shown: str | None = None  # the path as the caller is told it (a remote one: no server path)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "templateId": self.template_id,
             "version": self.version,
-            "path": str(self.path),
+            "path": self.shown or str(self.path),
             "inputs": self.inputs,
             "secretInputs": self.secret_inputs,
             "steps": self.steps,
@@ -339,23 +342,26 @@ async def save_kept_calls(
     shipped: set[str] | None = None,
     description: str | None = None,
     overwrite: bool = False,
+    space: str | None = None,
 ) -> Saved:
-    """Check, build, validate and write `<home>/templates/<name>.yaml`, then serve it.
+    """Check, build, validate and write `<home>/templates/<name>.yaml` (`space`: a remote
+    principal's own folder, another's never read), then serve it.
 
     Every refusal comes before the file is written; the file appears whole or not at all."""
-    folder = user_templates(home)
+    folder = user_templates(home, space)
     check_name(name, library, shipped_ids() if shipped is None else shipped, folder)
     path = folder / f"{name}.yaml"
     if path.exists() and not overwrite:
         raise TaskplateError(
             ErrorCode.INVALID_PARAMETER,
-            f'you saved a template "{name}" already ({path})',
+            f'you saved a template "{name}" already',
             "Choose another name, or pass overwrite to replace it.",
         )
     calls, origin = await kept_calls(store, source)
     template, inputs = build_template(name, calls, origin, library.catalog, description)
     text = template_text(template)
-    checked = check_source(text, str(path), library.catalog)
+    shown = None if space is None else f"templates/{name}.yaml"  # no server path for a remote one
+    checked = check_source(text, shown or str(path), library.catalog)
     if not checked.ok or checked.template is None:
         problems = [d for d in checked.diagnostics if d.severity == "error"]
         raise TaskplateError(
@@ -365,7 +371,7 @@ async def save_kept_calls(
             {"diagnostics": [d.to_json() for d in problems]},
         )
     _write(path, text)
-    library.add_file(path)
+    library.add_file(path, space)
     secret_inputs = list(inputs.required)
     return Saved(
         name,
@@ -375,6 +381,7 @@ async def save_kept_calls(
         list(inputs.properties),
         secret_inputs,
         len(template["steps"]),
+        shown,
     )
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from taskplate.contract import Level
 
+from ._config_profiles import ProfileSettings, profile_settings
 from ._config_schema import _PROVIDER, NAME, NETWORK
 from ._llm import ModelEndpoint, endpoint_from_env, endpoint_of
 
@@ -77,6 +78,8 @@ class Configuration:
     template_tools: bool | None = None
     answer_tokens: int | None = None  # `[serve] answerTokens`: the answer budget (None: 20,000)
     tool_tokens: int | None = None  # `[serve] toolTokens`: tools/list's budget (None: 4,400)
+    # `[profiles]` (the data home's): remote principals' own profiles, the operator's shared
+    profiles: ProfileSettings = field(default_factory=ProfileSettings)
 
     def warn(self, message: str) -> None:
         self.warnings.append(message)
@@ -197,9 +200,11 @@ def load_configuration(
         if isinstance(data, str):
             config.warn(f"{path}: {data}; its providers and switches are ignored")
             continue
-        for key in sorted(set(data) - {"providers", "templates", "llm", "network", "serve"}):
+        known = {"providers", "templates", "llm", "network", "serve", "profiles"}
+        for key in sorted(set(data) - known):
             config.warn(
-                f'{path}: unknown table "{key}" ignored (want providers, templates, llm, network or serve)'
+                f'{path}: unknown table "{key}" ignored (want providers, templates, llm, '
+                "network, serve or profiles)"
             )
         _merge_providers(config, data.get("providers", {}), Path(str(path)), env, home_file)
         _merge_switches(config, data.get("templates", {}), str(path))
@@ -208,6 +213,10 @@ def load_configuration(
         if "network" in data:
             _merge_network(config, data["network"], str(path), str(path) == home_file)
         _merge_serve(config, data.get("serve", {}), str(path))
+        if "profiles" in data and str(path) != home_file:
+            config.warn(f"{path}: [profiles] ignored: only the data home's taskplate.toml sets it")
+        elif "profiles" in data:
+            config.profiles = profile_settings(data["profiles"], str(path), config.warn)
     if config.llm is None:
         from_env = endpoint_from_env(env)
         if isinstance(from_env, str):

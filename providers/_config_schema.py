@@ -98,6 +98,29 @@ SCHEMA: dict[str, Any] = {
         },
         "llm": LLM,
         "network": NETWORK,
+        "profiles": {
+            "type": "object",
+            "description": "Remote principals' login profiles (docs/profiles.md; the data home's only).",
+            "properties": {
+                "most": {"type": "integer", "minimum": 0, "maximum": 10000, "default": 20},
+                "unused_days": {
+                    "type": "number",
+                    "exclusiveMinimum": 0,
+                    "maximum": 3650,
+                    "default": 30,
+                },
+                "shared": {
+                    "type": "object",
+                    "description": "An operator profile = the principals that use it.",
+                    "propertyNames": {"pattern": "^[a-zA-Z0-9._-]{1,64}$"},
+                    "additionalProperties": {
+                        "type": "array",
+                        "items": {"type": "string", "minLength": 1},
+                    },
+                },
+            },
+            "additionalProperties": False,
+        },
         "serve": {
             "type": "object",
             "description": "What `dsl serve` offers agents (its flags have the last word).",

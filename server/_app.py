@@ -5,14 +5,18 @@ Built around a running RunManager; transports (stdio, streamable HTTP) are chose
 
 from __future__ import annotations
 
+import secrets
 from importlib.metadata import version
 from typing import Any
 
+from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.lowlevel import NotificationOptions
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcp.server.mcpserver.resources import TextResource
 from mcp.server.mcpserver.tools.base import Tool
+from mcp.server.request_state import RequestStateSecurity
 from mcp_types import CallToolResult, InputRequiredResult
 
 from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
@@ -100,6 +104,7 @@ def build_server(
         tools=served,
         warn_on_duplicate_resources=False,
         extensions=[TasksExtension(tasks)],
+        request_state_security=request_state_security(),
     )
     server.middleware.append(tasks)
     state.log_levels.install(server)
@@ -113,7 +118,24 @@ def build_server(
         state.reoffered()
         announce_list_changes(server)
     serve_artifacts(server, state)
+    serve_own_templates(server, state)
     return server, state
+
+
+def request_state_security() -> RequestStateSecurity:
+    """The SDK's sealing of `requestState` (a key of this process, its default TTL), bound to
+    the caller's principal rather than its token (the SDK's default binds the token's client
+    id): an answer sent with the principal's rotated token still reaches its run."""
+    return RequestStateSecurity(keys=[secrets.token_bytes(32)], bind_principal=_principal_of)
+
+
+def _principal_of(_ctx: Any) -> str | None:
+    """A bearer token's principal (StaticTokens' claim); None without a token (stdio, local
+    HTTP), where the SDK's default binds nothing either."""
+    token = get_access_token()
+    if token is None:
+        return None
+    return "principal:" + str((token.claims or {}).get("principal") or token.client_id)
 
 
 def offer_templates(server: MCPServer, state: ServerState) -> bool:
@@ -147,6 +169,26 @@ def announce_list_changes(server: MCPServer) -> None:
         return plain(options, *args, **kwargs)
 
     lowlevel.get_capabilities = told  # type: ignore[method-assign,assignment]
+
+
+def serve_own_templates(server: MCPServer, state: ServerState) -> None:
+    """`template://ID@VERSION` of a template a remote caller saved, read by that caller only
+    (the operator's and shipped ones are resources of their own, `publish`); any other such
+    address is answered as the SDK answers one it does not know."""
+
+    @server.resource(
+        "template://{ref}",
+        name="saved template",
+        description="A template you saved (save_template), by its id and version.",
+        mime_type="application/yaml",
+    )
+    async def own_template(ref: str, ctx: Context) -> str:
+        space = state.principal(ctx).space
+        template_id, _, version = ref.rpartition("@")
+        text = state.manager.own_template_source(space, template_id, version)
+        if text is None:
+            raise ResourceNotFoundError(f"Unknown resource: template://{ref}")
+        return text
 
 
 def publish(server: MCPServer, manager: RunManager, template: Template) -> None:

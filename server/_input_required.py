@@ -10,7 +10,8 @@ answered the same way through `get_task_run`.
 
 The `requestState` this module writes is plain JSON ({run, asked}); the SDK's
 `RequestStateBoundary` (installed by `MCPServer`) seals it on the way out and verifies it on
-the way in (AES-GCM, bound to the tool, its arguments, the principal, and a TTL), so a handler
+the way in (AES-GCM, bound to the tool, its arguments, the caller's principal - not its token,
+`_app.request_state_security` - and a TTL), so a handler
 only ever reads state this server minted; a forged or expired one is refused by the SDK
 ("Invalid or expired requestState"). A state whose question is no longer open (answered,
 timed out, another server process) gets INVALID_PARAMETER saying so.

@@ -3,8 +3,9 @@ default, `dsl serve --answer-tokens` and a call's `maxTokens`): a long list or t
 part that fits, with its page {offset, returned, total, nextCursor}; never all or nothing.
 
 A cursor names where the next page starts in something its caller owns (a run, an artifact) and
-nothing more: it is read back under the caller's own ownership check, so a cursor of another
-caller, a stale one (its run or artifact gone) and a garbled one are all one unknown cursor.
+which tool made it: it is read back under the caller's own ownership check and by that tool
+only, so a cursor of another caller or another tool, a stale one (its run or artifact gone) and
+a garbled one are all one unknown cursor.
 """
 
 from __future__ import annotations
@@ -26,7 +27,9 @@ MIN_TOKENS = 1_000  # under this a page holds little more than its envelope
 MAX_TOKENS = 1_000_000
 _PREFIX = "pg1."
 _REF = re.compile(r"(run|art)_[A-Za-z0-9]{1,64}", re.ASCII)
-KINDS = ("result", "steps", "content")
+# What a cursor pages: a run's result list or steps (get_task_run reads the cursors of every
+# run answer), or the content one tool answered, which only that tool reads on (content_kind).
+KINDS = ("result", "steps", "content:scrape", "content:get_page_content")
 
 MAX_TOKENS_ARG = {
     "type": "integer",
@@ -50,6 +53,13 @@ class Cursor:
     def token(self) -> str:
         body = json.dumps([self.kind, self.ref, self.offset], separators=(",", ":"))
         return sealed(_PREFIX, body)
+
+
+def content_kind(tool: str) -> str:
+    """The kind of the cursors into a content answer of `tool` (scrape, get_page_content)."""
+    kind = f"content:{tool}"
+    assert kind in KINDS, kind
+    return kind
 
 
 def unknown_cursor() -> TaskplateError:

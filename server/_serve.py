@@ -24,7 +24,7 @@ from ._app import build_server
 from ._paging import DEFAULT_TOKENS
 from .tools import DEFAULT_GROUPS
 from .tools.template_tools import DEFAULT_TOOL_TOKENS
-from .transports import HttpSecurity, Started, answer_malformed, run_stdio
+from .transports import HttpSecurity, Started, answer_malformed, run_stdio, shares
 from .ui import UiAccess, ui_app
 
 log = logging.getLogger("taskplate.serve")
@@ -95,6 +95,7 @@ async def serve(manager: RunManager, settings: ServeSettings) -> list[int]:
     Its first run finds the browser and Markdown conversion warm: on stdio they start once the
     client has the tool list (never before an answer: they would share the cores with it), on
     HTTP (the conversion worker) as the server starts listening."""
+    manager.share_runs(shares(settings.security.tokens))  # each token line's share of the runs
     async with manager.running(warm=settings.http):
         server, state = build_server(
             manager,

@@ -58,7 +58,9 @@ class ToolSessions:
         record: bool = False,
     ) -> Session:
         profile = "master" if profile_id is None else profile_id
-        session = await manager.open_session(trust, profile, record=record)
+        session = await manager.open_session(
+            trust, profile, record=record, principal=principal.name
+        )
         self.trust[session.id] = trust
         self.owners[session.id] = principal.name
         return session

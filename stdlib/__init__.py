@@ -12,7 +12,14 @@ from functools import partial
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from taskplate.contract import ErrorCode, TaskplateError, lazy_names, valid_unicode
+from taskplate.contract import (
+    MAX_VALUE_DEPTH,
+    ErrorCode,
+    TaskplateError,
+    lazy_names,
+    valid_unicode,
+    value_depth,
+)
 from taskplate.dsl import ActionSpec, listed, validator_for, violations
 
 if TYPE_CHECKING:
@@ -159,8 +166,18 @@ async def run_action(
     finally:
         if token is not None:
             _ANSWERING_INTO.reset(token)
-    # what a page, a provider or a model answered, made valid Unicode once, here
-    return valid_unicode(result) if outermost else result
+    if not outermost:
+        return result
+    # what a page, a provider or a model answered, made valid Unicode and bounded once, here
+    if value_depth(result) > MAX_VALUE_DEPTH:
+        raise TaskplateError(
+            ErrorCode.EXECUTION_ERROR,
+            f"{name}'s result nests deeper than {MAX_VALUE_DEPTH} levels, more than a run may hold",
+            "Have it answer flatter data (pick the fields you need).",
+            {"maxDepth": MAX_VALUE_DEPTH},
+        )
+    valid: dict[str, Any] = valid_unicode(result)
+    return valid
 
 
 async def _run_checked(

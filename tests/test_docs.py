@@ -122,6 +122,7 @@ def test_the_mcp_guide_states_the_limits_the_server_enforces() -> None:
     """docs/mcp.md's table of limits, against the numbers in the code."""
     from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 
+    from taskplate.contract import MAX_VALUE_DEPTH
     from taskplate.interpreter import Limits
     from taskplate.interpreter._admission import MAX_URL_BYTES
     from taskplate.server import _schemas
@@ -143,6 +144,7 @@ def test_the_mcp_guide_states_the_limits_the_server_enforces() -> None:
         f"1 to {action_schemas.TIMEOUT_MS['maximum']:,} ms": 0,
         f"{evaluate.DEFAULT_TIMEOUT_MS:,} ms unless given": 0,
         f"at most {evaluate.MAX_DEPTH} levels deep": 0,
+        f"at most {MAX_VALUE_DEPTH} levels of lists and objects (`MAX_VALUE_DEPTH`": 0,
         f"0 to {action_schemas.MAX_INDEX:,}": 0,
         f"deeper than {_jsonrpc.MAX_READ_DEPTH:,} levels": 0,
         f"more than {_jsonrpc.MAX_DIGITS:,} digits": 0,

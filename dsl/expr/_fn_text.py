@@ -12,6 +12,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from taskplate.contract import MAX_VALUE_DEPTH, json_depth
+
 from ._function import MAX_STRING, Function, FunctionError, check_size, to_text, want
 
 T = TypeVar("T")
@@ -100,20 +102,39 @@ def _to_json(value: Any) -> str:
 
 def _from_json(s: Any) -> Any:
     want("fromJson", 1, s, "string")
+    # deeper than a run may hold (a run's answer must stay readable), whatever json.loads takes
+    if json_depth(s) > MAX_VALUE_DEPTH:
+        raise FunctionError(
+            f"fromJson() got JSON nested deeper than {MAX_VALUE_DEPTH} levels, more than a value "
+            "may be"
+        )
     try:
         return json.loads(s, parse_constant=_no_constant, parse_float=_finite)
-    except (ValueError, RecursionError) as exc:  # a number of over 4300 digits is a ValueError
-        raise FunctionError(f"fromJson() got invalid JSON: {exc}") from None
+    except ValueError as exc:  # a number of over 4300 digits is a ValueError
+        raise FunctionError(f"fromJson() got invalid JSON: {_json_problem(exc)}") from None
+
+
+class _Refused(ValueError):
+    """A JSON number fromJson refuses, in our words."""
+
+
+def _json_problem(exc: ValueError) -> str:
+    """Where and why the text is not JSON, in our words (json's position, no Python text)."""
+    if isinstance(exc, json.JSONDecodeError):
+        return f"{exc.msg.lower()} at line {exc.lineno}, column {exc.colno}"
+    if isinstance(exc, _Refused):
+        return str(exc)
+    return "a number of more than 4300 digits"  # int()'s limit, the one other ValueError
 
 
 def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
+    raise _Refused(f"{name} is not a JSON number")
 
 
 def _finite(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
-        raise ValueError(f"number {text:.24} is out of range (past 1.8e308)")
+        raise _Refused(f"number {text:.24} is out of range (past 1.8e308)")
     return value
 
 

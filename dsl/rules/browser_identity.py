@@ -1,5 +1,5 @@
-"""`browser-identity`: a template's `browser` block names a device Playwright knows and a time
-zone the system knows. Reads the template's `browser` only (its shape is template_schema's).
+"""`browser-identity`: a template's `browser` block names a device Playwright knows, a time zone
+the system knows and headers both engines send alike. Reads the template's `browser` only.
 """
 
 from __future__ import annotations
@@ -9,34 +9,17 @@ from .._diagnostics import Severity
 
 
 def _on_graph(ctx: Context, report: Report) -> None:
-    browser = ctx.template.browser
-    device = browser.get("device")
-    if isinstance(device, str):
-        from .._devices import device_names
+    from .._identity import identity_problems
 
-        names = device_names()
-        if device not in names:
-            near = [n for n in names if n.lower().startswith(device.lower()[:6])][:3]
-            hint = f" (did you mean {', '.join(near)}?)" if near else ""
-            report(
-                f'browser.device "{device}" is not one of Playwright\'s devices{hint}',
-                "/browser/device",
-            )
-    zone = browser.get("timezoneId")
-    if isinstance(zone, str):
-        import zoneinfo
-
-        if zone not in zoneinfo.available_timezones():
-            report(
-                f'browser.timezoneId "{zone}" is not an IANA time zone (Europe/Berlin)',
-                "/browser/timezoneId",
-            )
+    for problem in identity_problems(ctx.template.browser):
+        report(problem["message"], "/browser" + problem["pointer"])
 
 
 RULE = Rule(
     "browser-identity",
     Severity.ERROR,
-    "a `browser.device` that is not one of Playwright's devices, or a `browser.timezoneId` that "
-    "is not an IANA time zone",
+    "a `browser.device` that is not one of Playwright's devices, a `browser.timezoneId` that "
+    "is not an IANA time zone, or a `browser.extraHeaders` header only the browser may set "
+    "(Host, Cookie, Connection, Proxy-*, Sec-*, …) or whose value is not printable ASCII",
     on_graph=_on_graph,
 )

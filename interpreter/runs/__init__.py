@@ -3,15 +3,19 @@ inputs and limits, its queue, liveness and claims, its execution from the queue 
 settlement, and the views of runs that callers read.
 """
 
+from ._capacity import DEFAULT_QUEUED, Capacity, Share
 from ._execution import internal
 from ._inputs import Limits, check_inputs, check_timeout, new_run_id, secret_names
 from ._manager import RunManager
 from ._views import RunReads, iso
 
 __all__ = [
+    "DEFAULT_QUEUED",
+    "Capacity",
     "Limits",
     "RunManager",
     "RunReads",
+    "Share",
     "check_inputs",
     "check_timeout",
     "internal",

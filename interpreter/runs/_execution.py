@@ -7,14 +7,20 @@ from __future__ import annotations
 
 import logging
 import time
-import traceback
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from taskplate.browser import Network, Session, UrlPolicy, cleanup
-from taskplate.contract import ErrorCode, RunStatus, TaskplateError, TrustLevel
+from taskplate.contract import (
+    ErrorCode,
+    RunStatus,
+    TaskplateError,
+    TrustLevel,
+    exception_summary,
+    internal_error,
+)
 
 from .._artifacts import RunArtifacts
 from .._confirm import Confirmer
@@ -38,13 +44,9 @@ log = logging.getLogger("taskplate.runs")
 
 
 def internal(exc: BaseException) -> str:
-    """What an internal error was, for the run's error: each exception a group holds, with
-    where it was raised (the whole traceback goes to the log)."""
-    if isinstance(exc, BaseExceptionGroup):
-        return "; ".join(internal(inner) for inner in exc.exceptions)
-    where = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
-    at = f" (at {where[0].filename.rsplit('/', 1)[-1]}:{where[0].lineno})" if where else ""
-    return f"{type(exc).__name__}: {exc}{at}"
+    """What an internal error was, for the log (the caller sees only `internal_error`'s
+    reference to it): each exception a group holds, with where it was raised."""
+    return exception_summary(exc)
 
 
 def save_progress(store: Store, run_id: str, live: Live) -> None:
@@ -62,6 +64,7 @@ async def run_job(wiring: RunWiring, job: RunJob, live: Live) -> None:
     and its row never left unfinished."""
     run_id, template, store = job.run_id, job.template, wiring.store
     own: list[Session] = []
+    profiles = wiring.profiles_of(job.trust, job.principal)
     # One URL policy for the run's browser and its plain HTTP: a host is resolved once per run.
     network = job.network or wiring.operator_network()
     policy = (
@@ -81,7 +84,11 @@ async def run_job(wiring: RunWiring, job: RunJob, live: Live) -> None:
             return job.given
         if not own:
             profile = profile_for(template, job.inputs, job.profile_id)
-            own.append(await wiring.open_session(job.trust, profile, policy, network=network))
+            own.append(
+                await wiring.open_session(
+                    job.trust, profile, policy, network=network, principal=job.principal
+                )
+            )
             await store.update_run(run_id, options={**job.options, "sessionId": own[0].id})
             await trace.attach(own[0])
         return own[0]
@@ -106,7 +113,7 @@ async def run_job(wiring: RunWiring, job: RunJob, live: Live) -> None:
         if opened is not None:
             return await opened.cookies()
         profile = profile_for(template, job.inputs, job.profile_id)
-        return list(wiring.profiles.read(profile).state.get("cookies", []))
+        return list(profiles.read(profile).state.get("cookies", []))
 
     execution = new_execution(
         wiring, job, live, session, log_row, progress, policy, cookies, network
@@ -118,7 +125,7 @@ async def run_job(wiring: RunWiring, job: RunJob, live: Live) -> None:
             await execution.aclose()
         if own:
             with cleanup(what=f"publishing run {run_id}'s profile"):
-                await wiring.profiles.settle(own[0])
+                await profiles.settle(own[0])  # the caller's own profile, never another's
         if own and not template.keep_session:
             with cleanup(what=f"closing run {run_id}'s session"):
                 await wiring.sessions.close(own[0].id)
@@ -162,7 +169,7 @@ def new_execution(
         log_row,
         progress,
         secrets=job.secrets,
-        profiles=wiring.profiles,
+        profiles=wiring.profiles_of(job.trust, job.principal),
         on_failure=failure_screenshot,
         probe=wiring.probe,
         policy=policy,
@@ -211,17 +218,13 @@ async def admit_and_execute(
     internal error, the run is settled all the same."""
     run_id, settlement = job.run_id, wiring.settlement
     try:
-        async with wiring.queue.slots:
-            if not await wiring.queue.admitted(run_id):
-                await settlement.finish(run_id, RunStatus.CANCELED, None, None, execution.progress)
-                return
-            live.execution = execution
-            await execute(job, execution, live, session, settlement)
+        if not await wiring.queue.admitted(run_id):
+            await settlement.finish(run_id, RunStatus.CANCELED, None, None, execution.progress)
+            return
+        live.execution = execution
+        await execute(job, execution, live, session, settlement)
     except Exception as exc:
-        log.exception("run %s failed with an internal error", run_id)
-        error = TaskplateError(
-            ErrorCode.EXECUTION_ERROR, f"internal error: {internal(exc)}", "Report this as a bug."
-        )
+        error = internal_error(exc, f"run {run_id}", log)
         await settlement.finish(
             run_id, RunStatus.FAILED, None, error.to_json(), execution.progress, execution.secrets
         )

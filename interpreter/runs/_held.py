@@ -10,6 +10,7 @@ import anyio
 
 from ..store import Store
 from ._live import Live
+from ._queue import RunQueue
 
 
 class HeldRuns:
@@ -17,6 +18,7 @@ class HeldRuns:
 
     live: dict[str, Live]
     store: Store
+    queue: RunQueue
 
     def _cancel_here(self, run_id: str, force: bool) -> None:
         """A cancel request acted on, if the run is this process's: however it came (a call
@@ -24,8 +26,11 @@ class HeldRuns:
         Cooperative: the items in flight finish, no step starts; force: the steps in flight are
         aborted now."""
         live = self.live.get(run_id)
-        if live is None or live.execution is None:
-            return  # not here, or queued: the queue reads the flag before it starts the run
+        if live is None:
+            return  # not here
+        if live.execution is None:
+            self.queue.drop(run_id)  # queued: it ends canceled, never started
+            return
         live.execution.cancel_requested = True
         if force and live.scope is not None:
             live.scope.cancel()

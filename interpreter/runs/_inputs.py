@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
+from taskplate.contract import MAX_VALUE_DEPTH, ErrorCode, TaskplateError, TrustLevel, value_depth
 from taskplate.dsl import Template, listed, render, truthy, validator_for, violations
 
 from .._tracing import TraceMode, trace_mode
@@ -77,6 +77,13 @@ def check_inputs(template: Template, inputs: Any) -> dict[str, Any]:
     if not isinstance(inputs, dict):
         raise TaskplateError(
             ErrorCode.INVALID_PARAMETER, "inputs must be an object", "Pass inputs as a JSON object."
+        )
+    if value_depth(inputs) > MAX_VALUE_DEPTH:  # before any schema walk recurses into it
+        raise TaskplateError(
+            ErrorCode.INVALID_PARAMETER,
+            f"inputs nest deeper than {MAX_VALUE_DEPTH} levels, more than a run may hold",
+            "Pass flatter inputs.",
+            {"maxDepth": MAX_VALUE_DEPTH},
         )
     filled = with_defaults(template.inputs_schema, inputs)
     problems = violations(validator_for(template.inputs_schema, formats=True), filled)

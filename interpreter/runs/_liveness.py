@@ -4,6 +4,7 @@ process id. Answers only; the run manager's watch writes heartbeats and reaps wh
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import time
 from collections.abc import Awaitable, Callable
@@ -15,6 +16,7 @@ from taskplate.browser import pid_alive
 from taskplate.contract import ErrorCode, RunStatus, TaskplateError
 from taskplate.dsl import Template
 
+from .._principal import space_of
 from ..store import RunRow, Store
 from ._inputs import secret_names
 
@@ -26,6 +28,7 @@ DEAD_AFTER_S = 10.0
 WATCH_S = 0.2
 PROGRESS_WRITE_S = 0.25  # progress is written at most this often (the watch writes the rest)
 REAP_S = 2.0  # how often dead owners' runs are looked for without a reader asking
+SWEEP_S = 3600.0  # how often remote principals' unused profiles are looked for (and at the start)
 
 
 def owner_is_dead(row: RunRow) -> bool:
@@ -53,8 +56,11 @@ async def reap(store: Store, me: str, adopt: Callable[[RunRow], Awaitable[bool]]
 def adoptable(library: TemplateLibrary, row: RunRow) -> Template | None:
     """The template of a dead owner's queued run, when this process can run it: it knows the
     template, and the run needed no secret input (never stored)."""
+    remote = row.options.get("trust") == "remote"  # its principal's own templates too
     try:
-        template = library.get(row.template_id, row.template_version)
+        template = library.get(
+            row.template_id, row.template_version, space_of(row.principal) if remote else None
+        )
     except TaskplateError:
         return None
     if any(row.inputs.get(k) == "***" for k in secret_names(template.inputs_schema)):
@@ -76,6 +82,15 @@ def _owner_alive(owner: str) -> bool:
     if host != socket.gethostname():
         return True  # another machine: only its heartbeat can tell
     return pid_alive(int(rest.split(":")[0]))
+
+
+async def sweep_every(sweep: Callable[[], None], seconds: float) -> None:
+    """Remote principals' unused profiles removed (`RunWiring.sweep_profiles`, in a worker
+    thread: it reads and removes folders), at the start and every `seconds`."""
+    while True:
+        with contextlib.suppress(OSError):  # a folder another process removes: next time
+            await anyio.to_thread.run_sync(sweep)
+        await anyio.sleep(seconds)
 
 
 async def flush_every(store: Store, seconds: float) -> None:

@@ -10,8 +10,9 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +36,7 @@ from .._library import TemplateLibrary
 from .._principal import OPERATOR, Principal
 from .._tracing import TraceMode
 from ..store import FLUSH_S, STORE_WRITE_S, RunRow, Store, open_store
+from ._capacity import Capacity, Share
 from ._execution import run_job, save_progress
 from ._held import HeldRuns
 from ._inputs import (
@@ -51,10 +53,12 @@ from ._live import Live
 from ._liveness import (
     HEARTBEAT_S,
     REAP_S,
+    SWEEP_S,
     WATCH_S,
     adoptable,
     flush_every,
     reap,
+    sweep_every,
 )
 from ._manager_artifacts import ManagerArtifacts
 from ._manager_browsing import ManagerBrowsing
@@ -106,10 +110,13 @@ class RunManager(HeldRuns, RunReads, ManagerArtifacts, ManagerTemplates, Manager
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.trace_default: TraceMode | None = None  # None: on-failure local, off remote
         self.live: dict[str, Live] = {}
+        # each principal's share of the limits; the server sets `shares` from its token file
+        self.capacity = Capacity(self.limits)
+        self.queue = RunQueue(self.store, self.limits, self.capacity)
         self.wiring = RunWiring(
             self.store,
             self.limits,
-            RunQueue(self.store, self.limits),
+            self.queue,
             Settlement(self.store, self.artifacts, self.limits),
             self.artifacts,
             library,
@@ -157,8 +164,10 @@ class RunManager(HeldRuns, RunReads, ManagerArtifacts, ManagerTemplates, Manager
             ):
                 self._tg = tg
                 tg.start_soon(self._watch)
+                tg.start_soon(self.queue.serve, self.owner)
                 tg.start_soon(self.store.listen_cancels, self._cancel_here)
                 tg.start_soon(flush_every, self.store, FLUSH_S)
+                tg.start_soon(sweep_every, self.wiring.sweep_profiles, SWEEP_S)
                 tg.start_soon(self.runtime.watch, self.home / "browsers" / f"{self.owner}.json")
                 if warm:
                     tg.start_soon(warm_workers)
@@ -241,11 +250,14 @@ class RunManager(HeldRuns, RunReads, ManagerArtifacts, ManagerTemplates, Manager
         check_trust(template, trust)
         inputs = valid_unicode(inputs)  # text from a caller, made valid Unicode once
         admit(inputs, self.limits.max_input_bytes)
-        if profile_id is not None:
-            self.profiles.folder(profile_id)  # INVALID_PARAMETER for a malformed id, "" too
+        if profile_id is not None:  # INVALID_PARAMETER for a malformed id, "" too
+            profiles = self.wiring.profiles_of(trust, principal.name)
+            # a remote caller's own, created now: one past its most is refused before the run
+            profiles.folder(profile_id) if trust is TrustLevel.LOCAL else profiles.ensure(
+                profile_id
+            )
         filled = check_inputs(template, inputs)
         session = self.sessions.get(session_id) if session_id else None
-        self.wiring.queue.check_room(len(self.live))
         hidden = secret_names(template.inputs_schema)
         stored_inputs = {k: ("***" if k in hidden else v) for k, v in filled.items()}
         run_id = new_run_id()
@@ -253,14 +265,9 @@ class RunManager(HeldRuns, RunReads, ManagerArtifacts, ManagerTemplates, Manager
             dict(options or {}), template, self.limits, trust, self.trace_default, profile_id
         )
         network = self.wiring.network_for(template, options, trust, filled, profile_id)
-        await self.store.insert_run(
-            run_id,
-            template.id,
-            template.version,
-            stored_inputs,
-            options,
-            self.owner,
-            principal.name,
+        row = (run_id, template.id, template.version, stored_inputs, options, self.owner)
+        await self.queue.enter(
+            len(self.live), principal.name, partial(self.store.insert_run, *row, principal.name)
         )
         self.live[run_id] = Live(asker=asker, sampler=sampler)
         secret_values = [str(filled[k]) for k in hidden if filled.get(k) not in (None, "")]
@@ -286,11 +293,16 @@ class RunManager(HeldRuns, RunReads, ManagerArtifacts, ManagerTemplates, Manager
             await run_job(self.wiring, job, self.live[job.run_id])
         finally:
             self.live.pop(job.run_id, None)
+            self.queue.freed()
 
     # -- reading and cancelling ---------------------------------------------------------------
     def run_limits(self) -> Limits:
         """The limits every run and answer of this manager keeps (a plain value)."""
         return self.limits
+
+    def share_runs(self, shares: Mapping[str, Share]) -> None:
+        """Each principal's share of the runs (a server's token lines); the others' defaults."""
+        self.capacity.shares = shares
 
     async def reap(self) -> None:
         """Runs whose owner process died: running ones fail with RUN_INTERRUPTED; queued ones

@@ -30,11 +30,12 @@ class ManagerBrowsing:
     profiles: Any
 
     async def open_session(
-        self, trust: TrustLevel, profile_id: str, record: bool = False
+        self, trust: TrustLevel, profile_id: str, record: bool = False, principal: str | None = None
     ) -> Session:
-        """A new session under the caller's URL policy, seeded from the profile's snapshot;
-        `record`: its network recorded, for a first test case when it is saved."""
-        return await self.wiring.open_session(trust, profile_id, record=record)
+        """A new session under the caller's URL policy, seeded from the snapshot of the
+        caller's profile (`profiles_of`); `record`: its network recorded, for a first test case
+        when it is saved."""
+        return await self.wiring.open_session(trust, profile_id, record=record, principal=principal)
 
     def session(self, session_id: str) -> Session:
         """An open session of this process (SESSION_NOT_FOUND naming why not)."""
@@ -56,14 +57,19 @@ class ManagerBrowsing:
         """SESSION_NOT_FOUND for `session_id`, naming why (closed, another server's, unknown)."""
         return self.sessions.not_here(session_id)
 
-    def profile_snapshot(self, profile_id: str) -> Snapshot:
-        """A profile's saved state (cookies, storage) as a new session would be seeded."""
-        snapshot: Snapshot = self.profiles.read(profile_id)
+    def profile_snapshot(
+        self, profile_id: str, trust: TrustLevel = TrustLevel.LOCAL, principal: str | None = None
+    ) -> Snapshot:
+        """A profile's saved state (cookies, storage) as a new session would be seeded: the
+        caller's own profile, or one shared with it (`profiles_of`)."""
+        snapshot: Snapshot = self.profiles_of(trust, principal).read(profile_id)
         return snapshot
 
-    def profile_store(self) -> Any:
-        """The profiles an action outside a run may publish a session's state to."""
-        return self.profiles
+    def profiles_of(self, trust: TrustLevel, principal: str | None) -> Any:
+        """The profiles a caller of `trust` names and an action outside a run may publish a
+        session's state to: the operator's for a local caller, a remote principal's own (and
+        those shared with it) for a remote one."""
+        return self.wiring.profiles_of(trust, principal)
 
     def url_policy(self, trust: TrustLevel, *, proxy: Proxy | None = None) -> UrlPolicy:
         """The URL policy of a caller of `trust` (`proxy`: it resolves the names)."""

@@ -22,13 +22,17 @@ class ManagerTemplates:
     library: TemplateLibrary
     store: Store
 
-    def templates(self) -> list[Template]:
-        """The templates served, each version, as list_task_templates lists them."""
-        return self.library.all()
+    def templates(self, space: str | None = None) -> list[Template]:
+        """The templates served, each version, as list_task_templates lists them; `space`: with
+        a remote principal's own saved ones (`Principal.space`), never another's."""
+        return self.library.all(space)
 
-    def template(self, template_id: str, version: str | None = None) -> Template:
-        """One served template (TEMPLATE_NOT_FOUND, TEMPLATE_DISABLED: why not)."""
-        return self.library.get(template_id, version)
+    def template(
+        self, template_id: str, version: str | None = None, space: str | None = None
+    ) -> Template:
+        """One served template (TEMPLATE_NOT_FOUND, TEMPLATE_DISABLED: why not); `space`: a
+        remote principal's own saved ones seen too."""
+        return self.library.get(template_id, version, space)
 
     def template_info(self, template: Template) -> dict[str, Any]:
         """The template as list_task_templates shows it."""
@@ -37,6 +41,12 @@ class ManagerTemplates:
     def template_source(self, template: Template) -> str:
         """The YAML text the template was read from."""
         return self.library.sources[(template.id, template.version)]
+
+    def own_template_source(self, space: str | None, template_id: str, version: str) -> str | None:
+        """The YAML text of a template the remote principal of `space` saved; None when it
+        saved no such one (another's is not its own)."""
+        template = self.library.owned.get(space or "", {}).get(template_id, {}).get(version)
+        return None if template is None else self.library.text(template, space)
 
     def rejected_templates(self) -> dict[str, list[Diagnostic]]:
         """Template files not served because they do not check: path -> why."""
@@ -51,16 +61,7 @@ class ManagerTemplates:
         """One succeeded action call of a recorded session, appended after its last."""
         await self.store.keep_call(source, None, **fields)
 
-    async def save_kept_calls(
-        self, source: str, name: str, *, description: str | None, overwrite: bool
-    ) -> Saved:
-        """The kept calls of `source` saved as the user template `name`."""
-        return await save_kept_calls(
-            self.store,
-            self.library,
-            self.home,
-            source,
-            name,
-            description=description,
-            overwrite=overwrite,
-        )
+    async def save_kept_calls(self, source: str, name: str, **how: Any) -> Saved:
+        """The kept calls of `source` saved as the user template `name` (`how`: its
+        description, overwrite, and `space`: a remote principal's own, `Principal.space`)."""
+        return await save_kept_calls(self.store, self.library, self.home, source, name, **how)

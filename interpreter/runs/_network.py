@@ -112,7 +112,7 @@ def _identity(template: Template, given: Any) -> Identity:
     mine = {k: v for k, v in template.browser.items() if k != "callerMaySet"}
     if given is None:
         return _with_device(mine)
-    from taskplate.dsl import TEMPLATE_SCHEMA, device_names
+    from taskplate.dsl import TEMPLATE_SCHEMA, identity_problems
 
     may = set(template.browser.get("callerMaySet", ()))
     if not isinstance(given, dict) or set(given) - may:
@@ -126,15 +126,23 @@ def _identity(template: Template, given: Any) -> Identity:
             {"field": "options.browser", "callerMaySet": sorted(may)},
         )
     problems = violations(validator_for(TEMPLATE_SCHEMA["properties"]["browser"]), given)
-    device = given.get("device")
-    if device is not None and device not in device_names():
-        problems.append({"pointer": "/device", "message": f'"{device}" is not a Playwright device'})
     if problems:
         raise TaskplateError(
             ErrorCode.INVALID_PARAMETER,
             f"options.browser: {listed(problems)}",
             "Fix options.browser (docs/networks.md lists its keys).",
             {"field": "options.browser"},
+        )
+    # the same checks as the template's own block (`browser-identity`), before any page opens,
+    # so both engines refuse alike what one of them would refuse or send as given
+    problems = identity_problems(given, "options.browser")
+    if problems:
+        raise TaskplateError(
+            ErrorCode.INVALID_PARAMETER,
+            "; ".join(p["message"] for p in problems[:5]),
+            "Fix options.browser: an IANA time zone (Europe/Berlin), a Playwright device, "
+            "headers other than those the browser sets, printable ASCII values.",
+            {"field": "options.browser", "pointers": [p["pointer"] for p in problems[:5]]},
         )
     return _with_device(mine | given)
 

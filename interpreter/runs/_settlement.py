@@ -11,7 +11,7 @@ from typing import Any
 
 import anyio
 
-from taskplate.contract import ErrorCode, RunStatus, TaskplateError
+from taskplate.contract import ErrorCode, RunStatus, TaskplateError, capped
 from taskplate.dsl import Template, render, schema_failures
 
 from .._artifacts import ArtifactStore
@@ -86,6 +86,9 @@ class Settlement:
         progress: Progress,
         secrets: list[str] | None = None,
     ) -> None:
+        # Values are bounded where they are made; what expressions built of them is cut here,
+        # so no result is stored that its run's readers could not serialize.
+        result = capped(result)
         result, error = mask(result, secrets or []), mask(error, secrets or [])
         encoded = json.dumps(result, ensure_ascii=False, default=str).encode()
         if len(encoded) > self.limits.max_artifact_inline_bytes:

@@ -8,13 +8,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from taskplate.browser import Network, Proxy, Session, Sessions, UrlPolicy
+from taskplate.browser import Network, OwnProfiles, Proxy, Session, Sessions, UrlPolicy, sweep
 from taskplate.contract import TrustLevel
 from taskplate.dsl import Template
 
 from .._artifacts import ArtifactStore
 from .._confirm import Asker, ConfirmPolicy
 from .._library import TemplateLibrary
+from .._principal import space_of
 from ..store import Store
 from ._inputs import Limits
 from ._queue import RunQueue
@@ -36,7 +37,7 @@ class RunWiring:
 
     store: Store
     limits: Limits
-    queue: RunQueue  # this process's slots, then the whole store's
+    queue: RunQueue  # runs waiting for the store to start them, each principal its share
     settlement: Settlement  # how a run ends
     artifacts: ArtifactStore
     library: TemplateLibrary  # templates, and the actions they may call
@@ -114,6 +115,37 @@ class RunWiring:
             "sampling (`dsl serve`).",
         )
 
+    def profiles_of(self, trust: TrustLevel, principal: str | None) -> Any:
+        """The profiles a caller names: a local caller (the operator) the data home's
+        `profiles/`; a remote one its own (`principals/<space>/profiles/`, capped, unused ones
+        expiring) and those the operator shares with it (`[profiles] shared`)."""
+        if trust is TrustLevel.LOCAL:
+            return self.profiles
+        settings = self.library.configuration.profiles
+        return OwnProfiles(
+            self.principals / space_of(principal) / "profiles",
+            self.profiles,
+            settings.shared_with(principal),
+            settings.most,
+            settings.unused_days * 86400,
+        )
+
+    @property
+    def principals(self) -> Any:
+        """The folder of remote principals' own profiles and saved templates."""
+        return self.profiles.root.parent / "principals"
+
+    def sweep_profiles(self) -> None:
+        """Every remote principal's profiles unused for `[profiles] unused_days` removed
+        (blocking: run in a worker thread)."""
+        unused_s = self.library.configuration.profiles.unused_days * 86400
+        try:
+            spaces = [p for p in self.principals.iterdir() if p.is_dir()]
+        except FileNotFoundError:
+            return
+        for space in spaces:
+            sweep(space / "profiles", unused_s)
+
     async def open_session(
         self,
         trust: TrustLevel,
@@ -121,10 +153,12 @@ class RunWiring:
         policy: UrlPolicy | None = None,
         record: bool = False,
         network: Network | None = None,
+        principal: str | None = None,
     ) -> Session:
         """A new session under the caller's URL policy (a run's own: `policy`), seeded from the
-        profile's snapshot; `record`: its network recorded (save_template's first case)."""
-        snapshot = self.profiles.read(profile_id)
+        profile's snapshot (the caller's: `profiles_of`); `record`: its network recorded
+        (save_template's first case)."""
+        snapshot = self.profiles_of(trust, principal).read(profile_id)
         network = network if network is not None else self.operator_network(profile_id)
         if policy is None:
             policy = self.url_policy(trust, proxy=network.proxy)

@@ -53,7 +53,7 @@ class ArtifactBytes(Protocol):
 
 class Store(Protocol):
     """Every backend keeps the same rows with the same meaning: a terminal run never changes,
-    `claim` and `start_if_free` are atomic across every process on the store.
+    `claim` and `start_next` are atomic across every process on the store.
 
     Every call is a coroutine: none blocks the event loop on the database. `open` connects
     (idempotent; `async with store` opens and closes). The two `keep_*` writes are for callers
@@ -145,10 +145,23 @@ class Store(Protocol):
 
     async def claim(self, run_id: str, previous_owner: str | None, me: str) -> bool: ...
 
-    async def start_if_free(self, run_id: str, limit: int, alive_since: float) -> bool:
-        """Make a queued run `running` when fewer than `limit` runs of the whole store run and
-        it is the oldest queued run (not canceled, its owner's heartbeat newer than
-        `alive_since`): the FIFO queue and maxConcurrentRuns across every server."""
+    async def queued_of(self, principal: str | None) -> int:
+        """How many runs of `principal` are queued on the whole store."""
+        ...
+
+    async def start_next(
+        self,
+        owner: str,
+        limit: int,
+        alive_since: float,
+        share: Callable[[str | None], int | None],
+    ) -> str | None:
+        """Start the next queued run when it is `owner`'s, answering its id: fewer than `limit`
+        runs of the whole store hold a slot (running, or waiting for a person); among the
+        oldest queued run of each principal (not canceled, its owner's heartbeat newer than
+        `alive_since` or `owner`) whose principal holds fewer than `share(principal)` slots
+        (None: no share of its own), the principal holding fewest first, then the oldest. The
+        queue and maxConcurrentRuns across every server, fair among principals."""
         ...
 
     # steps and kept calls

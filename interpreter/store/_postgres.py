@@ -22,7 +22,15 @@ from psycopg_pool import AsyncConnectionPool
 from taskplate.contract import ErrorCode, TaskplateError
 
 from ._postgres_schema import migrate
-from ._sql import SqlStore, Statements, call_fields, run_fields, step_fields, whole_row
+from ._sql import (
+    SqlStore,
+    Statements,
+    call_fields,
+    next_to_start,
+    run_fields,
+    step_fields,
+    whole_row,
+)
 
 FLUSH_ROWS = 200  # kept-back step rows written in one go at most
 POOL_SIZE = 4  # connections per process: a transaction holds one, other calls go on beside it
@@ -230,20 +238,25 @@ class PostgresStore(SqlStore):
                     await db.close()
             await anyio.sleep(RELISTEN_S)
 
-    async def start_if_free(self, run_id: str, limit: int, alive_since: float) -> bool:
+    async def start_next(
+        self,
+        owner: str,
+        limit: int,
+        alive_since: float,
+        share: Callable[[str | None], int | None],
+    ) -> str | None:
         async with self.transaction() as db:
             # One admission at a time across every server on the store.
             await db.execute("SELECT pg_advisory_xact_lock(%s)", (_ADMIT_LOCK,))
-            running = await (await db.execute(self.sql.running)).fetchone()
-            if (running or {"n": 0})["n"] >= limit:
-                return False
-            first = await (
-                await db.execute(self.sql.first_queued, (alive_since, run_id))
-            ).fetchone()
-            if first is None or first["run_id"] != run_id:
-                return False
+            rows = await (await db.execute(self.sql.holding)).fetchall()
+            holding = {r["principal"]: int(r["n"]) for r in rows}
+            heads = await (await db.execute(self.sql.queued_heads, (alive_since, owner))).fetchall()
+            chosen = next_to_start(holding, list(heads), limit, share)
+            if chosen is None or chosen["owner"] != owner:
+                return None
             now = time.time()
-            return (await db.execute(self.sql.start, (now, now, run_id))).rowcount == 1
+            started = (await db.execute(self.sql.start, (now, now, chosen["run_id"]))).rowcount
+            return str(chosen["run_id"]) if started == 1 else None
 
     # -- steps and kept calls -------------------------------------------------------------
     async def write_step(

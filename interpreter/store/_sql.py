@@ -85,6 +85,30 @@ def whole_row(table: str, key: tuple[Any, ...], fields: dict[str, Any]) -> tuple
     return (*key, *(fields.get(c) for c in COLUMNS[table]))
 
 
+def next_to_start(
+    holding: dict[str | None, int],
+    heads: list[dict[str, Any]],
+    limit: int,
+    share: Callable[[str | None], int | None],
+) -> dict[str, Any] | None:
+    """The queued run to start next, of `heads` (each principal's oldest queued run): none when
+    `limit` runs hold slots on the store; else among principals under their `share` of slots,
+    the one holding fewest first, then the oldest run. So a principal at its share, or with a
+    long queue, never holds back another's run."""
+    if sum(holding.values()) >= limit:
+        return None
+
+    def under_share(head: dict[str, Any]) -> bool:
+        most = share(head["principal"])
+        return most is None or holding.get(head["principal"], 0) < most
+
+    return min(
+        filter(under_share, heads),
+        key=lambda h: (holding.get(h["principal"], 0), h["created_at"], h["run_id"]),
+        default=None,
+    )
+
+
 class Statements:
     """Every statement of the run store, with the backend's placeholder (`?`, `%s`) and its way
     of comparing with a null owner (SQLite's `IS`, the standard's `IS NOT DISTINCT FROM`)."""
@@ -117,13 +141,20 @@ class Statements:
             f"UPDATE runs SET owner = {p}, heartbeat_at = {p}, updated_at = {p} WHERE run_id = {p}"
             f" AND owner {same} {p} AND status = 'queued'"
         )
-        # start_if_free, in the backend's one transaction: room, then the oldest queued run
-        self.running = (
-            "SELECT COUNT(*) AS n FROM runs WHERE status IN ('running', 'waiting_for_human')"
+        # start_next, in the backend's one transaction: the runs holding slots per principal,
+        # then each principal's oldest queued run of a live owner (`next_to_start` picks one)
+        self.holding = (
+            "SELECT principal, COUNT(*) AS n FROM runs"
+            " WHERE status IN ('running', 'waiting_for_human') GROUP BY principal"
         )
-        self.first_queued = (
-            "SELECT run_id FROM runs WHERE status = 'queued' AND cancel IS NULL"
-            f" AND (heartbeat_at >= {p} OR run_id = {p}) ORDER BY created_at, run_id LIMIT 1"
+        self.queued_heads = (
+            "SELECT run_id, principal, owner, created_at FROM (SELECT run_id, principal, owner,"
+            " created_at, ROW_NUMBER() OVER (PARTITION BY principal ORDER BY created_at, run_id)"
+            " AS k FROM runs WHERE status = 'queued' AND cancel IS NULL"
+            f" AND (heartbeat_at >= {p} OR owner = {p})) AS heads WHERE k = 1"
+        )
+        self.queued_of = (
+            f"SELECT COUNT(*) AS n FROM runs WHERE status = 'queued' AND principal {same} {p}"
         )
         self.start = (
             f"UPDATE runs SET status = 'running', started_at = {p}, updated_at = {p}"
@@ -253,6 +284,10 @@ class SqlStore:
         query = self.sql.runs_before(principal)
         rows = await self._all(query, (*mine, created_at, created_at, run_id, limit))
         return [run_row(r) for r in rows]
+
+    async def queued_of(self, principal: str | None) -> int:
+        row = await self._one(self.sql.queued_of, (principal,))
+        return int(row["n"]) if row else 0
 
     async def request_cancel(self, run_id: str, force: bool) -> None:
         await self._execute(

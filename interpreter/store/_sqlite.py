@@ -15,7 +15,15 @@ from typing import Any
 
 import anyio
 
-from ._sql import SqlStore, Statements, call_fields, run_fields, step_fields, whole_row
+from ._sql import (
+    SqlStore,
+    Statements,
+    call_fields,
+    next_to_start,
+    run_fields,
+    step_fields,
+    whole_row,
+)
 from ._tables import NEWEST, TABLES, addable, create_indexes, create_tables
 
 _SQL = Statements("?", same="IS", differs="IS NOT")
@@ -179,15 +187,22 @@ class RunStore(SqlStore):
         encoded = run_fields({"progress": progress})
         self._write(self.sql.update_run(list(encoded)), (*encoded.values(), run_id))
 
-    async def start_if_free(self, run_id: str, limit: int, alive_since: float) -> bool:
+    async def start_next(
+        self,
+        owner: str,
+        limit: int,
+        alive_since: float,
+        share: Callable[[str | None], int | None],
+    ) -> str | None:
         with self.transaction() as db:  # BEGIN IMMEDIATE: one admission at a time
-            if db.execute(self.sql.running).fetchone()[0] >= limit:
-                return False
-            first = db.execute(self.sql.first_queued, (alive_since, run_id)).fetchone()
-            if first is None or first[0] != run_id:
-                return False
+            holding = {r["principal"]: int(r["n"]) for r in db.execute(self.sql.holding)}
+            heads = [dict(r) for r in db.execute(self.sql.queued_heads, (alive_since, owner))]
+            chosen = next_to_start(holding, heads, limit, share)
+            if chosen is None or chosen["owner"] != owner:
+                return None
             now = time.time()
-            return db.execute(self.sql.start, (now, now, run_id)).rowcount == 1
+            started = db.execute(self.sql.start, (now, now, chosen["run_id"])).rowcount == 1
+            return str(chosen["run_id"]) if started else None
 
     # -- steps and kept calls -------------------------------------------------------------
     async def write_step(

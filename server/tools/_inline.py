@@ -14,7 +14,7 @@ from mcp_types import CallToolResult, ImageContent
 from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.interpreter import Principal, RunArtifacts, RunManager
 
-from .._paging import Cursor, fitted_page, read_cursor, size, unknown_cursor
+from .._paging import Cursor, content_kind, fitted_page, read_cursor, size, unknown_cursor
 from .._results import ok
 
 
@@ -50,22 +50,23 @@ async def small(
 
 
 async def paged_content(
-    answer: dict[str, Any], artifacts: RunArtifacts, room: int
+    tool: str, answer: dict[str, Any], artifacts: RunArtifacts, room: int
 ) -> dict[str, Any]:
-    """A page's content answer within `room` characters: whole, or its first part with a cursor
-    into the whole answer, kept as an artifact of the caller's (`page`: offsets in characters)."""
+    """A page's content answer of `tool` within `room` characters: whole, or its first part
+    with a cursor into the whole answer, kept as an artifact of the caller's (`page`: offsets
+    in characters); only `tool` reads that cursor on."""
     if size(answer) <= room:
         return answer
     data = json.dumps(answer, ensure_ascii=False).encode()
     artifact_id = await artifacts.save("content.json", data, "application/json")
-    return _content_page(answer, artifact_id, 0, room)
+    return _content_page(tool, answer, artifact_id, 0, room)
 
 
 async def next_content(
-    manager: RunManager, token: str, principal: Principal, room: int
+    tool: str, manager: RunManager, token: str, principal: Principal, room: int
 ) -> dict[str, Any]:
-    """The page of a content answer that `token` (a nextCursor of it) names."""
-    cursor = read_cursor(token, "content")
+    """The page of a content answer that `token` (a nextCursor `tool` answered) names."""
+    cursor = read_cursor(token, content_kind(tool))
     try:
         chunk = await manager.read_artifact(cursor.ref, principal)
     except TaskplateError as error:
@@ -75,11 +76,11 @@ async def next_content(
     whole = json.loads(chunk.data) if chunk.meta.get("name") == "content.json" else None
     if not isinstance(whole, dict) or cursor.offset > len(whole.get("content") or ""):
         raise unknown_cursor()
-    return _content_page(whole, cursor.ref, cursor.offset, room)
+    return _content_page(tool, whole, cursor.ref, cursor.offset, room)
 
 
 def _content_page(
-    whole: dict[str, Any], artifact_id: str, offset: int, room: int
+    tool: str, whole: dict[str, Any], artifact_id: str, offset: int, room: int
 ) -> dict[str, Any]:
     text: str = whole["content"]
     rest, total = text[offset:], len(text)
@@ -87,7 +88,7 @@ def _content_page(
     def put(part: str, page: dict[str, Any]) -> dict[str, Any]:
         return _with(whole, part, artifact_id, page)
 
-    following = partial(Cursor, "content", artifact_id)
+    following = partial(Cursor, content_kind(tool), artifact_id)
     return fitted_page(put, following, rest, offset, total, room)
 
 

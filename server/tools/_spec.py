@@ -18,9 +18,9 @@ from mcp.server.mcpserver.tools.base import Tool
 from mcp_types import CallToolResult, InputRequiredResult
 from pydantic import ConfigDict
 
-from taskplate.contract import ErrorCode, TaskplateError
+from taskplate.contract import ErrorCode, TaskplateError, internal_error
 from taskplate.dsl import listed, validator_for, violations
-from taskplate.interpreter import Limits, admit, internal
+from taskplate.interpreter import Limits, admit
 from taskplate.providers import ArgModelBase, FuncMetadata
 
 from .._artifact_links import linked
@@ -77,14 +77,7 @@ class ToolSpec:
             except TaskplateError as error:
                 return failed(error)
             except Exception as exc:  # a bug: still an answer with a code, as a run's would be
-                log.exception("tool %s failed with an internal error", name)
-                return failed(
-                    TaskplateError(
-                        ErrorCode.EXECUTION_ERROR,
-                        f"internal error: {internal(exc)}",
-                        "Report this as a bug.",
-                    )
-                )
+                return failed(internal_error(exc, name, log))
 
         parameters, output = self.listed or (listed_inputs(inputs), published(self.output_schema))
         return Tool(

@@ -39,7 +39,8 @@ async def list_task_templates(
 ) -> CallToolResult:
     manager = state.manager
     await refresh_templates(state, ctx)  # template files and taskplate.toml changes count
-    return ok({"templates": [manager.template_info(t) for t in manager.templates()]})
+    space = state.principal(ctx).space  # a remote caller's own saved ones, never another's
+    return ok({"templates": [manager.template_info(t) for t in manager.templates(space)]})
 
 
 SPEC = ToolSpec(

@@ -85,23 +85,28 @@ async def page_action(
     principal = state.principal(ctx)
     if name == "get_page_content" and args.get("cursor"):  # its next page, not the page again
         room = budget(state.answer_chars, args)
-        return ok(await next_content(manager, args["cursor"], principal, room))
+        return ok(await next_content(name, manager, args["cursor"], principal, room))
     session = state.sessions.usable(manager, args["sessionId"], trust, principal)
     own = spec.args_schema.get("properties", {})  # close_tab's tabId is its argument
     ours = ("sessionId", "tabId", "cursor", "maxTokens")
     action_args = {k: v for k, v in args.items() if k in own or k not in ours}
+    if name == "snapshot":  # a page of elements within the answer budget; the rest by offset
+        asked = action_args.get(
+            "maxBytes", REGISTRY[name].args_schema["properties"]["maxBytes"]["default"]
+        )
+        action_args["maxBytes"] = min(asked, state.answer_chars)
     artifacts = manager.artifacts_for(f"session_{session.id}", principal)
     action_ctx = ActionContext(
         session=session,
         tab_id=args.get("tabId"),
         trust=trust,
         artifacts=artifacts,
-        profiles=manager.profile_store(),
+        profiles=manager.profiles_of(trust, principal.name),
     )
     result = await run_action(name, action_ctx, action_args)
     await state.sessions.keep_call(manager, session, name, action_args, args.get("tabId"), result)
     if name == "get_page_content":
-        return ok(await paged_content(result, artifacts, budget(state.answer_chars, args)))
+        return ok(await paged_content(name, result, artifacts, budget(state.answer_chars, args)))
     return await small(manager, name, result, artifacts)
 
 

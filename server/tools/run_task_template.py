@@ -81,11 +81,11 @@ async def run_task_template(state: ServerState, args: dict[str, Any], ctx: Conte
         room = budget(state.answer_chars, args)
         return await inbox.follow_or_ask(run_id, lambda: following(state, run_id, ctx, room))
     await refresh_templates(state, ctx)
-    template = manager.template(args["templateId"], args.get("templateVersion"))
+    trust, principal = state.trust(ctx), state.principal(ctx)
+    template = manager.template(args["templateId"], args.get("templateVersion"), principal.space)
     options = dict(args.get("options") or {})
     inputs = args.get("inputs") or {}
     mode = manager.decide_mode(template, inputs, options)
-    trust, principal = state.trust(ctx), state.principal(ctx)
     if args.get("sessionId"):
         state.sessions.usable(manager, args["sessionId"], trust, principal)
     asks = state.task_asks if task_requested(ctx) else None
@@ -94,6 +94,7 @@ async def run_task_template(state: ServerState, args: dict[str, Any], ctx: Conte
         template.id,
         inputs,
         version=template.version,
+        template=template,  # the caller's own saved one, or a served one
         options=options,
         trust=trust,
         session_id=args.get("sessionId"),

@@ -65,14 +65,16 @@ async def save_template(state: ServerState, args: dict[str, Any], ctx: Context) 
             "remote callers may not save templates on this server",
             "Save over stdio (local trust), or ask the operator to serve with --allow-remote-save.",
         )
-    source = await recording(state, args, trust, state.principal(ctx))
-    saved = await manager.save_kept_calls(
+    principal = state.principal(ctx)
+    source = await recording(state, args, trust, principal)
+    saved = await manager.save_kept_calls(  # a remote caller's own: only it sees it
         source,
         args["name"],
         description=args.get("description"),
         overwrite=args.get("overwrite", False),
+        space=principal.space,
     )
-    if state.published is not None:
+    if state.published is not None and principal.space is None:  # the operator's: for all
         state.published(manager.template(saved.template_id, saved.version))
     if state.reoffered is not None and state.reoffered():
         with contextlib.suppress(Exception):  # a session that cannot be told lists again
@@ -83,7 +85,8 @@ async def save_template(state: ServerState, args: dict[str, Any], ctx: Context) 
     if taken is not None:
         secrets = list(state.sessions.secrets.get(str(session_id), []))
         try:
-            answer["testCase"] = str(await first_case(Path(saved.path), taken, secrets))
+            case = await first_case(Path(saved.path), taken, secrets)
+            answer["testCase"] = str(case) if principal.space is None else f"templates/{case.name}"
         finally:
             shutil.rmtree(taken.folder, ignore_errors=True)
     return ok(answer)

@@ -68,7 +68,7 @@ async def scrape(state: ServerState, args: dict[str, Any], ctx: Context) -> Call
     manager, trust = state.manager, state.trust(ctx)
     room = budget(state.answer_chars, args)
     if args.get("cursor"):  # the next page of a long one read before
-        return ok(await next_content(manager, args["cursor"], state.principal(ctx), room))
+        return ok(await next_content("scrape", manager, args["cursor"], state.principal(ctx), room))
     if not args.get("url"):
         raise TaskplateError(
             ErrorCode.INVALID_PARAMETER,
@@ -101,7 +101,7 @@ async def scrape(state: ServerState, args: dict[str, Any], ctx: Context) -> Call
             action_ctx,
             {"format": fmt, "onlyMainContent": args.get("onlyMainContent", True)},
         )
-        return ok(await paged_content({**base, **content}, artifacts, room))
+        return ok(await paged_content("scrape", {**base, **content}, artifacts, room))
     finally:
         await state.sessions.close(manager, session.id)
 
@@ -124,7 +124,8 @@ async def _read(state: ServerState, args: dict[str, Any], ctx: Context) -> CallT
     async def cookies() -> Sequence[Mapping[str, Any]]:
         if opened:
             return await opened[0].cookies()
-        profile = manager.profile_snapshot(args.get("profileId") or "master")
+        # the caller's own profile, or one shared with it
+        profile = manager.profile_snapshot(args.get("profileId") or "master", trust, principal.name)
         return list(profile.state.get("cookies", []))
 
     artifacts = manager.artifacts_for(f"scrape_{secrets.token_hex(6)}", principal)
@@ -151,7 +152,9 @@ async def _read(state: ServerState, args: dict[str, Any], ctx: Context) -> CallT
     }
     content = {key: page[key] for key in ("format", "title", "content", "bytes", "truncated")}
     room = budget(state.answer_chars, args)
-    return ok(await paged_content({**base, **content, **_warnings(page)}, artifacts, room))
+    return ok(
+        await paged_content("scrape", {**base, **content, **_warnings(page)}, artifacts, room)
+    )
 
 
 def _warnings(page: dict[str, Any]) -> dict[str, Any]:

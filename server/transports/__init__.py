@@ -18,6 +18,7 @@ if TYPE_CHECKING:
         Token,
         is_loopback,
         load_tokens,
+        shares,
     )
     from ._front import Started, start_on_stdio
     from ._http import answer_malformed
@@ -35,5 +36,6 @@ __all__ = [
     "is_loopback",
     "load_tokens",
     "run_stdio",
+    "shares",
     "start_on_stdio",
 ]

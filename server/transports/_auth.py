@@ -21,6 +21,7 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.transport_security import TransportSecuritySettings
 
 from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
+from taskplate.interpreter import LOCAL, Share
 
 TOKENS_ENV = "TASKPLATE_TOKENS"
 LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
@@ -37,7 +38,10 @@ def is_loopback(host: str) -> bool:
 
 
 PRINCIPAL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
-_LINE = "expected TOKEN [local|remote] [principal=NAME]"
+_LINE = "expected TOKEN [local|remote] [principal=NAME] [max-running=N] [max-queued=N]"
+# a principal's share of the runs (interpreter Share): the word, and the Token field it sets
+_SHARES = {"max-running": "running", "max-queued": "queued"}
+_MOST_SHARE = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,13 @@ class Token:
     digest: bytes  # sha256 of the secret: the secret itself is not kept
     trust: TrustLevel | None  # None: the server's rule for HTTP callers
     principal: str | None = None  # who its callers are; None: this token's own (own_principal)
+    running: int | None = None  # max-running=N: its principal's runs holding slots at once
+    queued: int | None = None  # max-queued=N: its principal's runs waiting queued
+
+    @property
+    def name(self) -> str:
+        """The principal its callers are."""
+        return self.principal or own_principal(self)
 
 
 def _entry_error(source: str, number: int, message: str, hint: str) -> TaskplateError:
@@ -52,15 +63,26 @@ def _entry_error(source: str, number: int, message: str, hint: str) -> Taskplate
 
 
 def _token_line(line: str, source: str, number: int) -> Token:
-    """`TOKEN [local|remote] [principal=NAME]` (the two words in either order)."""
+    """`TOKEN [local|remote] [principal=NAME] [max-running=N] [max-queued=N]` (the words after
+    the token in any order)."""
     secret, *rest = line.split()
     trust: TrustLevel | None = None
     principal: str | None = None
+    shares: dict[str, int] = {}
     for word in rest:
+        key, _, value = word.partition("=")
         if word in ("local", "remote") and trust is None:
             trust = TrustLevel(word)
         elif word.startswith("principal=") and principal is None:
             principal = word.removeprefix("principal=")
+            if principal == LOCAL:
+                raise _entry_error(
+                    source,
+                    number,
+                    f"principal name {LOCAL!r} is the local user's own: a token naming it would "
+                    "reach the local user's runs, sessions and profiles",
+                    "Give the token a principal name of its own, e.g. principal=ops.",
+                )
             if not PRINCIPAL_NAME.fullmatch(principal):
                 raise _entry_error(
                     source,
@@ -69,13 +91,16 @@ def _token_line(line: str, source: str, number: int) -> Token:
                     "starting with a letter or digit",
                     "Name the principal e.g. principal=team-a; tokens with one name are one caller.",
                 )
+        elif key in _SHARES and _SHARES[key] not in shares:
+            shares[_SHARES[key]] = _share_value(key, value, source, number)
         else:
             raise _entry_error(
                 source,
                 number,
                 _LINE,
-                "Write one token per line, optionally followed by its trust level and "
-                "principal=NAME (tokens naming one principal are one caller).",
+                "Write one token per line, optionally followed by its trust level, "
+                "principal=NAME (tokens naming one principal are one caller) and its share of "
+                "the runs, max-running=N and max-queued=N.",
             )
     if len(secret) < 16:
         raise _entry_error(
@@ -84,7 +109,18 @@ def _token_line(line: str, source: str, number: int) -> Token:
             "a token must be at least 16 characters",
             "Use a long random token, e.g. `python -c 'import secrets; print(secrets.token_urlsafe(32))'`.",
         )
-    return Token(hashlib.sha256(secret.encode()).digest(), trust, principal)
+    return Token(hashlib.sha256(secret.encode()).digest(), trust, principal, **shares)
+
+
+def _share_value(key: str, value: str, source: str, number: int) -> int:
+    if value.isascii() and value.isdigit() and 1 <= int(value) <= _MOST_SHARE:
+        return int(value)
+    raise _entry_error(
+        source,
+        number,
+        f"{key} must be a whole number from 1 to {_MOST_SHARE:,}, not {value[:20]!r}",
+        f"Write e.g. {key}=2; a value above the server's own limit counts as that limit.",
+    )
 
 
 def parse_tokens(text: str, source: str) -> list[Token]:
@@ -106,10 +142,45 @@ def parse_tokens(text: str, source: str) -> list[Token]:
             f"principal {tokens[clash].principal} has tokens of different trust levels",
             _ONE_TRUST,
         )
+    mixed = _mixed_shares(tokens)
+    if mixed is not None:
+        index, key = mixed
+        raise _entry_error(
+            source, numbers[index], f"principal {tokens[index].principal} has two {key}", _ONE_SHARE
+        )
     return tokens
 
 
 _ONE_TRUST = "Give every token of one principal the same level (local or remote)."
+_ONE_SHARE = (
+    "Give a principal's max-running and max-queued once, or the same on each of its lines "
+    "(a line without one takes the principal's)."
+)
+
+
+def _mixed_shares(tokens: list[Token]) -> tuple[int, str] | None:
+    """The index of the first token giving its principal another max-running or max-queued
+    than a token before it did, and the word; None: none."""
+    given: dict[tuple[str, str], int] = {}
+    for index, token in enumerate(tokens):
+        for key, field_name in _SHARES.items():
+            value = getattr(token, field_name)
+            if value is not None and given.setdefault((token.name, key), value) != value:
+                return index, key
+    return None
+
+
+def shares(tokens: list[Token]) -> dict[str, Share]:
+    """Each principal's share of the runs, as its tokens' lines give it (the run manager's
+    `Capacity.shares`)."""
+    found: dict[str, dict[str, int]] = {}
+    for token in tokens:
+        mine = found.setdefault(token.name, {})
+        for field_name in _SHARES.values():
+            value = getattr(token, field_name)
+            if value is not None:
+                mine.setdefault(field_name, value)
+    return {name: Share(**given) for name, given in found.items() if given}
 
 
 def _mixed_trust(tokens: list[Token]) -> int | None:
@@ -142,6 +213,14 @@ def load_tokens(token_file: Path | None) -> list[Token]:
             f"principal {tokens[clash].principal} has tokens of different trust levels in "
             f"{TOKENS_ENV} and {token_file}",
             _ONE_TRUST,
+        )
+    mixed = _mixed_shares(tokens)
+    if mixed is not None:
+        raise TaskplateError(
+            ErrorCode.INVALID_PARAMETER,
+            f"principal {tokens[mixed[0]].principal} has two {mixed[1]} in {TOKENS_ENV} and "
+            f"{token_file}",
+            _ONE_SHARE,
         )
     return tokens
 

@@ -48,7 +48,9 @@ class AnswerMalformed:
                 return
         body = b"".join(chunks)
         got = read(body)
-        verdict = judged(got) if got.readable else None  # the SDK answers -32700 itself
+        # a body that is not JSON the SDK answers -32700 itself; one too deep, we do (the bound
+        # is ours, MAX_READ_DEPTH, on both transports)
+        verdict = judged(got) if got.readable or got.too_deep else None
         if verdict is not None and await self.security.validate_request(Request(scope), True):
             verdict = None  # a wrong Host, Origin or Content-Type: the SDK answers that first
         if verdict is not None:

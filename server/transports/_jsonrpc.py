@@ -10,10 +10,13 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from taskplate.contract import valid_unicode
+from taskplate.contract import json_depth, valid_unicode
 
 PARSE_ERROR, INVALID_REQUEST = -32700, -32600
-MAX_READ_DEPTH = 1000  # deeper than this, a message is not read at all: a parse error
+# Deeper than this, a message is not read at all: a parse error, ours on both transports. The
+# SDK's parser (pydantic-core's) stops past 201 levels with an error of its own; a call needs
+# far less to carry any value a run may hold (MAX_VALUE_DEPTH, 100) in its envelope.
+MAX_READ_DEPTH = 200
 MAX_DIGITS = 4300  # the longest number read (Python's int limit, and the SDK parser's)
 UNREADABLE = object()
 
@@ -23,28 +26,6 @@ class LongNumber(str):
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-
-
-def depth(text: str) -> int:
-    """How deep a JSON text nests its arrays and objects (strings skipped), without parsing it."""
-    level = deepest = 0
-    in_string = escaped = False
-    for char in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            level += 1
-            deepest = max(deepest, level)
-        elif char in "]}":
-            level -= 1
-    return deepest
 
 
 @dataclass
@@ -66,10 +47,18 @@ class Read:
         return json.dumps(self.value, ensure_ascii=False)
 
 
+def too_deep(text: str) -> bool:
+    """Whether a line nests deeper than MAX_READ_DEPTH; counting brackets first (in C) keeps
+    the common line from a scan of its characters."""
+    if text.count("[") + text.count("{") <= MAX_READ_DEPTH:
+        return False
+    return json_depth(text) > MAX_READ_DEPTH
+
+
 def read(text: str | bytes) -> Read:
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
-    if depth(text) > MAX_READ_DEPTH:  # the same verdict on every Python, whatever json takes
+    if json_depth(text) > MAX_READ_DEPTH:  # the same verdict on every Python and parser
         return Read(UNREADABLE, too_deep=True)
     long_number = False
 
@@ -129,13 +118,19 @@ def error(code: int, text: str, answer_id: str | int | None = None) -> dict[str,
     return {"jsonrpc": "2.0", "id": answer_id, "error": {"code": code, "message": text}}
 
 
+def nests_too_deep() -> dict[str, Any]:
+    return error(
+        PARSE_ERROR,
+        f"Parse error: the message nests deeper than {MAX_READ_DEPTH} levels, more than this "
+        "server reads",
+    )
+
+
 def judged(got: Read) -> dict[str, Any] | None:
     """The JSON-RPC error a read message calls for before the SDK sees it, or None."""
     if not got.readable:
         if got.too_deep:
-            return error(
-                PARSE_ERROR, "Parse error: the message nests deeper than this server reads"
-            )
+            return nests_too_deep()
         return error(PARSE_ERROR, "Parse error: the message is not valid JSON")
     why = problem(got.value)
     if why is None and got.long_number:

@@ -29,7 +29,7 @@ from pydantic import ValidationError
 from taskplate.providers import ReadStream, WriteStream, lowlevel_server
 
 from ._front import Started
-from ._jsonrpc import INVALID_REQUEST, error, judged, read, request_id
+from ._jsonrpc import INVALID_REQUEST, error, judged, nests_too_deep, read, request_id, too_deep
 from ._sdk_takeover import SdkTakeover
 
 log = logging.getLogger("taskplate.serve")
@@ -64,6 +64,8 @@ def looked_at(line: str, item: SessionMessage | Exception) -> SessionMessage | E
     """The message of a line, or the JSON-RPC error that answers it (a SessionMessage of a
     JSONRPCError: see `AnsweringReadStream`)."""
     if isinstance(item, SessionMessage):
+        if too_deep(line):  # the SDK's parser read it, but the bound is ours (MAX_READ_DEPTH)
+            return answer(nests_too_deep())
         if not isinstance(item.message, JSONRPCNotification) or '"id"' not in line:
             return item  # the common case: no second look at the line
         verdict = judged(read(line))  # an id the SDK's parser ignored makes it a request
@@ -80,8 +82,8 @@ def looked_at(line: str, item: SessionMessage | Exception) -> SessionMessage | E
             return SessionMessage(message)
         except ValidationError as again:
             item = again
-    too_deep = any(e["type"] == "json_invalid" for e in item.errors())
-    why = "the message nests too deep" if too_deep else "not a JSON-RPC 2.0 message"
+    deep = any(e["type"] == "json_invalid" for e in item.errors())
+    why = "the message nests too deep" if deep else "not a JSON-RPC 2.0 message"
     return answer(error(INVALID_REQUEST, f"Invalid Request: {why}", request_id(got.value)))
 
 

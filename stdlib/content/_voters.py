@@ -119,11 +119,18 @@ def readings(doc: Any, voters: Iterable[str] = VOTERS) -> list[str]:
     tree = t.prune_unwanted_nodes(copy.copy(doc), t.RAW_TREE_PRUNE_XPATH)
     tree = t.prune_unwanted_nodes(tree, t.REMOVE_COMMENTS_AND_LISTS_XPATH)
     modes = tuple(name == "precision" for name in wanted if name != "readability")
-    found = dict(
-        zip((n for n in wanted if n != "readability"), _trafilatura_modes(tree, modes), strict=True)
-    )
+    # A tag name lxml parsed but will not match again (control characters, in a page of random
+    # bytes) fails an extractor with lxml's ValueError: that extractor reads nothing of the page.
+    try:
+        texts = _trafilatura_modes(tree, modes)
+    except ValueError:
+        texts = [""] * len(modes)
+    found = dict(zip((n for n in wanted if n != "readability"), texts, strict=True))
     if "readability" in wanted:
-        found["readability"] = str(try_readability(tree).text_content())  # last: it prunes tree
+        try:
+            found["readability"] = str(try_readability(tree).text_content())  # last: it prunes
+        except ValueError:
+            found["readability"] = ""
     return [found[name] for name in wanted]
 
 

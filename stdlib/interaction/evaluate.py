@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from taskplate.browser import translate
-from taskplate.contract import ErrorCode, Level, TaskplateError
+from taskplate.contract import MAX_VALUE_DEPTH, ErrorCode, Level, TaskplateError
 from taskplate.dsl import ActionSpec
 
 from .._schemas import TIMEOUT_MS, args, result
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from .._context import ActionContext
 
 DEFAULT_TIMEOUT_MS = 30_000
-MAX_DEPTH = 200  # Playwright refuses deeper values itself ("reference chain is too long")
+MAX_DEPTH = MAX_VALUE_DEPTH  # the bound of every value a run holds (Playwright stops at 200)
 
 
 async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:

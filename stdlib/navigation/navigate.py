@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import time
 from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import urlsplit
 
 from taskplate.browser import (
     Capture,
@@ -16,8 +15,10 @@ from taskplate.browser import (
     navigation_failed,
     net_error,
     page_state,
+    too_large,
     translate,
     untraced,
+    url_host,
 )
 from taskplate.contract import ErrorCode, Level, TaskplateError
 from taskplate.dsl import ActionSpec
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 
     from .._context import ActionContext
 
+MAX_BODY_BYTES = 10_000_000  # the http engine's default too (fetch, read_page)
 ERROR_PAGE = "chrome-error://"  # Chromium's "This site can't be reached"
 
 
@@ -56,19 +58,6 @@ def _left_ms(timeout_ms: float, started: float) -> float:
     return max(1.0, timeout_ms - (time.monotonic() - started) * 1000)
 
 
-async def _guarded(tab: Any, policy: Any, timeout_ms: float, started: float) -> bool:
-    """Whether the tab's document answers are looked at from now on and were not before
-    (`guard_redirects`), within what is left of the navigation's time (False past it)."""
-    import anyio
-
-    # Imported here: `dsl validate` loads the actions but needs no Playwright.
-    from taskplate.browser import guard_redirects
-
-    with anyio.move_on_after(_left_ms(timeout_ms, started) / 1000):
-        return await guard_redirects(tab, policy)
-    return False
-
-
 async def _landed(tab: Any, page: Any) -> Capture | None:
     """The state of the document the navigation landed on (its title, whether it is the error
     page; its HTML stays in the page, which keeps its copy at load for readers): one small round
@@ -92,7 +81,8 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     await ctx.check_url(url)
     tab = await ctx.tab()
     page = await ctx.page(replacing=True)
-    tab.refused, tab.net_error = None, None
+    tab.refused, tab.net_error, tab.oversized = None, None, None
+    tab.max_body_bytes = args.get("maxBodyBytes", MAX_BODY_BYTES)
     tab.navigating()
     await tab.keep_loads()
     kinds = {"images", "media", "fonts"} if args.get("blockResources") else set()
@@ -112,21 +102,10 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
             "commit" if wait_until == "commit" else "domcontentloaded"
         )
         asked = time.monotonic()
-        try:
-            response = await page.goto(url, wait_until=first, timeout=_left_ms(timeout_ms, started))
-        except Exception as exc:
-            # Aborted without a reason, as a redirect to javascript: is: once more with the
-            # tab's document answers looked at, which says so (the tab is left alone until then).
-            # Never on a page that crashed (a DevTools session to it never opens), not after an
-            # answer (a 204, a download: asked for once), and within the navigation's time.
-            if (
-                net_error(exc) != ABORTED
-                or await _page_crashed(tab, page)
-                or await tab.aborted_after_an_answer()
-                or not await _guarded(tab, ctx.need_session().policy, timeout_ms, started)
-            ):
-                raise
-            response = await page.goto(url, wait_until=first, timeout=_left_ms(timeout_ms, started))
+        # The tab's document answers are looked at (browser/_guard.py): a redirect to
+        # javascript:, which Chromium aborts without a reason, and an answer past
+        # maxBodyBytes are refused there and said so below.
+        response = await page.goto(url, wait_until=first, timeout=_left_ms(timeout_ms, started))
         paced = _paced(network.throttle, url, response, time.monotonic() - asked)
         if wait_until != first:
             try:
@@ -153,13 +132,18 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
             raise TaskplateError(
                 ErrorCode.URL_NOT_ALLOWED, tab.refused, "Use a public http(s) URL.", {"url": url}
             ) from None
+        if tab.oversized:
+            raise too_large(*tab.oversized) from None
         broken = (ErrorCode.EXECUTION_ERROR, ErrorCode.NAVIGATION_FAILED)
         if error.code in broken and await _page_crashed(tab, page):
             error = crashed(f"the page crashed while opening {url}")
         # Imported here: `dsl validate` loads the actions; the network's pace needs anyio.
         from taskplate.browser import through_proxy
 
-        raise through_proxy(error, network.proxy_for(urlsplit(url).hostname or "")) from None
+        raise through_proxy(error, network.proxy_for(url_host(url) or "")) from None
+    if response is not None and response.status == 407 and network.proxy_for(url_host(url) or ""):
+        await tab.blank(ending=True)  # the proxy's own page, not the site's: nothing to read
+        raise _proxy_refused(url, network.proxy_for(url_host(url) or ""))
     tab.stale = False
     # Where it landed: as the page sent it at load (no round trip), else asked.
     sent = tab.earlier if tab.earlier is not None and not tab.earlier.html else None
@@ -176,6 +160,19 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     answer = {"url": page.url, "status": tab.status, "title": landed.title if landed else ""}
     warnings = [w for w in (waited, paced, late) if w]
     return answer | ({"warnings": warnings} if warnings else {})
+
+
+def _proxy_refused(url: str, proxy: Any) -> TaskplateError:
+    """A proxy's 407, which Chromium shows as the page: NAVIGATION_FAILED naming the proxy."""
+    from taskplate.browser import through_proxy
+
+    error = TaskplateError(
+        ErrorCode.NAVIGATION_FAILED,
+        f"opening {url} failed: the proxy refused the request (407 Proxy Authentication Required)",
+        "Check the proxy's user and password.",
+        {"url": url, "proxyStatus": 407},
+    )
+    return through_proxy(error, proxy, proxys=True)
 
 
 def _paced(
@@ -202,12 +199,18 @@ ACTION = ActionSpec(
             "blockResources": {
                 "type": "boolean",
                 "default": False,
-                "description": "Load no images, media or fonts in this tab (for reading: faster).",
+                "description": "Load no images, media or fonts (faster reading).",
             },
             "blockAds": {
                 "type": "boolean",
                 "default": False,
-                "description": "Refuse requests to known ad and tracker hosts in this tab.",
+                "description": "Refuse known ad and tracker hosts.",
+            },
+            "maxBodyBytes": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 50_000_000,
+                "default": MAX_BODY_BYTES,
             },
         },
         ["url"],

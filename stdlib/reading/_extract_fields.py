@@ -84,22 +84,69 @@ def shaped(fields: dict[str, Any]) -> dict[str, dict[str, Any]]:
 # it watches the page (a MutationObserver, and a cheap poll for what no mutation shows, such as
 # an open shadow root's content) until they are or the time is up. url fields are resolved
 # against document.baseURI (which honours <base href>).
-EXTRACT = """([root, fields, awaited, required, waitMs]) => {
+# The values are bounded here, in the page, by maxChars characters of their JSON: a list stops
+# at the match that would pass it and a text is cut, each cut noted (`cut`, at most maxCuts of
+# them; `cuts` counts all), so no page sends more than that across. The answer crosses as one
+# JSON text: Playwright's own parsing of a value walks it in Python, node by node, on the event
+# loop (seconds for 20,000 records), where one string costs a copy.
+MAX_CUTS = 20
+EXTRACT = """([root, fields, awaited, required, waitMs, maxChars, maxCuts]) => {
   const absolute = (v) => { try { return new URL(v, document.baseURI).href; } catch { return null; } };
-  const read = (el, f) => {
+  let left = maxChars;
+  const cut = [];
+  let cuts = 0;
+  const note = (entry) => { cuts++; if (cut.length < maxCuts) cut.push(entry); };
+  const size = (v) => v === undefined ? 4 : JSON.stringify(v).length;
+  const read = (el, f, path) => {
     if (f.type === 'boolean') return f.attr ? el.hasAttribute(f.attr) && el.getAttribute(f.attr) !== 'false' : true;
-    const v = f.attr ? el.getAttribute(f.attr) : (el.innerText ?? el.textContent ?? '').trim();
-    return v !== null && f.type === 'url' ? absolute(v.trim()) : v;
+    let v = f.attr ? el.getAttribute(f.attr) : (el.innerText ?? el.textContent ?? '').trim();
+    if (v !== null && f.type === 'url') v = absolute(v.trim());
+    if (typeof v === 'string' && v.length + 2 > left) {
+      const kept = Math.max(0, left - 2);
+      note({path, characters: v.length, kept});
+      v = v.slice(0, kept);
+    }
+    return v;
   };
-  const value = (base, f) => {
-    const at = (el) => f.fields ? record(el, f.fields) : read(el, f);
-    if (f.all) return (f.selector ? Array.from(base.querySelectorAll(f.selector)) : [base]).map(at);
-    const el = f.selector ? base.querySelector(f.selector) : base;
-    return el ? at(el) : (f.type === 'boolean' && !f.fields ? false : null);
+  const one = (el, f, path) => {
+    if (f.fields) return record(el, f.fields, path + '.');
+    const v = read(el, f, path);
+    left -= size(v) + 1;
+    return v;
   };
-  const record = (el, fs) => {
-    const out = {};
-    for (const [name, f] of Object.entries(fs)) out[name] = value(el, f);
+  const value = (base, f, path) => {
+    if (!f.all) {
+      const el = f.selector ? base.querySelector(f.selector) : base;
+      if (el) return one(el, f, path);
+      left -= 6;
+      return f.type === 'boolean' && !f.fields ? false : null;
+    }
+    const matches = f.selector ? base.querySelectorAll(f.selector) : [base];
+    const out = [];
+    left -= 2;
+    for (let i = 0; i < matches.length; i++) {
+      const before = left, noted = cut.length, counted = cuts;
+      const item = left > 0 ? one(matches[i], f, `${path}[${i}]`) : undefined;
+      left = before;
+      const cost = item === undefined ? Infinity : size(item) + 1;
+      if (cost > left) {
+        cut.length = noted;
+        cuts = counted;
+        note({path, matches: matches.length, kept: i});
+        left = Math.min(left, 0);
+        break;
+      }
+      left -= cost;
+      out.push(item);
+    }
+    return out;
+  };
+  const record = (el, fs, prefix) => {
+    const out = {};  // keys are prefixed (extract.KEY): never __proto__
+    for (const [name, f] of Object.entries(fs)) {
+      left -= name.length + 2;
+      out[name] = value(el, f, prefix + name.slice(2));
+    }
     return out;
   };
   const look = () => {
@@ -109,7 +156,11 @@ EXTRACT = """([root, fields, awaited, required, waitMs]) => {
   };
   const ready = (seen) => seen !== null && required.every((n) => seen.found.includes(n))
     && (awaited.length === 0 || awaited.some((n) => seen.found.includes(n)));
-  const answer = (seen) => seen === null ? null : {values: record(seen.base, fields), found: seen.found};
+  const answer = (seen) => {
+    if (seen === null) return null;
+    const values = record(seen.base, fields, '');
+    return JSON.stringify({values, found: seen.found, cut, cuts});
+  };
   const first = look();
   if (waitMs <= 0 || ready(first)) return answer(first);
   return new Promise((resolve, reject) => {

@@ -6,14 +6,17 @@ Declaration and implementation; page access goes through the browser runtime.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
-from taskplate.contract import ErrorCode, Level, TaskplateError
+import anyio
+
+from taskplate.contract import ErrorCode, Level, TaskplateError, valid_unicode
 from taskplate.dsl import ActionSpec, parse_number
 
 from .._elements import DEFAULT_TIMEOUT_MS
-from .._schemas import TIMEOUT_MS, args, result
-from ._extract_fields import DEFS, EXTRACT, shaped
+from .._schemas import BOOLEAN, TIMEOUT_MS, args, result
+from ._extract_fields import DEFS, EXTRACT, MAX_CUTS, shaped
 
 if TYPE_CHECKING:
     from .._context import ActionContext
@@ -27,6 +30,13 @@ _VALUE_SCHEMA: dict[str, dict[str, Any]] = {
 }
 
 
+# What the values of one extract may take, in characters of their JSON, counted in the page:
+# past it a list stops and a text is cut, with a warning. The bound keeps what one read sends
+# into the server, and the work on it, to what the event loop carries in well under 100 ms.
+MAX_BYTES = 1_000_000
+DEFAULT_MAX_BYTES = MAX_BYTES
+
+
 def _typed(value: Any, kind: str) -> Any:
     if not isinstance(value, str) or kind not in ("number", "integer"):
         return value
@@ -37,10 +47,26 @@ def _typed(value: Any, kind: str) -> Any:
     return number
 
 
+# Field names go to the page prefixed: a page's object keyed by a caller's name would read
+# `__proto__` as its prototype, not a key (and Playwright builds the argument the same way).
+KEY = "f:"
+
+
+def _keyed(fields: dict[str, Any]) -> dict[str, Any]:
+    """`fields` as the page script takes them: every name, at every depth, prefixed with KEY."""
+    return {
+        KEY + name: {**f, "fields": _keyed(f["fields"])} if isinstance(f.get("fields"), dict) else f
+        for name, f in fields.items()
+    }
+
+
 def _typed_field(value: Any, field: dict[str, Any]) -> Any:
-    """A field's value as read, typed: each value of a list, each field of a record."""
+    """A field's value as read, typed: each value of a list, each field of a record (typed in
+    place: a large answer is not copied again)."""
     if field.get("all") and isinstance(value, list):
-        return [_typed_one(v, field) for v in value]
+        for index, one in enumerate(value):
+            value[index] = _typed_one(one, field)
+        return value
     return _typed_one(value, field)
 
 
@@ -49,8 +75,41 @@ def _typed_one(value: Any, field: dict[str, Any]) -> Any:
     if isinstance(inner, dict):
         if not isinstance(value, dict):
             return None
-        return {name: _typed_field(value.get(name), f) for name, f in inner.items()}
+        for name, f in inner.items():
+            value[name] = _typed_field(value.pop(KEY + name, None), f)
+        return value
     return _typed(value, field.get("type", "string"))
+
+
+def _cut_warnings(read: dict[str, Any], max_bytes: int) -> list[str]:
+    """One line per cut the page made (and how many more), each saying how to get the rest."""
+    why = f"the values reached maxBytes ({max_bytes:,} characters of JSON)"
+    lines = []
+    for cut in read["cut"]:
+        path = f"values.{cut['path']}"
+        if "matches" in cut:
+            lines.append(
+                f"{path}: the first {cut['kept']:,} of {cut['matches']:,} matches read: {why}"
+            )
+        else:
+            lines.append(
+                f"{path}: cut at {cut['kept']:,} of {cut['characters']:,} characters: {why}"
+            )
+    more = read["cuts"] - len(read["cut"])
+    if more:
+        lines.append(f"and {more:,} more values cut")
+    raise_it = f"raise maxBytes (up to {MAX_BYTES:,}), or " if max_bytes < MAX_BYTES else ""
+    lines.append(f"{raise_it}narrow the selectors or root to read the rest part by part")
+    return lines
+
+
+def _parsed(text: str, fields: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The page's JSON answer read and typed (in a worker thread: it is Python work in
+    proportion to the values, which may be megabytes)."""
+    read: dict[str, Any] = valid_unicode(json.loads(text))
+    values = read["values"]
+    read["values"] = {name: _typed_field(values.get(KEY + name), f) for name, f in fields.items()}
+    return read
 
 
 def check_args(given: dict[str, Any]) -> list[tuple[str, str]]:
@@ -99,8 +158,12 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     waited = 0 if optional else args.get("timeoutMs", DEFAULT_TIMEOUT_MS)
     # A boolean's absence is its answer (false): it is never waited for unless required.
     awaited = [n for n, f in fields.items() if f.get("type") != "boolean" or "fields" in f]
+    max_bytes = args.get("maxBytes", DEFAULT_MAX_BYTES)
     try:
-        read = await page.evaluate(EXTRACT, [root, fields, awaited, required, waited])
+        keyed = [[KEY + n for n in names] for names in (awaited, required)]
+        text = await page.evaluate(
+            EXTRACT, [root, _keyed(fields), *keyed, waited, max_bytes, MAX_CUTS]
+        )
     except Exception as exc:
         if "is not a valid selector" in str(exc):
             raise TaskplateError(
@@ -109,22 +172,26 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
                 "Fix the selector.",
             ) from None
         raise  # run_action reads again after a navigation, and translates the rest
-    if read is None:
+    if text is None:
         raise TaskplateError(
             ErrorCode.ELEMENT_NOT_FOUND,
             f'root "{root}" matches no element' + (f" after {waited} ms" if waited else ""),
             "Check the root selector.",
         )
-    found = set(read["found"])
+    read = await anyio.to_thread.run_sync(_parsed, text, fields)
+    found = {name.removeprefix(KEY) for name in read["found"]}
     if not optional:
         absent = [n for n in required if n not in found]
         if absent:
             raise _not_found(root, absent, fields, waited, required=True)
         if awaited and not found & set(awaited):
             raise _not_found(root, awaited, fields, waited, required=False)
-    values = {name: _typed_field(read["values"][name], f) for name, f in fields.items()}
+    values = read["values"]
     missing = [k for k, v in values.items() if v is None or v == []]
-    return {"values": values, "missing": missing}
+    if not read["cuts"]:
+        return {"values": values, "missing": missing}
+    warnings = _cut_warnings(read, max_bytes)
+    return {"values": values, "missing": missing, "truncated": True, "warnings": warnings}
 
 
 def _value_schema(field: Any) -> dict[str, Any]:
@@ -151,11 +218,22 @@ def result_schema_for(args_given: dict[str, Any]) -> dict[str, Any]:
         return RESULT
     properties = {name: _value_schema(field) for name, field in fields.items()}
     values = {"type": "object", "properties": properties, "additionalProperties": False}
-    return result({"values": values, "missing": RESULT["properties"]["missing"]})
+    return result(
+        {"values": values, "missing": RESULT["properties"]["missing"], "truncated": BOOLEAN},
+        ["values", "missing"],
+    )
 
 
 RESULT = result(
-    {"values": {"type": "object"}, "missing": {"type": "array", "items": {"type": "string"}}}
+    {
+        "values": {"type": "object"},
+        "missing": {"type": "array", "items": {"type": "string"}},
+        "truncated": {
+            **BOOLEAN,
+            "description": "Present (true) when maxBytes cut a list or a text; warnings say where.",
+        },
+    },
+    ["values", "missing"],
 )
 
 _ARGS = args(
@@ -188,6 +266,15 @@ _ARGS = args(
             **TIMEOUT_MS,
             "default": DEFAULT_TIMEOUT_MS,
             "description": "How long to wait for the fields (a required one, or any one).",
+        },
+        "maxBytes": {
+            "type": "integer",
+            "minimum": 1_000,
+            "maximum": MAX_BYTES,
+            "default": DEFAULT_MAX_BYTES,
+            "description": "At most this many characters of JSON for the values: past it a "
+            "list stops at the last whole match and a text is cut, with truncated: true and a "
+            "warning naming each.",
         },
     },
     ["fields"],

@@ -175,6 +175,7 @@ async def _rendered(
             "timeoutMs": args.get("timeoutMs", 30_000),
             "blockResources": args.get("blockResources", True),
             "blockAds": args.get("blockAds", False),
+            "maxBodyBytes": args.get("maxBodyBytes", 10_000_000),
         },
     )
     wait_ms = args.get("waitFor", 0)
@@ -258,8 +259,8 @@ ACTION = ActionSpec(
                 "minimum": 1,
                 "maximum": 50_000_000,
                 "default": 10_000_000,
-                "description": "Over HTTP: refuse an answer larger than this, as it comes or as "
-                "it decodes (the read stops there).",
+                "description": "Refuse a page larger than this, as it comes or as it decodes"
+                " (the read stops there), over HTTP and in the browser alike.",
             },
             "links": {
                 "type": "boolean",

@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+import anyio
+
 from taskplate.browser import translate
 from taskplate.contract import ErrorCode, Level, TaskplateError
 from taskplate.dsl import ActionSpec
@@ -19,12 +21,34 @@ from .get_page_content import WAIT_FOR_STABLE, settle
 if TYPE_CHECKING:
     from .._context import ActionContext
 
-_COLLECT = """([scope, attr]) => {
+_GRACE_S = 5
+
+# The most elements one snapshot lists (refs are given to these only); past it the answer's
+# warnings say so. A bound on what the page builds and holds, far past what an agent pages through.
+MAX_ELEMENTS = 100_000
+DEFAULT_TIMEOUT_MS = 30_000
+
+# One evaluate, in three passes so the page lays out once: the interactive elements in document
+# order (an open shadow root's before its host), then everything read of each (its box, style,
+# text, label), then the refs written. Reading a box after writing an attribute forces a fresh
+# layout, element by element: quadratic (60,000 elements took 292 s). The deadline is checked
+# as it goes, so a huge page stops the script itself; only the page of elements asked for
+# (offset, maxChars of JSON) crosses, as one JSON text.
+_COLLECT = """([scope, attr, offset, maxChars, maxElements, timeoutMs]) => {
   const INTERACTIVE = 'a[href], button, input, select, textarea, summary, [role=button], [role=link], [role=checkbox], [role=tab], [role=menuitem], [onclick], [contenteditable=""], [contenteditable=true], [tabindex]:not([tabindex="-1"])';
+  const deadline = performance.now() + timeoutMs;
+  const late = (i) => i % 256 === 0 && performance.now() > deadline;
   window.__taskplateRef = window.__taskplateRef || 0;
   const root = scope ? document.querySelector(scope) : document;
   if (!root) return null;
-  const out = [];
+  const candidates = [];
+  const gather = (node) => {
+    for (const el of node.querySelectorAll('*')) {
+      if (el.shadowRoot) gather(el.shadowRoot);
+      if (el.matches(INTERACTIVE)) candidates.push(el);
+    }
+  };
+  gather(root);
   const labelText = (label) => {
     const copy = label.cloneNode(true);
     copy.querySelectorAll('select, textarea, input, button').forEach((n) => n.remove());
@@ -37,46 +61,50 @@ _COLLECT = """([scope, attr]) => {
     if (tag === 'input') return ({checkbox: 'checkbox', radio: 'radio', submit: 'button', button: 'button', file: 'button', range: 'slider'})[el.type] || 'textbox';
     return tag === 'summary' ? 'button' : (tag === 'button' ? 'button' : 'generic');
   };
-  const visit = (node) => {
-    for (const el of node.querySelectorAll('*')) {
-      if (el.shadowRoot) visit(el.shadowRoot);
-      if (!el.matches(INTERACTIVE)) continue;
-      const box = el.getBoundingClientRect();
-      const style = getComputedStyle(el);
-      if ((box.width === 0 && box.height === 0 && el.type !== 'file') || style.visibility === 'hidden' || style.display === 'none') continue;
-      let ref = el.getAttribute(attr);
-      if (!ref) { ref = 'e' + (++window.__taskplateRef); el.setAttribute(attr, ref); }
-      const tag = el.tagName.toLowerCase();
-      const control = tag === 'input' || tag === 'select' || tag === 'textarea';
-      const text = control ? '' : (el.innerText || '').trim().replace(/\\s+/g, ' ');
-      const label = el.labels && el.labels.length ? labelText(el.labels[0]) : '';
-      const name = el.getAttribute('aria-label') || label || text || el.getAttribute('placeholder') || el.getAttribute('title') || el.getAttribute('alt') || el.getAttribute('name') || el.id || '';
-      const item = {ref, tag, role: el.getAttribute('role') || implicitRole(el, tag), name: name.slice(0, 100)};
-      if (el.type && tag === 'input') item.type = el.type;
-      if ((tag === 'input' || tag === 'textarea' || tag === 'select') && el.type !== 'password') item.value = String(el.value).slice(0, 100);
-      if (el.type === 'checkbox' || el.type === 'radio') item.checked = el.checked;
-      if (tag === 'a') item.href = el.href;
-      if (el.disabled) item.disabled = true;
-      out.push(item);
-    }
-  };
-  visit(root);
-  return out;
+  const listed = [], items = [];
+  let capped = false;
+  for (let i = 0; i < candidates.length; i++) {
+    if (late(i)) return JSON.stringify({timedOut: true, listed: items.length});
+    const el = candidates[i];
+    const box = el.getBoundingClientRect();
+    const style = getComputedStyle(el);
+    if ((box.width === 0 && box.height === 0 && el.type !== 'file') || style.visibility === 'hidden' || style.display === 'none') continue;
+    if (items.length === maxElements) { capped = true; break; }
+    const tag = el.tagName.toLowerCase();
+    const control = tag === 'input' || tag === 'select' || tag === 'textarea';
+    const text = control ? '' : (el.innerText || '').trim().replace(/\\s+/g, ' ');
+    const label = el.labels && el.labels.length ? labelText(el.labels[0]) : '';
+    const name = el.getAttribute('aria-label') || label || text || el.getAttribute('placeholder') || el.getAttribute('title') || el.getAttribute('alt') || el.getAttribute('name') || el.id || '';
+    const item = {ref: el.getAttribute(attr), tag, role: el.getAttribute('role') || implicitRole(el, tag), name: name.slice(0, 100)};
+    if (el.type && tag === 'input') item.type = el.type;
+    if ((tag === 'input' || tag === 'textarea' || tag === 'select') && el.type !== 'password') item.value = String(el.value).slice(0, 100);
+    if (el.type === 'checkbox' || el.type === 'radio') item.checked = el.checked;
+    if (tag === 'a') item.href = el.href;
+    if (el.disabled) item.disabled = true;
+    listed.push(el);
+    items.push(item);
+  }
+  for (let i = 0; i < items.length; i++) {
+    if (!items[i].ref) { items[i].ref = 'e' + (++window.__taskplateRef); listed[i].setAttribute(attr, items[i].ref); }
+  }
+  const elements = [];
+  let size = 0, next = null;
+  for (let i = offset; i < items.length; i++) {
+    size += JSON.stringify(items[i]).length + 1;
+    if (size > maxChars && elements.length) { next = i; break; }
+    elements.push(items[i]);
+  }
+  return JSON.stringify({elements, total: items.length, nextOffset: next, capped});
 }"""
 
 
-def page_of(
-    elements: list[dict[str, Any]], offset: int, max_bytes: int
-) -> tuple[list[dict[str, Any]], int | None]:
-    """Elements from offset while their JSON fits in max_bytes, and the next offset if any."""
-    chosen: list[dict[str, Any]] = []
-    size = 0
-    for index in range(offset, len(elements)):
-        size += len(json.dumps(elements[index], ensure_ascii=False)) + 1
-        if size > max_bytes and chosen:
-            return chosen, index
-        chosen.append(elements[index])
-    return chosen, None
+def _timed_out(timeout_ms: int, listed: int) -> TaskplateError:
+    return TaskplateError(
+        ErrorCode.EXECUTION_ERROR,
+        f"the snapshot did not finish within {timeout_ms} ms ({listed:,} elements read)",
+        "Give a selector to snapshot part of the page, or raise timeoutMs.",
+        {"timeoutMs": timeout_ms},
+    )
 
 
 async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -86,27 +114,44 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     failed = await tab.error_page() if warnings or tab.may_show_error_page() else None
     if failed is not None:
         raise failed
+    timeout_ms = args.get("timeoutMs", DEFAULT_TIMEOUT_MS)
+    given = [
+        args.get("selector"),
+        REF_ATTRIBUTE,
+        args.get("offset", 0),
+        args.get("maxBytes", 50_000),
+    ]
     try:
-        elements = await page.evaluate(_COLLECT, [args.get("selector"), REF_ATTRIBUTE])
+        # the page stops itself at the deadline; this is for a script held in one long call
+        with anyio.fail_after(timeout_ms / 1000 + _GRACE_S):
+            text = await page.evaluate(_COLLECT, [*given, MAX_ELEMENTS, timeout_ms])
+    except TimeoutError:
+        raise _timed_out(timeout_ms, 0) from None
     except Exception as exc:
         raise translate(
             exc, doing="taking a snapshot", timeout_code=ErrorCode.EXECUTION_ERROR
         ) from None
-    if elements is None:
+    if text is None:
         raise TaskplateError(
             ErrorCode.ELEMENT_NOT_FOUND,
             f'selector "{args["selector"]}" matches no element',
             "Check the selector.",
         )
-    offset = args.get("offset", 0)
-    chosen, next_offset = page_of(elements, offset, args.get("maxBytes", 50_000))
+    taken = json.loads(text)
+    if taken.get("timedOut"):
+        raise _timed_out(timeout_ms, taken["listed"])
+    if taken["capped"]:
+        warnings.append(
+            f"the snapshot lists the first {MAX_ELEMENTS:,} interactive elements of the page, "
+            "its most; give a selector to see the others"
+        )
     answer = {
         "url": page.url,
         "title": await page.title(),
-        "elements": chosen,
-        "total": len(elements),
-        "truncated": next_offset is not None,
-        "nextOffset": next_offset,
+        "elements": taken["elements"],
+        "total": taken["total"],
+        "truncated": taken["nextOffset"] is not None,
+        "nextOffset": taken["nextOffset"],
     }
     return answer | ({"warnings": warnings} if warnings else {})
 
@@ -114,7 +159,7 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
 ACTION = ActionSpec(
     name="snapshot",
     level=Level.L0,
-    summary="Interactive elements with stable refs for click/fill, paged by maxBytes.",
+    summary="Interactive elements with stable refs for click/fill.",
     args_schema=args(
         {
             "selector": {
@@ -133,7 +178,12 @@ ACTION = ActionSpec(
                 "minimum": 0,
                 "maximum": MAX_INDEX,
                 "default": 0,
-                "description": "First element index.",
+            },
+            "timeoutMs": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 300_000,
+                "default": DEFAULT_TIMEOUT_MS,
             },
             "waitForStable": WAIT_FOR_STABLE,
         }

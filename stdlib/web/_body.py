@@ -1,16 +1,21 @@
 """An HTTP answer's body read within a size limit, decoded as it comes (content-encodings with
-bounds of their own). Knows no URL policy and no hosts: the client (_client.py) asks.
+bounds of their own), and a failed request said in our words. Knows no URL policy and no
+hosts: the client (_client.py) asks.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 
 import httpx
 
+from taskplate.browser import too_large
 from taskplate.contract import ErrorCode, TaskplateError
 
 from ._decoding import Decoding, DecodingError
+
+log = logging.getLogger("taskplate.stdlib")
 
 
 @dataclass
@@ -54,10 +59,40 @@ async def read_body(response: httpx.Response, url: str, max_bytes: int) -> list[
     return chunks
 
 
-def too_large(url: str, max_bytes: int) -> TaskplateError:
-    return TaskplateError(
-        ErrorCode.NAVIGATION_FAILED,
-        f"{url} is larger than the size limit ({max_bytes} bytes)",
-        "Raise maxBodyBytes, or skip this page.",
-        {"url": url, "maxBodyBytes": max_bytes},
-    )
+# What a failed plain-HTTP request says, in our words: httpx's text is Python's (an exception's
+# name, an errno's message, h11's complaint), and no caller sees that.
+_FAILURES: tuple[tuple[type[httpx.HTTPError], str], ...] = (
+    (httpx.ProxyError, "the proxy refused the request"),
+    (httpx.ConnectError, "no connection could be made to the site"),
+    (httpx.ReadError, "the connection broke while the answer was read"),
+    (httpx.WriteError, "the connection broke while the request was sent"),
+    (httpx.RemoteProtocolError, "the site's answer is not valid HTTP"),
+    (httpx.LocalProtocolError, "the request could not be sent as valid HTTP"),
+    (httpx.UnsupportedProtocol, "the URL's scheme is not http or https"),
+    (httpx.TooManyRedirects, "it redirects too many times"),
+    (httpx.DecodingError, "its body is not what its Content-Encoding says"),
+)
+
+
+def failure(exc: httpx.HTTPError) -> str:
+    """Why a request failed, for its caller (the log keeps httpx's own text)."""
+    log.info("plain HTTP request failed: %s: %s", type(exc).__name__, exc)
+    if "CERTIFICATE_VERIFY_FAILED" in str(exc):  # OpenSSL's code: ours to name, not its text
+        return "the site's TLS certificate was not accepted (CERTIFICATE_VERIFY_FAILED)"
+    if isinstance(exc, httpx.ConnectError) and _tls(exc):
+        return "the TLS handshake with the site failed"
+    return next((said for kind, said in _FAILURES if isinstance(exc, kind)), "the request failed")
+
+
+def _tls(exc: BaseException) -> bool:
+    """Whether an ssl error is among the causes of `exc`."""
+    import ssl
+
+    seen: BaseException | None = exc
+    for _ in range(10):  # a chain is short; a cycle is not followed for ever
+        if seen is None:
+            return False
+        if isinstance(seen, ssl.SSLError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False

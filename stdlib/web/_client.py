@@ -22,10 +22,17 @@ import anyio
 import httpcore
 import httpx
 
-from taskplate.browser import Network, mask_credentials, redirect_elsewhere, through_proxy
+from taskplate.browser import (
+    Network,
+    as_read,
+    mask_credentials,
+    through_proxy,
+    too_large,
+)
 from taskplate.contract import ErrorCode, TaskplateError
 
-from ._body import Body, read_body, too_large
+from ._answers import host_of_url, proxy_refused, refuse_other_schemes
+from ._body import Body, failure, read_body
 from ._charset import decode
 from ._cookies import cookie_jar
 from ._decoding import ACCEPT_ENCODING, DecodingError, decoded
@@ -129,7 +136,7 @@ class WebClient:
                     mounts=self._direct(pinned),
                     trust_env=False,  # HTTPS_PROXY and NO_PROXY are the run's Network's
                     timeout=httpx.Timeout(20.0),
-                    event_hooks={"response": [_refuse_other_schemes]},
+                    event_hooks={"response": [refuse_other_schemes]},
                 )
         return self._client
 
@@ -192,7 +199,7 @@ class WebClient:
         from protego import Protego
 
         target = urljoin(origin(url), "/robots.txt")
-        host = urlsplit(url).hostname
+        host = host_of_url(url)
         for _hop in range(ROBOTS_MAX_REDIRECTS + 1):
             try:
                 body = await self._request(target, ROBOTS_MAX_BYTES, polite=False)
@@ -202,7 +209,7 @@ class WebClient:
             if body.status not in (301, 302, 303, 307, 308) or not location:
                 break
             target = urljoin(target, location.strip())
-            if urlsplit(target).hostname != host:  # only where the policy already let us go
+            if host_of_url(target) != host:  # only where the policy already let us go
                 return None
         if body.status >= 300 or body.status < 200:
             return None
@@ -286,9 +293,12 @@ class WebClient:
             async with self._polite(url) if polite else _nothing():
                 # Built here, not by build_request, which would copy the jar into one that
                 # matches domains as Python's default policy does, not as browsers do.
+                # Sent as a browser reads it (`as_read`): the host the URL policy judged
+                # (`http://2130706433/` is 127.0.0.1), not another reading of it by httpx or
+                # by the proxy, which would resolve the number itself.
                 request = httpx.Request(
                     "GET",
-                    url,
+                    as_read(url),
                     headers=client.headers,
                     extensions={"timeout": client.timeout.as_dict()},
                 )
@@ -307,6 +317,8 @@ class WebClient:
                     else None
                 )
                 try:
+                    if response.status_code == 407 and self.network.proxy_for(host_of_url(url)):
+                        raise proxy_refused(url, response.headers.get("proxy-authenticate"))
                     declared = response.headers.get("content-length", "")
                     if declared.isdigit() and int(declared) > max_bytes:
                         raise too_large(url, max_bytes)
@@ -320,14 +332,20 @@ class WebClient:
         except httpx.HTTPError as exc:
             error = TaskplateError(
                 ErrorCode.NAVIGATION_FAILED,
-                mask_credentials(f"could not read {url}: {type(exc).__name__}: {exc}"),
+                mask_credentials(f"could not read {url}: {failure(exc)}"),
                 "Check the URL; the site may be down.",
                 {"url": url},
             )
             # Through a proxy, the proxy is all httpx connects to: a failed connection is its.
             proxys = isinstance(exc, httpx.ConnectError | httpx.ProxyError)
-            proxy = self.network.proxy_for(urlsplit(url).hostname or "")
+            proxy = self.network.proxy_for(host_of_url(url))
             raise through_proxy(error, proxy, proxys=proxys) from None
+        except TaskplateError as exc:
+            if exc.details and exc.details.get("proxyStatus") == 407:
+                raise through_proxy(
+                    exc, self.network.proxy_for(host_of_url(url)), proxys=True
+                ) from None
+            raise
         return Body(
             url=url,
             status=response.status_code,
@@ -361,21 +379,6 @@ async def client_for(ctx: Caller) -> AsyncIterator[WebClient]:
     network = ctx.session.network if ctx.session is not None else None
     async with WebClient(policy=ctx.policy, cookies=cookies, network=network) as web:
         yield web
-
-
-async def _refuse_other_schemes(response: httpx.Response) -> None:
-    """A redirect to a javascript:, data: or file: URL is refused as soon as it is read (httpx,
-    which makes the next request of every redirect, would fail on some of them untranslated)."""
-    location = response.headers.get("location")
-    if response.is_redirect and location:
-        target = redirect_elsewhere(str(response.request.url), location)
-        if target is not None:
-            raise TaskplateError(
-                ErrorCode.URL_NOT_ALLOWED,
-                f"{response.request.url} redirects to {target[:200]}, not an http(s) URL",
-                "Leave this URL out: only http and https pages are read.",
-                {"url": str(response.request.url), "location": target[:2000]},
-            )
 
 
 @asynccontextmanager

@@ -4,14 +4,18 @@ site sees. Against a local site and a real tinyproxy the tests start."""
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 from collections.abc import Iterator
+from email.utils import format_datetime
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from taskplate.browser import (
     HostThrottle,
@@ -34,6 +38,7 @@ from tests.fixtures.network_site import (
     network_site,
     tinyproxy,
 )
+from tests.fuzzing import fuzz_settings
 
 pytestmark = pytest.mark.anyio
 
@@ -162,7 +167,7 @@ async def test_retry_after_holds_the_host_back_for_both_engines_of_a_run(
 
 
 def test_retry_after_is_read_as_seconds_or_a_date_and_capped() -> None:
-    from taskplate.browser._throttle import retry_after_s
+    from taskplate.browser.traffic._throttle import retry_after_s
 
     assert retry_after_s("7") == 7.0
     assert retry_after_s("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470.0) == pytest.approx(10.0)
@@ -171,6 +176,57 @@ def test_retry_after_is_read_as_seconds_or_a_date_and_capped() -> None:
     note = throttle.answered("https://a.test/x", 503, "3600", 0.1)
     assert note is not None and "capped" in note and "5.0 s" in note
     assert throttle.answered("https://a.test/x", 200, "3600", 0.1) is None  # only 429 and 503
+
+
+@pytest.mark.parametrize(
+    "odd", ["²", "١٢", "٣", "1.5", "+5", "-1", "0x10", "1e3", "7 s", "", "Wed"]
+)
+def test_retry_after_other_than_ascii_digits_or_an_http_date_is_ignored(odd: str) -> None:
+    from taskplate.browser.traffic._throttle import retry_after_s
+
+    assert retry_after_s(odd) is None
+    assert HostThrottle().answered("https://a.test/x", 503, odd, 0.1) is None
+
+
+def test_retry_after_reads_only_ascii_digits_and_http_dates() -> None:
+    from taskplate.browser.traffic._throttle import retry_after_s
+
+    assert retry_after_s(" 12\t") == 12.0 and retry_after_s("0") == 0.0
+    assert retry_after_s("9" * 5000) == float("inf")  # held to maxRetryAfterS, not an error
+    assert retry_after_s("Sunday, 06-Nov-94 08:49:37 GMT", now=784111777.0) == 0.0  # RFC 850
+    assert retry_after_s("Sun Nov  6 08:49:37 1994", now=784111770.0) == 7.0  # asctime: GMT
+    assert retry_after_s("Fri, 31 Dec 99999 23:59:59 GMT") is None
+
+
+async def test_an_odd_retry_after_is_ignored_and_every_read_of_the_page_is_answered(
+    net: NetworkSite,
+) -> None:
+    async with WebClient(network=Network()) as web:
+        for _ in range(2):
+            answered = await web.get(net.url("/odd-retry"), 10_000)
+            assert answered.status == 503 and not answered.notes, answered.notes
+
+
+@pytest.mark.fuzz
+@fuzz_settings(500)
+@given(
+    st.one_of(
+        st.text(max_size=40),
+        st.from_regex(r"[0-9]{1,30}", fullmatch=True),
+        st.datetimes(timezones=st.just(datetime.UTC)).map(format_datetime),
+    )
+)
+def test_any_retry_after_is_read_as_rfc_9110_says_or_ignored(value: str) -> None:
+    from taskplate.browser.traffic._throttle import retry_after_s
+
+    seconds = retry_after_s(value, now=0.0)
+    assert seconds is None or seconds >= 0
+    if value.strip(" \t").isascii() and value.strip(" \t").isdigit():
+        assert seconds == float(value.strip(" \t"))
+    elif seconds is not None:
+        assert value.strip(" \t").isascii() and not value.strip(" \t").isdigit()  # a date
+    note = HostThrottle(max_retry_after_s=5).answered("https://a.test/", 429, value, 0.1)
+    assert note is None or "5.0 s" in note or "wait" in note
 
 
 def test_the_adaptive_delay_follows_latency_and_an_error_never_lowers_it() -> None:
@@ -192,7 +248,7 @@ async def test_the_identity_reaches_the_page_and_plain_http_sends_the_same(
         locale="de-DE",
         timezone_id="Asia/Tokyo",
         viewport=(800, 600),
-        extra_headers=(("X-Team", "crawl"),),
+        extra_headers=(("X-Team", "crawl"), ("Referer", "https://ref.test/list")),
     )
     network = Network(identity=identity)
     ctx = await _ctx(sessions, network)
@@ -206,11 +262,13 @@ async def test_the_identity_reaches_the_page_and_plain_http_sends_the_same(
         "height": 600,
     }
     assert headers["user-agent"] == "taskplate-test/1.0" and headers["x-team"] == "crawl"
+    assert headers["referer"] == "https://ref.test/list"
     assert headers["accept-language"].startswith("de-DE")
     async with WebClient(network=network) as web:
         echoed = (await web.get(net.url("/echo"), 100_000)).data
     plain = json.loads(re.search(rb"<pre id=headers[^>]*>(.*?)</pre>", echoed)[1])  # type: ignore[index]
     assert plain["user-agent"] == "taskplate-test/1.0" and plain["x-team"] == "crawl"
+    assert plain["referer"] == "https://ref.test/list"
     assert plain["accept-language"] == "de-DE,de;q=0.9"
 
 

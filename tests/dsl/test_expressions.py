@@ -7,9 +7,13 @@ import time
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from taskplate.contract import MAX_VALUE_DEPTH, value_depth
 from taskplate.dsl import ExpressionError, evaluate, parse_expression
 from taskplate.dsl._values import Const, Interp, Single, Unparsed, compile_value, render
+from tests.fuzzing import fuzz_settings
 
 SCOPE: dict[str, Any] = {
     "inputs": {
@@ -321,3 +325,23 @@ def test_the_expressions_of_one_value_share_a_budget() -> None:
     with pytest.raises(ExpressionError, match="visit more than 25000 items"):
         render(many, scope)
     assert time.process_time() - began < 0.5
+
+
+@pytest.mark.fuzz
+@fuzz_settings(300)
+@given(
+    st.integers(0, 2000),
+    st.sampled_from(["[", '{"a":', "[1,", '{"[":']),
+    st.text(alphabet='[]{}",:1a\\ ', max_size=8),
+)
+def test_fromjson_of_any_depth_answers_a_value_within_the_bound_or_an_expression_error(
+    levels: int, opener: str, middle: str
+) -> None:
+    closer = {"[": "]", '{"a":': "}", "[1,": "]", '{"[":': "}"}[opener]
+    text = opener * levels + middle + closer * levels
+    try:
+        value = evaluate(parse_expression("fromJson(s)"), {"s": text})
+    except ExpressionError as error:
+        assert "Error" not in str(error).split("(at")[0]  # ours, not Python's exception names
+        return
+    assert value_depth(value) <= MAX_VALUE_DEPTH

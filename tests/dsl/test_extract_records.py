@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from taskplate.dsl import check_source
 from taskplate.stdlib import REGISTRY
 from taskplate.stdlib.reading._extract_fields import shaped
-from taskplate.stdlib.reading.extract import _typed_field, result_schema_for
+from taskplate.stdlib.reading.extract import KEY, _typed_field, result_schema_for
 from tests.fuzzing import fuzz_settings
 
 NAMES = st.sampled_from(["title", "price", "link", "tags", "seller", "x_1"])
@@ -83,10 +83,11 @@ def test_attr_or_type_beside_fields_is_refused_naming_the_field(
 
 
 def _read(field: dict[str, Any]) -> st.SearchStrategy[Any]:
-    """What the page script may answer for a field: text or null per match, records as maps."""
+    """What the page script may answer for a field: text or null per match, records as maps
+    keyed by the prefixed field names the script is given."""
     if "fields" in field:
         one: st.SearchStrategy[Any] = st.fixed_dictionaries(
-            {n: _read(f) for n, f in field["fields"].items()}
+            {KEY + n: _read(f) for n, f in field["fields"].items()}
         )
     elif field.get("type") == "boolean":
         one = st.booleans()

@@ -12,14 +12,18 @@ from pathlib import Path
 
 import anyio
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from taskplate.browser import BrowserRuntime
 from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
+from taskplate.dsl import forbidden_header
 from taskplate.dsl._model import build_template
 from taskplate.interpreter import SHIPPED, RunManager, TemplateLibrary
 from taskplate.interpreter.runs._network import operator_network, run_network
 from taskplate.stdlib import REGISTRY
 from tests.fixtures.network_site import PROXY_PASSWORD, network_site, tinyproxy
+from tests.fuzzing import fuzz_settings
 
 pytestmark = pytest.mark.anyio
 
@@ -82,6 +86,73 @@ def test_options_browser_sets_only_what_the_template_lets_callers_set() -> None:
     with pytest.raises(TaskplateError) as bad:
         run_network(template, {"browser": {"locale": "not a locale"}}, TrustLevel.LOCAL, {})  # type: ignore[arg-type]
     assert "options.browser" in bad.value.message
+
+
+def test_a_callers_time_zone_is_checked_before_the_run_as_an_iana_name() -> None:
+    template = _template({"callerMaySet": ["timezoneId"]})
+    for zone in ("Mars/Olympus", "UTC+2", "Europe/berlin", "../../etc/passwd"):
+        with pytest.raises(TaskplateError) as refused:
+            run_network(template, {"browser": {"timezoneId": zone}}, TrustLevel.REMOTE, {})  # type: ignore[arg-type]
+        assert refused.value.code is ErrorCode.INVALID_PARAMETER
+        assert "options.browser.timezoneId" in refused.value.message
+        assert "IANA" in refused.value.message and refused.value.recover_hint
+    kept = run_network(template, {"browser": {"timezoneId": "Asia/Tokyo"}}, TrustLevel.REMOTE, {})  # type: ignore[arg-type]
+    assert kept.identity.timezone_id == "Asia/Tokyo"
+
+
+FORBIDDEN = [
+    "Host",
+    "Proxy-Authorization",
+    "Transfer-Encoding",
+    "Connection",
+    "Cookie",
+    "content-length",
+    "Sec-Fetch-Site",
+    "proxy-connection",
+    "X-HTTP-Method-Override",
+]
+
+
+@pytest.mark.parametrize("header", FORBIDDEN)
+def test_a_forbidden_extra_header_is_refused_alike_whichever_engine_the_run_uses(
+    header: str,
+) -> None:
+    """One check before the run for both engines: the browser would refuse the header, plain
+    HTTP would have sent it as given."""
+    said = set()
+    for step in (
+        {"id": "a", "action": "navigate", "with": {"url": "https://example.com"}},
+        {"id": "a", "action": "fetch", "with": {"url": "https://example.com"}},
+    ):
+        data = {
+            "template": "t",
+            "version": "1.0.0",
+            "steps": [step],
+            "browser": {"callerMaySet": ["extraHeaders"]},
+        }
+        template, _ = build_template(data)
+        with pytest.raises(TaskplateError) as refused:
+            run_network(
+                template, {"browser": {"extraHeaders": {header: "x"}}}, TrustLevel.REMOTE, {}
+            )  # type: ignore[arg-type]
+        assert refused.value.code is ErrorCode.INVALID_PARAMETER
+        said.add(refused.value.message)
+    assert len(said) == 1 and f'"{header}" is a header only the browser sets' in said.pop()
+
+
+@pytest.mark.parametrize("value", ["café", "a\r\nX-Injected: 1", " padded", "nul\x00", "tab\t"])
+def test_an_extra_header_value_other_than_printable_ascii_is_refused(value: str) -> None:
+    template = _template({"callerMaySet": ["extraHeaders"]})
+    with pytest.raises(TaskplateError) as refused:
+        run_network(
+            template, {"browser": {"extraHeaders": {"X-Team": value}}}, TrustLevel.REMOTE, {}
+        )  # type: ignore[arg-type]
+    assert refused.value.code is ErrorCode.INVALID_PARAMETER
+    assert "printable ASCII" in refused.value.message
+    fine = run_network(
+        template, {"browser": {"extraHeaders": {"X-Team": "a b\tc"}}}, TrustLevel.REMOTE, {}
+    )  # type: ignore[arg-type]
+    assert fine.identity.http_headers() == {"X-Team": "a b\tc"}
 
 
 def test_a_device_named_by_the_template_brings_its_descriptor() -> None:
@@ -162,3 +233,35 @@ async def test_the_item_that_meets_a_retry_after_says_so_in_its_warnings(
     assert first["status"] == 429, first
     assert any("answered 429 with Retry-After" in w for w in first["warnings"]), first
     assert second["status"] == 200, second
+
+
+HEADER_NAMES = st.one_of(
+    st.sampled_from([*FORBIDDEN, "X-Team", "Accept", "Referer", "sec-", "Proxy-", "DNT", "te"]),
+    st.text(alphabet="!#$%&'*+.^_`|~0123456789abcXYZ-", min_size=1, max_size=12),
+)
+
+
+@pytest.mark.fuzz
+@fuzz_settings(300)
+@given(st.dictionaries(HEADER_NAMES, st.text(max_size=12), max_size=4))
+def test_any_extra_headers_are_refused_with_a_code_or_sent_alike_by_both_engines(
+    headers: dict[str, str],
+) -> None:
+    """Whatever a caller's extraHeaders: a coded refusal, or headers every engine sends as
+    given (none forbidden, every value printable ASCII, so plain HTTP encodes it too)."""
+    import httpx
+
+    template = _template({"callerMaySet": ["extraHeaders"]})
+    options = {"browser": {"extraHeaders": headers}}
+    try:
+        network = run_network(template, options, TrustLevel.REMOTE, {})  # type: ignore[arg-type]
+    except TaskplateError as refused:
+        assert refused.code is ErrorCode.INVALID_PARAMETER and refused.recover_hint
+        return
+    sent = network.identity.http_headers()
+    assert sent == dict(network.identity.context_options().get("extra_http_headers", {}))
+    for name, value in sent.items():
+        assert not forbidden_header(name)
+        value.encode("ascii")
+        assert "\r" not in value and "\n" not in value and value == value.strip()
+    httpx.Request("GET", "http://127.0.0.1/", headers=sent)  # plain HTTP takes them

@@ -42,8 +42,15 @@ async def store(backend: tuple[Path, str | None]) -> AsyncIterator[Store]:
         yield opened
 
 
-async def add(store: Store, run_id: str, owner: str = "me", **options: object) -> None:
-    await store.insert_run(run_id, "tpl", "1.0.0", {"q": "x"}, dict(options), owner)
+async def add(
+    store: Store, run_id: str, owner: str = "me", principal: str | None = None, **options: object
+) -> None:
+    await store.insert_run(run_id, "tpl", "1.0.0", {"q": "x"}, dict(options), owner, principal)
+
+
+def unshared(principal: str | None) -> int | None:
+    """No principal has a share of its own: only the store's limit counts."""
+    return None
 
 
 async def test_a_run_round_trips_with_json_fields(store: Store) -> None:
@@ -118,15 +125,23 @@ async def test_admission_is_fifo_under_the_limit(store: Store) -> None:
     for name in ("run_1", "run_2", "run_3"):
         await add(store, name)
         time.sleep(0.002)
-    assert not await store.start_if_free("run_2", 5, ALIVE)  # run_1 is older
-    assert await store.start_if_free("run_1", 2, ALIVE)
-    assert await store.start_if_free("run_2", 2, ALIVE)
-    assert not await store.start_if_free("run_3", 2, ALIVE)  # two run already
+    assert await store.start_next("me", 2, ALIVE, unshared) == "run_1"  # the oldest first
+    assert await store.start_next("me", 2, ALIVE, unshared) == "run_2"
+    assert await store.start_next("me", 2, ALIVE, unshared) is None  # two run already
     await store.update_run("run_1", status="succeeded")
-    assert await store.start_if_free("run_3", 2, ALIVE)
+    assert await store.start_next("me", 2, ALIVE, unshared) == "run_3"
     row = await store.run("run_3")
     assert row is not None and row.status == "running" and row.started_at is not None
-    assert not await store.start_if_free("run_3", 5, ALIVE)  # not queued any more
+    assert await store.start_next("me", 5, ALIVE, unshared) is None  # nothing queued any more
+
+
+async def test_admission_starts_only_the_owners_run_when_it_is_next(store: Store) -> None:
+    await add(store, "run_theirs", owner="them")
+    time.sleep(0.002)
+    await add(store, "run_mine")
+    assert await store.start_next("me", 5, ALIVE, unshared) is None  # theirs is older
+    assert await store.start_next("them", 5, ALIVE, unshared) == "run_theirs"
+    assert await store.start_next("me", 5, ALIVE, unshared) == "run_mine"
 
 
 async def test_admission_skips_canceled_runs_and_dead_owners(store: Store) -> None:
@@ -137,7 +152,34 @@ async def test_admission_skips_canceled_runs_and_dead_owners(store: Store) -> No
     await add(store, "run_next")
     await store.request_cancel("run_canceled", force=False)
     await store.update_run("run_orphan", heartbeat_at=1.0)
-    assert await store.start_if_free("run_next", 1, time.time() - 10)
+    assert await store.start_next("me", 1, time.time() - 10, unshared) == "run_next"
+
+
+async def test_admission_is_fair_among_principals(store: Store) -> None:
+    """A principal at its share, or with the longer queue, never holds back another's run: the
+    principal holding fewest slots goes first, then the oldest run."""
+    for name in ("b1", "b2", "b3", "b4"):
+        await add(store, name, principal="beta")
+        time.sleep(0.002)
+    await add(store, "a1", principal="alpha")
+    time.sleep(0.002)
+    await add(store, "a2", principal="alpha")
+    await add(store, "l1", principal=None)
+
+    def share(principal: str | None) -> int | None:
+        return {"beta": 2, "alpha": 1}.get(principal or "")
+
+    started = [await store.start_next("me", 9, ALIVE, share) for _ in range(4)]
+    # the oldest; then alpha and the unnamed, holding none; then beta's second, within its share
+    assert started == ["b1", "a1", "l1", "b2"]
+    await store.update_run("b2", status="waiting_for_human")  # it holds its slot all the same
+    assert await store.start_next("me", 9, ALIVE, share) is None  # b3, a2: at their shares
+    assert (await store.queued_of("beta"), await store.queued_of(None)) == (2, 0)
+    await store.update_run("b1", status="succeeded")
+    assert await store.start_next("me", 9, ALIVE, share) == "b3"
+    assert await store.start_next("me", 9, ALIVE, unshared) == "a2"  # alpha holds 1, beta 2
+    assert await store.start_next("me", 9, ALIVE, unshared) == "b4"
+    assert await store.queued_of("beta") == 0
 
 
 async def test_steps_and_calls_replace_whole_rows(store: Store) -> None:
@@ -230,10 +272,11 @@ async def test_admission_holds_the_limit_under_racing_stores(
 
     async def race() -> None:
         async with open_store(home, url) as mine:
-            for i in range(10):
-                if await mine.start_if_free(f"run_{i:02d}", 3, ALIVE):
+            for _ in range(10):
+                run_id = await mine.start_next("me", 3, ALIVE, unshared)
+                if run_id is not None:
                     with lock:
-                        started.append(f"run_{i:02d}")
+                        started.append(run_id)
 
     def racer() -> None:  # a thread of its own, an event loop of its own: as another process
         anyio.run(race)

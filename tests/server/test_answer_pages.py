@@ -1,6 +1,6 @@
 """Answers under the answer budget: a long page, a batch's items and a run's steps come in pages
-read to their end with cursors; a garbled, stale, misdirected or another caller's cursor is one
-unknown cursor."""
+read to their end with cursors; a garbled, stale, misdirected (another tool's) or another
+caller's cursor is one unknown cursor."""
 
 from __future__ import annotations
 
@@ -120,6 +120,14 @@ async def test_a_garbled_or_misdirected_cursor_is_an_unknown_cursor(
     async with Client(server) as client:
         scraped = await answer(client, "scrape", url=site.url("/large?n=300"), maxTokens=1000)
         cursor = scraped["page"]["nextCursor"]
+        session = (await answer(client, "create_session"))["sessionId"]
+        await answer(client, "navigate", sessionId=session, url=site.url("/large?n=300"))
+        read = await answer(client, "get_page_content", sessionId=session, maxTokens=1000)
+        page_cursor = read["page"]["nextCursor"]
+        # each reads on in its own cursor only: a cursor is bound to the tool that made it
+        assert (await answer(client, "scrape", cursor=cursor, maxTokens=1000))["page"]["offset"]
+        own = await answer(client, "get_page_content", sessionId=session, cursor=page_cursor)
+        assert own["page"]["offset"] > 0
         run = await answer(
             client,
             "run_task_template",
@@ -133,6 +141,8 @@ async def test_a_garbled_or_misdirected_cursor_is_an_unknown_cursor(
             ("scrape", {"cursor": "pg1.bm90IGpzb24"}),
             ("get_task_run", {"runId": run["runId"], "cursor": cursor}),  # a content cursor
             ("scrape", {"cursor": cursor.replace("pg1.", "pg2.")}),
+            ("scrape", {"cursor": page_cursor}),  # get_page_content's
+            ("get_page_content", {"sessionId": session, "cursor": cursor}),  # scrape's
         ]
         answers = [await answer(client, tool, **args) for tool, args in asked]
         assert all(a["isError"] and a["errorCode"] == "INVALID_PARAMETER" for a in answers)

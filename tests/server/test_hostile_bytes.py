@@ -14,7 +14,13 @@ from urllib.parse import quote
 import anyio
 import pytest
 
-from tests.fixtures.hostile_site import ENCODINGS, HostileSite, bomb, serve_hostile_site
+from tests.fixtures.hostile_site import (
+    ENCODINGS,
+    HostileSite,
+    bomb,
+    markup_bomb,
+    serve_hostile_site,
+)
 from tests.server.wire import StdioWire, stdio_wire
 
 pytestmark = pytest.mark.anyio
@@ -149,3 +155,73 @@ async def test_redirects_to_other_schemes_are_not_allowed_and_unknown_charsets_r
     assert {refused(answer) for answer in answers} == {"URL_NOT_ALLOWED"}, answers
     for page in read:
         assert page["title"] == "Café" and "Crème brûlée, déjà vu." in page["content"], page
+
+
+TREE_GROWTH_LIMIT = 300 << 20  # issue 51: the server's whole process tree, Chromium's included
+MARKUP = [f"/markup/{name}" for name in ENCODINGS] + ["/endless"]
+
+
+def tree_pss(pid: int) -> int:
+    """The proportional memory of the process and every process under it (bytes): Chromium's
+    renderers share pages, which resident sizes would count once per process."""
+    kids: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            kids.setdefault(parent, []).append(int(entry.name))
+    total, todo = 0, [pid]
+    while todo:
+        one = todo.pop()
+        todo.extend(kids.get(one, []))
+        try:
+            rollup = Path(f"/proc/{one}/smaps_rollup").read_text().splitlines()
+        except OSError:
+            continue
+        total += sum(int(line.split()[1]) << 10 for line in rollup if line.startswith("Pss:"))
+    return total
+
+
+async def test_markup_bombs_in_the_browser_are_refused_and_the_tree_grows_under_300_mb(
+    home: Path, hostile: HostileSite
+) -> None:
+    """The issue's bomb (100 MB of markup in a 9.6 KB zstd answer) and the same in each other
+    encoding, and a page without end, read in the browser through scrape, read_page and
+    batch_extract_pages: each refused at maxBodyBytes while the server's process tree (its
+    Chromium's included) grows less than 300 MB at its peak."""
+    for name in ENCODINGS:
+        markup_bomb(name)  # made before anything is measured, once
+    async with stdio_wire(home, "2025-11-25") as wire:
+        await wire.start()
+        pid = wire.process.pid
+        calm = hostile.url("/calm")
+        await call(wire, "scrape", url=calm, engine="browser")  # Chromium up, modules loaded
+        await template(wire, "batch_extract_pages", {"urls": [calm], "engine": "browser"})
+        before = peak = tree_pss(pid)
+        answers: list[dict[str, Any]] = []
+        async with anyio.create_task_group() as group:
+
+            async def watch() -> None:
+                nonlocal peak
+                while True:
+                    peak = max(peak, tree_pss(pid))
+                    await anyio.sleep(0.1)
+
+            group.start_soon(watch)
+            for path in MARKUP:
+                answers.append(await call(wire, "scrape", url=hostile.url(path), engine="browser"))
+                answers.extend(await steps(wire, *reads(hostile.url(path), ("browser",))[1:]))
+            batch = {"urls": [hostile.url(path) for path in MARKUP], "engine": "browser"}
+            batched = await template(wire, "batch_extract_pages", batch)
+            group.cancel_scope.cancel()
+    grown = peak - before
+    assert grown < TREE_GROWTH_LIMIT, f"the process tree grew {grown >> 20} MB"
+    assert len(answers) == len(MARKUP) * 2
+    assert {refused(answer) for answer in answers} == {"NAVIGATION_FAILED"}, answers
+    assert all("size limit (10000000 bytes)" in str(answer) for answer in answers), answers
+    items = batched["result"]["items"]
+    assert [item["url"] for item in items] == [hostile.url(path) for path in MARKUP]
+    assert {item["error"]["code"] for item in items} == {"NAVIGATION_FAILED"}, items
+    assert all("size limit" in item["error"]["message"] for item in items), items

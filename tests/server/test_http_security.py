@@ -17,7 +17,14 @@ from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from taskplate.contract import TaskplateError, TrustLevel
-from taskplate.server.transports._auth import StaticTokens, load_tokens, own_principal, parse_tokens
+from taskplate.interpreter import Share
+from taskplate.server.transports._auth import (
+    StaticTokens,
+    load_tokens,
+    own_principal,
+    parse_tokens,
+    shares,
+)
 from tests.server.conftest import DSL, Served, env_for, free_port, start_http, stop
 
 pytestmark = pytest.mark.anyio
@@ -140,9 +147,19 @@ def test_a_non_loopback_address_without_tokens_is_refused(home: Path) -> None:
         ("short\n", "at least 16 characters"),
         ("a-long-enough-token-123 admin\n", "expected TOKEN [local|remote] [principal=NAME]"),
         ("a-long-enough-token-123 principal=a:b\n", "principal name 'a:b' must be"),
+        ("a-long-enough-token-123 remote principal=local\n", "principal name 'local' is the local"),
         (
             "a-long-enough-token-123 local principal=ops\nanother-long-token-456 principal=ops\n",
             "principal ops has tokens of different trust levels",
+        ),
+        (
+            "a-long-enough-token-123 max-running=0\n",
+            "entry 1: max-running must be a whole number from 1 to 1,000,000, not '0'",
+        ),
+        (
+            "a-long-enough-token-123 principal=ops max-queued=4\n"
+            "another-long-token-456 principal=ops max-queued=9\n",
+            "entry 2: principal ops has two max-queued",
         ),
     ],
 )
@@ -187,6 +204,27 @@ async def test_the_verifier_accepts_exactly_the_known_tokens() -> None:
         assert await StaticTokens([]).verify_token(LOCAL_TOKEN) is None
 
 
+def test_a_token_line_gives_its_principal_a_share_of_the_runs() -> None:
+    tokens = parse_tokens(
+        f"{LOCAL_TOKEN} principal=team max-running=2\n"
+        f"{REMOTE_TOKEN} max-queued=7 principal=team\n"  # the words in any order
+        "lone-token-0123456789abcdef max-queued=3\n"
+        "plain-token-0123456789abcdef\n",
+        "t",
+    )
+    given = shares(tokens)
+    assert given == {  # a line without one takes its principal's; no line, no share
+        "team": Share(running=2, queued=7),
+        own_principal(tokens[2]): Share(queued=3),
+    }
+    for bad in ("max-running=-1", "max-running=1.5", "max-queued=", "max-queued=1000001"):
+        with pytest.raises(TaskplateError, match="must be a whole number from 1") as caught:
+            parse_tokens(f"{LOCAL_TOKEN} {bad}", "t")
+        assert caught.value.recover_hint and LOCAL_TOKEN not in caught.value.message
+    with pytest.raises(TaskplateError, match="expected TOKEN"):
+        parse_tokens(f"{LOCAL_TOKEN} max-running=1 max-running=1", "t")
+
+
 def test_a_principal_has_one_trust_level_across_the_token_sources(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -197,3 +235,7 @@ def test_a_principal_has_one_trust_level_across_the_token_sources(
         load_tokens(path)
     path.write_text(f"{REMOTE_TOKEN} local principal=ops\n", encoding="utf-8")
     assert [t.principal for t in load_tokens(path)] == ["ops", "ops"]
+    monkeypatch.setenv("TASKPLATE_TOKENS", f"{LOCAL_TOKEN} local principal=ops max-running=1")
+    path.write_text(f"{REMOTE_TOKEN} local principal=ops max-running=3\n", encoding="utf-8")
+    with pytest.raises(TaskplateError, match="ops has two max-running in TASKPLATE_TOKENS"):
+        load_tokens(path)

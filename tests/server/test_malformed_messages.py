@@ -30,7 +30,7 @@ CASES = [  # (line, expected code, expected id)
     (b'{"jsonrpc":"2.0","id":5}', -32600, 5),
     (b'{"jsonrpc":"2.0","id":"six","method":6}', -32600, "six"),
     (b"[1, 2]", -32600, None),
-    (deep_call(200, 7), -32600, 7),  # JSON, but deeper than the SDK's parser takes
+    (deep_call(199, 7), -32700, None),  # deeper than MAX_READ_DEPTH with its envelope
     (deep_call(5000, 8), -32700, None),  # deeper than any parser here takes
     # ids MCP does not take: the SDK's parser read these as notifications and dropped them
     *((f'{{"jsonrpc":"2.0","id":{i},"method":"ping"}}'.encode(), -32600, None) for i in BAD_IDS),

@@ -68,6 +68,26 @@ RULES: dict[str, str] = {
     **dict.fromkeys(PAGE_ACTIONS, "session"),
     "evaluate": "local_only",  # host access: refused to remote callers before any id is read
 }
+# Every tool that reaches a login profile by its id (`profileId`, or a step such as save_profile
+# that names one, and the run's login published back): "own" (a remote caller's own profiles and
+# those the operator shares with it; another's id answered as an unknown one). Probed tool by
+# tool in test_profile_owners.py.
+PROFILE_RULES = {
+    "create_session": "own",
+    "scrape": "own",
+    "run_task_template": "own",
+    "run_steps": "own",
+}
+# Every tool that takes a template's id: "own" (the served templates and the caller's own saved
+# ones; another's answered as an unknown one), "lists" (those same, never another's).
+TEMPLATE_RULES = {
+    "list_task_templates": "lists",
+    "run_task_template": "own",
+    "save_template": "own",  # its name: a remote caller saves into its own
+    "list_task_runs": "lists",  # its own runs, of a template id if it names one
+}
+# Every resource template: whose its address reaches.
+RESOURCE_RULES = {"artifact://{artifact_id}": "artifact", "template://{ref}": "own"}
 # Every tasks method: the task id is its caller's (-32602 as for an unknown id), or a list of its own.
 TASK_RULES = {
     "tasks/get": "task",
@@ -205,6 +225,27 @@ async def test_every_tool_and_method_has_an_ownership_rule(served: Served) -> No
     assert {t["name"] for t in listed} == set(RULES), "every tool says whose ids it takes"
     methods = {binding.method for binding in Tasks(None, {}).methods()}  # type: ignore[arg-type]
     assert methods == set(TASK_RULES), "every tasks method says whose tasks it reaches"
+
+
+def takes(tool: dict[str, Any], *marks: str) -> bool:
+    """Whether a listed tool's input schema names any of `marks` (a property, a description)."""
+    schema = json.dumps(tool["inputSchema"]).lower()
+    return any(mark.lower() in schema for mark in marks)
+
+
+async def test_every_tool_taking_a_profile_or_template_id_has_a_rule(served: Served) -> None:
+    """A tool added later that takes a profile's or a template's id (or runs steps, which can
+    name a profile) fails here until it says whose it reaches."""
+    async with caller(served, BETA, MODERN) as beta:
+        listed = (await beta.method("tools/list", {}))["result"]["tools"]
+        resources = (await beta.method("resources/templates/list", {}))["result"]
+    profiles = {t["name"] for t in listed if takes(t, '"profileId"', '"steps"')}
+    assert profiles == set(PROFILE_RULES), "every tool reaching a profile says whose"
+    templates = {t["name"] for t in listed if takes(t, '"templateId"', "template id")}
+    templates |= {"list_task_templates"}  # lists them: takes none
+    assert templates == set(TEMPLATE_RULES), "every tool taking a template id says whose"
+    addresses = {r["uriTemplate"] for r in resources["resourceTemplates"]}
+    assert addresses == set(RESOURCE_RULES), "every resource template says whose it reaches"
 
 
 @pytest.mark.parametrize("version", [MODERN, LEGACY])
@@ -384,3 +425,35 @@ async def test_tasks_list_pages_by_the_cursors_it_made(manager: RunManager) -> N
     assert {t["taskId"] for t in (await tasks.listing(beta, ListParams()))["tasks"]} == made["beta"]  # type: ignore[arg-type]
     with pytest.raises(MCPError, match="not a tasks/list cursor"):  # alpha's cursor is not beta's
         await tasks.listing(beta, ListParams(cursor=cursors["alpha"]))  # type: ignore[arg-type]
+
+
+async def test_a_request_state_is_the_principals_across_its_tokens_and_no_one_elses(
+    served: Served,
+) -> None:
+    """requestState is bound to the principal, not the token: alpha answers with its other
+    token (a rotation) and the run goes on; beta's call with the same state is refused as any
+    forged one."""
+    capable = {"io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
+    steps = {"steps": [{"id": "go", "action": "set", "confirm": "Go on?", "with": {}}]}
+    async with (
+        caller(served, ALPHA_1, MODERN) as alpha,
+        caller(served, ALPHA_2, MODERN) as alpha_too,
+        caller(served, BETA, MODERN) as beta,
+    ):
+        with anyio.fail_after(60):
+            first = await alpha.tool("run_steps", steps, **capable)
+        assert first["resultType"] == "input_required", first
+        [key] = first["inputRequests"]
+        call = {
+            "name": "run_steps",
+            "arguments": steps,
+            "_meta": capable,
+            "inputResponses": {key: {"action": "accept", "content": {}}},
+            "requestState": first["requestState"],
+        }
+        refused = await beta.method("tools/call", call)
+        assert refused["error"]["code"] == -32602, refused
+        assert refused["error"]["message"] == "Invalid or expired requestState"
+        with anyio.fail_after(60):
+            done = await alpha_too.method("tools/call", call)
+        assert done["result"]["structuredContent"]["status"] == "succeeded", done

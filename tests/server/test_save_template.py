@@ -301,18 +301,22 @@ def test_remote_callers_save_only_when_the_operator_allows_it(tmp_path: Path) ->
             answer, other = anyio.run(attempt, server.url, local_run)
         finally:
             stop(server)
-        saved = user_templates(home) / "remote_set.yaml"
-        assert not (user_templates(home) / "not_mine.yaml").exists()  # a local caller's run
+        # a remote caller's template is its own, in its principal's folder
+        saved = [*home.glob("principals/*/templates/remote_set.yaml")]
+        assert not [*home.rglob("not_mine.yaml")]  # a local caller's run
+        assert not (user_templates(home) / "remote_set.yaml").exists()
         if allowed:
             assert not answer["isError"], answer
-            assert saved.is_file()
+            assert len(saved) == 1 and saved[0].is_file()
+            assert answer["path"] == "templates/remote_set.yaml"  # no server path
+            assert str(home) not in json.dumps(answer)
             assert other["errorCode"] == "RUN_NOT_FOUND"  # another caller's: as an unknown id
             assert other["error"] == f"no run {local_run}"
         else:
             assert other["errorCode"] == "TRUST_LEVEL_NOT_ALLOWED"
             assert answer["errorCode"] == "TRUST_LEVEL_NOT_ALLOWED"
             assert "--allow-remote-save" in answer["recoverHint"]
-            assert not saved.exists()
+            assert not saved
 
 
 def test_dsl_template_from_run_saves_a_cli_run(

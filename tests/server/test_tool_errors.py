@@ -155,3 +155,25 @@ async def test_a_30_mb_value_of_a_run_steps_step_is_not_answered_inline(server: 
     async with Client(server) as client:
         answer = checked(await client.call_tool("run_steps", {"steps": steps}), schema)
     assert answer["status"] == "succeeded", answer
+
+
+async def test_a_bug_in_a_tool_answers_a_reference_and_never_pythons_text(
+    server: MCPServer, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A tool's internal error is EXECUTION_ERROR naming a reference to the server's log line,
+    which holds the exception; its text (a KeyError's key here) reaches no caller."""
+    from taskplate.server import _sessions
+
+    def broken(*_: Any) -> Any:
+        raise KeyError("__proto__")
+
+    monkeypatch.setattr(_sessions.ToolSessions, "mine", broken)
+    schema = (await output_schemas(server))["list_sessions"]
+    async with Client(server) as client:
+        answer = checked(await client.call_tool("list_sessions", {}), schema)
+    reference = answer["details"]["internalError"]
+    assert answer["errorCode"] == "EXECUTION_ERROR" and reference in answer["recoverHint"]
+    assert "__proto__" not in json.dumps(answer) and "KeyError" not in json.dumps(answer)
+    assert any(
+        reference in r.getMessage() and "__proto__" in r.getMessage() for r in caplog.records
+    )

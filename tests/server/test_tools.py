@@ -34,7 +34,8 @@ async def test_answers_stay_small_and_the_rest_is_an_artifact(
 ) -> None:
     async with Client(server) as client:
         session = (await call(client, "create_session"))["sessionId"]
-        await call(client, "navigate", sessionId=session, url=site.url("/large?n=20000"))
+        large = site.url("/large?n=20000")  # about 11 MB: past maxBodyBytes' default
+        await call(client, "navigate", sessionId=session, url=large, maxBodyBytes=20_000_000)
         content = await call(
             client, "get_page_content", sessionId=session, format="html", onlyMainContent=False
         )

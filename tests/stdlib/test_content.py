@@ -333,3 +333,17 @@ def test_the_shipped_pipeline_drops_a_hidden_copy_and_keeps_an_embedded_post() -
     assert "small-screen layout" not in markdown and "jobs" not in markdown
     assert all(line in markdown for line in STORY) and post in markdown
     assert "small-screen layout" in to_markdown(page, "http://x/", rules=content.BEFORE)[0]
+
+
+def test_a_page_of_random_bytes_converts_without_an_extractor_failing_the_read() -> None:
+    """Random bytes parse into tag names of control characters, which lxml then refuses to
+    match (trafilatura's strip_tags): that extractor reads nothing, the page still converts
+    (before: lxml's "All strings must be XML compatible…" reached the caller)."""
+    import random
+
+    from taskplate.stdlib.content._markdown import to_html, to_markdown
+
+    page = random.Random(0).randbytes(2_000_000).decode("utf-8", errors="replace")
+    for convert in (to_html, to_markdown):
+        text, _ = convert(page, "http://127.0.0.1/")
+        assert isinstance(text, str)

@@ -132,3 +132,21 @@ async def test_extract_waits_across_a_page_that_moves_on_by_script(
     # the fields are on the page it moves to, 100 ms after it loads: read there
     result = await act("extract", ctx, fields={"lead": "p.lead"}, required=["lead"])
     assert result["values"]["lead"].startswith("A warming soup")
+
+
+async def test_fields_named_like_javascripts_own_properties_are_read_as_fields(
+    ctx: ActionContext, site: FixtureServer
+) -> None:
+    """A field named __proto__ (or constructor) is a field: the page's object for it has no
+    prototype, so it is an own key, not a prototype set (before: "extract failed: '__proto__'",
+    Python's KeyError text)."""
+    await act("navigate", ctx, url=site.url("/shop/listing.html"))
+    names = {"__proto__": ".next", "constructor": ".next", "toString": ".next"}
+    card = {"selector": ".card", "all": True, "fields": {"__proto__": ".t"}}
+    result = await act("extract", ctx, fields={**names, "cards": card})
+    assert [result["values"][n] for n in names] == ["Next"] * 3
+    assert [c["__proto__"] for c in result["values"]["cards"]] == [
+        "Desk lamp",
+        "Floor lamp",
+        "Lamp mug",
+    ]

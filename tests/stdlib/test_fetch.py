@@ -297,3 +297,36 @@ async def test_a_get_on_a_connection_closed_without_a_word_is_sent_again() -> No
         assert b"alive" in body.data and server.connections == 2
     finally:
         server.listener.close()
+
+
+async def test_a_failed_request_is_said_in_our_words_not_httpxs() -> None:
+    """An answer that is not HTTP, a refused connection: NAVIGATION_FAILED in our words; the
+    exception's name and the operating system's text (Errno …) stay in the log."""
+    import httpx
+
+    from taskplate.stdlib.web._body import failure
+
+    refused = httpx.ConnectError("[Errno 111] Connection refused")
+    assert failure(refused) == "no connection could be made to the site"
+    garbage = socket.socket()
+    garbage.bind(("127.0.0.1", 0))
+    garbage.listen()
+
+    def answer_garbage() -> None:  # robots.txt first, then the page: every request alike
+        with contextlib.suppress(OSError):
+            while True:
+                conn, _ = garbage.accept()
+                with conn:
+                    conn.recv(4096)
+                    conn.sendall(b"\x00\x01 not http at all\r\n\r\n")
+
+    threading.Thread(target=answer_garbage, daemon=True).start()
+    url = f"http://127.0.0.1:{garbage.getsockname()[1]}/"
+    try:
+        async with WebClient() as web:
+            with pytest.raises(TaskplateError) as failed:
+                await web.get(url, 10_000)
+    finally:
+        garbage.close()
+    assert failed.value.code == "NAVIGATION_FAILED", failed.value
+    assert failed.value.message == f"could not read {url}: the site's answer is not valid HTTP"

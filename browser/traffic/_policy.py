@@ -16,9 +16,11 @@ import anyio
 from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
 
 from ._network import Proxy
+from ._url_host import host_of, url_host
 
 Resolver = Callable[[str], list[str]]
 METADATA_HOSTS = frozenset({"metadata.google.internal", "metadata", "instance-data"})
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
 _HINT = "Use a public http(s) URL, or ask the operator to allow the host (allowHosts)."
 
 
@@ -43,16 +45,27 @@ def _forbidden(address: str) -> str | None:
         ip = ipaddress.ip_address(address.split("%", 1)[0])
     except ValueError:
         return "an unparsable address"
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv6Address):
+        # An IPv4 address inside an IPv6 one (mapped, 6to4, NAT64) is judged as that address.
+        inner = ip.ipv4_mapped or ip.sixtofour
+        if inner is None and ip in _NAT64:
+            inner = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+        ip = inner or ip
     checks = (
         (ip.is_loopback, "a loopback address"),
         (ip.is_link_local, "a link-local (metadata) address"),
         (ip.is_unspecified or ip.is_reserved, "a reserved address"),
         (ip.is_multicast, "a multicast address"),
         (ip.is_private, "a private address"),
+        # Shared (100.64.0.0/10, where some clouds keep their metadata), benchmarking, …
+        (not ip.is_global, "a non-public address"),
     )
     return next((why for hit, why in checks if hit), None)
+
+
+def _read_host(host: str) -> str:
+    """A bare host (a connection's) as `url_host` reads URLs' hosts; '' when it is no host."""
+    return (host_of(host) or "").rstrip(".")
 
 
 def _matches(host: str, patterns: Iterable[str]) -> bool:
@@ -96,11 +109,15 @@ class UrlPolicy:
         return self.trust is TrustLevel.REMOTE or bool(self.deny_hosts)
 
     def refusal(self, url: str) -> str | None:
-        """Why the URL is refused, or None when it may be opened."""
-        parts = urlsplit(url)
-        scheme, host = parts.scheme.lower(), (parts.hostname or "").lower().rstrip(".")
+        """Why the URL is refused, or None when it may be opened. Its host is read as a browser
+        reads it (`url_host`: `http://2130706433/` is 127.0.0.1) before anything is judged."""
+        scheme, read = urlsplit(url).scheme.lower(), url_host(url)
         if scheme in ("about", "data", "blob") and self.trust is TrustLevel.LOCAL:
             return None
+        if read is None:
+            # Not a URL a browser opens: nothing to judge it by, so refused when anything is.
+            return "it is not a valid URL" if self.enforced else None
+        host = read.rstrip(".")
         if host and _matches(host, self.deny_hosts):
             return f'the host "{host}" is denied by the operator'
         if self.trust is TrustLevel.LOCAL:
@@ -139,7 +156,7 @@ class UrlPolicy:
     def checks_addresses(self, host: str) -> bool:
         """Whether a connection to `host` must go to an address this policy checked: for remote
         callers, but not to a host the operator allowed by name."""
-        host = host.lower().rstrip(".")
+        host = _read_host(host)
         return (
             self.trust is TrustLevel.REMOTE
             and not self._through_proxy(host)
@@ -150,19 +167,21 @@ class UrlPolicy:
         """Where a connection to `host` may go: the addresses its check resolved, so a name that
         answers differently later (DNS rebinding) cannot lead the connection elsewhere; the name
         itself when this policy checks no addresses. URL_NOT_ALLOWED when the host is refused."""
-        host = host.lower().rstrip(".")
+        given, host = host, _read_host(host)
         why = (
             f'the host "{host}" is denied by the operator'
             if _matches(host, self.deny_hosts)
             else None
         )
-        addresses: tuple[str, ...] = (host,)
+        if not host and self.enforced:
+            why = f'"{given[:100]}" is not a host'
+        addresses: tuple[str, ...] = (host or given,)
         if why is None and self.checks_addresses(host):
             why, addresses = self._verdict(host)
         if why:
             raise TaskplateError(
                 ErrorCode.URL_NOT_ALLOWED,
-                f"a connection to {host} is not allowed: {why}",
+                f"a connection to {host or 'that host'} is not allowed: {why}",
                 _HINT,
                 {"host": host},
             )
@@ -170,14 +189,14 @@ class UrlPolicy:
 
     async def connect_to_async(self, host: str) -> list[str]:
         """`connect_to`, with a DNS look-up (on a cache miss) in a worker thread."""
-        key = host.lower().rstrip(".")
+        key = _read_host(host)
         if key not in self._cache and self.checks_addresses(key):
             await anyio.to_thread.run_sync(self._verdict, key)
         return self.connect_to(host)
 
     async def refusal_async(self, url: str) -> str | None:
         """`refusal`, with a DNS look-up (on a cache miss) in a worker thread."""
-        host = (urlsplit(url).hostname or "").lower().rstrip(".")
+        host = (url_host(url) or "").rstrip(".")
         if self.trust is TrustLevel.REMOTE and host and host not in self._cache:
             await anyio.to_thread.run_sync(self.refusal, url)
         return self.refusal(url)

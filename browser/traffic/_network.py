@@ -9,22 +9,58 @@ import os
 import re
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import quote, unquote
+
+import ada_url
 
 from taskplate.contract import ErrorCode, TaskplateError, field, lazy_dataclass
 
 from ._throttle import HostThrottle
+from ._url_host import host_of, url_host
 
 # SOCKS is not one: httpx would need socksio for it, and Chromium takes no credentials for it.
 PROXY_SCHEMES = ("http", "https")
 DEFAULT_VIEWPORT = (1280, 720)
-# `scheme://user:password@` in any text (an error, a log line): the password goes.
-_CREDENTIALS = re.compile(r"([a-z][a-z0-9+.-]*://[^/\s:@]*):[^@\s/]*@", re.I)
+# `scheme://user:password@` in any text (an error, a log line): the password goes, up to the
+# authority's last `@` (a password may hold a raw one).
+_CREDENTIALS = re.compile(r"([a-z][a-z0-9+.-]*://[^/\s:@]*):[^\s/]*@", re.I)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_PORT = re.compile(r":(\d{1,5})/?$")
 
 
 def mask_credentials(text: str) -> str:
     """The text with every URL's password replaced by ***."""
     return _CREDENTIALS.sub(r"\1:***@", text)
+
+
+def _shown(text: str) -> str:
+    """A proxy URL as a refusal shows it: its whole userinfo masked (what precedes the text's
+    last `@`, which a password with a raw `/` or `@` may run past), at most 200 characters."""
+    scheme, sep, rest = text.partition("://")
+    if "@" in rest:
+        rest = "***@" + rest.rpartition("@")[2]
+    elif "@" in scheme:
+        scheme = "***@" + scheme.rpartition("@")[2]
+    return (scheme + sep + rest)[:200]
+
+
+def _port(text: str) -> int | None:
+    """The port the proxy URL names (1 to 65535); None when it names none, or 0."""
+    authority = re.split(r"[/?#\\]", text.partition("://")[2], maxsplit=1)[0]
+    authority = authority.rpartition("@")[2]  # as the standard reads it: the last @ before /
+    match = _PORT.search(authority)
+    port = int(match[1]) if match else 0
+    return port if 0 < port < 65536 else None
+
+
+def _not_a_proxy(where: str, shown: str) -> TaskplateError:
+    return TaskplateError(
+        ErrorCode.INVALID_PARAMETER,
+        f"{where} is not a proxy URL: {shown}",
+        "Give it as scheme://[user:password@]host:port, the scheme http or https, the port 1 to"
+        " 65535, and /, @ and : in the user or password percent-encoded (%2F, %40, %3A).",
+        {"field": where},
+    )
 
 
 @lazy_dataclass(frozen=True)
@@ -38,25 +74,27 @@ class Proxy:
 
     @staticmethod
     def parse(text: str, where: str, bypass: str = "") -> Proxy:
-        """`http://user:pass@host:port` (http or https); INVALID_PARAMETER naming
-        `where` (the setting it came from) when it is not one."""
-        parts = urlsplit(text.strip())
+        """`http://user:pass@host:port` (http or https), its host read as browsers read hosts;
+        INVALID_PARAMETER naming `where` (the setting it came from) when it is not one, which
+        shows no part of its credentials and no control character."""
+        if _CONTROL.search(text):
+            raise _not_a_proxy(where, "it holds a control character (CR, LF, tab…)")
+        text = text.strip()
         try:
-            port = parts.port
+            parsed = ada_url.URL(text)
         except ValueError:
-            port = None
-        if parts.scheme.lower() not in PROXY_SCHEMES or not parts.hostname or port is None:
-            raise TaskplateError(
-                ErrorCode.INVALID_PARAMETER,
-                f"{where} is not a proxy URL: {mask_credentials(text)[:200]}",
-                "Give it as scheme://[user:password@]host:port, the scheme http or https.",
-                {"field": where},
-            )
-        host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+            raise _not_a_proxy(where, _shown(text)) from None
+        scheme, host = parsed.protocol.rstrip(":"), url_host(text) or ""
+        port = _port(text)
+        if scheme not in PROXY_SCHEMES or not host or parsed.pathname not in ("", "/"):
+            raise _not_a_proxy(where, _shown(text))
+        if port is None:
+            raise _not_a_proxy(where, f"{_shown(text)} (no port, or not 1 to 65535)")
+        host = f"[{host}]" if ":" in host else host
         return Proxy(
-            f"{parts.scheme.lower()}://{host}:{port}",
-            unquote(parts.username or ""),
-            unquote(parts.password or ""),
+            f"{scheme}://{host}:{port}",
+            unquote(parsed.username),
+            unquote(parsed.password),
             bypass,
         )
 
@@ -86,11 +124,13 @@ class Proxy:
         return options
 
     def goes_direct(self, host: str) -> bool:
-        """Whether `host` is one of the bypass list's (NO_PROXY's rules: a name, a .suffix)."""
-        host = host.lower().rstrip(".")
+        """Whether `host` is one of the bypass list's (NO_PROXY's rules: a name, a .suffix),
+        both read as browsers read hosts (`2130706433` is the entry 127.0.0.1)."""
+        host = (host_of(host) or host.lower()).rstrip(".")
         for entry in (e.strip().lower() for e in self.bypass.split(",")):
-            entry = entry.removeprefix("*")
-            if entry and (host == entry.lstrip(".") or host.endswith("." + entry.lstrip("."))):
+            entry = entry.removeprefix("*").lstrip(".")
+            entry = (host_of(entry) or entry).rstrip(".")
+            if entry and (host == entry or host.endswith("." + entry)):
                 return True
         return False
 

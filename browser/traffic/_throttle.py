@@ -4,7 +4,9 @@ next requests back (capped), and an adaptive delay follows its latency as Scrapy
 
 from __future__ import annotations
 
+import re
 import time
+from datetime import UTC
 from email.utils import parsedate_to_datetime
 from urllib.parse import urlsplit
 
@@ -18,22 +20,25 @@ MAX_RETRY_AFTER_S = 60.0  # a longer Retry-After is read as this (maxRetryAfterS
 TARGET_CONCURRENCY = 4.0
 MAX_DELAY_S = 10.0
 SLOWED_BY = (429, 503)
+_DELAY_SECONDS = re.compile(r"[0-9]+", re.ASCII)
 
 
 def retry_after_s(value: str | None, now: float | None = None) -> float | None:
-    """Seconds a Retry-After header asks for: a number of seconds, or an HTTP date."""
+    """Seconds a Retry-After header asks for, read as RFC 9110 §10.2.3 writes it: ASCII digits
+    (delay-seconds) or an HTTP-date; None for anything else, which is ignored. `str.isdigit`
+    is not the test: it takes `²` and `١٢`, which `float` then refuses or misreads."""
     if not value:
         return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
+    value = value.strip(" \t")
+    if _DELAY_SECONDS.fullmatch(value):
+        return float(value)  # a run of digits too long for an int is inf: capped later
     try:
         when = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
+        if when.tzinfo is None:  # asctime's form has no zone: an HTTP-date is always GMT
+            when = when.replace(tzinfo=UTC)
+        return max(0.0, when.timestamp() - (time.time() if now is None else now))
+    except (TypeError, ValueError, IndexError, OverflowError):
         return None
-    if when.tzinfo is None:
-        return None
-    return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
 @lazy_dataclass
