@@ -1,4 +1,4 @@
-"""A step record's preview: the value's JSON cut at PREVIEW_CHARS with every secret masked, read
+"""A step row's preview: the value's JSON cut at PREVIEW_CHARS with every secret masked, read
 only as far as it shows (a large result is not written out whole on the event loop)."""
 
 from __future__ import annotations
