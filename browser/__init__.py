@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from ._runtime import BrowserConfig, BrowserRuntime, find_chromium
     from ._session import Session
     from ._sessions import MAX_TABS_PER_PROCESS, MAX_TABS_PER_SESSION, Sessions
+    from ._steady import STATE, Steady, wait_for_steady
     from ._tab import Tab
     from ._throttle import HostThrottle
     from ._untraced import untraced
@@ -51,6 +52,7 @@ __all__ = [
     "MAX_TABS_PER_PROCESS",
     "MAX_TABS_PER_SESSION",
     "SHRUNK",
+    "STATE",
     "BrowserConfig",
     "BrowserRuntime",
     "Capture",
@@ -67,6 +69,7 @@ __all__ = [
     "Session",
     "Sessions",
     "Snapshot",
+    "Steady",
     "Tab",
     "UrlPolicy",
     "can_show_window",
@@ -99,5 +102,6 @@ __all__ = [
     "translate",
     "untraced",
     "wait_for_stable",
+    "wait_for_steady",
     "write_har",
 ]

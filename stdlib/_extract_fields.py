@@ -109,7 +109,8 @@ EXTRACT = """([root, fields, awaited, required, waitMs]) => {
   };
   const ready = (seen) => seen !== null && required.every((n) => seen.found.includes(n))
     && (awaited.length === 0 || awaited.some((n) => seen.found.includes(n)));
-  const answer = (seen) => seen === null ? null : {values: record(seen.base, fields), found: seen.found};
+  // watch: the smart wait's watcher, for the wait until lists stop growing (_extract_lists.py)
+  const answer = (seen) => seen === null ? null : {values: record(seen.base, fields), found: seen.found, watch: (STATE)()};
   const first = look();
   if (waitMs <= 0 || ready(first)) return answer(first);
   return new Promise((resolve, reject) => {

@@ -6,6 +6,7 @@ Declaration and implementation; page access goes through the browser runtime.
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any
 
 from taskplate.contract import ErrorCode, Level, TaskplateError
@@ -13,6 +14,8 @@ from taskplate.dsl import ActionSpec, parse_number
 
 from ._elements import DEFAULT_TIMEOUT_MS
 from ._extract_fields import DEFS, EXTRACT, shaped
+from ._extract_lists import DEFAULT_QUIET_MS, has_lists, steady, with_watch
+from ._extract_missing import not_in_records, record_paths, unmatched
 from ._schemas import TIMEOUT_MS, args, result
 
 if TYPE_CHECKING:
@@ -54,15 +57,17 @@ def _typed_one(value: Any, field: dict[str, Any]) -> Any:
 
 
 def check_args(given: dict[str, Any]) -> list[tuple[str, str]]:
-    """What the schema cannot say: `required` names fields that are there, and is not given
-    beside `optional: true` (which never waits or fails)."""
+    """What the schema cannot say: `required` names fields that are there (a records' field
+    by its path, `products[].price`), and is not given beside `optional: true` (which never
+    waits or fails)."""
     fields, required = given.get("fields"), given.get("required")
     if not isinstance(fields, dict) or not isinstance(required, list):
         return []
+    known = {*fields, *record_paths(fields)}  # a records' field by path: products[].price
     found = [
         (f"/required/{i}", f'"required" names "{name}", which is not one of the fields')
         for i, name in enumerate(required)
-        if isinstance(name, str) and not name.startswith("${{") and name not in fields
+        if isinstance(name, str) and not name.startswith("${{") and name not in known
     ]
     if given.get("optional") is True:
         found.append(("/optional", '"optional: true" never fails, so "required" cannot hold'))
@@ -95,20 +100,36 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     page = await ctx.page()
     fields = shaped(args["fields"])
     root, required = args.get("root"), list(args.get("required", []))
+    # `products[].price`: the list is waited for; its records are judged once read.
+    inner_required = [n for n in required if n not in fields]
+    heads = [n.split("[]")[0].split(".")[0] for n in inner_required]
+    required = [n for n in dict.fromkeys([*required, *heads]) if n in fields]
     optional = bool(args.get("optional", False))
     waited = 0 if optional else args.get("timeoutMs", DEFAULT_TIMEOUT_MS)
     # A boolean's absence is its answer (false): it is never waited for unless required.
     awaited = [n for n, f in fields.items() if f.get("type") != "boolean" or "fields" in f]
-    try:
-        read = await page.evaluate(EXTRACT, [root, fields, awaited, required, waited])
-    except Exception as exc:
-        if "is not a valid selector" in str(exc):
-            raise TaskplateError(
-                ErrorCode.INVALID_PARAMETER,
-                f"a selector is not valid CSS: {str(exc).splitlines()[0]}",
-                "Fix the selector.",
-            ) from None
-        raise  # run_action reads again after a navigation, and translates the rest
+    script = with_watch(EXTRACT)
+    started = time.monotonic()
+
+    async def look(wait_ms: int) -> Any:
+        try:
+            return await page.evaluate(script, [root, fields, awaited, required, wait_ms])
+        except Exception as exc:
+            if "is not a valid selector" in str(exc):
+                raise TaskplateError(
+                    ErrorCode.INVALID_PARAMETER,
+                    f"a selector is not valid CSS: {str(exc).splitlines()[0]}",
+                    "Fix the selector.",
+                ) from None
+            raise  # run_action reads again after a navigation, and translates the rest
+
+    read, warnings = await look(waited), list[str]()
+    if read is not None and waited and read["found"] and has_lists(fields):
+        # An `all: true` list a script is still filling is read once it has stopped growing.
+        left_s = waited / 1000 - (time.monotonic() - started)
+        quiet_ms = args.get("quietMs", DEFAULT_QUIET_MS)
+        tab = await ctx.tab()
+        read, warnings = await steady(tab, read, lambda: look(0), fields, left_s, quiet_ms)
     if read is None:
         raise TaskplateError(
             ErrorCode.ELEMENT_NOT_FOUND,
@@ -124,7 +145,17 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
             raise _not_found(root, awaited, fields, waited, required=False)
     values = {name: _typed_field(read["values"][name], f) for name, f in fields.items()}
     missing = [k for k, v in values.items() if v is None or v == []]
-    return {"values": values, "missing": missing}
+    unread = unmatched(read["values"], fields)
+    absent_inner = [
+        u
+        for u in unmatched(read["values"], fields, least=0)  # required: in one record too
+        if any(n == u.path or n.startswith((u.path + ".", u.path + "[].")) for n in inner_required)
+    ]
+    if absent_inner and not optional:
+        raise not_in_records(absent_inner)
+    missing += [u.path for u in unread]
+    warnings += [u.warning() for u in unread]
+    return {"values": values, "missing": missing} | ({"warnings": warnings} if warnings else {})
 
 
 def _value_schema(field: Any) -> dict[str, Any]:
@@ -176,7 +207,8 @@ _ARGS = args(
             "minItems": 1,
             "uniqueItems": True,
             "description": "Fields that must be found: the step waits for each and fails "
-            "without it.",
+            "without it. A records' field by its path (`products[].price`): the step fails "
+            "when no record has it.",
         },
         "optional": {
             "type": "boolean",
@@ -187,7 +219,17 @@ _ARGS = args(
         "timeoutMs": {
             **TIMEOUT_MS,
             "default": DEFAULT_TIMEOUT_MS,
-            "description": "How long to wait for the fields (a required one, or any one).",
+            "description": "How long to wait for the fields (a required one, or any one), "
+            "and for `all: true` lists to stop growing.",
+        },
+        "quietMs": {
+            "type": "integer",
+            "minimum": 50,
+            "maximum": 10_000,
+            "default": DEFAULT_QUIET_MS,
+            "description": "An `all: true` list is read once its number of matches has not "
+            "changed for this long (at once on a page that is stable); a list still growing "
+            "at timeoutMs is read as it is, with a warning.",
         },
     },
     ["fields"],
@@ -199,7 +241,7 @@ ACTION = ActionSpec(
     level=Level.L0,
     summary="Read named fields (text or an attribute, one or all matches, or a record of "
     "fields per match) under an optional root, typed as string, number, integer, boolean or "
-    "absolute url; waits until the fields appear.",
+    "absolute url; waits until the fields appear and `all: true` lists stop growing.",
     args_schema=_ARGS,
     result_schema=RESULT,
     pure=True,
