@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         static_problems,
     )
     from ._checker import CheckResult, check_file, check_source
+    from ._css import SELECTOR_KEY, selector_problem
     from ._dates import fixed_clock, now_iso
     from ._devices import device_descriptor, device_names
     from ._diagnostics import Diagnostic, Severity, Span, format_json, format_text, has_errors
@@ -62,6 +63,7 @@ __all__ = [
     "MAX_CASE_FILE_BYTES",
     "META_SCHEMA_FILE",
     "SECRET_PREFIX",
+    "SELECTOR_KEY",
     "TEMPLATE_SCHEMA",
     "ActionCatalog",
     "ActionSpec",
@@ -109,6 +111,7 @@ __all__ = [
     "parse_number",
     "render",
     "resolved_inputs",
+    "selector_problem",
     "selector_spans",
     "static_problems",
     "truthy",

@@ -16,7 +16,7 @@ from ._elements import DEFAULT_TIMEOUT_MS
 from ._extract_fields import DEFS, EXTRACT, shaped
 from ._extract_lists import DEFAULT_QUIET_MS, has_lists, steady, with_watch
 from ._extract_missing import not_in_records, record_paths, unmatched
-from ._schemas import TIMEOUT_MS, args, result
+from ._schemas import TIMEOUT_MS, args, css_selector, result
 
 if TYPE_CHECKING:
     from taskplate.stdlib._context import ActionContext
@@ -191,11 +191,7 @@ RESULT = result(
 
 _ARGS = args(
     {
-        "root": {
-            "type": "string",
-            "minLength": 1,
-            "description": "Only look inside this element.",
-        },
+        "root": css_selector("only look inside this element.", "query"),
         "fields": {
             "type": "object",
             "minProperties": 1,

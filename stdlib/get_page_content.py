@@ -13,7 +13,7 @@ from taskplate.contract import ErrorCode, Level
 from taskplate.dsl import ActionSpec
 from taskplate.stdlib._elements import find
 
-from ._schemas import BOOLEAN, INTEGER, STRING, args, result
+from ._schemas import BOOLEAN, INTEGER, STRING, args, css_selector, result
 
 if TYPE_CHECKING:
     from taskplate.browser import Tab
@@ -175,11 +175,7 @@ ACTION = ActionSpec(
         {
             "format": {"enum": ["markdown", "html", "text", "links"], "default": "markdown"},
             "onlyMainContent": {"type": "boolean", "default": True},
-            "selector": {
-                "type": "string",
-                "minLength": 1,
-                "description": "Only this element's content.",
-            },
+            "selector": css_selector("only this element's content."),
             "maxBytes": {"type": "integer", "minimum": 1, "maximum": 50_000_000},
             "waitForStable": WAIT_FOR_STABLE,
         }

@@ -14,7 +14,7 @@ from taskplate.dsl import ActionSpec
 from taskplate.stdlib._elements import REF_ATTRIBUTE
 from taskplate.stdlib.get_page_content import WAIT_FOR_STABLE, settle
 
-from ._schemas import BOOLEAN, INTEGER, MAX_INDEX, STRING, args, result
+from ._schemas import BOOLEAN, INTEGER, MAX_INDEX, STRING, args, css_selector, result
 
 if TYPE_CHECKING:
     from taskplate.stdlib._context import ActionContext
@@ -117,11 +117,7 @@ ACTION = ActionSpec(
     summary="Interactive elements with stable refs for click/fill, paged by maxBytes.",
     args_schema=args(
         {
-            "selector": {
-                "type": "string",
-                "minLength": 1,
-                "description": "Only inside this element.",
-            },
+            "selector": css_selector("only inside this element.", "query"),
             "maxBytes": {
                 "type": "integer",
                 "minimum": 1_000,
