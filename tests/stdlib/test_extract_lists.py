@@ -49,7 +49,7 @@ async def test_a_list_that_never_stops_is_read_at_timeout_with_a_warning(
     await act("navigate", ctx, url=site.url("/shop/growing.html?n=0&ms=40"))
     start = time.monotonic()
     result = await act("extract", ctx, fields={"products": CARDS}, timeoutMs=1500)
-    assert time.monotonic() - start < 1.5 + 1.0  # bounded by timeoutMs (and a look's time)
+    assert time.monotonic() - start < 1.5 + 2.0  # bounded by timeoutMs (and a look's time)
     count = len(result["values"]["products"])
     assert count >= 2
     (warning,) = result["warnings"]
@@ -61,9 +61,10 @@ async def test_a_static_list_is_read_at_once(ctx: ActionContext, site: FixtureSe
     await act("navigate", ctx, url=site.url("/shop/listing.html"))
     await act("wait_for_stable", ctx)
     start = time.monotonic()
-    result = await act("extract", ctx, fields={"products": {**CARDS, "fields": {"t": ".t"}}})
+    cards = {**CARDS, "fields": {"t": ".t"}}
+    result = await act("extract", ctx, fields={"products": cards}, quietMs=5000)
     assert len(result["values"]["products"]) == 3
-    assert time.monotonic() - start < 0.4  # far less than the 500 ms quiet window
+    assert time.monotonic() - start < 2.5  # the page is stable: no 5 s quiet window waited
 
 
 async def test_optional_reads_a_growing_list_as_it_is(
