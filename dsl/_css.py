@@ -36,7 +36,7 @@ def _offset(text: str, token: Any) -> int:
     if line is None or column is None:
         return len(text)
     lines = text.split("\n")
-    return sum(len(one) + 1 for one in lines[: line - 1]) + column - 1
+    return sum(len(one) + 1 for one in lines[: int(line) - 1]) + int(column) - 1
 
 
 def _reason(message: str, token: Any) -> str:
