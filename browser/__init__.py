@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from ._runtime import BrowserConfig, BrowserRuntime, find_chromium
     from ._session import Session
     from ._sessions import MAX_TABS_PER_PROCESS, MAX_TABS_PER_SESSION, Sessions
+    from ._steady import STATE, Steady, wait_for_steady
     from ._tab import Tab
     from ._untraced import untraced
     from ._wait import wait_for_stable
@@ -65,6 +66,7 @@ __all__ = [
     "MAX_TABS_PER_PROCESS",
     "MAX_TABS_PER_SESSION",
     "SHRUNK",
+    "STATE",
     "BrowserConfig",
     "BrowserRuntime",
     "Capture",
@@ -82,6 +84,7 @@ __all__ = [
     "Session",
     "Sessions",
     "Snapshot",
+    "Steady",
     "Tab",
     "UrlPolicy",
     "as_read",
@@ -119,5 +122,6 @@ __all__ = [
     "untraced",
     "url_host",
     "wait_for_stable",
+    "wait_for_steady",
     "write_har",
 ]

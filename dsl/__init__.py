@@ -38,7 +38,6 @@ if TYPE_CHECKING:
     from ._numbers import parse_number
     from ._schema_errors import listed, violations
     from ._schema_fast import is_valid
-    from ._selector_spans import SelectorSpan, selector_spans, with_selectors
     from ._validators import schema_failures, validator_for
     from ._values import Const, Interp, ListValue, MapValue, Single, Value, expressions, render
     from .expr import (
@@ -49,6 +48,13 @@ if TYPE_CHECKING:
         parse_expression,
         truthy,
         url_normalize,
+    )
+    from .selectors import (
+        SELECTOR_KEY,
+        SelectorSpan,
+        selector_problem,
+        selector_spans,
+        with_selectors,
     )
 
 # Public names: the TYPE_CHECKING imports above, loaded on first use: a command that needs only a
@@ -64,6 +70,7 @@ __all__ = [
     "MAX_CASE_FILE_BYTES",
     "META_SCHEMA_FILE",
     "SECRET_PREFIX",
+    "SELECTOR_KEY",
     "TEMPLATE_SCHEMA",
     "ActionCatalog",
     "ActionSpec",
@@ -114,6 +121,7 @@ __all__ = [
     "render",
     "resolved_inputs",
     "schema_failures",
+    "selector_problem",
     "selector_spans",
     "static_problems",
     "truthy",

@@ -39,6 +39,7 @@ _ANNOTATIONS = frozenset(
         "x-hint",
         "x-message",
         "x-json-schema",  # the argument is a JSON Schema itself (checked by the checker)
+        "x-selector",  # the argument is a CSS selector (checked by the css-selector rule)
     }
 )
 _TYPES: dict[str, Callable[[Any], bool]] = {

@@ -19,6 +19,7 @@ from taskplate.dsl import Const, Step
 from ._templates_from_calls import marked, typed_secret
 
 PREVIEW_CHARS = 200
+MAX_WARNINGS = 20
 # Steps executed so far by the current forEach item (each item task sets its own counter).
 _ITEM_STEPS: ContextVar[list[int] | None] = ContextVar("taskplate_item_steps", default=None)
 # The loops the current item is in, outermost first: (the loop's step path, the item's index).
@@ -62,6 +63,8 @@ class Progress:
     has_loop: bool = False
     growing: bool = False  # an outermost loop adds items as it goes (enqueue): a total so far
     started_at: float | None = None  # when the first outermost loop started (time.time())
+    # The steps' warnings, placed ("pages[3]/read: ..."): the run's own, at most MAX_WARNINGS.
+    warnings: list[str] = field(default_factory=list)
 
     def loop_started(self, growing: bool) -> None:
         self.has_loop = True
@@ -95,6 +98,7 @@ class Progress:
             items_failed=items.get("failed", 0) if items else 0,
             has_loop=items is not None,
             growing=bool(items and items.get("growing")),
+            warnings=list(data.get("warnings", [])),
         )
 
     def to_json(self, ended: bool = False) -> dict[str, Any]:
@@ -112,7 +116,17 @@ class Progress:
             eta = None if ended else self.eta_ms()
             if eta is not None:
                 out["items"]["etaMs"] = eta
+        if self.warnings:
+            out["warnings"] = self.warnings
         return out
+
+    def warned(self, where: str, warnings: Any, secrets: list[str]) -> None:
+        """A step's warnings kept as the run's (masked, each cut to a preview, a bounded
+        number: a loop of many items warning alike would otherwise fill the run's row)."""
+        for warning in warnings if isinstance(warnings, list) else []:
+            text = preview(f"{where}: {warning}", secrets)
+            if len(self.warnings) < MAX_WARNINGS and text not in self.warnings:
+                self.warnings.append(text)
 
 
 def progress_text(progress: dict[str, Any]) -> str:
@@ -261,6 +275,8 @@ class StepLog:
             capability_level=str(spec.level) if spec is not None else None,
             confirmation=confirmation,
         )
+        if status is StepStatus.SUCCEEDED and isinstance(result, dict) and "warnings" in result:
+            self.progress.warned(placed(step), result["warnings"], self.secrets)
         self.done()
 
     def _row(

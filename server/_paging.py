@@ -35,7 +35,7 @@ MAX_TOKENS_ARG = {
     "type": "integer",
     "minimum": MIN_TOKENS,
     "maximum": MAX_TOKENS,
-    "description": "Answer budget in tokens (default: the server's).",
+    "description": "Answer budget in tokens.",
 }
 CURSOR_ARG = {
     "type": "string",

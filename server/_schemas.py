@@ -94,6 +94,7 @@ RUN = obj(
         "sessionId": S,
         "result": ANY,
         "error": RUN_ERROR,
+        "warnings": {"type": "array", "items": S},  # its steps' warnings, each placed
         "artifacts": {"type": "array", "items": ARTIFACT},
         "steps": {"type": "array", "items": {"type": "object"}},
         "resultPage": {**PAGE, "properties": {**PAGE["properties"], "field": S}},

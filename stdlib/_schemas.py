@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from taskplate.dsl import SELECTOR_KEY
+
 TIMEOUT_MS = {
     "type": "integer",
     "minimum": 1,
@@ -18,8 +20,17 @@ TIMEOUT_MS = {
 # schema, far past any page): beyond it a number is refused before any work starts.
 MAX_INDEX = 1_000_000
 
+
+def css_selector(description: str = "", read_by: str = "locator") -> dict[str, Any]:
+    """A CSS selector argument, marked for `dsl validate` (the css-selector rule): `read_by`
+    "locator" (Playwright's, which takes its own engines too) or "query" (querySelector). The
+    mark never reaches tools/list; a description only where it says more than the name."""
+    described = {"description": description} if description else {}
+    return {"type": "string", "minLength": 1, **described, SELECTOR_KEY: read_by}
+
+
 TARGET_PROPS: dict[str, Any] = {
-    "selector": {"type": "string", "minLength": 1, "description": "A CSS selector."},
+    "selector": css_selector("A CSS selector."),
     "xpath": {"type": "string", "minLength": 1, "description": "An XPath expression."},
     "text": {"type": "string", "minLength": 1, "description": "Visible text of the element."},
     "ref": {"type": "string", "pattern": "^e[0-9]+$", "description": "A ref from `snapshot`."},

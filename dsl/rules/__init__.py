@@ -10,6 +10,7 @@ from .._check_context import Rule
 from . import (
     action_args,
     browser_identity,
+    css_selector,
     cycle,
     duplicate_id,
     enqueue,
@@ -39,6 +40,7 @@ REGISTRY: tuple[Rule, ...] = (
     expr_syntax.RULE,
     unknown_action.RULE,
     action_args.RULE,
+    css_selector.RULE,
     unknown_ref.RULE,
     ref_order.RULE,
     duplicate_id.RULE,

@@ -33,6 +33,13 @@ def iso(timestamp: float | None) -> str | None:
     )
 
 
+def _warnings_of(step: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
+    """A step execution's own warnings: the run's that name its place (`pages[3]/read: …`)."""
+    where = f"{step.get('step_path') or step['step_id']}: "
+    own = [w.removeprefix(where) for w in warnings if w.startswith(where)]
+    return {"warnings": own} if own and step["status"] == "succeeded" else {}
+
+
 async def describe(store: Store, row: RunRow, include_steps: bool = False) -> dict[str, Any]:
     """The answer of `get_task_run` for one run's row."""
     run_id = row.run_id
@@ -42,11 +49,14 @@ async def describe(store: Store, row: RunRow, include_steps: bool = False) -> di
         "templateId": row.template_id,
         "templateVersion": row.template_version,
         "status": row.status,
-        "progress": row.progress or {"totalSteps": 0, "doneSteps": 0},
+        "progress": dict(row.progress or {"totalSteps": 0, "doneSteps": 0}),
         "metrics": {"elapsedMs": int((end - (row.started_at or row.created_at)) * 1000)},
         "createdAt": iso(row.created_at),
         "updatedAt": iso(row.updated_at),
     }
+    warnings = out["progress"].pop("warnings", None)  # kept with the progress, shown apart
+    if warnings:
+        out["warnings"] = warnings
     if row.options.get("sessionId"):
         out["sessionId"] = row.options["sessionId"]
     if row.result is not None:
@@ -88,6 +98,7 @@ async def describe(store: Store, row: RunRow, include_steps: bool = False) -> di
                 "provider": s.get("provider"),
                 "capabilityLevel": s.get("capability_level"),
                 **({"confirmation": s["confirmation"]} if s.get("confirmation") else {}),
+                **_warnings_of(s, warnings or []),
             }
             for s in await store.steps(run_id)
         ]

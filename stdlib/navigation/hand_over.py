@@ -12,7 +12,7 @@ from taskplate.browser import translate
 from taskplate.contract import ErrorCode, Level, TaskplateError
 from taskplate.dsl import ActionSpec
 
-from .._schemas import INTEGER, STRING, result
+from .._schemas import INTEGER, STRING, css_selector, result
 
 if TYPE_CHECKING:
     from .._context import ActionContext
@@ -101,11 +101,9 @@ ACTION = ActionSpec(
                 "type": "object",
                 "additionalProperties": False,
                 "properties": {
-                    "selector": {
-                        "type": "string",
-                        "minLength": 1,
-                        "description": "Resume when an element matching this CSS selector is visible.",
-                    },
+                    "selector": css_selector(
+                        "Resume when an element matching this CSS selector is visible."
+                    ),
                     "urlMatches": {
                         "type": "string",
                         "minLength": 1,

@@ -13,7 +13,7 @@ from taskplate.browser import translate
 from taskplate.contract import ErrorCode, Level, TaskplateError
 from taskplate.dsl import ActionSpec
 
-from .._schemas import BOOLEAN, INTEGER, TIMEOUT_MS, result
+from .._schemas import BOOLEAN, INTEGER, TIMEOUT_MS, css_selector, result
 
 if TYPE_CHECKING:
     from .._context import ActionContext
@@ -54,7 +54,7 @@ ACTION = ActionSpec(
         "type": "object",
         "additionalProperties": False,
         "properties": {
-            "selector": {"type": "string", "minLength": 1},
+            "selector": css_selector(),
             "text": {"type": "string", "minLength": 1},
             "urlMatches": {
                 "type": "string",

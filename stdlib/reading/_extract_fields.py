@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._schemas import css_selector
+
 TYPES = ("string", "number", "integer", "boolean", "url")
 
 # A record's fields are read inside each of its matches; `attr` and `type` say how one value
@@ -19,9 +21,10 @@ _NOT_BOTH = {
 
 
 def _field_map(inner: bool) -> dict[str, Any]:
-    selector: dict[str, Any] = {"type": "string", "minLength": 1}
-    if inner:
-        selector["description"] = "Looked for inside the record's element; none: the element."
+    selector = css_selector(
+        "Looked for inside the record's element; none: the element." if inner else "",
+        "query",
+    )
     schema: dict[str, Any] = {
         "type": "object",
         "additionalProperties": False,
@@ -59,11 +62,11 @@ def _field_map(inner: bool) -> dict[str, Any]:
 # A bare string is shorthand for {selector: the string}.
 DEFS = {
     "field": {
-        "anyOf": [{"type": "string", "minLength": 1}, _field_map(inner=False)],
+        "anyOf": [css_selector("", "query"), _field_map(inner=False)],
         "x-hint": "a selector or {selector, attr, all, type, fields}",
     },
     "innerField": {
-        "anyOf": [{"type": "string", "minLength": 1}, _field_map(inner=True)],
+        "anyOf": [css_selector("", "query"), _field_map(inner=True)],
         "x-hint": "a selector or {selector, attr, all, type, fields}",
     },
 }
@@ -156,10 +159,11 @@ EXTRACT = """([root, fields, awaited, required, waitMs, maxChars, maxCuts]) => {
   };
   const ready = (seen) => seen !== null && required.every((n) => seen.found.includes(n))
     && (awaited.length === 0 || awaited.some((n) => seen.found.includes(n)));
+  // watch: the smart wait's watcher, for the wait until lists stop growing (_extract_lists.py)
   const answer = (seen) => {
     if (seen === null) return null;
     const values = record(seen.base, fields, '');
-    return JSON.stringify({values, found: seen.found, cut, cuts});
+    return JSON.stringify({values, found: seen.found, cut, cuts, watch: (STATE)()});
   };
   const first = look();
   if (waitMs <= 0 || ready(first)) return answer(first);

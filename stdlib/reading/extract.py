@@ -7,6 +7,7 @@ Declaration and implementation; page access goes through the browser runtime.
 from __future__ import annotations
 
 import json
+import time
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -15,8 +16,10 @@ from taskplate.contract import ErrorCode, Level, TaskplateError, valid_unicode
 from taskplate.dsl import ActionSpec, parse_number
 
 from .._elements import DEFAULT_TIMEOUT_MS
-from .._schemas import BOOLEAN, TIMEOUT_MS, args, result
+from .._schemas import BOOLEAN, TIMEOUT_MS, args, css_selector, result
 from ._extract_fields import DEFS, EXTRACT, MAX_CUTS, shaped
+from ._extract_lists import DEFAULT_QUIET_MS, has_lists, steady, with_watch
+from ._extract_missing import not_in_records, record_paths, unmatched
 
 if TYPE_CHECKING:
     from .._context import ActionContext
@@ -113,15 +116,17 @@ def _parsed(text: str, fields: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
 
 def check_args(given: dict[str, Any]) -> list[tuple[str, str]]:
-    """What the schema cannot say: `required` names fields that are there, and is not given
-    beside `optional: true` (which never waits or fails)."""
+    """What the schema cannot say: `required` names fields that are there (a records' field
+    by its path, `products[].price`), and is not given beside `optional: true` (which never
+    waits or fails)."""
     fields, required = given.get("fields"), given.get("required")
     if not isinstance(fields, dict) or not isinstance(required, list):
         return []
+    known = {*fields, *record_paths(fields)}  # a records' field by path: products[].price
     found = [
         (f"/required/{i}", f'"required" names "{name}", which is not one of the fields')
         for i, name in enumerate(required)
-        if isinstance(name, str) and not name.startswith("${{") and name not in fields
+        if isinstance(name, str) and not name.startswith("${{") and name not in known
     ]
     if given.get("optional") is True:
         found.append(("/optional", '"optional: true" never fails, so "required" cannot hold'))
@@ -154,31 +159,46 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     page = await ctx.page()
     fields = shaped(args["fields"])
     root, required = args.get("root"), list(args.get("required", []))
+    # `products[].price`: the list is waited for; its records are judged once read.
+    inner_required = [n for n in required if n not in fields]
+    heads = [n.split("[]")[0].split(".")[0] for n in inner_required]
+    required = [n for n in dict.fromkeys([*required, *heads]) if n in fields]
     optional = bool(args.get("optional", False))
     waited = 0 if optional else args.get("timeoutMs", DEFAULT_TIMEOUT_MS)
     # A boolean's absence is its answer (false): it is never waited for unless required.
     awaited = [n for n, f in fields.items() if f.get("type") != "boolean" or "fields" in f]
     max_bytes = args.get("maxBytes", DEFAULT_MAX_BYTES)
-    try:
-        keyed = [[KEY + n for n in names] for names in (awaited, required)]
-        text = await page.evaluate(
-            EXTRACT, [root, _keyed(fields), *keyed, waited, max_bytes, MAX_CUTS]
-        )
-    except Exception as exc:
-        if "is not a valid selector" in str(exc):
-            raise TaskplateError(
-                ErrorCode.INVALID_PARAMETER,
-                f"a selector is not valid CSS: {str(exc).splitlines()[0]}",
-                "Fix the selector.",
-            ) from None
-        raise  # run_action reads again after a navigation, and translates the rest
-    if text is None:
+    keyed = _keyed(fields)
+    names = [[KEY + n for n in group] for group in (awaited, required)]
+    script = with_watch(EXTRACT)
+    started = time.monotonic()
+
+    async def look(wait_ms: int) -> dict[str, Any] | None:
+        try:
+            text = await page.evaluate(script, [root, keyed, *names, wait_ms, max_bytes, MAX_CUTS])
+        except Exception as exc:
+            if "is not a valid selector" in str(exc):
+                raise TaskplateError(
+                    ErrorCode.INVALID_PARAMETER,
+                    f"a selector is not valid CSS: {str(exc).splitlines()[0]}",
+                    "Fix the selector.",
+                ) from None
+            raise  # run_action reads again after a navigation, and translates the rest
+        return None if text is None else await anyio.to_thread.run_sync(_parsed, text, fields)
+
+    read, warnings = await look(waited), list[str]()
+    if read is not None and waited and read["found"] and has_lists(fields):
+        # An `all: true` list a script is still filling is read once it has stopped growing.
+        left_s = waited / 1000 - (time.monotonic() - started)
+        quiet_ms = args.get("quietMs", DEFAULT_QUIET_MS)
+        tab = await ctx.tab()
+        read, warnings = await steady(tab, read, lambda: look(0), fields, left_s, quiet_ms)
+    if read is None:
         raise TaskplateError(
             ErrorCode.ELEMENT_NOT_FOUND,
             f'root "{root}" matches no element' + (f" after {waited} ms" if waited else ""),
             "Check the root selector.",
         )
-    read = await anyio.to_thread.run_sync(_parsed, text, fields)
     found = {name.removeprefix(KEY) for name in read["found"]}
     if not optional:
         absent = [n for n in required if n not in found]
@@ -188,10 +208,24 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
             raise _not_found(root, awaited, fields, waited, required=False)
     values = read["values"]
     missing = [k for k, v in values.items() if v is None or v == []]
-    if not read["cuts"]:
-        return {"values": values, "missing": missing}
-    warnings = _cut_warnings(read, max_bytes)
-    return {"values": values, "missing": missing, "truncated": True, "warnings": warnings}
+    unread = unmatched(values, fields)
+    absent_inner = [
+        u
+        for u in unmatched(values, fields, least=0)  # required: in one record too
+        if any(n == u.path or n.startswith((u.path + ".", u.path + "[].")) for n in inner_required)
+    ]
+    if absent_inner and not optional:
+        raise not_in_records(absent_inner)
+    missing += [u.path for u in unread]
+    warnings += [u.warning() for u in unread]
+    if read["cuts"]:
+        warnings += _cut_warnings(read, max_bytes)
+    truncated = {"truncated": True} if read["cuts"] else {}
+    return (
+        {"values": values, "missing": missing}
+        | truncated
+        | ({"warnings": warnings} if warnings else {})
+    )
 
 
 def _value_schema(field: Any) -> dict[str, Any]:
@@ -238,11 +272,7 @@ RESULT = result(
 
 _ARGS = args(
     {
-        "root": {
-            "type": "string",
-            "minLength": 1,
-            "description": "Only look inside this element.",
-        },
+        "root": css_selector("Only look inside this element.", "query"),
         "fields": {
             "type": "object",
             "minProperties": 1,
@@ -254,7 +284,8 @@ _ARGS = args(
             "minItems": 1,
             "uniqueItems": True,
             "description": "Fields that must be found: the step waits for each and fails "
-            "without it.",
+            "without it. A records' field by its path (`products[].price`): the step fails "
+            "when no record has it.",
         },
         "optional": {
             "type": "boolean",
@@ -265,7 +296,16 @@ _ARGS = args(
         "timeoutMs": {
             **TIMEOUT_MS,
             "default": DEFAULT_TIMEOUT_MS,
-            "description": "How long to wait for the fields (a required one, or any one).",
+            "description": "How long to wait for the fields (a required one, or any one), "
+            "and for `all: true` lists to stop growing.",
+        },
+        "quietMs": {
+            "type": "integer",
+            "minimum": 50,
+            "maximum": 10_000,
+            "default": DEFAULT_QUIET_MS,
+            "description": "`all: true` lists are read once their lengths hold this long "
+            "(a stable page: at once); still growing at timeoutMs: read, with a warning.",
         },
         "maxBytes": {
             "type": "integer",
@@ -286,7 +326,7 @@ ACTION = ActionSpec(
     level=Level.L0,
     summary="Read named fields (text or an attribute, one or all matches, or a record of "
     "fields per match) under an optional root, typed as string, number, integer, boolean or "
-    "absolute url; waits until the fields appear.",
+    "absolute url; waits until the fields appear and `all: true` lists stop growing.",
     args_schema=_ARGS,
     result_schema=RESULT,
     pure=True,

@@ -13,7 +13,7 @@ from taskplate.contract import ErrorCode, Level
 from taskplate.dsl import ActionSpec
 
 from .._elements import find
-from .._schemas import BOOLEAN, INTEGER, PAGE_CONTENT, STRING, args, result
+from .._schemas import BOOLEAN, INTEGER, PAGE_CONTENT, STRING, args, css_selector, result
 
 if TYPE_CHECKING:
     from taskplate.browser import Tab
@@ -175,11 +175,7 @@ ACTION = ActionSpec(
     args_schema=args(
         {
             **PAGE_CONTENT,
-            "selector": {
-                "type": "string",
-                "minLength": 1,
-                "description": "Only this element's content.",
-            },
+            "selector": css_selector("Only this element's content."),
             "waitForStable": WAIT_FOR_STABLE,
         }
     ),

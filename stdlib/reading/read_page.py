@@ -215,10 +215,13 @@ async def _links(ctx: ActionContext, tab: ActionContext, robots: bool) -> list[s
     from taskplate.dsl import url_normalize
 
     from .. import run_action
+    from .get_page_content import SETTLE_QUIET_MS
 
     field = {"selector": "a[href]", "attr": "href", "type": "url", "all": True}
+    # The page was read once stable by the readers' quiet window: its links are read by it too.
+    args = {"fields": {"links": field}, "quietMs": SETTLE_QUIET_MS}
     try:
-        found = await run_action("extract", tab, {"fields": {"links": field}})
+        found = await run_action("extract", tab, args)
     except TaskplateError:
         return []
     hrefs = [h for h in found["values"].get("links") or [] if h and re.match(r"^https?://", h)]

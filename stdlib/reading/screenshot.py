@@ -13,7 +13,7 @@ from taskplate.contract import ErrorCode, Level, TaskplateError
 from taskplate.dsl import ActionSpec
 
 from .._elements import find
-from .._schemas import INTEGER, STRING, args, result
+from .._schemas import INTEGER, STRING, args, css_selector, result
 
 if TYPE_CHECKING:
     from .._context import ActionContext
@@ -76,7 +76,7 @@ ACTION = ActionSpec(
     args_schema=args(
         {
             "fullPage": {"type": "boolean", "default": False},
-            "selector": {"type": "string", "minLength": 1},
+            "selector": css_selector(),
             "name": {"type": "string", "pattern": "^[A-Za-z0-9._-]{1,100}$"},
         }
     ),

@@ -15,7 +15,7 @@ from taskplate.contract import ErrorCode, Level, TaskplateError
 from taskplate.dsl import ActionSpec
 
 from .._elements import REF_ATTRIBUTE
-from .._schemas import BOOLEAN, INTEGER, MAX_INDEX, STRING, args, result
+from .._schemas import BOOLEAN, INTEGER, MAX_INDEX, STRING, args, css_selector, result
 from .get_page_content import WAIT_FOR_STABLE, settle
 
 if TYPE_CHECKING:
@@ -162,11 +162,7 @@ ACTION = ActionSpec(
     summary="Interactive elements with stable refs for click/fill.",
     args_schema=args(
         {
-            "selector": {
-                "type": "string",
-                "minLength": 1,
-                "description": "Only inside this element.",
-            },
+            "selector": css_selector("Only inside this element.", "query"),
             "maxBytes": {
                 "type": "integer",
                 "minimum": 1_000,

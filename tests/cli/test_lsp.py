@@ -133,6 +133,21 @@ async def test_diagnostics_follow_every_change(session: Session) -> None:
     assert await session.diagnostics(4) == []
 
 
+async def test_a_selector_that_is_not_css_is_shown_where_it_stops(session: Session) -> None:
+    _open(session, GOOD.replace("selector: .price,", 'selector: ".price[",'))
+    (found,) = await session.diagnostics(1)
+    assert (found.code, found.range.start.line, found.range.start.character) == (
+        "css-selector",
+        14,
+        50,
+    )
+    assert found.message == (
+        '".price[" is not a valid CSS selector: expected attribute name, got the end of the '
+        "selector"
+    )
+    assert found.severity == types.DiagnosticSeverity.Error
+
+
 async def test_a_loop_sharing_one_tab_among_items_at_once_is_shown_where_the_tab_is_named(
     session: Session,
 ) -> None:

@@ -64,3 +64,25 @@ async def test_the_feed_example_scrolls_until_the_feed_ends(
         5,
         "stable",
     )
+
+
+async def test_the_growing_cards_example_reads_every_card_or_fails_on_a_misspelt_field(
+    manager: RunManager, site: FixtureServer
+) -> None:
+    url = site.url("/shop/growing.html?ms=40")
+    answer = await run(manager, "growing_cards", {"url": url})
+    assert answer["status"] == "succeeded", answer.get("error")
+    products = answer["result"]["products"]
+    assert len(products) == 24 and products[23] == {"title": "Item 24", "price": 24.0}
+    assert "warnings" not in answer
+    misspelt = example("growing_cards").replace("selector: .p,", "selector: .prcie,")
+    checked = check_source(misspelt, "growing_cards.yaml", REGISTRY)
+    assert checked.template is not None
+    run_id = await manager.submit(
+        "growing_cards", {"url": url}, template=checked.template, trust=TrustLevel.LOCAL
+    )
+    with anyio.fail_after(60):
+        failed = await manager.wait(run_id)
+    assert failed["status"] == "failed"
+    assert failed["error"]["details"]["stepErrorCode"] == "ELEMENT_NOT_FOUND"
+    assert 'products[].price (".prcie") in none of the 24 records' in failed["error"]["error"]
