@@ -4,13 +4,18 @@ bounds of their own). Knows no URL policy and no hosts: the client (_web.py) ask
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import httpx
 
 from taskplate.contract import ErrorCode, TaskplateError
 
 from ._decoding import Decoding, DecodingError
+
+if TYPE_CHECKING:
+    from taskplate.browser import HostThrottle
 
 
 @dataclass
@@ -61,3 +66,21 @@ def too_large(url: str, max_bytes: int) -> TaskplateError:
         "Raise maxBodyBytes, or skip this page.",
         {"url": url, "maxBodyBytes": max_bytes},
     )
+
+
+async def asked_again(
+    throttle: HostThrottle,
+    url: str,
+    request: Callable[..., Awaitable[Body]],
+    max_bytes: int,
+) -> Body:
+    """A polite GET, asked again after a 429 or 503's Retry-After as the host's pace allows
+    (`HostThrottle.asking`); the last answer, with the warnings of every one."""
+
+    async def ask() -> tuple[Body, int, str | None, list[str]]:
+        body = await request(url, max_bytes, polite=True)
+        return body, body.status, body.headers.get("retry-after"), body.notes
+
+    body, notes = await throttle.asking(url, ask)
+    body.notes = notes
+    return body

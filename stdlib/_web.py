@@ -25,7 +25,7 @@ import httpx
 from taskplate.browser import Network, mask_credentials, redirect_elsewhere, through_proxy
 from taskplate.contract import ErrorCode, TaskplateError
 
-from ._body import Body, read_body, too_large
+from ._body import Body, asked_again, read_body, too_large
 from ._charset import decode
 from ._cookies import cookie_jar
 from ._decoding import ACCEPT_ENCODING, DecodingError, decoded
@@ -278,7 +278,7 @@ class WebClient:
         holds from the first page)."""
         if self.config.obey_robots:
             await self.robots(url)
-        return await self._request(url, max_bytes, polite=True)
+        return await asked_again(self.network.throttle, url, self._request, max_bytes)
 
     async def _request(self, url: str, max_bytes: int, *, polite: bool) -> Body:
         try:

@@ -103,30 +103,18 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     late: str | None = None
     network = ctx.need_session().network
     started = time.monotonic()
-    # The host's pace (Retry-After, its adaptive delay) counts towards the timeout: the
-    # navigation's own ends when a step's would, and says so (NAVIGATION_TIMEOUT).
-    waited = await network.throttle.wait(url)
+    first: Literal["commit", "domcontentloaded"] = (
+        "commit" if wait_until == "commit" else "domcontentloaded"
+    )
     try:
-        first: Literal["commit", "domcontentloaded"] = (
-            "commit" if wait_until == "commit" else "domcontentloaded"
+        # The host's pace (Retry-After, its adaptive delay) counts towards the timeout: the
+        # navigation's own ends when a step's would, and says so (NAVIGATION_TIMEOUT). A 429 or
+        # 503 is opened again after its Retry-After when that fits in what is left of it.
+        response, paced = await network.throttle.asking(
+            url,
+            lambda: _opened(ctx, tab, page, url, first, timeout_ms, started),
+            timeout_ms / 1000 - (time.monotonic() - started),
         )
-        asked = time.monotonic()
-        try:
-            response = await page.goto(url, wait_until=first, timeout=_left_ms(timeout_ms, started))
-        except Exception as exc:
-            # Aborted without a reason, as a redirect to javascript: is: once more with the
-            # tab's document answers looked at, which says so (the tab is left alone until then).
-            # Never on a page that crashed (a DevTools session to it never opens), not after an
-            # answer (a 204, a download: asked for once), and within the navigation's time.
-            if (
-                net_error(exc) != ABORTED
-                or await _page_crashed(tab, page)
-                or await tab.aborted_after_an_answer()
-                or not await _guarded(tab, ctx.need_session().policy, timeout_ms, started)
-            ):
-                raise
-            response = await page.goto(url, wait_until=first, timeout=_left_ms(timeout_ms, started))
-        paced = _paced(network.throttle, url, response, time.monotonic() - asked)
         if wait_until != first:
             try:
                 await page.wait_for_load_state(wait_until, timeout=_left_ms(timeout_ms, started))
@@ -173,8 +161,43 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     tab.earlier = tab.earlier or landed  # sent as it left before loading, else as it landed
     tab.unsettled = True
     answer = {"url": page.url, "status": tab.status, "title": landed.title if landed else ""}
-    warnings = [w for w in (waited, paced, late) if w]
+    warnings = [*paced, *([late] if late else [])]
     return answer | ({"warnings": warnings} if warnings else {})
+
+
+async def _opened(
+    ctx: ActionContext,
+    tab: Any,
+    page: Any,
+    url: str,
+    first: Literal["commit", "domcontentloaded"],
+    timeout_ms: float,
+    started: float,
+) -> tuple[Response | None, int | None, str | None, list[str]]:
+    """The page opened once, after the host's pace: (its answer, status, Retry-After, the
+    pace's warnings), as `HostThrottle.asking` takes it."""
+    throttle = ctx.need_session().network.throttle
+    waited = await throttle.wait(url)
+    asked = time.monotonic()
+    try:
+        response = await page.goto(url, wait_until=first, timeout=_left_ms(timeout_ms, started))
+    except Exception as exc:
+        # Aborted without a reason, as a redirect to javascript: is: once more with the
+        # tab's document answers looked at, which says so (the tab is left alone until then).
+        # Never on a page that crashed (a DevTools session to it never opens), not after an
+        # answer (a 204, a download: asked for once), and within the navigation's time.
+        if (
+            net_error(exc) != ABORTED
+            or await _page_crashed(tab, page)
+            or await tab.aborted_after_an_answer()
+            or not await _guarded(tab, ctx.need_session().policy, timeout_ms, started)
+        ):
+            raise
+        response = await page.goto(url, wait_until=first, timeout=_left_ms(timeout_ms, started))
+    notes = [w for w in (waited, _paced(throttle, url, response, time.monotonic() - asked)) if w]
+    if response is None:
+        return None, None, None, notes
+    return response, response.status, response.headers.get("retry-after"), notes
 
 
 def _paced(
