@@ -125,6 +125,7 @@ class TemplateLibrary:
     tested: set[str] = field(default_factory=set)  # their ids
     case_locks: list[Path] = field(default_factory=list)
     offline: bool = False
+    shipped: set[tuple[str, str]] = field(default_factory=set)  # (id, version) read from SHIPPED
     _seen: Any = None
 
     def load(self, folders: list[Traversable], home: Path | None = None) -> TemplateLibrary:
@@ -141,10 +142,12 @@ class TemplateLibrary:
         )
         self.configuration = self.actions.configuration
         self.templates, self.sources, self.rejected, self.needed = {}, {}, {}, set()
-        self.switched_off = {}
+        self.switched_off, self.shipped = {}, set()
         for folder in self.folders:
             for path in template_files(folder):
-                self._add(path)
+                template = self._add(path)
+                if template is not None and str(folder) == str(SHIPPED):
+                    self.shipped.add((template.id, template.version))
         for path in self.added:
             self._add(path)
 
@@ -271,6 +274,10 @@ class TemplateLibrary:
             for path, found in self.rejected.items()
         ]
         return [*served, *off, *broken]
+
+    def is_shipped(self, template: Template) -> bool:
+        """Whether the template is one taskplate ships (not the operator's own)."""
+        return (template.id, template.version) in self.shipped
 
     def all(self) -> list[Template]:
         return [
