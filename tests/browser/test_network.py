@@ -223,6 +223,16 @@ async def test_a_retry_after_is_kept_to_within_the_cap_the_time_left_and_the_ret
     status, notes = await HostThrottle().asking("https://a.test/", lambda: busy("0"))
     assert len(asked) == 3 and status == 429, notes  # once, then RETRIES (2) times again
     assert "with Retry-After again: not asked again after 2 retries" in notes[-1]
+    asked.clear()
+    answers = iter([(503, "0"), (200, None)])  # a 503 likewise, until the host answers
+
+    async def unavailable() -> tuple[int, int, str | None, list[str]]:
+        asked.append(1)
+        status, after = next(answers)
+        return status, status, after, []
+
+    status, notes = await HostThrottle().asking("https://a.test/", unavailable)
+    assert (status, len(asked)) == (200, 2) and "retry 1 of at most 2" in notes[0], notes
 
 
 def test_the_adaptive_delay_follows_latency_and_an_error_never_lowers_it() -> None:
