@@ -178,6 +178,7 @@ async def _opened(
     pace's warnings), as `HostThrottle.asking` takes it."""
     throttle = ctx.need_session().network.throttle
     waited = await throttle.wait(url)
+    tab.navigating()  # again when asked again: what the 429's page sent is not kept for readers
     asked = time.monotonic()
     try:
         response = await page.goto(url, wait_until=first, timeout=_left_ms(timeout_ms, started))

@@ -191,6 +191,9 @@ async def test_a_429_is_asked_again_after_its_retry_after_on_both_engines(
             else:
                 opened = await act("navigate", ctx, url=net.url("/busy"))
                 status, warnings = opened["status"], opened["warnings"]
+                assert opened["title"] == "Busy 200", opened  # the page read is the 200's
+                page = await act("get_page_content", ctx, format="text")
+                assert "429" not in page["content"], page
         seen = net.busy_seen
         assert [s for _, s in seen] == [429, 200], engine
         assert seen[1][0] - seen[0][0] >= 1.0, engine  # not before the host's second was over

@@ -167,6 +167,7 @@ async def test_a_page_that_answers_429_is_read_again_after_its_retry_after(
     assert answer["status"] == "succeeded", answer.get("error")
     first, second = answer["result"]["items"]
     assert first["status"] == 200 and second["status"] == 200, first
+    assert first["title"] == "Busy 200" and "429" not in first["content"], first
     warned = first["warnings"]
     assert any("answered 429 with Retry-After" in w for w in warned), json.dumps([first, second])
     assert any("again after its Retry-After (retry 1 of at most 2)" in w for w in warned), first
