@@ -133,7 +133,7 @@ def listed_answer(outputs: Schema | None) -> Schema:
 
 def spec_of(template: Template) -> ToolSpec:
     """The tool of one template: its inputs are the arguments (and `profileId`, where they do
-    not name one: passed to run_task_template as its own), run_task_template runs it."""
+    not name one: run_task_template's own), run_task_template runs it."""
     template_id, version = template.id, template.version
     inputs = {"type": "object", **template.inputs_schema}
     own_profile = PROFILE not in inputs.get("properties", {})
@@ -141,8 +141,10 @@ def spec_of(template: Template) -> ToolSpec:
         inputs["properties"] = {**inputs.get("properties", {}), PROFILE: PROFILE_ARG}
 
     async def run(state: ServerState, args: dict[str, Any], ctx: Context) -> Answer:
+        # the call run_task_template would be given: a profileId of the tool's own is its
+        # profileId; one the template's inputs name stays an input (its session.profile reads it)
         given = dict(args)
-        profile = given.pop(PROFILE, None) if own_profile else given.get(PROFILE)
+        profile = given.pop(PROFILE, None) if own_profile else None
         call = {"templateId": template_id, "templateVersion": version, "inputs": given}
         if profile is not None:
             call["profileId"] = profile

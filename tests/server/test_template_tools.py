@@ -59,11 +59,18 @@ output:
   profile: ${{ run.profileId }}
 """
 
+# A template whose inputs name the profile, as the shipped ones do.
+NAMED_PROFILE = WHOSE_PROFILE.replace("whose_profile", "named_profile").replace(
+    "inputs: {type: object, additionalProperties: false, properties: {}}",
+    'session: {profile: "${{ inputs.profileId }}"}\n'
+    "inputs: {type: object, properties: {profileId: {type: string, default: master}}}",
+)
+
 
 @pytest.fixture
 def folders(tmp_path: Path) -> tuple[Path, ...]:
     (tmp_path / "mine").mkdir()
-    for text in (SHOP_CARDS, WHOSE_PROFILE):
+    for text in (SHOP_CARDS, WHOSE_PROFILE, NAMED_PROFILE):
         name = text.split("\n", 1)[0].removeprefix("template: ")
         (tmp_path / "mine" / f"{name}.yaml").write_text(text, encoding="utf-8")
     return (tmp_path / "mine",)
@@ -102,7 +109,7 @@ async def test_the_authors_templates_come_first_and_one_left_out_says_why(
             assert left, "the budget fits everything: the test needs it to leave one out"
             name = sorted(left)[0]
             refused = checked(await client.call_tool(name, {"urls": ["https://a.test/"]}), None)
-    assert {"shop_cards", "whose_profile"} <= set(tools)
+    assert {"shop_cards", "whose_profile", "named_profile"} <= set(tools)
     assert set(left) <= shipped, left  # the author's own are never the ones left out
     assert "--tool-tokens" in left[name]["why"] and "run_task_template" in left[name]["why"]
     offered = [t for t in listing["templates"] if t["templateId"] in tools]
@@ -150,6 +157,10 @@ async def test_a_template_tool_takes_the_login_profile_as_run_task_template_does
             given = checked(await client.call_tool("whose_profile", {"profileId": "shop"}), schema)
             plain = checked(await client.call_tool("whose_profile", {}), schema)
             bad = checked(await client.call_tool("whose_profile", {"profileId": "../etc"}), None)
+            named = checked(
+                await client.call_tool("named_profile", {"profileId": "work"}),
+                tools["named_profile"].output_schema,
+            )
             through = checked(
                 await client.call_tool(
                     "run_task_template", {"templateId": "whose_profile", "profileId": "shop"}
@@ -160,6 +171,7 @@ async def test_a_template_tool_takes_the_login_profile_as_run_task_template_does
     assert given["status"] == "succeeded", given.get("error")
     assert given["result"] == {"profile": "shop"} == through["result"]
     assert plain["result"] == {"profile": "master"}
+    assert named["result"] == {"profile": "work"}, named  # the template's own input
     assert bad["errorCode"] == "INVALID_PARAMETER", bad
 
 
