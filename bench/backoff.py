@@ -29,7 +29,8 @@ async def gaps(rounds: int) -> list[float]:
     with network_site() as site:
         for _ in range(rounds):
             site.busy_until, site.busy_seen = None, []
-            network = Network()
+            # The 429 kept (no retry of plain HTTP's own): the browser's next load waits it out.
+            network = Network(throttle=HostThrottle(retries=0))
             async with WebClient(network=network) as web:
                 await web.get(site.url("/busy"), 10_000)
             session = await sessions.create(network=network)

@@ -24,6 +24,18 @@ def fail(error: TaskplateError) -> None:
     sys.exit(1)
 
 
+def report_failed(answer: dict[str, Any]) -> None:
+    """A run that failed said on stderr as a user error is (its JSON stays on stdout)."""
+    error = answer.get("error")
+    if answer.get("status") != "failed" or not isinstance(error, dict):
+        return
+    click.echo(
+        f"error: {error.get('error', 'the run failed')} [{error.get('errorCode')}]", err=True
+    )
+    if error.get("recoverHint"):
+        click.echo(f"hint: {error['recoverHint']}", err=True)
+
+
 def user_errors(function: F) -> F:
     """User mistakes come out as one line and exit 1, never as a traceback."""
 

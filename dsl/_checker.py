@@ -18,6 +18,7 @@ from ._check_recovery import note_mentions, read_as_meant
 from ._check_types import ScopeWalk
 from ._diagnostics import Diagnostic, Severity
 from ._model import Step, Template, build_template
+from ._types import schema_of
 from ._yaml import LoadedYaml, YamlError, load_yaml
 from .expr import hint_budget
 from .rules import REGISTRY, template_schema, yaml_syntax
@@ -82,6 +83,8 @@ def _check(
             hook(ctx, report, step, types)
 
     ScopeWalk(ctx, on_step).run()
+    if template.output is not None:
+        template.inferred_outputs = schema_of(ctx.output_type)
     for rule in REGISTRY:
         if rule.on_template is not None:
             rule.on_template(ctx, reports[rule.name])

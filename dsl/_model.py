@@ -123,6 +123,8 @@ class Template:
     steps: list[Step] = field(default_factory=list)
     output: Value | None = None
     source: str = ""
+    # Without `outputs`: the schema of `output` as the checker types it (`dsl validate`), or None
+    inferred_outputs: dict[str, Any] | None = None
 
     def all_steps(self) -> list[Step]:
         out: list[Step] = []

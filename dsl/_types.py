@@ -121,6 +121,23 @@ def from_schema(schema: Any, depth: int = 0) -> Type:
     return ANY
 
 
+def schema_of(value_type: Type, depth: int = 0) -> dict[str, Any]:
+    """A type as a JSON Schema that every value of it satisfies: each part may be null too (an
+    expression's value may be missing at run time), objects stay open; `any` is `{}`."""
+    if value_type.kind == "any" or depth > 20:
+        return {}
+    if value_type.kind == "null":
+        return {"type": "null"}
+    schema: dict[str, Any] = {"type": [value_type.kind, "null"]}
+    if value_type.kind == "array" and value_type.items is not None:
+        items = schema_of(value_type.items, depth + 1)
+        schema |= {"items": items} if items else {}
+    if value_type.kind == "object" and value_type.props:
+        props = {k: schema_of(v, depth + 1) for k, v in value_type.props.items()}
+        schema["properties"] = props
+    return schema
+
+
 def schema_kinds(schema: Any) -> set[str] | None:
     """The kinds a schema accepts, or None when it does not say."""
     if not isinstance(schema, dict):

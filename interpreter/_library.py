@@ -129,6 +129,7 @@ class TemplateLibrary:
     # each seen by its principal only, under `<home>/principals/<space>/templates/`.
     owned: dict[str, dict[str, dict[str, Template]]] = field(default_factory=dict)
     owned_sources: dict[tuple[str, str, str], str] = field(default_factory=dict)
+    shipped: set[tuple[str, str]] = field(default_factory=set)  # (id, version) read from SHIPPED
     _seen: Any = None
 
     def load(self, folders: list[Traversable], home: Path | None = None) -> TemplateLibrary:
@@ -145,10 +146,12 @@ class TemplateLibrary:
         )
         self.configuration = self.actions.configuration
         self.templates, self.sources, self.rejected, self.needed = {}, {}, {}, set()
-        self.switched_off, self.owned, self.owned_sources = {}, {}, {}
+        self.switched_off, self.owned, self.owned_sources, self.shipped = {}, {}, {}, set()
         for folder in self.folders:
             for path in template_files(folder):
-                self._add(path)
+                template = self._add(path)
+                if template is not None and str(folder) == str(SHIPPED):
+                    self.shipped.add((template.id, template.version))
         for path in self.added:
             self._add(path)
         for folder in self._owned_folders():
@@ -298,6 +301,10 @@ class TemplateLibrary:
             for path, found in self.rejected.items()
         ]
         return [*served, *off, *broken]
+
+    def is_shipped(self, template: Template) -> bool:
+        """Whether the template is one taskplate ships (not the operator's own)."""
+        return (template.id, template.version) in self.shipped
 
     def all(self, space: str | None = None) -> list[Template]:
         """The served templates; `space`: with a remote principal's own (in place of a

@@ -45,6 +45,10 @@ class TaskplateServer(MCPServer):
     """The SDK's server, where a call of a tool it does not have is answered like every other
     failed call, with an errorCode (the SDK answers its own text)."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.left_out: dict[str, str] = {}  # the templates not offered as tools, and why
+
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
@@ -57,6 +61,16 @@ class TaskplateServer(MCPServer):
                     f"Ask the operator to serve it: dsl serve --tools ...,{group} (or {group} in "
                     "[serve] tools of taskplate.toml).",
                     {"tool": name, "group": group},
+                )
+            )
+        if tool_input_schema(self, name) is None and name in self.left_out:
+            return failed(
+                TaskplateError(
+                    ErrorCode.INVALID_PARAMETER,
+                    f'the template "{name}" is not offered as a tool: {self.left_out[name]}',
+                    f'Call run_task_template {{"templateId": "{name}", "inputs": {{…}}}}, or ask'
+                    " the operator for a larger budget: dsl serve --tool-tokens N.",
+                    {"tool": name, "templateId": name},
                 )
             )
         if tool_input_schema(self, name) is None:
@@ -114,6 +128,7 @@ def build_server(
     if template_tools:  # the room the groups' tools leave in tools/list
         used = (listed_size(t.name, t.description, t.parameters, t.output_schema) for t in served)
         state.tool_room = tool_tokens * CHARS_PER_TOKEN - sum(used)
+        state.tool_tokens, server.left_out = tool_tokens, state.left_out
         state.reoffered = lambda: offer_templates(server, state)
         state.reoffered()
         announce_list_changes(server)
@@ -142,7 +157,12 @@ def offer_templates(server: MCPServer, state: ServerState) -> bool:
     """The served templates as tools, in place of those offered before; True when the list
     of tools changed (names, schemas or descriptions)."""
     offered: dict[str, Tool] = state.template_tools
-    specs = template_specs(state.manager.templates(), state.tool_room)
+    manager = state.manager
+    specs, left_out = template_specs(
+        manager.templates(), state.tool_room, manager.is_shipped, state.tool_tokens
+    )
+    state.left_out.clear()
+    state.left_out.update(left_out)
     before = {name: _listed(tool) for name, tool in offered.items()}
     for name in offered:
         server.remove_tool(name)

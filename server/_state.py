@@ -57,6 +57,8 @@ class ServerState:
     reoffered: Callable[[], bool] | None = None
     template_tools: dict[str, Any] = field(default_factory=dict)  # name -> the SDK's Tool
     tool_room: int = 0  # the characters of tools/list left to the templates' tools
+    tool_tokens: int = 0  # the budget of tools/list, in tokens (`dsl serve --tool-tokens`)
+    left_out: dict[str, str] = field(default_factory=dict)  # templates not offered, and why
     # the open questions of runs started over 2026-07-28 (the input-required flow)
     inbox: Inbox = field(default_factory=Inbox)
     # the open questions of runs started as 2025-11-25 tasks

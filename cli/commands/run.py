@@ -27,9 +27,10 @@ from taskplate.interpreter import ConfirmPolicy, TemplateLibrary, check_timeout,
 from taskplate.interpreter import Progress as RunProgress
 
 from .._common import emit, library, limits, manager
-from .._errors import user_errors
+from .._errors import report_failed, user_errors
 from .._help import examples
 from .._prompt import TerminalAsker
+from .._secret_inputs import asked_secrets, input_file_option, read_input_files
 from .._store_option import store_option
 
 EXIT = {
@@ -257,9 +258,8 @@ async def _run(
         if trace:
             options["trace"] = trace
         options |= network or {}  # proxy, browser (docs/networks.md)
-        if once:
-            schema = lib.get(template_id, version).inputs_schema
-            inputs = lists_of_one(inputs, schema, set(once))
+        schema = lib.get(template_id, version).inputs_schema
+        inputs = await asked_secrets(schema, lists_of_one(inputs, schema, set(once)))
         run_id = await runs.submit(
             template_id,
             inputs,
@@ -280,6 +280,7 @@ async def _run(
                 await runs.cancel(run_id, force=True)
             raise
     emit(answer)
+    report_failed(answer)  # on stderr, as a user error: `error: … [CODE]` and a hint
     return EXIT.get(RunStatus(answer["status"]), 1)
 
 
@@ -288,7 +289,7 @@ async def _run(
     epilog=examples(
         "dsl run batch_extract_pages --input urls=https://example.com/",
         "dsl run my_task.yaml --inputs inputs.json --trace on",
-        "dsl run shop_login.yaml --profile shop --input username=ada --input password=…",
+        "dsl run shop_login.yaml --profile shop --input username=ada --input-file password=pw.txt",
     ),
 )
 @click.argument("template")
@@ -301,6 +302,7 @@ async def _run(
     "list of one; repeat the key for more values (or give a JSON list).",
 )
 @click.option("--inputs", "inputs_file", metavar="FILE", help="A JSON file with the inputs.")
+@input_file_option
 @click.option(
     "--mode",
     type=click.Choice(["sync", "async", "auto"]),
@@ -351,6 +353,7 @@ def command(
     template: str,
     pairs: tuple[str, ...],
     inputs_file: str | None,
+    input_files: tuple[str, ...],
     mode: str | None,
     timeout: int | None,
     trace: str | None,
@@ -365,7 +368,7 @@ def command(
 
     TEMPLATE is an id, id@version, or a .yaml file; the finished run is printed as JSON (as
     get_task_run answers), with a progress bar on a terminal."""
-    inputs = parse_inputs(pairs, inputs_file)
+    inputs = parse_inputs(pairs, inputs_file) | read_input_files(input_files)
     check_timeout(timeout, limits())
     once = frozenset(given_once(pairs))
     network: dict[str, Any] = {"proxy": proxy} if proxy else {}

@@ -38,6 +38,10 @@ class ManagerTemplates:
         """The template as list_task_templates shows it."""
         return self.library.info(template)
 
+    def is_shipped(self, template: Template) -> bool:
+        """Whether the template is one taskplate ships (not the operator's own)."""
+        return self.library.is_shipped(template)
+
     def template_source(self, template: Template) -> str:
         """The YAML text the template was read from."""
         return self.library.sources[(template.id, template.version)]

@@ -15,22 +15,22 @@ from .._state import ServerState, refresh_templates
 from ._spec import ToolSpec, params
 
 INPUT = params({})
-TEMPLATE_INFO = obj(
-    {
-        "templateId": S,
-        "version": S,
-        "name": S,
-        "description": S,
-        "trustLevelSupport": {"type": "array", "items": {"enum": ["local", "remote"]}},
-        "supportsPartialSuccess": B,
-        "partialSuccessThreshold": {"type": ["number", "null"]},
-        "limits": {"type": "object"},
-        "inputsSchema": {"type": "object"},
-        "outputsSchema": {"type": ["object", "null"]},
-        "capabilityLevel": {"enum": ["L0", "L1", "L2"]},
-        "providers": {"type": "array", "items": S},
-    }
-)
+_INFO = {
+    "templateId": S,
+    "version": S,
+    "name": S,
+    "description": S,
+    "trustLevelSupport": {"type": "array", "items": {"enum": ["local", "remote"]}},
+    "supportsPartialSuccess": B,
+    "partialSuccessThreshold": {"type": ["number", "null"]},
+    "limits": {"type": "object"},
+    "inputsSchema": {"type": "object"},
+    "outputsSchema": {"type": ["object", "null"]},
+    "capabilityLevel": {"enum": ["L0", "L1", "L2"]},
+    "providers": {"type": "array", "items": S},
+}
+# and, with templates as tools (dsl serve --template-tools), whether it is one, else why not
+TEMPLATE_INFO = obj({**_INFO, "tool": obj({"offered": B, "why": S}, ["offered"])}, list(_INFO))
 OUTPUT = obj({"templates": {"type": "array", "items": TEMPLATE_INFO}})
 
 
@@ -40,7 +40,16 @@ async def list_task_templates(
     manager = state.manager
     await refresh_templates(state, ctx)  # template files and taskplate.toml changes count
     space = state.principal(ctx).space  # a remote caller's own saved ones, never another's
-    return ok({"templates": [manager.template_info(t) for t in manager.templates(space)]})
+    templates = [manager.template_info(t) | _as_tool(state, t.id) for t in manager.templates(space)]
+    return ok({"templates": templates})
+
+
+def _as_tool(state: ServerState, template_id: str) -> dict[str, Any]:
+    """Whether the template is offered as a tool of its own, and why not (templateTools)."""
+    if state.reoffered is None:  # templates are not tools on this server
+        return {}
+    why = state.left_out.get(template_id)
+    return {"tool": {"offered": why is None} | ({"why": why} if why else {})}
 
 
 SPEC = ToolSpec(

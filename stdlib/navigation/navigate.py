@@ -94,19 +94,18 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     late: str | None = None
     network = ctx.need_session().network
     started = time.monotonic()
-    # The host's pace (Retry-After, its adaptive delay) counts towards the timeout: the
-    # navigation's own ends when a step's would, and says so (NAVIGATION_TIMEOUT).
-    waited = await network.throttle.wait(url)
+    first: Literal["commit", "domcontentloaded"] = (
+        "commit" if wait_until == "commit" else "domcontentloaded"
+    )
     try:
-        first: Literal["commit", "domcontentloaded"] = (
-            "commit" if wait_until == "commit" else "domcontentloaded"
+        # The host's pace (Retry-After, its adaptive delay) counts towards the timeout: the
+        # navigation's own ends when a step's would, and says so (NAVIGATION_TIMEOUT). A 429 or
+        # 503 is opened again after its Retry-After when that fits in what is left of it.
+        response, paced = await network.throttle.asking(
+            url,
+            lambda: _opened(ctx, tab, page, url, first, timeout_ms, started),
+            timeout_ms / 1000 - (time.monotonic() - started),
         )
-        asked = time.monotonic()
-        # The tab's document answers are looked at (browser/_guard.py): a redirect to
-        # javascript:, which Chromium aborts without a reason, and an answer past
-        # maxBodyBytes are refused there and said so below.
-        response = await page.goto(url, wait_until=first, timeout=_left_ms(timeout_ms, started))
-        paced = _paced(network.throttle, url, response, time.monotonic() - asked)
         if wait_until != first:
             try:
                 await page.wait_for_load_state(wait_until, timeout=_left_ms(timeout_ms, started))
@@ -158,7 +157,7 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     tab.earlier = tab.earlier or landed  # sent as it left before loading, else as it landed
     tab.unsettled = True
     answer = {"url": page.url, "status": tab.status, "title": landed.title if landed else ""}
-    warnings = [w for w in (waited, paced, late) if w]
+    warnings = [*paced, *([late] if late else [])]
     return answer | ({"warnings": warnings} if warnings else {})
 
 
@@ -173,6 +172,31 @@ def _proxy_refused(url: str, proxy: Any) -> TaskplateError:
         {"url": url, "proxyStatus": 407},
     )
     return through_proxy(error, proxy, proxys=True)
+
+
+async def _opened(
+    ctx: ActionContext,
+    tab: Any,
+    page: Any,
+    url: str,
+    first: Literal["commit", "domcontentloaded"],
+    timeout_ms: float,
+    started: float,
+) -> tuple[Response | None, int | None, str | None, list[str]]:
+    """The page opened once, after the host's pace: (its answer, status, Retry-After, the
+    pace's warnings), as `HostThrottle.asking` takes it."""
+    throttle = ctx.need_session().network.throttle
+    waited = await throttle.wait(url)
+    tab.navigating()  # again when asked again: what the 429's page sent is not kept for readers
+    asked = time.monotonic()
+    # The tab's document answers are looked at (browser/_guard.py): a redirect to
+    # javascript:, which Chromium aborts without a reason, and an answer past
+    # maxBodyBytes are refused there and said so by run.
+    response = await page.goto(url, wait_until=first, timeout=_left_ms(timeout_ms, started))
+    notes = [w for w in (waited, _paced(throttle, url, response, time.monotonic() - asked)) if w]
+    if response is None:
+        return None, None, None, notes
+    return response, response.status, response.headers.get("retry-after"), notes
 
 
 def _paced(

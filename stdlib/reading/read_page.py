@@ -65,7 +65,8 @@ async def _auto(ctx: ActionContext, web: WebClient, args: dict[str, Any]) -> dic
             raise  # oversized, not HTML, or not allowed: refused as fetch refuses it
         return await _in_browser(ctx, web, args, f"over HTTP: {exc.message}")
     if out["status"] >= 400:
-        return await _in_browser(ctx, web, args, f"over HTTP the page answered {out['status']}")
+        why = f"over HTTP the page answered {out['status']}"
+        return _also_paced(out, await _in_browser(ctx, web, args, why))
     if why is not None:
         return await _in_browser(ctx, web, args, f"its HTML needs script: {why}")
     reading = web.host(out["url"]).reading
@@ -74,7 +75,7 @@ async def _auto(ctx: ActionContext, web: WebClient, args: dict[str, Any]) -> dic
     if reading.engine == "http":
         return _read_over_http(out)
     if reading.engine == "browser":
-        return await _in_browser(ctx, web, args, reading.why)
+        return _also_paced(out, await _in_browser(ctx, web, args, reading.why))
     reading.trying += 1
     try:
         return await _both_ways(ctx, web, args, out, reading)
@@ -109,7 +110,16 @@ async def _both_ways(
         f"this host's pages read differently over HTTP and in the browser (token F1"
         f" {alike:.3f} on {out['url']})"
     )
-    return {**seen, "engineReason": f"read both ways, they differ (token F1 {alike:.3f})"}
+    why = f"read both ways, they differ (token F1 {alike:.3f})"
+    return _also_paced(out, {**seen, "engineReason": why})
+
+
+def _also_paced(out: dict[str, Any], seen: dict[str, Any]) -> dict[str, Any]:
+    """The browser's reading, with what the HTTP request before it met of the host's pace (its
+    Retry-After, the retries: `HostThrottle`'s warnings, which all name Retry-After)."""
+    warnings = [w for w in out.get("warnings", []) if "Retry-After" in w]
+    warnings += seen.get("warnings", [])
+    return seen | ({"warnings": warnings} if warnings else {})
 
 
 async def _over_http(

@@ -6,7 +6,9 @@ hosts: the client (_client.py) asks.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import httpx
 
@@ -14,6 +16,9 @@ from taskplate.browser import too_large
 from taskplate.contract import ErrorCode, TaskplateError
 
 from ._decoding import Decoding, DecodingError
+
+if TYPE_CHECKING:
+    from taskplate.browser import HostThrottle
 
 log = logging.getLogger("taskplate.stdlib")
 
@@ -96,3 +101,21 @@ def _tls(exc: BaseException) -> bool:
             return True
         seen = seen.__cause__ or seen.__context__
     return False
+
+
+async def asked_again(
+    throttle: HostThrottle,
+    url: str,
+    request: Callable[..., Awaitable[Body]],
+    max_bytes: int,
+) -> Body:
+    """A polite GET, asked again after a 429 or 503's Retry-After as the host's pace allows
+    (`HostThrottle.asking`); the last answer, with the warnings of every one."""
+
+    async def ask() -> tuple[Body, int, str | None, list[str]]:
+        body = await request(url, max_bytes, polite=True)
+        return body, body.status, body.headers.get("retry-after"), body.notes
+
+    body, notes = await throttle.asking(url, ask)
+    body.notes = notes
+    return body

@@ -32,7 +32,7 @@ from taskplate.browser import (
 from taskplate.contract import ErrorCode, TaskplateError
 
 from ._answers import host_of_url, proxy_refused, refuse_other_schemes
-from ._body import Body, failure, read_body
+from ._body import Body, asked_again, failure, read_body
 from ._charset import decode
 from ._cookies import cookie_jar
 from ._decoding import ACCEPT_ENCODING, DecodingError, decoded
@@ -285,7 +285,7 @@ class WebClient:
         holds from the first page)."""
         if self.config.obey_robots:
             await self.robots(url)
-        return await self._request(url, max_bytes, polite=True)
+        return await asked_again(self.network.throttle, url, self._request, max_bytes)
 
     async def _request(self, url: str, max_bytes: int, *, polite: bool) -> Body:
         try:

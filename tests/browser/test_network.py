@@ -152,7 +152,7 @@ async def test_retry_after_holds_the_host_back_for_both_engines_of_a_run(
     """Plain HTTP meets the 429; the browser's next request to the host waits out its
     Retry-After (1 s) and is answered: nothing reached the host while it asked for quiet."""
     net.busy_until, net.busy_seen = None, []
-    network = Network()
+    network = Network(throttle=HostThrottle(retries=0))  # the 429 is kept, not asked again
     # The browser's session and tab first: opening them may take longer than the second the
     # host asks for on a loaded machine (it did beside a benchmark: nothing was left to wait).
     ctx = await _ctx(sessions, network)
@@ -227,6 +227,71 @@ def test_any_retry_after_is_read_as_rfc_9110_says_or_ignored(value: str) -> None
         assert value.strip(" \t").isascii() and not value.strip(" \t").isdigit()  # a date
     note = HostThrottle(max_retry_after_s=5).answered("https://a.test/", 429, value, 0.1)
     assert note is None or "5.0 s" in note or "wait" in note
+
+
+async def test_a_429_is_asked_again_after_its_retry_after_on_both_engines(
+    sessions: Sessions, net: NetworkSite
+) -> None:
+    """Plain HTTP and the browser alike: the host answers 429 (Retry-After: 1), the request is
+    sent again once the second has passed, and its answer is the 200; the warnings say so."""
+    for engine in ("http", "browser"):
+        net.busy_until, net.busy_seen = None, []
+        network = Network()
+        ctx = await _ctx(sessions, network)
+        await ctx.page()
+        with anyio.fail_after(20):
+            if engine == "http":
+                async with WebClient(network=network) as web:
+                    body = await web.get(net.url("/busy"), 10_000)
+                status, warnings = body.status, body.notes
+            else:
+                opened = await act("navigate", ctx, url=net.url("/busy"))
+                status, warnings = opened["status"], opened["warnings"]
+                assert opened["title"] == "Busy 200", opened  # the page read is the 200's
+                page = await act("get_page_content", ctx, format="text")
+                assert "429" not in page["content"], page
+        seen = net.busy_seen
+        assert [s for _, s in seen] == [429, 200], engine
+        assert seen[1][0] - seen[0][0] >= 1.0, engine  # not before the host's second was over
+        assert status == 200, engine
+        assert any("answered 429 with Retry-After" in w for w in warnings), warnings
+        assert any("again after its Retry-After (retry 1 of at most 2)" in w for w in warnings)
+
+
+async def test_a_retry_after_is_kept_to_within_the_cap_the_time_left_and_the_retries() -> None:
+    """A Retry-After longer than maxRetryAfterS, or than the time the request has left, is not
+    waited for: the answer stands, saying why; a host that keeps answering 429 is asked again
+    RETRIES times, no more."""
+    asked: list[int] = []
+
+    async def busy(after: str) -> tuple[int, int, str, list[str]]:
+        asked.append(1)
+        return 429, 429, after, []
+
+    capped = HostThrottle(max_retry_after_s=5)
+    status, notes = await capped.asking("https://a.test/", lambda: busy("30"))
+    assert (status, len(asked)) == (429, 1) and "longer than maxRetryAfterS (5 s)" in notes[0]
+    asked.clear()
+    status, notes = await HostThrottle().asking("https://a.test/", lambda: busy("30"), 2.0)
+    assert len(asked) == 1 and "longer than the 2.0 s left of the step's time" in notes[0]
+    asked.clear()
+    with anyio.fail_after(2):  # a cancel scope's deadline counts as the time left too
+        status, notes = await HostThrottle().asking("https://a.test/", lambda: busy("30"))
+    assert len(asked) == 1 and "left of the step's time" in notes[0]
+    asked.clear()
+    status, notes = await HostThrottle().asking("https://a.test/", lambda: busy("0"))
+    assert len(asked) == 3 and status == 429, notes  # once, then RETRIES (2) times again
+    assert "with Retry-After again: not asked again after 2 retries" in notes[-1]
+    asked.clear()
+    answers = iter([(503, "0"), (200, None)])  # a 503 likewise, until the host answers
+
+    async def unavailable() -> tuple[int, int, str | None, list[str]]:
+        asked.append(1)
+        status, after = next(answers)
+        return status, status, after, []
+
+    status, notes = await HostThrottle().asking("https://a.test/", unavailable)
+    assert (status, len(asked)) == (200, 2) and "retry 1 of at most 2" in notes[0], notes
 
 
 def test_the_adaptive_delay_follows_latency_and_an_error_never_lowers_it() -> None:

@@ -119,7 +119,8 @@ async def test_a_template_is_a_tool_of_its_own(
     assert own.structured_content["templateId"] == "echo_title"
     jsonschema.validate(own.structured_content, tool.output_schema or {})
     typed = (tool.output_schema or {})["anyOf"][0]["properties"]["result"]
-    assert typed == {}  # echo_title declares no outputs: its result is untyped
+    # echo_title declares no outputs: its result is typed as dsl validate infers its `output`
+    assert typed["properties"] == {"title": {"type": ["string", "null"]}}, typed
     assert wrong.is_error and wrong.structured_content is not None
     assert wrong.structured_content["errorCode"] == "INVALID_PARAMETER"
 
