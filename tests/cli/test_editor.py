@@ -42,7 +42,7 @@ def test_arguments_of_the_action_of_a_step_deep_in_loops_and_groups() -> None:
     assert "selector" in _labels(typing, "              sel")
     assert "button" in _labels(typing, "              sel")  # click's own argument
     typing = NESTED.replace("              root: main", "              ro")
-    assert {"root", "fields", "required", "optional", "timeoutMs"} == set(
+    assert {"root", "fields", "required", "optional", "timeoutMs", "maxBytes"} == set(
         _labels(typing, "              ro")
     )
 
