@@ -49,7 +49,7 @@ async def get_task_run(state: ServerState, args: dict[str, Any], ctx: Context) -
 
 SPEC = ToolSpec(
     "get_task_run",
-    "A run's status, progress, result, error and artifacts (includeSteps: every step execution). A long result list or steps come in pages: pass resultPage/stepsPage.nextCursor as cursor.",
+    "A run's status, progress, result, error and artifacts (includeSteps: every step execution). Long lists come in pages: pass resultPage/stepsPage.nextCursor as cursor.",
     INPUT,
     OUTPUT,
     get_task_run,

@@ -58,7 +58,7 @@ INPUT = params(
                 },
                 "browser": {
                     "type": "object",
-                    "description": "userAgent, locale, timezoneId, viewport, device, extraHeaders: what the template's browser.callerMaySet allows.",
+                    "description": "What the template's browser.callerMaySet allows (locale, userAgent, …).",
                 },
                 "maxRetryAfterS": {
                     "type": "number",
