@@ -31,13 +31,11 @@ _REF = re.compile(r"(run|art)_[A-Za-z0-9]{1,64}", re.ASCII)
 # run answer), or the content one tool answered, which only that tool reads on (content_kind).
 KINDS = ("result", "steps", "content:scrape", "content:get_page_content")
 
-# A call without maxTokens gets the server's budget (ServerState.answer_chars; docs/mcp.md); the
-# description leaves that out: the default tools/list stays within the peers' token budget.
 MAX_TOKENS_ARG = {
     "type": "integer",
     "minimum": MIN_TOKENS,
     "maximum": MAX_TOKENS,
-    "description": "Answer budget in tokens.",
+    "description": "Answer budget in tokens (default: the server's).",
 }
 CURSOR_ARG = {
     "type": "string",
