@@ -5,6 +5,7 @@ Built around a running RunManager; transports (stdio, streamable HTTP) are chose
 
 from __future__ import annotations
 
+import json
 import secrets
 from importlib.metadata import version
 from typing import Any
@@ -28,7 +29,7 @@ from ._artifact_links import serve_artifacts
 from ._paging import CHARS_PER_TOKEN, DEFAULT_TOKENS
 from ._results import failed
 from ._state import ServerState
-from ._tasks import Tasks, TasksExtension
+from ._tasks import TASK_SUPPORT, Tasks, TasksExtension
 from .tools import GROUP_OF, GROUPS, run_steps, run_task_template, tools
 from .tools.template_tools import DEFAULT_TOOL_TOKENS, listed_size, template_specs
 from .transports import StaticTokens
@@ -125,9 +126,14 @@ def build_server(
     for template in manager.templates():
         publish(server, manager, template)
     state.published = lambda template: publish(server, manager, template)
-    if template_tools:  # the room the groups' tools leave in tools/list
-        used = (listed_size(t.name, t.description, t.parameters, t.output_schema) for t in served)
-        state.tool_room = tool_tokens * CHARS_PER_TOKEN - sum(used)
+    if template_tools:  # the room the groups' tools leave in tools/list, as it is sent
+        used = sum(
+            listed_size(t.name, t.description, t.parameters, t.output_schema) for t in served
+        )
+        tasks_listed = len(tasks.finals.keys() & {t.name for t in served})
+        execution = json.dumps({"execution": TASK_SUPPORT}, separators=(",", ":"))[1:-1]
+        used += len('{"tools":[]}') + tasks_listed * (len(execution) + 1)
+        state.tool_room = tool_tokens * CHARS_PER_TOKEN - used
         state.tool_tokens, server.left_out = tool_tokens, state.left_out
         state.reoffered = lambda: offer_templates(server, state)
         state.reoffered()

@@ -64,6 +64,8 @@ LIST_PAGE = 50  # tasks a tasks/list page carries
 # The answer a task-supporting tool gives once its run has ended (tasks/result, tasks/get):
 # the same answer its sync call gives.
 Final = Callable[[ServerState, str], Awaitable[CallToolResult]]
+# What tools/list adds, on the 2025-11-25 line, to each tool whose runs may be tasks.
+TASK_SUPPORT = {"taskSupport": "optional"}
 
 
 def task_requested(ctx: Context) -> bool:
@@ -132,7 +134,7 @@ class Tasks:
         elif ctx.method == "tools/list" and ctx.protocol_version == LEGACY:
             for tool in result.get("tools", []):
                 if tool.get("name") in self.finals:
-                    tool["execution"] = {"taskSupport": "optional"}
+                    tool["execution"] = TASK_SUPPORT
         return result
 
     async def _call(

@@ -25,7 +25,7 @@ async def cancel_task_run(state: ServerState, args: dict[str, Any], ctx: Context
 
 SPEC = ToolSpec(
     "cancel_task_run",
-    "Cancel a run of any process: running steps finish, pending ones are skipped, results kept. force also aborts the steps in flight.",
+    "Cancel a run of any process: running steps finish, pending ones are skipped, results kept; force aborts those in flight.",
     INPUT,
     OUTPUT,
     cancel_task_run,

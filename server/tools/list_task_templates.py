@@ -54,7 +54,7 @@ def _as_tool(state: ServerState, template_id: str) -> dict[str, Any]:
 
 SPEC = ToolSpec(
     "list_task_templates",
-    "Every installed template: what it does, its inputs and outputs schemas, trust levels, limits, partial-success rule, highest capability level and the providers (other MCP servers) it calls.",
+    "Every installed template: what it does, its inputs and outputs schemas, trust levels, limits, capability level and the MCP servers it calls.",
     INPUT,
     OUTPUT,
     list_task_templates,

@@ -162,11 +162,11 @@ def spec_of(template: Template) -> ToolSpec:
 
 
 def listed_size(name: str, description: str | None, inputs: Schema, outputs: Schema | None) -> int:
-    """The characters a tool takes in tools/list (its JSON, compact)."""
+    """The characters a tool takes in tools/list: its JSON, compact, and the comma after it."""
     tool = {"name": name, "description": description or "", "inputSchema": inputs}
     if outputs is not None:
         tool["outputSchema"] = outputs
-    return len(json.dumps(tool, separators=(",", ":"), ensure_ascii=False))
+    return len(json.dumps(tool, separators=(",", ":"), ensure_ascii=False)) + 1
 
 
 def template_specs(

@@ -4,6 +4,7 @@ the official TypeScript SDK (tests/interop/client.mjs) and the MCP Inspector CLI
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ import pytest
 
 from tests.fixtures.server import FixtureServer
 from tests.interop.conftest import NODE, last_json, node_env, require_node, run_node
-from tests.server.conftest import DSL, Served, start_http, stop
+from tests.server.conftest import DSL, TEST_TEMPLATES, Served, start_http, stop
 
 TOKEN = "interop-token-0123456789abcdef"
 INSPECTOR = "node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
@@ -57,12 +58,19 @@ PEER_TOOLS_LIST_CHARS = 20_296
 
 
 def test_the_typescript_sdk_reads_a_small_tool_list_and_calls_a_template_as_a_tool(
-    node: Path, home: Path, site: FixtureServer
+    node: Path, home: Path, site: FixtureServer, tmp_path: Path
 ) -> None:
     """A default dsl serve's tools/list is no larger than the peer's, nor is it with the
     templates as tools; a template is a tool of its own, typed by its inputs and outputs (the
     SDK validates its answer), and a wrong argument is refused."""
-    env = {k: v for k, v in node_env(home).items() if k != "TASKPLATE_TOOLS"}
+    # the operator's own templates: one, so that the shipped ones fit beside it (with the test
+    # templates' fifteen, the operator's fill the budget first: test_template_tools.py)
+    own = tmp_path / "own"
+    own.mkdir()
+    shutil.copy(TEST_TEMPLATES / "shop_cards.yaml", own)
+    # and a data home of its own: templates the other tests save in theirs are the operator's too
+    fresh = node_env(tmp_path / "home", TASKPLATE_TEMPLATES=str(own))
+    env = {k: v for k, v in fresh.items() if k != "TASKPLATE_TOOLS"}
     done = run_node(node, ["tools.mjs", DSL, site.url("/article.html")], env)
     assert done.returncode == 0, done.stdout + done.stderr
     summary = last_json(done.stdout)
@@ -72,7 +80,9 @@ def test_the_typescript_sdk_reads_a_small_tool_list_and_calls_a_template_as_a_to
     assert summary["defaultChars"] <= PEER_TOOLS_LIST_CHARS, summary["defaultChars"]
     assert summary["templateTool"] == {"required": ["urls"], "typed": "array", "items": "array"}
     shipped = {"batch_extract_pages", "crawl_site", "extract_structured", "map_site"}
-    assert shipped <= set(summary["templateTools"]) and "navigate" not in summary["templateTools"]
+    assert {"shop_cards", *shipped} <= set(summary["templateTools"]) and "navigate" not in summary[
+        "templateTools"
+    ]
     assert summary["templateToolsChars"] <= PEER_TOOLS_LIST_CHARS, summary["templateToolsChars"]
     assert summary["run"] == {
         "isError": False,
