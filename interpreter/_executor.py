@@ -23,13 +23,13 @@ from ._item_tabs import ItemTabs
 from ._needs import run_siblings
 from ._run_resources import RunResources
 from ._sliding_window import SlidingWindow
-from ._step_failures import Canceled, CancelRequest, StepFailed, render_step
-from ._step_log import Progress, StepLog, StepRow, preview
+from ._step_failures import Canceled, CancelRequest, Drained, StepFailed, render_step
+from ._step_log import Progress, StepLog, StepRow, outermost, preview
 
 if TYPE_CHECKING:
     from taskplate.stdlib import CookieSource, WebConfig
 
-__all__ = ["Canceled", "Execution", "Progress", "StepFailed", "StepRow", "preview"]
+__all__ = ["Canceled", "Drained", "Execution", "Progress", "StepFailed", "StepRow", "preview"]
 
 
 @dataclass
@@ -125,6 +125,8 @@ class Execution:
         self, step: Step, scope: dict[str, Any], tab_id: str | None, item: int | None
     ) -> None:
         self.cancel.check()
+        if self.cancel.draining and outermost():  # an item's steps go on: the item finishes
+            raise Drained()
         # Expressions run on the event loop, each value within its budget (tens of ms at most):
         # a step gives the loop back before it evaluates, so steps never add up to a long hold.
         await anyio.lowlevel.checkpoint()

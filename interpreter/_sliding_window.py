@@ -16,7 +16,7 @@ from taskplate.dsl import ExpressionError, Step, Template, render
 from ._item_tabs import ItemTabs, enter_item_tab
 from ._loop_items import LoopItems, bound_of, enqueued, per_item
 from ._run_resources import RunResources
-from ._step_failures import Canceled, CancelRequest, StepFailed, invalid, render_step
+from ._step_failures import Canceled, CancelRequest, Drained, StepFailed, invalid, render_step
 from ._step_log import StepLog, count_item_steps, in_item, outermost
 
 # (steps, scope, tab id, item): the coordinator's way to run an item's steps
@@ -91,6 +91,9 @@ class SlidingWindow:
                 slots.release()
                 finished[0].set()
 
+        # the run's server drains: this loop's items in flight finish, no other starts (an
+        # inner loop's items are steps of an outer item, which finishes whole)
+        draining = outermost()
         try:
             try:
                 async with anyio.create_task_group() as tg:
@@ -99,7 +102,8 @@ class SlidingWindow:
                         while not items.waiting and in_flight[0] and not self.cancel.requested:
                             finished[0] = anyio.Event()
                             await finished[0].wait()
-                        if self.cancel.requested or not items.waiting:
+                        stop = self.cancel.requested or (draining and self.cancel.draining)
+                        if stop or not items.waiting:
                             slots.release()
                             break
                         index, value, depth = items.waiting.popleft()
@@ -109,11 +113,15 @@ class SlidingWindow:
                 raise group.exceptions[0] from None
             except* Canceled:
                 raise Canceled() from None
+            except* Drained:
+                raise Drained() from None
         finally:
             items.fill(loop_result)
             if spare_tabs:
                 await self.tabs.close_spares(spare_tabs)
         self.cancel.check()
+        if draining and self.cancel.draining and None in items.results:
+            raise Drained()  # the loop is not done: it goes on elsewhere
         return loop_result
 
     def _window(self, step: Step, scope: dict[str, Any], item: int | None) -> int:

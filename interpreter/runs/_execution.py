@@ -24,7 +24,7 @@ from taskplate.contract import (
 
 from .._artifacts import RunArtifacts
 from .._confirm import Confirmer
-from .._executor import Canceled, Execution
+from .._executor import Canceled, Drained, Execution
 from .._human import RunDesk
 from .._step_failures import CancelRequest, StepFailed
 from .._step_log import Progress, StepRow
@@ -129,8 +129,9 @@ async def run_job(wiring: RunWiring, job: RunJob, live: Live) -> None:
         if own and not template.keep_session:
             with cleanup(what=f"closing run {run_id}'s session"):
                 await wiring.sessions.close(own[0].id)
-        with anyio.CancelScope(shield=True), anyio.move_on_after(STORE_WRITE_S):
-            await never_hanging(store, run_id)
+        if not live.handed_over:  # a run handed over goes on elsewhere
+            with anyio.CancelScope(shield=True), anyio.move_on_after(STORE_WRITE_S):
+                await never_hanging(store, run_id)
         live.done.set()
 
 
@@ -222,7 +223,10 @@ async def admit_and_execute(
             await settlement.finish(run_id, RunStatus.CANCELED, None, None, execution.progress)
             return
         live.execution = execution
+        execution.cancel.draining = wiring.queue.draining  # started as its server stops
         await execute(job, execution, live, session, settlement)
+    except Drained:
+        live.handed_over = True  # not settled: the run manager hands it to another server
     except Exception as exc:
         error = internal_error(exc, f"run {run_id}", log)
         await settlement.finish(
@@ -267,6 +271,8 @@ async def execute(
                 canceled = True
         timed_out = deadline.cancelled_caught
     if forced.cancelled_caught:
+        if execution.cancel.draining and not execution.cancel.requested:
+            raise Drained()  # its drain's grace ran out: its items in flight run again elsewhere
         canceled = True
     if live.trace is not None:  # kept as an artifact before the run reads as finished
         await live.trace.finish(failed=timed_out or failure is not None)

@@ -37,6 +37,13 @@ from .._principal import OPERATOR, Principal
 from .._tracing import TraceMode
 from ..store import FLUSH_S, STORE_WRITE_S, RunRow, Store, open_store
 from ._capacity import Capacity, Share
+from ._drain import (
+    hand_over,
+    queue_for_others,
+    refuse_secret_while_draining,
+    start_draining,
+    wait_drained,
+)
 from ._execution import run_job, save_progress
 from ._held import HeldRuns
 from ._inputs import (
@@ -128,6 +135,7 @@ class RunManager(HeldRuns, RunReads, ManagerArtifacts, ManagerTemplates, Manager
             web,
         )
         self._tg: anyio.abc.TaskGroup | None = None
+        self._idle: anyio.Event | None = None  # set as the last run here ends (a drain waits)
 
     # -- life cycle ---------------------------------------------------------------------------
     async def close(self) -> None:
@@ -266,6 +274,12 @@ class RunManager(HeldRuns, RunReads, ManagerArtifacts, ManagerTemplates, Manager
         )
         network = self.wiring.network_for(template, options, trust, filled, profile_id)
         row = (run_id, template.id, template.version, stored_inputs, options, self.owner)
+        if self.queue.draining:  # this server stops: the run is queued for the others
+            if hidden or network.secrets:
+                raise refuse_secret_while_draining()
+            insert = partial(self.store.insert_run, *row, principal.name)
+            await queue_for_others(self.store, insert, run_id, self.owner)
+            return run_id
         await self.queue.enter(
             len(self.live), principal.name, partial(self.store.insert_run, *row, principal.name)
         )
@@ -289,11 +303,28 @@ class RunManager(HeldRuns, RunReads, ManagerArtifacts, ManagerTemplates, Manager
 
     # -- one run ------------------------------------------------------------------------------
     async def _run(self, job: RunJob) -> None:
+        live = self.live[job.run_id]
         try:
-            await run_job(self.wiring, job, self.live[job.run_id])
+            await run_job(self.wiring, job, live)
+            if live.handed_over:
+                await hand_over(self.store, job.run_id, self.owner, live)
         finally:
             self.live.pop(job.run_id, None)
             self.queue.freed()
+            if not self.live and self._idle is not None:
+                self._idle.set()
+
+    async def drain(self, grace_s: float) -> int:
+        """The server stops (SIGTERM): no run starts here any more (one submitted is queued
+        for the other servers), items in flight finish within `grace_s`, then every
+        unfinished run is handed over to the other servers on the store. Answers how many runs
+        the grace was too short for (their items in flight run again elsewhere)."""
+        self.queue.drain()
+        start_draining(self.live)
+        idle = self._idle = anyio.Event()
+        if not self.live:
+            return 0
+        return await wait_drained(self.live, idle.wait, grace_s)
 
     # -- reading and cancelling ---------------------------------------------------------------
     def run_limits(self) -> Limits:
@@ -306,7 +337,10 @@ class RunManager(HeldRuns, RunReads, ManagerArtifacts, ManagerTemplates, Manager
 
     async def reap(self) -> None:
         """Runs whose owner process died: running ones fail with RUN_INTERRUPTED; queued ones
-        are taken over and run here (unless they needed a secret input, which is never stored)."""
+        are taken over and run here (unless they needed a secret input, which is never stored).
+        A server that stops takes nothing over."""
+        if self.queue.draining:
+            return
         await reap(self.store, self.owner, self._adopt)
 
     async def _adopt(self, row: RunRow) -> bool:

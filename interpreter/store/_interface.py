@@ -145,6 +145,19 @@ class Store(Protocol):
 
     async def claim(self, run_id: str, previous_owner: str | None, me: str) -> bool: ...
 
+    async def release(self, run_id: str, me: str) -> bool:
+        """Let go of an unfinished run of `me` (a server that stops): no owner, no heartbeat,
+        so another server takes it over at its next reap. False when it was not `me`'s."""
+        ...
+
+    async def add_event(self, run_id: str, kind: str, server: str | None, **detail: Any) -> None:
+        """Note what happened to a run besides its steps: handed over, resumed elsewhere."""
+        ...
+
+    async def events(self, run_id: str) -> list[dict[str, Any]]:
+        """The run's events, oldest first (`kind`, `at`, `server` and their detail)."""
+        ...
+
     async def queued_of(self, principal: str | None) -> int:
         """How many runs of `principal` are queued on the whole store."""
         ...

@@ -22,6 +22,7 @@ from psycopg_pool import AsyncConnectionPool
 from taskplate.contract import ErrorCode, TaskplateError
 
 from ._postgres_schema import migrate
+from ._handover import HandOverStatements
 from ._sql import (
     SqlStore,
     Statements,
@@ -67,6 +68,7 @@ class PostgresStore(SqlStore):
         self.description = _shown(url)
         self.connect_timeout_s = connect_timeout_s
         self.sql = _SQL
+        self.hand_over = HandOverStatements("%s")
         self._steps: dict[tuple[str, int], tuple[Any, ...]] = {}  # rows kept back until `flush`
         self._calls: dict[tuple[str, int], tuple[Any, ...]] = {}
         self._progress: dict[str, dict[str, Any]] = {}

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ._handover import HandOverRows, HandOverStatements
 from ._interface import RunRow
 
 TERMINAL = ("succeeded", "failed", "partial_success", "canceled")
@@ -220,11 +221,12 @@ class Statements:
         )
 
 
-class SqlStore:
+class SqlStore(HandOverRows):
     """The calls of `Store` that are one statement, over the backend's `_execute` (a write,
     answering its rowcount), `_one` and `_all` (rows as dicts)."""
 
     sql: Statements
+    hand_over: HandOverStatements
 
     async def _execute(self, query: str, params: tuple[Any, ...] = ()) -> int:
         raise NotImplementedError

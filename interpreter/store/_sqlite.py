@@ -15,6 +15,7 @@ from typing import Any
 
 import anyio
 
+from ._handover import HandOverStatements
 from ._sql import (
     SqlStore,
     Statements,
@@ -91,6 +92,7 @@ class RunStore(SqlStore):
         self.path = path
         self.description = str(path)
         self.sql = _SQL
+        self.hand_over = HandOverStatements("?")
         self._db: sqlite3.Connection | None = None
         self._closed = False
 

@@ -35,6 +35,7 @@ class Table(NamedTuple):
     name: str
     columns: tuple[Column, ...]
     key: tuple[str, ...] = ()  # a primary key of several columns
+    since: int = 1  # the schema version that made the table
 
 
 class TableIndex(NamedTuple):
@@ -129,11 +130,26 @@ TABLES = (
         ),
         key=("source", "seq"),
     ),
+    # what happened to a run besides its steps, in order: handed over by a server that stopped
+    # (`handed_over`), resumed by another (`resumed`, with the items it runs again); `detail`
+    # is JSON.
+    Table(
+        "run_events",
+        (
+            Column("run_id", "text", _NOT_NULL, since=5),
+            Column("at", "real", _NOT_NULL, since=5),
+            Column("kind", "text", _NOT_NULL, since=5),
+            Column("server", "text", since=5),
+            Column("detail", "text", since=5),
+        ),
+        since=5,
+    ),
 )
 INDEXES = (
     TableIndex("runs_by_created", "runs", "created_at DESC"),
     TableIndex("artifacts_by_run", "artifacts", "run_id"),
     TableIndex("runs_by_principal", "runs", "principal, created_at DESC", since=3),
+    TableIndex("run_events_by_run", "run_events", "run_id, at", since=5),
 )
 
 NEWEST = max([i.since for i in INDEXES] + [c.since for t in TABLES for c in t.columns])
@@ -143,7 +159,7 @@ def create_tables(dialect: Dialect, version: int) -> list[str]:
     """The statements that make the tables as they were at `version` (their indexes apart)."""
     missing = "IF NOT EXISTS " if dialect == "sqlite" else ""
     made = []
-    for table in TABLES:
+    for table in (t for t in TABLES if t.since <= version):
         lines = [c.ddl(dialect) for c in table.columns if c.since <= version]
         if table.key:
             lines.append(f"PRIMARY KEY ({', '.join(table.key)})")
@@ -167,9 +183,19 @@ def added_since(dialect: Dialect, version: int) -> list[str]:
         f"ALTER TABLE {table.name} ADD COLUMN {column.ddl(dialect)}"
         for table in TABLES
         for column in table.columns
-        if column.since == version
+        if column.since == version and table.since < version
     ]
-    return added + [create_index(i, dialect) for i in INDEXES if i.since == version]
+    made = [s for s in create_tables(dialect, version) if _named(s) in _made_at(version)]
+    return made + added + [create_index(i, dialect) for i in INDEXES if i.since == version]
+
+
+def _made_at(version: int) -> set[str]:
+    return {t.name for t in TABLES if t.since == version}
+
+
+def _named(statement: str) -> str:
+    """The table a CREATE TABLE statement makes."""
+    return statement.split("(")[0].split()[-1]
 
 
 def addable(table: Table) -> list[Column]:
