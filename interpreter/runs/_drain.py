@@ -52,6 +52,8 @@ async def hand_over(store: Store, run_id: str, owner: str, live: Live) -> None:
     owner, no heartbeat: another server's reap takes it at once), its event noted."""
     forced = live.scope is not None and live.scope.cancel_called  # the grace ran out
     with anyio.CancelScope(shield=True), anyio.move_on_after(STORE_WRITE_S):
+        if live.progress is not None:  # its newest, which a throttled write may have left out
+            store.keep_progress(run_id, live.progress.to_json())
         await store.flush()
         if not await store.release(run_id, owner):
             return  # ended meanwhile, or taken by another
