@@ -35,6 +35,8 @@ MIGRATIONS: tuple[str, ...] = tuple(
         added_since("postgresql", 3),
         # 4: where a step ran (its path of ids with each item's index).
         added_since("postgresql", 4),
+        # 5: checkpoints, what a run finished, to resume it on another server.
+        added_since("postgresql", 5),
     )
 )
 SCHEMA_VERSION = len(MIGRATIONS)
