@@ -151,6 +151,12 @@ STEP: dict[str, Any] = {
             "enum": ["fail", "skip"],
             "description": "A declined confirmation fails the step (CONFIRMATION_DECLINED, default) or skips it.",
         },
+        "onResume": {
+            "enum": ["restart"],
+            "description": "On a group: when its run is resumed after its process stopped, run "
+            "the group again whole (a login, a form over pages) in a fresh browser context with "
+            "the run's profile, rather than from its last finished step.",
+        },
         "tab": {
             "type": "string",
             "x-hint": "new, main or an expression yielding a tab id",

@@ -4,8 +4,10 @@ as soon as one finishes, each in its own tab when items may overlap, a failure t
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 import anyio
@@ -13,6 +15,7 @@ import anyio
 from taskplate.browser import MAX_TABS_PER_SESSION
 from taskplate.dsl import ExpressionError, Step, Template, render
 
+from ._checkpoints import Checkpoints
 from ._item_tabs import ItemTabs, enter_item_tab
 from ._loop_items import LoopItems, bound_of, enqueued, per_item
 from ._run_resources import RunResources
@@ -32,6 +35,7 @@ class SlidingWindow:
     cancel: CancelRequest
     run_block: RunBlock
     loop_items: list[bool]  # success of every tolerant-loop item
+    checkpoints: Checkpoints | None = None  # outermost loops' items kept; a resumed run's found
 
     async def run(
         self, step: Step, scope: dict[str, Any], tab_id: str | None, item: int | None
@@ -63,6 +67,9 @@ class SlidingWindow:
 
         items = LoopItems(step, scope, self.log, bound)
         items.admit(given, 0)
+        kept = self.checkpoints if item is None else None  # an outermost loop's items only
+        if kept is not None and kept.resuming:
+            self._resume_items(step, items, kept, tolerant)
         # `tab: new`, and by default a loop whose items may overlap: a tab per item, never one
         # page that items running at once navigate from under each other (docs/authoring.md).
         spare_tabs: list[str] | None = [] if step.item_tabs(limits.max_concurrency) else None
@@ -74,8 +81,14 @@ class SlidingWindow:
         finished = [anyio.Event()]  # set whenever an item finishes (and may have grown the queue)
 
         async def one(index: int, value: Any, depth: int) -> None:
+            added: list[Any] = []
+
+            def grow(more: list[Any]) -> None:
+                added.extend(more)
+                items.admit(more, depth + 1)
+
             try:
-                items.results[index] = await self.run_item(
+                result = items.results[index] = await self.run_item(
                     step,
                     scope,
                     value,
@@ -84,8 +97,10 @@ class SlidingWindow:
                     spare_tabs,
                     tolerant,
                     depth=depth,
-                    grow=(lambda added: items.admit(added, depth + 1)) if growing else None,
+                    grow=grow if growing else None,
                 )
+                if kept is not None and result is not None:
+                    await kept.keep_item(step, index, result, added)
             finally:
                 in_flight[0] -= 1
                 slots.release()
@@ -123,6 +138,47 @@ class SlidingWindow:
         if draining and self.cancel.draining and None in items.results:
             raise Drained()  # the loop is not done: it goes on elsewhere
         return loop_result
+
+    def _resume_items(
+        self, step: Step, items: LoopItems, kept: Checkpoints, tolerant: bool
+    ) -> None:
+        """A resumed run's loop: the items it finished before keep their results and are not
+        run again; a growing loop's items are admitted again as they were, in the order they
+        finished, so each keeps its index."""
+        depth_of = {index: depth for index, _, depth in items.waiting}
+        finished: set[int] = set()
+        for index, kept_item in kept.items(step):
+            if index >= len(items.results) or index in finished:
+                break  # not the loop it was (its items differ): the rest run again
+            result = kept_item.get("result")
+            items.results[index] = result
+            finished.add(index)
+            if step.enqueue is not None:
+                known = len(items.waiting)
+                items.admit(kept_item.get("added") or [], depth_of.get(index, 0) + 1)
+                depth_of.update({i: d for i, _, d in islice(items.waiting, known, None)})
+            self.log.done(per_item(step))
+            self._count_item(bool(isinstance(result, dict) and result.get("success")), tolerant)
+        items.waiting = deque(w for w in items.waiting if w[0] not in finished)
+
+    def restored(self, step: Step, value: Any) -> None:
+        """A step a resumed run does not run again (it finished before), counted as done: an
+        outermost loop by its items' summary, any other by its actions."""
+        if not step.is_loop:
+            if step.action_count:
+                self.log.done(step.action_count)
+            return
+        summary = value.get("summary", {}) if isinstance(value, dict) else {}
+        progress, total = self.log.progress, int(summary.get("total", 0))
+        progress.loop_started(step.enqueue is not None)
+        progress.items_total += total
+        progress.total_steps += per_item(step) * total
+        for result in value.get("items", []) if isinstance(value, dict) else []:
+            self.log.done(per_item(step))
+            ok = isinstance(result, dict) and bool(result.get("success"))
+            tolerant = self.template.partial_success.allowed or step.on_error == "continue"
+            self._count_item(ok, tolerant)
+        self.log.changed()
 
     def _window(self, step: Step, scope: dict[str, Any], item: int | None) -> int:
         """How many items run at once: the step's concurrency within the template's limits and

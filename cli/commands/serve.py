@@ -245,6 +245,7 @@ def command(
             err=True,
         )
     runs = manager(library(folders))
+    runs.adopts = True  # a server resumes the runs of servers (and `dsl run`s) that died
     runs.allow_hosts, runs.deny_hosts = allow, deny
     if trace_default:
         runs.trace_default = TraceMode(trace_default)

@@ -21,6 +21,7 @@ log = logging.getLogger("taskplate.runs")
 DRAIN_S = 30.0  # the grace `dsl serve` gives its items in flight by default (--drain-s)
 HANDED_OVER = "handed_over"  # the run event a stopping server notes as it lets a run go
 RESUMED = "resumed"  # the run event the server that adopts it notes
+ITEM_KEY = "item:"  # an outermost loop item's checkpoint: item:<loop path>:<index>
 
 
 def start_draining(live: dict[str, Live]) -> None:
@@ -82,3 +83,27 @@ async def queue_for_others(
     another server's reap to take over and start."""
     await insert()
     await store.release(run_id, owner)
+
+
+async def note_resumed(store: Store, run_id: str, previous_owner: str | None, me: str) -> None:
+    """The run event of a run this process adopts: after which server and why (it stopped and
+    handed the run over, or it died), and the items it runs again that the other had started:
+    each outermost loop's items not kept below its last kept one (items start in order)."""
+    events = await store.events(run_id)
+    last = events[-1] if events else None
+    stopped = last is not None and last["kind"] == HANDED_OVER and previous_owner is None
+    after = last["server"] if stopped and last is not None else previous_owner
+    kept: dict[str, set[int]] = {}
+    for row in await store.checkpoints(run_id):
+        loop, _, index = str(row["key"]).removeprefix(ITEM_KEY).rpartition(":")
+        if str(row["key"]).startswith(ITEM_KEY) and index.isdigit():
+            kept.setdefault(loop, set()).add(int(index))
+    repeated = sorted(i for done in kept.values() for i in range(max(done)) if i not in done)
+    await store.add_event(
+        run_id,
+        RESUMED,
+        me,
+        after=after,
+        reason="stopped" if stopped else "died",
+        repeated=repeated,
+    )

@@ -23,6 +23,7 @@ from taskplate.contract import (
 )
 
 from .._artifacts import RunArtifacts
+from .._checkpoints import Checkpoints
 from .._confirm import Confirmer
 from .._executor import Canceled, Drained, Execution
 from .._human import RunDesk
@@ -115,9 +116,12 @@ async def run_job(wiring: RunWiring, job: RunJob, live: Live) -> None:
         profile = profile_for(template, job.inputs, job.profile_id)
         return list(profiles.read(profile).state.get("cookies", []))
 
+    checkpoints = await run_checkpoints(wiring, job)
     execution = new_execution(
-        wiring, job, live, session, log_row, progress, policy, cookies, network
+        wiring, job, live, session, log_row, progress, policy, cookies, network, checkpoints
     )
+    if job.resumed:  # its rows go on after those of the process that died
+        execution.log.go_on_from(max((r["seq"] for r in await store.steps(run_id)), default=-1) + 1)
     try:
         await admit_and_execute(wiring, job, execution, live, session)
     finally:
@@ -135,6 +139,15 @@ async def run_job(wiring: RunWiring, job: RunJob, live: Live) -> None:
         live.done.set()
 
 
+async def run_checkpoints(wiring: RunWiring, job: RunJob) -> Checkpoints:
+    """Where the run keeps what it finishes; a resumed run's with what it finished before."""
+    artifacts = RunArtifacts(wiring.artifacts, job.run_id, job.principal)
+    bound = wiring.limits.max_artifact_inline_bytes
+    if job.resumed:
+        return await Checkpoints.load(wiring.store, job.run_id, artifacts, job.secrets, bound)
+    return Checkpoints(wiring.store, job.run_id, artifacts, job.secrets, bound)
+
+
 def new_execution(
     wiring: RunWiring,
     job: RunJob,
@@ -145,6 +158,7 @@ def new_execution(
     policy: UrlPolicy,
     cookies: CookieSource,
     network: Network | None = None,
+    checkpoints: Checkpoints | None = None,
 ) -> Execution:
     """The run's execution: its artifacts, profiles, URL policy, the cookies its plain HTTP
     starts from, the caller's confirmations and language model, and its desk for hand-overs to
@@ -182,6 +196,7 @@ def new_execution(
         human=desk,
         sampler=wiring.model_for(live.sampler),
         cancel=cancel,
+        checkpoints=checkpoints,
     )
 
 
@@ -219,7 +234,7 @@ async def admit_and_execute(
     internal error, the run is settled all the same."""
     run_id, settlement = job.run_id, wiring.settlement
     try:
-        if not await wiring.queue.admitted(run_id):
+        if not job.resumed and not await wiring.queue.admitted(run_id):
             await settlement.finish(run_id, RunStatus.CANCELED, None, None, execution.progress)
             return
         live.execution = execution
@@ -301,6 +316,19 @@ def run_error(run_id: str, timeout_ms: int, failure: StepFailed | None) -> Taskp
             {"runId": run_id},
         )
     step = failure.step
+    if failure.error.code is ErrorCode.STEP_MAY_HAVE_TAKEN_EFFECT:  # the run's own code
+        error = failure.error
+        return TaskplateError(
+            error.code,
+            error.message,
+            error.recover_hint,
+            {
+                **error.details,
+                "runId": run_id,
+                "failedStep": step.pointer,
+                "failedStepId": step.path,
+            },
+        )
     return TaskplateError(
         ErrorCode.STEP_EXECUTION_FAILED,
         failure.message,

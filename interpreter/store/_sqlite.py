@@ -225,6 +225,13 @@ class RunStore(SqlStore):
                     self.sql.replace("calls"), whole_row("calls", (run_id, seq), call_fields(call))
                 )
 
+    def keep_checkpoint(
+        self, run_id: str, key: str, seq: int, value: str | None, artifact_id: str | None = None
+    ) -> None:
+        """Written at once: a SQLite write is well under a millisecond."""
+        with self.transaction() as db:
+            db.execute(self.sql.replace("checkpoints"), (run_id, key, seq, value, artifact_id))
+
     async def keep_call(self, source: str, seq: int | None, **fields: Any) -> None:
         """One successful action call; `seq` None appends it after the source's last call."""
         with self.transaction() as db:

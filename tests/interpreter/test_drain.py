@@ -112,3 +112,29 @@ async def test_a_draining_server_refuses_a_run_with_a_secret_input_with_a_code(
     assert refused.value.code == "RUN_QUEUE_FULL", refused.value
     assert refused.value.recover_hint and "another server" in refused.value.recover_hint
     assert total == 0, listed  # nothing kept of it
+
+
+async def test_a_drained_run_is_resumed_at_once_by_another_server_with_no_item_run_twice(
+    tmp_path: Path, runtime: BrowserRuntime
+) -> None:
+    home = tmp_path / "home"
+    async with server(home, runtime) as other:
+        other.adopts = True
+        async with server(home, runtime) as stopping:
+            run_id = await stopping.submit("held_items", {"ms": [10, 300, 300, 300, 300, 300]})
+            await items_done(stopping, run_id, 1)
+            assert await stopping.drain(30) == 0
+            done_there = {s["item_index"] for s in await stopping.step_rows(run_id)}
+        with anyio.fail_after(60):  # its reap finds no owner: no heartbeat to wait out
+            answer = await other.wait(run_id)
+        steps = await other.step_rows(run_id)
+        events = await other.run_events(run_id)
+    assert answer["status"] == "succeeded", answer
+    assert [r["ms"] for r in answer["result"]["items"]] == [10, 300, 300, 300, 300, 300]
+    indexes = [s["item_index"] for s in steps]
+    assert sorted(indexes) == list(range(6)), steps  # every item once: none ran twice
+    assert done_there and done_there < set(indexes)
+    assert [ev["kind"] for ev in events] == ["handed_over", "resumed"], events
+    resumed = events[1]
+    assert resumed["server"] == other.owner and resumed["after"] == stopping.owner, resumed
+    assert resumed["reason"] == "stopped" and resumed["repeated"] == [], resumed
