@@ -21,8 +21,8 @@ from psycopg_pool import AsyncConnectionPool
 
 from taskplate.contract import ErrorCode, TaskplateError
 
-from ._postgres_schema import migrate
 from ._handover import HandOverStatements
+from ._postgres_schema import migrate
 from ._sql import (
     SqlStore,
     Statements,

@@ -27,7 +27,9 @@ def said(event: dict[str, Any]) -> str:
     where = server_name(event.get("server"))
     if event["kind"] == HANDED_OVER:
         late = " (its grace ran out: items in flight run again)" if event.get("graceRanOut") else ""
-        return f"{where} stopped and handed the run over after {event.get('itemsDone', 0)} items{late}"
+        return (
+            f"{where} stopped and handed the run over after {event.get('itemsDone', 0)} items{late}"
+        )
     if event["kind"] == RESUMED:
         why = "stopped" if event.get("reason") == "stopped" else "died"
         again = sorted(event.get("repeated") or [])
