@@ -56,6 +56,9 @@ def save_progress(store: Store, run_id: str, live: Live) -> None:
     if live.progress is None:
         return
     live.progress_unsaved, live.progress_saved_at = False, time.monotonic()
+    done = (live.progress.items_done, live.progress.done_steps)
+    if done[0] < live.progress_floor[0] or done[1] < live.progress_floor[1]:
+        return  # a resumed run counting again what it finished before: readers keep the last
     store.keep_progress(run_id, live.progress.to_json())
 
 
@@ -122,6 +125,7 @@ async def run_job(wiring: RunWiring, job: RunJob, live: Live) -> None:
     )
     if job.resumed:  # its rows go on after those of the process that died
         execution.log.go_on_from(max((r["seq"] for r in await store.steps(run_id)), default=-1) + 1)
+        live.progress_floor = await progress_floor(store, run_id)
     try:
         await admit_and_execute(wiring, job, execution, live, session)
     finally:
@@ -137,6 +141,14 @@ async def run_job(wiring: RunWiring, job: RunJob, live: Live) -> None:
             with anyio.CancelScope(shield=True), anyio.move_on_after(STORE_WRITE_S):
                 await never_hanging(store, run_id)
         live.done.set()
+
+
+async def progress_floor(store: Store, run_id: str) -> tuple[int, int]:
+    """A resumed run's progress as its readers last saw it (items done, steps done): until it
+    has counted as far again, it writes none, so a client polling never sees it go back."""
+    row = await store.run(run_id)
+    shown = (row.progress if row is not None else None) or {}
+    return int(shown.get("items", {}).get("done", 0)), int(shown.get("doneSteps", 0))
 
 
 async def run_checkpoints(wiring: RunWiring, job: RunJob) -> Checkpoints:

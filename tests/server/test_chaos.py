@@ -37,8 +37,7 @@ def fleet(tmp_path: Path, postgres: Postgres) -> Iterator[Fleet]:
     with postgres.database() as url:
         fleet = Fleet(tmp_path, url, drain_s=30)
         try:
-            for name in ("a", "b"):
-                fleet.start(name)
+            fleet.start("a", "b")
             yield fleet
         finally:
             fleet.close()
@@ -71,7 +70,7 @@ async def disturbed(
             tg.start_soon(follow, http, url, run_id, watch)
             victim = await owner_when_done(fleet, run_id, PAGES // 3)
             await anyio.to_thread.run_sync(fleet.stop, victim, sig)
-            await anyio.to_thread.run_sync(fleet.start, victim)
+            fleet.launch(victim)  # started again: it listens by the next stop
     return watch.last, watch
 
 
@@ -98,6 +97,8 @@ async def test_a_batch_survives_a_killed_server_and_a_drained_one(
         twice = pages.read_twice()
         assert twice <= IN_FLIGHT, pages.reads
 
+        for name in fleet.processes:
+            await anyio.to_thread.run_sync(fleet.listening, name)
         drained, watch = await disturbed(fleet, balancer.url, pages, "drain", signal.SIGTERM)
         assert drained["status"] == "succeeded", drained
         assert watch.statuses <= {"queued", "running", "succeeded"}, watch.statuses
