@@ -39,7 +39,7 @@ from .cases import (
 from .runs import (
     DEFAULT_QUEUED,
     DRAIN_S,
-    HANDED_OVER,
+    RELEASED,
     RESUMED,
     Capacity,
     Limits,
@@ -58,10 +58,10 @@ from .store import STORE_ENV, RunRow, RunStore, Store, open_store
 __all__ = [
     "DEFAULT_QUEUED",
     "DRAIN_S",
-    "HANDED_OVER",
     "LOCAL",
     "MAX_URL_BYTES",
     "OPERATOR",
+    "RELEASED",
     "RESUMED",
     "SHIPPED",
     "STORE_ENV",

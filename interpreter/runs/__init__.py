@@ -4,7 +4,7 @@ settlement, and the views of runs that callers read.
 """
 
 from ._capacity import DEFAULT_QUEUED, Capacity, Share
-from ._drain import DRAIN_S, HANDED_OVER, RESUMED
+from ._drain import DRAIN_S, RELEASED, RESUMED
 from ._execution import internal
 from ._inputs import Limits, check_inputs, check_timeout, new_run_id, secret_names
 from ._manager import RunManager
@@ -13,7 +13,7 @@ from ._views import RunReads, iso
 __all__ = [
     "DEFAULT_QUEUED",
     "DRAIN_S",
-    "HANDED_OVER",
+    "RELEASED",
     "RESUMED",
     "Capacity",
     "Limits",

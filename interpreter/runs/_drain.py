@@ -19,7 +19,7 @@ from ._live import Live
 log = logging.getLogger("taskplate.runs")
 
 DRAIN_S = 30.0  # the grace `dsl serve` gives its items in flight by default (--drain-s)
-HANDED_OVER = "handed_over"  # the run event a stopping server notes as it lets a run go
+RELEASED = "released"  # the run event a stopping server notes as it lets a run go
 RESUMED = "resumed"  # the run event the server that adopts it notes
 ITEM_KEY = "item:"  # an outermost loop item's checkpoint: item:<loop path>:<index>
 
@@ -48,7 +48,7 @@ async def wait_drained(
     return len(late)
 
 
-async def hand_over(store: Store, run_id: str, owner: str, live: Live) -> None:
+async def release_run(store: Store, run_id: str, owner: str, live: Live) -> None:
     """A run that stopped here unfinished: what it finished written, its row released (no
     owner, no heartbeat: another server's reap takes it at once), its event noted."""
     forced = live.scope is not None and live.scope.cancel_called  # the grace ran out
@@ -60,7 +60,7 @@ async def hand_over(store: Store, run_id: str, owner: str, live: Live) -> None:
             return  # ended meanwhile, or taken by another
         done = live.progress.items_done if live.progress is not None else 0
         await store.add_event(
-            run_id, HANDED_OVER, owner, reason="stopped", graceRanOut=forced, itemsDone=done
+            run_id, RELEASED, owner, reason="stopped", graceRanOut=forced, itemsDone=done
         )
         log.info("run %s handed over to the other servers (%s stops)", run_id, owner)
 
@@ -91,7 +91,7 @@ async def note_resumed(store: Store, run_id: str, previous_owner: str | None, me
     each outermost loop's items not kept below its last kept one (items start in order)."""
     events = await store.events(run_id)
     last = events[-1] if events else None
-    stopped = last is not None and last["kind"] == HANDED_OVER and previous_owner is None
+    stopped = last is not None and last["kind"] == RELEASED and previous_owner is None
     after = last["server"] if stopped and last is not None else previous_owner
     kept: dict[str, set[int]] = {}
     for row in await store.checkpoints(run_id):

@@ -137,7 +137,7 @@ async def run_job(wiring: RunWiring, job: RunJob, live: Live) -> None:
         if own and not template.keep_session:
             with cleanup(what=f"closing run {run_id}'s session"):
                 await wiring.sessions.close(own[0].id)
-        if not live.handed_over:  # a run handed over goes on elsewhere
+        if not live.released:  # a run handed over goes on elsewhere
             with anyio.CancelScope(shield=True), anyio.move_on_after(STORE_WRITE_S):
                 await never_hanging(store, run_id)
         live.done.set()
@@ -253,7 +253,7 @@ async def admit_and_execute(
         execution.cancel.draining = wiring.queue.draining  # started as its server stops
         await execute(job, execution, live, session, settlement)
     except Drained:
-        live.handed_over = True  # not settled: the run manager hands it to another server
+        live.released = True  # not settled: the run manager hands it to another server
     except Exception as exc:
         error = internal_error(exc, f"run {run_id}", log)
         await settlement.finish(

@@ -34,4 +34,4 @@ class Live:
     progress_unsaved: bool = False
     progress_saved_at: float = 0.0  # time.monotonic() of its last write
     progress_floor: tuple[int, int] = (0, 0)  # a resumed run's items and steps done shown before
-    handed_over: bool = False  # its server stopped: another one goes on with it (not settled)
+    released: bool = False  # its server stopped: another one goes on with it (not settled)

@@ -38,9 +38,9 @@ from .._tracing import TraceMode
 from ..store import FLUSH_S, STORE_WRITE_S, Store, open_store
 from ._capacity import Capacity, Share
 from ._drain import (
-    hand_over,
     queue_for_others,
     refuse_secret_while_draining,
+    release_run,
     start_draining,
     wait_drained,
 )
@@ -314,8 +314,8 @@ class RunManager(
         live = self.live[job.run_id]
         try:
             await run_job(self.wiring, job, live)
-            if live.handed_over:
-                await hand_over(self.store, job.run_id, self.owner, live)
+            if live.released:
+                await release_run(self.store, job.run_id, self.owner, live)
         finally:
             self.live.pop(job.run_id, None)
             self.queue.freed()

@@ -21,8 +21,8 @@ from psycopg_pool import AsyncConnectionPool
 
 from taskplate.contract import ErrorCode, TaskplateError
 
-from ._handover import HandOverStatements
 from ._postgres_schema import migrate
+from ._release import ReleaseStatements
 from ._sql import (
     SqlStore,
     Statements,
@@ -68,7 +68,7 @@ class PostgresStore(SqlStore):
         self.description = _shown(url)
         self.connect_timeout_s = connect_timeout_s
         self.sql = _SQL
-        self.hand_over = HandOverStatements("%s")
+        self.releases = ReleaseStatements("%s")
         self._steps: dict[tuple[str, int], tuple[Any, ...]] = {}  # rows kept back until `flush`
         self._calls: dict[tuple[str, int], tuple[Any, ...]] = {}
         self._progress: dict[str, dict[str, Any]] = {}

@@ -12,8 +12,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ._handover import HandOverRows, HandOverStatements
 from ._interface import RunRow
+from ._release import ReleaseRows, ReleaseStatements
 
 TERMINAL = ("succeeded", "failed", "partial_success", "canceled")
 _TERMINAL_SQL = "(" + ", ".join(f"'{s}'" for s in TERMINAL) + ")"
@@ -231,12 +231,12 @@ class Statements:
         )
 
 
-class SqlStore(HandOverRows):
+class SqlStore(ReleaseRows):
     """The calls of `Store` that are one statement, over the backend's `_execute` (a write,
     answering its rowcount), `_one` and `_all` (rows as dicts)."""
 
     sql: Statements
-    hand_over: HandOverStatements
+    releases: ReleaseStatements
 
     async def _execute(self, query: str, params: tuple[Any, ...] = ()) -> int:
         raise NotImplementedError

@@ -15,7 +15,7 @@ from typing import Any
 
 import anyio
 
-from ._handover import HandOverStatements
+from ._release import ReleaseStatements
 from ._sql import (
     SqlStore,
     Statements,
@@ -92,7 +92,7 @@ class RunStore(SqlStore):
         self.path = path
         self.description = str(path)
         self.sql = _SQL
-        self.hand_over = HandOverStatements("?")
+        self.releases = ReleaseStatements("?")
         self._db: sqlite3.Connection | None = None
         self._closed = False
 

@@ -148,7 +148,7 @@ TABLES = (
         since=5,
     ),
     # what happened to a run besides its steps, in order: handed over by a server that stopped
-    # (`handed_over`), resumed by another (`resumed`, with the items it runs again); `detail`
+    # (`released`), resumed by another (`resumed`, with the items it runs again); `detail`
     # is JSON.
     Table(
         "run_events",

@@ -1,5 +1,5 @@
 """A run's moves between servers on its page: "resumed on B after A stopped" and the items that
-ran twice, from the run's events (`handed_over`, `resumed`), as sentences and timeline marks.
+ran twice, from the run's events (`released`, `resumed`), as sentences and timeline marks.
 
 Rendering only; no inline styles (the page's CSP forbids them).
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from taskplate.interpreter import HANDED_OVER, RESUMED
+from taskplate.interpreter import RELEASED, RESUMED
 
 from ._html import e
 
@@ -25,7 +25,7 @@ def server_name(owner: Any) -> str:
 def said(event: dict[str, Any]) -> str:
     """One event as a sentence."""
     where = server_name(event.get("server"))
-    if event["kind"] == HANDED_OVER:
+    if event["kind"] == RELEASED:
         late = " (its grace ran out: items in flight run again)" if event.get("graceRanOut") else ""
         return (
             f"{where} stopped and handed the run over after {event.get('itemsDone', 0)} items{late}"

@@ -1,6 +1,6 @@
 """A server that stops (SIGTERM's `RunManager.drain`): no run or item starts any more, the items
 in flight finish within the grace, and each unfinished run is released in the store (no owner,
-no heartbeat) with a `handed_over` event, for another server to take over at once; past the
+no heartbeat) with a `released` event, for another server to take over at once; past the
 grace, what is left stops by force and is handed over all the same. A run submitted meanwhile
 is queued for the other servers; one with a secret input is refused with a code."""
 
@@ -62,7 +62,7 @@ async def test_drain_finishes_the_items_in_flight_starts_no_other_and_releases_t
     assert all(s["status"] == "succeeded" for s in steps), steps  # none cut off mid-way
     done = row.progress["items"]["done"]
     assert 2 <= done < 6 and items_started(steps) == set(range(done)), (done, steps)
-    assert [ev["kind"] for ev in events] == ["handed_over"], events
+    assert [ev["kind"] for ev in events] == ["released"], events
     assert events[0]["server"] == manager.owner and events[0]["itemsDone"] == done
     assert events[0]["graceRanOut"] is False
 
@@ -79,7 +79,7 @@ async def test_a_drain_past_its_grace_stops_the_run_by_force_and_hands_it_over(
         events = await manager.run_events(run_id)
     assert late == 1
     assert row is not None and row.status == "running" and row.owner is None, row
-    assert events[0]["kind"] == "handed_over" and events[0]["graceRanOut"] is True, events
+    assert events[0]["kind"] == "released" and events[0]["graceRanOut"] is True, events
 
 
 async def test_a_run_submitted_to_a_draining_server_is_queued_for_the_others(
@@ -134,7 +134,7 @@ async def test_a_drained_run_is_resumed_at_once_by_another_server_with_no_item_r
     indexes = [s["item_index"] for s in steps]
     assert sorted(indexes) == list(range(6)), steps  # every item once: none ran twice
     assert done_there and done_there < set(indexes)
-    assert [ev["kind"] for ev in events] == ["handed_over", "resumed"], events
+    assert [ev["kind"] for ev in events] == ["released", "resumed"], events
     resumed = events[1]
     assert resumed["server"] == other.owner and resumed["after"] == stopping.owner, resumed
     assert resumed["reason"] == "stopped" and resumed["repeated"] == [], resumed

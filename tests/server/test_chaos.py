@@ -107,4 +107,4 @@ async def test_a_batch_survives_a_killed_server_and_a_drained_one(
         assert pages.read_twice() == twice  # the drain read no page twice
         async with open_store(fleet.folder, fleet.store) as store:
             kinds = [e["kind"] for e in await store.events(str(drained["runId"]))]
-    assert kinds == ["handed_over", "resumed"], kinds
+    assert kinds == ["released", "resumed"], kinds

@@ -91,7 +91,7 @@ async def test_sigterm_ends_the_runs_and_the_browser_before_the_process_exits(
         events = await store.events(run_id)
     # its page never loads: the grace ran out, and the run was handed over, not ended
     assert row is not None and row.status == "running" and row.owner is None, row
-    assert [(e["kind"], e["graceRanOut"]) for e in events] == [("handed_over", True)], events
+    assert [(e["kind"], e["graceRanOut"]) for e in events] == [("released", True)], events
     deadline = time.monotonic() + 10  # renderers may take a moment to be reaped by init
     while [p for p in browser if process_alive(p)] and time.monotonic() < deadline:
         time.sleep(0.1)

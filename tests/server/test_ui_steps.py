@@ -80,7 +80,7 @@ def test_in_flight_counts_the_outer_loops_items_not_their_rows() -> None:
 def test_the_timeline_marks_each_move_and_names_the_items_that_ran_twice() -> None:
     a, b = "host-a:101:aaaa1111", "host-b:202:bbbb2222"
     events = [
-        {"kind": "handed_over", "at": 1.5, "server": a, "graceRanOut": False, "itemsDone": 7},
+        {"kind": "released", "at": 1.5, "server": a, "graceRanOut": False, "itemsDone": 7},
         {"kind": "resumed", "at": 2.0, "server": b, "after": a, "reason": "stopped", "repeated": []},
         {"kind": "resumed", "at": 3.0, "server": a, "after": b, "reason": "died", "repeated": [9, 4]},
     ]  # fmt: skip

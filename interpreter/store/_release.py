@@ -11,7 +11,7 @@ from typing import Any
 _ACTIVE_SQL = "('queued', 'running', 'waiting_for_human')"
 
 
-class HandOverStatements:
+class ReleaseStatements:
     """The statements, with the backend's placeholder."""
 
     def __init__(self, p: str) -> None:
@@ -27,10 +27,10 @@ class HandOverStatements:
         self.events = f"SELECT * FROM run_events WHERE run_id = {p} ORDER BY at"
 
 
-class HandOverRows:
+class ReleaseRows:
     """The store's calls of a hand-over, over the backend's `_execute` and `_all`."""
 
-    hand_over: HandOverStatements
+    releases: ReleaseStatements
 
     async def _execute(self, query: str, params: tuple[Any, ...] = ()) -> int:
         raise NotImplementedError
@@ -41,16 +41,16 @@ class HandOverRows:
     async def release(self, run_id: str, me: str) -> bool:
         """Let go of a run this process owns and has not finished (it stops): another
         server's reap takes it over at once. False when it was not this process's."""
-        return await self._execute(self.hand_over.release, (time.time(), run_id, me)) == 1
+        return await self._execute(self.releases.release, (time.time(), run_id, me)) == 1
 
     async def add_event(self, run_id: str, kind: str, server: str | None, **detail: Any) -> None:
         """Note what happened to a run besides its steps (`server`: where it happened)."""
         text = json.dumps(detail, ensure_ascii=False, separators=(",", ":"))
-        await self._execute(self.hand_over.add_event, (run_id, time.time(), kind, server, text))
+        await self._execute(self.releases.add_event, (run_id, time.time(), kind, server, text))
 
     async def events(self, run_id: str) -> list[dict[str, Any]]:
         """The run's events, oldest first: `kind`, `at`, `server` and the detail's fields."""
-        rows = await self._all(self.hand_over.events, (run_id,))
+        rows = await self._all(self.releases.events, (run_id,))
         return [
             {"kind": r["kind"], "at": r["at"], "server": r["server"], **json.loads(r["detail"])}
             for r in rows
