@@ -46,6 +46,7 @@ async def batches(
     """R runs at once; `sig` every `every_s` to one server in turn (restarted) until all end."""
     watches = [Watch() for _ in range(runs)]
     kills: list[float] = []
+    hit: list[int] = []  # runs running on each server as it was stopped
     began = time.monotonic()
     async with httpx2.AsyncClient(timeout=60) as http, anyio.create_task_group() as tg:
         ids = [
@@ -66,6 +67,7 @@ async def batches(
                 await anyio.sleep(every_s)
                 victim = names[turn % len(names)]
                 turn += 1
+                hit.append(await fleet.running_on(victim))
                 kills.append(await anyio.to_thread.run_sync(fleet.stop, victim, sig))
                 await anyio.to_thread.run_sync(fleet.start, victim)
 
@@ -76,6 +78,7 @@ async def batches(
         "watches": watches,
         "ids": ids,
         "kills": kills,
+        "hit": hit,
     }
 
 
@@ -107,13 +110,15 @@ def fleet_of(kind: str, folder: Path, servers: int) -> Iterator[tuple[Fleet, str
     """The servers and the URL a client calls: behind HAProxy on PostgreSQL, or one on SQLite."""
     with contextlib.ExitStack() as stack:
         if kind == "sqlite":
-            fleet = Fleet(folder, "", runs_each=10)
+            fleet = Fleet(folder, "", runs_each=10, start_within_s=300)
             stack.callback(fleet.close)
             fleet.start("solo")
             yield fleet, f"http://127.0.0.1:{fleet.ports['solo']}/mcp"
             return
         postgres = stack.enter_context(running_postgres())
-        fleet = Fleet(folder, stack.enter_context(postgres.database()), runs_each=10)
+        fleet = Fleet(
+            folder, stack.enter_context(postgres.database()), runs_each=10, start_within_s=300
+        )
         stack.callback(fleet.close)
         fleet.start(*(f"s{i}" for i in range(servers)))
         balancer = stack.enter_context(balancing(fleet.ports, folder / "haproxy"))
@@ -138,7 +143,8 @@ async def scenario(kind: str, runs: int, count: int, servers: int, every_s: floa
             f"{cost:.1f} s a stop; succeeded {figures['succeeded']}/{runs}, equal to undisturbed "
             f"{figures['equalToUndisturbed']}/{runs}, saw failed {figures['sawFailed']}, progress "
             f"went back {figures['progressWentBack']}; pages read twice {twice} (bound "
-            f"{0 if kind == 'term' else IN_FLIGHT * kills}; undisturbed {calm_twice})",
+            f"{0 if kind == 'term' else IN_FLIGHT * sum(rough['hit'])}: {IN_FLIGHT} a run x "
+            f"{sum(rough['hit'])} runs stopped; undisturbed {calm_twice})",
             flush=True,
         )  # fmt: skip
 
