@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import signal
+import statistics
 import sys
 import tempfile
 import time
@@ -47,6 +48,7 @@ async def batches(
     watches = [Watch() for _ in range(runs)]
     kills: list[float] = []
     hit: list[int] = []  # runs running on each server as it was stopped
+    stalls: list[float] = []  # how long they made no progress after
     began = time.monotonic()
     async with httpx2.AsyncClient(timeout=60) as http, anyio.create_task_group() as tg:
         ids = [
@@ -67,8 +69,14 @@ async def batches(
                 await anyio.sleep(every_s)
                 victim = names[turn % len(names)]
                 turn += 1
-                hit.append(await fleet.running_on(victim))
+                runs_there = await fleet.running_on(victim)
+                hit.append(len(runs_there))
                 kills.append(await anyio.to_thread.run_sync(fleet.stop, victim, sig))
+
+                async def stall(victim: str = victim, there: dict[str, int] = runs_there) -> None:
+                    stalls.append(await fleet.stalled(victim, there))
+
+                tg.start_soon(stall)
                 await anyio.to_thread.run_sync(fleet.start, victim)
 
         tg.start_soon(all_followed)
@@ -79,6 +87,7 @@ async def batches(
         "ids": ids,
         "kills": kills,
         "hit": hit,
+        "stalls": stalls,
     }
 
 
@@ -133,16 +142,22 @@ async def scenario(kind: str, runs: int, count: int, servers: int, every_s: floa
             calm_twice = pages.read_twice()
             rough = await batches(fleet, url, pages, "rough", runs, count, every_s, sig)
             twice = pages.read_twice() - calm_twice
+            home = "solo" if kind == "sqlite" else ""
+            items_twice = await fleet.items_twice(rough["ids"], home)
+            calm_items_twice = await fleet.items_twice(calm["ids"], home)
         kills = len(rough["kills"])
         figures = compare(calm, rough, runs)
         cost = (rough["seconds"] - calm["seconds"]) / kills if kills else 0.0
+        stalls = rough["stalls"] or [0.0]
         print(
             f"{kind}: {runs} runs x {count} pages, {1 if kind == 'sqlite' else servers} servers, "
             f"{sig.name} every {every_s:g} s: {kills} stops (exit {', '.join(f'{k:.1f}' for k in rough['kills'])} s); "
             f"undisturbed {calm['seconds']:.1f} s, disturbed {rough['seconds']:.1f} s, "
-            f"{cost:.1f} s a stop; succeeded {figures['succeeded']}/{runs}, equal to undisturbed "
+            f"{cost:.1f} s a stop; a stopped server's runs stalled {statistics.mean(stalls):.1f} s "
+            f"(most {max(stalls):.1f} s); succeeded {figures['succeeded']}/{runs}, equal to undisturbed "
             f"{figures['equalToUndisturbed']}/{runs}, saw failed {figures['sawFailed']}, progress "
-            f"went back {figures['progressWentBack']}; pages read twice {twice} (bound "
+            f"went back {figures['progressWentBack']}; items run twice {items_twice} (undisturbed "
+            f"{calm_items_twice}), pages read twice {twice} (bound "
             f"{0 if kind == 'term' else IN_FLIGHT * sum(rough['hit'])}: {IN_FLIGHT} a run x "
             f"{sum(rough['hit'])} runs stopped; undisturbed {calm_twice})",
             flush=True,
