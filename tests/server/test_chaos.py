@@ -35,7 +35,7 @@ def fleet(tmp_path: Path, postgres: Postgres) -> Iterator[Fleet]:
     except RuntimeError as missing:
         pytest.fail(str(missing), pytrace=False)
     with postgres.database() as url:
-        fleet = Fleet(tmp_path, url, drain_s=30)
+        fleet = Fleet(tmp_path, url, drain_s=30, start_within_s=120)  # two at once
         try:
             fleet.start("a", "b")
             yield fleet
