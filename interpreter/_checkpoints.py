@@ -26,8 +26,9 @@ SECRET_MASK = "***"
 class Checkpoints:
     """One run's checkpoints: those a resumed run `found` (read once, `load`) and those it keeps.
 
-    Keys: `step:<path>` (a step outside any item: its output), `item:<loop path>:<index>` (an
-    outermost loop's item: {"result", "added"}), `act:<placed path>` (an L1/L2 step started)."""
+    Keys: `step:<path>` (a step outside any item, not a loop: its output), `item:<loop
+    path>:<index>` (an outermost loop's item: {"result", "added"}; the loop itself is rebuilt
+    from them), `act:<placed path>` (an L1/L2 step started)."""
 
     store: Store
     run_id: str
