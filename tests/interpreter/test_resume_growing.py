@@ -1,0 +1,62 @@
+"""A growing forEach resumed from its checkpoints (#55): the items it finished are admitted again
+in the order they finished, so every item keeps its index and what it enqueued; the result
+equals the undisturbed run's and no finished item runs again. In-process: the run's death is
+its store rewound to an earlier moment, its owner a dead process."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import anyio
+import pytest
+
+from taskplate.interpreter import SHIPPED, RunManager, TemplateLibrary
+from taskplate.stdlib import REGISTRY
+
+pytestmark = pytest.mark.anyio
+HERE = Path(__file__).parent
+KEPT = 9  # items finished before the "death"
+
+
+def rewound(db: Path, run_id: str) -> int:
+    """The run as it was when KEPT items had finished, its owner dead (another host, its
+    heartbeat stale); answers the step rows it had then."""
+    with sqlite3.connect(db) as conn:
+        seq = conn.execute(
+            "SELECT seq FROM checkpoints WHERE run_id = ? AND key LIKE 'item:%' ORDER BY seq"
+            " LIMIT 1 OFFSET ?",
+            (run_id, KEPT),
+        ).fetchone()[0]
+        conn.execute("DELETE FROM checkpoints WHERE run_id = ? AND seq >= ?", (run_id, seq))
+        conn.execute(
+            "UPDATE runs SET status = 'running', result = NULL, error = NULL, ended_at = NULL,"
+            " owner = 'far-away:1:dead', heartbeat_at = 0 WHERE run_id = ?",
+            (run_id,),
+        )
+        return int(
+            conn.execute("SELECT COUNT(*) FROM steps WHERE run_id = ?", (run_id,)).fetchone()[0]
+        )
+
+
+async def test_a_growing_loop_resumes_each_item_at_its_index_running_none_twice(
+    tmp_path: Path,
+) -> None:
+    library = TemplateLibrary(REGISTRY).load([SHIPPED, HERE / "templates"])
+    home = tmp_path / "home"
+    async with RunManager(home, library).running() as first:
+        run_id = await first.submit("grow", {"concurrency": 3})
+        with anyio.fail_after(60):
+            whole = await first.wait(run_id)
+    assert whole["status"] == "succeeded", whole
+    rows_before = rewound(home / "runs.db", run_id)
+    async with RunManager(home, library).running() as second:
+        assert await second.take_over(run_id)
+        with anyio.fail_after(60):
+            again = await second.wait(run_id)
+        rows = await second.store.steps(run_id)
+    assert again["status"] == "succeeded", again
+    assert again["result"] == whole["result"]  # every item at its index, each once
+    ran = [r for r in rows if r["seq"] >= rows_before]
+    assert len(ran) == (31 - KEPT) * 2, len(ran)  # two steps an item, none of the kept ones
+    assert again["progress"]["items"]["done"] == 31
