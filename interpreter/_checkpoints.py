@@ -76,10 +76,11 @@ class Checkpoints:
         ]
 
     def restart(self, group: Step, placed_path: str) -> None:
-        """A group marked `onResume: restart` is run again whole: what it finished and started
-        before is forgotten (its L1/L2 steps are not refused as in flight)."""
+        """A group marked `onResume: restart` is run again whole, finished or not: it and what
+        it finished and started before are forgotten (its L1/L2 steps are not refused as in
+        flight)."""
         inside = (STEP + group.path + "/", ACT + placed_path + "/")
-        for key in [k for k in self.found if k.startswith(inside)]:
+        for key in [k for k in self.found if k.startswith(inside) or k == STEP + group.path]:
             del self.found[key]
 
     def refuse_in_flight(

@@ -19,14 +19,14 @@ HERE = Path(__file__).parent
 KEPT = 9  # items finished before the "death"
 
 
-def rewound(db: Path, run_id: str) -> int:
-    """The run as it was when KEPT items had finished, its owner dead (another host, its
+def rewound(db: Path, run_id: str, kept: int = KEPT) -> int:
+    """The run as it was when `kept` items had finished, its owner dead (another host, its
     heartbeat stale); answers the step rows it had then."""
     with sqlite3.connect(db) as conn:
         seq = conn.execute(
             "SELECT seq FROM checkpoints WHERE run_id = ? AND key LIKE 'item:%' ORDER BY seq"
             " LIMIT 1 OFFSET ?",
-            (run_id, KEPT),
+            (run_id, kept),
         ).fetchone()[0]
         conn.execute("DELETE FROM checkpoints WHERE run_id = ? AND seq >= ?", (run_id, seq))
         conn.execute(
@@ -60,3 +60,23 @@ async def test_a_growing_loop_resumes_each_item_at_its_index_running_none_twice(
     ran = [r for r in rows if r["seq"] >= rows_before]
     assert len(ran) == (31 - KEPT) * 2, len(ran)  # two steps an item, none of the kept ones
     assert again["progress"]["items"]["done"] == 31
+
+
+async def test_a_finished_restart_group_runs_again_after_a_resume(tmp_path: Path) -> None:
+    library = TemplateLibrary(REGISTRY).load([SHIPPED, HERE / "resume_templates"])
+    home = tmp_path / "home"
+    async with RunManager(home, library).running() as first:
+        run_id = await first.submit("resume_relogin", {})
+        with anyio.fail_after(60):
+            whole = await first.wait(run_id)
+    assert whole["status"] == "succeeded", whole
+    rows_before = rewound(home / "runs.db", run_id, kept=3)
+    async with RunManager(home, library).running() as second:
+        assert await second.take_over(run_id)
+        with anyio.fail_after(60):
+            again = await second.wait(run_id)
+        rows = await second.store.steps(run_id)
+    assert again["status"] == "succeeded" and again["result"] == whole["result"], again
+    ran = [r["step_path"] for r in rows if r["seq"] >= rows_before]
+    assert ran.count("sign_in/token") == 1, ran  # the group again, though it had finished
+    assert len([p for p in ran if p.startswith("pages[")]) == 3, ran  # the 3 items not kept
