@@ -3,6 +3,9 @@ the hand-written Playwright script, pages/s) with every finished item checkpoint
 beside the same with checkpoints not written (`Checkpoints._keep` a no-op, in this process
 only). Rounds interleaved, the order reversed each round; medians, the rounds' spread and the
 1-minute load beside them. Target: the ratio with checkpoints within 5% of the one without.
+On a loaded machine the pages/s of one run vary more than that from round to round, so the
+time spent keeping checkpoints is also clocked itself (`Checkpoints._keep`, on the event loop:
+serializing, masking and writing each item) and printed per page and as a share of the run.
 
 Run: .venv/bin/python bench/checkpoints.py [pages] [rounds]
 """
@@ -13,6 +16,7 @@ import os
 import statistics
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import partial
@@ -24,6 +28,19 @@ from _setup import site_in_process, spread
 from batch import cpu_seconds_of_tree, hand_written, through_taskplate
 
 from taskplate.interpreter._checkpoints import Checkpoints
+
+SPENT: list[float] = []  # seconds in Checkpoints._keep, one entry per call
+
+
+def clock_checkpoints() -> None:
+    kept = Checkpoints._keep
+
+    async def clocked(self: Checkpoints, key: str, value: Any) -> None:
+        start = time.perf_counter()
+        await kept(self, key, value)
+        SPENT.append(time.perf_counter() - start)
+
+    Checkpoints._keep = clocked  # type: ignore[method-assign]
 
 
 @contextmanager
@@ -50,7 +67,8 @@ async def main(pages: int, rounds: int) -> None:
         home = Path(tmp)
         urls = [f"{base}/{'article' if i % 2 else 'recipe'}.html?n={i}" for i in range(pages)]
         await hand_written(urls[:10])  # warm-up
-        out, loads = [], [os.getloadavg()[0]]
+        clock_checkpoints()
+        out, loads, shares, per_page = [], [os.getloadavg()[0]], [], []
         cpu: dict[str, list[float]] = {"with": [], "without": []}
         for n in range(rounds):
             jobs = {
@@ -59,7 +77,13 @@ async def main(pages: int, rounds: int) -> None:
                 "without": partial(without, urls, home / f"without{n}", cpu["without"]),
             }
             order = list(jobs) if n % 2 == 0 else list(jobs)[::-1]
-            got = {name: await jobs[name]() for name in order}
+            got = {}
+            for name in order:
+                SPENT.clear()
+                got[name] = await jobs[name]()
+                if name == "with":
+                    per_page.append(sum(SPENT) * 1000 / pages)
+                    shares.append(sum(SPENT) / (pages / got[name]))
             out.append((got["script"], got["with"], got["without"]))
             loads.append(os.getloadavg()[0])
             print(
@@ -83,6 +107,11 @@ async def main(pages: int, rounds: int) -> None:
         f"  with / without, pages/s        : {statistics.median(cost):6.3f} "
         f"(target >= 0.95; rounds {spread(cost)}; 1-min load {spread(loads)} on "
         f"{os.cpu_count()} CPUs)"
+    )
+    print(
+        f"  time keeping checkpoints       : {statistics.median(per_page):6.3f} ms a page, "
+        f"{statistics.median(shares) * 100:.2f}% of the run's time (rounds "
+        f"{spread(per_page)} ms)"
     )
     print(
         f"  CPU per page (all processes)   : with {statistics.median(cpu['with']):.0f} ms, "
