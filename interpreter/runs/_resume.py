@@ -41,6 +41,7 @@ class ResumePlan:
 
     template: Template | None
     refusal: TaskplateError | None = None
+    known: bool = True  # False: this process lacks its template (another may have it)
 
 
 def resume_plan(library: TemplateLibrary, row: RunRow) -> ResumePlan:
@@ -55,8 +56,10 @@ def resume_plan(library: TemplateLibrary, row: RunRow) -> ResumePlan:
             not_resumable(
                 row.run_id,
                 f"template {row.template_id}@{row.template_version} is not known here",
-                "Give every server on the store the same templates, then run it again.",
+                "Give every server on the store the same templates (dsl run --resume: the "
+                "template's folder with --templates), then run it again.",
             ),
+            known=False,
         )
     if any(row.inputs.get(k) == "***" for k in secret_names(template.inputs_schema)):
         return ResumePlan(

@@ -1,7 +1,8 @@
-"""A growing forEach resumed from its checkpoints (#55): the items it finished are admitted again
-in the order they finished, so every item keeps its index and what it enqueued; the result
-equals the undisturbed run's and no finished item runs again. In-process: the run's death is
-its store rewound to an earlier moment, its owner a dead process."""
+"""Runs resumed from their checkpoints (#55), in-process: the run's death is its store rewound
+to an earlier moment, its owner a dead process. A growing forEach admits the items it finished
+again in the order they finished, so every item keeps its index and what it enqueued (the
+result equals the undisturbed run's, no finished item runs again); a finished `onResume:
+restart` group runs again; `take_over` without the run's template leaves the run as it is."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.interpreter import SHIPPED, RunManager, TemplateLibrary
 from taskplate.stdlib import REGISTRY
 
@@ -80,3 +82,25 @@ async def test_a_finished_restart_group_runs_again_after_a_resume(tmp_path: Path
     ran = [r["step_path"] for r in rows if r["seq"] >= rows_before]
     assert ran.count("sign_in/token") == 1, ran  # the group again, though it had finished
     assert len([p for p in ran if p.startswith("pages[")]) == 3, ran  # the 3 items not kept
+
+
+async def test_taking_over_without_the_template_leaves_the_run_for_a_process_that_has_it(
+    tmp_path: Path,
+) -> None:
+    library = TemplateLibrary(REGISTRY).load([SHIPPED, HERE / "resume_templates"])
+    home = tmp_path / "home"
+    async with RunManager(home, library).running() as first:
+        run_id = await first.submit("resume_relogin", {})
+        with anyio.fail_after(60):
+            assert (await first.wait(run_id))["status"] == "succeeded"
+    rewound(home / "runs.db", run_id, kept=2)
+    async with RunManager(home, TemplateLibrary(REGISTRY).load([SHIPPED])).running() as lacking:
+        with pytest.raises(TaskplateError) as refused:
+            await lacking.take_over(run_id)
+        assert refused.value.code is ErrorCode.RUN_NOT_RESUMABLE
+        assert "--templates" in refused.value.recover_hint
+        assert (await lacking.describe(run_id))["status"] == "running"
+    async with RunManager(home, library).running() as having:
+        assert await having.take_over(run_id)
+        with anyio.fail_after(60):
+            assert (await having.wait(run_id))["status"] == "succeeded"
