@@ -154,8 +154,9 @@ STEP: dict[str, Any] = {
         "onResume": {
             "enum": ["restart"],
             "description": "On a group: when its run is resumed after its process stopped, run "
-            "the group again whole (a login, a form over pages) in a fresh browser context with "
-            "the run's profile, rather than from its last finished step.",
+            "the group again whole, finished or not (a login, a form over pages), in the resumed "
+            "run's new browser session (opened from the run's profile), rather than go on from "
+            "its last finished step.",
         },
         "tab": {
             "type": "string",

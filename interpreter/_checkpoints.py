@@ -26,8 +26,9 @@ SECRET_MASK = "***"
 class Checkpoints:
     """One run's checkpoints: those a resumed run `found` (read once, `load`) and those it keeps.
 
-    Keys: `step:<path>` (a step outside any item: its output), `item:<loop path>:<index>` (an
-    outermost loop's item: {"result", "added"}), `act:<placed path>` (an L1/L2 step started)."""
+    Keys: `step:<path>` (a step outside any item, not a loop: its output), `item:<loop
+    path>:<index>` (an outermost loop's item: {"result", "added"}; the loop itself is rebuilt
+    from them), `act:<placed path>` (an L1/L2 step started)."""
 
     store: Store
     run_id: str
@@ -75,10 +76,11 @@ class Checkpoints:
         ]
 
     def restart(self, group: Step, placed_path: str) -> None:
-        """A group marked `onResume: restart` is run again whole: what it finished and started
-        before is forgotten (its L1/L2 steps are not refused as in flight)."""
+        """A group marked `onResume: restart` is run again whole, finished or not: it and what
+        it finished and started before are forgotten (its L1/L2 steps are not refused as in
+        flight)."""
         inside = (STEP + group.path + "/", ACT + placed_path + "/")
-        for key in [k for k in self.found if k.startswith(inside)]:
+        for key in [k for k in self.found if k.startswith(inside) or k == STEP + group.path]:
             del self.found[key]
 
     def refuse_in_flight(

@@ -133,16 +133,21 @@ class Execution:
         finishes outside any item is checkpointed with its whole output."""
         kept = self.checkpoints
         if kept is not None and kept.resuming:
+            if step.is_group and step.on_resume == "restart":
+                # run again whole, finished or not: what it built (a login) is not in the
+                # resumed run's new session
+                kept.restart(step, placed(step))
             done, value = kept.step(step) if item is None else (False, None)
             if done:
-                self.loops.restored(step, value)
+                if step.action_count:
+                    self.log.done(step.action_count)
                 if step.id:
                     scope["steps"][step.id] = value
                 return
-            if step.is_group and step.on_resume == "restart":
-                kept.restart(step, placed(step))
         await self._run_step(step, scope, tab_id, item)
-        if kept is not None and item is None:
+        # a loop's items are kept one by one as they finish: its whole output again would
+        # write every item twice (a resumed loop is rebuilt from them, running none)
+        if kept is not None and item is None and not step.is_loop:
             await kept.keep_step(step, scope["steps"].get(step.id) if step.id else None)
 
     async def _run_step(

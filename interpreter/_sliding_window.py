@@ -161,25 +161,6 @@ class SlidingWindow:
             self._count_item(bool(isinstance(result, dict) and result.get("success")), tolerant)
         items.waiting = deque(w for w in items.waiting if w[0] not in finished)
 
-    def restored(self, step: Step, value: Any) -> None:
-        """A step a resumed run does not run again (it finished before), counted as done: an
-        outermost loop by its items' summary, any other by its actions."""
-        if not step.is_loop:
-            if step.action_count:
-                self.log.done(step.action_count)
-            return
-        summary = value.get("summary", {}) if isinstance(value, dict) else {}
-        progress, total = self.log.progress, int(summary.get("total", 0))
-        progress.loop_started(step.enqueue is not None)
-        progress.items_total += total
-        progress.total_steps += per_item(step) * total
-        for result in value.get("items", []) if isinstance(value, dict) else []:
-            self.log.done(per_item(step))
-            ok = isinstance(result, dict) and bool(result.get("success"))
-            tolerant = self.template.partial_success.allowed or step.on_error == "continue"
-            self._count_item(ok, tolerant)
-        self.log.changed()
-
     def _window(self, step: Step, scope: dict[str, Any], item: int | None) -> int:
         """How many items run at once: the step's concurrency within the template's limits and
         the tabs a session may have (item tabs open lazily, beside the tabs open now)."""

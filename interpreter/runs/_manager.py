@@ -33,7 +33,7 @@ from .._artifacts import ArtifactStore
 from .._confirm import Asker, ConfirmPolicy
 from .._human import resume_run
 from .._library import TemplateLibrary
-from .._principal import OPERATOR, Principal
+from .._principal import OPERATOR, Principal, space_of
 from .._tracing import TraceMode
 from ..store import FLUSH_S, STORE_WRITE_S, Store, open_store
 from ._capacity import Capacity, Share
@@ -267,7 +267,8 @@ class RunManager(
         options = run_options(
             dict(options or {}), template, self.limits, trust, self.trace_default, profile_id
         )
-        options[TEMPLATE_HASH] = template_hash(template)  # a resume elsewhere knows it again
+        space = space_of(principal.name) if trust is TrustLevel.REMOTE else None
+        options[TEMPLATE_HASH] = template_hash(self.library, template, space)  # known again
         if session is not None:
             options[GIVEN_SESSION] = True  # the caller's session ends with this process
         network = self.wiring.network_for(template, options, trust, filled, profile_id)

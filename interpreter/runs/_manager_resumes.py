@@ -45,7 +45,8 @@ class ManagerResumes:
     async def take_over(self, run_id: str) -> bool:
         """`dsl run --resume`: the run goes on in this process when its owner is dead (True);
         False when it has ended or its owner still runs it (wait for it). RUN_NOT_FOUND, or
-        RUN_NOT_RESUMABLE (the run then ends failed with it), when it cannot."""
+        RUN_NOT_RESUMABLE when it cannot: the run then ends failed with it, unless only its
+        template is missing here (left as it is: `--templates` may name it)."""
         row = await self.store.run(run_id)
         if row is None:
             raise TaskplateError(
@@ -58,8 +59,8 @@ class ManagerResumes:
                 return True
             raise not_resumable(run_id, "its template is not known here", "Run it again.")
         plan = resume_plan(self.library, row)
-        if plan.refusal is not None:
-            if await self.store.adopt(run_id, row.owner, self.owner):
+        if plan.refusal is not None:  # ended with it, unless another process may know it
+            if plan.known and await self.store.adopt(run_id, row.owner, self.owner):
                 await fail(self.store, run_id, plan.refusal)
             raise plan.refusal
         assert plan.template is not None
@@ -69,6 +70,8 @@ class ManagerResumes:
         """A dead owner's running run: resumed here (when this process adopts), left for
         another (None), or the reason it cannot go on anywhere."""
         plan = resume_plan(self.library, row)
+        if not plan.known and not self.adopts:
+            return None  # a server, or `dsl run --resume --templates`, may know its template
         if plan.refusal is not None or plan.template is None:
             return plan.refusal
         if not self.adopts or not self._start_possible():

@@ -7,6 +7,7 @@ manager claims the run (`Store.adopt`) and runs it, its checkpoints skipping wha
 from __future__ import annotations
 
 import hashlib
+import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -25,9 +26,13 @@ GIVEN_SESSION = "givenSession"  # the run's options: it ran in a session its cal
 RESUMES = "resumes"  # the run's options: each adoption, {"from": owner, "by": owner, "at": time}
 
 
-def template_hash(template: Template) -> str:
-    """What a run keeps of its template to know it again: its source's sha-256."""
-    return hashlib.sha256(template.source.encode()).hexdigest()
+def template_hash(library: TemplateLibrary, template: Template, space: str | None) -> str:
+    """What a run keeps of its template to know it again: its text's sha-256. A template of no
+    text the library keeps (run_steps' steps) is never known again: a hash of its own."""
+    text = library.text(template, space)
+    if text is None:
+        return f"unkept:{uuid.uuid4().hex}"
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -36,23 +41,25 @@ class ResumePlan:
 
     template: Template | None
     refusal: TaskplateError | None = None
+    known: bool = True  # False: this process lacks its template (another may have it)
 
 
 def resume_plan(library: TemplateLibrary, row: RunRow) -> ResumePlan:
     """How this process would go on with `row` (running, its owner dead)."""
     remote = row.options.get("trust") == "remote"  # its principal's own templates too
+    space = space_of(row.principal) if remote else None
     try:
-        template = library.get(
-            row.template_id, row.template_version, space_of(row.principal) if remote else None
-        )
+        template = library.get(row.template_id, row.template_version, space)
     except TaskplateError:
         return ResumePlan(
             None,
             not_resumable(
                 row.run_id,
                 f"template {row.template_id}@{row.template_version} is not known here",
-                "Give every server on the store the same templates, then run it again.",
+                "Give every server on the store the same templates (dsl run --resume: the "
+                "template's folder with --templates), then run it again.",
             ),
+            known=False,
         )
     if any(row.inputs.get(k) == "***" for k in secret_names(template.inputs_schema)):
         return ResumePlan(
@@ -82,7 +89,7 @@ def resume_plan(library: TemplateLibrary, row: RunRow) -> ResumePlan:
                 "Run the template again.",
             ),
         )
-    if row.options[TEMPLATE_HASH] != template_hash(template):
+    if row.options[TEMPLATE_HASH] != template_hash(library, template, space):
         return ResumePlan(
             None,
             not_resumable(

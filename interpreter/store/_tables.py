@@ -131,7 +131,7 @@ TABLES = (
         key=("source", "seq"),
     ),
     # what a run has finished, to resume it elsewhere (`interpreter/_checkpoints.py`): `key` is
-    # "step:<path>" (a step outside any item: its whole output), "item:<loop path>:<index>"
+    # "step:<path>" (a step outside any item, not a loop: its whole output), "item:<loop path>:<index>"
     # (an outermost loop's item: its result and what it enqueued) or "act:<placed path>" (an
     # L1/L2 step started); `value` is JSON with secrets masked, or null when the value is the
     # artifact `artifact_id` (large); `seq` orders them as they were written.
