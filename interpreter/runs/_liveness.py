@@ -32,9 +32,14 @@ SWEEP_S = 3600.0  # how often remote principals' unused profiles are looked for 
 
 
 def owner_is_dead(row: RunRow) -> bool:
-    """Its owner's process is gone (this machine), or its heartbeats stopped (any machine)."""
-    stale = row.heartbeat_at is None or time.time() - row.heartbeat_at > DEAD_AFTER_S
-    return not (row.owner and _owner_alive(row.owner) and not stale)
+    """Its owner's process is gone (this machine), or its heartbeats stopped (another machine).
+    On this machine a live process is alive however late its heartbeats: a loaded machine
+    delays them past DEAD_AFTER_S, and its runs would then run on two servers at once."""
+    if not row.owner:
+        return True  # released by a server that stopped (or never owned)
+    if row.owner.partition(":")[0] == socket.gethostname():
+        return not _owner_alive(row.owner)
+    return row.heartbeat_at is None or time.time() - row.heartbeat_at > DEAD_AFTER_S
 
 
 async def reap(
