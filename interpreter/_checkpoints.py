@@ -108,7 +108,10 @@ class Checkpoints:
         await self._keep(STEP + step.path, value)
 
     async def keep_item(self, loop: Step, index: int, result: Any, added: list[Any]) -> None:
+        """Written before the item's slot frees (with what else was kept back): a process killed
+        loses at most the items in flight, however late a loaded machine's flush would run."""
         await self._keep(f"{ITEM}{loop.path}:{index}", {"result": result, "added": added})
+        await self.store.flush()
 
     async def acting(self, placed_path: str) -> None:
         """An L1/L2 step is about to act: the mark is written (not kept back) before it does."""
