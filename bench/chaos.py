@@ -49,6 +49,7 @@ async def batches(
     kills: list[float] = []
     hit: list[int] = []  # runs running on each server as it was stopped
     stalls: list[float] = []  # how long they made no progress after
+    starting: set[str] = set()  # servers stopped and not listening again yet
     began = time.monotonic()
     async with httpx2.AsyncClient(timeout=60) as http, anyio.create_task_group() as tg:
         ids = [
@@ -63,21 +64,28 @@ async def batches(
             tg.cancel_scope.cancel()
 
         async def disturb() -> None:
-            names = sorted(fleet.processes)
-            turn = 0
+            """Every `every_s`, the next server that is up stopped by `sig` and started again
+            in the background (a start takes long on a loaded machine: the next stop does not
+            wait for it); one server is always left up."""
+            names, turn = sorted(fleet.processes), 0
             while sig is not None:
                 await anyio.sleep(every_s)
-                victim = names[turn % len(names)]
-                turn += 1
+                up = [n for n in names if fleet.processes[n].poll() is None and n not in starting]
+                if len(up) < 2:
+                    continue
+                victim = next(n for n in names[turn:] + names if n in up)
+                turn = (names.index(victim) + 1) % len(names)
                 runs_there = await fleet.running_on(victim)
                 hit.append(len(runs_there))
                 kills.append(await anyio.to_thread.run_sync(fleet.stop, victim, sig))
+                starting.add(victim)
+                tg.start_soon(stall_and_start, victim, runs_there)
 
-                async def stall(victim: str = victim, there: dict[str, int] = runs_there) -> None:
-                    stalls.append(await fleet.stalled(victim, there))
-
-                tg.start_soon(stall)
-                await anyio.to_thread.run_sync(fleet.start, victim)
+        async def stall_and_start(victim: str, runs_there: dict[str, int]) -> None:
+            async with anyio.create_task_group() as both:
+                both.start_soon(anyio.to_thread.run_sync, fleet.start, victim)
+                stalls.append(await fleet.stalled(victim, runs_there))
+            starting.discard(victim)
 
         tg.start_soon(all_followed)
         tg.start_soon(disturb)
@@ -138,8 +146,9 @@ async def scenario(kind: str, runs: int, count: int, servers: int, every_s: floa
     sig = {"kill": signal.SIGKILL, "term": signal.SIGTERM, "sqlite": signal.SIGKILL}[kind]
     with tempfile.TemporaryDirectory(prefix="taskplate-chaos-") as folder:
         with Pages(delay_ms=100) as pages, fleet_of(kind, Path(folder), servers) as (fleet, url):
+            await batches(fleet, url, pages, "warm", 3, 20, every_s, None)  # first runs' starts
             calm = await batches(fleet, url, pages, "calm", runs, count, every_s, None)
-            calm_twice = pages.read_twice()
+            calm_twice = pages.read_twice()  # the warm-up's and the undisturbed batch's
             rough = await batches(fleet, url, pages, "rough", runs, count, every_s, sig)
             twice = pages.read_twice() - calm_twice
             home = "solo" if kind == "sqlite" else ""
