@@ -66,12 +66,12 @@ async def batches(
         async def disturb() -> None:
             """Every `every_s`, the next server that is up stopped by `sig` and started again
             in the background (a start takes long on a loaded machine: the next stop does not
-            wait for it); one server is always left up."""
+            wait for it); of several, one is always left up."""
             names, turn = sorted(fleet.processes), 0
             while sig is not None:
                 await anyio.sleep(every_s)
                 up = [n for n in names if fleet.processes[n].poll() is None and n not in starting]
-                if len(up) < 2:
+                if not up or (len(up) < 2 and len(names) > 1):  # one alone: SQLite's
                     continue
                 victim = next(n for n in names[turn:] + names if n in up)
                 turn = (names.index(victim) + 1) % len(names)
@@ -144,33 +144,36 @@ def fleet_of(kind: str, folder: Path, servers: int) -> Iterator[tuple[Fleet, str
 
 async def scenario(kind: str, runs: int, count: int, servers: int, every_s: float) -> None:
     sig = {"kill": signal.SIGKILL, "term": signal.SIGTERM, "sqlite": signal.SIGKILL}[kind]
-    with tempfile.TemporaryDirectory(prefix="taskplate-chaos-") as folder:
-        with Pages(delay_ms=100) as pages, fleet_of(kind, Path(folder), servers) as (fleet, url):
-            await batches(fleet, url, pages, "warm", 3, 20, every_s, None)  # first runs' starts
-            calm = await batches(fleet, url, pages, "calm", runs, count, every_s, None)
-            calm_twice = pages.read_twice()  # the warm-up's and the undisturbed batch's
-            rough = await batches(fleet, url, pages, "rough", runs, count, every_s, sig)
-            twice = pages.read_twice() - calm_twice
-            home = "solo" if kind == "sqlite" else ""
-            items_twice = await fleet.items_twice(rough["ids"], home)
-            calm_items_twice = await fleet.items_twice(calm["ids"], home)
+    with (
+        tempfile.TemporaryDirectory(prefix="taskplate-chaos-") as folder,
+        Pages(delay_ms=100) as pages,
+        fleet_of(kind, Path(folder), servers) as (fleet, url),
+    ):
+        await batches(fleet, url, pages, "warm", 3, 20, every_s, None)  # first runs' starts
+        calm = await batches(fleet, url, pages, "calm", runs, count, every_s, None)
+        calm_twice = pages.read_twice()  # the warm-up's and the undisturbed batch's
+        rough = await batches(fleet, url, pages, "rough", runs, count, every_s, sig)
+        twice = pages.read_twice() - calm_twice
+        home = "solo" if kind == "sqlite" else ""
+        items_twice = await fleet.items_twice(rough["ids"], home)
+        calm_items_twice = await fleet.items_twice(calm["ids"], home)
         kills = len(rough["kills"])
         figures = compare(calm, rough, runs)
         cost = (rough["seconds"] - calm["seconds"]) / kills if kills else 0.0
         stalls = rough["stalls"] or [0.0]
         print(
-            f"{kind}: {runs} runs x {count} pages, {1 if kind == 'sqlite' else servers} servers, "
-            f"{sig.name} every {every_s:g} s: {kills} stops (exit {', '.join(f'{k:.1f}' for k in rough['kills'])} s); "
-            f"undisturbed {calm['seconds']:.1f} s, disturbed {rough['seconds']:.1f} s, "
-            f"{cost:.1f} s a stop; a stopped server's runs stalled {statistics.mean(stalls):.1f} s "
-            f"(most {max(stalls):.1f} s); succeeded {figures['succeeded']}/{runs}, equal to undisturbed "
-            f"{figures['equalToUndisturbed']}/{runs}, saw failed {figures['sawFailed']}, progress "
-            f"went back {figures['progressWentBack']}; items run twice {items_twice} (undisturbed "
-            f"{calm_items_twice}), pages read twice {twice} (bound "
-            f"{0 if kind == 'term' else IN_FLIGHT * sum(rough['hit'])}: {IN_FLIGHT} a run x "
-            f"{sum(rough['hit'])} runs stopped; undisturbed {calm_twice})",
-            flush=True,
-        )  # fmt: skip
+                f"{kind}: {runs} runs x {count} pages, {1 if kind == 'sqlite' else servers} servers, "
+                f"{sig.name} every {every_s:g} s: {kills} stops (exit {', '.join(f'{k:.1f}' for k in rough['kills'])} s); "
+                f"undisturbed {calm['seconds']:.1f} s, disturbed {rough['seconds']:.1f} s, "
+                f"{cost:.1f} s a stop; a stopped server's runs stalled {statistics.mean(stalls):.1f} s "
+                f"(most {max(stalls):.1f} s); succeeded {figures['succeeded']}/{runs}, equal to undisturbed "
+                f"{figures['equalToUndisturbed']}/{runs}, saw failed {figures['sawFailed']}, progress "
+                f"went back {figures['progressWentBack']}; items run twice {items_twice} (undisturbed "
+                f"{calm_items_twice}), pages read twice {twice} (bound "
+                f"{0 if kind == 'term' else IN_FLIGHT * sum(rough['hit'])}: {IN_FLIGHT} a run x "
+                f"{sum(rough['hit'])} runs stopped; undisturbed {calm_twice})",
+                flush=True,
+            )  # fmt: skip
 
 
 def main() -> None:
