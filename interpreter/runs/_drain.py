@@ -53,8 +53,10 @@ async def release_run(store: Store, run_id: str, owner: str, live: Live) -> None
     owner, no heartbeat: another server's reap takes it at once), its event noted."""
     forced = live.scope is not None and live.scope.cancel_called  # the grace ran out
     with anyio.CancelScope(shield=True), anyio.move_on_after(STORE_WRITE_S):
-        if live.progress is not None:  # its newest, which a throttled write may have left out
-            store.keep_progress(run_id, live.progress.to_json())
+        shown = live.progress
+        floor = live.progress_floor  # a resumed run stopped before it counted as far again
+        if shown is not None and shown.items_done >= floor[0] and shown.done_steps >= floor[1]:
+            store.keep_progress(run_id, shown.to_json())  # its newest, a throttled write's too
         await store.flush()
         if not await store.release(run_id, owner):
             return  # ended meanwhile, or taken by another
