@@ -1,6 +1,7 @@
 """What a run has finished, kept in the run store as it finishes so another process can resume it
-(`Checkpoints`): every step's whole output outside loop items, every outermost loop item's result
-and what it enqueued, and a mark before each L1/L2 step acts. Secrets are masked, never stored;
+(`Checkpoints`): every step's whole output outside loop items (a loop's own is rebuilt from its
+items), every outermost loop item's result and what it enqueued, and a mark before each L1/L2
+step acts. Secrets are masked, never stored;
 a value larger than the run's inline bound goes to an artifact of the run. It decides nothing
 about whether a run may resume (the run manager does) and runs no step.
 """
