@@ -13,6 +13,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
+
 from taskplate.contract import ErrorCode, Level, TaskplateError, capped
 from taskplate.dsl import Step
 
@@ -120,7 +122,9 @@ class Checkpoints:
         await self.store.flush()
 
     async def _keep(self, key: str, value: Any) -> None:
-        text = self._masked(json.dumps(capped(value), ensure_ascii=False, default=str))
+        # off the event loop: a step's whole output may be megabytes (a large extract), and the
+        # loop serves every other run and caller meanwhile (tests/server/test_loop_holds.py)
+        text = await anyio.to_thread.run_sync(self._text, value)
         artifact_id = None
         if len(text) > self.inline_bytes:
             artifact_id = await self.artifacts.save(
@@ -129,6 +133,9 @@ class Checkpoints:
         self.store.keep_checkpoint(
             self.run_id, key, next(self._seq), None if artifact_id else text, artifact_id
         )
+
+    def _text(self, value: Any) -> str:
+        return self._masked(json.dumps(capped(value), ensure_ascii=False, default=str))
 
     def _masked(self, text: str) -> str:
         for secret in self.secrets:
