@@ -122,6 +122,9 @@ class Checkpoints:
         await self.store.flush()
 
     async def _keep(self, key: str, value: Any) -> None:
+        # numbered before anything awaits: a resumed growing loop admits its items again in this
+        # order, so two items finishing together keep the order they grew the queue in
+        seq = next(self._seq)
         # off the event loop: a step's whole output may be megabytes (a large extract), and the
         # loop serves every other run and caller meanwhile (tests/server/test_loop_holds.py)
         text = await anyio.to_thread.run_sync(self._text, value)
@@ -131,7 +134,7 @@ class Checkpoints:
                 "checkpoint.json", text.encode(), "application/json"
             )
         self.store.keep_checkpoint(
-            self.run_id, key, next(self._seq), None if artifact_id else text, artifact_id
+            self.run_id, key, seq, None if artifact_id else text, artifact_id
         )
 
     def _text(self, value: Any) -> str:

@@ -1,6 +1,7 @@
 """Checkpoints and adoption in the run store, on both backends (#55): checkpoints kept in the
-order written, one per key; of many stores adopting a dead owner's run at once exactly one wins;
-a run's `Checkpoints` mask its secrets and keep a large value as an artifact."""
+order written, one per key, numbered in the order asked for however long each takes to write; of
+many stores adopting a dead owner's run at once exactly one wins; a run's `Checkpoints` mask its
+secrets and keep a large value as an artifact."""
 
 from __future__ import annotations
 
@@ -82,3 +83,22 @@ async def test_checkpoints_mask_secrets_and_keep_large_values_as_artifacts(
         found = await Checkpoints.load(opened, "run_1", artifacts, [], 1000)
         assert found.step(step) == (True, {"said": "the password is ***"})
         assert found.items(step) == [(0, {"result": {"big": "x" * 5000}, "added": []})]
+
+
+async def test_checkpoints_are_numbered_in_the_order_they_were_asked_for(
+    backend: tuple[Path, str | None],
+) -> None:
+    # A resumed growing loop admits its items again in this order: the item that finished first
+    # (and grew the queue first) stays first, though its value takes longest to serialize.
+    home, url = backend
+    async with open_store(home, url) as opened:
+        await add(opened, "run_1")
+        artifacts = RunArtifacts(ArtifactStore(home / "artifacts", opened), "run_1")
+        kept = Checkpoints(opened, "run_1", artifacts, ["a secret"], inline_bytes=100_000_000)
+        loop = Step(pointer="/steps/0", path="pages", id="pages", action="set")
+        rows = {"rows": [{"n": n} for n in range(300_000)]}
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(kept.keep_item, loop, 0, rows, [])
+            tg.start_soon(kept.keep_item, loop, 1, {"n": 1}, [])
+        keys = [c["key"] for c in await opened.checkpoints("run_1")]
+        assert keys == ["item:pages:0", "item:pages:1"]
