@@ -15,10 +15,16 @@ import pytest
 
 from taskplate.browser import BrowserRuntime
 from taskplate.contract import TaskplateError
-from taskplate.interpreter import SHIPPED, Limits, RunManager, TemplateLibrary
+from taskplate.interpreter import SHIPPED, Limits, RunManager, Store, TemplateLibrary
+from taskplate.interpreter._step_log import Progress
+from taskplate.interpreter.runs._drain import release_run
+from taskplate.interpreter.runs._execution import progress_floor
+from taskplate.interpreter.runs._live import Live
 from taskplate.stdlib import REGISTRY
+from tests.interpreter.test_store_backends import add, backend, store
 
 pytestmark = pytest.mark.anyio
+__all__ = ["backend", "store"]  # the fixtures, used by name
 HERE = Path(__file__).parent
 
 
@@ -138,3 +144,23 @@ async def test_a_drained_run_is_resumed_at_once_by_another_server_with_no_item_r
     resumed = events[1]
     assert resumed["server"] == other.owner and resumed["after"] == stopping.owner, resumed
     assert resumed["reason"] == "stopped" and resumed["repeated"] == [], resumed
+
+
+async def test_a_resumed_run_released_before_it_counted_as_far_again_keeps_the_progress_shown(
+    store: Store,
+) -> None:
+    # A rolling restart stopped the resumed run before it had counted its kept items again: the
+    # progress its readers saw stays (bench/chaos.py term saw items done go back before).
+    await add(store, "run_1")
+    assert await store.start_next("me", 5, 0.0, lambda p: None) == "run_1"
+    store.keep_progress(
+        "run_1", Progress(items_total=10, items_done=6, done_steps=12, has_loop=True).to_json()
+    )
+    await store.flush()
+    recounting = Live(progress=Progress(items_total=10, items_done=2, done_steps=4, has_loop=True))
+    recounting.progress_floor = await progress_floor(store, "run_1")
+    await release_run(store, "run_1", "me", recounting)
+    row = await store.run("run_1")
+    assert row is not None and row.owner is None and row.status == "running", row
+    assert row.progress["items"]["done"] == 6 and row.progress["doneSteps"] == 12, row.progress
+    assert [ev["kind"] for ev in await store.events("run_1")] == ["released"]
