@@ -4,8 +4,9 @@ beside the same with checkpoints not written (`Checkpoints._keep` a no-op, in th
 only). Rounds interleaved, the order reversed each round; medians, the rounds' spread and the
 1-minute load beside them. Target: the ratio with checkpoints within 5% of the one without.
 On a loaded machine the pages/s of one run vary more than that from round to round, so the
-time spent keeping checkpoints is also clocked itself (`Checkpoints._keep`, on the event loop:
-serializing, masking and writing each item) and printed per page and as a share of the run.
+time spent keeping checkpoints is also clocked itself (`Checkpoints._keep`: serializing,
+masking and writing each item, off the event loop when large) and printed per page and as a
+share of the run.
 
 Run: .venv/bin/python bench/checkpoints.py [pages] [rounds]
 """

@@ -14,7 +14,7 @@ import pytest
 from taskplate.dsl import Step
 from taskplate.interpreter import ArtifactStore, Store, open_store
 from taskplate.interpreter._artifacts import RunArtifacts
-from taskplate.interpreter._checkpoints import Checkpoints
+from taskplate.interpreter._checkpoints import SMALL_CHARS, SMALL_NODES, Checkpoints, _small
 from tests.interpreter.test_store_backends import add, backend, store
 
 pytestmark = pytest.mark.anyio
@@ -102,3 +102,11 @@ async def test_checkpoints_are_numbered_in_the_order_they_were_asked_for(
             tg.start_soon(kept.keep_item, loop, 1, {"n": 1}, [])
         keys = [c["key"] for c in await opened.checkpoints("run_1")]
         assert keys == ["item:pages:0", "item:pages:1"]
+
+
+def test_a_value_is_small_within_both_bounds_and_told_before_a_huge_list_is_walked() -> None:
+    page = {"url": "http://x/", "content": "w " * 20_000, "links": [{"href": "h"}] * 300}
+    assert _small(page) and _small("text") and _small([[[]]])
+    assert not _small({"a": {"b": ["x" * (SMALL_CHARS + 1)]}})
+    assert not _small([{"n": n} for n in range(SMALL_NODES)])
+    assert not _small(list(range(10_000_000)))
