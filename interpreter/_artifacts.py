@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import anyio
+
 from taskplate.contract import ErrorCode, TaskplateError
 
 from ._principal import OPERATOR, Principal
@@ -44,7 +46,7 @@ class ArtifactStore:
         """`principal`: the caller whose run or session made it (who may read it)."""
         artifact_id = f"art_{uuid.uuid4().hex[:20]}"
         await self.bytes.write(run_id, artifact_id, data)
-        digest = hashlib.sha256(data).hexdigest()
+        digest = await _digest(data)
         await self.store.insert_artifact(
             artifact_id, run_id, name, mime_type, len(data), digest, principal
         )
@@ -113,3 +115,11 @@ class RunArtifacts:
 
     async def save(self, name: str, data: bytes, mime_type: str) -> str:
         return await self.store.save(self.run_id, name, data, mime_type, self.principal)
+
+
+async def _digest(data: bytes) -> str:
+    """The bytes' SHA-256; of megabytes (a large result, a run's checkpoint) in a worker thread,
+    which hashlib lets run beside the event loop (it lets go of the interpreter meanwhile)."""
+    if len(data) < 1 << 20:
+        return hashlib.sha256(data).hexdigest()
+    return await anyio.to_thread.run_sync(lambda: hashlib.sha256(data).hexdigest())

@@ -13,11 +13,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-import anyio
-
-from taskplate.contract import ErrorCode, Level, TaskplateError, capped
+from taskplate.contract import ErrorCode, Level, TaskplateError
 from taskplate.dsl import Step
 
+from ._json_text import json_text
 from ._step_failures import StepFailed
 from .store import Store
 
@@ -125,14 +124,7 @@ class Checkpoints:
         # numbered before anything awaits: a resumed growing loop admits its items again in this
         # order, so two items finishing together keep the order they grew the queue in
         seq = next(self._seq)
-        # a small value (a page's item) on the event loop: a thread's hop waits for the busy
-        # loop's hold on the interpreter, 10 ms an item at a load of 8, and the item's slot with
-        # it; a large one (a big extract's whole output, megabytes) off it, for the loop serves
-        # every other run and caller meanwhile (tests/server/test_loop_holds.py)
-        if _small(value):
-            text = self._text(value)
-        else:
-            text = await anyio.to_thread.run_sync(self._text, value)
+        text = self._masked(await json_text(value))
         artifact_id = None
         if len(text) > self.inline_bytes:
             artifact_id = await self.artifacts.save(
@@ -142,37 +134,8 @@ class Checkpoints:
             self.run_id, key, seq, None if artifact_id else text, artifact_id
         )
 
-    def _text(self, value: Any) -> str:
-        return self._masked(json.dumps(capped(value), ensure_ascii=False, default=str))
-
     def _masked(self, text: str) -> str:
         for secret in self.secrets:
             if secret:
                 text = text.replace(json.dumps(secret, ensure_ascii=False)[1:-1], SECRET_MASK)
         return text
-
-
-SMALL_NODES, SMALL_CHARS = 5_000, 1 << 20  # serialized on the event loop in a few milliseconds
-
-
-def _small(value: Any) -> bool:
-    """Whether `value` has at most SMALL_NODES members of lists and objects and SMALL_CHARS
-    characters of text in them; level by level, the walk stops at either bound, so a large value
-    costs no more than a small one to tell."""
-    nodes, chars = 0, len(value) if isinstance(value, str) else 0
-    level = [value] if isinstance(value, dict | list | tuple) else []
-    while level:
-        nodes += sum(map(len, level))
-        if nodes > SMALL_NODES:
-            return False  # told before the members are visited: a huge list costs nothing
-        inner: list[Any] = []
-        for container in level:
-            for member in container.values() if isinstance(container, dict) else container:
-                if isinstance(member, str):
-                    chars += len(member)
-                elif isinstance(member, dict | list | tuple):
-                    inner.append(member)
-        if chars > SMALL_CHARS:
-            return False
-        level = inner
-    return chars <= SMALL_CHARS

@@ -16,6 +16,7 @@ from taskplate.dsl import Template, render, schema_failures
 
 from .._artifacts import ArtifactStore
 from .._executor import Execution
+from .._json_text import json_text
 from .._step_log import Progress, StepRow
 from ..store import STORE_WRITE_S, Store
 from ._inputs import Limits
@@ -90,7 +91,7 @@ class Settlement:
         # so no result is stored that its run's readers could not serialize.
         result = capped(result)
         result, error = mask(result, secrets or []), mask(error, secrets or [])
-        encoded = json.dumps(result, ensure_ascii=False, default=str).encode()
+        encoded = (await json_text(result)).encode()  # megabytes in pieces: other runs go on
         if len(encoded) > self.limits.max_artifact_inline_bytes:
             row = await self.store.run(run_id)  # the artifact is its run's caller's
             artifact_id = await self.artifacts.save(

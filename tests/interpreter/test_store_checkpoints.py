@@ -5,6 +5,7 @@ secrets and keep a large value as an artifact."""
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 
@@ -14,7 +15,8 @@ import pytest
 from taskplate.dsl import Step
 from taskplate.interpreter import ArtifactStore, Store, open_store
 from taskplate.interpreter._artifacts import RunArtifacts
-from taskplate.interpreter._checkpoints import SMALL_CHARS, SMALL_NODES, Checkpoints, _small
+from taskplate.interpreter._checkpoints import Checkpoints
+from taskplate.interpreter._json_text import SMALL_CHARS, SMALL_NODES, json_text, small
 from tests.interpreter.test_store_backends import add, backend, store
 
 pytestmark = pytest.mark.anyio
@@ -106,7 +108,15 @@ async def test_checkpoints_are_numbered_in_the_order_they_were_asked_for(
 
 def test_a_value_is_small_within_both_bounds_and_told_before_a_huge_list_is_walked() -> None:
     page = {"url": "http://x/", "content": "w " * 20_000, "links": [{"href": "h"}] * 300}
-    assert _small(page) and _small("text") and _small([[[]]])
-    assert not _small({"a": {"b": ["x" * (SMALL_CHARS + 1)]}})
-    assert not _small([{"n": n} for n in range(SMALL_NODES)])
-    assert not _small(list(range(10_000_000)))
+    assert small(page) and small("text") and small([[[]]])
+    assert not small({"a": {"b": ["x" * (SMALL_CHARS + 1)]}})
+    assert not small([{"n": n} for n in range(SMALL_NODES)])
+    assert not small(list(range(10_000_000)))
+
+
+async def test_a_large_value_made_in_pieces_reads_back_as_the_value() -> None:
+    rows = [{"n": n, "text": "é" * (n % 7), "nested": [[n], {}]} for n in range(30_000)]
+    value = {"rows": rows, "long": "x" * (SMALL_CHARS + 5), "empty": [], 7: (1, None), "z": {}}
+    assert not small(value) and not small(rows)
+    assert json.loads(await json_text(value)) == json.loads(json.dumps(value, ensure_ascii=False))
+    assert json.loads(await json_text(rows[:3])) == rows[:3]
