@@ -114,12 +114,25 @@ def compare(calm: dict[str, Any], rough: dict[str, Any], runs: int) -> dict[str,
         ca = [str(c).replace(f"calm{r}", "") for _, _, c, _ in items_of(calm["watches"][r].last)]
         cb = [str(c).replace(f"rough{r}", "") for _, _, c, _ in items_of(rough["watches"][r].last)]
         equal += a == b and ca == cb
+        if not (a == b and ca == cb):
+            say_where(r, a, b, ca, cb)
     return {
         "succeeded": sum(w.last.get("status") == "succeeded" for w in rough["watches"]),
         "equalToUndisturbed": equal,
         "sawFailed": sum("failed" in w.statuses for w in rough["watches"]),
         "progressWentBack": sum(w.went_back for w in rough["watches"]),
     }  # fmt: skip
+
+
+def say_where(run: int, a: list[Any], b: list[Any], ca: list[str], cb: list[str]) -> None:
+    """Where a disturbed run's items first differ from the reference's (a result cut to fit its
+    answer differs in length: use fewer pages)."""
+    at = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), None)
+    text = next((i for i, (x, y) in enumerate(zip(ca, cb, strict=False)) if x != y), None)
+    print(f"  run {run} differs: {len(a)} items undisturbed, {len(b)} disturbed; first item "
+          f"differing at {at}, first content at {text}", flush=True)  # fmt: skip
+    if text is not None:
+        print(f"    {ca[text][:300]!r}\n    {cb[text][:300]!r}", flush=True)
 
 
 @contextlib.contextmanager
