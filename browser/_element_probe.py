@@ -66,6 +66,17 @@ _CHECK = (
   });
 }"""
 )
+_INDEXES = (
+    "([root, selector]) => {"
+    + _DESCRIBE
+    + """
+  const [base, all] = elements(root);
+  if (!base) return [];
+  let matched;
+  try { matched = new Set(base.querySelectorAll(selector)); } catch { return []; }
+  return all.flatMap((el, i) => matched.has(el) ? [i] : []);
+}"""
+)
 
 
 async def matched_element(
@@ -114,3 +125,9 @@ async def check_selectors(
     at `index` of `page_elements`."""
     checked = await page.evaluate(_CHECK, [root, index, candidates])
     return [(int(n), bool(first)) for n, first in checked]
+
+
+async def matched_indexes(page: Page, root: str | None, selector: str) -> list[int]:
+    """Which elements of `page_elements` (under `root`'s first match) `selector` matches."""
+    found: list[int] = await page.evaluate(_INDEXES, [root, selector])
+    return found

@@ -15,8 +15,8 @@ from typing import Any
 
 from taskplate.dsl import selector_spans
 
+from ..heal import brittle
 from ._repair import ELEMENTS, PageReader
-from ._repair_match import brittle
 from ._running import RECORDED_BY
 
 
@@ -30,15 +30,7 @@ def keep_elements(har: dict[str, Any], reader: PageReader) -> dict[str, Any]:
     """The recording (marked by `recorded_by`) keeping the fingerprints the reader read: each
     selector's, in each loop item."""
     har["log"][RECORDED_BY][ELEMENTS] = [
-        {
-            "step": step,
-            "path": list(path),
-            "item": item,
-            "count": seen.count,
-            "element": seen.element,
-            "read": seen.read,
-            "many": seen.many,
-        }
+        {"step": step, "path": list(path), "item": item, **seen.to_json()}
         for ((step, path), item), seen in reader.seen.items()
     ]
     return har

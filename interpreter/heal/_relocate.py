@@ -1,0 +1,80 @@
+"""Where a template's selector's element went: the live elements most like its fingerprint, the
+most stable selector naming the most alike one, and whether it is clearly the one (its likeness
+beats every element that selector does not name by MARGIN) or the candidates are ambiguous.
+
+Reads pages only (browser's element probe); decides nothing about the run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from taskplate.browser import check_selectors, matched_indexes, page_elements
+
+from ._fingerprints import Seen, attr_reading, selector_of
+from ._match import ranked, selectors_for
+
+# A relocated element is taken when its likeness (_match.likeness: text counts 4, tag 2, a
+# naming attribute 1.5, classes up to 1.5, …) beats every alike element its new selector does
+# not name by at least this much: a look-alike as alike as it leaves the selector unhealed.
+MARGIN = 2.0
+ELEMENTS_TRIED = 3  # the live elements most like the fingerprint whose selectors are checked
+
+
+@dataclass(frozen=True)
+class Option:
+    """One candidate: the selector naming a live element, the attribute its field reads
+    instead (None: the same), its likeness, the best likeness of an alike element it does not
+    name, and the element described (for a model asked to choose)."""
+
+    selector: str
+    attr: str | None
+    score: float
+    rival: float
+    element: dict[str, Any]
+
+    @property
+    def clear(self) -> bool:
+        return self.score - self.rival >= MARGIN
+
+    @property
+    def confidence(self) -> float:
+        """How far ahead of the next alike element it is, 0 to 1."""
+        return round(max(0.0, min(1.0, (self.score - self.rival) / self.score)), 2)
+
+
+def _fits(count: int, was: Seen) -> bool:
+    """Whether a selector matching `count` elements reads as the learned one did: one element
+    for one, several for a list (a live list grows and shrinks)."""
+    return count == 1 if was.count == 1 and not was.many else count > 1 or was.count == 1
+
+
+async def relocate(
+    page: Any, args: dict[str, Any], path: tuple[str, ...], was: Seen
+) -> list[Option]:
+    """The candidates for the selector at `path` of a step's arguments, most alike first."""
+    selector, root, field_ = selector_of(args, path)
+    if selector is None or was.element is None:
+        return []
+    attr = field_.get("attr") if isinstance(field_, dict) else None
+    elements = await page_elements(page, root)
+    scored = ranked(was.element, elements)
+    options: list[Option] = []
+    for score, index in scored[:ELEMENTS_TRIED]:
+        element = elements[index]
+        reading = attr_reading(element, attr, was.element["attrs"].get(attr or ""))
+        if reading is False:
+            continue  # no attribute of it holds what the field read
+        selectors = [s for s in selectors_for(element) if s != selector]
+        checks = await check_selectors(page, root, index, selectors)
+        fit = [
+            s for s, (n, first) in zip(selectors, checks, strict=True) if first and _fits(n, was)
+        ]
+        if not fit:
+            continue
+        named = set(await matched_indexes(page, root, fit[0]))
+        rival = max((s for s, i in scored if i not in named), default=0.0)
+        reads = reading if isinstance(reading, str) else None
+        options.append(Option(fit[0], reads, score, rival, element))
+    return options
