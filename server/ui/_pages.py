@@ -170,7 +170,7 @@ class RunsPage:
             else ""
         )
         error = f"<h2>Error</h2>{json_block(answer['error'])}" if "error" in answer else ""
-        result = _result(answer)
+        result = _result(answer) + _healing(answer)
         return (
             f"<div data-live={'off' if terminal else 'on'} data-poll={POLL_MS}>"
             f"{cancel}{self._waiting(answer, link)}{facts}<h2>Inputs</h2>{json_block(row.inputs)}{error}{result}"
@@ -200,6 +200,32 @@ class RunsPage:
             f"<input type=hidden name=csrf value='{e(self.forms.of(answer['runId']))}'>"
             "<button>Resume: I am done</button></form></section>"
         )
+
+
+def _healing(answer: dict[str, Any]) -> str:
+    """What the run healed (its steps marked healed), or the repairs it suggests, and the
+    template's diff (`dsl repair apply RUN_ID` writes it)."""
+    details = (answer.get("error") or {}).get("details") or {}
+    applied = answer.get("repairs") or []
+    repairs = applied or answer.get("suggestedRepairs") or details.get("repairs") or []
+    if not repairs:
+        return ""
+    said = "healed" if applied else "suggested"
+    rows = "".join(_repair_line(r, said) for r in repairs)
+    diff = answer.get("repairDiff") or details.get("repairDiff") or ""
+    return (
+        f"<h2>Repairs {'applied' if applied else 'suggested'}</h2><ul class=repairs>{rows}</ul>"
+        f"<pre class=diff>{e(diff)}</pre>"
+    )
+
+
+def _repair_line(repair: dict[str, Any], said: str) -> str:
+    sure = f" (confidence {repair['confidence']})" if repair.get("confidence") else ""
+    return (
+        f"<li><span class='status {said}'>{said}</span> step <code>{e(repair['stepId'])}</code>, "
+        f"line {e(str(repair['line']))}: <code>{e(repair['old'])}</code> → "
+        f"<code>{e(repair['new'])}</code>{e(sure)}</li>"
+    )
 
 
 def _result(answer: dict[str, Any]) -> str:
