@@ -35,6 +35,7 @@ from .cases import (
     save_case,
     stored_inputs,
     suggest_repair,
+    unmatched_warnings,
 )
 from .runs import (
     DEFAULT_QUEUED,
@@ -117,5 +118,6 @@ __all__ = [
     "suggest_repair",
     "time_left",
     "typed_secret",
+    "unmatched_warnings",
     "user_templates",
 ]

@@ -9,7 +9,12 @@ from ._expectations import expectations_from
 from ._files import save_case, stored_inputs
 from ._making import first_case, replayed
 from ._repair import Repair, suggest_repair
-from ._repair_kept import brittle_warnings, keep_elements, recording_reader
+from ._repair_kept import (
+    brittle_warnings,
+    keep_elements,
+    recording_reader,
+    unmatched_warnings,
+)
 from ._running import (
     RECORDED_BY,
     CaseResult,
@@ -46,4 +51,5 @@ __all__ = [
     "save_case",
     "stored_inputs",
     "suggest_repair",
+    "unmatched_warnings",
 ]

@@ -46,6 +46,7 @@ from ..heal import (
     selectors_for,
 )
 from ._expectations import broken
+from ._repair_why import why_no_repair
 from ._running import RECORDED_BY, run_once
 
 if TYPE_CHECKING:
@@ -57,6 +58,10 @@ WAIT_MS = 3_000  # offline, how long a step's element may take to appear before 
 ELEMENTS_TRIED = 5  # live elements most like the recorded one whose selectors are checked
 LIVE_RUNS = 5  # live runs, at most: reading the pages, then checking each change
 ELEMENTS = "elements"  # where a recording keeps the fingerprints (log._taskplate.elements)
+# Actions that read their elements where they stand, as they end (extract once its lists have
+# stopped growing): their fingerprints are taken after them. The others act on their element
+# (a click, a fill) and may take the page away: theirs are taken before, waited for as they wait.
+READ_AFTER = frozenset({"extract", "get_page_content", "read_page", "screenshot", "snapshot"})
 
 
 Place = tuple[str, tuple[str, ...]]  # a selector: its step, and where in the step's `with`
@@ -64,9 +69,9 @@ Key = tuple[Place, int | None]  # a selector, in a loop's item
 
 
 class PageReader:
-    """A run's probe: reads the template's literal selectors on its pages. Reading the recording
-    (`recorded` None), before each step acts; live, once a step failed, or after an `extract`
-    (which reads the page as it is), with candidates for each selector that matched in the
+    """A run's probe: reads the template's literal selectors on its pages where each step reads
+    them (`read_now`). Reading the recording (`recorded` None): the fingerprints; live, once a
+    step failed, or after a reading step, with candidates for each selector that matched in the
     recording and matches nothing now."""
 
     def __init__(
@@ -85,19 +90,14 @@ class PageReader:
         self, moment: str, step: Step, item: int | None, args: Any, ctx: ActionContext
     ) -> None:
         offline = self.recorded is None
-        wanted = (
-            moment == "before"
-            if offline
-            else moment == "failed" or (moment == "after" and step.action == "extract")
-        )
         spans = [s for s in self.spans if s.step_id == step.id]
-        if not wanted or not spans or not isinstance(args, dict):
+        if not read_now(moment, step.action, offline) or not spans or not isinstance(args, dict):
             return
         try:
             page = await ctx.page()
             for span in spans:
                 if (_place(span), item) not in self.seen:
-                    await self._read(page, span, item, args, offline and step.action != "extract")
+                    await self._read(page, span, item, args, offline and moment == "before")
         except Exception:  # a probe never changes the run; what it missed is not suggested
             return
 
@@ -121,6 +121,16 @@ class PageReader:
         if self.advise and element is not None and brittle(selector):
             seen.stabler = await _stabler(page, root, element, count)
         self.seen[key] = seen
+
+
+def read_now(moment: str, action: str | None, fingerprints: bool) -> bool:
+    """Whether a step's selectors are read at `moment` ("before", "after" or "failed"): for
+    the fingerprints (recording, or a run that succeeded), where the step reads its element; to
+    compare with them (live), where a step failed, or after a reading step."""
+    after = action in READ_AFTER
+    if fingerprints:
+        return moment in ("after", "failed") if after else moment == "before"
+    return moment == "failed" or (moment == "after" and after)
 
 
 def _place(span: SelectorSpan) -> Place:
@@ -198,7 +208,10 @@ def recorded_elements(recording: Path) -> dict[Key, Seen] | None:
     kept = made.get(ELEMENTS) if isinstance(made, dict) else None
     if not isinstance(kept, list):
         return None
-    return {((k["step"], tuple(k["path"])), k["item"]): Seen.from_json(k) for k in kept}
+    try:
+        return {((k["step"], tuple(k["path"])), k["item"]): Seen.from_json(k) for k in kept}
+    except (KeyError, TypeError):  # not as `dsl record` keeps them: read on a replay
+        return None
 
 
 @dataclass
@@ -248,11 +261,12 @@ async def suggest_repair(runs: RunManager, case: Case, template: Template) -> Re
             case, "the template has no selector written as a literal", "Fix it by hand."
         )
     recorded = PageReader(list(spans.values()))
-    kept = recorded_elements(case.recording)
-    if kept is None:  # a recording made before `dsl record` kept them: read on a replay
+    kept = recorded_elements(case.recording) or {}
+    if not kept or any(seen.element is None for seen in kept.values()):
+        # a recording made before `dsl record` kept them, or read before a step's element was
+        # there (an older `dsl record` read a list a script draws before extract waited for it)
         await run_once(runs, case, template, live=False, probe=recorded)
-    else:
-        recorded.seen = kept
+    recorded.seen |= {key: seen for key, seen in kept.items() if seen.element is not None}
     changes: dict[Place, Candidate] = {}
     tried: dict[Place, list[Candidate]] = {}
     current = template
@@ -269,20 +283,8 @@ async def suggest_repair(runs: RunManager, case: Case, template: Template) -> Re
             return Repair(case, before, with_selectors(before, edits()), edits(), done)
         lost = _lost(live.seen, recorded.seen)
         if not lost and not changes:
-            moved = [
-                f"{spans[k[0]].value!r} (line {spans[k[0]].line})"
-                for k, seen in live.seen.items()
-                if k in recorded.seen and seen.strayed(recorded.seen[k])
-            ]
-            raise _no_repair(
-                case,
-                f"the selectors {', '.join(moved)} name the elements most like the recorded "
-                "ones, which read other values now: the site changed them"
-                if moved
-                else "every selector names the element it matched in the recording: the case "
-                "fails for another reason",
-                "Read the drift above; record the case again if the site changed on purpose.",
-            )
+            problem, hint = why_no_repair(spans, live.seen, recorded.seen, answer)
+            raise _no_repair(case, problem, hint)
         untried = {
             p: [
                 c
