@@ -3,8 +3,8 @@ each site's fingerprints learned from one succeeded run of its original page; th
 seed the changed page run twice: with healing off (does the change move a value?) and as the
 template says (apply), the fingerprints reset to the learned ones before each.
 
-Right: the run finishes with every value as the original page gave. Wrong: a run that healed
-and gives another value. Unseen: a value moved and no selector lost its element (a look-alike
+Right: the run finishes with every value as the original page gave. Wrong: a value the healing
+changed (from the same page's run without it) to another than the original's. Unseen: a value moved and no selector lost its element (a look-alike
 now first): the run cannot tell, nothing is healed. Healing's cost: the healed run's time less
 the same page's run with healing off (median).
 """
@@ -56,8 +56,15 @@ async def one(
     row: dict[str, Any] = {"site": site, "seed": seed, "kinds": made.kinds, "said": made.said}
     row["moved"] = plain["status"] != "succeeded" or plain.get("result") != learned["result"]
     row["healed"] = bool(healed.get("repairs"))
+    before, was = learned["result"] or {}, plain.get("result") or {}
+    now = healed.get("result") or {}
+    row["lost"] = plain["status"] != "succeeded" or any(
+        was.get(k) in (None, []) and v not in (None, []) for k, v in before.items()
+    )
+    # a value the healing changed (from the run without it) to another than the original's
+    wrong = [k for k in before if now.get(k) != was.get(k) and now.get(k) != before[k]]
     row["outcome"] = (
-        "right" if right else "wrong" if row["healed"] else "unseen" if healed["status"] == "succeeded" else "failed"
+        "right" if right else "wrong" if wrong else "unseen" if healed["status"] == "succeeded" else "failed"
     )  # fmt: skip
     if row["healed"]:
         row["added_s"] = (healed["metrics"]["elapsedMs"] - plain["metrics"]["elapsedMs"]) / 1000
@@ -109,6 +116,9 @@ def summarize(rows: list[dict[str, Any]], seeds: range, sites: list[str]) -> Non
     }
     print(f"  every value as before: {outcomes['right']} ({share['right']}); wrong after healing {outcomes['wrong']}; unseen drift {outcomes['unseen']} ({share['unseen']}); failed {outcomes['failed']} ({share['failed']})")  # fmt: skip
     print(f"  a value moved without healing: {len(moved)}; of those, every value as before with healing: {moved_right} ({100 * moved_right / max(1, len(moved)):.1f}%)")  # fmt: skip
+    lost = [r for r in rows if r["lost"]]
+    lost_right = sum(r["outcome"] == "right" for r in lost)
+    print(f"  a selector lost its element (a field empty, or the run failed, without healing): {len(lost)}; every value as before with healing: {lost_right} ({100 * lost_right / max(1, len(lost)):.1f}%)")  # fmt: skip
     print(f"  runs healed: {sum(r['healed'] for r in rows)}")
     if added:
         print(f"  healing adds to a run: median {statistics.median(added):.2f} s (spread {min(added):.2f}-{max(added):.2f})")  # fmt: skip

@@ -33,7 +33,6 @@ from _repair_drawn import DRAWN  # noqa: F401  (the drawn sites in SITES)
 from _repair_pages import SITES
 from _repair_runs import runs_mode
 
-
 from taskplate.cli._common import library_for
 from taskplate.dsl import check_source, load_cases
 from taskplate.interpreter import RunManager, suggest_repair

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
         matched_element,
         matched_indexes,
         matched_reads,
+        names_the_same,
         page_elements,
     )
     from ._endpoints import pid_alive, read_loads
@@ -111,6 +112,7 @@ __all__ = [
     "matched_element",
     "matched_indexes",
     "matched_reads",
+    "names_the_same",
     "navigation_failed",
     "net_error",
     "page_elements",

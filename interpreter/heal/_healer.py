@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from taskplate.browser import matched_element, matched_reads
+from taskplate.browser import matched_element, matched_reads, names_the_same
 from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.dsl import SelectorSpan, Step, selector_spans, with_selectors
 
@@ -125,12 +125,14 @@ class Healer:
         empty = _empty_fields(places, result) if step.action == "extract" else []
         try:
             page = await ctx.page()
+            strayed = await self._strayed(page, args, places, empty) if empty != places else []
             for place in places:
-                if place not in self.learned and place not in empty:
+                if place not in self.learned and place not in empty and place not in strayed:
                     await self._learn(page, place, args)
         except Exception:  # learning never changes the run
-            pass
-        return await self._heal(step, args, ctx, empty) if empty else None
+            return None
+        lost = empty + strayed
+        return await self._heal(step, args, ctx, lost) if lost else None
 
     async def failed(
         self, step: Step, args: Any, error: TaskplateError, ctx: ActionContext
@@ -147,7 +149,7 @@ class Healer:
         are kept when it did."""
         pending = [p for p in self.found if p[0] == step.id and p not in self.applied]
         if step.action == "extract" and _empty_fields(pending, result):
-            return False
+            return False  # what it missed still reads nothing
         self.applied |= set(pending)
         return True
 
@@ -187,6 +189,28 @@ class Healer:
         return out
 
     # -- reading pages -------------------------------------------------------------------------
+    async def _strayed(
+        self, page: Any, args: dict[str, Any], places: list[Place], empty: list[Place]
+    ) -> list[Place]:
+        """An extract's fields whose selector no longer names first the element it matched
+        before, that element still on the page (the one of its tag and text), and names first
+        an element of another kind (tag or classes): a look-alike put before it, the element
+        itself renamed. Another item of the same kind first is the content's change: kept."""
+        asked: list[tuple[Place, tuple[str | None, str, str, str, list[str]]]] = []
+        for place in places:
+            was = self.known.get(place)
+            if was is None or was.element is None or place in empty or place in self.applied:
+                continue
+            selector, root, _ = selector_of(args, place[1])
+            if selector is not None and was.element["text"]:
+                element = was.element
+                check = (root, selector, element["tag"], element["text"], element["classes"])
+                asked.append((place, check))
+        if not asked:
+            return []
+        named = await names_the_same(page, [check for _, check in asked])
+        return [place for (place, _), same in zip(asked, named, strict=True) if same is False]
+
     async def _learn(self, page: Any, place: Place, args: dict[str, Any]) -> None:
         selector, root, field_ = selector_of(args, place[1])
         if selector is None:

@@ -13,7 +13,7 @@ from typing import Any
 from taskplate.browser import check_selectors, matched_indexes, page_elements
 
 from ._fingerprints import Seen, attr_reading, selector_of
-from ._match import ranked, selectors_for
+from ._match import excluding, ranked, selectors_for
 
 # A relocated element is taken when its likeness (_match.likeness: text counts 4, tag 2, a
 # naming attribute 1.5, classes up to 1.5, …) beats every alike element its new selector does
@@ -61,12 +61,18 @@ async def relocate(
     elements = await page_elements(page, root)
     scored = ranked(was.element, elements)
     options: list[Option] = []
-    for score, index in scored[:ELEMENTS_TRIED]:
+    for rank, (score, index) in enumerate(scored[:ELEMENTS_TRIED]):
         element = elements[index]
         reading = attr_reading(element, attr, was.element["attrs"].get(attr or ""))
         if reading is False:
             continue  # no attribute of it holds what the field read
         selectors = [s for s in selectors_for(element) if s != selector]
+        if rank == 0:  # kept off look-alikes: another text, the same tag and a class
+            strays = [e for e in elements if _look_alike(e, element, was.element)]
+            if strays:
+                kept_off = excluding([selector, *selectors[:2]], element, strays)
+                selectors = [*selectors, *kept_off]
+                selectors.sort(key=lambda s: ":nth-of-type" in s)  # a place: the least stable
         checks = await check_selectors(page, root, index, selectors)
         fit = [
             s for s, (n, first) in zip(selectors, checks, strict=True) if first and _fits(n, was)
@@ -78,3 +84,12 @@ async def relocate(
         reads = reading if isinstance(reading, str) else None
         options.append(Option(fit[0], reads, score, rival, element))
     return options
+
+
+def _look_alike(e: dict[str, Any], best: dict[str, Any], learned: dict[str, Any]) -> bool:
+    return (
+        e is not best
+        and e["tag"] == learned["tag"]
+        and bool(set(e["classes"]) & set(learned["classes"]))
+        and e["text"] != learned["text"]
+    )

@@ -368,3 +368,34 @@ async def test_fingerprints_keep_no_secret_and_no_typed_value(
     )  # a password field
     echo = kept[json.dumps(["greet", ["fields", "echo"]], separators=(",", ":"))]
     assert echo["element"]["text"] == "Hello *** ***"
+
+
+LOOK_ALIKE_FIRST = '<span class="price promo">$9.99</span>' + ONE_PRICE
+NEW_CONTENT = (
+    '<p class="note">Free delivery</p><span class="price">$45</span><span class="price">$40</span>'
+)
+
+
+async def test_a_look_alike_put_first_is_kept_off_but_new_content_is_not_healed(
+    tmp_path: Path, runtime: BrowserRuntime, pages: tuple[Path, str]
+) -> None:
+    folder, base = pages
+    page = folder / "product.html"
+    page.write_text(PRODUCT.format(price=ONE_PRICE), encoding="utf-8")
+    runs = await shop(tmp_path, runtime, "apply", "shop_product")
+    url = f"{base}/product.html"
+    async with runs.running():
+        await finished(runs, "shop_product", url)
+        learned = await runs.store.fingerprints("shop_product", "1.0.0")
+        page.write_text(PRODUCT.format(price=LOOK_ALIKE_FIRST), encoding="utf-8")
+        healed = await finished(runs, "shop_product", url)
+        # the same kind of element first, the one read before further down: the content changed
+        await runs.store.keep_fingerprints("shop_product", "1.0.0", learned)
+        page.write_text(PRODUCT.format(price=NEW_CONTENT), encoding="utf-8")
+        changed = await finished(runs, "shop_product", url)
+    assert healed["status"] == "succeeded", healed.get("error")
+    assert healed["result"] == {"name": "Desk lamp", "price": "$40"}
+    assert [(r["old"], r["new"]) for r in healed["repairs"]] == [
+        ("span.price", "span.price:not(.promo)")
+    ]
+    assert changed["result"] == {"name": "Desk lamp", "price": "$45"} and "repairs" not in changed
