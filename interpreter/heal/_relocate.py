@@ -67,22 +67,31 @@ async def relocate(
         if reading is False:
             continue  # no attribute of it holds what the field read
         selectors = [s for s in selectors_for(element) if s != selector]
-        if rank == 0:  # kept off look-alikes: another text, the same tag and a class
-            strays = [e for e in elements if _look_alike(e, element, was.element)]
-            if strays:
-                kept_off = excluding([selector, *selectors[:2]], element, strays)
-                selectors = [*selectors, *kept_off]
-                selectors.sort(key=lambda s: ":nth-of-type" in s)  # a place: the least stable
+        # kept off look-alikes: another text, the same tag and a class, and a mark of their own
+        strays = [
+            i
+            for i, e in enumerate(elements)
+            if rank == 0 and _look_alike(e, element, was.element) and _marked(e, element)
+        ]
+        if strays:
+            kept_off = excluding([selector, *selectors[:2]], element, [elements[i] for i in strays])
+            selectors = [*selectors, *kept_off]
+            selectors.sort(key=lambda s: ":nth-of-type" in s)  # a place: the least stable
         checks = await check_selectors(page, root, index, selectors)
         fit = [
             s for s, (n, first) in zip(selectors, checks, strict=True) if first and _fits(n, was)
         ]
-        if not fit:
+        chosen, named = None, set[int]()
+        for candidate in fit:  # the most stable that names no marked look-alike
+            named = set(await matched_indexes(page, root, candidate))
+            if not named & set(strays):
+                chosen = candidate
+                break
+        if chosen is None:
             continue
-        named = set(await matched_indexes(page, root, fit[0]))
         rival = max((s for s, i in scored if i not in named), default=0.0)
         reads = reading if isinstance(reading, str) else None
-        options.append(Option(fit[0], reads, score, rival, element))
+        options.append(Option(chosen, reads, score, rival, element))
     return options
 
 
@@ -93,3 +102,12 @@ def _look_alike(e: dict[str, Any], best: dict[str, Any], learned: dict[str, Any]
         and bool(set(e["classes"]) & set(learned["classes"]))
         and e["text"] != learned["text"]
     )
+
+
+def _marked(e: dict[str, Any], best: dict[str, Any]) -> bool:
+    """Whether a look-alike has a class, or its box has one, that the element and its boxes
+    have not (`promo`): another item of a list has none."""
+    boxes = [best.get("parent"), *(best.get("ancestors") or [])]
+    mine = set(best["classes"]) | {c for b in boxes if b for c in b["classes"]}
+    theirs = [e.get("parent"), *(e.get("ancestors") or [])]
+    return bool((set(e["classes"]) | {c for b in theirs if b for c in b["classes"]}) - mine)
