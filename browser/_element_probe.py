@@ -77,7 +77,7 @@ _INDEXES = (
   return all.flatMap((el, i) => matched.has(el) ? [i] : []);
 }"""
 )
-_STILL = """(checks) => checks.map(([root, selector, tag, text, classes]) => {
+_STILL = """(checks) => checks.map(([root, selector, tag, text, shape]) => {
   const base = root ? document.querySelector(root) : document;
   if (!base) return null;
   const norm = (el) => (el.innerText ?? el.textContent ?? '').trim().replace(/\\s+/g, ' ').slice(0, 200);
@@ -87,8 +87,11 @@ _STILL = """(checks) => checks.map(([root, selector, tag, text, classes]) => {
   let first;
   try { first = base.querySelector(selector); } catch { return null; }
   if (first === same[0]) return true;
+  const kind = (el) => [...el.classList].sort().join('.');
+  const boxes = [];
+  for (let a = first?.parentElement; a && a !== document.body && boxes.length < shape.length - 1; a = a.parentElement) boxes.push(kind(a));
   const alike = first && first.tagName.toLowerCase() === tag
-    && [...first.classList].sort().join(' ') === [...classes].sort().join(' ');
+    && [kind(first), ...boxes].join(' ') === shape.join(' ');
   return alike ? null : false;
 })"""
 
@@ -150,10 +153,10 @@ async def matched_indexes(page: Page, root: str | None, selector: str) -> list[i
 async def names_the_same(
     page: Page, checks: list[tuple[str | None, str, str, str, list[str]]]
 ) -> list[bool | None]:
-    """For each (root, selector, tag, text, classes): whether the one element of that tag and
+    """For each (root, selector, tag, text, shape): whether the one element of that tag and
     text (under `root`'s first match) is still the selector's first match; None when it cannot
-    be told: no element, or several, have that tag and text, or the first match has the same
-    tag and classes (the same kind of element with other content: the page's content changed,
-    not its markup)."""
+    be told: no element, or several, have that tag and text, or the first match is of the same
+    shape (its tag, and the classes of it and of its boxes, `shape`: the same kind of element
+    in the same place with other content, the page's content changed, not its markup)."""
     found: list[bool | None] = await page.evaluate(_STILL, checks)
     return found

@@ -204,7 +204,7 @@ class Healer:
             selector, root, _ = selector_of(args, place[1])
             if selector is not None and was.element["text"]:
                 element = was.element
-                check = (root, selector, element["tag"], element["text"], element["classes"])
+                check = (root, selector, element["tag"], element["text"], _shape(element))
                 asked.append((place, check))
         if not asked:
             return []
@@ -281,6 +281,14 @@ async def _still_matches(page: Any, args: dict[str, Any], place: Place) -> bool:
         return True
     count, _ = await matched_element(page, selector, root)
     return count > 0
+
+
+def _shape(element: dict[str, Any]) -> list[str]:
+    """An element's kind as `names_the_same` compares it: its classes and its boxes', sorted,
+    the element first then up to five boxes (its parent and ancestors, up to the body)."""
+    boxes = [element.get("parent"), *(element.get("ancestors") or [])]
+    kinds = [element["classes"], *(b["classes"] for b in boxes if b)]
+    return [".".join(sorted(k)) for k in kinds]
 
 
 def _strings(value: Any) -> list[str]:
