@@ -108,12 +108,10 @@ def attr_reading(element: dict[str, Any], attr: str | None, value: str | None) -
 
 def kept_without_secrets(seen: Seen, secrets: list[str]) -> dict[str, Any] | None:
     """The fingerprint as the run store keeps it: no `value` attribute (what a field holds, typed
-    or not), every secret (and every value typed into a field) masked, a password field's
-    element never kept, at most MAX_BYTES (the value read dropped first); None when it is not
-    kept at all."""
+    or not), every secret (and every value typed into a field) masked wherever it shows (a
+    password field's own attributes too), at most MAX_BYTES (the value read dropped first);
+    None when it is not kept at all."""
     if seen.element is None or not seen.count:
-        return None
-    if seen.element["attrs"].get("type") == "password":
         return None
     kept: dict[str, Any] = _scrubbed(seen.to_json(), [s for s in secrets if s])
     if len(json.dumps(kept, ensure_ascii=False)) > MAX_BYTES:

@@ -180,7 +180,7 @@ class Healer:
 
     def kept(self) -> dict[str, dict[str, Any]]:
         """The fingerprints this run learned as the store keeps them: no secret, no value typed
-        into a field, none of a password field."""
+        into a field (`kept_without_secrets`)."""
         out = {}
         for place, seen in self.learned.items():
             kept = kept_without_secrets(seen, [*self.secrets, *self.typed])

@@ -363,9 +363,10 @@ async def test_fingerprints_keep_no_secret_and_no_typed_value(
     assert '"value"' not in text
     places = {tuple(json.loads(k)[1]) for k in kept}
     assert ("selector",) in places  # the user field's (#user), masked
-    assert (
-        json.dumps(["secret", ["selector"]], separators=(",", ":")) not in kept
-    )  # a password field
+    user = kept[json.dumps(["name", ["selector"]], separators=(",", ":"))]["element"]
+    assert user["attrs"] == {"id": "user", "name": "user", "title": ""}  # its value dropped
+    password = kept[json.dumps(["secret", ["selector"]], separators=(",", ":"))]["element"]
+    assert password["attrs"] == {"id": "pw", "name": "pw", "type": "password"}
     echo = kept[json.dumps(["greet", ["fields", "echo"]], separators=(",", ":"))]
     assert echo["element"]["text"] == "Hello *** ***"
 
