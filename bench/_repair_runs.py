@@ -4,7 +4,9 @@ seed the changed page run twice: with healing off (does the change move a value?
 template says (apply), the fingerprints reset to the learned ones before each.
 
 Right: the run finishes with every value as the original page gave. Wrong: a value the healing
-changed (from the same page's run without it) to another than the original's. Unseen: a value moved and no selector lost its element (a look-alike
+changed (from the same page's run without it) to one the original did not have (a list: an item
+it did not hold). Partly: healing changed a value towards the original (a look-alike taken out
+of a list) and another change still keeps it from it (an item unwrapped out of the list). Unseen: a value moved and no selector lost its element (a look-alike
 now first): the run cannot tell, nothing is healed. Healing's cost: the healed run's time less
 the same page's run with healing off (median).
 """
@@ -61,10 +63,13 @@ async def one(
     row["lost"] = plain["status"] != "succeeded" or any(
         was.get(k) in (None, []) and v not in (None, []) for k, v in before.items()
     )
-    # a value the healing changed (from the run without it) to another than the original's
-    wrong = [k for k in before if now.get(k) != was.get(k) and now.get(k) != before[k]]
+    # a value the healing changed (from the run without it) to one the original did not have
+    # (a list: an item it did not hold); changed, yet not as the original: partly
+    changed = [k for k in before if now.get(k) != was.get(k) and now.get(k) != before[k]]
+    wrong = [k for k in changed if not _within(now.get(k), before[k])]
     row["outcome"] = (
-        "right" if right else "wrong" if wrong else "unseen" if healed["status"] == "succeeded" else "failed"
+        "right" if right else "wrong" if wrong else "partly" if changed
+        else "unseen" if healed["status"] == "succeeded" else "failed"
     )  # fmt: skip
     if row["healed"]:
         row["added_s"] = (healed["metrics"]["elapsedMs"] - plain["metrics"]["elapsedMs"]) / 1000
@@ -73,6 +78,14 @@ async def one(
             f"{healed.get('result')} vs {learned['result']}; {healed.get('repairDiff', '')}"
         )
     return row
+
+
+def _within(value: Any, original: Any) -> bool:
+    """Whether a list read holds only items the original held (in their order)."""
+    if not isinstance(value, list) or not isinstance(original, list):
+        return False
+    items = iter(original)
+    return all(any(v == o for o in items) for v in value)
 
 
 async def runs_mode(seeds: range, sites: list[str], verbose: bool) -> None:
@@ -112,9 +125,10 @@ def summarize(rows: list[dict[str, Any]], seeds: range, sites: list[str]) -> Non
         f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
     )
     share = {
-        k: f"{100 * outcomes[k] / len(rows):.1f}%" for k in ("right", "wrong", "unseen", "failed")
+        k: f"{100 * outcomes[k] / len(rows):.1f}%"
+        for k in ("right", "wrong", "partly", "unseen", "failed")
     }
-    print(f"  every value as before: {outcomes['right']} ({share['right']}); wrong after healing {outcomes['wrong']}; unseen drift {outcomes['unseen']} ({share['unseen']}); failed {outcomes['failed']} ({share['failed']})")  # fmt: skip
+    print(f"  every value as before: {outcomes['right']} ({share['right']}); wrong after healing {outcomes['wrong']}; partly healed {outcomes['partly']}; unseen drift {outcomes['unseen']} ({share['unseen']}); failed {outcomes['failed']} ({share['failed']})")  # fmt: skip
     print(f"  a value moved without healing: {len(moved)}; of those, every value as before with healing: {moved_right} ({100 * moved_right / max(1, len(moved)):.1f}%)")  # fmt: skip
     lost = [r for r in rows if r["lost"]]
     lost_right = sum(r["outcome"] == "right" for r in lost)
@@ -127,7 +141,7 @@ def summarize(rows: list[dict[str, Any]], seeds: range, sites: list[str]) -> Non
         for kind in set(r["kinds"]):
             by_kind[kind][r["outcome"]] += 1
     for kind, counts in sorted(by_kind.items()):
-        print(f"    {kind:17} moved {sum(counts.values()):3}: right {counts['right']:3}, wrong {counts['wrong']}, unseen {counts['unseen']}, failed {counts['failed']}")  # fmt: skip
+        print(f"    {kind:17} moved {sum(counts.values()):3}: right {counts['right']:3}, wrong {counts['wrong']}, partly {counts['partly']}, unseen {counts['unseen']}, failed {counts['failed']}")  # fmt: skip
     for site in sites:
         mine = [r for r in rows if r["site"] == site]
         print(f"    {site:13} {len(mine):3} changes: right {sum(r['outcome'] == 'right' for r in mine):3}")  # fmt: skip

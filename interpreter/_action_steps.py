@@ -49,6 +49,8 @@ class StepHealer(Protocol):
 
     def took(self, step: Step, again: Any, result: Any) -> bool: ...
 
+    def at_once(self, step: Step, again: Any) -> Any: ...
+
 
 @dataclass
 class _Call:
@@ -245,7 +247,9 @@ class ActionSteps:
         it missed (the healed arguments are the step's now), else `was`."""
         assert self.healer is not None
         try:
-            result = await run_action(spec.name, ctx, again, self.catalog)
+            result = await run_action(
+                spec.name, ctx, self.healer.at_once(step, again), self.catalog
+            )
         except TaskplateError:
             return was
         if not self.healer.took(step, again, result):

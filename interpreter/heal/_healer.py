@@ -153,6 +153,14 @@ class Healer:
         self.applied |= set(pending)
         return True
 
+    def at_once(self, step: Step, again: Any) -> Any:
+        """The arguments a healed step runs again with: an extract reads the page as it is (it
+        waited for it already), what it must find checked by `took`."""
+        if step.action != "extract" or not isinstance(again, dict):
+            return again
+        quick = {k: v for k, v in again.items() if k not in ("required", "timeoutMs", "quietMs")}
+        return {**quick, "optional": True}
+
     # -- what the run tells ------------------------------------------------------------------
     def repairs(self, applied: bool = True) -> list[dict[str, Any]]:
         return [f.as_repair() for p, f in self.found.items() if (p in self.applied) == applied]
