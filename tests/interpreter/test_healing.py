@@ -16,6 +16,7 @@ import anyio
 import pytest
 
 from taskplate.browser import BrowserRuntime
+from taskplate.contract import TrustLevel
 from taskplate.interpreter import RunManager, TemplateLibrary
 from taskplate.interpreter.heal import narrowed
 from taskplate.stdlib import REGISTRY, Sampled, SamplingRequest
@@ -400,3 +401,23 @@ async def test_a_look_alike_put_first_is_kept_off_but_new_content_is_not_healed(
         ("span.price", "span.price:not(.promo)")
     ]
     assert changed["result"] == {"name": "Desk lamp", "price": "$45"} and "repairs" not in changed
+
+
+async def test_a_remote_caller_asking_apply_runs_with_the_templates_suggest(
+    tmp_path: Path, runtime: BrowserRuntime
+) -> None:
+    text = TEMPLATE.format(heal="suggest").replace(
+        "heal: suggest\n", "heal: suggest\ntrust: [local, remote]\n"
+    )
+    runs = RunManager(tmp_path / "home", library(tmp_path, "shop_cards", text), runtime=runtime)
+    async with runs.running():
+        run_id = await runs.submit(
+            "shop_cards",
+            {"url": "https://shop.invalid/"},
+            options={"heal": "apply"},
+            trust=TrustLevel.REMOTE,
+        )
+        row = await runs.store.run(run_id)
+        with anyio.fail_after(60):
+            await runs.wait(run_id)
+    assert row is not None and row.options["heal"] == "suggest"
