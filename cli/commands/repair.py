@@ -5,7 +5,6 @@ template file, only once the template's test cases pass live with it.
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
 import anyio
@@ -17,9 +16,8 @@ from taskplate.interpreter import (
     Applied,
     Patch,
     Repair,
-    RunManager,
-    apply_repair,
-    patch_of_run,
+    apply_in_scratch,
+    apply_run_repair,
 )
 
 from .._common import library_for, limits, manager
@@ -36,32 +34,10 @@ def group() -> None:
     """Write a repair of a template's selectors into its file."""
 
 
-async def _apply(patch: Patch) -> Applied:
-    """The repair applied, its template's cases run by a run manager of their own (gone after)."""
-    with tempfile.TemporaryDirectory(prefix="taskplate-repair-") as home:
-        lib = library_for(patch.template)
-        runs = RunManager(Path(home), lib, limits=limits())
-        async with runs.running():
-            return await apply_repair(runs, patch)
-
-
-async def _of_run(run_id: str, file: str | None) -> Patch:
-    """The repair the run found, for its template's file (`file`, or the library's)."""
+async def _of_run(run_id: str, file: str | None) -> Applied:
+    """The repair the run found, applied to its template's file."""
     async with manager() as runs:
-        answer = await runs.describe(run_id)
-        if file is not None:
-            return patch_of_run(answer, file)
-        try:
-            template = runs.library.get(answer["templateId"], answer["templateVersion"])
-        except TaskplateError:
-            template = None
-        if template is not None and runs.library.is_shipped(template):
-            raise TaskplateError(
-                ErrorCode.INVALID_PARAMETER,
-                f"run {run_id}: {template.id} is a template taskplate ships, not a file to change",
-                "Copy it among your templates (`dsl template new`), then repair the copy.",
-            )
-        return patch_of_run(answer, template.source if template else None)
+        return await apply_run_repair(runs, run_id, file)
 
 
 async def _of_test(path: Path) -> Patch:
@@ -116,7 +92,7 @@ async def _of_test(path: Path) -> Patch:
 @store_option
 @user_errors
 def apply(run_id: str | None, template: str | None, file: str | None) -> None:
-    """Write a repair into its template file, once the template's test cases pass with it.
+    """Write a repair into its template once its cases pass.
 
     RUN_ID: the repair a run found (its repairDiff). --from-test TEMPLATE: the one found for
     the template's first case that fails live. The template's cases are run live with the
@@ -125,6 +101,9 @@ def apply(run_id: str | None, template: str | None, file: str | None) -> None:
         raise click.UsageError("give a RUN_ID or --from-test TEMPLATE (one of them)")
     if file is not None and run_id is None:
         raise click.UsageError("--file names the template file of a run: give its RUN_ID")
+    if run_id is not None:
+        _said(anyio.run(_of_run, run_id, file))
+        return
     if template is not None:
         path = Path(template)
         if path.suffix not in (".yaml", ".yml") or not path.is_file():
@@ -134,10 +113,11 @@ def apply(run_id: str | None, template: str | None, file: str | None) -> None:
                 "Give the path of a .yaml template with test cases beside it.",
             )
         patch = anyio.run(_of_test, path)
-    else:
-        assert run_id is not None
-        patch = anyio.run(_of_run, run_id, file)
-    done = anyio.run(_apply, patch)
+        _said(anyio.run(apply_in_scratch, patch, library_for(patch.template), limits()))
+
+
+def _said(done: Applied) -> None:
+    """What was written, and how to record the cases again (their recordings are stale)."""
     click.echo(done.diff.rstrip("\n"))
     checked = ", ".join(done.cases) or "none: the template has no test cases"
     click.echo(f"written to {done.template} (cases passed live with it: {checked})")

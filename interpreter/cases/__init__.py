@@ -9,7 +9,14 @@ from ._expectations import expectations_from
 from ._files import save_case, stored_inputs
 from ._making import first_case, replayed
 from ._repair import Repair, suggest_repair
-from ._repair_apply import Applied, Patch, apply_repair, patch_of_run
+from ._repair_apply import (
+    Applied,
+    Patch,
+    apply_in_scratch,
+    apply_repair,
+    apply_run_repair,
+    patch_of_run,
+)
 from ._repair_kept import (
     brittle_warnings,
     keep_elements,
@@ -39,7 +46,9 @@ __all__ = [
     "Repair",
     "ReplaySampler",
     "ReplayTools",
+    "apply_in_scratch",
     "apply_repair",
+    "apply_run_repair",
     "brittle_warnings",
     "checked_template",
     "expectations_from",

@@ -8,20 +8,20 @@ Runs the cases through `run_once`, as `dsl test` does; writes nothing else.
 
 from __future__ import annotations
 
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import whatthepatch
 
 from taskplate.contract import ErrorCode, FileRefused, TaskplateError, read_bounded, write_whole
 from taskplate.dsl import Template, case_file_of, check_source, load_cases
 
+from .._library import TemplateLibrary
+from ..runs import Limits, RunManager
 from ._expectations import broken
 from ._running import preflight, run_once
-
-if TYPE_CHECKING:
-    from ..runs import RunManager
 
 MOST_BYTES = 4 * 1024 * 1024  # a template file read to apply a diff to: as a case file
 
@@ -149,3 +149,35 @@ async def _cases_pass(runs: RunManager, path: Path, template: Template) -> list[
             )
         passed.append(case.id)
     return passed
+
+
+async def apply_in_scratch(
+    patch: Patch, library: TemplateLibrary, limits: Limits | None = None
+) -> Applied:
+    """`apply_repair` with the cases run by a run manager of their own, in a data home of their
+    own (gone after)."""
+    with tempfile.TemporaryDirectory(prefix="taskplate-repair-") as home:
+        runs = RunManager(Path(home), library, limits=limits)
+        async with runs.running():
+            return await apply_repair(runs, patch)
+
+
+async def apply_run_repair(runs: RunManager, run_id: str, file: str | None = None) -> Applied:
+    """The repair run `run_id` found, applied to its template's file (`file`, or the one the
+    library serves the run's template from; never a template taskplate ships): `dsl repair
+    apply RUN_ID` and the runs page's button."""
+    answer = await runs.describe(run_id)
+    if file is None:
+        try:
+            template = runs.library.get(answer["templateId"], answer["templateVersion"])
+        except TaskplateError:
+            template = None
+        if template is not None and runs.library.is_shipped(template):
+            raise TaskplateError(
+                ErrorCode.INVALID_PARAMETER,
+                f"run {run_id}: {template.id} is a template taskplate ships, not a file to change",
+                "Copy it among your templates (`dsl template new`), then repair the copy.",
+            )
+        file = template.source if template is not None else None
+    patch = patch_of_run(answer, file)
+    return await apply_in_scratch(patch, runs.library, runs.limits)

@@ -37,9 +37,10 @@ STATUSES = [str(s) for s in RunStatus]
 class RunsPage:
     """The pages, over the run manager's reads."""
 
-    def __init__(self, manager: RunManager, forms: FormTokens) -> None:
+    def __init__(self, manager: RunManager, forms: FormTokens, repairs: bool = False) -> None:
         self.manager = manager
         self.forms = forms
+        self.repairs = repairs  # a run's repair may be written into its template from here
 
     # -- pages --------------------------------------------------------------------------------
     async def runs(self, request: Request) -> Response:
@@ -173,11 +174,28 @@ class RunsPage:
         result = _result(answer)
         return (
             f"<div data-live={'off' if terminal else 'on'} data-poll={POLL_MS}>"
-            f"{cancel}{self._waiting(answer, link)}{facts}<h2>Inputs</h2>{json_block(row.inputs)}{error}{result}"
+            f"{cancel}{self._waiting(answer, link)}{facts}<h2>Inputs</h2>{json_block(row.inputs)}{error}"
+            f"{self._repair(answer, link)}{result}"
             f"<h2>Artifacts</h2><ul class=artifacts>{artifacts or '<li>none</li>'}</ul>{trace_help}"
             f"{timeline(steps, link)}{steps_by_item(steps, link, unfold, not terminal)}"
             f"{failures(steps, link)}</div>"
         )
+
+    def _repair(self, answer: dict[str, Any], link: str) -> str:
+        """The template's repair the run found, as a diff, and the button that writes it into
+        the template file once its test cases pass with it (`dsl repair apply`)."""
+        diff = answer.get("repairDiff")
+        if not isinstance(diff, str) or not diff.strip():
+            return ""
+        button = (
+            f"<form class=repair method=post action='{e(link)}/repair'>"
+            f"<input type=hidden name=csrf value='{e(self.forms.of(answer['runId']))}'>"
+            "<button>Apply to the template</button> <span class=hint>its test cases run live "
+            "with the repair first; the file is written only when they pass</span></form>"
+            if self.repairs
+            else f"<p class=hint>Apply it: <code>dsl repair apply {e(answer['runId'])}</code></p>"
+        )
+        return f"<h2>Repair of the template</h2><pre class=diff>{e(diff)}</pre>{button}"
 
     def _waiting(self, answer: dict[str, Any], link: str) -> str:
         """A run waiting for a person: what to do, where, the page as it was, and Resume."""
