@@ -11,7 +11,14 @@ from taskplate.contract import lazy_names
 if TYPE_CHECKING:
     from ._capture import SHRUNK, Capture, capture_page, element_html, page_state
     from ._cleanup import cleanup
-    from ._element_probe import check_selectors, matched_element, matched_reads, page_elements
+    from ._element_probe import (
+        check_selectors,
+        matched_element,
+        matched_indexes,
+        matched_reads,
+        names_the_same,
+        page_elements,
+    )
     from ._endpoints import pid_alive, read_loads
     from ._errors import crashed, is_crash, navigation_failed, net_error, too_large, translate
     from ._har import (
@@ -103,7 +110,9 @@ __all__ = [
     "mask_credentials",
     "masked_har",
     "matched_element",
+    "matched_indexes",
     "matched_reads",
+    "names_the_same",
     "navigation_failed",
     "net_error",
     "page_elements",

@@ -27,7 +27,8 @@ from taskplate.interpreter import ConfirmPolicy, TemplateLibrary, check_timeout,
 from taskplate.interpreter import Progress as RunProgress
 
 from .._common import emit, library, limits, manager
-from .._errors import report_failed, user_errors
+from .._errors import user_errors
+from .._healing import heal_option, report_healing
 from .._help import examples
 from .._prompt import TerminalAsker
 from .._secret_inputs import asked_secrets, input_file_option, read_input_files
@@ -39,7 +40,6 @@ EXIT = {
     RunStatus.FAILED: 1,
     RunStatus.CANCELED: 130,
 }
-
 
 MAX_INPUT_DEPTH = 100  # as deep as a template may nest (dsl/_yaml.py MAX_DEPTH)
 _STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')
@@ -252,12 +252,8 @@ async def _run(
             if template is None:
                 return _rejected(lib, path)
             template_id, version = template.id, template.version
-        options: dict[str, Any] = {"mode": mode} if mode else {}
-        if timeout is not None:
-            options["timeoutMs"] = timeout
-        if trace:
-            options["trace"] = trace
-        options |= network or {}  # proxy, browser (docs/networks.md)
+        options: dict[str, Any] = {"mode": mode, "timeoutMs": timeout, "trace": trace}
+        options = {k: v for k, v in (options | (network or {})).items() if v is not None}
         schema = lib.get(template_id, version).inputs_schema
         inputs = await asked_secrets(schema, lists_of_one(inputs, schema, set(once)))
         run_id = await runs.submit(
@@ -280,7 +276,7 @@ async def _run(
                 await runs.cancel(run_id, force=True)
             raise
     emit(answer)
-    report_failed(answer)  # on stderr, as a user error: `error: … [CODE]` and a hint
+    report_healing(answer)  # on stderr: what it healed; a failure as `error: … [CODE]`, a hint
     return EXIT.get(RunStatus(answer["status"]), 1)
 
 
@@ -345,6 +341,7 @@ async def _run(
     metavar="JSON",
     help='The browser a site sees, within the template\'s browser.callerMaySet: {"locale": "de-DE"}.',
 )
+@heal_option
 @click.option("--templates", "folders", multiple=True, metavar="DIR", help="More template folders.")
 @click.option("--json", "as_json", is_flag=True, help="No progress bar; only the final JSON.")
 @store_option
@@ -361,6 +358,7 @@ def command(
     profile: str | None,
     proxy: str | None,
     browser_json: str | None,
+    heal: str | None,
     folders: tuple[str, ...],
     as_json: bool,
 ) -> None:
@@ -371,7 +369,7 @@ def command(
     inputs = parse_inputs(pairs, inputs_file) | read_input_files(input_files)
     check_timeout(timeout, limits())
     once = frozenset(given_once(pairs))
-    network: dict[str, Any] = {"proxy": proxy} if proxy else {}
+    network: dict[str, Any] = {"proxy": proxy, "heal": heal}
     if browser_json:
         try:
             network["browser"] = json.loads(browser_json)

@@ -1,7 +1,7 @@
 """Test cases of templates: a case recorded from a run (`_making`), its files (`_files`), its
 model and tool answers recorded and replayed (`_answers`), and a case run (`_running`); a
 finished run checked against its case (`_expectations`) and repairs suggested for selectors
-that stopped matching (`_repair`, `_repair_match`, `_repair_kept`).
+that stopped matching (`_repair`, `_repair_kept`, over `interpreter/heal/`).
 """
 
 from ._answers import RecordingSampler, RecordingTools, ReplaySampler, ReplayTools

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,8 +35,17 @@ from taskplate.dsl import (
     with_selectors,
 )
 
+from ..heal import (
+    Candidate,
+    Seen,
+    attr_reading,
+    brittle,
+    excluding,
+    ranked,
+    selector_of,
+    selectors_for,
+)
 from ._expectations import broken
-from ._repair_match import brittle, excluding, ranked, selectors_for
 from ._repair_why import why_no_repair
 from ._running import RECORDED_BY, run_once
 
@@ -53,29 +62,6 @@ ELEMENTS = "elements"  # where a recording keeps the fingerprints (log._taskplat
 # stopped growing): their fingerprints are taken after them. The others act on their element
 # (a click, a fill) and may take the page away: theirs are taken before, waited for as they wait.
 READ_AFTER = frozenset({"extract", "get_page_content", "read_page", "screenshot", "snapshot"})
-
-
-Candidate = tuple[str, str | None]  # a selector, and the attribute to read instead (None: kept)
-
-
-@dataclass
-class Seen:
-    """What a selector matched on a page: how many, the first one, the value a field reads of it
-    (its attribute or its text), whether the field reads every match, and live, when it no
-    longer names the recorded element, the candidates that name the element most like it."""
-
-    count: int
-    element: dict[str, Any] | None
-    read: str | None = None
-    many: bool = False
-    candidates: list[Candidate] = field(default_factory=list)
-    stabler: str | None = None  # recording: a stabler selector for a brittle one, if any
-
-    def strayed(self, was: Seen) -> bool:
-        """Whether the selector lost the element it matched in the recording (`was`)."""
-        if was.element is None:
-            return False
-        return self.count == 0 or self.read != was.read or (was.many and self.count != was.count)
 
 
 Place = tuple[str, tuple[str, ...]]  # a selector: its step, and where in the step's `with`
@@ -118,7 +104,7 @@ class PageReader:
     async def _read(
         self, page: Any, span: SelectorSpan, item: int | None, args: dict[str, Any], wait: bool
     ) -> None:
-        selector, root, field_ = _selector_of(args, span.path)
+        selector, root, field_ = selector_of(args, span.path)
         if selector is None:
             return
         count, element = await matched_element(page, selector, root, WAIT_MS if wait else 0)
@@ -151,35 +137,6 @@ def _place(span: SelectorSpan) -> Place:
     return span.step_id, span.path
 
 
-def _selector_of(args: dict[str, Any], path: tuple[str, ...]) -> tuple[str | None, str | None, Any]:
-    """The selector at `path` of a step's arguments as rendered, the root it is under (for a
-    record's field, inside the first match of the records that hold it: `:is(main) :is(.card)`,
-    where the field is read), and the field it is of (None for a step's own selector)."""
-    if path[0] in ("selector", "root"):
-        value = args.get(path[0])
-        return (value if isinstance(value, str) else None), None, None
-    if path[-1] == "attr":
-        path = path[:-1]
-    root = args.get("root")
-    within = [root] if isinstance(root, str) else []
-    fields, selector, field_ = args.get("fields"), None, None
-    for at in range(1, len(path), 2):
-        field_ = fields.get(path[at]) if isinstance(fields, dict) else None
-        selector = field_.get("selector") if isinstance(field_, dict) else field_
-        if at + 2 < len(path):  # a record: what follows is read inside its match
-            if not isinstance(selector, str) or not isinstance(field_, dict):
-                return None, None, None
-            within.append(selector)
-            fields = field_.get("fields")
-    if len(path) > 2:
-        root = " ".join(f":is({part})" for part in within)
-    return (
-        (selector if isinstance(selector, str) else None),
-        (root if isinstance(root, str) else None),
-        field_,
-    )
-
-
 async def _candidates(
     page: Any, root: str | None, was: Seen, selector: str, attr: str | None
 ) -> list[Candidate]:
@@ -192,7 +149,7 @@ async def _candidates(
     found: list[Candidate] = []
     for rank, (_, index) in enumerate(ranked(was.element, elements)[:ELEMENTS_TRIED]):
         element = elements[index]
-        reading = _attr_reading(element, attr, was.element["attrs"].get(attr or ""))
+        reading = attr_reading(element, attr, was.element["attrs"].get(attr or ""))
         if reading is False:
             continue  # no attribute of it holds the recorded value
         reads = reading if isinstance(reading, str) else None
@@ -242,16 +199,6 @@ def _alike_stray(
     )
 
 
-def _attr_reading(
-    element: dict[str, Any], attr: str | None, value: str | None
-) -> str | bool | None:
-    """For a field reading `attr`: None when the element holds the recorded value there (or
-    the field reads text), the attribute holding it now, or False when none does."""
-    if attr is None or element["attrs"].get(attr) == value:
-        return None
-    return next((k for k, v in element["attrs"].items() if v == value and k != "id"), False)
-
-
 def recorded_elements(recording: Path) -> dict[Key, Seen] | None:
     """The fingerprints the case's recording keeps, or None when it keeps none."""
     try:
@@ -262,12 +209,7 @@ def recorded_elements(recording: Path) -> dict[Key, Seen] | None:
     if not isinstance(kept, list):
         return None
     try:
-        return {
-            ((k["step"], tuple(k["path"])), k["item"]): Seen(
-                k["count"], k["element"], k["read"], k["many"]
-            )
-            for k in kept
-        }
+        return {((k["step"], tuple(k["path"])), k["item"]): Seen.from_json(k) for k in kept}
     except (KeyError, TypeError):  # not as `dsl record` keeps them: read on a replay
         return None
 

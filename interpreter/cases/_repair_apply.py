@@ -50,7 +50,8 @@ def patch_of_run(answer: dict[str, Any], source: str | None) -> Patch:
     """The repair a run found (get_task_run's answer: `repairDiff` beside its `repairs`, or
     `suggestedRepairs` when the template only suggests) for its template's file `source`."""
     run_id = answer.get("runId", "")
-    diff = answer.get("repairDiff")
+    details = (answer.get("error") or {}).get("details") or {}
+    diff = answer.get("repairDiff") or details.get("repairDiff")
     if not isinstance(diff, str) or not diff.strip():
         raise TaskplateError(
             ErrorCode.INVALID_PARAMETER,
@@ -65,8 +66,8 @@ def patch_of_run(answer: dict[str, Any], source: str | None) -> Patch:
             f"run {run_id}: the file of template {answer.get('templateId')!r} is not found",
             "Name the file: dsl repair apply RUN_ID --file TEMPLATE.yaml.",
         )
-    repairs = answer.get("repairs") or answer.get("suggestedRepairs") or []
-    return Patch(Path(source), diff, list(repairs))
+    repairs = answer.get("repairs") or answer.get("suggestedRepairs") or details.get("repairs")
+    return Patch(Path(source), diff, list(repairs or []))
 
 
 def patched_source(patch: Patch) -> tuple[str, str]:

@@ -15,8 +15,8 @@ from typing import Any
 
 from taskplate.dsl import selector_spans
 
+from ..heal import brittle
 from ._repair import ELEMENTS, PageReader
-from ._repair_match import brittle
 from ._running import RECORDED_BY
 
 WARNINGS = "warnings"  # what `dsl record` warned of, kept in the recording (log._taskplate)
@@ -35,15 +35,7 @@ def keep_elements(har: dict[str, Any], reader: PageReader) -> dict[str, Any]:
     if unmatched:
         har["log"][RECORDED_BY][WARNINGS] = unmatched
     har["log"][RECORDED_BY][ELEMENTS] = [
-        {
-            "step": step,
-            "path": list(path),
-            "item": item,
-            "count": seen.count,
-            "element": seen.element,
-            "read": seen.read,
-            "many": seen.many,
-        }
+        {"step": step, "path": list(path), "item": item, **seen.to_json()}
         for ((step, path), item), seen in reader.seen.items()
     ]
     return har

@@ -35,6 +35,8 @@ MIGRATIONS: tuple[str, ...] = tuple(
         added_since("postgresql", 3),
         # 4: where a step ran (its path of ids with each item's index).
         added_since("postgresql", 4),
+        # 5: a run's repairs; the fingerprints of templates' selectors that succeeded runs kept.
+        added_since("postgresql", 5),
     )
 )
 SCHEMA_VERSION = len(MIGRATIONS)

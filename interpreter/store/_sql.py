@@ -19,7 +19,9 @@ _TERMINAL_SQL = "(" + ", ".join(f"'{s}'" for s in TERMINAL) + ")"
 _ACTIVE_SQL = "('queued', 'running', 'waiting_for_human')"
 
 # Columns kept as JSON text, written and read the same way by every backend.
-RUN_JSON = ("inputs", "options", "progress", "result", "error", "waiting")
+RUN_JSON = ("inputs", "options", "progress", "result", "error", "waiting", "repairs")
+FINGERPRINT_VERSIONS = 3  # the template versions whose fingerprints are kept, newest first
+FINGERPRINT_PLACES = 500  # the selectors of one template version kept, at most
 STEP_JSON = ("error", "confirmation")
 # Every column of the tables written whole (a record replaces the row: columns not given are null).
 COLUMNS = {
@@ -171,6 +173,21 @@ class Statements:
         self.artifacts_of = f"SELECT * FROM artifacts WHERE run_id = {p} ORDER BY created_at"
         self.live_artifacts = "SELECT * FROM artifacts WHERE expired = 0"
         self.mark_expired = f"UPDATE artifacts SET expired = 1 WHERE artifact_id = {p}"
+        self.fingerprints = (
+            f"SELECT place, seen FROM fingerprints WHERE template_id = {p}"
+            f" AND template_version = {p} ORDER BY place"
+        )
+        self.keep_fingerprint = (
+            "INSERT INTO fingerprints (template_id, template_version, place, seen, updated_at)"
+            f" VALUES ({p}, {p}, {p}, {p}, {p}) ON CONFLICT (template_id, template_version, place)"
+            " DO UPDATE SET seen = EXCLUDED.seen, updated_at = EXCLUDED.updated_at"
+        )
+        self.drop_old_fingerprints = (
+            f"DELETE FROM fingerprints WHERE template_id = {p} AND template_version NOT IN"
+            " (SELECT template_version FROM (SELECT template_version, MAX(updated_at) AS t"
+            f" FROM fingerprints WHERE template_id = {p} GROUP BY template_version"
+            f" ORDER BY t DESC LIMIT {FINGERPRINT_VERSIONS}) AS newest)"
+        )
 
     def update_run(self, columns: list[str]) -> str:
         """Set columns of a run that is not terminal yet (terminal states never change)."""
@@ -326,6 +343,31 @@ class SqlStore:
 
     async def calls(self, source: str) -> list[dict[str, Any]]:
         return [call_row(r) for r in await self._all(self.sql.calls, (source,))]
+
+    # -- fingerprints -------------------------------------------------------------------------
+    async def fingerprints(self, template_id: str, version: str) -> dict[str, dict[str, Any]]:
+        """What a template version's selectors matched in its last succeeded run, by place."""
+        rows = await self._all(self.sql.fingerprints, (template_id, version))
+        return {r["place"]: load(r["seen"]) for r in rows}
+
+    async def keep_fingerprints(
+        self, template_id: str, version: str, seen: dict[str, dict[str, Any]]
+    ) -> None:
+        """A succeeded run's fingerprints, each replacing its place's; at most
+        FINGERPRINT_PLACES places a version (a new place past them is not kept) and the
+        FINGERPRINT_VERSIONS versions last kept."""
+        known = set(await self.fingerprints(template_id, version))
+        room = FINGERPRINT_PLACES - len(known)
+        now = time.time()
+        for place, kept in seen.items():
+            if place not in known:
+                if room <= 0:
+                    continue
+                room -= 1
+            await self._execute(
+                self.sql.keep_fingerprint, (template_id, version, place, dump(kept), now)
+            )
+        await self._execute(self.sql.drop_old_fingerprints, (template_id, template_id))
 
     # -- artifacts ----------------------------------------------------------------------------
     async def insert_artifact(

@@ -15,6 +15,7 @@ import pytest
 
 from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.interpreter import LOCAL, ArtifactStore, Store, open_store
+from taskplate.interpreter.store import _sql
 from taskplate.interpreter.store._postgres import PostgresStore
 from taskplate.interpreter.store._postgres_schema import MIGRATIONS, SCHEMA_VERSION
 from taskplate.interpreter.store._tables import create_indexes, create_tables
@@ -209,6 +210,25 @@ async def test_steps_and_calls_replace_whole_rows(store: Store) -> None:
         (1, "fill", "new"),
     ]
     assert calls[1]["args"] == {"value": {"$secret": True}}
+
+
+async def test_fingerprints_are_kept_per_version_and_bounded(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen = {"count": 1, "element": {"tag": "h1"}, "read": "Lamps", "many": False}
+    await store.keep_fingerprints("shop", "1.0.0", {"a": seen, "b": {**seen, "read": "B"}})
+    await store.keep_fingerprints("shop", "1.0.0", {"a": {**seen, "read": "again"}})
+    kept = await store.fingerprints("shop", "1.0.0")
+    assert kept == {"a": {**seen, "read": "again"}, "b": {**seen, "read": "B"}}
+    assert await store.fingerprints("shop", "2.0.0") == {}
+    monkeypatch.setattr(_sql, "FINGERPRINT_PLACES", 3)
+    await store.keep_fingerprints("shop", "1.0.0", {p: seen for p in "cdef"})
+    assert sorted(await store.fingerprints("shop", "1.0.0")) == ["a", "b", "c"]
+    for version in ["2.0.0", "3.0.0", "4.0.0"]:
+        await store.keep_fingerprints("shop", version, {"a": seen})
+    assert await store.fingerprints("shop", "1.0.0") == {}  # the 3 kept last: 2, 3 and 4
+    assert await store.fingerprints("shop", "2.0.0") == {"a": seen}
+    assert await store.fingerprints("other", "1.0.0") == {}
 
 
 async def test_artifacts_bytes_chunks_and_expiry(backend: tuple[Path, str | None]) -> None:

@@ -1,5 +1,5 @@
-"""The runs page's repair: a run's repairDiff shown escaped, with the button that writes it into
-the template (when the page was given the way to: `dsl ui`) or the command that does; the
+"""The runs page's repair: under a run's repairDiff, the button that writes it into the template
+(when the page was given the way to: `dsl ui`) or the command that does; the
 button's form is the run's own and same-origin only, and a refusal (a case that fails with the
 repair) is said with its code, nothing written."""
 
@@ -27,17 +27,21 @@ def manager(home: Path) -> RunManager:
     return RunManager(home, TemplateLibrary(REGISTRY).load([]))
 
 
-def test_the_run_page_shows_the_repair_escaped_with_the_button_or_the_command(
+def test_the_run_page_offers_the_repair_with_the_button_or_the_command(
     tmp_path: Path,
 ) -> None:
     forms = FormTokens()
     answer = {"runId": "run_1", "repairDiff": DIFF}
     shown = RunsPage(manager(tmp_path), forms, repairs=True)._repair(answer, "/runs/run_1")
-    assert "+selector: &#x27;div&lt;b&gt;&#x27;" in shown and "<b>" not in shown
     assert "action='/runs/run_1/repair'" in shown and forms.of("run_1") in shown
     told = RunsPage(manager(tmp_path), forms)._repair(answer, "/runs/run_1")
     assert "dsl repair apply run_1" in told and "<form" not in told
     assert RunsPage(manager(tmp_path), forms, repairs=True)._repair({"runId": "r"}, "/") == ""
+    # a template that only suggests: the diff is in the failed run's error's details
+    suggested = {"runId": "run_2", "error": {"details": {"repairDiff": DIFF}}}
+    assert "<button>Apply to the template" in RunsPage(
+        manager(tmp_path), forms, repairs=True
+    )._repair(suggested, "/runs/run_2")
 
 
 async def test_the_repair_button_writes_through_the_repairer_or_says_the_refusal(
