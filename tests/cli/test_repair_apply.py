@@ -118,3 +118,31 @@ def test_a_runs_repair_plugs_into_apply_and_a_changed_template_is_refused(
     with pytest.raises(TaskplateError) as gone:
         patch_of_run({**answer, "repairDiff": ""}, str(template))
     assert gone.value.message == "run r1 has no repair to apply"
+
+
+def test_a_runs_suggested_repair_is_applied_to_the_template_file_by_its_run_id(
+    tmp_path: Path,
+) -> None:
+    pages, folder = tmp_path / "pages", tmp_path / "case"
+    pages.mkdir()
+    folder.mkdir()
+    template = folder / "shop_cards.yaml"
+    template.write_text(SHOP_CARDS, encoding="utf-8")
+    (pages / "listing.html").write_text(drawn_listing(), encoding="utf-8")
+    with static_site(pages) as base:
+        url = f"url={base}/listing.html"
+        assert dsl(folder, "run", "shop_cards.yaml", "--input", url).returncode == 0  # learns
+        (pages / "listing.html").write_text(drawn_listing("product-tile"), encoding="utf-8")
+        failed = dsl(folder, "run", "shop_cards.yaml", "--input", url)
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    run_id = json.loads(failed.stdout)["runId"]
+    # a template run from its file is not among the served ones: its file is named
+    unnamed = dsl(folder, "repair", "apply", run_id)
+    assert unnamed.returncode == 1
+    assert "the file of template 'shop_cards' is not found [TEMPLATE_NOT_FOUND]" in unnamed.stderr
+    assert "--file" in unnamed.stderr
+    assert template.read_text(encoding="utf-8") == SHOP_CARDS
+    applied = dsl(folder, "repair", "apply", run_id, "--file", "shop_cards.yaml")
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    assert "cases passed live with it: none: the template has no test cases" in applied.stdout
+    assert template.read_text(encoding="utf-8") == REPAIRED
