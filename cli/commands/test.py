@@ -79,7 +79,7 @@ def _case_files_of(base: Path) -> list[Path]:
 Suggestion = tuple[Case, Repair | str]
 
 
-async def _run_all(
+async def run_all(
     cases: list[Case], live: bool, suggest: bool = False
 ) -> tuple[list[CaseResult], list[Suggestion]]:
     """Every case run in turn, in a data home of their own (gone after); when one cannot run
@@ -273,7 +273,7 @@ def command(paths: tuple[str, ...], live: bool, suggest: bool, fix: bool, fmt: s
         sys.exit(2)
     suggestions: list[Suggestion] = []
     if not results:  # an unreadable case file: nothing runs
-        results, suggestions = anyio.run(_run_all, cases, live, suggest)
+        results, suggestions = anyio.run(run_all, cases, live, suggest)
     click.echo(report(results, fmt, live, suggest))
     if suggestions:
         click.echo(_suggested(suggestions, fix), err=fmt != "text")

@@ -9,6 +9,14 @@ from ._expectations import expectations_from
 from ._files import save_case, stored_inputs
 from ._making import first_case, replayed
 from ._repair import Repair, suggest_repair
+from ._repair_apply import (
+    Applied,
+    Patch,
+    apply_in_scratch,
+    apply_repair,
+    apply_run_repair,
+    patch_of_run,
+)
 from ._repair_kept import (
     brittle_warnings,
     keep_elements,
@@ -29,18 +37,24 @@ from ._running import (
 
 __all__ = [
     "RECORDED_BY",
+    "Applied",
     "CaseResult",
+    "Patch",
     "Recorded",
     "RecordingSampler",
     "RecordingTools",
     "Repair",
     "ReplaySampler",
     "ReplayTools",
+    "apply_in_scratch",
+    "apply_repair",
+    "apply_run_repair",
     "brittle_warnings",
     "checked_template",
     "expectations_from",
     "first_case",
     "keep_elements",
+    "patch_of_run",
     "preflight",
     "recorded_by",
     "recording_reader",

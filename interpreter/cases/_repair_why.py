@@ -56,6 +56,12 @@ def why_no_repair(
         for key, seen in live.items()
         if key in recorded and key[0] in spans and seen.strayed(recorded[key])
     ]
+    if len(set(moved)) == 1:
+        return (
+            f"the {named(moved)} names the element most like the recorded one, which reads "
+            "another value now: the site changed it",
+            "Read the drift above; record the case again if the site changed on purpose.",
+        )
     if moved:
         return (
             f"the {named(moved)} name the elements most like the recorded ones, which read "

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from taskplate.dsl import selector_spans
-from taskplate.interpreter.cases._repair import Seen
+from taskplate.interpreter.heal import Seen
 from tests.cli.test_record_and_test import dsl
 from tests.fixtures.static_site import static_site
 
