@@ -12,7 +12,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ._fingerprint_rows import FingerprintRows, FingerprintStatements
 from ._interface import RunRow
+from ._release import ReleaseRows, ReleaseStatements
 
 TERMINAL = ("succeeded", "failed", "partial_success", "canceled")
 _TERMINAL_SQL = "(" + ", ".join(f"'{s}'" for s in TERMINAL) + ")"
@@ -20,8 +22,6 @@ _ACTIVE_SQL = "('queued', 'running', 'waiting_for_human')"
 
 # Columns kept as JSON text, written and read the same way by every backend.
 RUN_JSON = ("inputs", "options", "progress", "result", "error", "waiting", "repairs")
-FINGERPRINT_VERSIONS = 3  # the template versions whose fingerprints are kept, newest first
-FINGERPRINT_PLACES = 500  # the selectors of one template version kept, at most
 STEP_JSON = ("error", "confirmation")
 # Every column of the tables written whole (a record replaces the row: columns not given are null).
 COLUMNS = {
@@ -31,8 +31,9 @@ COLUMNS = {
         "capability_level", "confirmation", "step_path",
     ),
     "calls": ("step_id", "item_index", "action", "tab", "args", "opened_tab"),
+    "checkpoints": ("seq", "value", "artifact_id"),
 }  # fmt: skip
-KEYS = {"steps": ("run_id", "seq"), "calls": ("source", "seq")}
+KEYS = {"steps": ("run_id", "seq"), "calls": ("source", "seq"), "checkpoints": ("run_id", "key")}
 
 
 def dump(value: Any) -> str | None:
@@ -143,6 +144,15 @@ class Statements:
             f"UPDATE runs SET owner = {p}, heartbeat_at = {p}, updated_at = {p} WHERE run_id = {p}"
             f" AND owner {same} {p} AND status = 'queued'"
         )
+        # a running run of a dead owner taken over: only while `previous_owner` still holds it,
+        # so of two servers adopting at once exactly one changes the row
+        self.adopt = (
+            f"UPDATE runs SET owner = {p}, heartbeat_at = {p}, updated_at = {p}"
+            f" WHERE run_id = {p} AND owner {same} {p} AND status IN ('running', 'waiting_for_human')"
+        )
+        self.checkpoints = (
+            f"SELECT key, seq, value, artifact_id FROM checkpoints WHERE run_id = {p} ORDER BY seq"
+        )
         # start_next, in the backend's one transaction: the runs holding slots per principal,
         # then each principal's oldest queued run of a live owner (`next_to_start` picks one)
         self.holding = (
@@ -173,21 +183,6 @@ class Statements:
         self.artifacts_of = f"SELECT * FROM artifacts WHERE run_id = {p} ORDER BY created_at"
         self.live_artifacts = "SELECT * FROM artifacts WHERE expired = 0"
         self.mark_expired = f"UPDATE artifacts SET expired = 1 WHERE artifact_id = {p}"
-        self.fingerprints = (
-            f"SELECT place, seen FROM fingerprints WHERE template_id = {p}"
-            f" AND template_version = {p} ORDER BY place"
-        )
-        self.keep_fingerprint = (
-            "INSERT INTO fingerprints (template_id, template_version, place, seen, updated_at)"
-            f" VALUES ({p}, {p}, {p}, {p}, {p}) ON CONFLICT (template_id, template_version, place)"
-            " DO UPDATE SET seen = EXCLUDED.seen, updated_at = EXCLUDED.updated_at"
-        )
-        self.drop_old_fingerprints = (
-            f"DELETE FROM fingerprints WHERE template_id = {p} AND template_version NOT IN"
-            " (SELECT template_version FROM (SELECT template_version, MAX(updated_at) AS t"
-            f" FROM fingerprints WHERE template_id = {p} GROUP BY template_version"
-            f" ORDER BY t DESC LIMIT {FINGERPRINT_VERSIONS}) AS newest)"
-        )
 
     def update_run(self, columns: list[str]) -> str:
         """Set columns of a run that is not terminal yet (terminal states never change)."""
@@ -237,11 +232,13 @@ class Statements:
         )
 
 
-class SqlStore:
+class SqlStore(ReleaseRows, FingerprintRows):
     """The calls of `Store` that are one statement, over the backend's `_execute` (a write,
     answering its rowcount), `_one` and `_all` (rows as dicts)."""
 
     sql: Statements
+    releases: ReleaseStatements
+    prints: FingerprintStatements
 
     async def _execute(self, query: str, params: tuple[Any, ...] = ()) -> int:
         raise NotImplementedError
@@ -337,37 +334,20 @@ class SqlStore:
         now = time.time()
         return await self._execute(self.sql.claim, (me, now, now, run_id, previous_owner)) == 1
 
+    async def adopt(self, run_id: str, previous_owner: str | None, me: str) -> bool:
+        """Take over a running (or waiting) run of a dead owner; True when this process got it."""
+        now = time.time()
+        return await self._execute(self.sql.adopt, (me, now, now, run_id, previous_owner)) == 1
+
+    async def checkpoints(self, run_id: str) -> list[dict[str, Any]]:
+        return await self._all(self.sql.checkpoints, (run_id,))
+
     # -- steps and kept calls -------------------------------------------------------------
     async def steps(self, run_id: str) -> list[dict[str, Any]]:
         return [step_row(r) for r in await self._all(self.sql.steps, (run_id,))]
 
     async def calls(self, source: str) -> list[dict[str, Any]]:
         return [call_row(r) for r in await self._all(self.sql.calls, (source,))]
-
-    # -- fingerprints -------------------------------------------------------------------------
-    async def fingerprints(self, template_id: str, version: str) -> dict[str, dict[str, Any]]:
-        """What a template version's selectors matched in its last succeeded run, by place."""
-        rows = await self._all(self.sql.fingerprints, (template_id, version))
-        return {r["place"]: load(r["seen"]) for r in rows}
-
-    async def keep_fingerprints(
-        self, template_id: str, version: str, seen: dict[str, dict[str, Any]]
-    ) -> None:
-        """A succeeded run's fingerprints, each replacing its place's; at most
-        FINGERPRINT_PLACES places a version (a new place past them is not kept) and the
-        FINGERPRINT_VERSIONS versions last kept."""
-        known = set(await self.fingerprints(template_id, version))
-        room = FINGERPRINT_PLACES - len(known)
-        now = time.time()
-        for place, kept in seen.items():
-            if place not in known:
-                if room <= 0:
-                    continue
-                room -= 1
-            await self._execute(
-                self.sql.keep_fingerprint, (template_id, version, place, dump(kept), now)
-            )
-        await self._execute(self.sql.drop_old_fingerprints, (template_id, template_id))
 
     # -- artifacts ----------------------------------------------------------------------------
     async def insert_artifact(

@@ -35,7 +35,7 @@ class Table(NamedTuple):
     name: str
     columns: tuple[Column, ...]
     key: tuple[str, ...] = ()  # a primary key of several columns
-    since: int = 1  # the schema version that added the table
+    since: int = 1  # the schema version that made the table
 
 
 class TableIndex(NamedTuple):
@@ -71,7 +71,7 @@ TABLES = (
             Column("resume", "real", since=2),  # when resume_task_run asked a waiting run to go on
             Column("principal", "text", _PRINCIPAL, since=3),  # the caller that started it
             # what the run healed (or suggested): its repairs and the template's diff
-            Column("repairs", "text", since=5),
+            Column("repairs", "text", since=7),
         ),
     ),
     Table(
@@ -132,6 +132,37 @@ TABLES = (
         ),
         key=("source", "seq"),
     ),
+    # what a run has finished, to resume it elsewhere (`interpreter/_checkpoints.py`): `key` is
+    # "step:<path>" (a step outside any item, not a loop: its whole output), "item:<loop path>:<index>"
+    # (an outermost loop's item: its result and what it enqueued) or "act:<placed path>" (an
+    # L1/L2 step started); `value` is JSON with secrets masked, or null when the value is the
+    # artifact `artifact_id` (large); `seq` orders them as they were written.
+    Table(
+        "checkpoints",
+        (
+            Column("run_id", "text", _NOT_NULL, since=5),
+            Column("key", "text", _NOT_NULL, since=5),
+            Column("seq", "int", _NOT_NULL, since=5),
+            Column("value", "text", since=5),
+            Column("artifact_id", "text", since=5),
+        ),
+        key=("run_id", "key"),
+        since=5,
+    ),
+    # what happened to a run besides its steps, in order: handed over by a server that stopped
+    # (`released`), resumed by another (`resumed`, with the items it runs again); `detail`
+    # is JSON.
+    Table(
+        "run_events",
+        (
+            Column("run_id", "text", _NOT_NULL, since=6),
+            Column("at", "real", _NOT_NULL, since=6),
+            Column("kind", "text", _NOT_NULL, since=6),
+            Column("server", "text", since=6),
+            Column("detail", "text", since=6),
+        ),
+        since=6,
+    ),
     # what each literal selector of a template version matched in its last succeeded run
     # (interpreter/heal/: a fingerprint, without secrets, at most MAX_BYTES), so that a run
     # whose selector lost its element finds it again; `place` is the step and path in `with`.
@@ -145,13 +176,14 @@ TABLES = (
             Column("updated_at", "real", _NOT_NULL),
         ),
         key=("template_id", "template_version", "place"),
-        since=5,
+        since=7,
     ),
 )
 INDEXES = (
     TableIndex("runs_by_created", "runs", "created_at DESC"),
     TableIndex("artifacts_by_run", "artifacts", "run_id"),
     TableIndex("runs_by_principal", "runs", "principal, created_at DESC", since=3),
+    TableIndex("run_events_by_run", "run_events", "run_id, at", since=6),
 )
 
 NEWEST = max(
@@ -185,16 +217,15 @@ def create_index(index: TableIndex, dialect: Dialect) -> str:
 
 def added_since(dialect: Dialect, version: int) -> list[str]:
     """The statements that bring the tables and indexes from `version` - 1 to `version`."""
-    added = [
+    made = [t for t in TABLES if t.since == version]
+    added = [s for s in create_tables(dialect, version) if any(f" {t.name} (" in s for t in made)]
+    added += [
         f"ALTER TABLE {table.name} ADD COLUMN {column.ddl(dialect)}"
         for table in TABLES
+        if table.since < version
         for column in table.columns
-        if column.since == version and table.since < version
+        if column.since == version
     ]
-    added += [
-        s for s in create_tables(dialect, version) for t in TABLES if t.since == version
-        if s.startswith(f"CREATE TABLE {t.name} ")
-    ]  # fmt: skip
     return added + [create_index(i, dialect) for i in INDEXES if i.since == version]
 
 
