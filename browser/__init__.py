@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     )
     from ._headed import HeadedWindow, can_show_window
     from ._home import data_home
+    from ._list_probe import ListShape, list_shape
     from ._login import login
     from ._own_profiles import OwnProfiles, sweep
     from ._profiles import ProfileStore, Snapshot
@@ -82,6 +83,7 @@ __all__ = [
     "HeadedWindow",
     "HostThrottle",
     "Identity",
+    "ListShape",
     "Network",
     "OwnProfiles",
     "ProfileStore",
@@ -106,6 +108,7 @@ __all__ = [
     "host_of",
     "is_crash",
     "joined",
+    "list_shape",
     "login",
     "mask_credentials",
     "masked_har",

@@ -27,7 +27,9 @@ def report_healing(answer: dict[str, Any]) -> None:
     suggested = answer.get("suggestedRepairs") or details.get("repairs") or []
     for repair, said in [(r, "healed") for r in applied] + [(r, "suggested") for r in suggested]:
         sure = f" (confidence {repair['confidence']})" if repair.get("confidence") else ""
-        by = " (chosen by the model)" if repair.get("by") == "model" else ""
+        by = {"model": " (chosen by the model)", "list": " (the items the list lost)"}.get(
+            repair.get("by") or "", ""
+        )
         click.echo(
             f"{said}: step {repair['stepId']}, line {repair['line']}: "
             f"{repair['old']!r} → {repair['new']!r}{sure}{by}",

@@ -28,6 +28,7 @@ class Seen:
     many: bool = False
     candidates: list[Candidate] = field(default_factory=list)
     stabler: str | None = None  # recording: a stabler selector for a brittle one, if any
+    left: int | None = None  # a list: the elements of its items' kind it left out (None: unknown)
 
     def strayed(self, was: Seen) -> bool:
         """Whether the selector lost the element it matched in the recording (`was`)."""
@@ -36,11 +37,19 @@ class Seen:
         return self.count == 0 or self.read != was.read or (was.many and self.count != was.count)
 
     def to_json(self) -> dict[str, Any]:
-        return {"count": self.count, "element": self.element, "read": self.read, "many": self.many}
+        out = {"count": self.count, "element": self.element, "read": self.read, "many": self.many}
+        return out if self.left is None else {**out, "left": self.left}
 
     @classmethod
     def from_json(cls, kept: dict[str, Any]) -> Seen:
-        return cls(kept["count"], kept["element"], kept.get("read"), bool(kept.get("many")))
+        left = kept.get("left")
+        return cls(
+            kept["count"],
+            kept["element"],
+            kept.get("read"),
+            bool(kept.get("many")),
+            left=left if isinstance(left, int) else None,
+        )
 
 
 def selector_of(args: dict[str, Any], path: tuple[str, ...]) -> tuple[str | None, str | None, Any]:

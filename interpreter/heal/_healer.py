@@ -20,7 +20,8 @@ from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.dsl import SelectorSpan, Step, selector_spans, with_selectors
 
 from ._fingerprints import Seen, kept_without_secrets, selector_of, with_selector
-from ._relocate import Option, relocate
+from ._lists import left_out, regrown, uniform
+from ._relocate import MARGIN, Option, relocate
 from ._tiebreak import choose
 
 if TYPE_CHECKING:
@@ -56,7 +57,7 @@ class Found:
 
     span: SelectorSpan
     option: Option
-    by: str  # "fingerprint", or "model" when the model chose among close candidates
+    by: str  # "fingerprint"; "list": a list's lost items (`regrown`); "model": the model chose
 
     def as_repair(self) -> dict[str, Any]:
         out = {
@@ -64,7 +65,7 @@ class Found:
             "line": self.span.line,
             "old": self.span.value,
             "new": self.option.selector,
-            "confidence": self.option.confidence if self.by == "fingerprint" else None,
+            "confidence": self.option.confidence if self.by != "model" else None,
         }
         if self.option.attr:
             out["attr"] = self.option.attr
@@ -126,13 +127,14 @@ class Healer:
         try:
             page = await ctx.page()
             strayed = await self._strayed(page, args, places, empty) if empty != places else []
+            lost = empty + strayed
+            regrow = await self._thinned(page, args, [p for p in places if p not in lost])
             for place in places:
-                if place not in self.learned and place not in empty and place not in strayed:
+                if place not in self.learned and place not in lost and place not in regrow:
                     await self._learn(page, place, args)
         except Exception:  # learning never changes the run
             return None
-        lost = empty + strayed
-        return await self._heal(step, args, ctx, lost) if lost else None
+        return await self._heal(step, args, ctx, lost, regrow) if lost or regrow else None
 
     async def failed(
         self, step: Step, args: Any, error: TaskplateError, ctx: ActionContext
@@ -229,9 +231,30 @@ class Healer:
         attr = field_.get("attr") if isinstance(field_, dict) else None
         many = isinstance(field_, dict) and field_.get("all") is True
         read = (element["attrs"].get(attr) if attr else element["text"]) if element else None
+        left = None
         if many:
             read = json.dumps(await matched_reads(page, selector, root, attr))
-        self.learned[place] = Seen(count, element, read, many)
+            left = await left_out(page, selector, root) if count > 1 else None
+        self.learned[place] = Seen(count, element, read, many, left=left)
+
+    async def _thinned(
+        self, page: Any, args: dict[str, Any], places: list[Place]
+    ) -> dict[Place, Found]:
+        """The lists among `places` that lost items while their selector still matches some
+        (`regrown`), each with the selector that reads it whole again."""
+        started, out = time.monotonic(), {}
+        for place in places:
+            was = self.known.get(place)
+            if was is None or not was.many or was.left != 0 or place in self.applied:
+                continue
+            got = await regrown(page, args, place[1], was)
+            span = self.spans[place]
+            if isinstance(got, str):
+                self.unsure.append(f"{span.value!r} (line {span.line}): {got}")
+            elif got is not None:
+                out[place] = Found(span, Option(got[0], None, MARGIN, 0.0, got[1]), "list")
+        self.seconds += time.monotonic() - started
+        return out
 
     async def _heal(
         self,
@@ -239,12 +262,17 @@ class Healer:
         args: dict[str, Any],
         ctx: ActionContext,
         places: list[Place],
+        regrow: dict[Place, Found] | None = None,
         only_lost: bool = False,
     ) -> dict[str, Any] | None:
         started = time.monotonic()
         try:
             page = await ctx.page()
             again, any_new = args, False
+            for place, found in (regrow or {}).items():
+                self.found[place] = found
+                again = with_selector(again, place[1], found.option.selector)
+                any_new = True
             for place in places:
                 was = self.known.get(place)
                 if was is None or was.element is None or place in self.applied:
@@ -272,7 +300,9 @@ class Healer:
         if not options:
             self.unsure.append(f"{span.value!r} (line {span.line}): no element like it")
             return None
-        if options[0].clear:
+        if options[0].clear and not (
+            was.many and not await uniform(page, args, place[1], options[0].selector)
+        ):
             return Found(span, options[0], "fingerprint")
         if self.ask_model and self.sampler is not None:
             picked = await choose(self.sampler, was, options, [*self.secrets, *self.typed])
