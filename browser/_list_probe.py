@@ -56,7 +56,9 @@ _LIST = """([root, selector, candidates]) => {
     : [...el.parentElement.children].filter(c => c.tagName === el.tagName && !strays.has(c)).indexOf(el);
   const shape = (el) => [kind(el), ...up(el, box).map(kind)].join(' ');
   const first = core[0], last = core[core.length - 1];
-  const uniform = clean && core.every(el => shape(el) === shape(first) && nth(el) === nth(first));
+  // of one shape: the same tags and classes, and, for elements no class names, the same place
+  const placeOf = (el) => first.classList.length > 0 || nth(el) === nth(first);
+  const uniform = clean && core.every(el => shape(el) === shape(first) && placeOf(el));
   // left out at the items' place: the same tag (or the same classes), the same place among its
   // siblings, as deep in the box; shallower (unwrapped) only between two of the items
   const depth = up(first, box).length;
@@ -64,8 +66,12 @@ _LIST = """([root, selector, candidates]) => {
   const placed = (el) => up(el, box).length === depth
     || (up(el, box).length < depth && after(first, el) && after(el, last));
   const one = new Set(matched);
+  // of the items' kind: the same classes, or the same tag with no class another element of
+  // the box has (a class lost or renamed; not another column's)
+  const alone = (el) => [...el.classList].every(c => box.getElementsByClassName(c).length === 1);
   const others = [...box.querySelectorAll('*')].filter(el => !one.has(el)
-    && (el.tagName === first.tagName || (el.classList.length > 0 && classes(el) === classes(first)))
+    && ((el.classList.length > 0 && classes(el) === classes(first))
+        || (el.tagName === first.tagName && alone(el)))
     && nth(el) === nth(first) && placed(el));
   const kept = others.filter(el => !apart(el));
   const wanted = new Set([...core, ...kept]);
@@ -91,13 +97,15 @@ class ListShape:
     """What a selector's list is on a page: how many it matches; its strays (a match set apart
     by a class of its own, in an item that holds another match: a look-alike beside it) and the
     classes that mark them (`marks`: a class, and whether it is a box's around the stray); how
-    many it matches besides them (`core`), and whether those are all of one shape (the same tag
-    and classes, and so their boxes up to the box holding them all, and the same place among
-    their siblings); how many elements at the items' place it leaves out (the same tag or
-    classes, as deep in the box, or shallower between two items: an item that lost or renamed a
-    class, retagged, unwrapped), and how many more that are set apart (they, or a box around
-    them, keep the classes the items share and add one of their own: an ad); and for each
-    candidate selector whether it matches exactly the core with those left out."""
+    many it matches besides them (`core`), and whether those are all of one shape (the same tags
+    and classes, theirs and their boxes' up to the box holding them all; for elements no class
+    names, the same place among their siblings); how many elements at the items' place it
+    leaves out (the same classes, or the same tag and no class another element of the box has;
+    the same place among their siblings, as deep in the box, or shallower between two items: an
+    item that lost or renamed a class, retagged, unwrapped), and how many more that are set
+    apart (they, or a box around them, keep the classes the items share and add one of their
+    own: an ad); and for each candidate selector whether it matches exactly the core with those
+    left out."""
 
     count: int
     core: int

@@ -127,8 +127,9 @@ class Healer:
         try:
             page = await ctx.page()
             strayed = await self._strayed(page, args, places, empty) if empty != places else []
-            lost = empty + strayed
-            regrow = await self._thinned(page, args, [p for p in places if p not in lost])
+            # a list whose look-alike stands first is read as it was by `regrown` when it can be
+            regrow = await self._thinned(page, args, [p for p in places if p not in empty])
+            lost = empty + [p for p in strayed if p not in regrow]
             for place in places:
                 if place not in self.learned and place not in lost and place not in regrow:
                     await self._learn(page, place, args)

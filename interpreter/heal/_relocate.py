@@ -89,7 +89,10 @@ async def relocate(
                 break
         if chosen is None:
             continue
-        rival = max((s for s, i in scored if i not in named), default=0.0)
+        rival = max(
+            (s for s, i in scored if i not in named and not _same_read(elements[i], element, attr)),
+            default=0.0,
+        )
         reads = reading if isinstance(reading, str) else None
         options.append(Option(chosen, reads, score, rival, element))
     return options
@@ -111,3 +114,14 @@ def _marked(e: dict[str, Any], best: dict[str, Any]) -> bool:
     mine = set(best["classes"]) | {c for b in boxes if b for c in b["classes"]}
     theirs = [e.get("parent"), *(e.get("ancestors") or [])]
     return bool((set(e["classes"]) | {c for b in theirs if b for c in b["classes"]}) - mine)
+
+
+def _same_read(e: dict[str, Any], best: dict[str, Any], attr: str | None) -> bool:
+    """Whether `e` is a box around the element (its parent or an ancestor) whose text is the
+    element's: a wrapper put around it reads what it reads, no rival to it."""
+    if attr is not None or e["text"] != best["text"]:
+        return False
+    boxes = [best.get("parent"), *(best.get("ancestors") or [])]
+    return any(
+        b and (e["tag"], e["id"], e["classes"]) == (b["tag"], b["id"], b["classes"]) for b in boxes
+    )

@@ -133,6 +133,25 @@ async def test_apply_reads_a_list_whole_again_when_an_item_left_it(
     assert [s["stepId"] for s in answer["steps"] if s.get("healed")] == ["read"]
 
 
+async def test_a_look_alike_first_in_the_list_is_kept_off_as_the_list_was(
+    runs: RunManager, pages: tuple[Path, str]
+) -> None:
+    """The look-alike put before the first item's match names first another kind of element
+    (what single fields are healed by): the list is still read as it was, by `regrown`."""
+    folder, base = pages
+    url = f"{base}/list.html"
+    await learned(runs, folder, url)
+    twin = '<h2 class="card-title promo">Sponsored: hose</h2>'
+    first = f'<li class="card">{twin}<h2 class="card-title">Oak chair</h2><span>$9</span></li>'
+    page(folder, [first, *(card(t) for t in TITLES[1:])])
+    answer = await finished(runs, url)
+    assert answer["status"] == "succeeded", answer.get("error")
+    assert answer["result"]["titles"] == TITLES
+    assert [(r["new"], r["by"]) for r in answer["repairs"]] == [
+        ("li.card h2.card-title:not(.promo)", "list")
+    ]
+
+
 @pytest.mark.parametrize(
     "items",
     [
@@ -208,9 +227,10 @@ output: ${{ steps.read.values }}
 PROMO_ROW = '<tr class="row promo"><td class="name">Promo</td><td class="price">$9.99</td><td class="seats">1</td></tr>'
 
 
-def plans_page(folder: Path, first_id: str, promo: str = "") -> None:
+def plans_page(folder: Path, first_id: str, promo: str = "", cell: str = "") -> None:
     rows = "".join(
-        f'<tr class="row" id="{first_id if i == 0 else f"row-{n.lower()}"}"><td class="name">{n}</td>'
+        f'<tr class="row" id="{first_id if i == 0 else f"row-{n.lower()}"}">'
+        f'{cell if i == 0 else ""}<td class="name">{n}</td>'
         f'<td class="price">{p}</td><td class="seats">{s}</td></tr>'
         for i, (n, p, s) in enumerate(
             [("Basic", "€9", "1"), ("Team", "€29", "5"), ("Studio", "€79", "20")]
@@ -255,3 +275,38 @@ async def test_a_list_is_never_relocated_to_elements_of_several_kinds(
     assert answer["status"] == "succeeded", answer.get("error")
     assert answer["result"] == {"plans": ["Promo", "Basic", "Team", "Studio"]}  # as the page reads
     assert "repairs" not in answer
+
+
+async def test_a_look_alike_cell_first_in_a_row_is_kept_off_the_list(
+    tmp_path: Path, pages: tuple[Path, str]
+) -> None:
+    """A look-alike cell put before the first row's name names first another kind of element;
+    relocating the list by its first name is not clear (the rows' cells alike), reading the
+    list as it was without the look-alike is."""
+    folder, base = pages
+    templates = tmp_path / "plans"
+    templates.mkdir()
+    (templates / "plans.yaml").write_text(PLANS, encoding="utf-8")
+    runtime = BrowserRuntime()
+    try:
+        runs = RunManager(
+            tmp_path / "home2", TemplateLibrary(REGISTRY).load([templates]), runtime=runtime
+        )
+        async with runs.running():
+            plans_page(folder, "row-basic")
+            url = f"{base}/plans.html"
+            run_id = await runs.submit("plans", {"url": url})
+            with anyio.fail_after(60):
+                await runs.wait(run_id)
+            plans_page(folder, "row-basic", cell='<td class="name promo">Sold out</td>')
+            run_id = await runs.submit("plans", {"url": url})
+            with anyio.fail_after(60):
+                await runs.wait(run_id)
+            answer = await runs.describe(run_id)
+    finally:
+        await runtime.close()
+    assert answer["status"] == "succeeded", answer.get("error")
+    assert answer["result"] == {"plans": ["Basic", "Team", "Studio"]}
+    assert [(r["new"], r["by"]) for r in answer["repairs"]] == [
+        ("table.plans td.name:not(.promo)", "list")
+    ]
