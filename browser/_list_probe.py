@@ -14,7 +14,7 @@ from typing import Any
 
 from playwright.async_api import Page
 
-_LIST = """([root, selector, candidates]) => {
+_LIST = """([root, selector, candidates, attr]) => {
   const base = root ? document.querySelector(root) : document;
   if (!base) return null;
   let matched;
@@ -80,6 +80,8 @@ _LIST = """([root, selector, candidates]) => {
     try { found = [...base.querySelectorAll(c)]; } catch { return false; }
     return found.length === wanted.size && found.every(el => wanted.has(el));
   });
+  const norm = (el) => (el.innerText ?? el.textContent ?? '').trim().replace(/\\s+/g, ' ').slice(0, 200);
+  const reads = [...wanted].sort((a, b) => after(a, b) ? -1 : 1).map(el => attr ? el.getAttribute(attr) : norm(el));
   const marks = [];
   for (const el of strays) {
     for (const c of owns(el)) marks.push([c, false]);
@@ -88,7 +90,7 @@ _LIST = """([root, selector, candidates]) => {
   const brief = {tag: box.tagName.toLowerCase(), id: box.id || null, classes: [...box.classList], data: {}};
   for (const a of box.attributes) if (a.name.startsWith('data-') && a.value.length <= 80) brief.data[a.name] = a.value;
   return {count: matched.length, core: core.length, strays: strays.size, marks, uniform,
-    left: kept.length, apart: others.length - kept.length, exact, box: brief};
+    left: kept.length, apart: others.length - kept.length, exact, reads, box: brief};
 }"""
 
 
@@ -115,15 +117,22 @@ class ListShape:
     left: int
     apart: int
     exact: tuple[bool, ...]
+    reads: tuple[str | None, ...]  # what the core with those left out reads, in the page's order
     box: dict[str, Any]  # the box holding them all: its tag, id, classes and data attributes
 
 
 async def list_shape(
-    page: Page, selector: str, root: str | None = None, candidates: tuple[str, ...] = ()
+    page: Page,
+    selector: str,
+    root: str | None = None,
+    candidates: tuple[str, ...] = (),
+    attr: str | None = None,
 ) -> ListShape | None:
-    """The list `selector` matches (under `root`'s first match); None when it matches fewer
-    than two elements or cannot be read."""
-    found: dict[str, Any] | None = await page.evaluate(_LIST, [root, selector, list(candidates)])
+    """The list `selector` matches (under `root`'s first match), its reads `attr`'s values (or
+    texts); None when it matches fewer than two elements or cannot be read."""
+    found: dict[str, Any] | None = await page.evaluate(
+        _LIST, [root, selector, list(candidates), attr]
+    )
     if found is None:
         return None
     return ListShape(
@@ -135,5 +144,6 @@ async def list_shape(
         int(found["left"]),
         int(found["apart"]),
         tuple(bool(x) for x in found["exact"]),
+        tuple(found["reads"]),
         found["box"],
     )

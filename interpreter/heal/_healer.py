@@ -302,7 +302,7 @@ class Healer:
             self.unsure.append(f"{span.value!r} (line {span.line}): no element like it")
             return None
         if options[0].clear and not (
-            was.many and not await uniform(page, args, place[1], options[0].selector)
+            was.many and not await uniform(page, args, place[1], options[0].selector, was)
         ):
             return Found(span, options[0], "fingerprint")
         if self.ask_model and self.sampler is not None:

@@ -11,6 +11,7 @@ Anything less clear heals nothing (a wrong value is worse than a failure). Reads
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -38,14 +39,17 @@ async def regrown(
     changed so but the change cannot be told apart; None when it did not change so."""
     if not was.many or was.left != 0 or was.element is None:
         return None
-    selector, root, _ = selector_of(args, path)
+    selector, root, field_ = selector_of(args, path)
     if selector is None:
         return None
-    shape = await list_shape(page, selector, root)
+    attr = field_.get("attr") if isinstance(field_, dict) else None
+    shape = await list_shape(page, selector, root, attr=attr)
     if shape is None or not shape.uniform or not (shape.left or shape.apart or shape.strays):
         return None
     if shape.apart or shape.core + shape.left > was.count:
         return "items left out that may not belong to the list (set apart, or more than before)"
+    if not in_order(shape.reads, was):
+        return "the list's items are in another order than when it was learned"
     _, element = await matched_element(page, selector, root)
     if element is None:
         return None
@@ -80,9 +84,26 @@ def _candidates(element: dict[str, Any], box: dict[str, Any], selector: str) -> 
     return tuple(s for s in dict.fromkeys(ranked) if s != selector)
 
 
-async def uniform(page: Any, args: dict[str, Any], path: tuple[str, ...], selector: str) -> bool:
-    """Whether a list's relocated selector matches elements of one shape: a row's cells, told
-    apart by their classes, are not a list of names."""
-    _, root, _ = selector_of(args, path)
-    shape = await list_shape(page, selector, root)
-    return shape is None or (shape.uniform and not shape.strays)
+async def uniform(
+    page: Any, args: dict[str, Any], path: tuple[str, ...], selector: str, was: Seen
+) -> bool:
+    """Whether a list's relocated selector matches elements of one shape (a row's cells, told
+    apart by their classes, are not a list of names) without strays, in the order of the
+    items it read when learned."""
+    _, root, field_ = selector_of(args, path)
+    attr = field_.get("attr") if isinstance(field_, dict) else None
+    shape = await list_shape(page, selector, root, attr=attr)
+    return shape is None or (shape.uniform and not shape.strays and in_order(shape.reads, was))
+
+
+def in_order(reads: tuple[str | None, ...], was: Seen) -> bool:
+    """Whether the items a list reads now that it read when learned come in the learned order:
+    a list the page reordered is the site's content changing, where its lost items go unknown."""
+    try:
+        before = json.loads(was.read or "[]")
+    except ValueError:
+        return False
+    if not isinstance(before, list):
+        return False
+    known = iter(before)
+    return all(any(r == b for b in known) for r in reads if r in before)
