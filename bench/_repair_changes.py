@@ -14,6 +14,7 @@ import copy
 import random
 from dataclasses import dataclass
 
+from _repair_drawn import drawn
 from _repair_pages import SITES, Node
 
 WORDS = ["item", "box", "unit", "block", "tile", "panel", "cell", "piece", "label", "value"]
@@ -155,7 +156,9 @@ class Change:
 
 
 def original(site: str) -> str:
-    return "<!doctype html><meta charset=utf-8><title>bench</title>" + SITES[site][0]().html()
+    return drawn(
+        site, "<!doctype html><meta charset=utf-8><title>bench</title>" + SITES[site][0]().html()
+    )
 
 
 def change(site: str, seed: int) -> Change:
@@ -169,5 +172,5 @@ def change(site: str, seed: int) -> Change:
         seed,
         kinds,
         said,
-        "<!doctype html><meta charset=utf-8><title>bench</title>" + body.html(),
+        drawn(site, "<!doctype html><meta charset=utf-8><title>bench</title>" + body.html()),
     )

@@ -29,12 +29,14 @@ from typing import Any
 import _setup  # noqa: F401  (the checkout first on sys.path)
 import anyio
 from _repair_changes import change, original
+from _repair_drawn import DRAWN  # noqa: F401  (the drawn sites in SITES)
 from _repair_pages import SITES
-from taskplate.interpreter._case_runs import run_once
+from _repair_runs import runs_mode
 
 from taskplate.cli._common import library_for
 from taskplate.dsl import check_source, load_cases
 from taskplate.interpreter import RunManager, suggest_repair
+from taskplate.interpreter.cases import run_once
 from taskplate.interpreter.cases._expectations import broken
 from tests.fixtures.static_site import static_site
 
@@ -171,6 +173,13 @@ if __name__ == "__main__":
     )
     parser.add_argument("--sites", default=",".join(SITES))
     parser.add_argument("-v", "--verbose", action="store_true")
+    parser.add_argument(
+        "--mode",
+        choices=["suggest", "runs"],
+        default="suggest",
+        help="suggest: dsl test --suggest on recorded cases; runs: runs that heal (heal: apply)",
+    )
     given = parser.parse_args()
     first, end = (int(x) for x in given.seeds.split(":"))
-    anyio.run(main, range(first, end), given.sites.split(","), given.verbose)
+    chosen = runs_mode if given.mode == "runs" else main
+    anyio.run(chosen, range(first, end), given.sites.split(","), given.verbose)

@@ -11,7 +11,14 @@ from taskplate.contract import lazy_names
 if TYPE_CHECKING:
     from ._capture import SHRUNK, Capture, capture_page, element_html, page_state
     from ._cleanup import cleanup
-    from ._element_probe import check_selectors, matched_element, matched_reads, page_elements
+    from ._element_probe import (
+        check_selectors,
+        matched_element,
+        matched_indexes,
+        matched_reads,
+        names_the_same,
+        page_elements,
+    )
     from ._endpoints import pid_alive, read_loads
     from ._errors import crashed, is_crash, navigation_failed, net_error, too_large, translate
     from ._har import (
@@ -27,6 +34,7 @@ if TYPE_CHECKING:
     )
     from ._headed import HeadedWindow, can_show_window
     from ._home import data_home
+    from ._list_probe import ListShape, list_shape
     from ._login import login
     from ._own_profiles import OwnProfiles, sweep
     from ._profiles import ProfileStore, Snapshot
@@ -75,6 +83,7 @@ __all__ = [
     "HeadedWindow",
     "HostThrottle",
     "Identity",
+    "ListShape",
     "Network",
     "OwnProfiles",
     "ProfileStore",
@@ -99,11 +108,14 @@ __all__ = [
     "host_of",
     "is_crash",
     "joined",
+    "list_shape",
     "login",
     "mask_credentials",
     "masked_har",
     "matched_element",
+    "matched_indexes",
     "matched_reads",
+    "names_the_same",
     "navigation_failed",
     "net_error",
     "page_elements",

@@ -66,6 +66,34 @@ _CHECK = (
   });
 }"""
 )
+_INDEXES = (
+    "([root, selector]) => {"
+    + _DESCRIBE
+    + """
+  const [base, all] = elements(root);
+  if (!base) return [];
+  let matched;
+  try { matched = new Set(base.querySelectorAll(selector)); } catch { return []; }
+  return all.flatMap((el, i) => matched.has(el) ? [i] : []);
+}"""
+)
+_STILL = """(checks) => checks.map(([root, selector, tag, text, shape]) => {
+  const base = root ? document.querySelector(root) : document;
+  if (!base) return null;
+  const norm = (el) => (el.innerText ?? el.textContent ?? '').trim().replace(/\\s+/g, ' ').slice(0, 200);
+  let same;
+  try { same = [...base.querySelectorAll(tag)].filter(el => norm(el) === text); } catch { return null; }
+  if (same.length !== 1) return null;
+  let first;
+  try { first = base.querySelector(selector); } catch { return null; }
+  if (first === same[0]) return true;
+  const kind = (el) => [...el.classList].sort().join('.');
+  const boxes = [];
+  for (let a = first?.parentElement; a && a !== document.body && boxes.length < shape.length - 1; a = a.parentElement) boxes.push(kind(a));
+  const alike = first && first.tagName.toLowerCase() === tag
+    && [kind(first), ...boxes].join(' ') === shape.join(' ');
+  return alike ? null : false;
+})"""
 
 
 async def matched_element(
@@ -114,3 +142,21 @@ async def check_selectors(
     at `index` of `page_elements`."""
     checked = await page.evaluate(_CHECK, [root, index, candidates])
     return [(int(n), bool(first)) for n, first in checked]
+
+
+async def matched_indexes(page: Page, root: str | None, selector: str) -> list[int]:
+    """Which elements of `page_elements` (under `root`'s first match) `selector` matches."""
+    found: list[int] = await page.evaluate(_INDEXES, [root, selector])
+    return found
+
+
+async def names_the_same(
+    page: Page, checks: list[tuple[str | None, str, str, str, list[str]]]
+) -> list[bool | None]:
+    """For each (root, selector, tag, text, shape): whether the one element of that tag and
+    text (under `root`'s first match) is still the selector's first match; None when it cannot
+    be told: no element, or several, have that tag and text, or the first match is of the same
+    shape (its tag, and the classes of it and of its boxes, `shape`: the same kind of element
+    in the same place with other content, the page's content changed, not its markup)."""
+    found: list[bool | None] = await page.evaluate(_STILL, checks)
+    return found

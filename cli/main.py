@@ -19,6 +19,7 @@ COMMANDS = {
     "run": "taskplate.cli.commands.run:command",
     "record": "taskplate.cli.commands.record:command",
     "test": "taskplate.cli.commands.test:command",
+    "repair": "taskplate.cli.commands.repair:group",
     "runs": "taskplate.cli.commands.runs:runs",
     "artifact": "taskplate.cli.commands.runs:artifact",
     "doctor": "taskplate.cli.commands.doctor:command",

@@ -194,6 +194,27 @@ TEMPLATE: dict[str, Any] = {
             "items": {"enum": ["local", "remote"]},
             "description": "Caller trust levels allowed to run the template (default [local]).",
         },
+        "heal": {
+            "description": "What a run does when a selector finds nothing, or an extract field "
+            "reads nothing: look for the element by the fingerprint an earlier run kept, and "
+            "apply the change (run on, step marked healed), suggest it (the run fails, the diff "
+            "in the error), or off. Default suggest (docs/testing.md).",
+            "oneOf": [
+                {"enum": ["off", "suggest", "apply"]},
+                {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "properties": {
+                        "mode": {"enum": ["off", "suggest", "apply"]},
+                        "model": {
+                            "type": "boolean",
+                            "description": "Ask the run's model (MCP sampling, else the [llm] "
+                            "endpoint) when candidates are too close to tell apart.",
+                        },
+                    },
+                },
+            ],
+        },
         "partialSuccess": {
             "type": "object",
             "additionalProperties": False,

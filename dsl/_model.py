@@ -118,6 +118,10 @@ class Template:
     mode_default: str = "auto"
     async_when: Value | None = None
     keep_session: bool = False
+    heal: str = (
+        "suggest"  # off, suggest or apply: what a run does when a selector loses its element
+    )
+    heal_model: bool = False  # whether the run's model may choose among close candidates
     profile: Value | None = None
     browser: dict[str, Any] = field(default_factory=dict)  # the identity (docs/networks.md)
     inputs_schema: dict[str, Any] = field(default_factory=lambda: {"type": "object"})
@@ -229,6 +233,8 @@ class _GraphBuilder:
             mode_default=_get(mode, "default", str, "auto"),
             async_when=self.optional(mode, "asyncWhen", "/mode"),
             keep_session=_get(_get(data, "session", dict, {}), "keep", bool, False),
+            heal=_heal_mode(data.get("heal") if isinstance(data, dict) else None),
+            heal_model=_get(_get(data, "heal", dict, {}), "model", bool, False),
             profile=self.optional(_get(data, "session", dict, {}), "profile", "/session"),
             browser=_get(data, "browser", dict, {}),
             inputs_schema=_get(data, "inputs", dict, {"type": "object"}),
@@ -239,6 +245,12 @@ class _GraphBuilder:
             output=self.optional(data, "output", ""),
             source=source,
         )
+
+
+def _heal_mode(value: Any) -> str:
+    """`heal: apply`, or `heal: {mode: apply, model: true}`; suggest when not said."""
+    mode = value.get("mode") if isinstance(value, dict) else value
+    return mode if mode in ("off", "suggest", "apply") else "suggest"
 
 
 def build_template(data: Any, source: str = "") -> tuple[Template, list[BadExpr]]:

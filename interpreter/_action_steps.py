@@ -8,7 +8,7 @@ import time
 from collections.abc import Awaitable, Callable
 from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 import anyio.lowlevel
@@ -32,6 +32,25 @@ FailureShot = Callable[[Any, Session | None, str | None, str], Awaitable[str | N
 # step's page read before it acts and when it succeeded or failed, before its tab closes
 # (`dsl test --suggest`)
 StepProbe = Callable[[str, Step, int | None, Any, ActionContext], Awaitable[None]]
+
+
+class StepHealer(Protocol):
+    """A run's healer (interpreter/heal/): the arguments a browser step runs again with when
+    its selector lost its element, and whether that run read what it missed."""
+
+    def prepared(self, step: Step, args: Any) -> Any: ...
+
+    async def succeeded(
+        self, step: Step, item: int | None, args: Any, result: Any, ctx: ActionContext
+    ) -> Any | None: ...
+
+    async def failed(
+        self, step: Step, args: Any, error: TaskplateError, ctx: ActionContext
+    ) -> Any | None: ...
+
+    def took(self, step: Step, again: Any, result: Any) -> bool: ...
+
+    def at_once(self, step: Step, again: Any) -> Any: ...
 
 
 @dataclass
@@ -64,6 +83,7 @@ class ActionSteps:
     confirmer: Confirmer | None = None  # asks before steps that need confirmation
     on_failure: FailureShot | None = None
     probe: StepProbe | None = None
+    healer: StepHealer | None = None  # the run's (None: `dsl test`, which checks as written)
     checkpoints: Checkpoints | None = None  # an L1/L2 step's start marked before it acts
 
     async def run(
@@ -182,6 +202,9 @@ class ActionSteps:
         )
         retry_on = step.retry.on if step.retry.on is not None else spec.retryable
         probe = self.probe if spec.needs_browser else None
+        healer = self.healer if spec.needs_browser else None
+        if healer is not None:
+            call.args = healer.prepared(step, call.args)
         try:
             if probe is not None:
                 await probe("before", step, item, call.args, ctx)
@@ -197,8 +220,18 @@ class ActionSteps:
                 else:
                     if probe is not None:
                         await probe("after", step, item, call.args, ctx)
+                    if healer is not None:
+                        again = await healer.succeeded(step, item, call.args, result, ctx)
+                        if again is not None:
+                            result = await self._healed(spec, step, ctx, call, again, result)
                     return result
                 spent = call.attempts >= step.retry.attempts or error.code not in retry_on
+                if spent and healer is not None and not self.cancel.requested:
+                    again = await healer.failed(step, call.args, error, ctx)
+                    if again is not None:
+                        healed = await self._healed(spec, step, ctx, call, again, None)
+                        if healed is not None:
+                            return healed
                 if spent or self.cancel.requested:  # a canceled run starts no attempt
                     raise StepFailed(step, error, item)
                 await anyio.sleep(step.retry.backoff_ms * 2 ** (call.attempts - 1) / 1000)
@@ -213,6 +246,23 @@ class ActionSteps:
         finally:
             if opened and call.tab is not None and session is not None and call.tab in session.tabs:
                 await session.close_tab(call.tab)
+
+    async def _healed(
+        self, spec: ActionSpec, step: Step, ctx: ActionContext, call: _Call, again: Any, was: Any
+    ) -> Any:
+        """The step run once more with its relocated selectors: its result when it read what
+        it missed (the healed arguments are the step's now), else `was`."""
+        assert self.healer is not None
+        try:
+            result = await run_action(
+                spec.name, ctx, self.healer.at_once(step, again), self.catalog
+            )
+        except TaskplateError:
+            return was
+        if not self.healer.took(step, again, result):
+            return was
+        call.args = again
+        return result
 
     async def _failed(
         self, step: Step, item: int | None, tab_id: str | None, call: _Call, failure: StepFailed

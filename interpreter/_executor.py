@@ -17,7 +17,7 @@ from taskplate.contract import TrustLevel
 from taskplate.dsl import Step, Template, truthy
 from taskplate.stdlib import REGISTRY, Sampler
 
-from ._action_steps import ActionSteps, FailureShot, StepProbe
+from ._action_steps import ActionSteps, FailureShot, StepHealer, StepProbe
 from ._checkpoints import Checkpoints
 from ._confirm import Confirmer
 from ._item_tabs import ItemTabs
@@ -47,6 +47,7 @@ class Execution:
     profiles: Any = None
     on_failure: FailureShot | None = None  # a failed browser step's screenshot
     probe: StepProbe | None = None  # reads browser steps' pages (`dsl test --suggest`)
+    healer: StepHealer | None = None  # relocates lost selectors (interpreter/heal/)
     policy: UrlPolicy | None = None  # the run's URL policy, for actions that need no browser
     web_config: WebConfig | None = None
     web_cookies: CookieSource | None = None  # what plain HTTP starts from (the run's profile)
@@ -84,6 +85,7 @@ class Execution:
             confirmer=self.confirmer,
             on_failure=self.on_failure,
             probe=self.probe,
+            healer=self.healer,
             checkpoints=self.checkpoints,
         )
         self.loops = SlidingWindow(

@@ -13,7 +13,7 @@ import click
 from taskplate.contract import RunStatus
 
 from .._common import emit, library, manager
-from .._errors import report_failed
+from .._healing import report_healing
 from .._prompt import TerminalAsker
 from ._run_output import EXIT, Bar
 
@@ -48,5 +48,5 @@ async def _go_on(run_id: str, folders: tuple[str, ...], as_json: bool) -> int:
                     await runs.cancel(run_id, force=True)
             raise
     emit(answer)
-    report_failed(answer)  # on stderr, as a user error: `error: … [CODE]` and a hint
+    report_healing(answer)  # on stderr: what it healed; a failure as `error: … [CODE]`, a hint
     return EXIT.get(RunStatus(answer["status"]), 1)

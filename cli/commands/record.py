@@ -32,6 +32,7 @@ from taskplate.interpreter import (
     save_case,
     secret_names,
     stored_inputs,
+    unmatched_warnings,
 )
 from taskplate.stdlib import HttpRecording
 
@@ -81,7 +82,7 @@ async def _record(path: Path, inputs: dict[str, Any], name: str, once: set[str])
         f"{recording}; case written to {file}",
         err=True,
     )
-    for warning in brittle_warnings(reader):
+    for warning in [*unmatched_warnings(reader), *brittle_warnings(reader)]:
         click.echo(f"warning: {warning}", err=True)
     if answer["status"] not in (RunStatus.SUCCEEDED, RunStatus.PARTIAL_SUCCESS):
         click.echo(

@@ -18,7 +18,8 @@ from taskplate.dsl import format_text
 from taskplate.interpreter import ConfirmPolicy, TemplateLibrary, check_timeout
 
 from .._common import emit, library, limits, manager
-from .._errors import report_failed, user_errors
+from .._errors import user_errors
+from .._healing import heal_option, report_healing
 from .._help import examples
 from .._prompt import TerminalAsker
 from .._secret_inputs import asked_secrets, input_file_option, read_input_files
@@ -201,12 +202,8 @@ async def _run(
             if template is None:
                 return _rejected(lib, path)
             template_id, version = template.id, template.version
-        options: dict[str, Any] = {"mode": mode} if mode else {}
-        if timeout is not None:
-            options["timeoutMs"] = timeout
-        if trace:
-            options["trace"] = trace
-        options |= network or {}  # proxy, browser (docs/networks.md)
+        options: dict[str, Any] = {"mode": mode, "timeoutMs": timeout, "trace": trace}
+        options = {k: v for k, v in (options | (network or {})).items() if v is not None}
         schema = lib.get(template_id, version).inputs_schema
         inputs = await asked_secrets(schema, lists_of_one(inputs, schema, set(once)))
         run_id = await runs.submit(
@@ -229,7 +226,7 @@ async def _run(
                 await runs.cancel(run_id, force=True)
             raise
     emit(answer)
-    report_failed(answer)  # on stderr, as a user error: `error: … [CODE]` and a hint
+    report_healing(answer)  # on stderr: what it healed; a failure as `error: … [CODE]`, a hint
     return EXIT.get(RunStatus(answer["status"]), 1)
 
 
@@ -300,6 +297,7 @@ async def _run(
     metavar="JSON",
     help='The browser a site sees, within the template\'s browser.callerMaySet: {"locale": "de-DE"}.',
 )
+@heal_option
 @click.option("--templates", "folders", multiple=True, metavar="DIR", help="More template folders.")
 @click.option("--json", "as_json", is_flag=True, help="No progress bar; only the final JSON.")
 @store_option
@@ -317,6 +315,7 @@ def command(
     profile: str | None,
     proxy: str | None,
     browser_json: str | None,
+    heal: str | None,
     folders: tuple[str, ...],
     as_json: bool,
 ) -> None:
@@ -332,7 +331,7 @@ def command(
     inputs = parse_inputs(pairs, inputs_file) | read_input_files(input_files)
     check_timeout(timeout, limits())
     once = frozenset(given_once(pairs))
-    network: dict[str, Any] = {"proxy": proxy} if proxy else {}
+    network: dict[str, Any] = {"proxy": proxy, "heal": heal}
     if browser_json:
         try:
             network["browser"] = json.loads(browser_json)

@@ -79,7 +79,7 @@ def _case_files_of(base: Path) -> list[Path]:
 Suggestion = tuple[Case, Repair | str]
 
 
-async def _run_all(
+async def run_all(
     cases: list[Case], live: bool, suggest: bool = False
 ) -> tuple[list[CaseResult], list[Suggestion]]:
     """Every case run in turn, in a data home of their own (gone after); when one cannot run
@@ -156,7 +156,7 @@ def record_command(case: Case) -> str:
     return " ".join(words)
 
 
-def _summary(results: list[CaseResult], live: bool) -> str:
+def _summary(results: list[CaseResult], live: bool, suggest: bool = False) -> str:
     lines = []
     for r in results:
         mark = {"passed": "ok  ", "failed": "FAIL", "error": "ERR "}[r.outcome]
@@ -166,9 +166,15 @@ def _summary(results: list[CaseResult], live: bool) -> str:
         for b in r.broken:
             lines.append(f"     {b.what}:")
             lines += [f"       {line}" for line in b.detail.splitlines()]
-        if r.drift:
+        drift = r.drift_said
+        if drift:
             lines.append("     drift from the recording:")
-            lines += [f"       {line}" for text in r.drift for line in text.splitlines()]
+            lines += [f"       {line}" for text in drift for line in text.splitlines()]
+        if live and not suggest and r.element_lost:
+            lines.append(
+                "     a selector found nothing on the live page: `dsl test --live --suggest` "
+                "looks for the element it matched in the recording and suggests a selector"
+            )
     counts = {o: sum(r.outcome == o for r in results) for o in EXIT}
     where = "live" if live else "offline"
     lines.append(
@@ -208,7 +214,7 @@ def _junit(results: list[CaseResult]) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + body
 
 
-def report(results: list[CaseResult], fmt: str, live: bool) -> str:
+def report(results: list[CaseResult], fmt: str, live: bool, suggest: bool = False) -> str:
     if fmt == "json":
         data: dict[str, Any] = {
             "live": live,
@@ -220,7 +226,7 @@ def report(results: list[CaseResult], fmt: str, live: bool) -> str:
         return json.dumps(data, indent=2, ensure_ascii=False)
     if fmt == "junit":
         return _junit(results)
-    return _summary(results, live)
+    return _summary(results, live, suggest)
 
 
 @click.command(
@@ -267,8 +273,8 @@ def command(paths: tuple[str, ...], live: bool, suggest: bool, fix: bool, fmt: s
         sys.exit(2)
     suggestions: list[Suggestion] = []
     if not results:  # an unreadable case file: nothing runs
-        results, suggestions = anyio.run(_run_all, cases, live, suggest)
-    click.echo(report(results, fmt, live))
+        results, suggestions = anyio.run(run_all, cases, live, suggest)
+    click.echo(report(results, fmt, live, suggest))
     if suggestions:
         click.echo(_suggested(suggestions, fix), err=fmt != "text")
     sys.exit(max((EXIT[r.outcome] for r in results), default=0))

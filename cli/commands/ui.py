@@ -1,5 +1,6 @@
 """`dsl ui`: the runs page of every taskplate process on this machine, as a local web page
-(the same pages `dsl serve --transport http` serves under /ui). Reads the run store; runs nothing.
+(the same pages `dsl serve --transport http` serves under /ui). Reads the run store; runs only
+the test cases of a template whose repair the page's button writes (`apply_run_repair`).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ def command(
     / lists the runs, /runs/RUN_ID shows one."""
     import uvicorn
 
+    from taskplate.interpreter import Applied, apply_run_repair
     from taskplate.server import HttpSecurity, UiAccess, is_loopback, load_tokens, ui_app
 
     security = HttpSecurity(load_tokens(token_file), public_hosts)
@@ -68,7 +70,11 @@ def command(
         + (" (open it once with ?token=TOKEN)" if security.tokens else ""),
         err=True,
     )
-    app = ui_app(runs, access)
+
+    async def repairer(run_id: str) -> Applied:
+        return await apply_run_repair(runs, run_id)
+
+    app = ui_app(runs, access, repairer)
 
     @asynccontextmanager
     async def store_open(_app: object) -> AsyncIterator[None]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,8 +35,18 @@ from taskplate.dsl import (
     with_selectors,
 )
 
+from ..heal import (
+    Candidate,
+    Seen,
+    attr_reading,
+    brittle,
+    excluding,
+    ranked,
+    selector_of,
+    selectors_for,
+)
 from ._expectations import broken
-from ._repair_match import brittle, excluding, ranked, selectors_for
+from ._repair_why import why_no_repair
 from ._running import RECORDED_BY, run_once
 
 if TYPE_CHECKING:
@@ -48,29 +58,10 @@ WAIT_MS = 3_000  # offline, how long a step's element may take to appear before 
 ELEMENTS_TRIED = 5  # live elements most like the recorded one whose selectors are checked
 LIVE_RUNS = 5  # live runs, at most: reading the pages, then checking each change
 ELEMENTS = "elements"  # where a recording keeps the fingerprints (log._taskplate.elements)
-
-
-Candidate = tuple[str, str | None]  # a selector, and the attribute to read instead (None: kept)
-
-
-@dataclass
-class Seen:
-    """What a selector matched on a page: how many, the first one, the value a field reads of it
-    (its attribute or its text), whether the field reads every match, and live, when it no
-    longer names the recorded element, the candidates that name the element most like it."""
-
-    count: int
-    element: dict[str, Any] | None
-    read: str | None = None
-    many: bool = False
-    candidates: list[Candidate] = field(default_factory=list)
-    stabler: str | None = None  # recording: a stabler selector for a brittle one, if any
-
-    def strayed(self, was: Seen) -> bool:
-        """Whether the selector lost the element it matched in the recording (`was`)."""
-        if was.element is None:
-            return False
-        return self.count == 0 or self.read != was.read or (was.many and self.count != was.count)
+# Actions that read their elements where they stand, as they end (extract once its lists have
+# stopped growing): their fingerprints are taken after them. The others act on their element
+# (a click, a fill) and may take the page away: theirs are taken before, waited for as they wait.
+READ_AFTER = frozenset({"extract", "get_page_content", "read_page", "screenshot", "snapshot"})
 
 
 Place = tuple[str, tuple[str, ...]]  # a selector: its step, and where in the step's `with`
@@ -78,9 +69,9 @@ Key = tuple[Place, int | None]  # a selector, in a loop's item
 
 
 class PageReader:
-    """A run's probe: reads the template's literal selectors on its pages. Reading the recording
-    (`recorded` None), before each step acts; live, once a step failed, or after an `extract`
-    (which reads the page as it is), with candidates for each selector that matched in the
+    """A run's probe: reads the template's literal selectors on its pages where each step reads
+    them (`read_now`). Reading the recording (`recorded` None): the fingerprints; live, once a
+    step failed, or after a reading step, with candidates for each selector that matched in the
     recording and matches nothing now."""
 
     def __init__(
@@ -99,26 +90,21 @@ class PageReader:
         self, moment: str, step: Step, item: int | None, args: Any, ctx: ActionContext
     ) -> None:
         offline = self.recorded is None
-        wanted = (
-            moment == "before"
-            if offline
-            else moment == "failed" or (moment == "after" and step.action == "extract")
-        )
         spans = [s for s in self.spans if s.step_id == step.id]
-        if not wanted or not spans or not isinstance(args, dict):
+        if not read_now(moment, step.action, offline) or not spans or not isinstance(args, dict):
             return
         try:
             page = await ctx.page()
             for span in spans:
                 if (_place(span), item) not in self.seen:
-                    await self._read(page, span, item, args, offline and step.action != "extract")
+                    await self._read(page, span, item, args, offline and moment == "before")
         except Exception:  # a probe never changes the run; what it missed is not suggested
             return
 
     async def _read(
         self, page: Any, span: SelectorSpan, item: int | None, args: dict[str, Any], wait: bool
     ) -> None:
-        selector, root, field_ = _selector_of(args, span.path)
+        selector, root, field_ = selector_of(args, span.path)
         if selector is None:
             return
         count, element = await matched_element(page, selector, root, WAIT_MS if wait else 0)
@@ -137,37 +123,18 @@ class PageReader:
         self.seen[key] = seen
 
 
+def read_now(moment: str, action: str | None, fingerprints: bool) -> bool:
+    """Whether a step's selectors are read at `moment` ("before", "after" or "failed"): for
+    the fingerprints (recording, or a run that succeeded), where the step reads its element; to
+    compare with them (live), where a step failed, or after a reading step."""
+    after = action in READ_AFTER
+    if fingerprints:
+        return moment in ("after", "failed") if after else moment == "before"
+    return moment == "failed" or (moment == "after" and after)
+
+
 def _place(span: SelectorSpan) -> Place:
     return span.step_id, span.path
-
-
-def _selector_of(args: dict[str, Any], path: tuple[str, ...]) -> tuple[str | None, str | None, Any]:
-    """The selector at `path` of a step's arguments as rendered, the root it is under (for a
-    record's field, inside the first match of the records that hold it: `:is(main) :is(.card)`,
-    where the field is read), and the field it is of (None for a step's own selector)."""
-    if path[0] in ("selector", "root"):
-        value = args.get(path[0])
-        return (value if isinstance(value, str) else None), None, None
-    if path[-1] == "attr":
-        path = path[:-1]
-    root = args.get("root")
-    within = [root] if isinstance(root, str) else []
-    fields, selector, field_ = args.get("fields"), None, None
-    for at in range(1, len(path), 2):
-        field_ = fields.get(path[at]) if isinstance(fields, dict) else None
-        selector = field_.get("selector") if isinstance(field_, dict) else field_
-        if at + 2 < len(path):  # a record: what follows is read inside its match
-            if not isinstance(selector, str) or not isinstance(field_, dict):
-                return None, None, None
-            within.append(selector)
-            fields = field_.get("fields")
-    if len(path) > 2:
-        root = " ".join(f":is({part})" for part in within)
-    return (
-        (selector if isinstance(selector, str) else None),
-        (root if isinstance(root, str) else None),
-        field_,
-    )
 
 
 async def _candidates(
@@ -182,7 +149,7 @@ async def _candidates(
     found: list[Candidate] = []
     for rank, (_, index) in enumerate(ranked(was.element, elements)[:ELEMENTS_TRIED]):
         element = elements[index]
-        reading = _attr_reading(element, attr, was.element["attrs"].get(attr or ""))
+        reading = attr_reading(element, attr, was.element["attrs"].get(attr or ""))
         if reading is False:
             continue  # no attribute of it holds the recorded value
         reads = reading if isinstance(reading, str) else None
@@ -232,16 +199,6 @@ def _alike_stray(
     )
 
 
-def _attr_reading(
-    element: dict[str, Any], attr: str | None, value: str | None
-) -> str | bool | None:
-    """For a field reading `attr`: None when the element holds the recorded value there (or
-    the field reads text), the attribute holding it now, or False when none does."""
-    if attr is None or element["attrs"].get(attr) == value:
-        return None
-    return next((k for k, v in element["attrs"].items() if v == value and k != "id"), False)
-
-
 def recorded_elements(recording: Path) -> dict[Key, Seen] | None:
     """The fingerprints the case's recording keeps, or None when it keeps none."""
     try:
@@ -251,12 +208,10 @@ def recorded_elements(recording: Path) -> dict[Key, Seen] | None:
     kept = made.get(ELEMENTS) if isinstance(made, dict) else None
     if not isinstance(kept, list):
         return None
-    return {
-        ((k["step"], tuple(k["path"])), k["item"]): Seen(
-            k["count"], k["element"], k["read"], k["many"]
-        )
-        for k in kept
-    }
+    try:
+        return {((k["step"], tuple(k["path"])), k["item"]): Seen.from_json(k) for k in kept}
+    except (KeyError, TypeError):  # not as `dsl record` keeps them: read on a replay
+        return None
 
 
 @dataclass
@@ -306,11 +261,12 @@ async def suggest_repair(runs: RunManager, case: Case, template: Template) -> Re
             case, "the template has no selector written as a literal", "Fix it by hand."
         )
     recorded = PageReader(list(spans.values()))
-    kept = recorded_elements(case.recording)
-    if kept is None:  # a recording made before `dsl record` kept them: read on a replay
+    kept = recorded_elements(case.recording) or {}
+    if not kept or any(seen.element is None for seen in kept.values()):
+        # a recording made before `dsl record` kept them, or read before a step's element was
+        # there (an older `dsl record` read a list a script draws before extract waited for it)
         await run_once(runs, case, template, live=False, probe=recorded)
-    else:
-        recorded.seen = kept
+    recorded.seen |= {key: seen for key, seen in kept.items() if seen.element is not None}
     changes: dict[Place, Candidate] = {}
     tried: dict[Place, list[Candidate]] = {}
     current = template
@@ -327,20 +283,8 @@ async def suggest_repair(runs: RunManager, case: Case, template: Template) -> Re
             return Repair(case, before, with_selectors(before, edits()), edits(), done)
         lost = _lost(live.seen, recorded.seen)
         if not lost and not changes:
-            moved = [
-                f"{spans[k[0]].value!r} (line {spans[k[0]].line})"
-                for k, seen in live.seen.items()
-                if k in recorded.seen and seen.strayed(recorded.seen[k])
-            ]
-            raise _no_repair(
-                case,
-                f"the selectors {', '.join(moved)} name the elements most like the recorded "
-                "ones, which read other values now: the site changed them"
-                if moved
-                else "every selector names the element it matched in the recording: the case "
-                "fails for another reason",
-                "Read the drift above; record the case again if the site changed on purpose.",
-            )
+            problem, hint = why_no_repair(spans, live.seen, recorded.seen, answer)
+            raise _no_repair(case, problem, hint)
         untried = {
             p: [
                 c

@@ -15,9 +15,11 @@ from typing import Any
 
 from taskplate.dsl import selector_spans
 
+from ..heal import brittle
 from ._repair import ELEMENTS, PageReader
-from ._repair_match import brittle
 from ._running import RECORDED_BY
+
+WARNINGS = "warnings"  # what `dsl record` warned of, kept in the recording (log._taskplate)
 
 
 def recording_reader(template: Path) -> PageReader:
@@ -28,17 +30,12 @@ def recording_reader(template: Path) -> PageReader:
 
 def keep_elements(har: dict[str, Any], reader: PageReader) -> dict[str, Any]:
     """The recording (marked by `recorded_by`) keeping the fingerprints the reader read: each
-    selector's, in each loop item."""
+    selector's, in each loop item; and the warnings of the selectors that matched nothing."""
+    unmatched = unmatched_warnings(reader)
+    if unmatched:
+        har["log"][RECORDED_BY][WARNINGS] = unmatched
     har["log"][RECORDED_BY][ELEMENTS] = [
-        {
-            "step": step,
-            "path": list(path),
-            "item": item,
-            "count": seen.count,
-            "element": seen.element,
-            "read": seen.read,
-            "many": seen.many,
-        }
+        {"step": step, "path": list(path), "item": item, **seen.to_json()}
         for ((step, path), item), seen in reader.seen.items()
     ]
     return har
@@ -58,5 +55,29 @@ def brittle_warnings(reader: PageReader) -> list[str]:
         said.append(
             f"line {span.line}: the selector {span.value!r} of step {span.step_id} names its "
             f"element by {why}, which a redesign changes{better}"
+        )
+    return said
+
+
+def unmatched_warnings(reader: PageReader) -> list[str]:
+    """For each selector that matched nothing where its step read it, in every item it was read
+    in, as the case was recorded: the recording keeps no fingerprint of it, so a repair cannot
+    look for its element. A record's field is named once, by the record's own selector when
+    that matched nothing."""
+    lines = {(s.step_id, s.path): s for s in reader.spans}
+    matched = {place for (place, _), seen in reader.seen.items() if seen.count}
+    said: list[str] = []
+    empty: list[tuple[str, tuple[str, ...]]] = []
+    for place in dict.fromkeys(place for place, _ in reader.seen):
+        span = lines.get(place)
+        if span is None or place in matched:
+            continue
+        empty.append(place)
+        if any(place[0] == e[0] and place[1][: len(e[1])] == e[1] for e in empty[:-1]):
+            continue  # a field of a record that matched nothing
+        said.append(
+            f"line {span.line}: the selector {span.value!r} of step {span.step_id} matched "
+            "nothing where the step read it, so the recording keeps no fingerprint of its "
+            "element and a repair cannot look for it; check the selector against the page"
         )
     return said

@@ -23,7 +23,7 @@ from taskplate.stdlib import HttpRecording, HttpReplay, Sampler, WebConfig
 
 from .._action_steps import StepProbe
 from ._answers import ReplaySampler, ReplayTools
-from ._expectations import Broken, broken, drift
+from ._expectations import Broken, broken, drift, said_once
 from ._profiles import CaseProfiles
 
 if TYPE_CHECKING:
@@ -46,6 +46,19 @@ class CaseResult:
     @property
     def outcome(self) -> str:
         return "error" if self.error else "failed" if self.broken else "passed"
+
+    @property
+    def drift_said(self) -> list[str]:
+        """The drift as a summary says it (`said_once`): one diff per failing case."""
+        return said_once(self.drift, self.broken)
+
+    @property
+    def element_lost(self) -> bool:
+        """Whether a step failed because a selector found nothing (what `--suggest` repairs)."""
+        return self.outcome == "failed" and any(
+            (s.get("error") or {}).get("code") == ErrorCode.ELEMENT_NOT_FOUND
+            for s in self.answer.get("steps", [])
+        )
 
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {

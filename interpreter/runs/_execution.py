@@ -30,7 +30,9 @@ from .._human import RunDesk
 from .._step_failures import CancelRequest, StepFailed
 from .._step_log import Progress, StepRow
 from .._tracing import RunTrace, TraceMode, failure_screenshot
+from ..heal import Healer
 from ..store import STORE_WRITE_S, Store
+from ._healing import healer_for, keep_after, learn_before, with_suggestion
 from ._inputs import profile_for
 from ._live import Live
 from ._liveness import PROGRESS_WRITE_S
@@ -188,6 +190,7 @@ def new_execution(
         job.secrets,
         window_options=network.window_options(),
     )
+    sampler = wiring.model_for(live.sampler)
     return Execution(
         job.template,
         trust,
@@ -206,8 +209,9 @@ def new_execution(
         catalog=wiring.catalog,
         confirmer=Confirmer(trust, live.asker, wiring.confirm, wiring.terminal),
         human=desk,
-        sampler=wiring.model_for(live.sampler),
+        sampler=sampler,
         cancel=cancel,
+        healer=healer_for(wiring, job, sampler),
         checkpoints=checkpoints,
     )
 
@@ -284,6 +288,8 @@ async def execute(
     if template.keep_session and given is None:
         run_info["sessionId"] = (await session()).id
     execution.count_top_level()
+    healer = execution.healer if isinstance(execution.healer, Healer) else None
+    await learn_before(settlement.store, job, healer)
     timeout_ms = job.options["effectiveTimeoutMs"]
     failure: StepFailed | None = None
     canceled = timed_out = False
@@ -304,10 +310,13 @@ async def execute(
     if live.trace is not None:  # kept as an artifact before the run reads as finished
         await live.trace.finish(failed=timed_out or failure is not None)
     result = settlement.output(template, scope)
-    if not (canceled or timed_out or failure is not None):
+    ended_well = not (canceled or timed_out or failure is not None)
+    await keep_after(settlement.store, job, healer, ended_well)
+    if ended_well:
         await settlement.settle(run_id, template, result, execution)
         return
     error = None if canceled else run_error(run_id, timeout_ms, None if timed_out else failure)
+    error = with_suggestion(error, healer) if error is not None else None
     await settlement.finish(
         run_id,
         RunStatus.CANCELED if canceled else RunStatus.FAILED,

@@ -15,6 +15,7 @@ from taskplate.contract import MAX_VALUE_DEPTH, ErrorCode, TaskplateError, Trust
 from taskplate.dsl import Template, listed, render, truthy, validator_for, violations
 
 from .._tracing import TraceMode, trace_mode
+from ..heal import narrowed
 
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
@@ -164,6 +165,7 @@ def run_options(
     options["trace"] = str(trace_mode(options.get("trace"), trust, trace_default))
     options["effectiveTimeoutMs"] = effective_timeout_ms(limits, template, options)
     options["trust"] = str(trust)
+    options["heal"] = narrowed(template.heal, options.get("heal"))  # never wider than its own
     if profile_id:
         options["profileId"] = profile_id
     return options

@@ -63,6 +63,7 @@ async def describe(store: Store, row: RunRow, include_steps: bool = False) -> di
         out["result"] = row.result
     if row.error is not None:
         out["error"] = row.error
+    healed = _told_repairs(out, row.repairs)
     if row.waiting is not None and row.status == "waiting_for_human":
         out["waitingFor"] = row.waiting
     out["artifacts"] = [
@@ -99,10 +100,25 @@ async def describe(store: Store, row: RunRow, include_steps: bool = False) -> di
                 "capabilityLevel": s.get("capability_level"),
                 **({"confirmation": s["confirmation"]} if s.get("confirmation") else {}),
                 **_warnings_of(s, warnings or []),
+                **(
+                    {"healed": True}
+                    if s["step_id"] in healed and s["status"] == "succeeded"
+                    else {}
+                ),
             }
             for s in await store.steps(run_id)
         ]
     return out
+
+
+def _told_repairs(out: dict[str, Any], kept: dict[str, Any] | None) -> set[str]:
+    """The run's healing in its answer: `repairs` it applied (or `suggestedRepairs`) and the
+    template's `repairDiff`; answers the ids of the steps it healed."""
+    if not kept or not kept.get("repairs"):
+        return set()
+    out["repairs" if kept.get("applied") else "suggestedRepairs"] = kept["repairs"]
+    out["repairDiff"] = kept.get("diff", "")
+    return {r["stepId"] for r in kept["repairs"]} if kept.get("applied") else set()
 
 
 def listing(rows: list[RunRow], total: int) -> dict[str, Any]:

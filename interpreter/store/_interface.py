@@ -37,6 +37,7 @@ class RunRow:
     principal: str | None = None  # the caller that started it (`Principal.name`)
     waiting: dict[str, Any] | None = None  # a hand-over waiting for a person
     resume: float | None = None  # when resume_task_run asked a waiting run to go on
+    repairs: dict[str, Any] | None = None  # what it healed or suggested, and the diff
 
 
 class ArtifactBytes(Protocol):
@@ -206,6 +207,17 @@ class Store(Protocol):
     async def keep_call(self, source: str, seq: int | None, **fields: Any) -> None: ...
 
     async def calls(self, source: str) -> list[dict[str, Any]]: ...
+
+    # fingerprints of templates' selectors (interpreter/heal/)
+    async def fingerprints(self, template_id: str, version: str) -> dict[str, dict[str, Any]]:
+        """What a template version's selectors matched in its last succeeded run, by place."""
+        ...
+
+    async def keep_fingerprints(
+        self, template_id: str, version: str, seen: dict[str, dict[str, Any]]
+    ) -> None:
+        """A succeeded run's fingerprints, bounded per version and in versions kept."""
+        ...
 
     # artifacts
     async def insert_artifact(

@@ -21,6 +21,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from taskplate.contract import ErrorCode, TaskplateError
 
+from ._fingerprint_rows import FingerprintStatements
 from ._postgres_schema import migrate
 from ._release import ReleaseStatements
 from ._sql import (
@@ -69,6 +70,7 @@ class PostgresStore(SqlStore):
         self.connect_timeout_s = connect_timeout_s
         self.sql = _SQL
         self.releases = ReleaseStatements("%s")
+        self.prints = FingerprintStatements("%s")
         self._steps: dict[tuple[str, int], tuple[Any, ...]] = {}  # rows kept back until `flush`
         self._calls: dict[tuple[str, int], tuple[Any, ...]] = {}
         self._progress: dict[str, dict[str, Any]] = {}

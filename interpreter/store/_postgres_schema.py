@@ -39,6 +39,8 @@ MIGRATIONS: tuple[str, ...] = tuple(
         added_since("postgresql", 5),
         # 6: a run's events: handed over by a server that stopped, resumed by another.
         added_since("postgresql", 6),
+        # 7: a run's repairs; the fingerprints of templates' selectors that succeeded runs kept.
+        added_since("postgresql", 7),
     )
 )
 SCHEMA_VERSION = len(MIGRATIONS)

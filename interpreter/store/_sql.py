@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ._fingerprint_rows import FingerprintRows, FingerprintStatements
 from ._interface import RunRow
 from ._release import ReleaseRows, ReleaseStatements
 
@@ -20,7 +21,7 @@ _TERMINAL_SQL = "(" + ", ".join(f"'{s}'" for s in TERMINAL) + ")"
 _ACTIVE_SQL = "('queued', 'running', 'waiting_for_human')"
 
 # Columns kept as JSON text, written and read the same way by every backend.
-RUN_JSON = ("inputs", "options", "progress", "result", "error", "waiting")
+RUN_JSON = ("inputs", "options", "progress", "result", "error", "waiting", "repairs")
 STEP_JSON = ("error", "confirmation")
 # Every column of the tables written whole (a record replaces the row: columns not given are null).
 COLUMNS = {
@@ -231,12 +232,13 @@ class Statements:
         )
 
 
-class SqlStore(ReleaseRows):
+class SqlStore(ReleaseRows, FingerprintRows):
     """The calls of `Store` that are one statement, over the backend's `_execute` (a write,
     answering its rowcount), `_one` and `_all` (rows as dicts)."""
 
     sql: Statements
     releases: ReleaseStatements
+    prints: FingerprintStatements
 
     async def _execute(self, query: str, params: tuple[Any, ...] = ()) -> int:
         raise NotImplementedError

@@ -15,6 +15,7 @@ from typing import Any
 
 import anyio
 
+from ._fingerprint_rows import FingerprintStatements
 from ._release import ReleaseStatements
 from ._sql import (
     SqlStore,
@@ -93,6 +94,7 @@ class RunStore(SqlStore):
         self.description = str(path)
         self.sql = _SQL
         self.releases = ReleaseStatements("?")
+        self.prints = FingerprintStatements("?")
         self._db: sqlite3.Connection | None = None
         self._closed = False
 

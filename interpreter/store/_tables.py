@@ -70,6 +70,8 @@ TABLES = (
             Column("waiting", "text", since=2),  # a hand-over's reason, URL and screenshot
             Column("resume", "real", since=2),  # when resume_task_run asked a waiting run to go on
             Column("principal", "text", _PRINCIPAL, since=3),  # the caller that started it
+            # what the run healed (or suggested): its repairs and the template's diff
+            Column("repairs", "text", since=7),
         ),
     ),
     Table(
@@ -161,6 +163,21 @@ TABLES = (
         ),
         since=6,
     ),
+    # what each literal selector of a template version matched in its last succeeded run
+    # (interpreter/heal/: a fingerprint, without secrets, at most MAX_BYTES), so that a run
+    # whose selector lost its element finds it again; `place` is the step and path in `with`.
+    Table(
+        "fingerprints",
+        (
+            Column("template_id", "text", _NOT_NULL),
+            Column("template_version", "text", _NOT_NULL),
+            Column("place", "text", _NOT_NULL),
+            Column("seen", "text", _NOT_NULL),
+            Column("updated_at", "real", _NOT_NULL),
+        ),
+        key=("template_id", "template_version", "place"),
+        since=7,
+    ),
 )
 INDEXES = (
     TableIndex("runs_by_created", "runs", "created_at DESC"),
@@ -169,16 +186,18 @@ INDEXES = (
     TableIndex("run_events_by_run", "run_events", "run_id, at", since=6),
 )
 
-NEWEST = max([i.since for i in INDEXES] + [c.since for t in TABLES for c in t.columns])
+NEWEST = max(
+    [i.since for i in INDEXES]
+    + [c.since for t in TABLES for c in t.columns]
+    + [t.since for t in TABLES]
+)
 
 
 def create_tables(dialect: Dialect, version: int) -> list[str]:
     """The statements that make the tables as they were at `version` (their indexes apart)."""
     missing = "IF NOT EXISTS " if dialect == "sqlite" else ""
     made = []
-    for table in TABLES:
-        if table.since > version:
-            continue
+    for table in (t for t in TABLES if t.since <= version):
         lines = [c.ddl(dialect) for c in table.columns if c.since <= version]
         if table.key:
             lines.append(f"PRIMARY KEY ({', '.join(table.key)})")

@@ -29,11 +29,11 @@ INPUT = params(
         "templateId": ID,
         "templateVersion": {
             "type": "string",
-            "description": "Exact (1.2.3) or a range (^1.2); default the newest.",
+            "description": "1.2.3 or a range (^1.2); default the newest.",
         },
         "sessionId": {
             "type": "string",
-            "description": "Run in this session (never closed by the run).",
+            "description": "Run in this session (left open).",
         },
         "profileId": {
             **PROFILE_ID,
@@ -48,13 +48,14 @@ INPUT = params(
             {
                 "timeoutMs": {"type": "integer", "minimum": 1, "maximum": MAX_MS},
                 "mode": {"enum": ["sync", "async", "auto"]},
+                "heal": {"enum": ["off", "suggest"]},
                 "trace": {
                     "enum": ["off", "on-failure", "on"],
-                    "description": "Keep a Playwright trace.zip: never, on failure (local callers' default), always.",
+                    "description": "Keep a Playwright trace.zip: never, on failure (local default), always.",
                 },
                 "proxy": {
                     "type": "string",
-                    "description": "scheme://[user:password@]host:port; remote callers: the operator's allowed proxies.",
+                    "description": "scheme://[user:password@]host:port; remote: the operator's allowed proxies.",
                 },
                 "browser": {
                     "type": "object",
@@ -136,7 +137,7 @@ async def final(state: ServerState, run_id: str) -> CallToolResult:
 
 SPEC = ToolSpec(
     "run_task_template",
-    "Run a template. mode sync answers the finished run (with progress notifications); async answers {runId, status: queued} at once (then poll get_task_run every 2 s); auto lets the template decide.",
+    "Run a template. mode sync answers the finished run (with progress notifications); async answers {runId, status: queued} at once (poll get_task_run every 2 s); auto: the template decides.",
     INPUT,
     OUTPUT,
     run_task_template,

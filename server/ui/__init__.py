@@ -3,7 +3,8 @@ progress; one run's inputs, result, artifacts, a timeline of its steps per tab w
 failure's screenshot, and Cancel and Resume), server-rendered HTML with a little script
 (`ui.js`, `ui.css` beside these modules).
 
-Reads runs through the run manager's reads and cancels through the manager; runs nothing.
+Reads runs through the run manager's reads and cancels through the manager; runs nothing (a
+run's repair is written by the `repairer` the caller gives, `dsl ui`'s `apply_run_repair`).
 Every text is escaped; the forms carry a token bound to the run and are accepted from this
 page's own origin only.
 """

@@ -18,22 +18,46 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from taskplate.contract import ErrorCode, TaskplateError
-from taskplate.interpreter import RunManager
+from taskplate.interpreter import Applied, RunManager
 
 from ._access import FormTokens, UiAccess, same_origin
 from ._html import HEADERS, plain, static
 from ._pages import RunsPage
 
 Endpoint = Callable[[Request], Awaitable[Response]]
+# writes a run's repair into its template file, once the template's cases pass with it
+# (`apply_run_repair`, given by `dsl ui`: the operator's own page on their machine)
+Repairer = Callable[[str], Awaitable[Applied]]
 STATIC = {"ui.css": "text/css", "ui.js": "text/javascript"}
 
 
 class RunActions:
     """What the page's forms and links do to a run: cancel, resume, download an artifact."""
 
-    def __init__(self, manager: RunManager, forms: FormTokens) -> None:
+    def __init__(
+        self, manager: RunManager, forms: FormTokens, repairer: Repairer | None = None
+    ) -> None:
         self.manager = manager
         self.forms = forms
+        self.repairer = repairer
+
+    async def repair(self, request: Request) -> Response:
+        """The run's repair written into its template file (its cases run live with it first):
+        what was written, or the coded refusal; the file is unchanged then."""
+        run_id = request.path_params["run_id"]
+        form = await self._form(request, run_id)
+        if isinstance(form, Response):
+            return form
+        if self.repairer is None:
+            return plain("Repairs are applied from `dsl ui` or `dsl repair apply`.", 404)
+        try:
+            done = await self.repairer(run_id)
+        except TaskplateError as error:
+            return plain(f"Not written: {error.message} [{error.code}]\n{error.recover_hint}", 409)
+        cases = ", ".join(done.cases) or "none"
+        return plain(
+            f"Written to {done.template} (cases passed live with it: {cases}).\n\n{done.diff}", 200
+        )
 
     async def cancel(self, request: Request) -> Response:
         run_id = request.path_params["run_id"]
@@ -100,10 +124,12 @@ async def static_file(request: Request) -> Response:
     return Response(static(name), media_type=STATIC[name], headers=HEADERS)
 
 
-def ui_app(manager: RunManager, access: UiAccess) -> Starlette:
-    """The runs page as an ASGI app: `/`, `/runs/<runId>` and what they link to."""
+def ui_app(manager: RunManager, access: UiAccess, repairer: Repairer | None = None) -> Starlette:
+    """The runs page as an ASGI app: `/`, `/runs/<runId>` and what they link to; with
+    `repairer`, a run's repair can be written into its template from its page."""
     forms = FormTokens()  # signs cancel forms; new at every start
-    pages, actions = RunsPage(manager, forms), RunActions(manager, forms)
+    pages = RunsPage(manager, forms, repairs=repairer is not None)
+    actions = RunActions(manager, forms, repairer)
 
     def route(path: str, handler: Endpoint, **kw: Any) -> Route:
         async def entry(request: Request) -> Response:
@@ -127,6 +153,7 @@ def ui_app(manager: RunManager, access: UiAccess) -> Starlette:
             route("/runs/{run_id}/artifacts/{artifact_id}", actions.artifact),
             route("/runs/{run_id}/cancel", actions.cancel, methods=["POST"]),
             route("/runs/{run_id}/resume", actions.resume, methods=["POST"]),
+            route("/runs/{run_id}/repair", actions.repair, methods=["POST"]),
             route("/static/{name}", static_file),
         ]
     )

@@ -37,9 +37,10 @@ STATUSES = [str(s) for s in RunStatus]
 class RunsPage:
     """The pages, over the run manager's reads."""
 
-    def __init__(self, manager: RunManager, forms: FormTokens) -> None:
+    def __init__(self, manager: RunManager, forms: FormTokens, repairs: bool = False) -> None:
         self.manager = manager
         self.forms = forms
+        self.repairs = repairs  # a run's repair may be written into its template from here
 
     # -- pages --------------------------------------------------------------------------------
     async def runs(self, request: Request) -> Response:
@@ -172,14 +173,29 @@ class RunsPage:
             else ""
         )
         error = f"<h2>Error</h2>{json_block(answer['error'])}" if "error" in answer else ""
-        result = _result(answer)
+        result = _result(answer) + _healing(answer)
         return (
             f"<div data-live={'off' if terminal else 'on'} data-poll={POLL_MS}>"
-            f"{cancel}{self._waiting(answer, link)}{facts}<h2>Inputs</h2>{json_block(row.inputs)}{error}{result}"
+            f"{cancel}{self._waiting(answer, link)}{facts}<h2>Inputs</h2>{json_block(row.inputs)}{error}"
+            f"{result}{self._repair(answer, link)}"
             f"<h2>Artifacts</h2><ul class=artifacts>{artifacts or '<li>none</li>'}</ul>{trace_help}"
             f"{timeline(steps, link, events or [])}"
             f"{steps_by_item(steps, link, unfold, not terminal)}"
             f"{failures(steps, link)}</div>"
+        )
+
+    def _repair(self, answer: dict[str, Any], link: str) -> str:
+        """Under the run's repairs and diff (`_healing`): the button that writes the diff into
+        the template file once its test cases pass with it, or the command that does."""
+        if not repair_diff(answer):
+            return ""
+        if not self.repairs:
+            return f"<p class=hint>Apply it: <code>dsl repair apply {e(answer['runId'])}</code></p>"
+        return (
+            f"<form class=repair method=post action='{e(link)}/repair'>"
+            f"<input type=hidden name=csrf value='{e(self.forms.of(answer['runId']))}'>"
+            "<button>Apply to the template</button> <span class=hint>its test cases run live "
+            "with the repair first; the file is written only when they pass</span></form>"
         )
 
     def _waiting(self, answer: dict[str, Any], link: str) -> str:
@@ -203,6 +219,40 @@ class RunsPage:
             f"<input type=hidden name=csrf value='{e(self.forms.of(answer['runId']))}'>"
             "<button>Resume: I am done</button></form></section>"
         )
+
+
+def _healing(answer: dict[str, Any]) -> str:
+    """What the run healed (its steps marked healed), or the repairs it suggests, and the
+    template's diff (`dsl repair apply RUN_ID` writes it)."""
+    details = (answer.get("error") or {}).get("details") or {}
+    applied = answer.get("repairs") or []
+    repairs = applied or answer.get("suggestedRepairs") or details.get("repairs") or []
+    if not repairs:
+        return ""
+    said = "healed" if applied else "suggested"
+    rows = "".join(_repair_line(r, said) for r in repairs)
+    diff = repair_diff(answer)
+    return (
+        f"<h2>Repairs {'applied' if applied else 'suggested'}</h2><ul class=repairs>{rows}</ul>"
+        f"<pre class=diff>{e(diff)}</pre>"
+    )
+
+
+def repair_diff(answer: dict[str, Any]) -> str:
+    """The template's diff a run found (applied or suggested, in its answer or its error's
+    details), or ""."""
+    details = (answer.get("error") or {}).get("details") or {}
+    diff = answer.get("repairDiff") or details.get("repairDiff") or ""
+    return diff if isinstance(diff, str) else ""
+
+
+def _repair_line(repair: dict[str, Any], said: str) -> str:
+    sure = f" (confidence {repair['confidence']})" if repair.get("confidence") else ""
+    return (
+        f"<li><span class='status {said}'>{said}</span> step <code>{e(repair['stepId'])}</code>, "
+        f"line {e(str(repair['line']))}: <code>{e(repair['old'])}</code> → "
+        f"<code>{e(repair['new'])}</code>{e(sure)}</li>"
+    )
 
 
 def _result(answer: dict[str, Any]) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from taskplate.interpreter.cases._repair_match import brittle, excluding, ranked, selectors_for
+from taskplate.interpreter.heal import brittle, excluding, ranked, selectors_for
 
 
 def element(tag: str, text: str, **kw: Any) -> dict[str, Any]:

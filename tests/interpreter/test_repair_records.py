@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from taskplate.browser import matched_element
-from taskplate.interpreter.cases._repair import _selector_of
+from taskplate.interpreter.heal import selector_of as _selector_of
 from taskplate.stdlib._context import ActionContext
 from tests.conftest import act
 from tests.fixtures.server import FixtureServer

@@ -15,6 +15,7 @@ import pytest
 
 from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.interpreter import LOCAL, ArtifactStore, Store, open_store
+from taskplate.interpreter.store import _fingerprint_rows
 from taskplate.interpreter.store._postgres import PostgresStore
 from taskplate.interpreter.store._postgres_schema import MIGRATIONS, SCHEMA_VERSION
 from taskplate.interpreter.store._tables import create_indexes, create_tables
@@ -209,6 +210,25 @@ async def test_steps_and_calls_replace_whole_rows(store: Store) -> None:
         (1, "fill", "new"),
     ]
     assert calls[1]["args"] == {"value": {"$secret": True}}
+
+
+async def test_fingerprints_are_kept_per_version_and_bounded(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen = {"count": 1, "element": {"tag": "h1"}, "read": "Lamps", "many": False}
+    await store.keep_fingerprints("shop", "1.0.0", {"a": seen, "b": {**seen, "read": "B"}})
+    await store.keep_fingerprints("shop", "1.0.0", {"a": {**seen, "read": "again"}})
+    kept = await store.fingerprints("shop", "1.0.0")
+    assert kept == {"a": {**seen, "read": "again"}, "b": {**seen, "read": "B"}}
+    assert await store.fingerprints("shop", "2.0.0") == {}
+    monkeypatch.setattr(_fingerprint_rows, "FINGERPRINT_PLACES", 3)
+    await store.keep_fingerprints("shop", "1.0.0", {p: seen for p in "cdef"})
+    assert sorted(await store.fingerprints("shop", "1.0.0")) == ["a", "b", "c"]
+    for version in ["2.0.0", "3.0.0", "4.0.0"]:
+        await store.keep_fingerprints("shop", version, {"a": seen})
+    assert await store.fingerprints("shop", "1.0.0") == {}  # the 3 kept last: 2, 3 and 4
+    assert await store.fingerprints("shop", "2.0.0") == {"a": seen}
+    assert await store.fingerprints("other", "1.0.0") == {}
 
 
 async def test_artifacts_bytes_chunks_and_expiry(backend: tuple[Path, str | None]) -> None:
@@ -482,3 +502,39 @@ async def test_sqlite_gives_no_cancel_notices(tmp_path: Path) -> None:
     async with open_store(tmp_path / "home") as store:
         with anyio.fail_after(5):
             await store.listen_cancels(lambda run_id, force: None)
+
+
+async def test_a_store_of_durable_runs_schema_6_is_migrated_to_fingerprints(
+    backend: tuple[Path, str | None],
+) -> None:
+    """Version 7 (fingerprints, a run's repairs) comes after durable runs' 5 and 6: a store
+    made at 6 keeps its checkpoints and gains what healing keeps."""
+    home, url = backend
+    run = ("run_old", "tpl", "1.0.0", "succeeded", "{}", "{}", 1.0, 1.0)
+    insert = "INSERT INTO runs (run_id, template_id, template_version, status, inputs, options, created_at, updated_at) VALUES "
+    point = "INSERT INTO checkpoints (run_id, key, seq, value) VALUES "
+    if url is None:
+        home.mkdir(parents=True)
+        with sqlite3.connect(home / "runs.db") as db:
+            for statement in create_tables("sqlite", 6) + create_indexes("sqlite", 6):
+                db.execute(statement)
+            db.execute(insert + "(?, ?, ?, ?, ?, ?, ?, ?)", run)
+            db.execute(point + "(?, ?, ?, ?)", ("run_old", "step:a", 0, '"kept"'))
+        db.close()
+    else:
+        with psycopg.connect(url, autocommit=True) as db:
+            db.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+            for version, migration in enumerate(MIGRATIONS[:6], 1):
+                db.execute(migration)
+                db.execute("INSERT INTO schema_version (version) VALUES (%s)", (version,))
+            db.execute(insert + "(%s, %s, %s, %s, %s, %s, %s, %s)", run)
+            db.execute(point + "(%s, %s, %s, %s)", ("run_old", "step:a", 0, '"kept"'))
+    assert SCHEMA_VERSION == 7
+    async with open_store(home, url) as store:
+        assert [c["key"] for c in await store.checkpoints("run_old")] == ["step:a"]
+        await store.keep_fingerprints("tpl", "1.0.0", {"h1": {"count": 1, "read": "x"}})
+        assert await store.fingerprints("tpl", "1.0.0") == {"h1": {"count": 1, "read": "x"}}
+        await store.insert_run("run_new", "tpl", "1.0.0", {}, {}, "me", None)
+        await store.update_run("run_new", repairs={"repairs": []})
+        new = await store.run("run_new")
+        assert new is not None and new.repairs == {"repairs": []}

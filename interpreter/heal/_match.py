@@ -109,21 +109,21 @@ def selectors_for(element: dict[str, Any]) -> list[str]:
     own = out[:]
     parent = element.get("parent")
     if parent:
-        anchor = _anchor(parent)
+        anchor = anchor_of(parent)
         if anchor:
             out.append(f"{anchor} > {tag}")
     # under an ancestor that names a place (an id, a data attribute, classes): the element's
     # own names there tell it from a look-alike elsewhere
     for box in [parent, *(element.get("ancestors") or [])]:
-        anchor = _anchor(box) if box else None
+        anchor = anchor_of(box) if box else None
         if anchor:
             out += [f"{anchor} {name}" for name in own[:3] or [tag]]
     out.append(tag)
     if parent:  # its place in its parent, as each of a list's items has it: the last resort
         nth = f"{tag}:nth-of-type({element['nth']})"
         place = f"{parent['tag']} > {nth}"
-        anchors = [_anchor(b) for b in element.get("ancestors") or []]
-        over = _anchor(parent)
+        anchors = [anchor_of(b) for b in element.get("ancestors") or []]
+        over = anchor_of(parent)
         out += [f"{over} > {nth}"] if over else []
         out += [f"{a} {place}" for a in anchors if a] + [place]
     return list(dict.fromkeys(out))
@@ -171,7 +171,9 @@ def brittle(selector: str) -> str | None:
     return None
 
 
-def _anchor(box: dict[str, Any]) -> str | None:
+def anchor_of(box: dict[str, Any]) -> str | None:
+    """A selector naming a box (an element's parent or ancestor, as `brief` describes it) by
+    its id, a data attribute or up to two classes; None when it has none of them."""
     if box["id"] and _IDENT.fullmatch(box["id"]) and not _GENERATED.search(box["id"]):
         return f"#{box['id']}"
     for key, value in (box.get("data") or {}).items():

@@ -1,0 +1,88 @@
+"""Why a case that fails live gets no repair, said as it is: a selector that matched nothing when
+recorded (so no fingerprint to look for its element by), elements the site changed, or a
+failure that is not a selector's.
+
+Pure: reads what the probes saw and the live run's answer; runs nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from taskplate.dsl import SelectorSpan
+
+Place = tuple[str, tuple[str, ...]]  # a selector: its step, and where in the step's `with`
+Key = tuple[Place, int | None]  # a selector, in a loop's item
+
+
+class Reading(Protocol):
+    """What a probe saw of a selector (_repair.py's Seen)."""
+
+    count: int
+    element: dict[str, Any] | None
+
+    def strayed(self, was: Any) -> bool: ...
+
+
+def why_no_repair(
+    spans: Mapping[Place, SelectorSpan],
+    live: Mapping[Key, Reading],
+    recorded: Mapping[Key, Reading],
+    answer: dict[str, Any],
+) -> tuple[str, str]:
+    """The problem and the hint, when no selector the live run read lost an element it matched
+    in the recording."""
+
+    def named(places: list[Place]) -> str:
+        said = [f"{spans[p].value!r} (line {spans[p].line})" for p in dict.fromkeys(places)]
+        return f"selector{'s' * (len(said) > 1)} {', '.join(said)}"
+
+    blind = [
+        key[0]
+        for key, seen in live.items()
+        if seen.count == 0 and key[0] in spans and _unprinted(recorded.get(key))
+    ]
+    if blind:
+        return (
+            f"the {named(blind)} found nothing live, and the recording keeps no element "
+            "matched by it (it matched nothing as the case was recorded): there is no "
+            "fingerprint to look for the element by",
+            "Fix the selector by hand (`snapshot` lists a page's elements); `dsl record` warns "
+            "of a selector that matches nothing, so record the case again once it matches.",
+        )
+    moved = [
+        key[0]
+        for key, seen in live.items()
+        if key in recorded and key[0] in spans and seen.strayed(recorded[key])
+    ]
+    if len(set(moved)) == 1:
+        return (
+            f"the {named(moved)} names the element most like the recorded one, which reads "
+            "another value now: the site changed it",
+            "Read the drift above; record the case again if the site changed on purpose.",
+        )
+    if moved:
+        return (
+            f"the {named(moved)} name the elements most like the recorded ones, which read "
+            "other values now: the site changed them",
+            "Read the drift above; record the case again if the site changed on purpose.",
+        )
+    error = answer.get("error") or {}
+    if error:
+        return (
+            "every selector the live run read names the element it matched in the recording; "
+            f"the run failed otherwise: {error.get('errorCode')}: {error.get('error')}",
+            "Read the failure above: it is not a selector's to repair.",
+        )
+    return (
+        "every selector the live run read names the element it matched in the recording and "
+        "reads what it read then: the output differs for another reason",
+        "Read the diff above; record the case again if the site changed on purpose.",
+    )
+
+
+def _unprinted(was: Reading | None) -> bool:
+    """Whether the recording keeps no element for a selector (it matched nothing, or was not
+    read) to look for by its fingerprint."""
+    return was is None or was.element is None

@@ -1,0 +1,109 @@
+"""A list that changed while its selector still matches: the run that learned it matched every
+element at its items' place in the box holding them (`left` 0) and no look-alike; now elements
+at that place are left out (an item's class renamed or removed, an item retagged, unwrapped
+between two items), none of them set apart by a class of its own, or a look-alike marked by a
+class of its own stands beside a match in one item, and the list without the look-alikes and
+with the lost items is of one shape and no longer than it was. Then the most stable selector
+that matches exactly that list heals it.
+
+Anything less clear heals nothing (a wrong value is worse than a failure). Reads pages only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from taskplate.browser import list_shape, matched_element
+
+from ._fingerprints import Seen, selector_of
+from ._match import anchor_of, selectors_for
+
+_IDENT = re.compile(r"-?[A-Za-z_][A-Za-z0-9_-]*")  # a class a selector can name as it is
+
+
+async def left_out(page: Any, selector: str, root: str | None) -> int | None:
+    """For a list being learned: how many elements at its items' place it leaves out; None when
+    it is not a list of one shape without strays (then it is never healed this way)."""
+    shape = await list_shape(page, selector, root)
+    ok = shape is not None and shape.uniform and not shape.strays
+    return shape.left if shape is not None and ok else None
+
+
+async def regrown(
+    page: Any, args: dict[str, Any], path: tuple[str, ...], was: Seen
+) -> tuple[str, dict[str, Any]] | str | None:
+    """The selector (and the first element it matches) that reads the list as it was again:
+    without the look-alikes put beside its matches, with the items it lost; why not, when it
+    changed so but the change cannot be told apart; None when it did not change so."""
+    if not was.many or was.left != 0 or was.element is None:
+        return None
+    selector, root, field_ = selector_of(args, path)
+    if selector is None:
+        return None
+    attr = field_.get("attr") if isinstance(field_, dict) else None
+    shape = await list_shape(page, selector, root, attr=attr)
+    if shape is None or not shape.uniform or not (shape.left or shape.apart or shape.strays):
+        return None
+    if shape.apart or shape.core + shape.left > was.count:
+        return "items left out that may not belong to the list (set apart, or more than before)"
+    if not in_order(shape.reads, was):
+        return "the list's items are in another order than when it was learned"
+    _, element = await matched_element(page, selector, root)
+    if element is None:
+        return None
+    candidates = _candidates(element, shape.box, selector)
+    if shape.strays:
+        marks = [(c, inside) for c, inside in shape.marks if _IDENT.fullmatch(c)]
+        candidates = (
+            tuple(
+                f"{s}:not(.{c} *)" if inside else f"{s}:not(.{c})"
+                for s in (selector, *candidates[:6])
+                for c, inside in dict.fromkeys(marks)
+            )
+            + candidates
+        )
+    checked = await list_shape(page, selector, root, candidates)
+    if checked is None:
+        return None
+    fit = [c for c, exact in zip(candidates, checked.exact, strict=True) if exact]
+    return (fit[0], element) if fit else "no selector reads the list as it was"
+
+
+def _candidates(element: dict[str, Any], box: dict[str, Any], selector: str) -> tuple[str, ...]:
+    """Selectors that may match the list whole: under the box holding it (by its id, data
+    attribute or classes) the items' own names and classes, then the element's selectors
+    (`selectors_for`), places last."""
+    own = selectors_for({**element, "parent": None, "ancestors": []})
+    own += [f".{c}" for c in element["classes"] if _IDENT.fullmatch(c)]
+    anchor = anchor_of(box)
+    under = [f"{anchor} {name}" for name in own] if anchor else []
+    rest = selectors_for(element)
+    ranked = [*under, *(s for s in rest if ":nth" not in s), *(s for s in rest if ":nth" in s)]
+    return tuple(s for s in dict.fromkeys(ranked) if s != selector)
+
+
+async def uniform(
+    page: Any, args: dict[str, Any], path: tuple[str, ...], selector: str, was: Seen
+) -> bool:
+    """Whether a list's relocated selector matches elements of one shape (a row's cells, told
+    apart by their classes, are not a list of names) without strays, in the order of the
+    items it read when learned."""
+    _, root, field_ = selector_of(args, path)
+    attr = field_.get("attr") if isinstance(field_, dict) else None
+    shape = await list_shape(page, selector, root, attr=attr)
+    return shape is None or (shape.uniform and not shape.strays and in_order(shape.reads, was))
+
+
+def in_order(reads: tuple[str | None, ...], was: Seen) -> bool:
+    """Whether the items a list reads now that it read when learned come in the learned order:
+    a list the page reordered is the site's content changing, where its lost items go unknown."""
+    try:
+        before = json.loads(was.read or "[]")
+    except ValueError:
+        return False
+    if not isinstance(before, list):
+        return False
+    known = iter(before)
+    return all(any(r == b for b in known) for r in reads if r in before)

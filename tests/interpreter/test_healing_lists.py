@@ -1,0 +1,315 @@
+"""Runs that heal a list that lost items while its selector still matches some (issue 56): the
+run that learned the list matched every item of its kind; when an item's class is renamed or
+removed, an item retagged or unwrapped between two items, `heal: apply` reads the list whole
+again by the most stable selector matching exactly it and its lost items; a look-alike put
+beside an item's match, marked by a class of its own, is kept off; items set apart by a class
+of their own, a list longer than it was, or an item unwrapped before every item heal nothing. Real
+Chromium, a local static site changed between runs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from taskplate.browser import BrowserRuntime
+from taskplate.interpreter import RunManager, TemplateLibrary
+from taskplate.stdlib import REGISTRY
+from tests.fixtures.static_site import static_site
+
+pytestmark = pytest.mark.anyio
+
+TITLES = ["Oak chair", "Pine stool", "Ash bench", "Elm table"]
+TEMPLATE = """\
+template: wood_list
+version: 1.0.0
+heal: apply
+inputs:
+  type: object
+  properties:
+    url: {type: string}
+steps:
+  - id: open
+    action: navigate
+    with: {url: "${{ inputs.url }}"}
+  - id: read
+    action: extract
+    with:
+      fields:
+        heading: h1.heading
+        titles: {selector: 'li.card h2.card-title', all: true}
+output: ${{ steps.read.values }}
+"""
+PLACE = json.dumps(["read", ["fields", "titles"]], separators=(",", ":"))
+
+
+def page(folder: Path, items: list[str]) -> None:
+    html = (
+        '<!doctype html><html><body><main><h1 class="heading">Wood</h1>'
+        f'<ul class="cards" id="results">{"".join(items)}</ul>'
+        '<h2 class="card-title">Not a card: the footer</h2></main></body></html>'
+    )
+    (folder / "list.html").write_text(html, encoding="utf-8")
+
+
+def card(title: str, box: str = '<li class="card">', close: str = "</li>") -> str:
+    return f'{box}<h2 class="card-title">{title}</h2><span class="price">$9</span>{close}'
+
+
+@pytest.fixture
+def pages(tmp_path: Path) -> Iterator[tuple[Path, str]]:
+    folder = tmp_path / "pages"
+    folder.mkdir()
+    with static_site(folder) as base:
+        yield folder, base
+
+
+@pytest.fixture
+async def runs(tmp_path: Path) -> AsyncIterator[RunManager]:
+    folder = tmp_path / "templates"
+    folder.mkdir()
+    (folder / "wood_list.yaml").write_text(TEMPLATE, encoding="utf-8")
+    runtime = BrowserRuntime()
+    try:
+        manager = RunManager(
+            tmp_path / "home", TemplateLibrary(REGISTRY).load([folder]), runtime=runtime
+        )
+        async with manager.running():
+            yield manager
+    finally:
+        await runtime.close()
+
+
+async def finished(runs: RunManager, url: str) -> dict[str, Any]:
+    run_id = await runs.submit("wood_list", {"url": url})
+    with anyio.fail_after(60):
+        await runs.wait(run_id)
+    return await runs.describe(run_id, include_steps=True)
+
+
+async def learned(runs: RunManager, folder: Path, url: str) -> dict[str, Any]:
+    page(folder, [card(t) for t in TITLES])
+    first = await finished(runs, url)
+    assert first["status"] == "succeeded" and first["result"]["titles"] == TITLES
+    return await runs.store.fingerprints("wood_list", "1.0.0")
+
+
+async def test_a_list_learns_that_it_left_no_item_of_its_kind_out(
+    runs: RunManager, pages: tuple[Path, str]
+) -> None:
+    folder, base = pages
+    kept = await learned(runs, folder, f"{base}/list.html")
+    assert kept[PLACE]["count"] == 4 and kept[PLACE]["many"] is True
+    assert kept[PLACE]["left"] == 0  # the footer's h2 is elsewhere, not among the items
+
+
+@pytest.mark.parametrize(
+    "lost",
+    [
+        card("Pine stool", '<li class="item-3">'),  # the item's class renamed
+        card("Pine stool", "<li>"),  # removed
+        card("Pine stool", '<div class="card">', "</div>"),  # retagged
+        card("Pine stool", "", ""),  # unwrapped, between two items
+    ],
+    ids=["renamed", "removed", "retagged", "unwrapped"],
+)
+async def test_apply_reads_a_list_whole_again_when_an_item_left_it(
+    runs: RunManager, pages: tuple[Path, str], lost: str
+) -> None:
+    folder, base = pages
+    url = f"{base}/list.html"
+    await learned(runs, folder, url)
+    page(folder, [card("Oak chair"), lost, card("Ash bench"), card("Elm table")])
+    answer = await finished(runs, url)
+    assert answer["status"] == "succeeded", answer.get("error")
+    assert answer["result"]["titles"] == TITLES
+    (repair,) = answer["repairs"]
+    assert repair["old"] == "li.card h2.card-title" and repair["by"] == "list"
+    assert repair["new"] == "#results h2.card-title" and repair["confidence"] == 1.0
+    assert [s["stepId"] for s in answer["steps"] if s.get("healed")] == ["read"]
+
+
+async def test_a_look_alike_first_in_the_list_is_kept_off_as_the_list_was(
+    runs: RunManager, pages: tuple[Path, str]
+) -> None:
+    """The look-alike put before the first item's match names first another kind of element
+    (what single fields are healed by): the list is still read as it was, by `regrown`."""
+    folder, base = pages
+    url = f"{base}/list.html"
+    await learned(runs, folder, url)
+    twin = '<h2 class="card-title promo">Sponsored: hose</h2>'
+    first = f'<li class="card">{twin}<h2 class="card-title">Oak chair</h2><span>$9</span></li>'
+    page(folder, [first, *(card(t) for t in TITLES[1:])])
+    answer = await finished(runs, url)
+    assert answer["status"] == "succeeded", answer.get("error")
+    assert answer["result"]["titles"] == TITLES
+    assert [(r["new"], r["by"]) for r in answer["repairs"]] == [
+        ("li.card h2.card-title:not(.promo)", "list")
+    ]
+
+
+@pytest.mark.parametrize(
+    "items",
+    [
+        # a fifth item without the class: the list would be longer than it was
+        [*(card(t) for t in TITLES), card("Sponsored: hose", "<li>")],
+        # an item lost its class beside one set apart by a class of its own (the items' kept)
+        [card("Oak chair"), card("Pine stool", "<li>"), card("Ad: hose", '<li class="card ad">')],
+        # unwrapped before every item, where a script drawing the list one item at a time
+        # leaves it (the list's order unknown)
+        [card("Pine stool", "", ""), card("Oak chair"), card("Ash bench"), card("Elm table")],
+        # reordered since it was learned, one item without its class: where it goes is the
+        # page's order, which changed, not the markup's
+        [card("Elm table"), card("Oak chair", "<li>"), card("Ash bench"), card("Pine stool")],
+    ],
+    ids=["longer", "set-apart", "unwrapped-first", "reordered"],
+)
+async def test_items_that_may_not_belong_to_the_list_heal_nothing(
+    runs: RunManager, pages: tuple[Path, str], items: list[str]
+) -> None:
+    folder, base = pages
+    url = f"{base}/list.html"
+    await learned(runs, folder, url)
+    page(folder, items)
+    answer = await finished(runs, url)
+    assert answer["status"] == "succeeded", answer.get("error")
+    assert "repairs" not in answer
+    assert not [s for s in answer["steps"] if s.get("healed")]
+
+
+@pytest.mark.parametrize(
+    ("twin", "new"),
+    [
+        ('<h2 class="card-title promo">Sponsored: hose</h2>', "li.card h2.card-title:not(.promo)"),
+        (
+            '<div class="promo"><h2 class="card-title">Sponsored: hose</h2></div>',
+            "li.card h2.card-title:not(.promo *)",
+        ),
+    ],
+    ids=["its-class", "its-box"],
+)
+async def test_apply_keeps_off_a_look_alike_put_beside_an_items_match(
+    runs: RunManager, pages: tuple[Path, str], twin: str, new: str
+) -> None:
+    folder, base = pages
+    url = f"{base}/list.html"
+    await learned(runs, folder, url)
+    beside = f'<li class="card">{twin}<h2 class="card-title">Pine stool</h2><span>$9</span></li>'
+    page(folder, [card("Oak chair"), beside, card("Ash bench"), card("Elm table")])
+    answer = await finished(runs, url)
+    assert answer["status"] == "succeeded", answer.get("error")
+    assert answer["result"]["titles"] == TITLES
+    assert [(r["old"], r["new"], r["by"]) for r in answer["repairs"]] == [
+        ("li.card h2.card-title", new, "list")
+    ]
+
+
+PLANS = """\
+template: plans
+version: 1.0.0
+heal: apply
+inputs:
+  type: object
+  properties:
+    url: {type: string}
+steps:
+  - id: open
+    action: navigate
+    with: {url: "${{ inputs.url }}"}
+  - id: read
+    action: extract
+    with:
+      fields:
+        plans: {selector: 'table.plans td.name', all: true}
+output: ${{ steps.read.values }}
+"""
+PROMO_ROW = '<tr class="row promo"><td class="name">Promo</td><td class="price">$9.99</td><td class="seats">1</td></tr>'
+
+
+def plans_page(folder: Path, first_id: str, promo: str = "", cell: str = "") -> None:
+    rows = "".join(
+        f'<tr class="row" id="{first_id if i == 0 else f"row-{n.lower()}"}">'
+        f'{cell if i == 0 else ""}<td class="name">{n}</td>'
+        f'<td class="price">{p}</td><td class="seats">{s}</td></tr>'
+        for i, (n, p, s) in enumerate(
+            [("Basic", "€9", "1"), ("Team", "€29", "5"), ("Studio", "€79", "20")]
+        )
+    )
+    html = (
+        '<!doctype html><html><head><meta charset="utf-8"></head><body><main><table class="plans"><caption>Prices</caption>'
+        f"<tbody>{promo}{rows}</tbody></table></main></body></html>"
+    )
+    (folder / "plans.html").write_text(html, encoding="utf-8")
+
+
+async def test_a_list_is_never_relocated_to_elements_of_several_kinds(
+    tmp_path: Path, pages: tuple[Path, str]
+) -> None:
+    """A look-alike row put first names another kind of element first: relocating the list
+    by the row the names were read from would read that row's cells (a name, a price, seats),
+    not a list of names; nothing is healed."""
+    folder, base = pages
+    templates = tmp_path / "plans"
+    templates.mkdir()
+    (templates / "plans.yaml").write_text(PLANS, encoding="utf-8")
+    runtime = BrowserRuntime()
+    try:
+        runs = RunManager(
+            tmp_path / "home2", TemplateLibrary(REGISTRY).load([templates]), runtime=runtime
+        )
+        async with runs.running():
+            plans_page(folder, "row-basic")
+            url = f"{base}/plans.html"
+            run_id = await runs.submit("plans", {"url": url})
+            with anyio.fail_after(60):
+                await runs.wait(run_id)
+            assert (await runs.describe(run_id))["result"] == {"plans": ["Basic", "Team", "Studio"]}
+            plans_page(folder, "row-first", PROMO_ROW)
+            run_id = await runs.submit("plans", {"url": url})
+            with anyio.fail_after(60):
+                await runs.wait(run_id)
+            answer = await runs.describe(run_id)
+    finally:
+        await runtime.close()
+    assert answer["status"] == "succeeded", answer.get("error")
+    assert answer["result"] == {"plans": ["Promo", "Basic", "Team", "Studio"]}  # as the page reads
+    assert "repairs" not in answer
+
+
+async def test_a_look_alike_cell_first_in_a_row_is_kept_off_the_list(
+    tmp_path: Path, pages: tuple[Path, str]
+) -> None:
+    """A look-alike cell put before the first row's name names first another kind of element;
+    relocating the list by its first name is not clear (the rows' cells alike), reading the
+    list as it was without the look-alike is."""
+    folder, base = pages
+    templates = tmp_path / "plans"
+    templates.mkdir()
+    (templates / "plans.yaml").write_text(PLANS, encoding="utf-8")
+    runtime = BrowserRuntime()
+    try:
+        runs = RunManager(
+            tmp_path / "home2", TemplateLibrary(REGISTRY).load([templates]), runtime=runtime
+        )
+        async with runs.running():
+            plans_page(folder, "row-basic")
+            url = f"{base}/plans.html"
+            run_id = await runs.submit("plans", {"url": url})
+            with anyio.fail_after(60):
+                await runs.wait(run_id)
+            plans_page(folder, "row-basic", cell='<td class="name promo">Sold out</td>')
+            run_id = await runs.submit("plans", {"url": url})
+            with anyio.fail_after(60):
+                await runs.wait(run_id)
+            answer = await runs.describe(run_id)
+    finally:
+        await runtime.close()
+    assert answer["status"] == "succeeded", answer.get("error")
+    assert answer["result"] == {"plans": ["Basic", "Team", "Studio"]}
+    assert [(r["new"], r["by"]) for r in answer["repairs"]] == [
+        ("table.plans td.name:not(.promo)", "list")
+    ]

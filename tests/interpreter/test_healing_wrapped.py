@@ -1,0 +1,75 @@
+"""Runs that heal (issue 56): an element wrapped in a box whose text is all its own, and its
+naming attribute renamed: the wrapper reads what the element reads, so it is no rival to it and
+the element is clearly best. Real Chromium, a local static site changed between runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import pytest
+
+from taskplate.browser import BrowserRuntime
+from taskplate.interpreter import RunManager, TemplateLibrary
+from taskplate.stdlib import REGISTRY
+from tests.fixtures.static_site import static_site
+
+pytestmark = pytest.mark.anyio
+
+TEMPLATE = """\
+template: pager
+version: 1.0.0
+heal: apply
+inputs:
+  type: object
+  properties:
+    url: {type: string}
+steps:
+  - id: open
+    action: navigate
+    with: {url: "${{ inputs.url }}"}
+  - id: read
+    action: extract
+    with:
+      fields:
+        heading: h1.heading
+        pager: '[data-role="pager"]'
+output: ${{ steps.read.values }}
+"""
+PAGE = (
+    '<!doctype html><html><head><meta charset="utf-8"></head><body><main class="results">'
+    '<h1 class="heading">4 results</h1><ul class="cards"><li>Oak chair</li><li>Pine stool</li>'
+    "</ul>{pager}</main></body></html>"
+)
+BEFORE = '<p class="pager" data-role="pager">Page 1 of 1</p>'
+WRAPPED = '<span class="block-wrap"><p class="pager" data-label="pager">Page 1 of 1</p></span>'
+
+
+async def test_a_wrapper_reading_the_same_text_is_no_rival(tmp_path: Path) -> None:
+    folder, templates = tmp_path / "pages", tmp_path / "templates"
+    folder.mkdir()
+    templates.mkdir()
+    (templates / "pager.yaml").write_text(TEMPLATE, encoding="utf-8")
+    runtime = BrowserRuntime()
+    answers = []
+    try:
+        runs = RunManager(
+            tmp_path / "home", TemplateLibrary(REGISTRY).load([templates]), runtime=runtime
+        )
+        with static_site(folder) as base:
+            async with runs.running():
+                for pager in (BEFORE, WRAPPED):
+                    (folder / "list.html").write_text(PAGE.format(pager=pager), encoding="utf-8")
+                    run_id = await runs.submit("pager", {"url": f"{base}/list.html"})
+                    with anyio.fail_after(60):
+                        await runs.wait(run_id)
+                    answers.append(await runs.describe(run_id))
+    finally:
+        await runtime.close()
+    learned, healed = answers
+    assert learned["result"] == {"heading": "4 results", "pager": "Page 1 of 1"}
+    assert healed["status"] == "succeeded", healed.get("error")
+    assert healed["result"] == learned["result"]
+    assert [(r["old"], r["new"]) for r in healed["repairs"]] == [
+        ('[data-role="pager"]', 'p[data-label="pager"]')
+    ]
