@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import _boilerplate as boilerplate
+from . import _items as items
 from ._blocks import WORD, Block, blocks, shingles
 from ._pruning import prune
 from ._voters import VOTERS, justext_votes, readings
@@ -91,6 +92,16 @@ class Rules:
     # The first kept block, when it is a heading that repeats the page's <title> (the answer's
     # title says it already), is dropped.
     title_heading: bool = False
+    # Pages of many items of equal standing (_items.widen): when the group of same-shaped
+    # siblings with the most plain words holds a kept block and more than `items` times the
+    # answer's plain words, its items are kept (their link lines too with item_links); None: no.
+    items: float | None = None
+    item_links: bool = False
+    # An answer of fewer plain words than this share of the page's (or none) is replaced by the
+    # page's widest region (_items.region), answered as not the main content; None: never.
+    least: float | None = None
+    # A product's description from its JSON-LD, added when the answer lacks most of it.
+    offers: bool = False
 
 
 class _Reading:
@@ -346,18 +357,33 @@ BEFORE = Rules(
 def main_content(doc: Any, rules: Rules = DEFAULT) -> Any | None:
     """The main content of a parsed page (pruned in place) or None when nothing substantial
     is found."""
+    found, is_main = main_region(doc, rules)
+    return found if is_main else None
+
+
+def main_region(doc: Any, rules: Rules = DEFAULT) -> tuple[Any | None, bool]:
+    """(the main content of a parsed page, pruned in place, True), or when it is empty or under
+    `rules.least` of the page's plain words, (the page's widest region, False), or (None,
+    False) when the page has no such region either."""
     body = doc.find("body")
     if body is None:
-        return None
+        return None, False
     for name in rules.cleanups:
         boilerplate.CLEANUPS[name](body)
     page_blocks = blocks(body)
     kept = choose(page_blocks, readings(doc, rules.voters), rules)
     if rules.title_heading:
         _drop_title_heading(doc, page_blocks, kept)
+    if rules.items is not None and any(kept):
+        items.widen(page_blocks, kept, rules.items, rules.item_links)
+    is_main = (
+        sum(len(b.words) for b, k in zip(page_blocks, kept, strict=True) if k) >= MIN_MAIN_WORDS
+    )
+    if rules.least is not None:
+        kept, is_main = items.fallback(page_blocks, kept, is_main, rules.least)
     if sum(len(b.words) for b, k in zip(page_blocks, kept, strict=True) if k) < MIN_MAIN_WORDS:
-        return None
-    return prune(body, page_blocks, kept)
+        return None, False
+    return prune(body, page_blocks, kept), is_main
 
 
 def _drop_title_heading(doc: Any, page_blocks: list[Block], kept: list[bool]) -> None:

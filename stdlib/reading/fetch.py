@@ -192,12 +192,12 @@ async def answer(
     content, is_main, title, links, why = await convert(
         read_html, html, body.url, fmt, only_main, want_links
     )
-    from .get_page_content import truncate
+    from .get_page_content import NO_MAIN, truncate
 
     content, size, truncated = truncate(content, args.get("maxBytes"))
     warnings = list(body.notes)
     if only_main and not is_main and fmt != "links":
-        warnings.append("no main content was found; this is the whole page")
+        warnings.append(NO_MAIN)
     if truncated:
         warnings.append(f"the content was cut at {args['maxBytes']} bytes")
     if why:

@@ -92,6 +92,15 @@ async def convert_page(html: str, url: str, fmt: str, only_main: bool) -> tuple[
     return await convert(render, html, url, fmt, only_main)
 
 
+# What an answer that is not the page's main content says: the main content found was empty or
+# under a share of the page's words (stdlib/content/_items.py `fallback`), and this is the page's
+# widest region of text instead, or the whole page when no region stands out.
+NO_MAIN = (
+    "no main content was found (or too little of the page's text); this is the page's widest"
+    " region of text, or the whole page when none stands out"
+)
+
+
 def _words(text: str) -> int:
     return len(_WORD.findall(text))
 
@@ -150,7 +159,7 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
         warnings += kept
     content, size, truncated = truncate(content, args.get("maxBytes"))
     if only_main and not is_main:
-        warnings.append("no main content was found; this is the whole page")
+        warnings.append(NO_MAIN)
     if truncated:
         warnings.append(f"the content was cut at {args['maxBytes']} bytes")
     result: dict[str, Any] = {
