@@ -218,12 +218,12 @@ def table(rows: dict[str, dict[str, tuple[float, float, float]]], pages: dict[st
 def candidates() -> dict[str, content.Rules]:
     """The rules to choose among: the shipped ones and variations of the new choices."""
     base = content.DEFAULT
-    found = {"shipped": base}
-    for ratio in (1.5, 3.0):
-        found[f"items {ratio}"] = replace(base, items=ratio)
-        found[f"items {ratio} least"] = replace(base, items=ratio, least=0.1)
-    found["items 1.5 links least"] = replace(base, items=1.5, item_links=True, least=0.1)
-    found["least"] = replace(base, least=0.1)
+    before = replace(base, items=None, least=None)
+    found = {"shipped": base, "before items": before}
+    found["links"] = replace(base, item_links=True)
+    found["consent"] = replace(base, cleanups=("consent", *base.cleanups))
+    found["offers"] = replace(base, offers=True)
+    found["consent offers"] = replace(base, cleanups=("consent", *base.cleanups), offers=True)
     return found
 
 

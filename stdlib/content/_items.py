@@ -45,6 +45,11 @@ def plain(block: Block) -> int:
     return round(len(block.words) * (1 - block.link_chars / max(1, block.chars)))
 
 
+def words(page_blocks: list[Block], kept: list[bool]) -> int:
+    """The words of the kept blocks."""
+    return sum(len(b.words) for b, k in zip(page_blocks, kept, strict=True) if k)
+
+
 def _shape(element: Any) -> tuple[str, str]:
     names = _DIGITS.sub("", " ".join(sorted((element.get("class") or "").split())))
     return element.tag, names
@@ -60,16 +65,16 @@ def groups(page_blocks: list[Block], kept: list[bool]) -> list[_Group]:
     plains: dict[Any, int] = defaultdict(int)
     kept_words: dict[Any, int] = defaultdict(int)
     for block, keep in zip(page_blocks, kept, strict=True):
-        words = plain(block)
-        if not words:
+        count = plain(block)
+        if not count:
             continue
         element = _element(block)
         for node in (element, *element.iterancestors()):
-            plains[node] += words
+            plains[node] += count
             if keep:
-                kept_words[node] += words
+                kept_words[node] += count
     found: dict[tuple[Any, tuple[str, str]], _Group] = {}
-    for node, words in plains.items():
+    for node, count in plains.items():
         parent = node.getparent()
         if parent is None or not isinstance(node.tag, str):
             continue
@@ -78,7 +83,7 @@ def groups(page_blocks: list[Block], kept: list[bool]) -> list[_Group]:
         if group is None:
             group = found[key] = _Group(parent)
         group.members.append(node)
-        group.plain += words
+        group.plain += count
         group.kept += kept_words.get(node, 0)
         group.with_text += 1
     return [g for g in found.values() if g.with_text >= MIN_ITEMS and not _in_chrome(g.parent)]
@@ -130,12 +135,12 @@ def fallback(
 ) -> tuple[list[bool], bool]:
     """(kept, is_main), or the page's widest region and False when the answer is not the main
     content or holds fewer plain words than `least` of the page's and the region holds more."""
-    words = [plain(b) for b in page_blocks]
-    answer = sum(w for w, k in zip(words, kept, strict=True) if k)
-    if is_main and answer >= least * sum(words):
+    plains = [plain(b) for b in page_blocks]
+    answer = sum(w for w, k in zip(plains, kept, strict=True) if k)
+    if is_main and answer >= least * sum(plains):
         return kept, is_main
     wider = region(page_blocks)
-    if sum(w for w, k in zip(words, wider, strict=True) if k) > answer:
+    if sum(w for w, k in zip(plains, wider, strict=True) if k) > answer:
         return wider, False
     return kept, is_main
 
@@ -145,8 +150,8 @@ def _densest(page_blocks: list[Block]) -> Any | None:
     blocks at the least depth: its words times their share of the page's."""
     plains: dict[Any, int] = defaultdict(int)
     for block in page_blocks:
-        words = plain(block)
-        if not words:
+        count = plain(block)
+        if not count:
             continue
         element = _element(block)
         if _in_chrome(element):
@@ -154,7 +159,7 @@ def _densest(page_blocks: list[Block]) -> Any | None:
         for node in (element, *element.iterancestors()):
             if node.tag in ("body", "html"):
                 break
-            plains[node] += words
+            plains[node] += count
     if not plains:
         return None
     most = max(plains.values())

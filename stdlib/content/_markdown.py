@@ -222,7 +222,7 @@ def _page(html: str, url: str, structured: list[str] | None = None) -> Any | Non
         # A page whose text is all in its <noscript> (a script-built app's view for readers
         # without script: a forum's thread) is read from it; elsewhere it is another copy.
         inside = sum(len(_WORDS.findall(n.text_content())) for n in fallbacks)
-        outside = len(_WORDS.findall(doc.text_content())) - inside
+        outside = len(_WORDS.findall(cast("Any", doc).text_content())) - inside
         for node in fallbacks:
             if inside > outside:
                 node.drop_tag()

@@ -92,13 +92,11 @@ class Rules:
     # The first kept block, when it is a heading that repeats the page's <title> (the answer's
     # title says it already), is dropped.
     title_heading: bool = False
-    # Pages of many items of equal standing (_items.widen): when the group of same-shaped
-    # siblings with the most plain words holds a kept block and more than `items` times the
-    # answer's plain words, its items are kept (their link lines too with item_links); None: no.
+    # Pages of many items (_items.widen): the group of same-shaped siblings with the most plain
+    # words, holding a kept block and over `items` times the answer's, kept (links: item_links).
     items: float | None = None
     item_links: bool = False
-    # An answer of fewer plain words than this share of the page's (or none) is replaced by the
-    # page's widest region (_items.region), answered as not the main content; None: never.
+    # An answer under this share of the page's plain words: the widest region (_items.fallback)
     least: float | None = None
     # A product's description from its JSON-LD, added when the answer lacks most of it.
     offers: bool = False
@@ -330,7 +328,7 @@ def _nearest(decisions: list[bool | None]) -> list[bool]:
 # corpora's marked text disagree (trailing lines of related links, which Readability.js keeps;
 # named boxes): kept, docs/benchmarks.md says why. jusText's rules as a fourth voter, lines of
 # link text needing every vote, small captions dropped and the run's copy of a text spending
-# first help one corpus and hurt the other: not shipped.
+# first help one corpus and hurt the other: not shipped. items, least: bench/content_wcxb_tune.py.
 DEFAULT = Rules(
     cleanups=("hidden", "nested_teasers", "named_boilerplate", "split_body", "reply_threads"),
     voters=("trafilatura", "precision", "readability"),
@@ -341,6 +339,8 @@ DEFAULT = Rules(
     repeats=True,
     quotes=True,
     title_heading=True,
+    items=1.5,
+    least=0.1,
 )
 # The rules shipped before hidden elements, repeated paragraphs, quotations and the article's
 # start (the small stretches dropped before the main run): bench/content.py's candidate.
@@ -355,16 +355,14 @@ BEFORE = Rules(
 
 
 def main_content(doc: Any, rules: Rules = DEFAULT) -> Any | None:
-    """The main content of a parsed page (pruned in place) or None when nothing substantial
-    is found."""
+    """The main content of a parsed page (pruned in place) or None when none is found."""
     found, is_main = main_region(doc, rules)
     return found if is_main else None
 
 
 def main_region(doc: Any, rules: Rules = DEFAULT) -> tuple[Any | None, bool]:
-    """(the main content of a parsed page, pruned in place, True), or when it is empty or under
-    `rules.least` of the page's plain words, (the page's widest region, False), or (None,
-    False) when the page has no such region either."""
+    """(the main content, pruned in place, True), or (the widest region, False) when it is under
+    `rules.least` of the page (_items.fallback), or (None, False) when there is neither."""
     body = doc.find("body")
     if body is None:
         return None, False
@@ -376,14 +374,15 @@ def main_region(doc: Any, rules: Rules = DEFAULT) -> tuple[Any | None, bool]:
         _drop_title_heading(doc, page_blocks, kept)
     if rules.items is not None and any(kept):
         items.widen(page_blocks, kept, rules.items, rules.item_links)
-    is_main = (
-        sum(len(b.words) for b, k in zip(page_blocks, kept, strict=True) if k) >= MIN_MAIN_WORDS
-    )
+    is_main = items.words(page_blocks, kept) >= MIN_MAIN_WORDS
     if rules.least is not None:
         kept, is_main = items.fallback(page_blocks, kept, is_main, rules.least)
-    if sum(len(b.words) for b, k in zip(page_blocks, kept, strict=True) if k) < MIN_MAIN_WORDS:
+    if items.words(page_blocks, kept) < MIN_MAIN_WORDS:
         return None, False
-    return prune(body, page_blocks, kept), is_main
+    try:  # lxml refuses to join text of control characters (a page of random bytes): whole page
+        return prune(body, page_blocks, kept), is_main
+    except ValueError:
+        return None, False
 
 
 def _drop_title_heading(doc: Any, page_blocks: list[Block], kept: list[bool]) -> None:

@@ -42,9 +42,9 @@ def description(scripts: list[str]) -> str:
             kinds = kinds if isinstance(kinds, list) else [kinds]
             if not {"Product", "ProductGroup"} & {str(k) for k in kinds}:
                 continue
-            text = thing.get("description")
-            if isinstance(text, str) and len(text) > len(found):
-                found = " ".join(text.split())
+            said = thing.get("description")
+            if isinstance(said, str) and len(said) > len(found):
+                found = " ".join(said.split())
     return found
 
 
@@ -61,6 +61,7 @@ def add_description(main: Any, scripts: list[str]) -> None:
         return
     if "<" in text:  # a description written in HTML: its text
         with contextlib.suppress(ValueError, etree.ParserError):
-            text = " ".join(lxml.html.fromstring(text).text_content().split())
+            parsed: Any = lxml.html.fromstring(text)
+            text = " ".join(parsed.text_content().split())
     paragraph = etree.SubElement(main, "p")
     paragraph.text = text
