@@ -341,6 +341,7 @@ DEFAULT = Rules(
     title_heading=True,
     items=1.5,
     least=0.1,
+    offers=True,
 )
 # The rules shipped before hidden elements, repeated paragraphs, quotations and the article's
 # start (the small stretches dropped before the main run): bench/content.py's candidate.
