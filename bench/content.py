@@ -21,6 +21,12 @@ F1 only, no speed; `rendered`: the rules cross-validated on the pages as Chromiu
 read by a second pass with format html, instead of the saved HTML; `loop`: only the event loop's
 lag while pages turn into Markdown; `cv`: only the cross-validation on the saved HTML). Content
 scoring is CPU-bound: BENCH_WORKERS processes (2).
+
+     .venv/bin/python bench/content.py wcxb [fast]   WCXB's dev split alone (bench/wcxb.py fetches
+it; never its test split), scored with its own metric (word F1, macro mean over pages) per page
+type: the product path (default options) and the pipeline on the saved HTML, beside trafilatura's
+defaults on the same HTML, and how often `pageType` says the benchmark's label; `fast`: without
+the product path (the saved HTML only, for tuning; not the product's figure).
 """
 
 from __future__ import annotations
