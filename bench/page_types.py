@@ -169,7 +169,7 @@ def save(
     WEIGHTS.write_text(text, encoding="utf-8")
 
 
-def speed(pages: list[wcxb.Page], rounds: int = 5, every: int = 12) -> None:
+def speed(pages: list[wcxb.Page], rounds: int = 5, every: int = 30) -> None:
     """CPU ms a page of the conversion each reading answer runs (get_page_content's
     `render_typed`, Markdown of the main content) with and without `page_type`, on every
     `every`th dev page: interleaved page by page in a rotating order, the median of rounds and
@@ -193,6 +193,8 @@ def speed(pages: list[wcxb.Page], rounds: int = 5, every: int = 12) -> None:
                 spent[name] += time.process_time() - start
         for name in names:
             times[name].append(spent[name] / len(sample) * 1000)
+        shown = ", ".join(f"{name} {t[-1]:.1f}" for name, t in times.items())
+        print(f"  round {len(times[names[0]])}: {shown}", flush=True)
     print(f"CPU ms a page, {len(sample)} dev pages, median of {rounds} interleaved rounds (min-max);"
           f" load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")  # fmt: skip
     for name, t in times.items():

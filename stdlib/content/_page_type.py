@@ -45,7 +45,10 @@ MARKS = {
     "byline": ("author", "byline", "date", "published", "meta"),
     "hero": ("hero", "cta", "feature", "testimonial", "pricing", "service", "banner"),
 }
-_ATTR_WORD = re.compile(r"[a-z]+")
+# a word of a class or id starting with a mark's hint: one pass of one pattern per element
+_MARK = re.compile(
+    "(?<![a-z])(?:" + "|".join(f"(?P<{m}>{'|'.join(h)})" for m, h in MARKS.items()) + ")"
+)
 _PRICE = re.compile(r"[$€£¥₹]\s?\d|\d\s?(?:€|USD|EUR|GBP)\b")
 _LD_TYPE = re.compile(r'"@type"\s*:\s*(\[[^\]]*\]|"[^"]*")')
 
@@ -90,10 +93,7 @@ def features(doc: Any) -> dict[str, float]:
         tags[tag] += 1
         attrs = f"{node.get('class') or ''} {node.get('id') or ''}".lower()
         if attrs.strip():
-            named = set(_ATTR_WORD.findall(attrs))
-            for mark, hints in MARKS.items():
-                if any(w.startswith(hints) for w in named):
-                    marks[mark] += 1
+            marks.update({found.lastgroup for found in _MARK.finditer(attrs)} - {None})
         if len(node) >= 3:  # repeated item structure: siblings of one tag and class
             alike = Counter((c.tag, c.get("class")) for c in node if isinstance(c.tag, str))
             best_run = max(best_run, alike.most_common(1)[0][1] if alike else 0)
