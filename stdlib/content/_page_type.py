@@ -93,7 +93,7 @@ def features(doc: Any) -> dict[str, float]:
         tags[tag] += 1
         attrs = f"{node.get('class') or ''} {node.get('id') or ''}".lower()
         if attrs.strip():
-            marks.update({found.lastgroup for found in _MARK.finditer(attrs)} - {None})
+            marks.update({hit.lastgroup or "" for hit in _MARK.finditer(attrs)} - {""})
         if len(node) >= 3:  # repeated item structure: siblings of one tag and class
             alike = Counter((c.tag, c.get("class")) for c in node if isinstance(c.tag, str))
             best_run = max(best_run, alike.most_common(1)[0][1] if alike else 0)
