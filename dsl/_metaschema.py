@@ -151,6 +151,13 @@ STEP: dict[str, Any] = {
             "enum": ["fail", "skip"],
             "description": "A declined confirmation fails the step (CONFIRMATION_DECLINED, default) or skips it.",
         },
+        "onResume": {
+            "enum": ["restart"],
+            "description": "On a group: when its run is resumed after its process stopped, run "
+            "the group again whole, finished or not (a login, a form over pages), in the resumed "
+            "run's new browser session (opened from the run's profile), rather than go on from "
+            "its last finished step.",
+        },
         "tab": {
             "type": "string",
             "x-hint": "new, main or an expression yielding a tab id",

@@ -43,6 +43,8 @@ class Step:
     tab: Value | None = None
     confirm: Value | None = None  # a question the caller's user answers before the step runs
     on_decline: str = "fail"  # fail | skip: what a declined confirmation does
+    # a group's `onResume`: "restart" runs it again whole when its run is resumed elsewhere
+    on_resume: str | None = None
 
     @property
     def is_loop(self) -> bool:
@@ -198,6 +200,7 @@ class _GraphBuilder:
         step.tab = self.optional(data, "tab", pointer)
         step.confirm = self.optional(data, "confirm", pointer)
         step.on_decline = _get(data, "onDecline", str, "fail")
+        step.on_resume = _get(data, "onResume", str)
         return step
 
     def template(self, data: Any, source: str) -> Template:

@@ -38,6 +38,9 @@ from .cases import (
 )
 from .runs import (
     DEFAULT_QUEUED,
+    DRAIN_S,
+    RELEASED,
+    RESUMED,
     Capacity,
     Limits,
     RunManager,
@@ -54,9 +57,12 @@ from .store import STORE_ENV, RunRow, RunStore, Store, open_store
 
 __all__ = [
     "DEFAULT_QUEUED",
+    "DRAIN_S",
     "LOCAL",
     "MAX_URL_BYTES",
     "OPERATOR",
+    "RELEASED",
+    "RESUMED",
     "SHIPPED",
     "STORE_ENV",
     "Answer",

@@ -14,16 +14,17 @@ import anyio
 import anyio.lowlevel
 
 from taskplate.browser import Session, UrlPolicy
-from taskplate.contract import ErrorCode, StepStatus, TaskplateError, TrustLevel
+from taskplate.contract import ErrorCode, Level, StepStatus, TaskplateError, TrustLevel
 from taskplate.dsl import ActionSpec, Const, Step
 from taskplate.stdlib import ActionContext, Sampler, run_action
 
+from ._checkpoints import Checkpoints
 from ._confirm import Confirmation, Confirmer, default_question, needs_confirmation
 from ._item_tabs import ItemTabs, item_tab
 from ._provider_steps import action_of, timeout_error
 from ._run_resources import RunResources
 from ._step_failures import Canceled, CancelRequest, StepFailed, render_step
-from ._step_log import StepLog, preview
+from ._step_log import StepLog, placed, preview
 
 # (artifacts, session, tab id, label) -> artifact id of a failed step's screenshot
 FailureShot = Callable[[Any, Session | None, str | None, str], Awaitable[str | None]]
@@ -63,6 +64,7 @@ class ActionSteps:
     confirmer: Confirmer | None = None  # asks before steps that need confirmation
     on_failure: FailureShot | None = None
     probe: StepProbe | None = None
+    checkpoints: Checkpoints | None = None  # an L1/L2 step's start marked before it acts
 
     async def run(
         self, step: Step, scope: dict[str, Any], tab_id: str | None, item: int | None
@@ -72,6 +74,9 @@ class ActionSteps:
         try:
             if not await self._prepare(step, scope, item, call):
                 return None
+            level = call.spec.level if call.spec is not None else Level.L0
+            if self.checkpoints is not None and level is not Level.L0:
+                await self.checkpoints.acting(placed(step))
             result = await self._attempts(step, scope, tab_id, item, call)
         except StepFailed as failure:
             await self._failed(step, item, tab_id, call, failure)
@@ -107,6 +112,8 @@ class ActionSteps:
                 ),
                 item,
             )
+        if self.checkpoints is not None:  # in flight when a resumed run's process died
+            self.checkpoints.refuse_in_flight(step, spec.level, placed(step), item)
         await anyio.lowlevel.checkpoint()  # the step's `when` had the loop before its `with`
         call.args = render_step(step, step.args, scope, item)
         self.log.note_secret(step, call.args, None)

@@ -18,18 +18,19 @@ from taskplate.dsl import Step, Template, truthy
 from taskplate.stdlib import REGISTRY, Sampler
 
 from ._action_steps import ActionSteps, FailureShot, StepProbe
+from ._checkpoints import Checkpoints
 from ._confirm import Confirmer
 from ._item_tabs import ItemTabs
 from ._needs import run_siblings
 from ._run_resources import RunResources
 from ._sliding_window import SlidingWindow
-from ._step_failures import Canceled, CancelRequest, StepFailed, render_step
-from ._step_log import Progress, StepLog, StepRow, preview
+from ._step_failures import Canceled, CancelRequest, Drained, StepFailed, render_step
+from ._step_log import Progress, StepLog, StepRow, outermost, placed, preview
 
 if TYPE_CHECKING:
     from taskplate.stdlib import CookieSource, WebConfig
 
-__all__ = ["Canceled", "Execution", "Progress", "StepFailed", "StepRow", "preview"]
+__all__ = ["Canceled", "Drained", "Execution", "Progress", "StepFailed", "StepRow", "preview"]
 
 
 @dataclass
@@ -56,6 +57,8 @@ class Execution:
     sampler: Sampler | None = None  # the run's language model, for llm_extract
     cancel: CancelRequest = field(default_factory=CancelRequest)
     loop_items: list[bool] = field(default_factory=list)  # success of every tolerant-loop item
+    # what the run finished, kept as it finishes; a resumed run's also what it found
+    checkpoints: Checkpoints | None = None
 
     def __post_init__(self) -> None:
         self.log = StepLog(self.log_row, self.on_progress, self.catalog, self.secrets)
@@ -81,6 +84,7 @@ class Execution:
             confirmer=self.confirmer,
             on_failure=self.on_failure,
             probe=self.probe,
+            checkpoints=self.checkpoints,
         )
         self.loops = SlidingWindow(
             self.template,
@@ -90,6 +94,7 @@ class Execution:
             self.cancel,
             self.run_block,
             self.loop_items,
+            self.checkpoints,
         )
 
     @property
@@ -124,7 +129,33 @@ class Execution:
     async def run_step(
         self, step: Step, scope: dict[str, Any], tab_id: str | None, item: int | None
     ) -> None:
+        """The step, or in a resumed run outside any item its output kept before; a step that
+        finishes outside any item is checkpointed with its whole output."""
+        kept = self.checkpoints
+        if kept is not None and kept.resuming:
+            if step.is_group and step.on_resume == "restart":
+                # run again whole, finished or not: what it built (a login) is not in the
+                # resumed run's new session
+                kept.restart(step, placed(step))
+            done, value = kept.step(step) if item is None else (False, None)
+            if done:
+                if step.action_count:
+                    self.log.done(step.action_count)
+                if step.id:
+                    scope["steps"][step.id] = value
+                return
+        await self._run_step(step, scope, tab_id, item)
+        # a loop's items are kept one by one as they finish: its whole output again would
+        # write every item twice (a resumed loop is rebuilt from them, running none)
+        if kept is not None and item is None and not step.is_loop:
+            await kept.keep_step(step, scope["steps"].get(step.id) if step.id else None)
+
+    async def _run_step(
+        self, step: Step, scope: dict[str, Any], tab_id: str | None, item: int | None
+    ) -> None:
         self.cancel.check()
+        if self.cancel.draining and outermost():  # an item's steps go on: the item finishes
+            raise Drained()
         # Expressions run on the event loop, each value within its budget (tens of ms at most):
         # a step gives the loop back before it evaluates, so steps never add up to a long hold.
         await anyio.lowlevel.checkpoint()

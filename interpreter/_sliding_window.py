@@ -4,8 +4,10 @@ as soon as one finishes, each in its own tab when items may overlap, a failure t
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 import anyio
@@ -13,10 +15,11 @@ import anyio
 from taskplate.browser import MAX_TABS_PER_SESSION
 from taskplate.dsl import ExpressionError, Step, Template, render
 
+from ._checkpoints import Checkpoints
 from ._item_tabs import ItemTabs, enter_item_tab
 from ._loop_items import LoopItems, bound_of, enqueued, per_item
 from ._run_resources import RunResources
-from ._step_failures import Canceled, CancelRequest, StepFailed, invalid, render_step
+from ._step_failures import Canceled, CancelRequest, Drained, StepFailed, invalid, render_step
 from ._step_log import StepLog, count_item_steps, in_item, outermost
 
 # (steps, scope, tab id, item): the coordinator's way to run an item's steps
@@ -32,6 +35,7 @@ class SlidingWindow:
     cancel: CancelRequest
     run_block: RunBlock
     loop_items: list[bool]  # success of every tolerant-loop item
+    checkpoints: Checkpoints | None = None  # outermost loops' items kept; a resumed run's found
 
     async def run(
         self, step: Step, scope: dict[str, Any], tab_id: str | None, item: int | None
@@ -63,6 +67,9 @@ class SlidingWindow:
 
         items = LoopItems(step, scope, self.log, bound)
         items.admit(given, 0)
+        kept = self.checkpoints if item is None else None  # an outermost loop's items only
+        if kept is not None and kept.resuming:
+            self._resume_items(step, items, kept, tolerant)
         # `tab: new`, and by default a loop whose items may overlap: a tab per item, never one
         # page that items running at once navigate from under each other (docs/authoring.md).
         spare_tabs: list[str] | None = [] if step.item_tabs(limits.max_concurrency) else None
@@ -74,8 +81,14 @@ class SlidingWindow:
         finished = [anyio.Event()]  # set whenever an item finishes (and may have grown the queue)
 
         async def one(index: int, value: Any, depth: int) -> None:
+            added: list[Any] = []
+
+            def grow(more: list[Any]) -> None:
+                added.extend(more)
+                items.admit(more, depth + 1)
+
             try:
-                items.results[index] = await self.run_item(
+                result = items.results[index] = await self.run_item(
                     step,
                     scope,
                     value,
@@ -84,13 +97,18 @@ class SlidingWindow:
                     spare_tabs,
                     tolerant,
                     depth=depth,
-                    grow=(lambda added: items.admit(added, depth + 1)) if growing else None,
+                    grow=grow if growing else None,
                 )
+                if kept is not None and result is not None:
+                    await kept.keep_item(step, index, result, added)
             finally:
                 in_flight[0] -= 1
                 slots.release()
                 finished[0].set()
 
+        # the run's server drains: this loop's items in flight finish, no other starts (an
+        # inner loop's items are steps of an outer item, which finishes whole)
+        draining = outermost()
         try:
             try:
                 async with anyio.create_task_group() as tg:
@@ -99,7 +117,8 @@ class SlidingWindow:
                         while not items.waiting and in_flight[0] and not self.cancel.requested:
                             finished[0] = anyio.Event()
                             await finished[0].wait()
-                        if self.cancel.requested or not items.waiting:
+                        stop = self.cancel.requested or (draining and self.cancel.draining)
+                        if stop or not items.waiting:
                             slots.release()
                             break
                         index, value, depth = items.waiting.popleft()
@@ -109,12 +128,38 @@ class SlidingWindow:
                 raise group.exceptions[0] from None
             except* Canceled:
                 raise Canceled() from None
+            except* Drained:
+                raise Drained() from None
         finally:
             items.fill(loop_result)
             if spare_tabs:
                 await self.tabs.close_spares(spare_tabs)
         self.cancel.check()
+        if draining and self.cancel.draining and None in items.results:
+            raise Drained()  # the loop is not done: it goes on elsewhere
         return loop_result
+
+    def _resume_items(
+        self, step: Step, items: LoopItems, kept: Checkpoints, tolerant: bool
+    ) -> None:
+        """A resumed run's loop: the items it finished before keep their results and are not
+        run again; a growing loop's items are admitted again as they were, in the order they
+        finished, so each keeps its index."""
+        depth_of = {index: depth for index, _, depth in items.waiting}
+        finished: set[int] = set()
+        for index, kept_item in kept.items(step):
+            if index >= len(items.results) or index in finished:
+                break  # not the loop it was (its items differ): the rest run again
+            result = kept_item.get("result")
+            items.results[index] = result
+            finished.add(index)
+            if step.enqueue is not None:
+                known = len(items.waiting)
+                items.admit(kept_item.get("added") or [], depth_of.get(index, 0) + 1)
+                depth_of.update({i: d for i, _, d in islice(items.waiting, known, None)})
+            self.log.done(per_item(step))
+            self._count_item(bool(isinstance(result, dict) and result.get("success")), tolerant)
+        items.waiting = deque(w for w in items.waiting if w[0] not in finished)
 
     def _window(self, step: Step, scope: dict[str, Any], item: int | None) -> int:
         """How many items run at once: the step's concurrency within the template's limits and

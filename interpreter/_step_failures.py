@@ -1,5 +1,6 @@
-"""How a step fails and a run stops: `StepFailed` (a step's error, for its item), `Canceled`, the
-run's `CancelRequest`, and a step's expression rendered so that a wrong value names the step.
+"""How a step fails and a run stops: `StepFailed` (a step's error, for its item), `Canceled`,
+`Drained` (its server stops), the run's `CancelRequest`, and a step's expression rendered so
+that a wrong value names the step.
 """
 
 from __future__ import annotations
@@ -28,11 +29,18 @@ class Canceled(Exception):
     """The run was asked to stop; the step that was running has finished."""
 
 
+class Drained(Exception):
+    """The run's server stops: its items in flight have finished (or the grace ran out) and no
+    step or item started after; it goes on elsewhere from what it finished."""
+
+
 @dataclass
 class CancelRequest:
-    """Whether the run was asked to stop: looked at before every step and every item."""
+    """Whether the run was asked to stop (looked at before every step and every item), or its
+    server drains (`draining`: no new item or top-level step starts; items in flight finish)."""
 
     requested: bool = False
+    draining: bool = False
 
     def check(self) -> None:
         if self.requested:

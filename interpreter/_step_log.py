@@ -227,6 +227,10 @@ class StepLog:
     def changed(self) -> None:
         self.on_progress(self.progress)
 
+    def go_on_from(self, seq: int) -> None:
+        """Number rows from `seq` on: a resumed run's follow those its dead process wrote."""
+        self._seq = itertools.count(seq)
+
     def done(self, count: int = 1) -> None:
         self.progress.done_steps += count
         counter = _ITEM_STEPS.get()

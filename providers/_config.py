@@ -78,6 +78,7 @@ class Configuration:
     template_tools: bool | None = None
     answer_tokens: int | None = None  # `[serve] answerTokens`: the answer budget (None: 20,000)
     tool_tokens: int | None = None  # `[serve] toolTokens`: tools/list's budget (None: 4,400)
+    drain_s: float | None = None  # `[serve] drainS`: a SIGTERM's grace for items (None: 30)
     # `[profiles]` (the data home's): remote principals' own profiles, the operator's shared
     profiles: ProfileSettings = field(default_factory=ProfileSettings)
 
@@ -254,14 +255,16 @@ def _merge_llm(config: Configuration, table: Any, path: str) -> None:
 
 def _merge_serve(config: Configuration, table: Any, path: str) -> None:
     """`[serve] tools` (a list of group names, checked by the server), `templateTools`,
-    `answerTokens` (the answer budget) and `toolTokens` (tools/list's budget, which the
-    templates' tools share)."""
+    `answerTokens` (the answer budget), `toolTokens` (tools/list's budget, which the
+    templates' tools share) and `drainS` (a SIGTERM's grace for the items in flight)."""
     if not isinstance(table, dict):
         config.warn(f"{path}: serve must be a table")
         return
-    for key in sorted(set(table) - {"tools", "templateTools", "answerTokens", "toolTokens"}):
+    known = {"tools", "templateTools", "answerTokens", "toolTokens", "drainS"}
+    for key in sorted(set(table) - known):
         config.warn(
-            f"{path}: serve.{key} ignored (want tools, templateTools, answerTokens or toolTokens)"
+            f"{path}: serve.{key} ignored (want tools, templateTools, answerTokens, toolTokens "
+            "or drainS)"
         )
     tools = table.get("tools")
     if isinstance(tools, list) and all(isinstance(t, str) and t for t in tools):
@@ -275,6 +278,11 @@ def _merge_serve(config: Configuration, table: Any, path: str) -> None:
         config.warn(f"{path}: serve.templateTools ignored: want true or false")
     config.answer_tokens = _budget(config, table, "answerTokens", path, config.answer_tokens)
     config.tool_tokens = _budget(config, table, "toolTokens", path, config.tool_tokens)
+    drain = table.get("drainS")
+    if isinstance(drain, int | float) and not isinstance(drain, bool) and 0 <= drain <= 3600:
+        config.drain_s = float(drain)
+    elif drain is not None:
+        config.warn(f"{path}: serve.drainS ignored: want seconds, 0 to 3600")
 
 
 def _budget(

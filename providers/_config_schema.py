@@ -129,6 +129,7 @@ SCHEMA: dict[str, Any] = {
                 "templateTools": {"type": "boolean"},
                 "answerTokens": {"type": "integer", "minimum": 1000, "maximum": 1000000},
                 "toolTokens": {"type": "integer", "minimum": 1000, "maximum": 1000000},
+                "drainS": {"type": "number", "minimum": 0, "maximum": 3600},
             },
             "additionalProperties": False,
         },

@@ -5,7 +5,6 @@ Built around a running RunManager; transports (stdio, streamable HTTP) are chose
 
 from __future__ import annotations
 
-import json
 import secrets
 from importlib.metadata import version
 from typing import Any
@@ -127,12 +126,16 @@ def build_server(
         publish(server, manager, template)
     state.published = lambda template: publish(server, manager, template)
     if template_tools:  # the room the groups' tools leave in tools/list, as it is sent
-        used = sum(
-            listed_size(t.name, t.description, t.parameters, t.output_schema) for t in served
+        used = len('{"tools":[]}') + sum(
+            listed_size(
+                t.name,
+                t.description,
+                t.parameters,
+                t.output_schema,
+                TASK_SUPPORT if t.name in tasks.finals else None,
+            )
+            for t in served
         )
-        tasks_listed = len(tasks.finals.keys() & {t.name for t in served})
-        execution = json.dumps({"execution": TASK_SUPPORT}, separators=(",", ":"))[1:-1]
-        used += len('{"tools":[]}') + tasks_listed * (len(execution) + 1)
         state.tool_room = tool_tokens * CHARS_PER_TOKEN - used
         state.tool_tokens, server.left_out = tool_tokens, state.left_out
         state.reoffered = lambda: offer_templates(server, state)

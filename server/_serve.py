@@ -18,7 +18,7 @@ from starlette.routing import Mount
 from uvicorn.server import HANDLED_SIGNALS
 
 from taskplate.contract import TrustLevel
-from taskplate.interpreter import RunManager
+from taskplate.interpreter import DRAIN_S, RunManager
 
 from ._app import build_server
 from ._paging import DEFAULT_TOKENS
@@ -36,6 +36,9 @@ log = logging.getLogger("taskplate.serve")
 # closes a connection as the proxy sends a request on it: the request is lost, and HAProxy closes
 # the client's connection without an answer (RemoteProtocolError in the tests behind HAProxy).
 KEEP_ALIVE_S = 620
+# What a SIGTERM's stop gives HTTP requests still open past the drain's grace (a caller waiting on
+# a run that was handed over, a stream of news): then they are cut, so a stop always ends.
+REQUESTS_AFTER_DRAIN_S = 10.0
 
 
 class _Server(uvicorn.Server):
@@ -77,6 +80,7 @@ class ServeSettings:
     template_tools: bool = False  # the templates offered as tools of their own
     answer_tokens: int | None = None  # the most a tool's answer holds (None: DEFAULT_TOKENS)
     tool_tokens: int | None = None  # tools/list's budget (None: DEFAULT_TOOL_TOKENS)
+    drain_s: float = DRAIN_S  # SIGTERM: the grace of the items in flight before the hand-over
 
     @property
     def http(self) -> bool:
@@ -138,12 +142,35 @@ async def _serving(server: MCPServer, manager: RunManager, settings: ServeSettin
         f"{len(security.tokens)} bearer tokens" if security.tokens else "no tokens",
     )
     config = uvicorn.Config(
-        app, host=host, port=settings.port, log_level="info", timeout_keep_alive=KEEP_ALIVE_S
+        app,
+        host=host,
+        port=settings.port,
+        log_level="info",
+        timeout_keep_alive=KEEP_ALIVE_S,
+        timeout_graceful_shutdown=int(settings.drain_s + REQUESTS_AFTER_DRAIN_S),
     )
     http_server = _Server(config)
-    await http_server.serve()
+    async with anyio.create_task_group() as draining:
+        draining.start_soon(_drain_on_sigterm, http_server, manager, settings.drain_s)
+        await http_server.serve()
+        if signal.SIGTERM not in http_server.caught:
+            draining.cancel_scope.cancel()  # stopped otherwise: no drain
     log.info("stopping: ending runs, sessions and browsers")
     return http_server.caught
+
+
+async def _drain_on_sigterm(http_server: _Server, manager: RunManager, drain_s: float) -> None:
+    """SIGTERM drains the server while uvicorn stops taking connections and ends its requests:
+    no run starts here any more, items in flight finish within `drain_s`, and the unfinished
+    runs are handed over to the other servers on the store (`RunManager.drain`)."""
+    while signal.SIGTERM not in http_server.caught:
+        await anyio.sleep(0.1)  # uvicorn's own pace: its signal handler only sets a flag
+    log.info("SIGTERM: draining (up to %g s for the items in flight)", drain_s)
+    late = await manager.drain(drain_s)
+    log.info(
+        "drained: every unfinished run handed over to the other servers%s",
+        f" ({late} of them past the grace, their items in flight to run again)" if late else "",
+    )
 
 
 def run(manager: RunManager, settings: ServeSettings) -> None:

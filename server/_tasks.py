@@ -134,7 +134,7 @@ class Tasks:
         elif ctx.method == "tools/list" and ctx.protocol_version == LEGACY:
             for tool in result.get("tools", []):
                 if tool.get("name") in self.finals:
-                    tool["execution"] = TASK_SUPPORT
+                    tool["execution"] = dict(TASK_SUPPORT)
         return result
 
     async def _call(

@@ -12,19 +12,10 @@ from typing import Any
 
 import anyio
 import click
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-)
 
 from taskplate.contract import ErrorCode, RunStatus, TaskplateError
 from taskplate.dsl import format_text
-from taskplate.interpreter import ConfirmPolicy, TemplateLibrary, check_timeout, time_left
-from taskplate.interpreter import Progress as RunProgress
+from taskplate.interpreter import ConfirmPolicy, TemplateLibrary, check_timeout
 
 from .._common import emit, library, limits, manager
 from .._errors import report_failed, user_errors
@@ -32,14 +23,8 @@ from .._help import examples
 from .._prompt import TerminalAsker
 from .._secret_inputs import asked_secrets, input_file_option, read_input_files
 from .._store_option import store_option
-
-EXIT = {
-    RunStatus.SUCCEEDED: 0,
-    RunStatus.PARTIAL_SUCCESS: 0,
-    RunStatus.FAILED: 1,
-    RunStatus.CANCELED: 130,
-}
-
+from ._run_output import EXIT, Bar
+from ._run_resume import go_on
 
 MAX_INPUT_DEPTH = 100  # as deep as a template may nest (dsl/_yaml.py MAX_DEPTH)
 _STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')
@@ -176,42 +161,6 @@ def _rejected(lib: TemplateLibrary, path: Path) -> int:
     return 1
 
 
-class Bar:
-    """A rich progress bar of items (or steps) on stderr, only when stderr is a terminal."""
-
-    def __init__(self, label: str) -> None:
-        self.console = Console(stderr=True)
-        self.enabled = self.console.is_terminal
-        self.progress = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[failed]} failed"),
-            TextColumn("{task.fields[rate]}"),
-            TimeElapsedColumn(),
-            TextColumn("{task.fields[left]}"),
-            console=self.console,
-        )
-        self.task = self.progress.add_task(label, total=None, failed=0, rate="", left="")
-
-    def update(self, p: RunProgress) -> None:
-        if not self.enabled:
-            return
-        done, total, _ = p.counted()
-        elapsed = self.progress.tasks[0].elapsed or 0
-        rate = f"{done / elapsed:.1f}/s" if elapsed > 0 and done else ""
-        left = time_left(p.to_json())  # the runs page's estimate
-        left = ("grows; " if p.growing else "") + (f"about {left} left" if left else "")
-        self.progress.update(
-            self.task,
-            total=total or None,
-            completed=done,
-            failed=p.items_failed,
-            rate=rate,
-            left=left,
-        )
-
-
 async def _run(
     template_ref: str,
     inputs: dict[str, Any],
@@ -290,9 +239,15 @@ async def _run(
         "dsl run batch_extract_pages --input urls=https://example.com/",
         "dsl run my_task.yaml --inputs inputs.json --trace on",
         "dsl run shop_login.yaml --profile shop --input username=ada --input-file password=pw.txt",
+        "dsl run --resume run_0123456789abcdef",
     ),
 )
-@click.argument("template")
+@click.argument("template", required=False)
+@click.option(
+    "--resume",
+    metavar="RUN_ID",
+    help="Go on with a run whose process was killed, from its last finished step (no TEMPLATE).",
+)
 @click.option(
     "--input",
     "pairs",
@@ -350,7 +305,8 @@ async def _run(
 @store_option
 @user_errors
 def command(
-    template: str,
+    template: str | None,
+    resume: str | None,
     pairs: tuple[str, ...],
     inputs_file: str | None,
     input_files: tuple[str, ...],
@@ -368,6 +324,11 @@ def command(
 
     TEMPLATE is an id, id@version, or a .yaml file; the finished run is printed as JSON (as
     get_task_run answers), with a progress bar on a terminal."""
+    if (template is None) == (resume is None):
+        raise click.UsageError("give TEMPLATE, or --resume RUN_ID alone")
+    if resume is not None:
+        sys.exit(go_on(resume, folders, as_json))
+    assert template is not None
     inputs = parse_inputs(pairs, inputs_file) | read_input_files(input_files)
     check_timeout(timeout, limits())
     once = frozenset(given_once(pairs))

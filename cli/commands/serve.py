@@ -150,6 +150,14 @@ SERVING = ("taskplate.server._serve", "taskplate.cli._common")
     "default 20000); a longer page, batch or run's steps comes in pages with a cursor, and a call "
     "may ask less or more (maxTokens).",
 )
+@click.option(
+    "--drain-s",
+    type=click.FloatRange(0, 3600),
+    default=None,
+    help="On SIGTERM, how long the items in flight have to finish before the server's "
+    "unfinished runs are handed over to the other servers on the store (also [serve] drainS; "
+    "default 30). No run starts here meanwhile.",
+)
 @store_option
 @click.option(
     "--confirm",
@@ -191,6 +199,7 @@ def command(
     template_tools: bool | None,
     answer_tokens: int | None,
     tool_tokens: int | None,
+    drain_s: float | None,
 ) -> None:
     """Serve the templates and browser tools over MCP."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
@@ -208,7 +217,7 @@ def command(
         if started.finished:  # stdin ended with every request answered
             return
     # imported by the start (stdio) or now (HTTP)
-    from taskplate.interpreter import ConfirmPolicy, TraceMode
+    from taskplate.interpreter import DRAIN_S, ConfirmPolicy, TraceMode
     from taskplate.server import (
         HttpSecurity,
         ServeSettings,
@@ -236,6 +245,7 @@ def command(
             err=True,
         )
     runs = manager(library(folders))
+    runs.adopts = True  # a server resumes the runs of servers (and `dsl run`s) that died
     runs.allow_hosts, runs.deny_hosts = allow, deny
     if trace_default:
         runs.trace_default = TraceMode(trace_default)
@@ -252,6 +262,8 @@ def command(
         answer_tokens = served.answer_tokens  # None: the server's default
     if tool_tokens is None:
         tool_tokens = served.tool_tokens
+    if drain_s is None:
+        drain_s = served.drain_s if served.drain_s is not None else DRAIN_S
     settings = ServeSettings(
         transport="stdio" if transport == "stdio" else "streamable-http",
         host=host,
@@ -266,5 +278,6 @@ def command(
         template_tools=template_tools,
         answer_tokens=answer_tokens,
         tool_tokens=tool_tokens,
+        drain_s=drain_s,
     )
     run(runs, settings)

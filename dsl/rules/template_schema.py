@@ -63,6 +63,13 @@ def _shape(step: Step, data: dict[str, Any], report: Report) -> None:
             "put it on the steps inside",
             report,
         )
+    if "onResume" in data and (has_action or has_loop):
+        report(
+            f'"onResume" only applies to a step group (steps without action or forEach); put '
+            f"step {step.label} in a group with onResume: restart",
+            f"{step.pointer}/onResume",
+            key=True,
+        )
     tab = step.tab
     if isinstance(tab, Const) and tab.value not in ("new", "main") and isinstance(tab.value, str):
         report(
@@ -86,7 +93,7 @@ RULE = Rule(
     "against [template.schema.json](template.schema.json); a step with both `action` and "
     "`forEach`, or none of `action`, `forEach` and `steps` (a group); loop keys on action "
     "steps; action and retry keys on a group; `confirm` or `onDecline` on a loop or a group "
-    "(they belong on action steps); `onDecline` other than `fail` or `skip`; `outputs` without "
-    "`output`",
+    "(they belong on action steps); `onResume` on an action or a loop (it belongs on a group); "
+    "`onDecline` other than `fail` or `skip`; `outputs` without `output`",
     on_graph=_on_graph,
 )

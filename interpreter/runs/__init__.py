@@ -4,6 +4,7 @@ settlement, and the views of runs that callers read.
 """
 
 from ._capacity import DEFAULT_QUEUED, Capacity, Share
+from ._drain import DRAIN_S, RELEASED, RESUMED
 from ._execution import internal
 from ._inputs import Limits, check_inputs, check_timeout, new_run_id, secret_names
 from ._manager import RunManager
@@ -11,6 +12,9 @@ from ._views import RunReads, iso
 
 __all__ = [
     "DEFAULT_QUEUED",
+    "DRAIN_S",
+    "RELEASED",
+    "RESUMED",
     "Capacity",
     "Limits",
     "RunManager",

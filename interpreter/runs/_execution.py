@@ -23,8 +23,9 @@ from taskplate.contract import (
 )
 
 from .._artifacts import RunArtifacts
+from .._checkpoints import Checkpoints
 from .._confirm import Confirmer
-from .._executor import Canceled, Execution
+from .._executor import Canceled, Drained, Execution
 from .._human import RunDesk
 from .._step_failures import CancelRequest, StepFailed
 from .._step_log import Progress, StepRow
@@ -55,6 +56,9 @@ def save_progress(store: Store, run_id: str, live: Live) -> None:
     if live.progress is None:
         return
     live.progress_unsaved, live.progress_saved_at = False, time.monotonic()
+    done = (live.progress.items_done, live.progress.done_steps)
+    if done[0] < live.progress_floor[0] or done[1] < live.progress_floor[1]:
+        return  # a resumed run counting again what it finished before: readers keep the last
     store.keep_progress(run_id, live.progress.to_json())
 
 
@@ -115,9 +119,13 @@ async def run_job(wiring: RunWiring, job: RunJob, live: Live) -> None:
         profile = profile_for(template, job.inputs, job.profile_id)
         return list(profiles.read(profile).state.get("cookies", []))
 
+    checkpoints = await run_checkpoints(wiring, job)
     execution = new_execution(
-        wiring, job, live, session, log_row, progress, policy, cookies, network
+        wiring, job, live, session, log_row, progress, policy, cookies, network, checkpoints
     )
+    if job.resumed:  # its rows go on after those of the process that died
+        execution.log.go_on_from(max((r["seq"] for r in await store.steps(run_id)), default=-1) + 1)
+        live.progress_floor = await progress_floor(store, run_id)
     try:
         await admit_and_execute(wiring, job, execution, live, session)
     finally:
@@ -129,9 +137,27 @@ async def run_job(wiring: RunWiring, job: RunJob, live: Live) -> None:
         if own and not template.keep_session:
             with cleanup(what=f"closing run {run_id}'s session"):
                 await wiring.sessions.close(own[0].id)
-        with anyio.CancelScope(shield=True), anyio.move_on_after(STORE_WRITE_S):
-            await never_hanging(store, run_id)
+        if not live.released:  # a run handed over goes on elsewhere
+            with anyio.CancelScope(shield=True), anyio.move_on_after(STORE_WRITE_S):
+                await never_hanging(store, run_id)
         live.done.set()
+
+
+async def progress_floor(store: Store, run_id: str) -> tuple[int, int]:
+    """A resumed run's progress as its readers last saw it (items done, steps done): until it
+    has counted as far again, it writes none, so a client polling never sees it go back."""
+    row = await store.run(run_id)
+    shown = (row.progress if row is not None else None) or {}
+    return int(shown.get("items", {}).get("done", 0)), int(shown.get("doneSteps", 0))
+
+
+async def run_checkpoints(wiring: RunWiring, job: RunJob) -> Checkpoints:
+    """Where the run keeps what it finishes; a resumed run's with what it finished before."""
+    artifacts = RunArtifacts(wiring.artifacts, job.run_id, job.principal)
+    bound = wiring.limits.max_artifact_inline_bytes
+    if job.resumed:
+        return await Checkpoints.load(wiring.store, job.run_id, artifacts, job.secrets, bound)
+    return Checkpoints(wiring.store, job.run_id, artifacts, job.secrets, bound)
 
 
 def new_execution(
@@ -144,6 +170,7 @@ def new_execution(
     policy: UrlPolicy,
     cookies: CookieSource,
     network: Network | None = None,
+    checkpoints: Checkpoints | None = None,
 ) -> Execution:
     """The run's execution: its artifacts, profiles, URL policy, the cookies its plain HTTP
     starts from, the caller's confirmations and language model, and its desk for hand-overs to
@@ -181,6 +208,7 @@ def new_execution(
         human=desk,
         sampler=wiring.model_for(live.sampler),
         cancel=cancel,
+        checkpoints=checkpoints,
     )
 
 
@@ -218,11 +246,14 @@ async def admit_and_execute(
     internal error, the run is settled all the same."""
     run_id, settlement = job.run_id, wiring.settlement
     try:
-        if not await wiring.queue.admitted(run_id):
+        if not job.resumed and not await wiring.queue.admitted(run_id):
             await settlement.finish(run_id, RunStatus.CANCELED, None, None, execution.progress)
             return
         live.execution = execution
+        execution.cancel.draining = wiring.queue.draining  # started as its server stops
         await execute(job, execution, live, session, settlement)
+    except Drained:
+        live.released = True  # not settled: the run manager hands it to another server
     except Exception as exc:
         error = internal_error(exc, f"run {run_id}", log)
         await settlement.finish(
@@ -267,6 +298,8 @@ async def execute(
                 canceled = True
         timed_out = deadline.cancelled_caught
     if forced.cancelled_caught:
+        if execution.cancel.draining and not execution.cancel.requested:
+            raise Drained()  # its drain's grace ran out: its items in flight run again elsewhere
         canceled = True
     if live.trace is not None:  # kept as an artifact before the run reads as finished
         await live.trace.finish(failed=timed_out or failure is not None)
@@ -295,6 +328,19 @@ def run_error(run_id: str, timeout_ms: int, failure: StepFailed | None) -> Taskp
             {"runId": run_id},
         )
     step = failure.step
+    if failure.error.code is ErrorCode.STEP_MAY_HAVE_TAKEN_EFFECT:  # the run's own code
+        error = failure.error
+        return TaskplateError(
+            error.code,
+            error.message,
+            error.recover_hint,
+            {
+                **error.details,
+                "runId": run_id,
+                "failedStep": step.pointer,
+                "failedStepId": step.path,
+            },
+        )
     return TaskplateError(
         ErrorCode.STEP_EXECUTION_FAILED,
         failure.message,

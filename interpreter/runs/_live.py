@@ -33,3 +33,5 @@ class Live:
     progress: Progress | None = None  # the newest progress, and whether the store has it
     progress_unsaved: bool = False
     progress_saved_at: float = 0.0  # time.monotonic() of its last write
+    progress_floor: tuple[int, int] = (0, 0)  # a resumed run's items and steps done shown before
+    released: bool = False  # its server stopped: another one goes on with it (not settled)

@@ -32,25 +32,48 @@ SWEEP_S = 3600.0  # how often remote principals' unused profiles are looked for 
 
 
 def owner_is_dead(row: RunRow) -> bool:
-    """Its owner's process is gone (this machine), or its heartbeats stopped (any machine)."""
-    stale = row.heartbeat_at is None or time.time() - row.heartbeat_at > DEAD_AFTER_S
-    return not (row.owner and _owner_alive(row.owner) and not stale)
+    """Its owner's process is gone (this machine), or its heartbeats stopped (another machine).
+    On this machine a live process is alive however late its heartbeats: a loaded machine
+    delays them past DEAD_AFTER_S, and its runs would then run on two servers at once."""
+    if not row.owner:
+        return True  # released by a server that stopped (or never owned)
+    if row.owner.partition(":")[0] == socket.gethostname():
+        return not _owner_alive(row.owner)
+    return row.heartbeat_at is None or time.time() - row.heartbeat_at > DEAD_AFTER_S
 
 
-async def reap(store: Store, me: str, adopt: Callable[[RunRow], Awaitable[bool]]) -> None:
-    """Runs of dead owners: a queued one `adopt` takes over (True) or it fails, as a running
-    one does, with RUN_INTERRUPTED."""
+async def reap(
+    store: Store,
+    me: str,
+    adopt: Callable[[RunRow], Awaitable[bool]],
+    resume: Callable[[RunRow], Awaitable[TaskplateError | None]],
+) -> None:
+    """Runs of dead owners: a queued one `adopt` takes over (True) or it fails with
+    RUN_INTERRUPTED; a running one `resume` takes over or leaves (None), or it fails with the
+    error `resume` answers; one waiting for a person fails with RUN_INTERRUPTED. A running or
+    waiting run is failed only once claimed (`Store.adopt`), so a server that resumed it first
+    is never overruled."""
     for row in await store.active_of_others(me):
         if not owner_is_dead(row):
             continue
-        if row.status == str(RunStatus.QUEUED) and await adopt(row):
+        if row.status == str(RunStatus.QUEUED):
+            if not await adopt(row):
+                await fail(store, row.run_id, interrupted(row.run_id))
             continue
-        await store.update_run(
-            row.run_id,
-            status=str(RunStatus.FAILED),
-            error=interrupted(row.run_id).to_json(),
-            ended_at=time.time(),
-        )
+        error = interrupted(row.run_id)
+        if row.status == str(RunStatus.RUNNING):
+            refusal = await resume(row)
+            if refusal is None:
+                continue
+            error = refusal
+        if await store.adopt(row.run_id, row.owner, me):
+            await fail(store, row.run_id, error)
+
+
+async def fail(store: Store, run_id: str, error: TaskplateError) -> None:
+    await store.update_run(
+        run_id, status=str(RunStatus.FAILED), error=error.to_json(), ended_at=time.time()
+    )
 
 
 def adoptable(library: TemplateLibrary, row: RunRow) -> Template | None:

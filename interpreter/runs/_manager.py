@@ -33,10 +33,17 @@ from .._artifacts import ArtifactStore
 from .._confirm import Asker, ConfirmPolicy
 from .._human import resume_run
 from .._library import TemplateLibrary
-from .._principal import OPERATOR, Principal
+from .._principal import OPERATOR, Principal, space_of
 from .._tracing import TraceMode
-from ..store import FLUSH_S, STORE_WRITE_S, RunRow, Store, open_store
+from ..store import FLUSH_S, STORE_WRITE_S, Store, open_store
 from ._capacity import Capacity, Share
+from ._drain import (
+    queue_for_others,
+    refuse_secret_while_draining,
+    release_run,
+    start_draining,
+    wait_drained,
+)
 from ._execution import run_job, save_progress
 from ._held import HeldRuns
 from ._inputs import (
@@ -50,20 +57,13 @@ from ._inputs import (
     secret_names,
 )
 from ._live import Live
-from ._liveness import (
-    HEARTBEAT_S,
-    REAP_S,
-    SWEEP_S,
-    WATCH_S,
-    adoptable,
-    flush_every,
-    reap,
-    sweep_every,
-)
+from ._liveness import HEARTBEAT_S, REAP_S, SWEEP_S, WATCH_S, flush_every, sweep_every
 from ._manager_artifacts import ManagerArtifacts
 from ._manager_browsing import ManagerBrowsing
+from ._manager_resumes import ManagerResumes
 from ._manager_templates import ManagerTemplates
 from ._queue import RunQueue
+from ._resume import GIVEN_SESSION, TEMPLATE_HASH, template_hash
 from ._settlement import Settlement
 from ._views import RunReads
 from ._wiring import RunJob, RunWiring, Wired
@@ -73,7 +73,9 @@ if TYPE_CHECKING:
     from taskplate.stdlib import CallerModel, WebConfig
 
 
-class RunManager(HeldRuns, RunReads, ManagerArtifacts, ManagerTemplates, ManagerBrowsing):
+class RunManager(
+    ManagerResumes, HeldRuns, RunReads, ManagerArtifacts, ManagerTemplates, ManagerBrowsing
+):
     """The one path for CLI and MCP. Its callers use its methods only (its face: these and
     those of its bases, each a part of what it does), never the parts it holds."""
 
@@ -128,6 +130,7 @@ class RunManager(HeldRuns, RunReads, ManagerArtifacts, ManagerTemplates, Manager
             web,
         )
         self._tg: anyio.abc.TaskGroup | None = None
+        self._idle: anyio.Event | None = None  # set as the last run here ends (a drain waits)
 
     # -- life cycle ---------------------------------------------------------------------------
     async def close(self) -> None:
@@ -264,8 +267,18 @@ class RunManager(HeldRuns, RunReads, ManagerArtifacts, ManagerTemplates, Manager
         options = run_options(
             dict(options or {}), template, self.limits, trust, self.trace_default, profile_id
         )
+        space = space_of(principal.name) if trust is TrustLevel.REMOTE else None
+        options[TEMPLATE_HASH] = template_hash(self.library, template, space)  # known again
+        if session is not None:
+            options[GIVEN_SESSION] = True  # the caller's session ends with this process
         network = self.wiring.network_for(template, options, trust, filled, profile_id)
         row = (run_id, template.id, template.version, stored_inputs, options, self.owner)
+        if self.queue.draining:  # this server stops: the run is queued for the others
+            if hidden or network.secrets:
+                raise refuse_secret_while_draining()
+            insert = partial(self.store.insert_run, *row, principal.name)
+            await queue_for_others(self.store, insert, run_id, self.owner)
+            return run_id
         await self.queue.enter(
             len(self.live), principal.name, partial(self.store.insert_run, *row, principal.name)
         )
@@ -288,12 +301,39 @@ class RunManager(HeldRuns, RunReads, ManagerArtifacts, ManagerTemplates, Manager
         return run_id
 
     # -- one run ------------------------------------------------------------------------------
+    def _start(self, job: RunJob) -> bool:
+        if self._tg is None:
+            self.live.pop(job.run_id, None)
+            return False
+        self._tg.start_soon(self._run, job)
+        return True
+
+    def _start_possible(self) -> bool:
+        return self._tg is not None
+
     async def _run(self, job: RunJob) -> None:
+        live = self.live[job.run_id]
         try:
-            await run_job(self.wiring, job, self.live[job.run_id])
+            await run_job(self.wiring, job, live)
+            if live.released:
+                await release_run(self.store, job.run_id, self.owner, live)
         finally:
             self.live.pop(job.run_id, None)
             self.queue.freed()
+            if not self.live and self._idle is not None:
+                self._idle.set()
+
+    async def drain(self, grace_s: float) -> int:
+        """The server stops (SIGTERM): no run starts here any more (one submitted is queued
+        for the other servers), items in flight finish within `grace_s`, then every
+        unfinished run is handed over to the other servers on the store. Answers how many runs
+        the grace was too short for (their items in flight run again elsewhere)."""
+        self.queue.drain()
+        start_draining(self.live)
+        idle = self._idle = anyio.Event()
+        if not self.live:
+            return 0
+        return await wait_drained(self.live, idle.wait, grace_s)
 
     # -- reading and cancelling ---------------------------------------------------------------
     def run_limits(self) -> Limits:
@@ -305,32 +345,9 @@ class RunManager(HeldRuns, RunReads, ManagerArtifacts, ManagerTemplates, Manager
         self.capacity.shares = shares
 
     async def reap(self) -> None:
-        """Runs whose owner process died: running ones fail with RUN_INTERRUPTED; queued ones
-        are taken over and run here (unless they needed a secret input, which is never stored)."""
-        await reap(self.store, self.owner, self._adopt)
-
-    async def _adopt(self, row: RunRow) -> bool:
-        template = adoptable(self.library, row)
-        if template is None or self._tg is None:
-            return False
-        if not await self.store.claim(row.run_id, row.owner, self.owner):
-            return True  # another process took it
-        self.live[row.run_id] = Live()
-        trust = TrustLevel(row.options.get("trust", "local"))
-        network = self.wiring.network_for(template, row.options, trust, stored=True)
-        job = RunJob(
-            row.run_id,
-            template,
-            row.inputs,
-            row.options,
-            trust,
-            None,
-            row.options.get("profileId"),
-            principal=row.principal,
-            network=network,
-        )
-        self._tg.start_soon(self._run, job)
-        return True
+        """As `ManagerResumes.reap`; a server that stops takes nothing over."""
+        if not self.queue.draining:
+            await super().reap()
 
     async def cancel(
         self, run_id: str, force: bool = False, principal: Principal = OPERATOR

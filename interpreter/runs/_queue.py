@@ -12,6 +12,7 @@ import anyio
 
 from taskplate.contract import ErrorCode, TaskplateError
 
+from .._executor import Drained
 from ..store import Store
 from ._capacity import Capacity
 from ._inputs import Limits
@@ -34,6 +35,15 @@ class RunQueue:
         self._waiting: dict[str, anyio.Event] = {}
         self._started: set[str] = set()  # started by the loop, its waiter told (or not yet here)
         self._nudge = anyio.Event()  # a run waits, or a slot of this process freed
+        self.draining = False  # the server stops: its queued runs are left to the others
+
+    def drain(self) -> None:
+        """The server stops: no run of this process starts any more; those still queued here
+        leave their wait (`Drained`) to be handed over."""
+        self.draining = True
+        for event in self._waiting.values():
+            event.set()
+        self._nudge.set()
 
     async def enter(
         self, live: int, principal: str | None, insert: Callable[[], Awaitable[None]]
@@ -59,7 +69,8 @@ class RunQueue:
             self.capacity.refuse_queued(principal, await self.store.queued_of(principal))
 
     async def admitted(self, run_id: str) -> bool:
-        """Wait until the store's admission starts the run; False when it was canceled first."""
+        """Wait until the store's admission starts the run; False when it was canceled first,
+        `Drained` when its server stops first."""
         event = self._waiting.setdefault(run_id, anyio.Event())
         if run_id in self._started:
             event.set()
@@ -70,6 +81,8 @@ class RunQueue:
                     await event.wait()
                 if not event.is_set() and await self.store.cancel_flag(run_id):
                     return False
+            if self.draining and run_id not in self._started:
+                raise Drained()
             return run_id in self._started
         finally:
             self._waiting.pop(run_id, None)
@@ -88,7 +101,7 @@ class RunQueue:
     async def serve(self, owner: str) -> None:
         """The process's admission loop (in the run manager's task group): while runs of
         `owner` wait, ask the store for the next, every ADMIT_POLL_S or when a slot frees here."""
-        while True:
+        while not self.draining:
             if not self._waiting.keys() - self._started:
                 self._nudge = anyio.Event()
                 await self._nudge.wait()

@@ -180,6 +180,11 @@ class RunReads:
         """A run's step executions as the store keeps them, in order (no run: none)."""
         return await self.store.steps(run_id)
 
+    async def run_events(self, run_id: str) -> list[dict[str, Any]]:
+        """A run's events besides its steps, oldest first: handed over by a server that
+        stopped, resumed by another (with the items it ran again)."""
+        return await self.store.events(run_id)
+
     async def artifact_meta(self, artifact_id: str) -> dict[str, Any] | None:
         """An artifact's row (its run, name, MIME type, size), None when there is none."""
         return await self.store.artifact(artifact_id)

@@ -183,6 +183,7 @@ class RunJob:
     secrets: list[str] = field(default_factory=list)  # the secret inputs' values, masked
     principal: str | None = None  # the caller that started it (`Principal.name`)
     network: Network | None = None  # its proxy, identity and host pace (None: the operator's)
+    resumed: bool = False  # adopted from a dead owner: it holds its slot, its checkpoints found
 
 
 class Wired(Generic[T]):

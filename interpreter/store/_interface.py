@@ -145,6 +145,25 @@ class Store(Protocol):
 
     async def claim(self, run_id: str, previous_owner: str | None, me: str) -> bool: ...
 
+    async def release(self, run_id: str, me: str) -> bool:
+        """Let go of an unfinished run of `me` (a server that stops): no owner, no heartbeat,
+        so another server takes it over at its next reap. False when it was not `me`'s."""
+        ...
+
+    async def add_event(self, run_id: str, kind: str, server: str | None, **detail: Any) -> None:
+        """Note what happened to a run besides its steps: handed over, resumed elsewhere."""
+        ...
+
+    async def events(self, run_id: str) -> list[dict[str, Any]]:
+        """The run's events, oldest first (`kind`, `at`, `server` and their detail)."""
+        ...
+
+    async def adopt(self, run_id: str, previous_owner: str | None, me: str) -> bool:
+        """Take over a `running` (or `waiting_for_human`) run whose owner is dead: one
+        conditional UPDATE (still owned by `previous_owner`), so of servers adopting at once
+        exactly one wins (True). Its cancel flag stays: a cancel asked before is still asked."""
+        ...
+
     async def queued_of(self, principal: str | None) -> int:
         """How many runs of `principal` are queued on the whole store."""
         ...
@@ -170,6 +189,19 @@ class Store(Protocol):
     ) -> None: ...
 
     async def steps(self, run_id: str) -> list[dict[str, Any]]: ...
+
+    # checkpoints: what a run finished, so another process can resume it
+    def keep_checkpoint(
+        self, run_id: str, key: str, seq: int, value: str | None, artifact_id: str | None = None
+    ) -> None:
+        """A checkpoint (`value`: JSON text, or None with `artifact_id` for a large one) for a
+        caller that cannot await; replaces one of the same key; written by the next `flush` at
+        latest (SQLite: at once)."""
+        ...
+
+    async def checkpoints(self, run_id: str) -> list[dict[str, Any]]:
+        """A run's checkpoints (`key`, `seq`, `value`, `artifact_id`) in the order written."""
+        ...
 
     async def keep_call(self, source: str, seq: int | None, **fields: Any) -> None: ...
 

@@ -22,6 +22,7 @@ from psycopg_pool import AsyncConnectionPool
 from taskplate.contract import ErrorCode, TaskplateError
 
 from ._postgres_schema import migrate
+from ._release import ReleaseStatements
 from ._sql import (
     SqlStore,
     Statements,
@@ -67,9 +68,11 @@ class PostgresStore(SqlStore):
         self.description = _shown(url)
         self.connect_timeout_s = connect_timeout_s
         self.sql = _SQL
+        self.releases = ReleaseStatements("%s")
         self._steps: dict[tuple[str, int], tuple[Any, ...]] = {}  # rows kept back until `flush`
         self._calls: dict[tuple[str, int], tuple[Any, ...]] = {}
         self._progress: dict[str, dict[str, Any]] = {}
+        self._checkpoints: dict[tuple[str, str], tuple[Any, ...]] = {}
         self._pool: AsyncConnectionPool[Connection] | None = None
         self._opening = anyio.Lock()
         self._flushing = anyio.Lock()
@@ -161,13 +164,14 @@ class PostgresStore(SqlStore):
         manager flushes that often), and every other call of this store flushes first, waiting
         for a flush under way, so this process reads its own writes in order; other processes
         see a step at most FLUSH_S (or the next call) late."""
-        if not (self._steps or self._calls or self._progress) and not self._flushing.locked():
+        if not self._kept() and not self._flushing.locked():
             return
         async with self._flushing:
-            if not (self._steps or self._calls or self._progress):
+            if not self._kept():
                 return
             steps, calls, progress = self._steps, self._calls, self._progress
-            self._steps, self._calls, self._progress = {}, {}, {}
+            checkpoints = self._checkpoints
+            self._steps, self._calls, self._progress, self._checkpoints = {}, {}, {}, {}
             pool = await self._ready()
             # psycopg pipelines executemany: one round trip
             async with pool.connection() as db, db.transaction(), db.cursor() as cursor:
@@ -175,11 +179,18 @@ class PostgresStore(SqlStore):
                     await cursor.executemany(self.sql.replace("steps"), list(steps.values()))
                 if calls:
                     await cursor.executemany(self.sql.replace("calls"), list(calls.values()))
+                if checkpoints:
+                    await cursor.executemany(
+                        self.sql.replace("checkpoints"), list(checkpoints.values())
+                    )
                 if progress:
                     await cursor.executemany(
                         self.sql.update_run(["progress", "updated_at"]),
                         [(*run_fields({"progress": p}).values(), r) for r, p in progress.items()],
                     )
+
+    def _kept(self) -> bool:
+        return bool(self._steps or self._calls or self._progress or self._checkpoints)
 
     async def close(self) -> None:
         """Idempotent; the store is unusable afterwards. Writes what is kept back first
@@ -274,6 +285,11 @@ class PostgresStore(SqlStore):
         self._steps[(run_id, seq)] = whole_row("steps", (run_id, seq), step_fields(fields))
         if call is not None:
             self._calls[(run_id, seq)] = whole_row("calls", (run_id, seq), call_fields(call))
+
+    def keep_checkpoint(
+        self, run_id: str, key: str, seq: int, value: str | None, artifact_id: str | None = None
+    ) -> None:
+        self._checkpoints[(run_id, key)] = (run_id, key, seq, value, artifact_id)
 
     async def keep_call(self, source: str, seq: int | None, **fields: Any) -> None:
         """One successful action call; `seq` None appends it after the source's last call."""

@@ -35,6 +35,10 @@ MIGRATIONS: tuple[str, ...] = tuple(
         added_since("postgresql", 3),
         # 4: where a step ran (its path of ids with each item's index).
         added_since("postgresql", 4),
+        # 5: checkpoints, what a run finished, to resume it on another server.
+        added_since("postgresql", 5),
+        # 6: a run's events: handed over by a server that stopped, resumed by another.
+        added_since("postgresql", 6),
     )
 )
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ._interface import RunRow
+from ._release import ReleaseRows, ReleaseStatements
 
 TERMINAL = ("succeeded", "failed", "partial_success", "canceled")
 _TERMINAL_SQL = "(" + ", ".join(f"'{s}'" for s in TERMINAL) + ")"
@@ -29,8 +30,9 @@ COLUMNS = {
         "capability_level", "confirmation", "step_path",
     ),
     "calls": ("step_id", "item_index", "action", "tab", "args", "opened_tab"),
+    "checkpoints": ("seq", "value", "artifact_id"),
 }  # fmt: skip
-KEYS = {"steps": ("run_id", "seq"), "calls": ("source", "seq")}
+KEYS = {"steps": ("run_id", "seq"), "calls": ("source", "seq"), "checkpoints": ("run_id", "key")}
 
 
 def dump(value: Any) -> str | None:
@@ -141,6 +143,15 @@ class Statements:
             f"UPDATE runs SET owner = {p}, heartbeat_at = {p}, updated_at = {p} WHERE run_id = {p}"
             f" AND owner {same} {p} AND status = 'queued'"
         )
+        # a running run of a dead owner taken over: only while `previous_owner` still holds it,
+        # so of two servers adopting at once exactly one changes the row
+        self.adopt = (
+            f"UPDATE runs SET owner = {p}, heartbeat_at = {p}, updated_at = {p}"
+            f" WHERE run_id = {p} AND owner {same} {p} AND status IN ('running', 'waiting_for_human')"
+        )
+        self.checkpoints = (
+            f"SELECT key, seq, value, artifact_id FROM checkpoints WHERE run_id = {p} ORDER BY seq"
+        )
         # start_next, in the backend's one transaction: the runs holding slots per principal,
         # then each principal's oldest queued run of a live owner (`next_to_start` picks one)
         self.holding = (
@@ -220,11 +231,12 @@ class Statements:
         )
 
 
-class SqlStore:
+class SqlStore(ReleaseRows):
     """The calls of `Store` that are one statement, over the backend's `_execute` (a write,
     answering its rowcount), `_one` and `_all` (rows as dicts)."""
 
     sql: Statements
+    releases: ReleaseStatements
 
     async def _execute(self, query: str, params: tuple[Any, ...] = ()) -> int:
         raise NotImplementedError
@@ -319,6 +331,14 @@ class SqlStore:
         """Take over a queued run of a dead owner; True when this process got it."""
         now = time.time()
         return await self._execute(self.sql.claim, (me, now, now, run_id, previous_owner)) == 1
+
+    async def adopt(self, run_id: str, previous_owner: str | None, me: str) -> bool:
+        """Take over a running (or waiting) run of a dead owner; True when this process got it."""
+        now = time.time()
+        return await self._execute(self.sql.adopt, (me, now, now, run_id, previous_owner)) == 1
+
+    async def checkpoints(self, run_id: str) -> list[dict[str, Any]]:
+        return await self._all(self.sql.checkpoints, (run_id,))
 
     # -- steps and kept calls -------------------------------------------------------------
     async def steps(self, run_id: str) -> list[dict[str, Any]]:

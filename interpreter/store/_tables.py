@@ -35,6 +35,7 @@ class Table(NamedTuple):
     name: str
     columns: tuple[Column, ...]
     key: tuple[str, ...] = ()  # a primary key of several columns
+    since: int = 1  # the schema version that made the table
 
 
 class TableIndex(NamedTuple):
@@ -129,11 +130,43 @@ TABLES = (
         ),
         key=("source", "seq"),
     ),
+    # what a run has finished, to resume it elsewhere (`interpreter/_checkpoints.py`): `key` is
+    # "step:<path>" (a step outside any item, not a loop: its whole output), "item:<loop path>:<index>"
+    # (an outermost loop's item: its result and what it enqueued) or "act:<placed path>" (an
+    # L1/L2 step started); `value` is JSON with secrets masked, or null when the value is the
+    # artifact `artifact_id` (large); `seq` orders them as they were written.
+    Table(
+        "checkpoints",
+        (
+            Column("run_id", "text", _NOT_NULL, since=5),
+            Column("key", "text", _NOT_NULL, since=5),
+            Column("seq", "int", _NOT_NULL, since=5),
+            Column("value", "text", since=5),
+            Column("artifact_id", "text", since=5),
+        ),
+        key=("run_id", "key"),
+        since=5,
+    ),
+    # what happened to a run besides its steps, in order: handed over by a server that stopped
+    # (`released`), resumed by another (`resumed`, with the items it runs again); `detail`
+    # is JSON.
+    Table(
+        "run_events",
+        (
+            Column("run_id", "text", _NOT_NULL, since=6),
+            Column("at", "real", _NOT_NULL, since=6),
+            Column("kind", "text", _NOT_NULL, since=6),
+            Column("server", "text", since=6),
+            Column("detail", "text", since=6),
+        ),
+        since=6,
+    ),
 )
 INDEXES = (
     TableIndex("runs_by_created", "runs", "created_at DESC"),
     TableIndex("artifacts_by_run", "artifacts", "run_id"),
     TableIndex("runs_by_principal", "runs", "principal, created_at DESC", since=3),
+    TableIndex("run_events_by_run", "run_events", "run_id, at", since=6),
 )
 
 NEWEST = max([i.since for i in INDEXES] + [c.since for t in TABLES for c in t.columns])
@@ -144,6 +177,8 @@ def create_tables(dialect: Dialect, version: int) -> list[str]:
     missing = "IF NOT EXISTS " if dialect == "sqlite" else ""
     made = []
     for table in TABLES:
+        if table.since > version:
+            continue
         lines = [c.ddl(dialect) for c in table.columns if c.since <= version]
         if table.key:
             lines.append(f"PRIMARY KEY ({', '.join(table.key)})")
@@ -163,9 +198,12 @@ def create_index(index: TableIndex, dialect: Dialect) -> str:
 
 def added_since(dialect: Dialect, version: int) -> list[str]:
     """The statements that bring the tables and indexes from `version` - 1 to `version`."""
-    added = [
+    made = [t for t in TABLES if t.since == version]
+    added = [s for s in create_tables(dialect, version) if any(f" {t.name} (" in s for t in made)]
+    added += [
         f"ALTER TABLE {table.name} ADD COLUMN {column.ddl(dialect)}"
         for table in TABLES
+        if table.since < version
         for column in table.columns
         if column.since == version
     ]

@@ -161,11 +161,20 @@ def spec_of(template: Template) -> ToolSpec:
     return ToolSpec(template_id, described, inputs, answer_schema(outputs), run, listed)
 
 
-def listed_size(name: str, description: str | None, inputs: Schema, outputs: Schema | None) -> int:
-    """The characters a tool takes in tools/list: its JSON, compact, and the comma after it."""
+def listed_size(
+    name: str,
+    description: str | None,
+    inputs: Schema,
+    outputs: Schema | None,
+    execution: Schema | None = None,
+) -> int:
+    """The characters a tool takes in tools/list: its JSON, compact, and the comma after it
+    (`execution`: what the 2025-11-25 line adds to a tool whose runs may be tasks)."""
     tool = {"name": name, "description": description or "", "inputSchema": inputs}
     if outputs is not None:
         tool["outputSchema"] = outputs
+    if execution is not None:
+        tool["execution"] = execution
     return len(json.dumps(tool, separators=(",", ":"), ensure_ascii=False)) + 1
 
 

@@ -124,7 +124,8 @@ class RunsPage:
             live = not RunStatus(answer["status"]).terminal
             return html("".join(item_body(i, chosen[i], link, True, live) for i in sorted(chosen)))
         row = await self.manager.row(run_id)
-        shown = self._run_live(base, answer, row, steps, unfold)
+        events = await self.manager.run_events(run_id)
+        shown = self._run_live(base, answer, row, steps, unfold, events)
         if query.get("part") == "live":
             return html(shown)
         return html(page(run_id, f"<h1>Run <code>{e(run_id)}</code></h1>{shown}", base))
@@ -136,6 +137,7 @@ class RunsPage:
         row: RunRow,
         steps: list[dict[str, Any]],
         unfold: int | None = None,
+        events: list[dict[str, Any]] | None = None,
     ) -> str:
         run_id = answer["runId"]
         terminal = RunStatus(answer["status"]).terminal
@@ -175,7 +177,8 @@ class RunsPage:
             f"<div data-live={'off' if terminal else 'on'} data-poll={POLL_MS}>"
             f"{cancel}{self._waiting(answer, link)}{facts}<h2>Inputs</h2>{json_block(row.inputs)}{error}{result}"
             f"<h2>Artifacts</h2><ul class=artifacts>{artifacts or '<li>none</li>'}</ul>{trace_help}"
-            f"{timeline(steps, link)}{steps_by_item(steps, link, unfold, not terminal)}"
+            f"{timeline(steps, link, events or [])}"
+            f"{steps_by_item(steps, link, unfold, not terminal)}"
             f"{failures(steps, link)}</div>"
         )
 

@@ -1,5 +1,6 @@
 """A run's timeline: an SVG of its steps per tab over time, steps too narrow to point at
-drawn as one bar, and how many loop items were in flight at once.
+drawn as one bar, how many loop items were in flight at once, and the run's moves between
+servers (`_moves`).
 
 Rendering only; no inline styles (the page's CSP forbids them).
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._html import e
+from ._moves import move_marks, moves
 from ._steps import anchor, ms, outer_item
 
 
@@ -38,14 +40,14 @@ def most_at_once(steps: list[dict[str, Any]]) -> int:
     return most
 
 
-def timeline(steps: list[dict[str, Any]], link: str) -> str:
+def timeline(steps: list[dict[str, Any]], link: str, events: list[dict[str, Any]]) -> str:
     """An SVG of the steps per tab over time (no inline styles: the page's CSP forbids them).
     Each bar names its step (its title, shown on hover); a failed one links to its failure,
     a click on an item's opens the item's steps (the script: a link per bar costs a large run's
     page a tenth of its load)."""
     lanes = _lanes(steps)
     if not lanes:
-        return "<h2>Timeline</h2><p>No steps yet.</p>"
+        return f"<h2>Timeline</h2><p>No steps yet.</p>{moves(events)}"
     t0 = min(s["t0"] for lane in lanes.values() for s in lane)
     span = max(max(s["t1"] for lane in lanes.values() for s in lane) - t0, 0.001)
     width, label, lane_h = 1000, 90, 24
@@ -72,6 +74,7 @@ def timeline(steps: list[dict[str, Any]], link: str) -> str:
                 bar = f"<a href='#failure-{anchor(s)}'>{bar}</a>"
             rows.append(bar)
     height = len(lanes) * lane_h
+    rows += move_marks(events, t0, scale, label, height)
     window = most_at_once(steps)
     lanes_text = f"{len(lanes)} lane{'s' if len(lanes) > 1 else ''}"
     note = (
@@ -84,6 +87,7 @@ def timeline(steps: list[dict[str, Any]], link: str) -> str:
         f"<h2>Timeline</h2>{note}<svg class=timeline viewBox='0 0 {width} {height}' "
         f"width={width} height={height} role=img aria-label='steps per tab over time'>"
         f"{''.join(rows)}</svg><p class=hint>{span:.2f} s from the first step to the last.</p>"
+        f"{moves(events)}"
     )
 
 

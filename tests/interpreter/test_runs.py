@@ -183,11 +183,16 @@ async def test_effective_timeout_is_the_smallest(manager: RunManager) -> None:
 
 
 async def test_cancel_skips_pending_items_and_keeps_finished_ones(manager: RunManager) -> None:
-    run_id = await manager.submit("pause", {"ms": 150})
+    # Items of 400 ms leave the poll 1.6 s before the twelfth is done. The answer's status is the
+    # one after the request: the items in flight may finish, and the run be canceled, before the
+    # manager reads it back (it was, once, in CI at 3.13 on PostgreSQL).
+    run_id = await manager.submit("pause", {"ms": 400})
     with anyio.fail_after(10):
         while ((await manager.describe(run_id))["progress"].get("items") or {}).get("done", 0) < 3:
             await anyio.sleep(0.05)
-    assert await manager.cancel(run_id) == {"cancelRequested": True, "currentStatus": "running"}
+    requested = await manager.cancel(run_id)
+    assert requested["cancelRequested"] is True
+    assert requested["currentStatus"] in {"running", "canceled"}
     answer = await manager.wait(run_id)
     assert answer["status"] == "canceled"
     summary = answer["result"]["summary"]

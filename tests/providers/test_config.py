@@ -237,3 +237,16 @@ def test_the_network_table_is_the_data_homes_only(tmp_path: Path) -> None:
     (home / "taskplate.toml").write_text("[network]\nmax_retry_after_s = -1\n")
     bad = load_configuration([], home)
     assert bad.network == {} and any("network.max_retry_after_s" in w for w in bad.warnings)
+
+
+def test_serve_drain_s_is_read_and_a_bad_one_is_named_and_ignored(tmp_path: Path) -> None:
+    first, second = tmp_path / "a", tmp_path / "b"
+    first.mkdir()
+    second.mkdir()
+    (first / "taskplate.toml").write_text("[serve]\ndrainS = 12.5\n", encoding="utf-8")
+    (second / "taskplate.toml").write_text("[serve]\ndrainS = -1\n", encoding="utf-8")
+    assert load_configuration([first]).drain_s == 12.5
+    kept = load_configuration([first, second])
+    assert kept.drain_s == 12.5  # the bad one ignored, the earlier kept
+    assert any("serve.drainS ignored: want seconds, 0 to 3600" in w for w in kept.warnings)
+    assert load_configuration([tmp_path]).drain_s is None  # none said: the server's 30

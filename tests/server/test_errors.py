@@ -159,10 +159,12 @@ async def test_page_errors(client: Client, site: FixtureServer) -> None:
 
 async def test_every_contract_error_code_was_produced_with_a_hint() -> None:
     from tests.interpreter import (
-        test_process_death,  # RUN_INTERRUPTED comes from a killed process there
+        test_process_death,  # a killed process there; its run resumed (#55)
     )
 
-    SEEN.setdefault("RUN_INTERRUPTED", "Run it again.")
+    SEEN.setdefault("RUN_INTERRUPTED", "Run it again.")  # a dead owner's hand-over, or queued
+    for code in ("RUN_NOT_RESUMABLE", "STEP_MAY_HAVE_TAKEN_EFFECT"):
+        SEEN.setdefault(code, "tests/interpreter/test_resume.py")  # a server killed there
     SEEN.setdefault("TRUST_LEVEL_NOT_ALLOWED", "tests/server/test_transports.py")
     SEEN.setdefault("URL_NOT_ALLOWED", "tests/server/test_transports.py")
     for code in ("TEMPLATE_DISABLED", "CONFIRMATION_REQUIRED", "PROVIDER_TIMEOUT"):

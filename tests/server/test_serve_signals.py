@@ -1,5 +1,8 @@
 """`dsl serve --transport http` stopped by SIGTERM (a service manager, `kill`): the run manager
-ends its runs, sessions and browsers before the process exits, and the exit still says SIGTERM."""
+drains (its runs' items in flight get `--drain-s`, then each unfinished run is handed over to the
+other servers on the store, left `running` with no owner), closes its sessions and browsers
+before the process exits, and the exit still says SIGTERM. The grace comes from `--drain-s`, else
+`[serve] drainS` of taskplate.toml."""
 
 from __future__ import annotations
 
@@ -55,7 +58,9 @@ async def test_sigterm_ends_the_runs_and_the_browser_before_the_process_exits(
     tmp_path: Path, site: FixtureServer
 ) -> None:
     home = tmp_path / "home"
-    served = start_http(home, "--trust", "local")
+    home.mkdir()
+    (home / "taskplate.toml").write_text("[serve]\ndrainS = 60\n", encoding="utf-8")
+    served = start_http(home, "--trust", "local", "--drain-s", "0.5")  # the flag over the file
     try:
         async with Client(served.url) as client:
             started = await call(
@@ -80,9 +85,13 @@ async def test_sigterm_ends_the_runs_and_the_browser_before_the_process_exits(
     assert code == -signal.SIGTERM  # the signal is raised again once everything is closed
     log = next(tmp_path.glob("serve-*.log")).read_text()
     assert "stopping: ending runs, sessions and browsers" in log, log
+    assert "SIGTERM: draining (up to 0.5 s for the items in flight)" in log, log
     async with RunStore(home / "runs.db") as store:
         row = await store.run(run_id)
-    assert row is not None and row.status in ("canceled", "failed"), row
+        events = await store.events(run_id)
+    # its page never loads: the grace ran out, and the run was handed over, not ended
+    assert row is not None and row.status == "running" and row.owner is None, row
+    assert [(e["kind"], e["graceRanOut"]) for e in events] == [("released", True)], events
     deadline = time.monotonic() + 10  # renderers may take a moment to be reaped by init
     while [p for p in browser if process_alive(p)] and time.monotonic() < deadline:
         time.sleep(0.1)

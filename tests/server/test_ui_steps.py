@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from taskplate.server.ui._steps import steps_by_item
-from taskplate.server.ui._timeline import most_at_once
+from taskplate.server.ui._timeline import most_at_once, timeline
 
 
 def step(path: str, action: str, t0: float, status: str = "succeeded") -> dict[str, Any]:
@@ -75,3 +75,21 @@ def test_in_flight_counts_the_outer_loops_items_not_their_rows() -> None:
         step("pages[1]/rows[1]/read", "extract", 2.6),
     ]
     assert most_at_once(one_at_a_time) == 1
+
+
+def test_the_timeline_marks_each_move_and_names_the_items_that_ran_twice() -> None:
+    a, b = "host-a:101:aaaa1111", "host-b:202:bbbb2222"
+    events = [
+        {"kind": "released", "at": 1.5, "server": a, "graceRanOut": False, "itemsDone": 7},
+        {"kind": "resumed", "at": 2.0, "server": b, "after": a, "reason": "stopped", "repeated": []},
+        {"kind": "resumed", "at": 3.0, "server": a, "after": b, "reason": "died", "repeated": [9, 4]},
+    ]  # fmt: skip
+    html = timeline([step("open", "navigate", 1), step("read", "read_page", 4)], "/r", events)
+    said = re.findall(r"<li><time>[^<]*</time> ([^<]*)</li>", html)
+    assert said == [
+        "host-a:101 stopped and handed the run over after 7 items",
+        "resumed on host-b:202 after host-a:101 stopped; no item ran twice",
+        "resumed on host-a:101 after host-b:202 died; items 4, 9 ran twice",
+    ], html
+    assert html.count("<line class=move") == 3  # a mark across the lanes at each move
+    assert "Moves between servers" not in timeline([step("open", "navigate", 1)], "/r", [])
