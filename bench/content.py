@@ -380,6 +380,11 @@ def rules_name(rules: content.Rules) -> str:
     spend += ", repeats of kept blocks kept" if rules.repeats else ""
     spend += ", quotes in the article kept" if rules.quotes else ""
     spend += ", title heading dropped" if rules.title_heading else ""
+    spend += f", items {rules.items}" if rules.items is not None else ""
+    spend += f", least {rules.least}" if rules.least is not None else ""
+    spend += ", offers" if rules.offers else ""
+    spend += f", {rules.lone[0]} alone under {rules.lone[1]}" if rules.lone is not None else ""
+    spend += f", teasers {rules.teasers}" if rules.teasers is not None else ""
     context = ", context" if rules.context else ""
     return f"{names} {rules.votes}/{count}{context}{links}{spend}{cleanups}"
 
@@ -438,6 +443,10 @@ def candidate_rules() -> list[content.Rules]:
     found += [replace(shipped, repeats=not shipped.repeats)]
     # quotations and embedded posts inside the article kept, or judged as any block
     found += [replace(shipped, quotes=not shipped.quotes)]
+    # pages of many items (bench/content_wcxb_tune.py chose these on WCXB's dev split): the
+    # lone voter's wider reading and a listing's entries, each left out, and both
+    found += [replace(shipped, lone=None), replace(shipped, teasers=None)]
+    found += [replace(shipped, lone=None, teasers=None)]
     # the rules shipped before hidden elements, repeated paragraphs and the article's start
     found += [content.BEFORE]
     # the rules shipped before the framing and the run's spending (#44 item 3)

@@ -59,13 +59,14 @@ def _in_chrome(element: Any) -> bool:
     return element.tag in CHROME or any(a.tag in CHROME for a in element.iterancestors())
 
 
-def groups(page_blocks: list[Block], kept: list[bool]) -> list[_Group]:
-    """The page's groups of same-shaped siblings holding text, with their plain and kept words:
-    each block counts for every ancestor's child it lies in."""
+def groups(page_blocks: list[Block], kept: list[bool], links: bool = False) -> list[_Group]:
+    """The page's groups of same-shaped siblings holding text, with their plain and kept words
+    (all their words, link text too, when `links`): each block counts for every ancestor's
+    child it lies in."""
     plains: dict[Any, int] = defaultdict(int)
     kept_words: dict[Any, int] = defaultdict(int)
     for block, keep in zip(page_blocks, kept, strict=True):
-        count = plain(block)
+        count = len(block.words) if links else plain(block)
         if not count:
             continue
         element = _element(block)
@@ -109,6 +110,20 @@ def widen(page_blocks: list[Block], kept: list[bool], ratio: float, links: bool)
         if kept[index] or not _inside(block, members):
             continue
         if links or block.link_chars <= LINKED * block.chars:
+            kept[index] = True
+
+
+def teasers(page_blocks: list[Block], kept: list[bool], ratio: float) -> None:
+    """A listing's entries: when the group of same-shaped siblings with the most words (link
+    text counted: an entry's title is a link) holds more than `ratio` times the answer's words
+    and none of them is kept, every block of its items is kept (the answer was an intro)."""
+    answer = words(page_blocks, kept)
+    best = max(groups(page_blocks, kept, links=True), key=lambda g: g.plain, default=None)
+    if best is None or best.kept or best.plain <= ratio * answer:
+        return
+    members = set(best.members)
+    for index, block in enumerate(page_blocks):
+        if not kept[index] and _inside(block, members):
             kept[index] = True
 
 
