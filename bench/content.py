@@ -443,10 +443,9 @@ def candidate_rules() -> list[content.Rules]:
     found += [replace(shipped, repeats=not shipped.repeats)]
     # quotations and embedded posts inside the article kept, or judged as any block
     found += [replace(shipped, quotes=not shipped.quotes)]
-    # pages of many items (bench/content_wcxb_tune.py chose these on WCXB's dev split): the
-    # lone voter's wider reading and a listing's entries, each left out, and both
-    found += [replace(shipped, lone=None), replace(shipped, teasers=None)]
-    found += [replace(shipped, lone=None, teasers=None)]
+    # pages of many items (bench/content_wcxb_tune.py, WCXB's dev split): a listing's entries
+    # left out; trafilatura's wider reading kept when the vote kept little of it (not shipped)
+    found += [replace(shipped, teasers=None), replace(shipped, lone=("trafilatura", 0.7))]
     # the rules shipped before hidden elements, repeated paragraphs and the article's start
     found += [content.BEFORE]
     # the rules shipped before the framing and the run's spending (#44 item 3)

@@ -224,10 +224,10 @@ def candidates() -> dict[str, content.Rules]:
     found["consent"] = replace(base, cleanups=("consent", *base.cleanups))
     found["offers"] = replace(base, offers=True)
     found["consent offers"] = replace(base, cleanups=("consent", *base.cleanups), offers=True)
-    found["before lone"] = replace(base, lone=None, teasers=None)
+    found["before teasers"] = replace(base, teasers=None)
     for name, voter in (("traf", "trafilatura"), ("read", "readability")):
         for share in (0.7, 1.0):
-            found[f"lone {name} {share}"] = replace(base, lone=(voter, share), teasers=None)
+            found[f"lone {name} {share}"] = replace(base, lone=(voter, share))
     for ratio in (2.0, 3.0, 5.0):
         found[f"teasers {ratio}"] = replace(base, teasers=ratio)
     return found

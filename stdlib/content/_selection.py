@@ -13,8 +13,8 @@ blocks before the article's start (a box, a headline above a share bar), tag lin
 last prose and a first heading equal to the page's title are dropped; a paragraph the page
 repeats right after a kept copy is kept (extractors return a repeated text once), and so are
 the quotations and embedded posts inside the article (extractors leave embedded posts out).
-When the vote kept less than a share of what trafilatura alone returned (the voters disagree:
-one feature section or one item of many kept), that voter's blocks are kept too (`lone`).
+A choice not shipped (it costs the article pages): when the vote kept less than a share of what
+trafilatura alone returned, that voter's blocks kept too (`lone`).
 The page is then pruned to those blocks, so what is kept keeps its own markup: headings, lists,
 tables, code, links and the images between kept blocks. Each rule is a `Rules` choice kept only
 when bench/content.py's cross-validation across corpora supports it. The blocks are _blocks',
@@ -268,8 +268,9 @@ def _nearest(decisions: list[bool | None]) -> list[bool]:
 # corpora's marked text disagree (trailing lines of related links, which Readability.js keeps;
 # named boxes): kept, docs/benchmarks.md says why. jusText's rules as a fourth voter, lines of
 # link text needing every vote, small captions dropped and the run's copy of a text spending
-# first help one corpus and hurt the other: not shipped. items, least, offers, lone, teasers:
-# bench/content_wcxb_tune.py (WCXB's dev split, folds by domain and by page type).
+# first help one corpus and hurt the other: not shipped. items, least, offers, teasers:
+# bench/content_wcxb_tune.py (WCXB's dev split, folds by domain and by page type); lone raises
+# WCXB (0.799 to 0.808 on 500 pages) but costs the article pages 0.004-0.006: not shipped.
 DEFAULT = Rules(
     cleanups=("hidden", "nested_teasers", "named_boilerplate", "split_body", "reply_threads"),
     voters=("trafilatura", "precision", "readability"),
@@ -283,7 +284,6 @@ DEFAULT = Rules(
     items=1.5,
     least=0.1,
     offers=True,
-    lone=("trafilatura", 0.7),
     teasers=5.0,
 )
 # The rules shipped before hidden elements, repeated paragraphs, quotations and the article's

@@ -1,6 +1,6 @@
-"""A listing's entries and a lone voter's wider reading (stdlib/content: _items.teasers and
-_selection's `lone` rule): an answer that kept only a listing's intro, or one item of many that a
-voter returned, is widened to the entries. Pure functions of small pages."""
+"""A listing's entries (stdlib/content/_items.teasers, shipped) and a lone voter's wider reading
+(_selection's `lone`, a Rules choice not shipped): an answer that kept only a listing's intro, or
+one item of many that a voter returned, is widened to the entries. Pure functions of small pages."""
 
 from __future__ import annotations
 
