@@ -284,7 +284,7 @@ DEFAULT = Rules(
     items=1.5,
     least=0.1,
     offers=True,
-    teasers=5.0,
+    teasers=3.0,
 )
 # The rules shipped before hidden elements, repeated paragraphs, quotations and the article's
 # start (the small stretches dropped before the main run): bench/content.py's candidate.

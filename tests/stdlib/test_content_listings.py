@@ -20,6 +20,7 @@ NAV = (
     "<nav><ul><li><a href='/'>Home</a></li><li><a href='/reviews'>Reviews</a></li>"
     "<li><a href='/login'>Sign in</a></li></ul></nav>"
 )
+SHIPPED = content.DEFAULT.teasers or 0.0  # the shipped ratio
 FOOTER = "<footer><p>Privacy policy, terms of use and cookie settings of the site</p></footer>"
 
 
@@ -44,7 +45,7 @@ def test_a_listing_whose_intro_alone_was_kept_keeps_its_entries_with_their_title
     page_blocks = parsed(f"{NAV}<main><p>{INTRO}</p><div class='grid'>{entries(8)}</div></main>"
                          f"{FOOTER}")  # fmt: skip
     kept = [b.words[:2] == ["our", "team"] for b in page_blocks]
-    items.teasers(page_blocks, kept, ratio=2.0)
+    items.teasers(page_blocks, kept, ratio=SHIPPED)
     text = kept_text(page_blocks, kept)
     assert all(f"arm number {n}" in text for n in range(8))  # the titles, links as they are
     assert "reviewer 7" in text
@@ -56,7 +57,7 @@ def test_an_article_with_a_few_related_teasers_keeps_its_body_alone() -> None:
     page_blocks = parsed(f"<main><article>{body}</article><div>{entries(3)}</div></main>")
     kept = [b.words[0] == "paragraph" for b in page_blocks]
     before = list(kept)
-    items.teasers(page_blocks, kept, ratio=2.0)
+    items.teasers(page_blocks, kept, ratio=SHIPPED)
     assert kept == before  # the teasers hold fewer words than twice the article's
 
 
@@ -64,7 +65,7 @@ def test_entries_already_kept_are_not_widened_again() -> None:
     page_blocks = parsed(f"<main><p>{INTRO}</p><div class='grid'>{entries(8)}</div></main>")
     kept = [b.words[:2] == ["our", "team"] or "3" in b.words for b in page_blocks]
     before = list(kept)
-    items.teasers(page_blocks, kept, ratio=2.0)
+    items.teasers(page_blocks, kept, ratio=SHIPPED)
     assert kept == before  # the group holds a kept block: the voters judged its items
 
 
