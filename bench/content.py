@@ -21,6 +21,12 @@ F1 only, no speed; `rendered`: the rules cross-validated on the pages as Chromiu
 read by a second pass with format html, instead of the saved HTML; `loop`: only the event loop's
 lag while pages turn into Markdown; `cv`: only the cross-validation on the saved HTML). Content
 scoring is CPU-bound: BENCH_WORKERS processes (2).
+
+     .venv/bin/python bench/content.py wcxb [fast]   WCXB's dev split alone (bench/wcxb.py fetches
+it; never its test split), scored with its own metric (word F1, macro mean over pages) per page
+type: the product path (default options) and the pipeline on the saved HTML, beside trafilatura's
+defaults on the same HTML, and how often `pageType` says the benchmark's label; `fast`: without
+the product path (the saved HTML only, for tuning; not the product's figure).
 """
 
 from __future__ import annotations
@@ -200,12 +206,13 @@ def _tls(folder: Path) -> ssl.SSLContext:
 
 
 RUN_PAGES = 30
+PAGE_TYPES: dict[str, dict[str, str]] = {}  # engine: {key: the pageType each item answered}
 ENGINES = {"default options": {}, "engine browser": {"engine": "browser"}}
 ENGINES["engine http"] = {"engine": "http"}
 
 
 async def through_product(
-    base: str, keys: list[str], both: bool, cert: Path
+    base: str, keys: list[str], both: bool, cert: Path, engines: dict[str, dict[str, str]] = ENGINES
 ) -> tuple[dict[str, dict[str, str]], dict[str, float], dict[str, bytes]]:
     """Markdown of every page through the product path: `batch_extract_pages` runs with its
     default options (engine auto), with engine browser and with engine http (the run manager an
@@ -249,10 +256,13 @@ async def through_product(
                 print(f"batch_extract_pages {inputs}: {elapsed:.0f} s", file=sys.stderr)
                 return items, elapsed
 
-            for name, inputs in ENGINES.items():
+            for name, inputs in engines.items():
                 items, elapsed = await batch(**inputs)
                 outputs[name] = {
                     k: i.get("content") or "" for k, i in zip(keys, items, strict=True)
+                }
+                PAGE_TYPES[name] = {
+                    k: i.get("pageType", "") for k, i in zip(keys, items, strict=True)
                 }
                 ms[name] = elapsed / len(keys) * 1000
                 engines = Counter(i.get("engine") for i in items)
@@ -293,6 +303,12 @@ def _extract(way: tuple[str, Any]) -> tuple[dict[str, str], float]:
 
     elif kind == "trafilatura":
         extract = _trafilatura(setting)
+    elif kind == "trafilatura as shipped":  # its defaults, comments included (WCXB's way)
+        import trafilatura
+
+        def extract(h: str, u: str) -> str:
+            return trafilatura.extract(h, url=u) or ""
+
     elif kind == "readability":
 
         def extract(h: str, u: str) -> str:
@@ -364,6 +380,11 @@ def rules_name(rules: content.Rules) -> str:
     spend += ", repeats of kept blocks kept" if rules.repeats else ""
     spend += ", quotes in the article kept" if rules.quotes else ""
     spend += ", title heading dropped" if rules.title_heading else ""
+    spend += f", items {rules.items}" if rules.items is not None else ""
+    spend += f", least {rules.least}" if rules.least is not None else ""
+    spend += ", offers" if rules.offers else ""
+    spend += f", {rules.lone[0]} alone under {rules.lone[1]}" if rules.lone is not None else ""
+    spend += f", teasers {rules.teasers}" if rules.teasers is not None else ""
     context = ", context" if rules.context else ""
     return f"{names} {rules.votes}/{count}{context}{links}{spend}{cleanups}"
 
@@ -422,6 +443,9 @@ def candidate_rules() -> list[content.Rules]:
     found += [replace(shipped, repeats=not shipped.repeats)]
     # quotations and embedded posts inside the article kept, or judged as any block
     found += [replace(shipped, quotes=not shipped.quotes)]
+    # pages of many items (bench/content_wcxb_tune.py, WCXB's dev split): a listing's entries
+    # left out; trafilatura's wider reading kept when the vote kept little of it (not shipped)
+    found += [replace(shipped, teasers=None), replace(shipped, lone=("trafilatura", 0.7))]
     # the rules shipped before hidden elements, repeated paragraphs and the article's start
     found += [content.BEFORE]
     # the rules shipped before the framing and the run's spending (#44 item 3)
@@ -645,7 +669,56 @@ def report_loop(pages: dict[str, bytes], urls: dict[str, str]) -> None:
             )
 
 
+def report_wcxb(fast: bool) -> None:
+    """WCXB's dev split (bench/wcxb.py fetches it) scored with its own metric per page type:
+    taskplate through the product path (`batch_extract_pages`, default options; not with
+    `fast`), taskplate's pipeline run directly on the saved HTML (to_markdown, the function the
+    product's conversion calls: for tuning, not the product path) and trafilatura (its
+    defaults, as the benchmark ran it), all on the same HTML in the same run."""
+    import wcxb
+
+    found = wcxb.load()
+    if not found:
+        sys.exit(f"no WCXB pages in {wcxb.FOLDER}: run bench/wcxb.py first")
+    pages = {p.key: p.html for p in found}
+    urls = {p.key: p.url for p in found}
+    rows: dict[str, dict[str, str]] = {}
+    if not fast:
+        folder = tempfile.TemporaryDirectory()
+        server = serve(pages, Path(folder.name))
+        base = f"https://127.0.0.1:{server.server_address[1]}"
+        cert = Path(folder.name) / "cert.pem"
+        engines = {"default options": ENGINES["default options"]}
+        markdown, _, _ = anyio.run(through_product, base, list(pages), False, cert, engines)
+        server.shutdown()
+        rows["taskplate, product path (default options)"] = {
+            k: visible(v) for k, v in markdown["default options"].items()
+        }
+    ways = {
+        "taskplate pipeline on the saved HTML (not the product path)": ("rules", content.DEFAULT),
+        "trafilatura 2.3.1 (defaults)": ("trafilatura as shipped", None),
+    }
+    rows |= {name: out for name, (out, _) in run_ways(ways, pages, urls).items()}
+    kinds = Counter(p.kind for p in found)
+    print(f"\nWCXB dev split, {len(found)} pages; word F1 (P / R), macro mean over pages")
+    order = ["all", *sorted(kinds, key=lambda k: -kinds[k])]
+    print(f"{'page type (pages)':<20}" + "".join(f"{name[:34]:>36}" for name in rows))
+    scored = {name: wcxb.per_type(out, found) for name, out in rows.items()}
+    for kind in order:
+        cells = "".join(
+            f"{f:>18.3f} ({p:.3f} / {r:.3f})" for _, p, r, f in (s[kind] for s in scored.values())
+        )
+        print(f"{f'{kind} ({scored[next(iter(rows))][kind][0]})':<20}{cells}")
+    if not fast:
+        answered = PAGE_TYPES["default options"]
+        right = sum(answered.get(p.key) == p.kind for p in found)
+        print(f"pageType answered = the benchmark's label: {right}/{len(found)}")
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["wcxb"]:  # WCXB's dev split alone: `wcxb` or `wcxb fast`
+        report_wcxb(fast="fast" in sys.argv[2:])
+        return
     truth, pages, urls = load()
     if not truth:
         print(f"no pages: no data at {DATA} (TASKPLATE_ARTICLE_DATA) and none in {CORPORA}")

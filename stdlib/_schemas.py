@@ -9,6 +9,8 @@ from typing import Any
 
 from taskplate.dsl import SELECTOR_KEY
 
+from .content import PAGE_TYPES
+
 TIMEOUT_MS = {
     "type": "integer",
     "minimum": 1,
@@ -76,6 +78,8 @@ URL = {"type": "string", "minLength": 1, "format": "uri", "description": "Absolu
 NULLABLE_STRING = {"type": ["string", "null"]}
 INTEGER = {"type": "integer"}
 BOOLEAN = {"type": "boolean"}
+# What kind of page was read: `pageType` (stdlib/content/_page_type.py).
+PAGE_TYPE = {"enum": list(PAGE_TYPES)}
 
 # What to read of a page's content, one definition for get_page_content, fetch and read_page.
 PAGE_CONTENT: dict[str, Any] = {

@@ -34,12 +34,12 @@ INPUT = params(
             "type": "integer",
             "minimum": 0,
             "maximum": 60_000,
-            "description": ">0: a fixed wait in ms; 0: wait until the page is stable.",
+            "description": ">0: a fixed wait in ms; 0: until the page is stable.",
         },
         "engine": {
             "enum": ["browser", "auto", "http"],
-            "description": "browser (default) renders it; http without a browser; auto: http when its HTML "
-            "holds the content.",
+            "description": "browser (default); http: no browser; auto: http when its HTML holds the"
+            " content.",
         },
         "profileId": PROFILE_ID,
         "cursor": {**CURSOR_ARG, "description": "A nextCursor: the next page (no url)."},
@@ -58,6 +58,7 @@ OUTPUT = obj(
         "status": {"type": ["integer", "null"]},
         "engine": S,
         "engineReason": {"type": ["string", "null"]},
+        "pageType": S,  # one of PAGE_TYPES; a string here: the default tools/list's room
         "page": PAGE,
     },
     ["url", "format"],
@@ -150,7 +151,9 @@ async def _read(state: ServerState, args: dict[str, Any], ctx: Context) -> CallT
     base = {
         key: page[key] for key in ("url", "format", "title", "status", "engine", "engineReason")
     }
-    content = {key: page[key] for key in ("format", "title", "content", "bytes", "truncated")}
+    content = {
+        key: page[key] for key in ("format", "title", "content", "bytes", "truncated", "pageType")
+    }
     room = budget(state.answer_chars, args)
     return ok(
         await paged_content("scrape", {**base, **content, **_warnings(page)}, artifacts, room)
@@ -163,7 +166,7 @@ def _warnings(page: dict[str, Any]) -> dict[str, Any]:
 
 SPEC = ToolSpec(
     "scrape",
-    "One page in one call: open it in a fresh context, wait (smart by default), answer it as markdown, html, links or a screenshot.",
+    "One page in one call (a fresh context): wait, then markdown, html, links or a screenshot.",
     INPUT,
     OUTPUT,
     scrape,

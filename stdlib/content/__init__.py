@@ -14,13 +14,16 @@ if TYPE_CHECKING:
     from ._conversion import conversion_workers, convert, warm_workers
     from ._markdown import to_html, to_links, to_markdown, to_text
     from ._needs_script import needs_script
+    from ._page_type import PAGE_TYPES, page_type
 
 __getattr__ = lazy_names(__name__, globals())
 
 __all__ = [
+    "PAGE_TYPES",
     "conversion_workers",
     "convert",
     "needs_script",
+    "page_type",
     "to_html",
     "to_links",
     "to_markdown",

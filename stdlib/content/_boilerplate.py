@@ -12,6 +12,7 @@
 - Elements hidden by their own markup (the `hidden` attribute, an inline `display: none` or
   `visibility: hidden`): a copy kept for another layout, a template; never one holding most of
   the page's text (a body a script reveals).
+- Cookie and consent banners (by their names) and sign-in forms (a password field).
 - Threads of reader comments (named as comments, or schema.org Comment items), which pages'
   scripts write in after loading: long prose that voters take for the article; and by their
   shape, a reply form with the thread around it (reply_threads: never past a post before it).
@@ -236,7 +237,39 @@ def _prose_before(parent: Any, form: Any) -> int:
     return total
 
 
+# Whole words of class and id names that mark a cookie or consent banner.
+CONSENT_WORDS = frozenset({"cookie", "cookies", "consent", "gdpr", "cmp", "onetrust"})
+_ANY_CONSENT = re.compile("|".join(sorted(CONSENT_WORDS)), re.IGNORECASE)
+
+
+def drop_consent_and_sign_in(body: Any) -> None:
+    """Cookie and consent banners (named so in their class or id, whole words, any case) and
+    sign-in forms (a form with a password field), never one holding the title or most of the
+    page's text: chrome the voters take for content on pages with little prose."""
+    found = list(body.xpath(".//form[.//input[@type='password']]"))
+    for element in body.iter(etree.Element):
+        names = f"{element.get('class', '')} {element.get('id', '')}"
+        if (
+            element is not body
+            and element.tag not in ("article", "main")
+            and _ANY_CONSENT.search(names)
+            and {p.lower() for p in _NAME_PARTS.findall(names)} & CONSENT_WORDS
+        ):
+            found.append(element)
+    if not found:
+        return
+    limit = DOMINANT * words(body)
+    for element in found:
+        if (
+            element.getparent() is not None
+            and not any(True for _ in element.iter("h1"))
+            and words(element) < limit
+        ):
+            element.drop_tree()
+
+
 CLEANUPS = {
+    "consent": drop_consent_and_sign_in,
     "nested_teasers": drop_nested_teasers,
     "named_boilerplate": drop_named_boilerplate,
     "split_body": join_split_body,

@@ -11,6 +11,7 @@ from urllib.parse import urljoin
 import lxml.html
 
 from . import _selection as content
+from . import _structured
 from ._blocks import BLOCK_TAGS
 
 _BLANK_RUNS = re.compile(r"\n{3,}")
@@ -25,6 +26,8 @@ _PARSER = lxml.html.HTMLParser(remove_comments=True, remove_pis=True)
 _BLOCKS = (BLOCK_TAGS | {"html"}) - {"br"}
 _SPACES = re.compile(r"\s+")
 _LIST_ITEM = re.compile(r"(- |\d+\. )")
+_WORDS = re.compile(r"\w+")
+_READABLE = re.compile(r"\w|!\[")  # a word, or an image
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _DROPPED = frozenset({"button", "svg", "iframe", "select", "input", "textarea", "head", "title"})
 _TABLE_BLOCKS = ".//table|.//p|.//div|.//ul|.//ol|.//h1|.//h2|.//h3|.//h4|.//pre|.//blockquote"
@@ -106,9 +109,12 @@ class _Writer:
             return "\n"
         if tag == "img":
             src = element.get("src", "")
+            alt = _SPACES.sub(" ", element.get("alt") or element.get("title") or "").strip()
             if self.plain or not src or src.startswith("data:"):
                 return ""
-            return f"![{_SPACES.sub(' ', element.get('alt', '')).strip()}]({src})"
+            if not alt and any(a.tag == "a" for a in element.iterancestors()):
+                return ""  # a link of an image without words: no `[![](…)](…)`, nothing to read
+            return f"![{alt}]({src})"
         if tag in _BLOCKS:  # a block inside inline content: flattened
             return " " + " ".join(self.blocks(element)) + " "
         text = self.inline_of(element)
@@ -142,8 +148,8 @@ class _Writer:
         items = []
         for number, item in enumerate((c for c in element if c.tag == "li"), start=1):
             inner = self.children(item)
-            if not inner:
-                continue
+            if not inner or not any(_READABLE.search(block) for block in inner):
+                continue  # an empty item, or one of a bullet or a dash only: no `- -` line
             if self.plain:
                 items.extend(inner)
                 continue
@@ -197,17 +203,31 @@ def render(element: Any, plain: bool = False) -> str:
     return _BLANK_RUNS.sub("\n\n", text).strip() + "\n"
 
 
-def _page(html: str, url: str) -> Any | None:
+def _page(html: str, url: str, structured: list[str] | None = None) -> Any | None:
     """The parsed page, without comments and processing instructions, scripts and styles
-    dropped; None when there is nothing to parse."""
+    dropped (the texts of its JSON-LD scripts added to `structured`); None when there is
+    nothing to parse."""
     if not html.strip():
         return None
     try:
         doc = lxml.html.document_fromstring(html, parser=_PARSER)
     except (ValueError, lxml.etree.ParserError):
         return None
-    for node in cast("list[Any]", doc.xpath("//script|//style|//noscript|//template")):
+    for node in cast("list[Any]", doc.xpath("//script|//style|//template")):
+        if structured is not None and node.get("type") == "application/ld+json":
+            structured.append(node.text or "")
         node.drop_tree()
+    fallbacks = cast("list[Any]", doc.xpath("//noscript[not(ancestor::noscript)]"))
+    if fallbacks:
+        # A page whose text is all in its <noscript> (a script-built app's view for readers
+        # without script: a forum's thread) is read from it; elsewhere it is another copy.
+        inside = sum(len(_WORDS.findall(n.text_content())) for n in fallbacks)
+        outside = len(_WORDS.findall(cast("Any", doc).text_content())) - inside
+        for node in fallbacks:
+            if inside > outside:
+                node.drop_tag()
+            else:
+                node.drop_tree()
     return doc
 
 
@@ -216,14 +236,17 @@ def select(
 ) -> tuple[Any | None, bool]:
     """(element to render, whether it is the main content) with links absolute; None when the
     page has nothing to parse."""
-    doc = _page(html, url)
+    structured: list[str] = []
+    doc = _page(html, url, structured)
     if doc is None:
         return None, False
     base = _base(doc, url)
     if only_main:
-        main = content.main_content(doc, rules)
-        if main is not None:
-            return _absolute(main, base), True
+        main, is_main = content.main_region(doc, rules)
+        if main is not None:  # the main content, or the page's widest region (is_main False)
+            if rules.offers:
+                _structured.add_description(main, structured)
+            return _absolute(main, base), is_main
         doc = _page(html, url)  # the whole page, as it was before pruning
         assert doc is not None  # the same text parsed a moment ago
     body = doc.find("body")

@@ -13,6 +13,8 @@ blocks before the article's start (a box, a headline above a share bar), tag lin
 last prose and a first heading equal to the page's title are dropped; a paragraph the page
 repeats right after a kept copy is kept (extractors return a repeated text once), and so are
 the quotations and embedded posts inside the article (extractors leave embedded posts out).
+A choice not shipped (it costs the article pages): when the vote kept less than a share of what
+trafilatura alone returned, that voter's blocks kept too (`lone`).
 The page is then pruned to those blocks, so what is kept keeps its own markup: headings, lists,
 tables, code, links and the images between kept blocks. Each rule is a `Rules` choice kept only
 when bench/content.py's cross-validation across corpora supports it. The blocks are _blocks',
@@ -22,75 +24,22 @@ the voters _voters', the pruning _pruning's.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import replace
 from typing import Any
 
 from . import _boilerplate as boilerplate
+from . import _items as items
 from ._blocks import WORD, Block, blocks, shingles
 from ._pruning import prune
-from ._voters import VOTERS, justext_votes, readings
+from ._rules import Rules as Rules
+from ._voters import VOTERS as VOTERS
+from ._voters import justext_votes, readings
 
 # An extractor "returned" a block when it holds at least this share of the block's 4-word
-# shingles; and a block is kept when this many of the four voters voted for it.
+# shingles (the votes a block needs: _rules.VOTES).
 COVERAGE = 0.5
-VOTES = 3
 MIN_MAIN_WORDS = 10
 SHORT = 4  # a block of fewer words has no 4-word shingle: it is judged by its neighbours
-
-
-@dataclass(frozen=True)
-class Rules:
-    """The choices of the selection, each kept only when it raises the cross-validated F1 of
-    bench/content.py: the page clean-ups run first (names from _boilerplate.CLEANUPS), the
-    votes a block needs, and whether short blocks are judged by their neighbours."""
-
-    cleanups: tuple[str, ...] = ()
-    votes: int = VOTES
-    context: bool = True
-    voters: tuple[str, ...] = VOTERS
-    # How trafilatura's two modes vote, as they read one shared parse and fail together:
-    # "apart" (a vote each), "either" (one vote when either holds the block), "both" (one
-    # vote when both do).
-    pair: str = "apart"
-    # A long block whose link text is more than this share of its characters (a "Read more:
-    # <other story>" line) is kept only when every voter voted for it; None: no such rule.
-    links: float | None = None
-    # Only such a line with a few words of its own before or after its link ("Read more:",
-    # "Related:") needs every vote; a line that is all link is judged as any block.
-    labelled: bool = False
-    # Which blocks use up the extractors' text they hold: "all" (every long block, in page
-    # order, kept or not), "kept" (only the kept ones: a repeated text's votes stay for its
-    # next copy when the first is rejected) or "run" (as "kept", then again with the blocks
-    # between kept ones first: the body's copy of a text wins over a caption's or a box's).
-    spend: str = "all"
-    # The votes a long block between two kept long blocks (inside the article's run) needs,
-    # when it is mostly plain text (run_votes) or mostly link text (run_links); None: as any.
-    run_votes: int | None = None
-    run_links: int | None = None
-    # A kept block inside a figure (a caption, a photo credit) of fewer words than this is
-    # dropped; 0: kept.
-    captions: int = 0
-    # Kept lines after the article's last prose that are mostly links or a few words (tags,
-    # categories) are dropped.
-    tags: bool = False
-    # Kept stretches before the article's main run of fewer words than this (a box, a lead
-    # caption, a breadcrumb or a dateline above the body) are dropped; 0: kept.
-    islands: int = 0
-    # Where those small stretches are dropped: before the main run ("main": the stretch with
-    # the most words) or only before the article starts ("start": the first stretch of at least
-    # `islands` words; the small stretches between long ones, as in a text cut by formulas or
-    # figures, are kept).
-    islands_before: str = "main"
-    # A long block repeating word for word the long block before it, which is kept, is kept:
-    # extractors return a text the page repeats only once (trafilatura's rescue of pages
-    # without a container deduplicates), so the copy's votes were used up by the first.
-    repeats: bool = False
-    # Blocks of a quotation or an embedded post (a blockquote) between kept long blocks outside
-    # quotations (inside the article) are kept: extractors leave embedded posts out.
-    quotes: bool = False
-    # The first kept block, when it is a heading that repeats the page's <title> (the answer's
-    # title says it already), is dropped.
-    title_heading: bool = False
 
 
 class _Reading:
@@ -319,7 +268,9 @@ def _nearest(decisions: list[bool | None]) -> list[bool]:
 # corpora's marked text disagree (trailing lines of related links, which Readability.js keeps;
 # named boxes): kept, docs/benchmarks.md says why. jusText's rules as a fourth voter, lines of
 # link text needing every vote, small captions dropped and the run's copy of a text spending
-# first help one corpus and hurt the other: not shipped.
+# first help one corpus and hurt the other: not shipped. items, least, offers, teasers:
+# bench/content_wcxb_tune.py (WCXB's dev split, folds by domain and by page type); lone raises
+# WCXB (0.799 to 0.808 on 500 pages) but costs the article pages 0.004-0.006: not shipped.
 DEFAULT = Rules(
     cleanups=("hidden", "nested_teasers", "named_boilerplate", "split_body", "reply_threads"),
     voters=("trafilatura", "precision", "readability"),
@@ -330,6 +281,10 @@ DEFAULT = Rules(
     repeats=True,
     quotes=True,
     title_heading=True,
+    items=1.5,
+    least=0.1,
+    offers=True,
+    teasers=3.0,
 )
 # The rules shipped before hidden elements, repeated paragraphs, quotations and the article's
 # start (the small stretches dropped before the main run): bench/content.py's candidate.
@@ -344,20 +299,54 @@ BEFORE = Rules(
 
 
 def main_content(doc: Any, rules: Rules = DEFAULT) -> Any | None:
-    """The main content of a parsed page (pruned in place) or None when nothing substantial
-    is found."""
+    """The main content of a parsed page (pruned in place) or None when none is found."""
+    found, is_main = main_region(doc, rules)
+    return found if is_main else None
+
+
+def main_region(doc: Any, rules: Rules = DEFAULT) -> tuple[Any | None, bool]:
+    """(the main content, pruned in place, True), or (the widest region, False) when it is under
+    `rules.least` of the page (_items.fallback), or (None, False) when there is neither."""
     body = doc.find("body")
     if body is None:
-        return None
+        return None, False
     for name in rules.cleanups:
         boilerplate.CLEANUPS[name](body)
     page_blocks = blocks(body)
-    kept = choose(page_blocks, readings(doc, rules.voters), rules)
+    texts = readings(doc, rules.voters)
+    kept = choose(page_blocks, texts, rules)
+    if rules.lone is not None:
+        kept = _lone(page_blocks, kept, texts, rules)
     if rules.title_heading:
         _drop_title_heading(doc, page_blocks, kept)
-    if sum(len(b.words) for b, k in zip(page_blocks, kept, strict=True) if k) < MIN_MAIN_WORDS:
-        return None
-    return prune(body, page_blocks, kept)
+    if rules.items is not None and any(kept):
+        items.widen(page_blocks, kept, rules.items, rules.item_links)
+    if rules.teasers is not None and any(kept):
+        items.teasers(page_blocks, kept, rules.teasers)
+    is_main = items.words(page_blocks, kept) >= MIN_MAIN_WORDS
+    if rules.least is not None:
+        kept, is_main = items.fallback(page_blocks, kept, is_main, rules.least)
+    if items.words(page_blocks, kept) < MIN_MAIN_WORDS:
+        return None, False
+    try:  # lxml refuses to join text of control characters (a page of random bytes): whole page
+        return prune(body, page_blocks, kept), is_main
+    except ValueError:
+        return None, False
+
+
+def _lone(page_blocks: list[Block], kept: list[bool], texts: list[str], rules: Rules) -> list[bool]:
+    """kept, and the blocks `rules.lone`'s voter returned when the answer holds fewer words
+    than its share of that voter's text."""
+    assert rules.lone is not None
+    name, share = rules.lone
+    extractors = [n for n in rules.voters if n != "justext"]
+    if name not in extractors:
+        return kept
+    text = texts[extractors.index(name)]
+    if items.words(page_blocks, kept) >= share * len(WORD.findall(text.lower())):
+        return kept
+    alone = choose(page_blocks, [text], replace(rules, voters=(name,), votes=1, pair="apart"))
+    return [k or a for k, a in zip(kept, alone, strict=True)]
 
 
 def _drop_title_heading(doc: Any, page_blocks: list[Block], kept: list[bool]) -> None:

@@ -20,7 +20,17 @@ if TYPE_CHECKING:  # httpx is imported when a page is fetched, not by dsl valida
     from ..web import Body, WebClient
 
 from .. import _schemas
-from .._schemas import BOOLEAN, INTEGER, NULLABLE_STRING, STRING, TIMEOUT_MS, URL, args, result
+from .._schemas import (
+    BOOLEAN,
+    INTEGER,
+    NULLABLE_STRING,
+    PAGE_TYPE,
+    STRING,
+    TIMEOUT_MS,
+    URL,
+    args,
+    result,
+)
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 MAX_REDIRECTS = 10
@@ -28,19 +38,21 @@ MAX_REDIRECTS = 10
 
 def read_html(
     html: str, url: str, fmt: str, only_main: bool, want_links: bool
-) -> tuple[str, bool, str, list[str], str | None]:
-    """(content, is main content, title, links, why it needs script): CPU work, for a thread."""
+) -> tuple[str, bool, str, list[str], str | None, str]:
+    """(content, is main content, title, links, why it needs script, pageType): CPU work, for a
+    thread."""
     import lxml.html
 
     from taskplate.dsl import url_normalize as normalize_url
 
-    from ..content import needs_script, to_links
+    from ..content import needs_script, page_type, to_links
     from .get_page_content import render
 
     if fmt == "html" and not only_main:
         content, is_main = html, True
     else:
         content, is_main = render(html, url, fmt, only_main)
+    kind = page_type(html)
     title, why = "", None
     if html.strip():
         try:
@@ -61,7 +73,7 @@ def read_html(
             if key not in seen:
                 seen.add(key)
                 links.append(key)
-    return content, is_main, title, links, why
+    return content, is_main, title, links, why, kind
 
 
 async def _followable(web: WebClient, links: list[str], page_url: str) -> list[str]:
@@ -166,6 +178,7 @@ async def answer(
         "links": [],
         "needsScript": False,
         "artifactId": None,
+        "pageType": "other",
     }
     if not is_html:
         if args.get("nonHtml", "refuse") == "refuse":
@@ -189,15 +202,15 @@ async def answer(
     want_links = args.get("links", False)
     from ..content import convert
 
-    content, is_main, title, links, why = await convert(
+    content, is_main, title, links, why, kind = await convert(
         read_html, html, body.url, fmt, only_main, want_links
     )
-    from .get_page_content import truncate
+    from .get_page_content import NO_MAIN, truncate
 
     content, size, truncated = truncate(content, args.get("maxBytes"))
     warnings = list(body.notes)
     if only_main and not is_main and fmt != "links":
-        warnings.append("no main content was found; this is the whole page")
+        warnings.append(NO_MAIN)
     if truncated:
         warnings.append(f"the content was cut at {args['maxBytes']} bytes")
     if why:
@@ -209,6 +222,7 @@ async def answer(
         truncated=truncated,
         links=await _followable(web, links, body.url) if want_links else [],
         needsScript=why is not None,
+        pageType=kind,
     )
     if warnings:
         out["warnings"] = warnings
@@ -265,6 +279,7 @@ ACTION = ActionSpec(
             "links": {"type": "array", "items": STRING},
             "needsScript": BOOLEAN,
             "artifactId": NULLABLE_STRING,
+            "pageType": PAGE_TYPE,
         }
     ),
     retryable=frozenset({ErrorCode.NAVIGATION_TIMEOUT}),

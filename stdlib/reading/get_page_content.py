@@ -13,7 +13,15 @@ from taskplate.contract import ErrorCode, Level
 from taskplate.dsl import ActionSpec
 
 from .._elements import find
-from .._schemas import BOOLEAN, INTEGER, PAGE_CONTENT, STRING, args, css_selector, result
+from .._schemas import (
+    BOOLEAN,
+    INTEGER,
+    PAGE_CONTENT,
+    STRING,
+    args,
+    css_selector,
+    result,
+)
 
 if TYPE_CHECKING:
     from taskplate.browser import Tab
@@ -37,9 +45,7 @@ _WORD = re.compile(r"\w+")
 WAIT_FOR_STABLE = {
     "type": "boolean",
     "default": True,
-    "description": (
-        "Right after navigate, wait until the page is stable first; false: read at once."
-    ),
+    "description": ("After navigate, wait until stable; false: read at once."),
 }
 
 
@@ -66,6 +72,14 @@ def render(html: str, url: str, fmt: str, only_main: bool) -> tuple[str, bool]:
     return to_html(html, url, only_main)
 
 
+def render_typed(html: str, url: str, fmt: str, only_main: bool) -> tuple[str, bool, str]:
+    """render's (content, is_main) and the kind of page the HTML is (`pageType`), in one call
+    (one trip to the conversion worker)."""
+    from ..content import page_type
+
+    return (*render(html, url, fmt, only_main), page_type(html))
+
+
 async def settle(tab: Tab, args: dict[str, Any]) -> list[str]:
     """A page read right after `navigate` is first waited on as batch_extract_pages waits
     (the smart wait), unless `waitForStable` is false or the caller waited already."""
@@ -81,23 +95,33 @@ async def settle(tab: Tab, args: dict[str, Any]) -> list[str]:
     return [f"the page was still busy after {settled.waited_ms} ms ({busy}); read as it is"]
 
 
-async def convert_page(html: str, url: str, fmt: str, only_main: bool) -> tuple[str, bool]:
+async def convert_page(html: str, url: str, fmt: str, only_main: bool) -> tuple[str, bool, str]:
+    """(content, is_main, pageType) of the page's HTML."""
+    from ..content import convert, page_type  # multiprocessing: not for `dsl validate`
+
     if fmt == "html" and not only_main:
-        return html, True
+        return html, True, await convert(page_type, html)
     # Extraction is CPU work of tens of milliseconds: in the runtime's warm worker process,
     # which spares the event loop the GIL (bench/content.py measures its lag); in a thread
     # while the worker starts, so its start (a second or more) holds no batch back.
-    from ..content import convert  # multiprocessing: not for `dsl validate`
+    return await convert(render_typed, html, url, fmt, only_main)
 
-    return await convert(render, html, url, fmt, only_main)
+
+# What an answer that is not the page's main content says: the main content found was empty or
+# under a share of the page's words (stdlib/content/_items.py `fallback`), and this is the page's
+# widest region of text instead, or the whole page when no region stands out.
+NO_MAIN = (
+    "no main content was found (or too little of the page's text); this is the page's widest"
+    " region of text, or the whole page when none stands out"
+)
 
 
 def _words(text: str) -> int:
     return len(_WORD.findall(text))
 
 
-async def read_page(tab: Tab, fmt: str, only_main: bool) -> tuple[str, str, bool, list[str]]:
-    """(content, title, is_main, warnings) of the tab's page as it is now, or as it was when it
+async def read_page(tab: Tab, fmt: str, only_main: bool) -> tuple[str, str, bool, str, list[str]]:
+    """(content, title, is_main, pageType, warnings) of the tab's page as it is now, or as it was when it
     landed if its own script has since taken the content away: sent the tab to a page that
     could not be opened (Chromium's error page, known by its document, never by its wording),
     or left a much shorter notice in its place. A script that took the tab to a page that
@@ -111,7 +135,7 @@ async def read_page(tab: Tab, fmt: str, only_main: bool) -> tuple[str, str, bool
         earlier = None if refused else await tab.sent_as_it_left()
         if earlier is None or earlier.words < READABLE_WORDS:
             raise failed
-        content, is_main = await convert_page(earlier.html, earlier.url, fmt, only_main)
+        content, is_main, kind = await convert_page(earlier.html, earlier.url, fmt, only_main)
         if only_main and not is_main:
             raise failed
         gone_to = (failed.details or {}).get("url", "another page")
@@ -120,18 +144,18 @@ async def read_page(tab: Tab, fmt: str, only_main: bool) -> tuple[str, str, bool
             f"after loading, the page's own script sent the tab to {gone_to}, which could not be"
             f" opened ({reason}); this is the content the page had before"
         )
-        return content, earlier.title, is_main, [warning]
-    content, is_main = await convert_page(now.html, now.url, fmt, only_main)
+        return content, earlier.title, is_main, kind, [warning]
+    content, is_main, kind = await convert_page(now.html, now.url, fmt, only_main)
     if at_load is not None:  # the page shows less than SHRUNK of the words it had at load
-        before, was_main = await convert_page(at_load.html, at_load.url, fmt, only_main)
+        before, was_main, was = await convert_page(at_load.html, at_load.url, fmt, only_main)
         if (was_main or not only_main) and _words(content) < SHRUNK * _words(before):
             warning = (
                 f"after loading, the page's own script replaced its content with a much shorter"
                 f" one ({now.words} words where it had {at_load.words}); this is the content it"
                 " had before"
             )
-            return before, at_load.title, was_main, [warning]
-    return content, now.title, is_main, []
+            return before, at_load.title, was_main, was, [warning]
+    return content, now.title, is_main, kind, []
 
 
 async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -144,13 +168,13 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     warnings = await settle(tab, args)
     if "selector" in args:
         html, title = await element_html(await find(page, args)), await page.title()
-        content, is_main = await convert_page(html, page.url, fmt, only_main)
+        content, is_main, kind = await convert_page(html, page.url, fmt, only_main)
     else:
-        content, title, is_main, kept = await read_page(tab, fmt, only_main)
+        content, title, is_main, kind, kept = await read_page(tab, fmt, only_main)
         warnings += kept
     content, size, truncated = truncate(content, args.get("maxBytes"))
     if only_main and not is_main:
-        warnings.append("no main content was found; this is the whole page")
+        warnings.append(NO_MAIN)
     if truncated:
         warnings.append(f"the content was cut at {args['maxBytes']} bytes")
     result: dict[str, Any] = {
@@ -159,6 +183,7 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
         "content": content,
         "bytes": size,
         "truncated": truncated,
+        "pageType": kind,
     }
     if warnings:
         result["warnings"] = warnings
@@ -186,6 +211,8 @@ ACTION = ActionSpec(
             "content": STRING,
             "bytes": INTEGER,
             "truncated": BOOLEAN,
+            # one of PAGE_TYPE's values; a string in the schema: the default tools/list's room
+            "pageType": STRING,
         }
     ),
     pure=True,

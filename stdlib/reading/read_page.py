@@ -16,7 +16,17 @@ from taskplate.contract import ErrorCode, Level, TaskplateError
 from taskplate.dsl import ActionSpec
 
 from .. import _schemas
-from .._schemas import BOOLEAN, INTEGER, NULLABLE_STRING, STRING, TIMEOUT_MS, URL, args, result
+from .._schemas import (
+    BOOLEAN,
+    INTEGER,
+    NULLABLE_STRING,
+    PAGE_TYPE,
+    STRING,
+    TIMEOUT_MS,
+    URL,
+    args,
+    result,
+)
 
 if TYPE_CHECKING:
     from .._context import ActionContext
@@ -210,6 +220,7 @@ async def _rendered(
         "content": body["content"],
         "bytes": body["bytes"],
         "truncated": body["truncated"],
+        "pageType": body["pageType"],
         "links": links,
         "engine": "browser",
         "engineReason": why,
@@ -242,7 +253,9 @@ async def _links(ctx: ActionContext, tab: ActionContext, robots: bool) -> list[s
     return links
 
 
-_RESULT_KEYS = ("url", "status", "format", "title", "content", "bytes", "truncated", "links")
+_RESULT_KEYS = (
+    "url", "status", "format", "title", "content", "bytes", "truncated", "pageType", "links"
+)  # fmt: skip
 
 ACTION = ActionSpec(
     name="read_page",
@@ -303,6 +316,7 @@ ACTION = ActionSpec(
             "content": STRING,
             "bytes": INTEGER,
             "truncated": BOOLEAN,
+            "pageType": PAGE_TYPE,
             "links": {"type": "array", "items": STRING},
             "engine": {"enum": ["http", "browser"]},
             "engineReason": NULLABLE_STRING,

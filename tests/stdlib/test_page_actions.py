@@ -12,6 +12,7 @@ from taskplate.contract import ErrorCode, Level, TaskplateError
 from taskplate.dsl import ActionSpec
 from taskplate.stdlib import REGISTRY, run_action
 from taskplate.stdlib._context import ActionContext, MemoryArtifacts
+from taskplate.stdlib.reading.get_page_content import NO_MAIN
 from taskplate.stdlib.reading.screenshot import MAX_FULL_PAGE_HEIGHT
 from tests.conftest import NOWHERE_HOST, act
 from tests.fixtures.server import FixtureServer
@@ -298,7 +299,7 @@ async def test_empty_main_content_falls_back_to_the_whole_page(
     await act("navigate", ctx, url=site.url("/sparse.html"))
     result = await act("get_page_content", ctx)
     assert f"[Beta]({site.base}/b.html)" in result["content"]
-    assert result["warnings"] == ["no main content was found; this is the whole page"]
+    assert result["warnings"] == [NO_MAIN]
 
 
 async def test_max_bytes_cuts_on_a_character_boundary(

@@ -1,0 +1,284 @@
+"""Main-content rules tuned on WCXB's dev split only, on its saved HTML, cross-validated by domain
+and by page type; a quick loop for choosing rules, not the product-path benchmark (bench/content.py).
+
+The pages: WCXB's dev/ split (dev/html/NNNN.html.gz and dev/ground-truth/NNNN.json, from
+TASKPLATE_WCXB, default /work/wcxb, or bench/corpora/wcxb). Its test/ split is the project's
+held-out set: this script never reads it. Each page runs through the content pipeline directly
+(stdlib/content: to_markdown on the saved HTML with the candidate Rules; the scored text is what a
+reader of the rendered Markdown sees, as in bench/content.py) and is scored with the benchmark's
+own metric (word-level F1 of lowercase `\\w+` tokens, macro mean over pages), per page type.
+
+Cross-validation: five folds grouped by domain (a domain's pages all in one fold: the host of
+the page's URL, hashed), and each page type left out in turn; in each, the candidate with the best
+mean F1 on the rest is chosen and scored on the held-out part. Those held-out figures are the ones
+to quote. trafilatura (defaults) is scored beside, on the same HTML.
+
+Run: .venv/bin/python bench/content_wcxb_tune.py [limit N] [types a,b] [candidates a,b]
+     [trafilatura]   (BENCH_WORKERS processes, 2; CPU ms per page printed per candidate)
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import gzip
+import json
+import os
+import re
+import statistics
+import sys
+import time
+import zlib
+from collections import Counter, defaultdict
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from _setup import ROOT
+
+from taskplate.stdlib.content import _selection as content
+
+WCXB = Path(os.environ.get("TASKPLATE_WCXB", "/work/wcxb"))
+if not (WCXB / "dev").is_dir():
+    WCXB = ROOT / "bench" / "corpora" / "wcxb"
+WORKERS = int(os.environ.get("BENCH_WORKERS", "2"))
+FOLDS = 5
+_TOKEN = re.compile(r"\w+")
+
+
+def word_prf(predicted: str, reference: str) -> tuple[float, float, float]:
+    """The benchmark's metric (its evaluate.py word_f1): precision, recall and F1 of tokens."""
+    got, want = _TOKEN.findall(predicted.lower()), _TOKEN.findall(reference.lower())
+    if not want:
+        return (1.0, 1.0, 1.0) if not got else (0.0, 0.0, 0.0)
+    if not got:
+        return 0.0, 0.0, 0.0
+    overlap = sum((Counter(got) & Counter(want)).values())
+    p, r = overlap / len(got), overlap / len(want)
+    return p, r, (2 * p * r / (p + r) if p + r else 0.0)
+
+
+def load(limit: int | None = None) -> dict[str, dict[str, Any]]:
+    """Every dev page: its ground truth text, type, URL and domain (never the test split)."""
+    pages = {}
+    for path in sorted((WCXB / "dev" / "ground-truth").glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        kind = ((data.get("_internal") or {}).get("page_type") or {}).get("primary", "article")
+        url = data.get("url") or ""
+        pages[path.stem] = {
+            "truth": data["ground_truth"].get("main_content") or "",
+            "type": "collection" if kind == "category" else kind,
+            "url": url,
+            "domain": (urlsplit(url).hostname or path.stem).removeprefix("www."),
+        }
+    keys = sorted(pages)
+    if limit:
+        keys = keys[:: max(1, len(keys) // limit)][:limit]
+    return {k: pages[k] for k in keys}
+
+
+def _html(key: str) -> str:
+    raw = gzip.decompress((WCXB / "dev" / "html" / f"{key}.html.gz").read_bytes())
+    return raw.decode("utf-8", errors="replace")
+
+
+_CURRENT: list[str] = [""]  # the page being read, in a worker: the key of its voters' texts
+
+
+def _memo_readings() -> None:
+    """The voters' texts of a page read once for every candidate of the same clean-ups and
+    voters (the candidates differ after the vote): the costly part of a page, read once."""
+    original = content.readings
+    memo: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+
+    def readings(doc: Any, voters: Any = content.VOTERS) -> list[str]:
+        key = (_CURRENT[0], tuple(voters))
+        if key not in memo:
+            memo.clear()  # one page at a time
+            memo[key] = original(doc, voters)
+        return memo[key]
+
+    content.readings = readings  # type: ignore[assignment]
+
+
+def _run(job: tuple[dict[str, tuple[str, Any]], list[tuple[str, str]]]) -> dict[str, Any]:
+    """Every way's texts of some pages and the CPU seconds each took (the voters' shared
+    reading counted once, for the first way of the same clean-ups)."""
+    ways, items = job
+    from content import visible  # bench/content.py's reader of rendered Markdown
+
+    from taskplate.stdlib.content._markdown import to_markdown
+
+    if content.readings.__name__ == "readings" and not hasattr(content, "_memo"):
+        _memo_readings()
+        content._memo = True  # type: ignore[attr-defined]
+    out: dict[str, tuple[dict[str, str], float]] = {n: ({}, 0.0) for n in ways}
+    for key, url in items:
+        html = _html(key)
+        for name, (kind, setting) in ways.items():
+            _CURRENT[0] = f"{key} {setting.cleanups if kind == 'rules' else ''}"
+            start = time.process_time()
+            if kind == "rules":
+                text = visible(to_markdown(html, url, rules=setting)[0])
+            else:
+                import trafilatura
+
+                text = trafilatura.extract(html, url=url, include_comments=False) or ""
+            texts, cpu = out[name]
+            texts[key] = text
+            out[name] = texts, cpu + time.process_time() - start
+    return out
+
+
+def run_ways(
+    ways: dict[str, tuple[str, Any]], pages: dict[str, dict[str, Any]]
+) -> dict[str, tuple[dict[str, str], float]]:
+    """Every way's texts of the pages in WORKERS processes, and its CPU ms per page."""
+    items = [(k, p["url"]) for k, p in pages.items()]
+    chunks = [items[i :: WORKERS * 4] for i in range(WORKERS * 4)]
+    results: dict[str, tuple[dict[str, str], float]] = {n: ({}, 0.0) for n in ways}
+    with concurrent.futures.ProcessPoolExecutor(WORKERS) as pool:
+        for done in pool.map(_run, [(ways, chunk) for chunk in chunks]):
+            for name, (out, cpu) in done.items():
+                texts, total = results[name]
+                texts.update(out)
+                results[name] = texts, total + cpu
+    return {n: (t, cpu / max(1, len(pages)) * 1000) for n, (t, cpu) in results.items()}
+
+
+def mean_f1(scores: dict[str, tuple[float, float, float]], keys: list[str]) -> float:
+    return statistics.mean(scores[k][2] for k in keys) if keys else float("nan")
+
+
+def fold_of(domain: str) -> int:
+    return zlib.crc32(domain.encode()) % FOLDS
+
+
+def cross_validate(
+    scores: dict[str, dict[str, tuple[float, float, float]]], pages: dict[str, dict[str, Any]]
+) -> tuple[dict[str, str], dict[str, str]]:
+    """(held-out key -> candidate chosen without it) for domain folds and for left-out types."""
+    by_fold: dict[int, list[str]] = defaultdict(list)
+    by_type: dict[str, list[str]] = defaultdict(list)
+    for key, page in pages.items():
+        by_fold[fold_of(page["domain"])].append(key)
+        by_type[page["type"]].append(key)
+
+    def best(train: list[str]) -> str:
+        # The mean over page types of each type's mean (every type weighs the same), then all.
+        def value(name: str) -> tuple[float, float]:
+            kinds = defaultdict(list)
+            for k in train:
+                kinds[pages[k]["type"]].append(k)
+            per = [mean_f1(scores[name], ks) for ks in kinds.values()]
+            return statistics.mean(per), mean_f1(scores[name], train)
+
+        return max(scores, key=value)
+
+    domain_choice, type_choice = {}, {}
+    for fold, held in by_fold.items():
+        chosen = best([k for f, ks in by_fold.items() if f != fold for k in ks])
+        domain_choice |= dict.fromkeys(held, chosen)
+    for kind, held in by_type.items():
+        chosen = best([k for t, ks in by_type.items() if t != kind for k in ks])
+        type_choice |= dict.fromkeys(held, chosen)
+    return domain_choice, type_choice
+
+
+TYPES = ("article", "documentation", "service", "forum", "collection", "listing", "product")
+# rs-trafilatura's published dev-split F1 per type (the issue's targets).
+TARGETS = {
+    "all": 0.86,
+    "article": 0.932,
+    "documentation": 0.932,
+    "service": 0.844,
+    "forum": 0.808,
+    "collection": 0.716,
+    "listing": 0.707,
+    "product": 0.641,
+}
+
+
+def table(rows: dict[str, dict[str, tuple[float, float, float]]], pages: dict[str, Any]) -> None:
+    kinds = [t for t in TYPES if any(p["type"] == t for p in pages.values())]
+    print(f"{'':34}" + "".join(f"{k[:11]:>12}" for k in ["all", *kinds]))
+    print(f"{'target':34}" + "".join(f"{TARGETS.get(k, 0):>12.3f}" for k in ["all", *kinds]))
+    for name, scores in rows.items():
+        cells = []
+        for kind in ["all", *kinds]:
+            keys = [k for k, p in pages.items() if kind in ("all", p["type"])]
+            f = mean_f1(scores, keys)
+            p = statistics.mean(scores[k][0] for k in keys)
+            r = statistics.mean(scores[k][1] for k in keys)
+            cells.append(f"{f:.3f} {p:.2f}/{r:.2f}" if name.startswith("*") else f"{f:.3f}")
+        width = 12 if not name.startswith("*") else 0
+        print(f"{name[:34]:34}" + "".join(f"{c:>{width or len(c) + 1}}" for c in cells))
+
+
+def candidates() -> dict[str, content.Rules]:
+    """The rules to choose among: the shipped ones and variations of the new choices."""
+    base = content.DEFAULT
+    before = replace(base, items=None, least=None)
+    found = {"shipped": base, "before items": before}
+    found["links"] = replace(base, item_links=True)
+    found["consent"] = replace(base, cleanups=("consent", *base.cleanups))
+    found["offers"] = replace(base, offers=True)
+    found["consent offers"] = replace(base, cleanups=("consent", *base.cleanups), offers=True)
+    found["before teasers"] = replace(base, teasers=None)
+    for name, voter in (("traf", "trafilatura"), ("read", "readability")):
+        for share in (0.7, 1.0):
+            found[f"lone {name} {share}"] = replace(base, lone=(voter, share))
+    for ratio in (2.0, 3.0, 5.0):
+        found[f"teasers {ratio}"] = replace(base, teasers=ratio)
+    return found
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    limit = int(args[args.index("limit") + 1]) if "limit" in args else None
+    pages = load(limit)
+    if "types" in args:
+        wanted = set(args[args.index("types") + 1].split(","))
+        pages = {k: p for k, p in pages.items() if p["type"] in wanted}
+    ways: dict[str, tuple[str, Any]] = {n: ("rules", r) for n, r in candidates().items()}
+    if "candidates" in args:
+        wanted = set(args[args.index("candidates") + 1].split(","))
+        ways = {n: w for n, w in ways.items() if n in wanted}
+    if "trafilatura" in args:
+        ways["trafilatura (defaults)"] = ("trafilatura", None)
+    print(f"{len(pages)} dev pages of WCXB ({WCXB}), {len(ways)} ways, {WORKERS} workers")
+    results = run_ways(ways, pages)
+    scores = {
+        name: {k: word_prf(texts.get(k, ""), pages[k]["truth"]) for k in pages}
+        for name, (texts, _cpu) in results.items()
+    }
+    for name, (_texts, cpu) in results.items():
+        print(f"  {name}: {cpu:.1f} CPU ms a page")
+    if "save" in args:  # every way's texts, for reading
+        Path(args[args.index("save") + 1]).write_text(
+            json.dumps({n: t for n, (t, _cpu) in results.items()}), encoding="utf-8"
+        )
+    rules_scores = {n: s for n, s in scores.items() if ways[n][0] == "rules"}
+    rows = {f"* {n}": s for n, s in scores.items()}
+    if len(rules_scores) > 1:
+        domain_choice, type_choice = cross_validate(rules_scores, pages)
+        rows["* held out: domain folds"] = {k: rules_scores[c][k] for k, c in domain_choice.items()}
+        rows["* held out: type left out"] = {k: rules_scores[c][k] for k, c in type_choice.items()}
+        print("chosen (domain folds):", dict(Counter(domain_choice.values())))
+        print("chosen (type left out):", dict(Counter(type_choice.values())))
+    table(rows, pages)
+    if "dump" in args:  # the worst pages of the first way, for reading
+        first = next(iter(scores))
+        worst = sorted(pages, key=lambda k: scores[first][k][2])[:40]
+        for k in worst:
+            p, r, f = scores[first][k]
+            print(
+                f"{k} {pages[k]['type']:13} F1 {f:.2f} P {p:.2f} R {r:.2f} {pages[k]['url'][:70]}"
+            )
+
+
+if __name__ == "__main__":
+    main()
+
+
+__all__ = ["replace"]

@@ -1,0 +1,184 @@
+"""Pages of many items of equal standing (a thread's posts, a product's sections, a listing's
+entries): the region whose repeated sibling blocks hold the page's text. Pure functions of blocks.
+
+A group is the children of one element that share a shape (tag and class names, digits left
+out) and hold text: at least MIN_ITEMS of them. The voters find one article-shaped run; on
+such pages that is one item (the question without its answers, one feature section of many).
+When the group with the most plain words (words outside links) holds an item the voters kept
+and more plain words than the whole answer, every block inside its items that is not mostly link
+text is kept too (`widen`). When the voters keep nothing, the widest region (`region`) is the
+best group, or else the element with the most plain words, for an answer with a warning.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._blocks import Block
+
+MIN_ITEMS = 3  # siblings of one shape: fewer are a pair of columns, not a run of items
+LINKED = 0.5  # a block with more link text than this share of its characters is a link line
+_DIGITS = re.compile(r"\d+")
+# Where a page's chrome lives: never an item group nor a widest region.
+CHROME = frozenset({"nav", "header", "footer", "aside", "form", "select", "menu"})
+
+
+@dataclass
+class _Group:
+    parent: Any
+    members: list[Any] = field(default_factory=list)
+    plain: int = 0  # words outside links in its members
+    kept: int = 0  # plain words of kept blocks in its members
+    with_text: int = 0  # members holding words
+
+
+def _element(block: Block) -> Any:
+    element, slot = block.pieces[0]
+    return element if slot == "text" else element.getparent()
+
+
+def plain(block: Block) -> int:
+    """A block's words outside links (its words less its link share)."""
+    return round(len(block.words) * (1 - block.link_chars / max(1, block.chars)))
+
+
+def words(page_blocks: list[Block], kept: list[bool]) -> int:
+    """The words of the kept blocks."""
+    return sum(len(b.words) for b, k in zip(page_blocks, kept, strict=True) if k)
+
+
+def _shape(element: Any) -> tuple[str, str]:
+    names = _DIGITS.sub("", " ".join(sorted((element.get("class") or "").split())))
+    return element.tag, names
+
+
+def _in_chrome(element: Any) -> bool:
+    return element.tag in CHROME or any(a.tag in CHROME for a in element.iterancestors())
+
+
+def groups(page_blocks: list[Block], kept: list[bool], links: bool = False) -> list[_Group]:
+    """The page's groups of same-shaped siblings holding text, with their plain and kept words
+    (all their words, link text too, when `links`): each block counts for every ancestor's
+    child it lies in."""
+    plains: dict[Any, int] = defaultdict(int)
+    kept_words: dict[Any, int] = defaultdict(int)
+    for block, keep in zip(page_blocks, kept, strict=True):
+        count = len(block.words) if links else plain(block)
+        if not count:
+            continue
+        element = _element(block)
+        for node in (element, *element.iterancestors()):
+            plains[node] += count
+            if keep:
+                kept_words[node] += count
+    found: dict[tuple[Any, tuple[str, str]], _Group] = {}
+    for node, count in plains.items():
+        parent = node.getparent()
+        if parent is None or not isinstance(node.tag, str):
+            continue
+        key = (parent, _shape(node))
+        group = found.get(key)
+        if group is None:
+            group = found[key] = _Group(parent)
+        group.members.append(node)
+        group.plain += count
+        group.kept += kept_words.get(node, 0)
+        group.with_text += 1
+    return [g for g in found.values() if g.with_text >= MIN_ITEMS and not _in_chrome(g.parent)]
+
+
+def _inside(block: Block, members: set[Any]) -> bool:
+    element = _element(block)
+    return element in members or any(a in members for a in element.iterancestors())
+
+
+def widen(page_blocks: list[Block], kept: list[bool], ratio: float, links: bool) -> None:
+    """When the group with the most plain words holds a kept block and more than `ratio` times
+    the answer's plain words, its items' blocks are kept (link lines too when `links`)."""
+    answer = sum(plain(b) for b, k in zip(page_blocks, kept, strict=True) if k)
+    found = [g for g in groups(page_blocks, kept) if g.kept]
+    if not answer or not found:
+        return
+    best = max(found, key=lambda g: g.plain)
+    if best.plain <= ratio * answer:
+        return
+    members = set(best.members)
+    for index, block in enumerate(page_blocks):
+        if kept[index] or not _inside(block, members):
+            continue
+        if links or block.link_chars <= LINKED * block.chars:
+            kept[index] = True
+
+
+def teasers(page_blocks: list[Block], kept: list[bool], ratio: float) -> None:
+    """A listing's entries: when the group of same-shaped siblings with the most words (link
+    text counted: an entry's title is a link) holds more than `ratio` times the answer's words
+    and none of them is kept, every block of its items is kept (the answer was an intro)."""
+    answer = words(page_blocks, kept)
+    best = max(groups(page_blocks, kept, links=True), key=lambda g: g.plain, default=None)
+    if best is None or best.kept or best.plain <= ratio * answer:
+        return
+    members = set(best.members)
+    for index, block in enumerate(page_blocks):
+        if not kept[index] and _inside(block, members):
+            kept[index] = True
+
+
+def region(page_blocks: list[Block]) -> list[bool]:
+    """The widest region of a page where the voters kept nothing: the blocks of its group of
+    items with the most plain words, or else of the element outside the chrome with the most;
+    link lines left out."""
+    none = [False] * len(page_blocks)
+    found = groups(page_blocks, none)
+    total = sum(plain(b) for b in page_blocks)
+    best = max(found, key=lambda g: g.plain, default=None)
+    if best is not None and best.plain >= REGION_SHARE * total:
+        members = set(best.members)
+    else:
+        members = {_densest(page_blocks)} - {None}
+    return [_inside(b, members) and b.link_chars <= LINKED * b.chars for b in page_blocks]
+
+
+REGION_SHARE = 0.3  # a group of items holding this share of the page's plain words is its region
+
+
+def fallback(
+    page_blocks: list[Block], kept: list[bool], is_main: bool, least: float
+) -> tuple[list[bool], bool]:
+    """(kept, is_main), or the page's widest region and False when the answer is not the main
+    content or holds fewer plain words than `least` of the page's and the region holds more."""
+    plains = [plain(b) for b in page_blocks]
+    answer = sum(w for w, k in zip(plains, kept, strict=True) if k)
+    if is_main and answer >= least * sum(plains):
+        return kept, is_main
+    wider = region(page_blocks)
+    if sum(w for w, k in zip(plains, wider, strict=True) if k) > answer:
+        return wider, False
+    return kept, is_main
+
+
+def _densest(page_blocks: list[Block]) -> Any | None:
+    """The element (outside the chrome, not the body) with the most plain words of its own
+    blocks at the least depth: its words times their share of the page's."""
+    plains: dict[Any, int] = defaultdict(int)
+    for block in page_blocks:
+        count = plain(block)
+        if not count:
+            continue
+        element = _element(block)
+        if _in_chrome(element):
+            continue
+        for node in (element, *element.iterancestors()):
+            if node.tag in ("body", "html"):
+                break
+            plains[node] += count
+    if not plains:
+        return None
+    most = max(plains.values())
+    # The deepest element holding nearly all of the most any element holds: the region itself,
+    # not the wrappers around it.
+    close = [n for n, w in plains.items() if w >= 0.9 * most]
+    return max(close, key=lambda n: sum(1 for _ in n.iterancestors()))

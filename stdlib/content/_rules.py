@@ -1,0 +1,80 @@
+"""The choices of main-content selection (`Rules`, _selection's): each rule a field, kept in the
+shipped rules only when cross-validation supports it (bench/content.py, bench/content_wcxb_tune.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ._voters import VOTERS
+
+VOTES = 3  # a block is kept when this many of the four voters voted for it
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The choices of the selection, each kept only when it raises the cross-validated F1 of
+    bench/content.py: the page clean-ups run first (names from _boilerplate.CLEANUPS), the
+    votes a block needs, and whether short blocks are judged by their neighbours."""
+
+    cleanups: tuple[str, ...] = ()
+    votes: int = VOTES
+    context: bool = True
+    voters: tuple[str, ...] = VOTERS
+    # How trafilatura's two modes vote, as they read one shared parse and fail together:
+    # "apart" (a vote each), "either" (one vote when either holds the block), "both" (one
+    # vote when both do).
+    pair: str = "apart"
+    # A long block whose link text is more than this share of its characters (a "Read more:
+    # <other story>" line) is kept only when every voter voted for it; None: no such rule.
+    links: float | None = None
+    # Only such a line with a few words of its own before or after its link ("Read more:",
+    # "Related:") needs every vote; a line that is all link is judged as any block.
+    labelled: bool = False
+    # Which blocks use up the extractors' text they hold: "all" (every long block, in page
+    # order, kept or not), "kept" (only the kept ones: a repeated text's votes stay for its
+    # next copy when the first is rejected) or "run" (as "kept", then again with the blocks
+    # between kept ones first: the body's copy of a text wins over a caption's or a box's).
+    spend: str = "all"
+    # The votes a long block between two kept long blocks (inside the article's run) needs,
+    # when it is mostly plain text (run_votes) or mostly link text (run_links); None: as any.
+    run_votes: int | None = None
+    run_links: int | None = None
+    # A kept block inside a figure (a caption, a photo credit) of fewer words than this is
+    # dropped; 0: kept.
+    captions: int = 0
+    # Kept lines after the article's last prose that are mostly links or a few words (tags,
+    # categories) are dropped.
+    tags: bool = False
+    # Kept stretches before the article's main run of fewer words than this (a box, a lead
+    # caption, a breadcrumb or a dateline above the body) are dropped; 0: kept.
+    islands: int = 0
+    # Where those small stretches are dropped: before the main run ("main": the stretch with
+    # the most words) or only before the article starts ("start": the first stretch of at least
+    # `islands` words; the small stretches between long ones, as in a text cut by formulas or
+    # figures, are kept).
+    islands_before: str = "main"
+    # A long block repeating word for word the long block before it, which is kept, is kept:
+    # extractors return a text the page repeats only once (trafilatura's rescue of pages
+    # without a container deduplicates), so the copy's votes were used up by the first.
+    repeats: bool = False
+    # Blocks of a quotation or an embedded post (a blockquote) between kept long blocks outside
+    # quotations (inside the article) are kept: extractors leave embedded posts out.
+    quotes: bool = False
+    # The first kept block, when it is a heading that repeats the page's <title> (the answer's
+    # title says it already), is dropped.
+    title_heading: bool = False
+    # Pages of many items (_items.widen): the group of same-shaped siblings with the most plain
+    # words, holding a kept block and over `items` times the answer's, kept (links: item_links).
+    items: float | None = None
+    item_links: bool = False
+    # An answer under this share of the page's plain words: the widest region (_items.fallback)
+    least: float | None = None
+    # A product's description from its JSON-LD, added when the answer lacks most of it.
+    offers: bool = False
+    # (voter, share): when the voted answer holds fewer words than `share` of that one voter's
+    # text, the blocks that voter returned are kept too (the voters disagree: one item kept).
+    lone: tuple[str, float] | None = None
+    # A listing's entries (_items.teasers): the group of same-shaped siblings with the most words,
+    # link text counted, none kept and over `teasers` times the answer's words, kept.
+    teasers: float | None = None

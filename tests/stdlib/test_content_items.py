@@ -1,0 +1,198 @@
+"""Pages of many items of equal standing (stdlib/content/_items.py): a thread's posts, a product's
+sections, a listing's entries kept together; the widest region when the main content is empty; the
+Markdown of such pages without empty links or empty list lines. Pure functions of small pages."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+
+import lxml.html
+
+from taskplate.stdlib.content import _blocks as blocks
+from taskplate.stdlib.content import _boilerplate as boilerplate
+from taskplate.stdlib.content import _items as items
+from taskplate.stdlib.content import _selection as content
+from taskplate.stdlib.content._markdown import render, to_markdown
+
+REPLY = (
+    "I had the same trouble with the cache after the upgrade and it went away once I cleared "
+    "the old files from the folder and restarted the worker, so try that first"
+)
+NAV = (
+    "<nav><ul><li><a href='/'>Home</a></li><li><a href='/forum'>Forum</a></li>"
+    "<li><a href='/help'>Help</a></li><li><a href='/login'>Sign in</a></li></ul></nav>"
+)
+FOOTER = "<footer><p>Privacy policy, terms of use and cookie settings of the site</p></footer>"
+
+
+def parsed(body: str) -> tuple[object, list[blocks.Block]]:
+    doc = lxml.html.document_fromstring(
+        f"<html><head><title>T</title></head><body>{body}</body></html>"
+    )
+    return doc, blocks.blocks(doc.find("body"))
+
+
+def kept_text(page_blocks: list[blocks.Block], kept: list[bool]) -> str:
+    return " ".join(" ".join(b.words) for b, k in zip(page_blocks, kept, strict=True) if k)
+
+
+def thread(posts: int) -> str:
+    return "".join(
+        f"<div class='post post-{n}'><div class='who'>member{n}</div>"
+        f"<div class='message'><p>Post {n}: {REPLY}.</p></div></div>"
+        for n in range(posts)
+    )
+
+
+def test_a_thread_with_the_question_kept_keeps_its_answers() -> None:
+    _, page_blocks = parsed(f"{NAV}<main><h1>Cache trouble</h1>{thread(5)}</main>{FOOTER}")
+    kept = [b.words[:2] == ["post", "0"] for b in page_blocks]  # the voters kept the question
+    items.widen(page_blocks, kept, ratio=1.5, links=False)
+    text = kept_text(page_blocks, kept)
+    assert all(f"post {n}" in text for n in range(5))
+    assert "member3" in text  # the items' own short lines: who wrote each post
+    assert "sign in" not in text and "privacy" not in text
+
+
+def test_an_answer_already_holding_the_items_is_left_as_it_is() -> None:
+    _, page_blocks = parsed(f"<main>{thread(4)}<p>{REPLY} and more, at length.</p></main>")
+    kept = [True] * len(page_blocks)
+    kept[0] = False  # the first author line, left out by the voters
+    before = list(kept)
+    items.widen(page_blocks, kept, ratio=1.5, links=False)
+    assert kept == before  # the group holds no more than the answer: nothing widened
+
+
+def test_comments_under_an_article_are_not_items_of_the_article() -> None:
+    story = "".join(f"<p>{REPLY}, the story says in part {n}.</p>" for n in range(3))
+    comments = "".join(
+        f"<div class='reply'><p>Comment {n}: {REPLY}, {REPLY}.</p></div>" for n in range(6)
+    )
+    _, page_blocks = parsed(f"<article>{story}</article><section>{comments}</section>")
+    kept = [b.words[0] != "comment" for b in page_blocks]
+    items.widen(page_blocks, kept, ratio=1.5, links=False)
+    assert "comment" not in kept_text(page_blocks, kept)  # no kept block inside the group
+
+
+def test_a_product_page_keeps_its_feature_sections_beside_the_description() -> None:
+    sections = "".join(
+        f"<div class='feature'><h3>Feature {n}</h3><p>{REPLY}, feature {n} of the sock.</p></div>"
+        for n in range(4)
+    )
+    specs = "<table><tr><th>Weight</th><td>120 g</td></tr><tr><th>Size</th><td>M</td></tr></table>"
+    _, page_blocks = parsed(
+        f"{NAV}<div class='product'><h1>Quarter sock</h1><div class='features'>{sections}</div>"
+        f"{specs}<button>Add to cart</button></div>{FOOTER}"
+    )
+    kept = [b.words[:2] == ["feature", "0"] or "0" in b.words[-5:] for b in page_blocks]
+    items.widen(page_blocks, kept, ratio=1.5, links=False)
+    text = kept_text(page_blocks, kept)
+    assert all(f"feature {n}" in text for n in range(4))
+    assert "home" not in text
+
+
+def test_a_listing_keeps_every_entry_with_its_title_links_when_asked() -> None:
+    entries = "".join(
+        f"<li class='entry'><h2><a href='/story/{n}'>Story number {n} of the week</a></h2>"
+        f"<p>{REPLY}, entry {n}.</p></li>"
+        for n in range(6)
+    )
+    _, page_blocks = parsed(f"{NAV}<main><h1>News</h1><ul class='entries'>{entries}</ul></main>")
+    first = [b.words[-2:] == ["entry", "0"] for b in page_blocks]
+    plain, linked = list(first), list(first)
+    items.widen(page_blocks, plain, ratio=1.5, links=False)
+    items.widen(page_blocks, linked, ratio=1.5, links=True)
+    assert all(f"entry {n}" in kept_text(page_blocks, plain) for n in range(6))
+    assert "story number 3" not in kept_text(page_blocks, plain)
+    assert all(f"story number {n}" in kept_text(page_blocks, linked) for n in range(6))
+    assert "forum" not in kept_text(page_blocks, linked)  # the menu's links are no item's
+
+
+def test_a_page_without_main_content_answers_its_widest_region_not_the_whole_page() -> None:
+    # Short posts no voter takes for an article: the main content is empty; the answer is the
+    # thread (the widest region), marked as not the main content, without the menu or footer.
+    posts = "".join(
+        f"<div class='post'><span class='who'>member{n}</span><p>Same here, cleared it, works {n}"
+        "</p></div>"
+        for n in range(8)
+    )
+    page = f"<html><body>{NAV}<div class='thread'>{posts}</div>{FOOTER}</body></html>"
+    whole, whole_is_main = to_markdown(page, "http://x/", rules=content.Rules(voters=()))
+    region, is_main = to_markdown(page, "http://x/", rules=content.Rules(voters=(), least=0.05))
+    assert not whole_is_main and "Sign in" in whole  # before: the whole page
+    assert not is_main
+    assert all(f"works {n}" in region for n in range(8))
+    assert "Sign in" not in region and "Privacy" not in region
+
+
+def test_the_shipped_rules_read_a_thread_whole_and_never_empty() -> None:
+    page = (
+        f"<html><head><title>Cache trouble</title></head><body>{NAV}<main>"
+        f"<h1>Cache trouble after the upgrade</h1>{thread(6)}</main>{FOOTER}</body></html>"
+    )
+    markdown, is_main = to_markdown(page, "http://x/")
+    assert is_main and all(f"Post {n}:" in markdown for n in range(6))
+    assert "Sign in" not in markdown and "Privacy" not in markdown
+
+
+def test_markdown_has_no_empty_links_nor_empty_list_lines() -> None:
+    doc = lxml.html.fromstring(
+        "<div><p>Intro of the page with a few words.</p>"
+        "<ul><li><a href='/a'><img src='data:,x'></a></li><li><a href='/b'> </a></li>"
+        "<li>-</li><li>\u2022</li><li><ul><li>-</li></ul></li><li>Real item</li></ul>"
+        "<p>See <a href='/c'><img src='/i.png'></a> and <a href='/d'>the docs</a>.</p></div>"
+    )
+    markdown = render(doc)
+    assert "[]" not in markdown and "[](" not in markdown
+    assert not re.search(r"^\s*(?:[-*+]\s*)+$", markdown, re.M)  # no line of empty items
+    assert "- Real item" in markdown and "[the docs](/d)" in markdown
+
+
+def test_a_product_description_hidden_from_the_page_comes_from_its_json_ld() -> None:
+    described = (
+        "The quarter sock is knit for comfort, higher than an ankle sock and lower than a calf "
+        "sock, with a cushioned footbed and a honeycomb arch support for long days on foot."
+    )
+    data = {"@context": "https://schema.org", "@type": "Product", "name": "Sock"}
+    data["description"] = described
+    specs = "".join(
+        f"<tr><th>Material {n}</th><td>Cotton blend {n} of combed cotton, nylon and elastane</td></tr>"
+        for n in range(3)
+    )
+    page = (
+        "<html><head><title>Sock</title><script type='application/ld+json'>"
+        f"{json.dumps(data)}</script></head><body>{NAV}<main><h1>Quarter sock</h1>"
+        f"<p>{REPLY}, the specification below says it all and at length.</p>"
+        f"<table>{specs}</table></main>{FOOTER}</body></html>"
+    )
+    without, _ = to_markdown(page, "http://x/", rules=replace(content.DEFAULT, offers=False))
+    markdown, is_main = to_markdown(page, "http://x/", rules=replace(content.DEFAULT, offers=True))
+    assert "knit for comfort" not in without
+    assert is_main and described in markdown
+    assert "Cotton blend 2" in markdown and "application" not in markdown
+
+
+def test_cookie_banners_and_sign_in_forms_are_dropped_before_the_vote() -> None:
+    page = lxml.html.document_fromstring(
+        "<html><body><div id='cookie-banner'><p>We use cookies to improve your experience "
+        "of this site and to show you offers</p></div><form><input name='user'>"
+        "<input type='password' name='pw'><p>Sign in to your account to see your orders</p>"
+        f"</form><main><p>{REPLY}.</p><p>{REPLY}, twice.</p></main></body></html>"
+    )
+    body = page.find("body")
+    boilerplate.drop_consent_and_sign_in(body)
+    text = body.text_content()
+    assert "cookies" not in text and "Sign in" not in text and "twice" in text
+
+
+def test_a_page_whose_text_is_all_in_noscript_is_read_from_it() -> None:
+    posts = "".join(f"<div class='post'><p>Post {n}: {REPLY}.</p></div>" for n in range(3))
+    app = f"<html><body><div id='app'></div><noscript>{posts}</noscript></body></html>"
+    markdown, is_main = to_markdown(app, "http://x/")
+    assert is_main and all(f"Post {n}:" in markdown for n in range(3))
+    copy = (
+        f"<html><body><main>{posts}</main><noscript><p>Turn on script</p></noscript></body></html>"
+    )
+    assert "Turn on script" not in to_markdown(copy, "http://x/", only_main=False)[0]

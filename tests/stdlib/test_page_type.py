@@ -1,0 +1,58 @@
+"""`page_type`: the kind of page from its structure and markup, on small local fixture pages;
+nothing of it names a site (bench/page_types.py measures it on WCXB's dev split)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import lxml.html
+import pytest
+
+from taskplate.stdlib.content import PAGE_TYPES, page_type
+from taskplate.stdlib.content import _page_type as classifier
+from taskplate.stdlib.content import _page_type_weights as weights
+
+SITE = Path(__file__).parents[1] / "fixtures" / "site"
+
+
+def read(name: str) -> str:
+    return (SITE / name).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("page", "kind"),
+    [
+        ("kinds/news.html", "article"),
+        ("kinds/forum.html", "forum"),
+        ("kinds/product.html", "product"),
+        ("kinds/docs.html", "documentation"),
+    ],
+)
+def test_a_page_is_known_by_its_structure_and_markup(page: str, kind: str) -> None:
+    assert page_type(read(page)) == kind
+
+
+def test_a_page_with_no_text_to_read_is_other() -> None:
+    assert page_type("") == "other"
+    assert page_type("   ") == "other"
+    assert page_type("<html><body><p>Sign in</p><form><input></form></body></html>") == "other"
+    assert page_type("\x00\x01 not html at all") == "other"
+
+
+def test_every_answer_is_one_of_the_published_types() -> None:
+    assert (*classifier.TYPES, "other") == PAGE_TYPES
+    odd = "<html><body>" + "<div><a href='/x'>tile</a></div>" * 300 + "</body></html>"
+    for html in (odd, read("shop/listing.html"), read("recipe.html"), read("form.html")):
+        assert page_type(html) in PAGE_TYPES
+
+
+def test_the_weights_name_features_of_markup_never_a_site() -> None:
+    """Every weight is of a feature `features` computes (tags, marks of class and id words,
+    declared schema.org and OpenGraph types, counts): no host, domain or URL is among them."""
+    known = set(classifier.features(lxml.html.document_fromstring(read("kinds/forum.html"))))
+    known |= {f"declares {k}" for k in classifier.DECLARED}
+    known |= {f"declares og:{k}" for k in (*classifier.OPENGRAPH, "other")}
+    assert set(weights.FEATURES) <= known, set(weights.FEATURES) - known
+    assert set(weights.WEIGHTS) == set(weights.BIAS) == set(classifier.TYPES)
+    for row in (weights.MEANS, weights.SDS, *weights.WEIGHTS.values()):
+        assert len(row) == len(weights.FEATURES)
