@@ -125,8 +125,7 @@ def compare(calm: dict[str, Any], rough: dict[str, Any], runs: int) -> dict[str,
 
 
 def say_where(run: int, a: list[Any], b: list[Any], ca: list[str], cb: list[str]) -> None:
-    """Where a disturbed run's items first differ from the reference's (a result cut to fit its
-    answer differs in length: use fewer pages)."""
+    """Where a disturbed run's items first differ from the reference's."""
     at = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), None)
     text = next((i for i, (x, y) in enumerate(zip(ca, cb, strict=False)) if x != y), None)
     print(f"  run {run} differs: {len(a)} items undisturbed, {len(b)} disturbed; first item "
