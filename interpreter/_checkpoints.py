@@ -15,8 +15,8 @@ from typing import Any
 
 from taskplate.contract import ErrorCode, Level, TaskplateError
 from taskplate.dsl import Step
+from taskplate.stdlib import json_text
 
-from ._json_text import json_text
 from ._step_failures import StepFailed
 from .store import Store
 

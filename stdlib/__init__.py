@@ -22,6 +22,8 @@ from taskplate.contract import (
 )
 from taskplate.dsl import ActionSpec, listed, validator_for, violations
 
+from ._json_text import json_text, small
+
 if TYPE_CHECKING:
     from taskplate.browser import Tab
 
@@ -176,8 +178,20 @@ async def run_action(
             "Have it answer flatter data (pick the fields you need).",
             {"maxDepth": MAX_VALUE_DEPTH},
         )
-    valid: dict[str, Any] = valid_unicode(result)
+    valid: dict[str, Any] = await _valid_unicode(result)
     return valid
+
+
+async def _valid_unicode(result: Any) -> Any:
+    """The result made valid Unicode; a large one (a 100,000-row extract) checked in pieces that
+    each hold the event loop briefly, its one JSON dump was the longest hold of the read."""
+    if small(result):
+        return valid_unicode(result)
+    try:
+        (await json_text(result)).encode()
+    except (TypeError, ValueError, RecursionError):  # UnicodeEncodeError is a ValueError
+        return valid_unicode(result)
+    return result
 
 
 async def _run_checked(
@@ -278,6 +292,7 @@ __all__ = [
     "WebConfig",
     "argument_errors",
     "conversion_workers",
+    "json_text",
     "run_action",
     "warm_workers",
 ]

@@ -13,10 +13,10 @@ import anyio
 
 from taskplate.contract import ErrorCode, RunStatus, TaskplateError, capped
 from taskplate.dsl import Template, render, schema_failures
+from taskplate.stdlib import json_text
 
 from .._artifacts import ArtifactStore
 from .._executor import Execution
-from .._json_text import json_text
 from .._step_log import Progress, StepRow
 from ..store import STORE_WRITE_S, Store
 from ._inputs import Limits

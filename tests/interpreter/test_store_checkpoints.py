@@ -16,7 +16,7 @@ from taskplate.dsl import Step
 from taskplate.interpreter import ArtifactStore, Store, open_store
 from taskplate.interpreter._artifacts import RunArtifacts
 from taskplate.interpreter._checkpoints import Checkpoints
-from taskplate.interpreter._json_text import SMALL_CHARS, SMALL_NODES, json_text, small
+from taskplate.stdlib._json_text import SMALL_CHARS, SMALL_NODES, json_text, small
 from tests.interpreter.test_store_backends import add, backend, store
 
 pytestmark = pytest.mark.anyio

@@ -1,5 +1,6 @@
 """A value's JSON text made on the event loop in pieces (`json_text`), each holding the loop a few
-milliseconds, so that a run keeping a step's whole output (megabytes) holds no other run or caller.
+milliseconds, so that an action's result checked for valid Unicode, a run's checkpoint and its
+result (megabytes each) hold no other run or caller.
 """
 
 from __future__ import annotations
