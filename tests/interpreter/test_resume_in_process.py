@@ -7,6 +7,7 @@ restart` group runs again; `take_over` without the run's template leaves the run
 from __future__ import annotations
 
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import anyio
@@ -24,7 +25,7 @@ KEPT = 9  # items finished before the "death"
 def rewound(db: Path, run_id: str, kept: int = KEPT) -> int:
     """The run as it was when `kept` items had finished, its owner dead (another host, its
     heartbeat stale); answers the step rows it had then."""
-    with sqlite3.connect(db) as conn:
+    with closing(sqlite3.connect(db)) as conn, conn:  # `with` alone does not close it
         seq = conn.execute(
             "SELECT seq FROM checkpoints WHERE run_id = ? AND key LIKE 'item:%' ORDER BY seq"
             " LIMIT 1 OFFSET ?",
