@@ -93,16 +93,36 @@ async def test_an_endpoint_killed_mid_batch_fails_only_the_items_it_held(
     pooled: tuple[RunManager, list[BrowserServer]], site: FixtureServer
 ) -> None:
     manager, servers = pooled
-    site.traffic.reset()
-    runs = [await manager.submit("batch_extract_pages", inputs(site, r, 8, 1500)) for r in (0, 1)]
+    # Gated pages, held until opened: the kill finds three pages of each run loading however
+    # far apart the two runs' browsers started (timed pages let a late run miss the window)
+    names = [[f"pool{run}-{i}" for i in range(8)] for run in (0, 1)]
+    gated = {
+        "urls": [site.url(f"/gate?n={name}") for name in names[0]],
+        "concurrency": 3,
+        "waitFor": 1,
+        "engine": "browser",
+    }
+    runs = [
+        await manager.submit("batch_extract_pages", gated),
+        await manager.submit(
+            "batch_extract_pages", {**gated, "urls": [site.url(f"/gate?n={n}") for n in names[1]]}
+        ),
+    ]
     where = await endpoints_of_runs(manager, runs)
     assert sorted(where.values()) == sorted(s.url for s in servers)  # one run on each
+
+    def held(run: int) -> int:
+        with site.gates_lock:
+            return sum(1 for name in site.waiting if name in names[run])
+
     with anyio.fail_after(60):
-        while site.traffic.inflight < 6:  # three pages of each run are loading
+        while held(0) < 3 or held(1) < 3:  # three pages of each run are loading
             await anyio.sleep(0.02)
     doomed = next(s for s in servers if s.url == where[runs[0]])
     survivor = next(s for s in servers if s is not doomed)
     doomed.kill()
+    for name in names[0] + names[1]:
+        site.open_gate(name)
 
     with anyio.fail_after(180):
         hit, spared = [await manager.wait(run_id) for run_id in runs]
