@@ -54,17 +54,22 @@ _LIST = """([root, selector, candidates, attr]) => {
   // inside an item, its place among its siblings (a row's first cell); an item itself, none
   const nth = (el) => el.parentElement === box ? 0
     : [...el.parentElement.children].filter(c => c.tagName === el.tagName && !strays.has(c)).indexOf(el);
-  const shape = (el) => [kind(el), ...up(el, box).map(kind)].join(' ');
+  // a box between the item and the match that holds the match alone (a wrapper put around it)
+  // is no part of its shape
+  const wraps = (b, el) => b !== item(el) && b.children.length === 1;
+  const shape = (el) => [kind(el), ...up(el, box).filter(b => !wraps(b, el)).map(kind)].join(' ');
   const first = core[0], last = core[core.length - 1];
   // of one shape: the same tags and classes, and, for elements no class names, the same place
   const placeOf = (el) => first.classList.length > 0 || nth(el) === nth(first);
   const uniform = clean && core.every(el => shape(el) === shape(first) && placeOf(el));
   // left out at the items' place: the same tag (or the same classes), the same place among its
-  // siblings, as deep in the box; shallower (unwrapped) only between two of the items
+  // siblings, as deep in the box; shallower (unwrapped) between two of the items, or before the
+  // first or after the last when it keeps the items' own classes (the caller checks the order)
   const depth = up(first, box).length;
   const after = (a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0;
+  const named = (el) => first.classList.length > 0 && classes(el) === classes(first);
   const placed = (el) => up(el, box).length === depth
-    || (up(el, box).length < depth && after(first, el) && after(el, last));
+    || (up(el, box).length < depth && ((after(first, el) && after(el, last)) || named(el)));
   const one = new Set(matched);
   // of the items' kind: the same classes, or the same tag with no class another element of
   // the box has (a class lost or renamed; not another column's)
@@ -100,14 +105,15 @@ class ListShape:
     by a class of its own, in an item that holds another match: a look-alike beside it) and the
     classes that mark them (`marks`: a class, and whether it is a box's around the stray); how
     many it matches besides them (`core`), and whether those are all of one shape (the same tags
-    and classes, theirs and their boxes' up to the box holding them all; for elements no class
-    names, the same place among their siblings); how many elements at the items' place it
-    leaves out (the same classes, or the same tag and no class another element of the box has;
-    the same place among their siblings, as deep in the box, or shallower between two items: an
-    item that lost or renamed a class, retagged, unwrapped), and how many more that are set
-    apart (they, or a box around them, keep the classes the items share and add one of their
-    own: an ad); and for each candidate selector whether it matches exactly the core with those
-    left out."""
+    and classes, theirs and their boxes' up to the box holding them all, a box holding a match
+    alone inside an item left out; for elements no class names, the same place among their
+    siblings); how many elements at the items' place it leaves out (the same classes, or the
+    same tag and no class another element of the box has; the same place among their siblings,
+    as deep in the box, or shallower between two items or, with the items' own classes, before
+    or after them: an item that lost or renamed a class, retagged, unwrapped), and how many more
+    that are set apart (they, or a box around them, keep the classes the items share and add
+    one of their own: an ad); and for each candidate selector whether it matches exactly the
+    core with those left out."""
 
     count: int
     core: int

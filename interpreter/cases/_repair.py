@@ -41,7 +41,9 @@ from ..heal import (
     attr_reading,
     brittle,
     excluding,
+    left_out,
     ranked,
+    regrown,
     selector_of,
     selectors_for,
 )
@@ -111,13 +113,20 @@ class PageReader:
         attr = field_.get("attr") if isinstance(field_, dict) else None
         read = (element["attrs"].get(attr) if attr else element["text"]) if element else None
         many = isinstance(field_, dict) and field_.get("all") is True
+        left = None
         if many and count:  # a list is read whole: every match, in order
             read = json.dumps(await matched_reads(page, selector, root, attr))
-        seen = Seen(count, element, read, many)
+            if self.recorded is None and count > 1:  # what the list rules heal by (`regrown`)
+                left = await left_out(page, selector, root)
+        seen = Seen(count, element, read, many, left=left)
         key = (_place(span), item)
         was = (self.recorded or {}).get(key)
         if self.recorded is not None and was is not None and seen.strayed(was):
-            seen.candidates = await _candidates(page, root, was, selector, attr)
+            # a list that lost items or gained look-alikes is read as it was first, as runs
+            # heal it; then the elements most like the recorded one
+            whole = await regrown(page, args, span.path, was) if was.many else None
+            seen.candidates = [(whole[0], None)] if isinstance(whole, tuple) else []
+            seen.candidates += await _candidates(page, root, was, selector, attr)
         if self.advise and element is not None and brittle(selector):
             seen.stabler = await _stabler(page, root, element, count)
         self.seen[key] = seen

@@ -14,6 +14,7 @@ from ._fingerprints import (
     with_selector,
 )
 from ._healer import MODES, Healer, narrowed, place_key, place_of
+from ._lists import left_out, regrown
 from ._match import LEAST_SCORE, brittle, excluding, likeness, ranked, selectors_for
 from ._relocate import MARGIN, Option, relocate
 
@@ -30,11 +31,13 @@ __all__ = [
     "brittle",
     "excluding",
     "kept_without_secrets",
+    "left_out",
     "likeness",
     "narrowed",
     "place_key",
     "place_of",
     "ranked",
+    "regrown",
     "relocate",
     "selector_of",
     "selectors_for",

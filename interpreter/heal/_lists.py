@@ -1,10 +1,12 @@
 """A list that changed while its selector still matches: the run that learned it matched every
 element at its items' place in the box holding them (`left` 0) and no look-alike; now elements
 at that place are left out (an item's class renamed or removed, an item retagged, unwrapped
-between two items), none of them set apart by a class of its own, or a look-alike marked by a
-class of its own stands beside a match in one item, and the list without the look-alikes and
-with the lost items is of one shape and no longer than it was. Then the most stable selector
-that matches exactly that list heals it.
+between two items, or before or after every item keeping the items' classes), none of them set
+apart by a class of its own, or a look-alike marked by a class of its own stands beside a match
+in one item, and the list without the look-alikes and with the lost items is of one shape, no
+longer than it was and in the learned order. Then the most stable selector that matches
+exactly that list heals it: in a run (`Healer`), and first among `dsl test --suggest`'s
+candidates (cases' `PageReader`).
 
 Anything less clear heals nothing (a wrong value is worse than a failure). Reads pages only.
 """

@@ -36,7 +36,7 @@ def likeness(recorded: dict[str, Any], live: dict[str, Any]) -> float:
     was, now = recorded.get("parent") or {}, live.get("parent") or {}
     if was and now:
         score += 0.5 * (was["tag"] == now["tag"]) + 1.0 * bool(was["id"] and was["id"] == now["id"])
-        score += 0.5 * _overlap(was["classes"], now["classes"])
+        score += 0.5 * _overlap(was["classes"], now["classes"]) * (not _other_ids(was, now))
     score += _context_likeness(recorded, live)
     return score
 
@@ -59,11 +59,19 @@ def _context_likeness(recorded: dict[str, Any], live: dict[str, Any]) -> float:
 def _same_box(a: dict[str, Any], b: dict[str, Any]) -> bool:
     if a["id"] and a["id"] == b["id"]:
         return True
+    if _other_ids(a, b):
+        return False
     if set(a.get("data", {}).items()) & set(b.get("data", {}).items()):
         return True
     return (
         a["tag"] == b["tag"] and bool(a["classes"]) and _overlap(a["classes"], b["classes"]) >= 0.5
     )
+
+
+def _other_ids(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether two boxes are named by different ids: two boxes, however alike their classes
+    (a table's rows, each its own id)."""
+    return bool(a["id"] and b["id"] and a["id"] != b["id"])
 
 
 def _text_likeness(a: str, b: str) -> float:

@@ -61,9 +61,12 @@ async def relocate(
     elements = await page_elements(page, root)
     scored = ranked(was.element, elements)
     options: list[Option] = []
+    # a field reading an attribute: an element holding the value read in none of its attributes
+    # can give the field nothing, so it is no candidate and no rival
+    learned = was.element["attrs"].get(attr or "")
     for rank, (score, index) in enumerate(scored[:ELEMENTS_TRIED]):
         element = elements[index]
-        reading = attr_reading(element, attr, was.element["attrs"].get(attr or ""))
+        reading = attr_reading(element, attr, learned)
         if reading is False:
             continue  # no attribute of it holds what the field read
         selectors = [s for s in selectors_for(element) if s != selector]
@@ -90,7 +93,13 @@ async def relocate(
         if chosen is None:
             continue
         rival = max(
-            (s for s, i in scored if i not in named and not _same_read(elements[i], element, attr)),
+            (
+                s
+                for s, i in scored
+                if i not in named
+                and not _same_read(elements[i], element, attr)
+                and attr_reading(elements[i], attr, learned) is not False
+            ),
             default=0.0,
         )
         reads = reading if isinstance(reading, str) else None

@@ -1,10 +1,12 @@
 """Runs that heal a list that lost items while its selector still matches some (issue 56): the
 run that learned the list matched every item of its kind; when an item's class is renamed or
-removed, an item retagged or unwrapped between two items, `heal: apply` reads the list whole
-again by the most stable selector matching exactly it and its lost items; a look-alike put
-beside an item's match, marked by a class of its own, is kept off; items set apart by a class
-of their own, a list longer than it was, or an item unwrapped before every item heal nothing. Real
-Chromium, a local static site changed between runs."""
+removed, an item retagged or unwrapped (between two items, or before or after every item when
+its match keeps the items' classes and the list reads in the learned order), `heal: apply`
+reads the list whole again by the most stable selector matching exactly it and its lost items;
+a look-alike put beside an item's match, marked by a class of its own, is kept off; items set
+apart by a class of their own, a list longer than it was, an item unwrapped out of the learned
+order or without the items' classes heal nothing. Real Chromium, a local static site changed
+between runs."""
 
 from __future__ import annotations
 
@@ -155,18 +157,75 @@ async def test_a_look_alike_first_in_the_list_is_kept_off_as_the_list_was(
 @pytest.mark.parametrize(
     "items",
     [
+        [card("Oak chair", "", ""), *(card(t) for t in TITLES[1:])],
+        [*(card(t) for t in TITLES[:-1]), card("Elm table", "", "")],
+    ],
+    ids=["first", "last"],
+)
+async def test_apply_reads_a_list_whole_again_when_its_first_or_last_item_was_unwrapped(
+    runs: RunManager, pages: tuple[Path, str], items: list[str]
+) -> None:
+    """Unwrapped before every item or after every item, its match keeps the items' own
+    classes, and the list reads in the order it was learned: it is the list's item still."""
+    folder, base = pages
+    url = f"{base}/list.html"
+    await learned(runs, folder, url)
+    page(folder, items)
+    answer = await finished(runs, url)
+    assert answer["status"] == "succeeded", answer.get("error")
+    assert answer["result"]["titles"] == TITLES
+    assert [(r["new"], r["by"]) for r in answer["repairs"]] == [("#results h2.card-title", "list")]
+
+
+WRAPPED_OAK = '<li class="card"><div class="title-wrap"><h2 class="card-title">Oak chair</h2></div><span class="price">$9</span></li>'
+BOXED_OAK = '<li class="card"><div class="head"><h2 class="card-title">Oak chair</h2><span class="price">$9</span></div></li>'
+
+
+@pytest.mark.parametrize(
+    ("first", "heals"), [(WRAPPED_OAK, True), (BOXED_OAK, False)], ids=["wrapper", "box"]
+)
+async def test_a_wrapper_holding_one_items_match_alone_leaves_the_list_of_one_shape(
+    runs: RunManager, pages: tuple[Path, str], first: str, heals: bool
+) -> None:
+    """One item's match put in a box of its own, another item's class removed: a box holding
+    the match alone is no part of the list's shape, and the list is read whole again; a box
+    holding the match and more (the item's head) is, and nothing heals."""
+    folder, base = pages
+    url = f"{base}/list.html"
+    await learned(runs, folder, url)
+    page(folder, [first, card("Pine stool", "<li>"), card("Ash bench"), card("Elm table")])
+    answer = await finished(runs, url)
+    assert answer["status"] == "succeeded", answer.get("error")
+    if heals:
+        assert answer["result"]["titles"] == TITLES
+        assert [(r["new"], r["by"]) for r in answer["repairs"]] == [
+            ("#results h2.card-title", "list")
+        ]
+    else:
+        assert answer["result"]["titles"] == ["Oak chair", "Ash bench", "Elm table"]
+        assert "repairs" not in answer
+
+
+@pytest.mark.parametrize(
+    "items",
+    [
         # a fifth item without the class: the list would be longer than it was
         [*(card(t) for t in TITLES), card("Sponsored: hose", "<li>")],
         # an item lost its class beside one set apart by a class of its own (the items' kept)
         [card("Oak chair"), card("Pine stool", "<li>"), card("Ad: hose", '<li class="card ad">')],
         # unwrapped before every item, where a script drawing the list one item at a time
-        # leaves it (the list's order unknown)
+        # leaves it: the list no longer reads in the order it was learned
         [card("Pine stool", "", ""), card("Oak chair"), card("Ash bench"), card("Elm table")],
+        # unwrapped before every item without the items' classes: no item of the list's kind
+        [
+            '<h2 class="title">Oak chair</h2><span>$9</span>',
+            *(card(t) for t in TITLES[1:]),
+        ],
         # reordered since it was learned, one item without its class: where it goes is the
         # page's order, which changed, not the markup's
         [card("Elm table"), card("Oak chair", "<li>"), card("Ash bench"), card("Pine stool")],
     ],
-    ids=["longer", "set-apart", "unwrapped-first", "reordered"],
+    ids=["longer", "set-apart", "unwrapped-first", "unwrapped-unlike", "reordered"],
 )
 async def test_items_that_may_not_belong_to_the_list_heal_nothing(
     runs: RunManager, pages: tuple[Path, str], items: list[str]

@@ -1,10 +1,12 @@
 """Runs that heal (issue 56): an element wrapped in a box whose text is all its own, and its
 naming attribute renamed: the wrapper reads what the element reads, so it is no rival to it and
-the element is clearly best. Real Chromium, a local static site changed between runs."""
+the element is clearly best. A field reading an attribute: a wrapper holding no attribute with
+the value read is no rival either; one holding it is, and nothing heals. Real Chromium, a local static site changed between runs."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -73,3 +75,84 @@ async def test_a_wrapper_reading_the_same_text_is_no_rival(tmp_path: Path) -> No
     assert [(r["old"], r["new"]) for r in healed["repairs"]] == [
         ('[data-role="pager"]', 'p[data-label="pager"]')
     ]
+
+
+SKU_TEMPLATE = """\
+template: sku
+version: 1.0.0
+heal: apply
+inputs:
+  type: object
+  properties:
+    url: {type: string}
+steps:
+  - id: open
+    action: navigate
+    with: {url: "${{ inputs.url }}"}
+  - id: read
+    action: extract
+    with:
+      required: [sku]
+      fields:
+        title: h1.title
+        sku: {selector: '#product-main', attr: data-sku}
+output: ${{ steps.read.values }}
+"""
+PRODUCT = (
+    '<div class="product card" id="product-main" data-sku="LMP-204"><h1 class="title">Desk lamp'
+    '</h1><span class="price">$42.50</span></div>'
+)
+
+
+async def sku_runs(tmp_path: Path, changed: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The sku template's run on the product as it was (learned), then on `changed`."""
+    folder, templates = tmp_path / "pages", tmp_path / "templates"
+    folder.mkdir()
+    templates.mkdir()
+    (templates / "sku.yaml").write_text(SKU_TEMPLATE, encoding="utf-8")
+    runtime = BrowserRuntime()
+    answers = []
+    try:
+        runs = RunManager(
+            tmp_path / "home", TemplateLibrary(REGISTRY).load([templates]), runtime=runtime
+        )
+        with static_site(folder) as base:
+            async with runs.running():
+                for box in (PRODUCT, changed):
+                    html = (
+                        '<!doctype html><html><body><main class="content"><nav class="crumbs">'
+                        f'Lighting</nav>{box}<section class="related">More lamps</section>'
+                        "</main></body></html>"
+                    )
+                    (folder / "product.html").write_text(html, encoding="utf-8")
+                    run_id = await runs.submit("sku", {"url": f"{base}/product.html"})
+                    with anyio.fail_after(60):
+                        await runs.wait(run_id)
+                    answers.append(await runs.describe(run_id))
+    finally:
+        await runtime.close()
+    learned, answer = answers
+    assert learned["result"] == {"title": "Desk lamp", "sku": "LMP-204"}
+    return learned, answer
+
+
+async def test_a_wrapper_holding_not_the_attribute_read_is_no_rival(tmp_path: Path) -> None:
+    """The box whose id the field named got another id and a wrapper of its own: the wrapper
+    reads the same text but holds no attribute with the value the field read, so it can give
+    the field nothing and is no rival."""
+    moved = PRODUCT.replace('id="product-main"', 'id="item-50"')
+    learned, healed = await sku_runs(tmp_path, f'<div class="block-wrap">{moved}</div>')
+    assert healed["status"] == "succeeded", healed.get("error")
+    assert healed["result"] == learned["result"]
+    assert [(r["old"], r["new"]) for r in healed["repairs"]] == [("#product-main", "#item-50")]
+
+
+async def test_a_wrapper_holding_the_same_attribute_is_a_rival_and_nothing_heals(
+    tmp_path: Path,
+) -> None:
+    moved = PRODUCT.replace('id="product-main"', 'id="item-50"')
+    wrapper = f'<div class="block-wrap" data-sku="LMP-204">{moved}</div>'
+    _, answer = await sku_runs(tmp_path, wrapper)
+    assert answer["status"] == "failed"
+    assert "repairs" not in answer and "repairs" not in answer["error"]["details"]
+    assert any("ambiguous" in why for why in answer["error"]["details"]["unhealed"])

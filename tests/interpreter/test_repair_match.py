@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from taskplate.interpreter.heal import brittle, excluding, ranked, selectors_for
+from taskplate.interpreter.heal import MARGIN, brittle, excluding, likeness, ranked, selectors_for
 
 
 def element(tag: str, text: str, **kw: Any) -> dict[str, Any]:
@@ -95,6 +95,27 @@ def test_a_look_alike_with_the_same_classes_ranks_below_the_element_in_its_recor
     assert ranked(recorded, [promo, real])[0][1] == 1
     # named under the ancestor that names its place, which the look-alike is not in
     assert "#main-product span.stars" in selectors_for(real)
+
+
+def test_boxes_named_by_other_ids_are_other_boxes_however_alike_their_classes() -> None:
+    """A cell that lost its class in its row (named by an id) ranks above the price of another
+    row (another id, the same classes) by more than the margin; without ids it would not."""
+    rows = [box("tbody"), box("table", "plans")]
+
+    def cell(text: str, row: str | None, *classes: str, name: str = "Basic") -> dict[str, Any]:
+        return element(
+            "td", text, classes=list(classes), nth=2, siblings=3,
+            parent=box("tr", "row", id=row), ancestors=[box("tr", "row", id=row), *rows],
+            before={"tag": "td", "text": name},
+        )  # fmt: skip
+
+    recorded = cell("€9", "row-basic", "price")
+    mine, theirs = cell("€9", "row-basic"), cell("€29", "row-team", "price", name="Team")
+    (best, first), (rival, _) = ranked(recorded, [theirs, mine])
+    assert first == 1 and best - rival >= MARGIN
+    no_ids = cell("€9", None, "price")
+    near = cell("€29", None, "price", name="Team")
+    assert likeness(no_ids, cell("€9", None)) - likeness(no_ids, near) < MARGIN
 
 
 def test_a_look_alike_is_kept_off_by_a_class_it_or_its_box_has_and_the_recorded_one_has_not() -> (

@@ -1,0 +1,84 @@
+"""`dsl test --live --suggest` reads a list as runs heal it (`regrown`, the list rules): `dsl
+record` keeps how many elements at the items' place the list left out; when the first item's
+title was retagged, no selector of the element most like the recorded one names the four
+titles, and the list rule's does; a list the site reordered is not the list as it was, and
+nothing is suggested. Real Chromium, a local static site changed after the recording."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.cli.test_record_and_test import dsl
+from tests.fixtures.static_site import static_site
+
+TEMPLATE = """\
+template: wood
+version: 1.0.0
+inputs:
+  type: object
+  properties:
+    url: {type: string}
+steps:
+  - id: open
+    action: navigate
+    with: {url: "${{ inputs.url }}"}
+  - id: read
+    action: extract
+    with:
+      fields:
+        titles: {selector: 'li.card h2.card-title', all: true}
+output: ${{ steps.read.values }}
+"""
+TITLES = ["Oak chair", "Pine stool", "Ash bench", "Elm table"]
+
+
+def listing(titles: list[str], first_tag: str = "h2") -> str:
+    cards = "".join(
+        f'<li class="card"><{tag} class="card-title">{t}</{tag}><span class="price">$9</span></li>'
+        for i, t in enumerate(titles)
+        for tag in [first_tag if i == 0 else "h2"]
+    )
+    return (
+        '<!doctype html><html><body><main><h1 class="heading">Wood</h1>'
+        f'<ul class="cards" id="results">{cards}</ul></main></body></html>'
+    )
+
+
+def recorded(tmp_path: Path) -> tuple[Path, Path]:
+    pages, folder = tmp_path / "pages", tmp_path / "case"
+    pages.mkdir()
+    folder.mkdir()
+    (folder / "wood.yaml").write_text(TEMPLATE, encoding="utf-8")
+    (pages / "list.html").write_text(listing(TITLES), encoding="utf-8")
+    return folder, pages
+
+
+def test_suggest_reads_a_list_whole_again_by_the_list_rule(tmp_path: Path) -> None:
+    folder, pages = recorded(tmp_path)
+    with static_site(pages) as base:
+        made = dsl(folder, "record", "wood.yaml", "--input", f"url={base}/list.html")
+        assert made.returncode == 0, made.stderr
+        har = folder / "wood.recordings" / "default.har"
+        kept = json.loads(har.read_text(encoding="utf-8"))["log"]["_taskplate"]["elements"]
+        assert [(k["count"], k["left"]) for k in kept] == [(4, 0)]
+        (pages / "list.html").write_text(listing(TITLES, "h3"), encoding="utf-8")
+        suggested = dsl(folder, "test", "--live", "--suggest")
+    assert suggested.returncode == 1, suggested.stdout + suggested.stderr
+    assert (
+        "-        titles: {selector: 'li.card h2.card-title', all: true}\n"
+        "+        titles: {selector: '#results .card-title', all: true}\n"
+    ) in suggested.stdout
+
+
+def test_suggest_offers_nothing_for_a_list_the_site_reordered(tmp_path: Path) -> None:
+    folder, pages = recorded(tmp_path)
+    with static_site(pages) as base:
+        made = dsl(folder, "record", "wood.yaml", "--input", f"url={base}/list.html")
+        assert made.returncode == 0, made.stderr
+        reordered = [TITLES[2], TITLES[0], TITLES[3], TITLES[1]]
+        (pages / "list.html").write_text(listing(reordered, "h3"), encoding="utf-8")
+        suggested = dsl(folder, "test", "--live", "--suggest")
+    assert suggested.returncode == 1, suggested.stdout + suggested.stderr
+    assert "+++ b/wood.yaml" not in suggested.stdout
+    assert "no repair for wood/default" in suggested.stdout + suggested.stderr
