@@ -1,6 +1,7 @@
-"""A listing's entries (stdlib/content/_items.teasers, shipped) and a lone voter's wider reading
-(_selection's `lone`, a Rules choice not shipped): an answer that kept only a listing's intro, or
-one item of many that a voter returned, is widened to the entries. Pure functions of small pages."""
+"""A listing's entries (stdlib/content/_items.teasers, shipped, only groups of entries) and a lone
+voter's wider reading (_selection's `lone`, shipped below the answer without short link lines): an
+answer that kept only a listing's intro, or one item of many that a voter returned, is widened to
+the entries. Pure functions of small pages."""
 
 from __future__ import annotations
 
