@@ -384,7 +384,11 @@ def rules_name(rules: content.Rules) -> str:
     spend += f", least {rules.least}" if rules.least is not None else ""
     spend += ", offers" if rules.offers else ""
     spend += f", {rules.lone[0]} alone under {rules.lone[1]}" if rules.lone is not None else ""
+    spend += " after the answer" if rules.lone is not None and rules.lone_after else ""
+    spend += f" without link lines under {rules.lone_links}" if rules.lone_links else ""
     spend += f", teasers {rules.teasers}" if rules.teasers is not None else ""
+    spend += " (entries)" if rules.teasers is not None and rules.entries else ""
+    spend += ", consent banners' kept text dropped" if rules.consent_kept else ""
     context = ", context" if rules.context else ""
     return f"{names} {rules.votes}/{count}{context}{links}{spend}{cleanups}"
 
@@ -444,8 +448,12 @@ def candidate_rules() -> list[content.Rules]:
     # quotations and embedded posts inside the article kept, or judged as any block
     found += [replace(shipped, quotes=not shipped.quotes)]
     # pages of many items (bench/content_wcxb_tune.py, WCXB's dev split): a listing's entries
-    # left out; trafilatura's wider reading kept when the vote kept little of it (not shipped)
-    found += [replace(shipped, teasers=None), replace(shipped, lone=("trafilatura", 0.7))]
+    # left out, or any group of items as entries; trafilatura's wider reading kept when the vote
+    # kept little of it: left out, or all of it (above the answer, its link lines: not shipped);
+    # the text of consent banners the vote kept dropped (not shipped)
+    found += [replace(shipped, teasers=None), replace(shipped, entries=False)]
+    found += [replace(shipped, lone=None), replace(shipped, lone_after=False, lone_links=0)]
+    found += [replace(shipped, consent_kept=True)]
     # the rules shipped before hidden elements, repeated paragraphs and the article's start
     found += [content.BEFORE]
     # the rules shipped before the framing and the run's spending (#44 item 3)

@@ -14,7 +14,9 @@ mean F1 on the rest is chosen and scored on the held-out part. Those held-out fi
 to quote. trafilatura (defaults) is scored beside, on the same HTML.
 
 Run: .venv/bin/python bench/content_wcxb_tune.py [limit N] [types a,b] [candidates a,b]
-     [trafilatura]   (BENCH_WORKERS processes, 2; CPU ms per page printed per candidate)
+     [trafilatura] [save FILE]   (BENCH_WORKERS processes, 2; CPU ms per page printed per
+     candidate); `speed ROUNDS`: only each candidate's whole reading's CPU a page, in one
+     process, rounds interleaved (with `limit`)
 """
 
 from __future__ import annotations
@@ -225,12 +227,61 @@ def candidates() -> dict[str, content.Rules]:
     found["offers"] = replace(base, offers=True)
     found["consent offers"] = replace(base, cleanups=("consent", *base.cleanups), offers=True)
     found["before teasers"] = replace(base, teasers=None)
+    # the rules shipped before trafilatura's wider reading and the entries' guard (#54)
+    found["before lone"] = replace(base, lone=None, lone_after=False, lone_links=0, entries=False)
     for name, voter in (("traf", "trafilatura"), ("read", "readability")):
-        for share in (0.7, 1.0):
+        for share in (0.5, 0.7, 1.0):
             found[f"lone {name} {share}"] = replace(base, lone=(voter, share))
+            found[f"after {name} {share}"] = replace(base, lone=(voter, share), lone_after=True)
+            for most in (5, 10):
+                found[f"links {most} after {name} {share}"] = replace(
+                    base, lone=(voter, share), lone_after=True, lone_links=most
+                )
+                found[f"entries links {most} after {name} {share}"] = replace(
+                    base, lone=(voter, share), lone_after=True, lone_links=most, entries=True
+                )
+                found[f"all links {most} after {name} {share}"] = replace(
+                    base,
+                    lone=(voter, share),
+                    lone_after=True,
+                    lone_links=most,
+                    entries=True,
+                    consent_kept=True,
+                )
     for ratio in (2.0, 3.0, 5.0):
         found[f"teasers {ratio}"] = replace(base, teasers=ratio)
+    found["entries"] = replace(base, entries=True)
+    found["consent kept"] = replace(base, consent_kept=True)
+    for ratio in (2.0, 1.5):
+        found[f"entries {ratio}"] = replace(base, entries=True, teasers=ratio)
+    for share in (0.2, 0.3):
+        found[f"least {share}"] = replace(base, least=share)
+        found[f"entries least {share}"] = replace(base, entries=True, least=share)
     return found
+
+
+def speed(pages: dict[str, dict[str, Any]], ways: dict[str, Any], rounds: int = 5) -> None:
+    """CPU ms a page of each way's whole reading (to_markdown, nothing shared), in one process,
+    rounds interleaved (the order turned every round); the median and the rounds' spread."""
+    from content import visible
+
+    from taskplate.stdlib.content._markdown import to_markdown
+
+    htmls = [(_html(k), p["url"]) for k, p in pages.items()]
+    taken: dict[str, list[float]] = {n: [] for n in ways}
+    for round_ in range(rounds):
+        for name in list(ways)[:: 1 if round_ % 2 == 0 else -1]:
+            start = time.process_time()
+            for html, url in htmls:
+                visible(to_markdown(html, url, rules=ways[name][1])[0])
+            taken[name].append((time.process_time() - start) / len(htmls) * 1000)
+    first = statistics.median(taken[next(iter(ways))])
+    for name, times in taken.items():
+        median = statistics.median(times)
+        print(
+            f"  {name}: {median:.1f} CPU ms a page (rounds {min(times):.1f}-{max(times):.1f}),"
+            f" {median / first:.3f} times the first"
+        )
 
 
 def main() -> None:
@@ -247,6 +298,9 @@ def main() -> None:
     if "trafilatura" in args:
         ways["trafilatura (defaults)"] = ("trafilatura", None)
     print(f"{len(pages)} dev pages of WCXB ({WCXB}), {len(ways)} ways, {WORKERS} workers")
+    if "speed" in args:  # only the CPU a page of each way, interleaved rounds
+        speed(pages, ways, int(args[args.index("speed") + 1]))
+        return
     results = run_ways(ways, pages)
     scores = {
         name: {k: word_prf(texts.get(k, ""), pages[k]["truth"]) for k in pages}

@@ -27,6 +27,8 @@ from typing import Any
 
 from lxml import etree
 
+from ._blocks import Block
+
 # Single words of class and id names that mark a block as not the page's own content.
 BOILERPLATE_WORDS = frozenset(
     {
@@ -266,6 +268,36 @@ def drop_consent_and_sign_in(body: Any) -> None:
             and words(element) < limit
         ):
             element.drop_tree()
+
+
+def names_consent(element: Any) -> bool:
+    """Whether an element's class or id names it as a cookie or consent banner (whole words)."""
+    names = f"{element.get('class', '')} {element.get('id', '')}"
+    return bool(_ANY_CONSENT.search(names)) and bool(
+        {p.lower() for p in _NAME_PARTS.findall(names)} & CONSENT_WORDS
+    )
+
+
+def drop_kept_banners(page_blocks: list[Block], kept: list[bool]) -> None:
+    """After the vote: the kept blocks inside an element named as a cookie or consent banner
+    (its class or id) holding no h1 (a page about cookies has its title in its text) are not
+    kept. Unlike the `consent` clean-up, the voters read the page with the banner in it."""
+    banners: dict[Any, bool] = {}
+
+    def banner(element: Any) -> bool:
+        if element not in banners:
+            parent = element.getparent()
+            banners[element] = (
+                names_consent(element)
+                and element.tag not in ("article", "main", "body")
+                and next(element.iter("h1"), None) is None
+            ) or (parent is not None and banner(parent))
+        return banners[element]
+
+    for i, (block, keep) in enumerate(zip(page_blocks, kept, strict=True)):
+        element, slot = block.pieces[0]
+        if keep and banner(element if slot == "text" else element.getparent()):
+            kept[i] = False
 
 
 CLEANUPS = {

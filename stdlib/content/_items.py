@@ -33,9 +33,11 @@ class _Group:
     plain: int = 0  # words outside links in its members
     kept: int = 0  # plain words of kept blocks in its members
     with_text: int = 0  # members holding words
+    largest: int = 0  # the words of its member holding the most
+    linked: int = 0  # members holding a link with words
 
 
-def _element(block: Block) -> Any:
+def element_of(block: Block) -> Any:
     element, slot = block.pieces[0]
     return element if slot == "text" else element.getparent()
 
@@ -65,15 +67,18 @@ def groups(page_blocks: list[Block], kept: list[bool], links: bool = False) -> l
     child it lies in."""
     plains: dict[Any, int] = defaultdict(int)
     kept_words: dict[Any, int] = defaultdict(int)
+    with_links: set[Any] = set()  # the elements holding a block with link text
     for block, keep in zip(page_blocks, kept, strict=True):
         count = len(block.words) if links else plain(block)
         if not count:
             continue
-        element = _element(block)
+        element = element_of(block)
         for node in (element, *element.iterancestors()):
             plains[node] += count
             if keep:
                 kept_words[node] += count
+            if block.link_chars:
+                with_links.add(node)
     found: dict[tuple[Any, tuple[str, str]], _Group] = {}
     for node, count in plains.items():
         parent = node.getparent()
@@ -85,13 +90,15 @@ def groups(page_blocks: list[Block], kept: list[bool], links: bool = False) -> l
             group = found[key] = _Group(parent)
         group.members.append(node)
         group.plain += count
+        group.largest = max(group.largest, count)
+        group.linked += node in with_links
         group.kept += kept_words.get(node, 0)
         group.with_text += 1
     return [g for g in found.values() if g.with_text >= MIN_ITEMS and not _in_chrome(g.parent)]
 
 
 def _inside(block: Block, members: set[Any]) -> bool:
-    element = _element(block)
+    element = element_of(block)
     return element in members or any(a in members for a in element.iterancestors())
 
 
@@ -113,18 +120,34 @@ def widen(page_blocks: list[Block], kept: list[bool], ratio: float, links: bool)
             kept[index] = True
 
 
-def teasers(page_blocks: list[Block], kept: list[bool], ratio: float) -> None:
+def teasers(
+    page_blocks: list[Block], kept: list[bool], ratio: float, entries: bool = False
+) -> None:
     """A listing's entries: when the group of same-shaped siblings with the most words (link
     text counted: an entry's title is a link) holds more than `ratio` times the answer's words
-    and none of them is kept, every block of its items is kept (the answer was an intro)."""
+    and none of them is kept, every block of its items is kept (the answer was an intro).
+    With `entries`, only a group of entries: most of its items hold a link (an entry links to
+    its page) and none holds most of its words (the page's sections around the answer, a
+    filter's rows, are no listing)."""
     answer = words(page_blocks, kept)
-    best = max(groups(page_blocks, kept, links=True), key=lambda g: g.plain, default=None)
+    found = groups(page_blocks, kept, links=True)
+    if entries:
+        found = [g for g in found if _entries(g)]
+    best = max(found, key=lambda g: g.plain, default=None)
     if best is None or best.kept or best.plain <= ratio * answer:
         return
     members = set(best.members)
     for index, block in enumerate(page_blocks):
         if not kept[index] and _inside(block, members):
             kept[index] = True
+
+
+ENTRY_LINKS = 0.5  # a group of entries: more than this share of its items hold a link
+LARGEST = 0.5  # ... and none of them more than this share of its words
+
+
+def _entries(group: _Group) -> bool:
+    return group.linked > ENTRY_LINKS * group.with_text and group.largest <= LARGEST * group.plain
 
 
 def region(page_blocks: list[Block]) -> list[bool]:
@@ -168,7 +191,7 @@ def _densest(page_blocks: list[Block]) -> Any | None:
         count = plain(block)
         if not count:
             continue
-        element = _element(block)
+        element = element_of(block)
         if _in_chrome(element):
             continue
         for node in (element, *element.iterancestors()):

@@ -74,7 +74,18 @@ class Rules:
     offers: bool = False
     # (voter, share): when the voted answer holds fewer words than `share` of that one voter's
     # text, the blocks that voter returned are kept too (the voters disagree: one item kept).
+    # Kept blocks inside an element named as a cookie or consent banner dropped after the vote
+    # (never when they are most of the answer: a page about cookies).
+    consent_kept: bool = False
     lone: tuple[str, float] | None = None
+    # Only the lone voter's blocks after the answer's first (never a headline above it) ...
+    lone_after: bool = False
+    # ... and not its link lines of fewer words than this (a menu, an archive); 0: all of them.
+    # Either way, what is left must still hold more than the answer by its share.
+    lone_links: int = 0
     # A listing's entries (_items.teasers): the group of same-shaped siblings with the most words,
     # link text counted, none kept and over `teasers` times the answer's words, kept.
     teasers: float | None = None
+    # Only a group of entries for `teasers`: most of its items hold a link and none holds most
+    # of its words (a page's few big sections, a review filter's rows are no listing).
+    entries: bool = False

@@ -13,8 +13,9 @@ blocks before the article's start (a box, a headline above a share bar), tag lin
 last prose and a first heading equal to the page's title are dropped; a paragraph the page
 repeats right after a kept copy is kept (extractors return a repeated text once), and so are
 the quotations and embedded posts inside the article (extractors leave embedded posts out).
-A choice not shipped (it costs the article pages): when the vote kept less than a share of what
-trafilatura alone returned, that voter's blocks kept too (`lone`).
+When the vote kept less than a share of what trafilatura alone returned (one section of a
+service page, a collection's intro), that voter's blocks after the answer's start are kept too,
+its short link lines left out (`lone`).
 The page is then pruned to those blocks, so what is kept keeps its own markup: headings, lists,
 tables, code, links and the images between kept blocks. Each rule is a `Rules` choice kept only
 when bench/content.py's cross-validation across corpora supports it. The blocks are _blocks',
@@ -269,8 +270,11 @@ def _nearest(decisions: list[bool | None]) -> list[bool]:
 # named boxes): kept, docs/benchmarks.md says why. jusText's rules as a fourth voter, lines of
 # link text needing every vote, small captions dropped and the run's copy of a text spending
 # first help one corpus and hurt the other: not shipped. items, least, offers, teasers:
-# bench/content_wcxb_tune.py (WCXB's dev split, folds by domain and by page type); lone raises
-# WCXB (0.799 to 0.808 on 500 pages) but costs the article pages 0.004-0.006: not shipped.
+# bench/content_wcxb_tune.py (WCXB's dev split, folds by domain and by page type). lone as it
+# was (all of trafilatura's blocks) raised WCXB but cost the article pages 0.006 (a headline
+# and dek above the body, an archive's links and a tag cloud): shipped with only its blocks
+# after the answer's start and without its link lines under 5 words, which leaves every article
+# page as it was (docs/benchmarks.md). consent_kept changes WCXB by nothing: not shipped.
 DEFAULT = Rules(
     cleanups=("hidden", "nested_teasers", "named_boilerplate", "split_body", "reply_threads"),
     voters=("trafilatura", "precision", "readability"),
@@ -285,6 +289,10 @@ DEFAULT = Rules(
     least=0.1,
     offers=True,
     teasers=3.0,
+    entries=True,
+    lone=("trafilatura", 0.7),
+    lone_after=True,
+    lone_links=5,
 )
 # The rules shipped before hidden elements, repeated paragraphs, quotations and the article's
 # start (the small stretches dropped before the main run): bench/content.py's candidate.
@@ -319,10 +327,12 @@ def main_region(doc: Any, rules: Rules = DEFAULT) -> tuple[Any | None, bool]:
         kept = _lone(page_blocks, kept, texts, rules)
     if rules.title_heading:
         _drop_title_heading(doc, page_blocks, kept)
+    if rules.consent_kept:
+        boilerplate.drop_kept_banners(page_blocks, kept)
     if rules.items is not None and any(kept):
         items.widen(page_blocks, kept, rules.items, rules.item_links)
     if rules.teasers is not None and any(kept):
-        items.teasers(page_blocks, kept, rules.teasers)
+        items.teasers(page_blocks, kept, rules.teasers, rules.entries)
     is_main = items.words(page_blocks, kept) >= MIN_MAIN_WORDS
     if rules.least is not None:
         kept, is_main = items.fallback(page_blocks, kept, is_main, rules.least)
@@ -336,7 +346,10 @@ def main_region(doc: Any, rules: Rules = DEFAULT) -> tuple[Any | None, bool]:
 
 def _lone(page_blocks: list[Block], kept: list[bool], texts: list[str], rules: Rules) -> list[bool]:
     """kept, and the blocks `rules.lone`'s voter returned when the answer holds fewer words
-    than its share of that voter's text."""
+    than its share of that voter's text. With `lone_after`, only its blocks after the answer's
+    first (never a headline or a box above it), and with `lone_links`, not its link lines of
+    fewer words (a menu, an archive, the voter took in); what is left must still hold more than
+    the answer by that share, or the answer stands."""
     assert rules.lone is not None
     name, share = rules.lone
     extractors = [n for n in rules.voters if n != "justext"]
@@ -346,7 +359,19 @@ def _lone(page_blocks: list[Block], kept: list[bool], texts: list[str], rules: R
     if items.words(page_blocks, kept) >= share * len(WORD.findall(text.lower())):
         return kept
     alone = choose(page_blocks, [text], replace(rules, voters=(name,), votes=1, pair="apart"))
-    return [k or a for k, a in zip(kept, alone, strict=True)]
+    if rules.lone_links:
+        alone = [
+            a and (b.link_chars <= items.LINKED * b.chars or len(b.words) >= rules.lone_links)
+            for a, b in zip(alone, page_blocks, strict=True)
+        ]
+    if rules.lone_after:
+        start = next((i for i, k in enumerate(kept) if k), -1)
+        alone = [a and i > start for i, a in enumerate(alone)]
+    merged = [k or a for k, a in zip(kept, alone, strict=True)]
+    filtered = rules.lone_links or rules.lone_after
+    if filtered and items.words(page_blocks, kept) >= share * items.words(page_blocks, merged):
+        return kept
+    return merged
 
 
 def _drop_title_heading(doc: Any, page_blocks: list[Block], kept: list[bool]) -> None:

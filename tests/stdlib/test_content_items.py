@@ -196,3 +196,25 @@ def test_a_page_whose_text_is_all_in_noscript_is_read_from_it() -> None:
         f"<html><body><main>{posts}</main><noscript><p>Turn on script</p></noscript></body></html>"
     )
     assert "Turn on script" not in to_markdown(copy, "http://x/", only_main=False)[0]
+
+
+def test_kept_text_of_a_cookie_banner_is_dropped_after_the_vote_but_not_a_cookie_policy() -> None:
+    banner = (
+        "<div id='onetrust-consent-sdk'><h3>Your privacy</h3><p>These cookies are set by a range "
+        "of social media services that we have added to the site to let you share</p></div>"
+    )
+    _, page_blocks = parsed(f"<main><p>{REPLY}.</p><p>{REPLY}, twice.</p></main>{banner}")
+    kept = [True] * len(page_blocks)
+    boilerplate.drop_kept_banners(page_blocks, kept)
+    assert "twice" in kept_text(page_blocks, kept)
+    assert "cookies" not in kept_text(page_blocks, kept) and "privacy" not in kept_text(
+        page_blocks, kept
+    )
+    policy = (
+        "<div class='cookie-policy'><h1>Cookie policy</h1><p>These cookies are set by a range "
+        "of social media services that we have added to the site to let you share</p></div>"
+    )
+    _, page_blocks = parsed(policy)
+    kept = [True] * len(page_blocks)
+    boilerplate.drop_kept_banners(page_blocks, kept)
+    assert all(kept)  # the page about cookies, its title inside the named element

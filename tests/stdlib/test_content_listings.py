@@ -1,6 +1,7 @@
-"""A listing's entries (stdlib/content/_items.teasers, shipped) and a lone voter's wider reading
-(_selection's `lone`, a Rules choice not shipped): an answer that kept only a listing's intro, or
-one item of many that a voter returned, is widened to the entries. Pure functions of small pages."""
+"""A listing's entries (stdlib/content/_items.teasers, shipped, only groups of entries) and a lone
+voter's wider reading (_selection's `lone`, shipped below the answer without short link lines): an
+answer that kept only a listing's intro, or one item of many that a voter returned, is widened to
+the entries. Pure functions of small pages."""
 
 from __future__ import annotations
 
@@ -91,3 +92,88 @@ def test_a_vote_holding_most_of_the_lone_voters_reading_is_left_as_it_is() -> No
     texts = [f"Paragraph one: {INTRO}. Two: {INTRO}.", "", ""]
     rules = replace(content.DEFAULT, lone=("trafilatura", 0.3))
     assert content._lone(page_blocks, kept, texts, rules) == [True, False]
+
+
+def test_entries_are_a_group_of_linked_items_not_the_pages_few_big_sections() -> None:
+    # The page's three wrappers outside its main (one holding nearly all of their words) and a
+    # review filter's rows without links share a shape, as a listing's entries do: only the
+    # entries are a listing.
+    filters = "".join(
+        f"<div class='filter'><span>Sort reviews by rating {n} stars and newest first</span></div>"
+        for n in range(6)
+    )
+    reviews = "".join(f"<p>Review {n}: {INTRO}.</p>" for n in range(12))
+    page_blocks = parsed(
+        f"<div class='section'>{NAV}</div><main><p>{INTRO}</p><div class='rows'>{filters}</div>"
+        f"<div class='grid'>{entries(8)}</div></main><div class='section'>{reviews}</div>"
+        f"<div class='section'>{FOOTER}</div>"
+    )
+    kept = [b.words[:2] == ["our", "team"] for b in page_blocks]
+    guarded = list(kept)
+    items.teasers(page_blocks, guarded, ratio=SHIPPED, entries=True)
+    text = kept_text(page_blocks, guarded)
+    assert all(f"arm number {n}" in text for n in range(8))
+    assert "sort reviews" not in text and "review 3" not in text and "privacy" not in text
+    items.teasers(page_blocks, kept, ratio=SHIPPED)  # unguarded: the page's wrappers win
+    assert "privacy" in kept_text(page_blocks, kept)
+
+
+def test_filter_rows_without_links_are_no_listing() -> None:
+    filters = "".join(
+        f"<div class='filter'><span>Sort reviews by rating {n} stars and newest first</span></div>"
+        for n in range(6)
+    )
+    page_blocks = parsed(f"<main><p>{INTRO}</p><div class='rows'>{filters}</div></main>")
+    kept = [b.words[:2] == ["our", "team"] for b in page_blocks]
+    before = list(kept)
+    items.teasers(page_blocks, kept, ratio=SHIPPED, entries=True)
+    assert kept == before
+
+
+TOWN = "The town hall of the city, on Main Street, is open on weekdays from nine to five"
+
+
+def sections_page() -> tuple[list[blocks.Block], list[bool], list[str]]:
+    """A service page: a headline above, five feature sections (the vote kept the first), a
+    menu of short links after; the lone voter returned all of it."""
+    sections = "".join(
+        f"<section><h2>Feature {n}</h2><p>Feature {n} explained: {INTRO}.</p></section>"
+        for n in range(5)
+    )
+    menu = "".join(f"<li><a href='/m{n}'>Archive of month {n}</a></li>" for n in range(12))
+    page_blocks = parsed(
+        f"<div><h1>The one platform for your whole team and its work</h1></div>"
+        f"<main>{sections}</main><ul class='archive'>{menu}</ul><p>{TOWN}</p>"
+    )
+    kept = [b.words[:2] == ["feature", "0"] for b in page_blocks]
+    wide = "The one platform for your whole team and its work. " + " ".join(
+        f"Feature {n}\n\nFeature {n} explained: {INTRO}." for n in range(5)
+    )
+    wide += " " + " ".join(f"Archive of month {n}" for n in range(12)) + f" {TOWN}"
+    return page_blocks, kept, [wide, f"Feature 0 explained: {INTRO}.", ""]
+
+
+def test_a_lone_voters_reading_below_the_answer_is_kept_without_its_short_link_lines() -> None:
+    page_blocks, kept, texts = sections_page()
+    rules = replace(content.DEFAULT, lone=("trafilatura", 0.7), lone_after=True, lone_links=5)
+    text = kept_text(page_blocks, content._lone(page_blocks, kept, texts, rules))
+    assert all(f"feature {n} explained" in text for n in range(5))
+    assert "platform" not in text  # above the answer: a headline, a box
+    assert "month" not in text  # short link lines: a menu, an archive
+    assert "town hall" in text
+    everything = replace(rules, lone_after=False, lone_links=0)
+    text = kept_text(page_blocks, content._lone(page_blocks, kept, texts, everything))
+    assert "platform" in text and "month 3" in text
+
+
+def test_a_lone_voters_reading_left_no_wider_than_the_answer_once_filtered_is_not_kept() -> None:
+    # The voter's text is wider only by a menu: once its link lines are left out, what is left
+    # adds too little to the answer, and the answer stands.
+    body = "".join(f"<p>Paragraph {n}: {INTRO}.</p>" for n in range(3))
+    menu = "".join(f"<li><a href='/m{n}'>Month {n} archive</a></li>" for n in range(40))
+    page_blocks = parsed(f"<main>{body}</main><ul>{menu}</ul><p>Town hall, Main Street 1</p>")
+    kept = [b.words[0] == "paragraph" for b in page_blocks]
+    wide = " ".join(f"Paragraph {n}: {INTRO}." for n in range(3))
+    wide += " " + " ".join(f"Month {n} archive" for n in range(40)) + " Town hall, Main Street 1"
+    rules = replace(content.DEFAULT, lone=("trafilatura", 0.7), lone_after=True, lone_links=5)
+    assert content._lone(page_blocks, kept, [wide, "", ""], rules) == kept
