@@ -11,25 +11,9 @@ from pathlib import Path
 
 from tests.cli.test_record_and_test import dsl
 from tests.fixtures.static_site import static_site
+from tests.healing_templates import extracting
 
-TEMPLATE = """\
-template: wood
-version: 1.0.0
-inputs:
-  type: object
-  properties:
-    url: {type: string}
-steps:
-  - id: open
-    action: navigate
-    with: {url: "${{ inputs.url }}"}
-  - id: read
-    action: extract
-    with:
-      fields:
-        titles: {selector: 'li.card h2.card-title', all: true}
-output: ${{ steps.read.values }}
-"""
+TEMPLATE = extracting("wood", "titles: {selector: 'li.card h2.card-title', all: true}", heal=None)
 TITLES = ["Oak chair", "Pine stool", "Ash bench", "Elm table"]
 
 

@@ -22,30 +22,14 @@ from taskplate.browser import BrowserRuntime
 from taskplate.interpreter import RunManager, TemplateLibrary
 from taskplate.stdlib import REGISTRY
 from tests.fixtures.static_site import static_site
+from tests.healing_templates import extracting
 
 pytestmark = pytest.mark.anyio
 
 TITLES = ["Oak chair", "Pine stool", "Ash bench", "Elm table"]
-TEMPLATE = """\
-template: wood_list
-version: 1.0.0
-heal: apply
-inputs:
-  type: object
-  properties:
-    url: {type: string}
-steps:
-  - id: open
-    action: navigate
-    with: {url: "${{ inputs.url }}"}
-  - id: read
-    action: extract
-    with:
-      fields:
-        heading: h1.heading
-        titles: {selector: 'li.card h2.card-title', all: true}
-output: ${{ steps.read.values }}
-"""
+TEMPLATE = extracting(
+    "wood_list", "heading: h1.heading", "titles: {selector: 'li.card h2.card-title', all: true}"
+)
 PLACE = json.dumps(["read", ["fields", "titles"]], separators=(",", ":"))
 
 
@@ -267,25 +251,7 @@ async def test_apply_keeps_off_a_look_alike_put_beside_an_items_match(
     ]
 
 
-PLANS = """\
-template: plans
-version: 1.0.0
-heal: apply
-inputs:
-  type: object
-  properties:
-    url: {type: string}
-steps:
-  - id: open
-    action: navigate
-    with: {url: "${{ inputs.url }}"}
-  - id: read
-    action: extract
-    with:
-      fields:
-        plans: {selector: 'table.plans td.name', all: true}
-output: ${{ steps.read.values }}
-"""
+PLANS = extracting("plans", "plans: {selector: 'table.plans td.name', all: true}")
 PROMO_ROW = '<tr class="row promo"><td class="name">Promo</td><td class="price">$9.99</td><td class="seats">1</td></tr>'
 
 

@@ -17,30 +17,13 @@ from taskplate.browser import BrowserRuntime
 from taskplate.interpreter import RunManager, TemplateLibrary
 from taskplate.stdlib import REGISTRY
 from tests.fixtures.static_site import static_site
+from tests.healing_templates import extracting
 
 pytestmark = pytest.mark.anyio
 
-TEMPLATE = """\
-template: plan_price
-version: 1.0.0
-heal: apply
-inputs:
-  type: object
-  properties:
-    url: {type: string}
-steps:
-  - id: open
-    action: navigate
-    with: {url: "${{ inputs.url }}"}
-  - id: read
-    action: extract
-    with:
-      required: [basic]
-      fields:
-        caption: table.plans caption
-        basic: 'tr#row-basic td.price'
-output: ${{ steps.read.values }}
-"""
+TEMPLATE = extracting(
+    "plan_price", "caption: table.plans caption", "basic: 'tr#row-basic td.price'", required="basic"
+)
 PLANS = [("Basic", "€9", "1"), ("Team", "€29", "5"), ("Studio", "€79", "20")]
 
 

@@ -15,29 +15,11 @@ from taskplate.browser import BrowserRuntime
 from taskplate.interpreter import RunManager, TemplateLibrary
 from taskplate.stdlib import REGISTRY
 from tests.fixtures.static_site import static_site
+from tests.healing_templates import extracting
 
 pytestmark = pytest.mark.anyio
 
-TEMPLATE = """\
-template: pager
-version: 1.0.0
-heal: apply
-inputs:
-  type: object
-  properties:
-    url: {type: string}
-steps:
-  - id: open
-    action: navigate
-    with: {url: "${{ inputs.url }}"}
-  - id: read
-    action: extract
-    with:
-      fields:
-        heading: h1.heading
-        pager: '[data-role="pager"]'
-output: ${{ steps.read.values }}
-"""
+TEMPLATE = extracting("pager", "heading: h1.heading", "pager: '[data-role=\"pager\"]'")
 PAGE = (
     '<!doctype html><html><head><meta charset="utf-8"></head><body><main class="results">'
     '<h1 class="heading">4 results</h1><ul class="cards"><li>Oak chair</li><li>Pine stool</li>'
@@ -77,27 +59,9 @@ async def test_a_wrapper_reading_the_same_text_is_no_rival(tmp_path: Path) -> No
     ]
 
 
-SKU_TEMPLATE = """\
-template: sku
-version: 1.0.0
-heal: apply
-inputs:
-  type: object
-  properties:
-    url: {type: string}
-steps:
-  - id: open
-    action: navigate
-    with: {url: "${{ inputs.url }}"}
-  - id: read
-    action: extract
-    with:
-      required: [sku]
-      fields:
-        title: h1.title
-        sku: {selector: '#product-main', attr: data-sku}
-output: ${{ steps.read.values }}
-"""
+SKU_TEMPLATE = extracting(
+    "sku", "title: h1.title", "sku: {selector: '#product-main', attr: data-sku}", required="sku"
+)
 PRODUCT = (
     '<div class="product card" id="product-main" data-sku="LMP-204"><h1 class="title">Desk lamp'
     '</h1><span class="price">$42.50</span></div>'
