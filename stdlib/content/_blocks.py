@@ -81,6 +81,13 @@ class Block:
     figure: bool = False  # it starts inside a figure or its caption (a caption, a credit)
     quote: bool = False  # it starts inside a blockquote (a quotation, an embedded post)
 
+    @property
+    def element(self) -> Any:
+        """The element its first text lies in: the element itself for its text, the parent for
+        a tail."""
+        element, slot = self.pieces[0]
+        return element if slot == "text" else element.getparent()
+
     def starts_in(self, headings: int, figures: int, quotes: int) -> None:
         """Where its first text is: how many headings, figures and quotes are open around it."""
         self.heading, self.figure, self.quote = headings > 0, figures > 0, quotes > 0

@@ -250,12 +250,10 @@ def drop_consent_and_sign_in(body: Any) -> None:
     page's text: chrome the voters take for content on pages with little prose."""
     found = list(body.xpath(".//form[.//input[@type='password']]"))
     for element in body.iter(etree.Element):
-        names = f"{element.get('class', '')} {element.get('id', '')}"
         if (
             element is not body
             and element.tag not in ("article", "main")
-            and _ANY_CONSENT.search(names)
-            and {p.lower() for p in _NAME_PARTS.findall(names)} & CONSENT_WORDS
+            and names_consent(element)
         ):
             found.append(element)
     if not found:
@@ -295,8 +293,7 @@ def drop_kept_banners(page_blocks: list[Block], kept: list[bool]) -> None:
         return banners[element]
 
     for i, (block, keep) in enumerate(zip(page_blocks, kept, strict=True)):
-        element, slot = block.pieces[0]
-        if keep and banner(element if slot == "text" else element.getparent()):
+        if keep and banner(block.element):
             kept[i] = False
 
 

@@ -37,11 +37,6 @@ class _Group:
     linked: int = 0  # members holding a link with words
 
 
-def element_of(block: Block) -> Any:
-    element, slot = block.pieces[0]
-    return element if slot == "text" else element.getparent()
-
-
 def plain(block: Block) -> int:
     """A block's words outside links (its words less its link share)."""
     return round(len(block.words) * (1 - block.link_chars / max(1, block.chars)))
@@ -72,7 +67,7 @@ def groups(page_blocks: list[Block], kept: list[bool], links: bool = False) -> l
         count = len(block.words) if links else plain(block)
         if not count:
             continue
-        element = element_of(block)
+        element = block.element
         for node in (element, *element.iterancestors()):
             plains[node] += count
             if keep:
@@ -98,7 +93,7 @@ def groups(page_blocks: list[Block], kept: list[bool], links: bool = False) -> l
 
 
 def _inside(block: Block, members: set[Any]) -> bool:
-    element = element_of(block)
+    element = block.element
     return element in members or any(a in members for a in element.iterancestors())
 
 
@@ -191,7 +186,7 @@ def _densest(page_blocks: list[Block]) -> Any | None:
         count = plain(block)
         if not count:
             continue
-        element = element_of(block)
+        element = block.element
         if _in_chrome(element):
             continue
         for node in (element, *element.iterancestors()):

@@ -356,7 +356,8 @@ def _lone(page_blocks: list[Block], kept: list[bool], texts: list[str], rules: R
     if name not in extractors:
         return kept
     text = texts[extractors.index(name)]
-    if items.words(page_blocks, kept) >= share * len(WORD.findall(text.lower())):
+    answer = items.words(page_blocks, kept)
+    if answer >= share * len(WORD.findall(text.lower())):
         return kept
     alone = choose(page_blocks, [text], replace(rules, voters=(name,), votes=1, pair="apart"))
     if rules.lone_links:
@@ -369,7 +370,7 @@ def _lone(page_blocks: list[Block], kept: list[bool], texts: list[str], rules: R
         alone = [a and i > start for i, a in enumerate(alone)]
     merged = [k or a for k, a in zip(kept, alone, strict=True)]
     filtered = rules.lone_links or rules.lone_after
-    if filtered and items.words(page_blocks, kept) >= share * items.words(page_blocks, merged):
+    if filtered and answer >= share * items.words(page_blocks, merged):
         return kept
     return merged
 
