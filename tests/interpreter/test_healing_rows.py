@@ -10,14 +10,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
-from taskplate.browser import BrowserRuntime
-from taskplate.interpreter import RunManager, TemplateLibrary
-from taskplate.stdlib import REGISTRY
 from tests.fixtures.static_site import static_site
-from tests.healing_templates import extracting
+from tests.healing_templates import answers_over, extracting
 
 pytestmark = pytest.mark.anyio
 
@@ -57,25 +53,10 @@ async def learned_then(
 ) -> dict[str, Any]:
     """The template's run on the table as it was (learned), then on the table changed."""
     folder, base = pages
-    templates = tmp_path / "templates"
-    templates.mkdir()
-    (templates / "plan_price.yaml").write_text(TEMPLATE, encoding="utf-8")
-    runtime = BrowserRuntime()
-    answers = []
-    try:
-        runs = RunManager(
-            tmp_path / "home", TemplateLibrary(REGISTRY).load([templates]), runtime=runtime
-        )
-        async with runs.running():
-            for changed in (False, True):
-                table(folder, ids=ids or not changed, price=price if changed else " class=price")
-                run_id = await runs.submit("plan_price", {"url": f"{base}/plans.html"})
-                with anyio.fail_after(60):
-                    await runs.wait(run_id)
-                answers.append(await runs.describe(run_id))
-    finally:
-        await runtime.close()
-    first, answer = answers
+    first, answer = await answers_over(
+        tmp_path, "plan_price", TEMPLATE, f"{base}/plans.html",
+        [lambda: table(folder), lambda: table(folder, ids=ids, price=price)],
+    )  # fmt: skip
     assert first["result"] == {"caption": "Monthly prices", "basic": "€9"}
     return answer
 

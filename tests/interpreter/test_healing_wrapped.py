@@ -5,17 +5,14 @@ the value read is no rival either; one holding it is, and nothing heals. Real Ch
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
-from taskplate.browser import BrowserRuntime
-from taskplate.interpreter import RunManager, TemplateLibrary
-from taskplate.stdlib import REGISTRY
 from tests.fixtures.static_site import static_site
-from tests.healing_templates import extracting
+from tests.healing_templates import answers_over, extracting
 
 pytestmark = pytest.mark.anyio
 
@@ -30,27 +27,15 @@ WRAPPED = '<span class="block-wrap"><p class="pager" data-label="pager">Page 1 o
 
 
 async def test_a_wrapper_reading_the_same_text_is_no_rival(tmp_path: Path) -> None:
-    folder, templates = tmp_path / "pages", tmp_path / "templates"
+    folder = tmp_path / "pages"
     folder.mkdir()
-    templates.mkdir()
-    (templates / "pager.yaml").write_text(TEMPLATE, encoding="utf-8")
-    runtime = BrowserRuntime()
-    answers = []
-    try:
-        runs = RunManager(
-            tmp_path / "home", TemplateLibrary(REGISTRY).load([templates]), runtime=runtime
-        )
-        with static_site(folder) as base:
-            async with runs.running():
-                for pager in (BEFORE, WRAPPED):
-                    (folder / "list.html").write_text(PAGE.format(pager=pager), encoding="utf-8")
-                    run_id = await runs.submit("pager", {"url": f"{base}/list.html"})
-                    with anyio.fail_after(60):
-                        await runs.wait(run_id)
-                    answers.append(await runs.describe(run_id))
-    finally:
-        await runtime.close()
-    learned, healed = answers
+    page = folder / "list.html"
+    with static_site(folder) as base:
+        learned, healed = await answers_over(
+            tmp_path, "pager", TEMPLATE, f"{base}/list.html",
+            [lambda p=pager: page.write_text(PAGE.format(pager=p), encoding="utf-8")
+             for pager in (BEFORE, WRAPPED)],
+        )  # fmt: skip
     assert learned["result"] == {"heading": "4 results", "pager": "Page 1 of 1"}
     assert healed["status"] == "succeeded", healed.get("error")
     assert healed["result"] == learned["result"]
@@ -70,32 +55,26 @@ PRODUCT = (
 
 async def sku_runs(tmp_path: Path, changed: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """The sku template's run on the product as it was (learned), then on `changed`."""
-    folder, templates = tmp_path / "pages", tmp_path / "templates"
+    folder = tmp_path / "pages"
     folder.mkdir()
-    templates.mkdir()
-    (templates / "sku.yaml").write_text(SKU_TEMPLATE, encoding="utf-8")
-    runtime = BrowserRuntime()
-    answers = []
-    try:
-        runs = RunManager(
-            tmp_path / "home", TemplateLibrary(REGISTRY).load([templates]), runtime=runtime
+    page = folder / "product.html"
+
+    def showing(box: str) -> Callable[[], object]:
+        html = (
+            '<!doctype html><html><body><main class="content"><nav class="crumbs">'
+            f'Lighting</nav>{box}<section class="related">More lamps</section>'
+            "</main></body></html>"
         )
-        with static_site(folder) as base:
-            async with runs.running():
-                for box in (PRODUCT, changed):
-                    html = (
-                        '<!doctype html><html><body><main class="content"><nav class="crumbs">'
-                        f'Lighting</nav>{box}<section class="related">More lamps</section>'
-                        "</main></body></html>"
-                    )
-                    (folder / "product.html").write_text(html, encoding="utf-8")
-                    run_id = await runs.submit("sku", {"url": f"{base}/product.html"})
-                    with anyio.fail_after(60):
-                        await runs.wait(run_id)
-                    answers.append(await runs.describe(run_id))
-    finally:
-        await runtime.close()
-    learned, answer = answers
+        return lambda: page.write_text(html, encoding="utf-8")
+
+    with static_site(folder) as base:
+        learned, answer = await answers_over(
+            tmp_path,
+            "sku",
+            SKU_TEMPLATE,
+            f"{base}/product.html",
+            [showing(PRODUCT), showing(changed)],
+        )
     assert learned["result"] == {"title": "Desk lamp", "sku": "LMP-204"}
     return learned, answer
 
