@@ -15,7 +15,7 @@ from ._depth import MAX_VALUE_DEPTH, capped, json_depth, value_depth
 from ._files import FileRefused, read_bounded, write_whole
 from ._internal import exception_summary, internal_error
 from ._lazy import lazy_names
-from ._text import valid_text, valid_unicode
+from ._text import valid_json, valid_text, valid_unicode
 from ._vocabulary import (
     STEP_ERROR_CODES,
     ErrorCode,
@@ -51,6 +51,7 @@ __all__ = [
     "lazy_names",
     "read_bounded",
     "replace",
+    "valid_json",
     "valid_text",
     "valid_unicode",
     "value_depth",

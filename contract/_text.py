@@ -12,6 +12,7 @@ from typing import Any
 REPLACEMENT = "\ufffd"
 # Python joins a surrogate pair read from JSON into one code point: any left is unpaired.
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")  # in JSON text: \ud800 read as one
 
 
 def valid_text(text: str) -> str:
@@ -19,6 +20,17 @@ def valid_text(text: str) -> str:
     if _SURROGATE.search(text) is None:
         return text
     return _SURROGATE.sub(REPLACEMENT, text)
+
+
+def valid_json(text: str) -> Any:
+    """The JSON text read, made valid Unicode. A text with no surrogate in it, raw or escaped
+    (the common case, one search of the text), cannot read as a value with one, so the value is
+    not walked again: that walk, a dump of the whole value in one C call, held the event loop
+    from a worker thread as long as the read itself."""
+    value = json.loads(text)
+    if _SURROGATE.search(text) is None and _ESCAPED_SURROGATE.search(text) is None:
+        return value
+    return valid_unicode(value)
 
 
 def valid_unicode(value: Any) -> Any:

@@ -22,7 +22,7 @@ from taskplate.contract import (
 )
 from taskplate.dsl import ActionSpec, listed, validator_for, violations
 
-from ._json_text import json_text, small
+from ._json_text import json_text, small, walked
 
 if TYPE_CHECKING:
     from taskplate.browser import Tab
@@ -171,7 +171,7 @@ async def run_action(
     if not outermost:
         return result
     # what a page, a provider or a model answered, made valid Unicode and bounded once, here
-    if value_depth(result) > MAX_VALUE_DEPTH:
+    if await walked(value_depth, result) > MAX_VALUE_DEPTH:
         raise TaskplateError(
             ErrorCode.EXECUTION_ERROR,
             f"{name}'s result nests deeper than {MAX_VALUE_DEPTH} levels, more than a run may hold",
@@ -294,5 +294,6 @@ __all__ = [
     "conversion_workers",
     "json_text",
     "run_action",
+    "walked",
     "warm_workers",
 ]

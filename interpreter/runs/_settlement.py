@@ -13,7 +13,7 @@ import anyio
 
 from taskplate.contract import ErrorCode, RunStatus, TaskplateError, capped
 from taskplate.dsl import Template, render, schema_failures
-from taskplate.stdlib import json_text
+from taskplate.stdlib import json_text, walked
 
 from .._artifacts import ArtifactStore
 from .._executor import Execution
@@ -89,7 +89,7 @@ class Settlement:
     ) -> None:
         # Values are bounded where they are made; what expressions built of them is cut here,
         # so no result is stored that its run's readers could not serialize.
-        result = capped(result)
+        result = await walked(capped, result)
         result, error = mask(result, secrets or []), mask(error, secrets or [])
         encoded = (await json_text(result)).encode()  # megabytes in pieces: other runs go on
         if len(encoded) > self.limits.max_artifact_inline_bytes:

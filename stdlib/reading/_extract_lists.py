@@ -44,15 +44,15 @@ def counts(values: Any, fields: dict[str, dict[str, Any]], at: str = "") -> dict
     return out
 
 
-def measure(read: dict[str, Any], fields: dict[str, dict[str, Any]]) -> dict[str, int]:
-    return counts(read["values"], fields)
+def measure(read: dict[str, Any]) -> dict[str, int]:
+    """The read's lists' matches, counted where it was parsed (off the event loop)."""
+    return dict(read["counts"])
 
 
 async def steady(
     tab: Any,
     first: dict[str, Any],
     look: Callable[[], Awaitable[dict[str, Any] | None]],
-    fields: dict[str, dict[str, Any]],
     timeout_s: float,
     quiet_ms: int,
 ) -> tuple[dict[str, Any] | None, list[str]]:
@@ -60,18 +60,18 @@ async def steady(
     then what was there, and a warning naming the lists still growing)."""
     from taskplate.browser import wait_for_steady
 
-    before = measure(first, fields)
+    before = measure(first)
     waited = await wait_for_steady(
         tab,
         first,
         look,
-        lambda read: measure(read, fields),
+        measure,
         timeout_s=max(0.0, timeout_s),
         quiet_ms=quiet_ms,
     )
     if waited.steady or waited.read is None:
         return waited.read, []
-    now = measure(waited.read, fields)
+    now = measure(waited.read)
     moving = [p for p, n in now.items() if n != before.get(p)] or list(now)
     lists = ", ".join(f"{p} ({now[p]} matches)" for p in moving)
     return waited.read, [

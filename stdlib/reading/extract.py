@@ -6,19 +6,19 @@ Declaration and implementation; page access goes through the browser runtime.
 
 from __future__ import annotations
 
-import json
 import time
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from taskplate.contract import ErrorCode, Level, TaskplateError, valid_unicode
+from taskplate.contract import ErrorCode, Level, TaskplateError, valid_json
 from taskplate.dsl import ActionSpec, parse_number
 
 from .._elements import DEFAULT_TIMEOUT_MS
+from .._json_text import walked
 from .._schemas import BOOLEAN, TIMEOUT_MS, args, css_selector, result
 from ._extract_fields import DEFS, EXTRACT, MAX_CUTS, shaped
-from ._extract_lists import DEFAULT_QUIET_MS, has_lists, steady, with_watch
+from ._extract_lists import DEFAULT_QUIET_MS, counts, has_lists, steady, with_watch
 from ._extract_missing import not_in_records, record_paths, unmatched
 
 if TYPE_CHECKING:
@@ -107,12 +107,18 @@ def _cut_warnings(read: dict[str, Any], max_bytes: int) -> list[str]:
 
 
 def _parsed(text: str, fields: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """The page's JSON answer read and typed (in a worker thread: it is Python work in
-    proportion to the values, which may be megabytes)."""
-    read: dict[str, Any] = valid_unicode(json.loads(text))
+    """The page's JSON answer read, typed, and its lists' matches counted (in a worker thread:
+    it is Python work in proportion to the values, which may be megabytes)."""
+    read: dict[str, Any] = valid_json(text)
     values = read["values"]
     read["values"] = {name: _typed_field(values.get(KEY + name), f) for name, f in fields.items()}
+    read["counts"] = counts(read["values"], fields)
     return read
+
+
+def _unmatched(values: dict[str, Any], fields: dict[str, dict[str, Any]]) -> tuple[Any, Any]:
+    """The records' fields matched in too few records to trust, and in none at all."""
+    return unmatched(values, fields), unmatched(values, fields, least=0)
 
 
 def check_args(given: dict[str, Any]) -> list[tuple[str, str]]:
@@ -192,7 +198,7 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
         left_s = waited / 1000 - (time.monotonic() - started)
         quiet_ms = args.get("quietMs", DEFAULT_QUIET_MS)
         tab = await ctx.tab()
-        read, warnings = await steady(tab, read, lambda: look(0), fields, left_s, quiet_ms)
+        read, warnings = await steady(tab, read, lambda: look(0), left_s, quiet_ms)
     if read is None:
         raise TaskplateError(
             ErrorCode.ELEMENT_NOT_FOUND,
@@ -208,10 +214,10 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
             raise _not_found(root, awaited, fields, waited, required=False)
     values = read["values"]
     missing = [k for k, v in values.items() if v is None or v == []]
-    unread = unmatched(values, fields)
+    unread, in_none = await walked(_unmatched, values, fields)  # a walk of every record
     absent_inner = [
         u
-        for u in unmatched(values, fields, least=0)  # required: in one record too
+        for u in in_none  # required: in one record too
         if any(n == u.path or n.startswith((u.path + ".", u.path + "[].")) for n in inner_required)
     ]
     if absent_inner and not optional:
