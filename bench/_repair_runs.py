@@ -71,6 +71,7 @@ async def one(
         "right" if right else "wrong" if wrong else "partly" if changed
         else "unseen" if healed["status"] == "succeeded" else "failed"
     )  # fmt: skip
+    row["warned"] = bool(healed.get("warnings"))  # what it could not heal, said
     if row["healed"]:
         row["added_s"] = (healed["metrics"]["elapsedMs"] - plain["metrics"]["elapsedMs"]) / 1000
     if row["outcome"] != "right":
@@ -111,7 +112,7 @@ async def runs_mode(seeds: range, sites: list[str], verbose: bool) -> None:
                         row = await one(runs, pages, base, site, seed, learned[site])
                         rows.append(row)
                         if verbose and row["outcome"] != "right":
-                            print(f"  {site}/{seed} {row['said']}: {row['outcome']} {row.get('why', '')[:400]}", flush=True)  # fmt: skip
+                            print(f"  {site}/{seed} {row['said']}: {row['outcome']}{' (warned)' if row['warned'] else ''} {row.get('why', '')[:400]}", flush=True)  # fmt: skip
     summarize(rows, seeds, sites)
 
 
@@ -129,6 +130,8 @@ def summarize(rows: list[dict[str, Any]], seeds: range, sites: list[str]) -> Non
         for k in ("right", "wrong", "partly", "unseen", "failed")
     }
     print(f"  every value as before: {outcomes['right']} ({share['right']}); wrong after healing {outcomes['wrong']}; partly healed {outcomes['partly']}; unseen drift {outcomes['unseen']} ({share['unseen']}); failed {outcomes['failed']} ({share['failed']})")  # fmt: skip
+    unsaid = [r for r in rows if r["outcome"] in ("unseen", "partly")]
+    print(f"  a run that succeeded with a value other than before: {len(unsaid)}; its answer warned: {sum(r['warned'] for r in unsaid)}")  # fmt: skip
     print(f"  a value moved without healing: {len(moved)}; of those, every value as before with healing: {moved_right} ({100 * moved_right / max(1, len(moved)):.1f}%)")  # fmt: skip
     lost = [r for r in rows if r["lost"]]
     lost_right = sum(r["outcome"] == "right" for r in lost)

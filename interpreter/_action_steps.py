@@ -36,7 +36,8 @@ StepProbe = Callable[[str, Step, int | None, Any, ActionContext], Awaitable[None
 
 class StepHealer(Protocol):
     """A run's healer (interpreter/heal/): the arguments a browser step runs again with when
-    its selector lost its element, and whether that run read what it missed."""
+    its selector lost its element, whether that run read what it missed, and what a step that
+    succeeded unhealed must say (`warned`)."""
 
     def prepared(self, step: Step, args: Any) -> Any: ...
 
@@ -51,6 +52,8 @@ class StepHealer(Protocol):
     def took(self, step: Step, again: Any, result: Any) -> bool: ...
 
     def at_once(self, step: Step, again: Any) -> Any: ...
+
+    def warned(self, step: Step, result: Any) -> Any: ...
 
 
 @dataclass
@@ -224,6 +227,7 @@ class ActionSteps:
                         again = await healer.succeeded(step, item, call.args, result, ctx)
                         if again is not None:
                             result = await self._healed(spec, step, ctx, call, again, result)
+                        result = healer.warned(step, result)
                     return result
                 spent = call.attempts >= step.retry.attempts or error.code not in retry_on
                 if spent and healer is not None and not self.cancel.requested:

@@ -90,6 +90,7 @@ class Healer:
     found: dict[Place, Found] = field(default_factory=dict)  # suggested or applied
     applied: set[Place] = field(default_factory=set)
     unsure: list[str] = field(default_factory=list)  # why a selector was left unhealed
+    doubts: dict[Place, str] = field(default_factory=dict)  # the same, not yet told a step
     seconds: float = 0.0  # spent looking for elements and asking the model
     typed: list[str] = field(default_factory=list)
 
@@ -163,6 +164,17 @@ class Healer:
             return again
         quick = {k: v for k, v in again.items() if k not in ("required", "timeoutMs", "quietMs")}
         return {**quick, "optional": True}
+
+    def warned(self, step: Step, result: Any) -> Any:
+        """A succeeded step's result with why its selectors were left unhealed among its
+        warnings: a list read as the page shows it may miss items or hold others, and a wrong
+        value must not pass unsaid."""
+        doubts = [self.doubts.pop(p) for p in list(self.doubts) if p[0] == step.id]
+        if not doubts or not isinstance(result, dict):
+            return result
+        said = result.get("warnings")
+        told = [f"left as the page shows it, not healed: {why}" for why in doubts]
+        return {**result, "warnings": [*(said if isinstance(said, list) else []), *told]}
 
     # -- what the run tells ------------------------------------------------------------------
     def repairs(self, applied: bool = True) -> list[dict[str, Any]]:
@@ -251,7 +263,7 @@ class Healer:
             got = await regrown(page, args, place[1], was)
             span = self.spans[place]
             if isinstance(got, str):
-                self.unsure.append(f"{span.value!r} (line {span.line}): {got}")
+                self._unsure(place, got)
             elif got is not None:
                 out[place] = Found(span, Option(got[0], None, MARGIN, 0.0, got[1]), "list")
         self.seconds += time.monotonic() - started
@@ -299,7 +311,7 @@ class Healer:
         span = self.spans[place]
         options = await relocate(page, args, place[1], was)
         if not options:
-            self.unsure.append(f"{span.value!r} (line {span.line}): no element like it")
+            self._unsure(place, "no element like it")
             return None
         if options[0].clear and not (
             was.many and not await uniform(page, args, place[1], options[0].selector, was)
@@ -310,8 +322,13 @@ class Healer:
             if picked is not None:
                 return Found(span, picked, "model")
         said = ", ".join(repr(o.selector) for o in options[:3])
-        self.unsure.append(f"{span.value!r} (line {span.line}): ambiguous between {said}")
+        self._unsure(place, f"ambiguous between {said}")
         return None
+
+    def _unsure(self, place: Place, why: str) -> None:
+        span = self.spans[place]
+        self.doubts[place] = f"{span.value!r} (line {span.line}): {why}"
+        self.unsure.append(self.doubts[place])
 
 
 async def _still_matches(page: Any, args: dict[str, Any], place: Place) -> bool:

@@ -46,8 +46,10 @@ async def regrown(
         return None
     attr = field_.get("attr") if isinstance(field_, dict) else None
     shape = await list_shape(page, selector, root, attr=attr)
-    if shape is None or not shape.uniform or not (shape.left or shape.apart or shape.strays):
+    if shape is None or not (shape.left or shape.apart or shape.strays):
         return None
+    if not shape.uniform:
+        return "items left out, and the items it matches are of several kinds"
     if shape.apart or shape.core + shape.left > was.count:
         return "items left out that may not belong to the list (set apart, or more than before)"
     if not in_order(shape.reads, was):
