@@ -62,6 +62,11 @@ _LIST = """([root, selector, candidates, attr]) => {
   // of one shape: the same tags and classes, and, for elements no class names, the same place
   const placeOf = (el) => first.classList.length > 0 || nth(el) === nth(first);
   const uniform = clean && core.every(el => shape(el) === shape(first) && placeOf(el));
+  // the classes at most half the matches carry (theirs or their boxes'): what sets some apart
+  const carried = core.map(el => new Set([el, ...up(el, box)].flatMap(n => [...n.classList])));
+  const odd = [...new Set(carried.flatMap(c => [...c]))]
+    .filter(c => 2 * carried.filter(k => k.has(c)).length <= core.length);
+  const oddItems = carried.filter(k => odd.some(c => k.has(c))).length;
   // left out at the items' place: the same tag (or the same classes), the same place among its
   // siblings, as deep in the box; shallower (unwrapped) between two of the items, or before the
   // first or after the last when it keeps the items' own classes (the caller checks the order)
@@ -95,7 +100,8 @@ _LIST = """([root, selector, candidates, attr]) => {
   const brief = {tag: box.tagName.toLowerCase(), id: box.id || null, classes: [...box.classList], data: {}};
   for (const a of box.attributes) if (a.name.startsWith('data-') && a.value.length <= 80) brief.data[a.name] = a.value;
   return {count: matched.length, core: core.length, strays: strays.size, marks, uniform,
-    left: kept.length, apart: others.length - kept.length, exact, reads, box: brief};
+    left: kept.length, apart: others.length - kept.length, exact, reads, box: brief,
+    odd: odd.slice(0, 5), oddItems};
 }"""
 
 
@@ -112,8 +118,8 @@ class ListShape:
     as deep in the box, or shallower between two items or, with the items' own classes, before
     or after them: an item that lost or renamed a class, retagged, unwrapped), and how many more
     that are set apart (they, or a box around them, keep the classes the items share and add
-    one of their own: an ad); and for each candidate selector whether it matches exactly the
-    core with those left out."""
+    one of their own: an ad); for each candidate selector whether it matches exactly the
+    core with those left out; and the classes that set some of the core apart (`odd`)."""
 
     count: int
     core: int
@@ -125,6 +131,8 @@ class ListShape:
     exact: tuple[bool, ...]
     reads: tuple[str | None, ...]  # what the core with those left out reads, in the page's order
     box: dict[str, Any]  # the box holding them all: its tag, id, classes and data attributes
+    odd: tuple[str, ...] = ()  # classes at most half the core's matches carry (or their boxes)
+    odd_items: int = 0  # the core's matches that carry one
 
 
 async def list_shape(
@@ -152,4 +160,6 @@ async def list_shape(
         tuple(bool(x) for x in found["exact"]),
         tuple(found["reads"]),
         found["box"],
+        tuple(str(c) for c in found["odd"]),
+        int(found["oddItems"]),
     )

@@ -173,7 +173,7 @@ class Healer:
         if not doubts or not isinstance(result, dict):
             return result
         said = result.get("warnings")
-        told = [f"left as the page shows it, not healed: {why}" for why in doubts]
+        told = [f"not healed, read as shown: {why}" for why in doubts]
         return {**result, "warnings": [*(said if isinstance(said, list) else []), *told]}
 
     # -- what the run tells ------------------------------------------------------------------

@@ -17,7 +17,7 @@ import json
 import re
 from typing import Any
 
-from taskplate.browser import list_shape, matched_element
+from taskplate.browser import ListShape, list_shape, matched_element
 
 from ._fingerprints import Seen, selector_of
 from ._match import anchor_of, selectors_for
@@ -46,8 +46,10 @@ async def regrown(
         return None
     attr = field_.get("attr") if isinstance(field_, dict) else None
     shape = await list_shape(page, selector, root, attr=attr)
-    if shape is None or not (shape.left or shape.apart or shape.strays):
+    if shape is None:
         return None
+    if not (shape.left or shape.apart or shape.strays):
+        return None if shape.uniform else _set_apart(shape)
     if not shape.uniform:
         return "items left out, and the items it matches are of several kinds"
     if shape.apart or shape.core + shape.left > was.count:
@@ -73,6 +75,19 @@ async def regrown(
         return None
     fit = [c for c, exact in zip(candidates, checked.exact, strict=True) if exact]
     return (fit[0], element) if fit else "no selector reads the list as it was"
+
+
+def _set_apart(shape: ListShape) -> str | None:
+    """Why a list learned of one kind (`was.left` 0), now matching items set apart by a class
+    of their own (an ad, a promotion, or an item the site marks), is read as the page shows it:
+    whether they are the list's cannot be told, so the run says so."""
+    if not shape.odd:
+        return None
+    marks = ", ".join(f".{c}" for c in shape.odd)
+    return (
+        f"{shape.odd_items} of its {shape.core} matches set apart by a class the others lack "
+        f"({marks}); keep them off with :not() if not the list's"
+    )
 
 
 def _candidates(element: dict[str, Any], box: dict[str, Any], selector: str) -> tuple[str, ...]:
