@@ -3,7 +3,7 @@ folder's test templates, sharing the module's Chromium and Markdown conversion w
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -11,6 +11,7 @@ import pytest
 from taskplate.browser import BrowserRuntime
 from taskplate.interpreter import SHIPPED, Limits, RunManager, TemplateLibrary
 from taskplate.stdlib import REGISTRY
+from tests.fixtures.static_site import static_site
 
 HERE = Path(__file__).parent
 
@@ -37,3 +38,12 @@ async def manager(
     async with runs.running():
         yield runs
     assert runs.sessions.open_tabs == 0, "a run left tabs open"
+
+
+@pytest.fixture
+def static_pages(tmp_path: Path) -> Iterator[tuple[Path, str]]:
+    """A folder of pages a test writes and changes between runs, and the base URL serving it."""
+    folder = tmp_path / "pages"
+    folder.mkdir()
+    with static_site(folder) as base:
+        yield folder, base

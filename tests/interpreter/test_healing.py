@@ -8,7 +8,7 @@ Real Chromium, a local static site whose pages a test changes between runs."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,6 @@ from taskplate.contract import TrustLevel
 from taskplate.interpreter import RunManager, TemplateLibrary
 from taskplate.interpreter.heal import narrowed
 from taskplate.stdlib import REGISTRY, Sampled, SamplingRequest
-from tests.fixtures.static_site import static_site
 
 pytestmark = pytest.mark.anyio
 
@@ -101,14 +100,6 @@ EXPECTED = {
 }
 
 
-@pytest.fixture
-def pages(tmp_path: Path) -> Iterator[tuple[Path, str]]:
-    folder = tmp_path / "pages"
-    folder.mkdir()
-    with static_site(folder) as base:
-        yield folder, base
-
-
 def library(tmp_path: Path, name: str, text: str) -> TemplateLibrary:
     folder = tmp_path / "templates"
     folder.mkdir(exist_ok=True)
@@ -145,9 +136,9 @@ async def shop(
 
 
 async def test_a_succeeded_run_keeps_what_its_selectors_matched(
-    tmp_path: Path, runtime: BrowserRuntime, pages: tuple[Path, str]
+    tmp_path: Path, runtime: BrowserRuntime, static_pages: tuple[Path, str]
 ) -> None:
-    folder, base = pages
+    folder, base = static_pages
     listing_page(folder, "card")
     runs = await shop(tmp_path, runtime, "suggest")
     async with runs.running():
@@ -164,9 +155,9 @@ async def test_a_succeeded_run_keeps_what_its_selectors_matched(
 
 
 async def test_apply_heals_a_renamed_class_and_answers_the_repair_and_its_diff(
-    tmp_path: Path, runtime: BrowserRuntime, pages: tuple[Path, str]
+    tmp_path: Path, runtime: BrowserRuntime, static_pages: tuple[Path, str]
 ) -> None:
-    folder, base = pages
+    folder, base = static_pages
     listing_page(folder, "card")
     runs = await shop(tmp_path, runtime, "apply")
     async with runs.running():
@@ -198,9 +189,9 @@ async def test_apply_heals_a_renamed_class_and_answers_the_repair_and_its_diff(
 
 
 async def test_suggest_fails_as_before_with_the_diff_in_the_errors_details(
-    tmp_path: Path, runtime: BrowserRuntime, pages: tuple[Path, str]
+    tmp_path: Path, runtime: BrowserRuntime, static_pages: tuple[Path, str]
 ) -> None:
-    folder, base = pages
+    folder, base = static_pages
     listing_page(folder, "card")
     runs = await shop(tmp_path, runtime, "suggest")
     async with runs.running():
@@ -218,9 +209,9 @@ async def test_suggest_fails_as_before_with_the_diff_in_the_errors_details(
 
 
 async def test_off_looks_for_nothing_and_learns_nothing(
-    tmp_path: Path, runtime: BrowserRuntime, pages: tuple[Path, str]
+    tmp_path: Path, runtime: BrowserRuntime, static_pages: tuple[Path, str]
 ) -> None:
-    folder, base = pages
+    folder, base = static_pages
     listing_page(folder, "card")
     runs = await shop(tmp_path, runtime, "off")
     async with runs.running():
@@ -233,9 +224,9 @@ async def test_off_looks_for_nothing_and_learns_nothing(
 
 
 async def test_ambiguous_candidates_heal_nothing(
-    tmp_path: Path, runtime: BrowserRuntime, pages: tuple[Path, str]
+    tmp_path: Path, runtime: BrowserRuntime, static_pages: tuple[Path, str]
 ) -> None:
-    folder, base = pages
+    folder, base = static_pages
     page = folder / "product.html"
     page.write_text(PRODUCT.format(price=ONE_PRICE), encoding="utf-8")
     runs = await shop(tmp_path, runtime, "apply", "shop_product")
@@ -266,9 +257,9 @@ class FakeModel:
 
 
 async def test_the_model_breaks_a_tie_when_the_template_asks_it(
-    tmp_path: Path, runtime: BrowserRuntime, pages: tuple[Path, str]
+    tmp_path: Path, runtime: BrowserRuntime, static_pages: tuple[Path, str]
 ) -> None:
-    folder, base = pages
+    folder, base = static_pages
     page = folder / "product.html"
     page.write_text(PRODUCT.format(price=ONE_PRICE), encoding="utf-8")
     runs = await shop(tmp_path, runtime, "{mode: apply, model: true}", "shop_product")
@@ -287,11 +278,11 @@ async def test_the_model_breaks_a_tie_when_the_template_asks_it(
 
 
 async def test_a_caller_narrows_the_mode_and_never_widens_it(
-    tmp_path: Path, runtime: BrowserRuntime, pages: tuple[Path, str]
+    tmp_path: Path, runtime: BrowserRuntime, static_pages: tuple[Path, str]
 ) -> None:
     assert narrowed("apply", "suggest") == "suggest" and narrowed("apply", "off") == "off"
     assert narrowed("suggest", "apply") == "suggest" and narrowed("off", "apply") == "off"
-    folder, base = pages
+    folder, base = static_pages
     listing_page(folder, "card")
     runs = await shop(tmp_path, runtime, "suggest")
     async with runs.running():
@@ -345,9 +336,9 @@ output: ${{ steps.greet.values }}
 
 
 async def test_fingerprints_keep_no_secret_and_no_typed_value(
-    tmp_path: Path, runtime: BrowserRuntime, pages: tuple[Path, str]
+    tmp_path: Path, runtime: BrowserRuntime, static_pages: tuple[Path, str]
 ) -> None:
-    folder, base = pages
+    folder, base = static_pages
     (folder / "form.html").write_text(SECRET_FORM, encoding="utf-8")
     runs = RunManager(
         tmp_path / "home", library(tmp_path, "sign_in", SECRET_TEMPLATE), runtime=runtime
@@ -379,9 +370,9 @@ NEW_CONTENT = (
 
 
 async def test_a_look_alike_put_first_is_kept_off_but_new_content_is_not_healed(
-    tmp_path: Path, runtime: BrowserRuntime, pages: tuple[Path, str]
+    tmp_path: Path, runtime: BrowserRuntime, static_pages: tuple[Path, str]
 ) -> None:
-    folder, base = pages
+    folder, base = static_pages
     page = folder / "product.html"
     page.write_text(PRODUCT.format(price=ONE_PRICE), encoding="utf-8")
     runs = await shop(tmp_path, runtime, "apply", "shop_product")

@@ -12,7 +12,7 @@ changed between runs."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,6 @@ import pytest
 from taskplate.browser import BrowserRuntime
 from taskplate.interpreter import RunManager, TemplateLibrary
 from taskplate.stdlib import REGISTRY
-from tests.fixtures.static_site import static_site
 from tests.healing_templates import extracting
 
 pytestmark = pytest.mark.anyio
@@ -45,14 +44,6 @@ def page(folder: Path, items: list[str]) -> None:
 
 def card(title: str, box: str = '<li class="card">', close: str = "</li>") -> str:
     return f'{box}<h2 class="card-title">{title}</h2><span class="price">$9</span>{close}'
-
-
-@pytest.fixture
-def pages(tmp_path: Path) -> Iterator[tuple[Path, str]]:
-    folder = tmp_path / "pages"
-    folder.mkdir()
-    with static_site(folder) as base:
-        yield folder, base
 
 
 @pytest.fixture
@@ -86,9 +77,9 @@ async def learned(runs: RunManager, folder: Path, url: str) -> dict[str, Any]:
 
 
 async def test_a_list_learns_that_it_left_no_item_of_its_kind_out(
-    runs: RunManager, pages: tuple[Path, str]
+    runs: RunManager, static_pages: tuple[Path, str]
 ) -> None:
-    folder, base = pages
+    folder, base = static_pages
     kept = await learned(runs, folder, f"{base}/list.html")
     assert kept[PLACE]["count"] == 4 and kept[PLACE]["many"] is True
     assert kept[PLACE]["left"] == 0  # the footer's h2 is elsewhere, not among the items
@@ -105,9 +96,9 @@ async def test_a_list_learns_that_it_left_no_item_of_its_kind_out(
     ids=["renamed", "removed", "retagged", "unwrapped"],
 )
 async def test_apply_reads_a_list_whole_again_when_an_item_left_it(
-    runs: RunManager, pages: tuple[Path, str], lost: str
+    runs: RunManager, static_pages: tuple[Path, str], lost: str
 ) -> None:
-    folder, base = pages
+    folder, base = static_pages
     url = f"{base}/list.html"
     await learned(runs, folder, url)
     page(folder, [card("Oak chair"), lost, card("Ash bench"), card("Elm table")])
@@ -121,11 +112,11 @@ async def test_apply_reads_a_list_whole_again_when_an_item_left_it(
 
 
 async def test_a_look_alike_first_in_the_list_is_kept_off_as_the_list_was(
-    runs: RunManager, pages: tuple[Path, str]
+    runs: RunManager, static_pages: tuple[Path, str]
 ) -> None:
     """The look-alike put before the first item's match names first another kind of element
     (what single fields are healed by): the list is still read as it was, by `regrown`."""
-    folder, base = pages
+    folder, base = static_pages
     url = f"{base}/list.html"
     await learned(runs, folder, url)
     twin = '<h2 class="card-title promo">Sponsored: hose</h2>'
@@ -148,11 +139,11 @@ async def test_a_look_alike_first_in_the_list_is_kept_off_as_the_list_was(
     ids=["first", "last"],
 )
 async def test_apply_reads_a_list_whole_again_when_its_first_or_last_item_was_unwrapped(
-    runs: RunManager, pages: tuple[Path, str], items: list[str]
+    runs: RunManager, static_pages: tuple[Path, str], items: list[str]
 ) -> None:
     """Unwrapped before every item or after every item, its match keeps the items' own
     classes, and the list reads in the order it was learned: it is the list's item still."""
-    folder, base = pages
+    folder, base = static_pages
     url = f"{base}/list.html"
     await learned(runs, folder, url)
     page(folder, items)
@@ -170,12 +161,12 @@ BOXED_OAK = '<li class="card"><div class="head"><h2 class="card-title">Oak chair
     ("first", "heals"), [(WRAPPED_OAK, True), (BOXED_OAK, False)], ids=["wrapper", "box"]
 )
 async def test_a_wrapper_holding_one_items_match_alone_leaves_the_list_of_one_shape(
-    runs: RunManager, pages: tuple[Path, str], first: str, heals: bool
+    runs: RunManager, static_pages: tuple[Path, str], first: str, heals: bool
 ) -> None:
     """One item's match put in a box of its own, another item's class removed: a box holding
     the match alone is no part of the list's shape, and the list is read whole again; a box
     holding the match and more (the item's head) is, and nothing heals."""
-    folder, base = pages
+    folder, base = static_pages
     url = f"{base}/list.html"
     await learned(runs, folder, url)
     page(folder, [first, card("Pine stool", "<li>"), card("Ash bench"), card("Elm table")])
@@ -249,9 +240,9 @@ OUT_OF_ORDER = "the list's items are in another order than when it was learned"
     ],
 )
 async def test_items_that_may_not_belong_to_the_list_heal_nothing(
-    runs: RunManager, pages: tuple[Path, str], items: list[str], why: str | None
+    runs: RunManager, static_pages: tuple[Path, str], items: list[str], why: str | None
 ) -> None:
-    folder, base = pages
+    folder, base = static_pages
     url = f"{base}/list.html"
     await learned(runs, folder, url)
     page(folder, items)
@@ -279,9 +270,9 @@ async def test_items_that_may_not_belong_to_the_list_heal_nothing(
     ids=["its-class", "its-box"],
 )
 async def test_apply_keeps_off_a_look_alike_put_beside_an_items_match(
-    runs: RunManager, pages: tuple[Path, str], twin: str, new: str
+    runs: RunManager, static_pages: tuple[Path, str], twin: str, new: str
 ) -> None:
-    folder, base = pages
+    folder, base = static_pages
     url = f"{base}/list.html"
     await learned(runs, folder, url)
     beside = f'<li class="card">{twin}<h2 class="card-title">Pine stool</h2><span>$9</span></li>'
@@ -315,12 +306,12 @@ def plans_page(folder: Path, first_id: str, promo: str = "", cell: str = "") -> 
 
 
 async def test_a_list_is_never_relocated_to_elements_of_several_kinds(
-    tmp_path: Path, pages: tuple[Path, str]
+    tmp_path: Path, static_pages: tuple[Path, str]
 ) -> None:
     """A look-alike row put first names another kind of element first: relocating the list
     by the row the names were read from would read that row's cells (a name, a price, seats),
     not a list of names; nothing is healed."""
-    folder, base = pages
+    folder, base = static_pages
     templates = tmp_path / "plans"
     templates.mkdir()
     (templates / "plans.yaml").write_text(PLANS, encoding="utf-8")
@@ -349,12 +340,12 @@ async def test_a_list_is_never_relocated_to_elements_of_several_kinds(
 
 
 async def test_a_look_alike_cell_first_in_a_row_is_kept_off_the_list(
-    tmp_path: Path, pages: tuple[Path, str]
+    tmp_path: Path, static_pages: tuple[Path, str]
 ) -> None:
     """A look-alike cell put before the first row's name names first another kind of element;
     relocating the list by its first name is not clear (the rows' cells alike), reading the
     list as it was without the look-alike is."""
-    folder, base = pages
+    folder, base = static_pages
     templates = tmp_path / "plans"
     templates.mkdir()
     (templates / "plans.yaml").write_text(PLANS, encoding="utf-8")
