@@ -76,7 +76,8 @@ async def one(
         row["added_s"] = (healed["metrics"]["elapsedMs"] - plain["metrics"]["elapsedMs"]) / 1000
     if row["outcome"] != "right":
         row["why"] = (
-            f"{healed.get('result')} vs {learned['result']}; {healed.get('repairDiff', '')}"
+            f"{healed.get('result')} vs {learned['result']}; {healed.get('warnings', [])}; "
+            f"{healed.get('repairDiff', '')}"
         )
     return row
 

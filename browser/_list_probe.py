@@ -84,6 +84,11 @@ _LIST = """([root, selector, candidates, attr]) => {
         || (el.tagName === first.tagName && alone(el)))
     && nth(el) === nth(first) && placed(el));
   const kept = others.filter(el => !apart(el));
+  // items of the list's kind (a box's child holding a match) that hold none of its elements: a
+  // card that lost the field read, read without it
+  const kinds = new Set(core.filter(el => item(el) !== el).map(el => kind(item(el))));
+  const holders = new Set([...matched, ...others].map(item));
+  const bare = [...box.children].filter(c => kinds.has(kind(c)) && !holders.has(c));
   const wanted = new Set([...core, ...kept]);
   const exact = candidates.map(c => {
     let found;
@@ -101,7 +106,7 @@ _LIST = """([root, selector, candidates, attr]) => {
   for (const a of box.attributes) if (a.name.startsWith('data-') && a.value.length <= 80) brief.data[a.name] = a.value;
   return {count: matched.length, core: core.length, strays: strays.size, marks, uniform,
     left: kept.length, apart: others.length - kept.length, exact, reads, box: brief,
-    odd: odd.slice(0, 5), oddItems};
+    odd: odd.slice(0, 5), oddItems, bare: bare.length, bareKind: bare.length ? kind(bare[0]) : null};
 }"""
 
 
@@ -119,7 +124,8 @@ class ListShape:
     or after them: an item that lost or renamed a class, retagged, unwrapped), and how many more
     that are set apart (they, or a box around them, keep the classes the items share and add
     one of their own: an ad); for each candidate selector whether it matches exactly the
-    core with those left out; and the classes that set some of the core apart (`odd`)."""
+    core with those left out; the classes that set some of the core apart (`odd`); and the
+    box's items of the list's kind that hold no match (`bare`: a card that lost the field)."""
 
     count: int
     core: int
@@ -133,6 +139,8 @@ class ListShape:
     box: dict[str, Any]  # the box holding them all: its tag, id, classes and data attributes
     odd: tuple[str, ...] = ()  # classes at most half the core's matches carry (or their boxes)
     odd_items: int = 0  # the core's matches that carry one
+    bare: int = 0  # the box's items of the list's kind (tag and classes) holding no match
+    bare_kind: str | None = None  # the first of them, as `tag.class.class`
 
 
 async def list_shape(
@@ -162,4 +170,6 @@ async def list_shape(
         found["box"],
         tuple(str(c) for c in found["odd"]),
         int(found["oddItems"]),
+        int(found["bare"]),
+        found["bareKind"],
     )

@@ -41,7 +41,7 @@ from ..heal import (
     attr_reading,
     brittle,
     excluding,
-    left_out,
+    learned_list,
     ranked,
     regrown,
     selector_of,
@@ -113,12 +113,12 @@ class PageReader:
         attr = field_.get("attr") if isinstance(field_, dict) else None
         read = (element["attrs"].get(attr) if attr else element["text"]) if element else None
         many = isinstance(field_, dict) and field_.get("all") is True
-        left = None
+        left = bare = None
         if many and count:  # a list is read whole: every match, in order
             read = json.dumps(await matched_reads(page, selector, root, attr))
             if self.recorded is None and count > 1:  # what the list rules heal by (`regrown`)
-                left = await left_out(page, selector, root)
-        seen = Seen(count, element, read, many, left=left)
+                left, bare = await learned_list(page, selector, root)
+        seen = Seen(count, element, read, many, left=left, bare=bare)
         key = (_place(span), item)
         was = (self.recorded or {}).get(key)
         if self.recorded is not None and was is not None and seen.strayed(was):

@@ -14,7 +14,7 @@ from ._fingerprints import (
     with_selector,
 )
 from ._healer import MODES, Healer, narrowed, place_key, place_of
-from ._lists import left_out, regrown
+from ._lists import learned_list, regrown
 from ._match import LEAST_SCORE, brittle, excluding, likeness, ranked, selectors_for
 from ._relocate import MARGIN, Option, relocate
 
@@ -31,7 +31,7 @@ __all__ = [
     "brittle",
     "excluding",
     "kept_without_secrets",
-    "left_out",
+    "learned_list",
     "likeness",
     "narrowed",
     "place_key",

@@ -29,6 +29,7 @@ class Seen:
     candidates: list[Candidate] = field(default_factory=list)
     stabler: str | None = None  # recording: a stabler selector for a brittle one, if any
     left: int | None = None  # a list: the elements of its items' kind it left out (None: unknown)
+    bare: int | None = None  # a list: its items holding no match (None: unknown)
 
     def strayed(self, was: Seen) -> bool:
         """Whether the selector lost the element it matched in the recording (`was`)."""
@@ -38,17 +39,19 @@ class Seen:
 
     def to_json(self) -> dict[str, Any]:
         out = {"count": self.count, "element": self.element, "read": self.read, "many": self.many}
-        return out if self.left is None else {**out, "left": self.left}
+        counts = {"left": self.left, "bare": self.bare}
+        return {**out, **{k: v for k, v in counts.items() if v is not None}}
 
     @classmethod
     def from_json(cls, kept: dict[str, Any]) -> Seen:
-        left = kept.get("left")
+        left, bare = kept.get("left"), kept.get("bare")
         return cls(
             kept["count"],
             kept["element"],
             kept.get("read"),
             bool(kept.get("many")),
             left=left if isinstance(left, int) else None,
+            bare=bare if isinstance(bare, int) else None,
         )
 
 

@@ -20,7 +20,7 @@ from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.dsl import SelectorSpan, Step, selector_spans, with_selectors
 
 from ._fingerprints import Seen, kept_without_secrets, selector_of, with_selector
-from ._lists import left_out, regrown, uniform
+from ._lists import learned_list, regrown, uniform
 from ._relocate import MARGIN, Option, relocate
 from ._tiebreak import choose
 
@@ -244,11 +244,12 @@ class Healer:
         attr = field_.get("attr") if isinstance(field_, dict) else None
         many = isinstance(field_, dict) and field_.get("all") is True
         read = (element["attrs"].get(attr) if attr else element["text"]) if element else None
-        left = None
+        left = bare = None
         if many:
             read = json.dumps(await matched_reads(page, selector, root, attr))
-            left = await left_out(page, selector, root) if count > 1 else None
-        self.learned[place] = Seen(count, element, read, many, left=left)
+            if count > 1:
+                left, bare = await learned_list(page, selector, root)
+        self.learned[place] = Seen(count, element, read, many, left=left, bare=bare)
 
     async def _thinned(
         self, page: Any, args: dict[str, Any], places: list[Place]

@@ -25,12 +25,14 @@ from ._match import anchor_of, selectors_for
 _IDENT = re.compile(r"-?[A-Za-z_][A-Za-z0-9_-]*")  # a class a selector can name as it is
 
 
-async def left_out(page: Any, selector: str, root: str | None) -> int | None:
-    """For a list being learned: how many elements at its items' place it leaves out; None when
-    it is not a list of one shape without strays (then it is never healed this way)."""
+async def learned_list(page: Any, selector: str, root: str | None) -> tuple[int | None, int | None]:
+    """For a list being learned, its `Seen` counts: how many elements at its items' place it
+    leaves out (`left`) and how many of its items hold no match (`bare`); None, None when it is
+    not a list of one shape without strays (then it is never healed this way)."""
     shape = await list_shape(page, selector, root)
-    ok = shape is not None and shape.uniform and not shape.strays
-    return shape.left if shape is not None and ok else None
+    if shape is None or not shape.uniform or shape.strays:
+        return None, None
+    return shape.left, shape.bare
 
 
 async def regrown(
@@ -49,7 +51,7 @@ async def regrown(
     if shape is None:
         return None
     if not (shape.left or shape.apart or shape.strays):
-        return None if shape.uniform else _set_apart(shape)
+        return _set_apart(shape) if not shape.uniform else _bare(shape, was)
     if not shape.uniform:
         return "items left out, and the items it matches are of several kinds"
     if shape.apart or shape.core + shape.left > was.count:
@@ -87,6 +89,19 @@ def _set_apart(shape: ListShape) -> str | None:
     return (
         f"{shape.odd_items} of its {shape.core} matches set apart by a class the others lack "
         f"({marks}); keep them off with :not() if not the list's"
+    )
+
+
+def _bare(shape: ListShape, was: Seen) -> str | None:
+    """Why a list learned with a match in each of its items, now with items holding none (a
+    card whose field was moved out, or whose text no element holds alone), is read as the page
+    shows it: a shorter list, beside which another list of the same items no longer lines up."""
+    if was.bare != 0 or not shape.bare:
+        return None
+    holds = "holds" if shape.bare == 1 else "hold"
+    return (
+        f"{shape.bare} of its {shape.core + shape.bare} items ({shape.bare_kind}) {holds} no "
+        "match; read without them"
     )
 
 

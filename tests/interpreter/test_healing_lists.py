@@ -83,6 +83,7 @@ async def test_a_list_learns_that_it_left_no_item_of_its_kind_out(
     kept = await learned(runs, folder, f"{base}/list.html")
     assert kept[PLACE]["count"] == 4 and kept[PLACE]["many"] is True
     assert kept[PLACE]["left"] == 0  # the footer's h2 is elsewhere, not among the items
+    assert kept[PLACE]["bare"] == 0  # each card holds a title
 
 
 @pytest.mark.parametrize(
@@ -237,6 +238,17 @@ OUT_OF_ORDER = "the list's items are in another order than when it was learned"
             OUT_OF_ORDER,
             id="reordered",
         ),
+        pytest.param(
+            # an item's title moved out of it (or its text no longer in an element of its
+            # own): the list reads one item short, and a list of prices beside it misaligned
+            [
+                card("Oak chair"),
+                '<li class="card"><span>Pine </span><span>stool</span></li>',
+                *map(card, TITLES[2:]),
+            ],
+            "1 of its 4 items (li.card) holds no match; read without them",
+            id="item-without-match",
+        ),
     ],
 )
 async def test_items_that_may_not_belong_to_the_list_heal_nothing(
@@ -372,3 +384,21 @@ async def test_a_look_alike_cell_first_in_a_row_is_kept_off_the_list(
     assert [(r["new"], r["by"]) for r in answer["repairs"]] == [
         ("table.plans td.name:not(.promo)", "list")
     ]
+
+
+async def test_a_list_learned_with_an_item_holding_no_match_says_nothing_of_it(
+    runs: RunManager, static_pages: tuple[Path, str]
+) -> None:
+    """A card without a title when the list was learned (a product without a sale price) is
+    the page's way, not a change: runs reading it so again say nothing."""
+    folder, base = static_pages
+    url = f"{base}/list.html"
+    untitled = '<li class="card"><span class="price">$5</span></li>'
+    page(folder, [card("Oak chair"), untitled, *map(card, TITLES[1:])])
+    first = await finished(runs, url)
+    assert first["status"] == "succeeded" and first["result"]["titles"] == TITLES
+    kept = await runs.store.fingerprints("wood_list", "1.0.0")
+    assert kept[PLACE]["bare"] == 1
+    again = await finished(runs, url)
+    assert again["status"] == "succeeded" and again["result"]["titles"] == TITLES
+    assert "warnings" not in again, again["warnings"]
