@@ -257,6 +257,25 @@ def candidates() -> dict[str, content.Rules]:
     for share in (0.2, 0.3):
         found[f"least {share}"] = replace(base, least=share)
         found[f"entries least {share}"] = replace(base, entries=True, least=share)
+    # #54, the helper's round: readability as the wider reading when it returned far more than
+    # trafilatura (trafilatura's own choice), and the widest region's guards.
+    for rival in (1.5, 2.0, 3.0):
+        found[f"rival {rival}"] = replace(base, rival=rival)
+    found["least words"] = replace(base, least_words=True)
+    # the rules shipped before the thread's kin, the even groups, least words and rival
+    found["before kin"] = replace(base, kin=None, item_even=False, least_words=False, rival=None)
+    found["even"] = replace(base, item_even=True)
+    for ratio in (1.0, 1.5, 3.0):
+        found[f"kin {ratio}"] = replace(base, kin=ratio)
+        found[f"kin {ratio} even least words"] = replace(
+            base, kin=ratio, item_even=True, least_words=True
+        )
+        found[f"kin {ratio} even least words rival 3.0"] = replace(
+            base, kin=ratio, item_even=True, least_words=True, rival=3.0
+        )
+        found[f"kin {ratio} least words rival 3.0"] = replace(
+            base, kin=ratio, least_words=True, rival=3.0
+        )
     return found
 
 

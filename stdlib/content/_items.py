@@ -97,11 +97,16 @@ def _inside(block: Block, members: set[Any]) -> bool:
     return element in members or any(a in members for a in element.iterancestors())
 
 
-def widen(page_blocks: list[Block], kept: list[bool], ratio: float, links: bool) -> None:
+def widen(
+    page_blocks: list[Block], kept: list[bool], ratio: float, links: bool, even: bool = False
+) -> None:
     """When the group with the most plain words holds a kept block and more than `ratio` times
-    the answer's plain words, its items' blocks are kept (link lines too when `links`)."""
+    the answer's plain words, its items' blocks are kept (link lines too when `links`). With
+    `even`, only a group none of whose items holds most of its words."""
     answer = sum(plain(b) for b, k in zip(page_blocks, kept, strict=True) if k)
     found = [g for g in groups(page_blocks, kept) if g.kept]
+    if even:
+        found = [g for g in found if g.largest <= LARGEST * g.plain]
     if not answer or not found:
         return
     best = max(found, key=lambda g: g.plain)
@@ -137,6 +142,45 @@ def teasers(
             kept[index] = True
 
 
+def kin(page_blocks: list[Block], kept: list[bool], ratio: float) -> None:
+    """A thread's other posts: the answer's container (the nearest ancestor of its first long
+    block with a class, at most `ratio` times the answer's plain words) has kin, elements of its
+    shape elsewhere on the page outside the chrome; when those hold more than `ratio` times the
+    answer's plain words it did not keep, their blocks that are not link lines are kept (the
+    answers under a question share its post's shape; comments under an article do not)."""
+    answer = sum(plain(b) for b, k in zip(page_blocks, kept, strict=True) if k)
+    first = next(
+        (b for b, k in zip(page_blocks, kept, strict=True) if k and len(b.words) >= 4), None
+    )
+    if not answer or first is None:
+        return
+    plains: dict[Any, int] = defaultdict(int)
+    unkept: dict[Any, int] = defaultdict(int)
+    for block, keep in zip(page_blocks, kept, strict=True):
+        count = plain(block)
+        for node in (block.element, *block.element.iterancestors()):
+            plains[node] += count
+            unkept[node] += 0 if keep else count
+    shapes: dict[tuple[str, str], list[Any]] = defaultdict(list)
+    for node, count in plains.items():
+        if count and isinstance(node.tag, str) and node.get("class"):
+            shapes[_shape(node)].append(node)
+    for node in (first.element, *first.element.iterancestors()):
+        if node.tag in ("body", "html") or plains[node] > ratio * answer:
+            return
+        if not node.get("class"):
+            continue
+        lineage = {node, *node.iterancestors(), *node.iterdescendants()}
+        others = [n for n in shapes[_shape(node)] if n not in lineage and not _in_chrome(n)]
+        if len(others) < MIN_ITEMS - 1 or sum(unkept[n] for n in others) <= ratio * answer:
+            continue
+        members = set(others)
+        for index, block in enumerate(page_blocks):
+            if _inside(block, members) and block.link_chars <= LINKED * block.chars:
+                kept[index] = True
+        return
+
+
 ENTRY_LINKS = 0.5  # a group of entries: more than this share of its items hold a link
 LARGEST = 0.5  # ... and none of them more than this share of its words
 
@@ -164,15 +208,18 @@ REGION_SHARE = 0.3  # a group of items holding this share of the page's plain wo
 
 
 def fallback(
-    page_blocks: list[Block], kept: list[bool], is_main: bool, least: float
+    page_blocks: list[Block], kept: list[bool], is_main: bool, least: float, every: bool = False
 ) -> tuple[list[bool], bool]:
     """(kept, is_main), or the page's widest region and False when the answer is not the main
-    content or holds fewer plain words than `least` of the page's and the region holds more."""
+    content or holds fewer plain words than `least` of the page's and the region holds more
+    (plain words, or with `every` all of them: an answer of linked titles is no smaller)."""
     plains = [plain(b) for b in page_blocks]
     answer = sum(w for w, k in zip(plains, kept, strict=True) if k)
     if is_main and answer >= least * sum(plains):
         return kept, is_main
     wider = region(page_blocks)
+    if every:
+        plains, answer = [len(b.words) for b in page_blocks], words(page_blocks, kept)
     if sum(w for w, k in zip(plains, wider, strict=True) if k) > answer:
         return wider, False
     return kept, is_main

@@ -68,8 +68,17 @@ class Rules:
     # words, holding a kept block and over `items` times the answer's, kept (links: item_links).
     items: float | None = None
     item_links: bool = False
+    # Only a group none of whose items holds most of its words (a page's few wrappers, one of
+    # them the whole page, are no items of equal standing).
+    item_even: bool = False
+    # A thread's posts (_items.kin): the elements of the shape of the answer's container
+    # elsewhere on the page, when they hold over `kin` times the answer's plain words.
+    kin: float | None = None
     # An answer under this share of the page's plain words: the widest region (_items.fallback)
     least: float | None = None
+    # ... and only when the region holds more words than the answer, link text counted (a
+    # listing's answer of linked titles stays); False: plain words.
+    least_words: bool = False
     # A product's description from its JSON-LD, added when the answer lacks most of it.
     offers: bool = False
     # (voter, share): when the voted answer holds fewer words than `share` of that one voter's
@@ -78,6 +87,9 @@ class Rules:
     # (never when they are most of the answer: a page about cookies).
     consent_kept: bool = False
     lone: tuple[str, float] | None = None
+    # When readability returned more than this many times the words of `lone`'s voter, it is
+    # the lone voter instead (trafilatura's own choice between its text and readability's).
+    rival: float | None = None
     # Only the lone voter's blocks after the answer's first (never a headline above it) ...
     lone_after: bool = False
     # ... and not its link lines of fewer words than this (a menu, an archive); 0: all of them.

@@ -275,6 +275,7 @@ def _nearest(decisions: list[bool | None]) -> list[bool]:
 # and dek above the body, an archive's links and a tag cloud): shipped with only its blocks
 # after the answer's start and without its link lines under 5 words, which leaves every article
 # page as it was (docs/benchmarks.md). consent_kept changes WCXB by nothing: not shipped.
+# rival, kin, item_even, least_words: WCXB's folds chose them; no article page changes.
 DEFAULT = Rules(
     cleanups=("hidden", "nested_teasers", "named_boilerplate", "split_body", "reply_threads"),
     voters=("trafilatura", "precision", "readability"),
@@ -293,6 +294,10 @@ DEFAULT = Rules(
     lone=("trafilatura", 0.7),
     lone_after=True,
     lone_links=5,
+    rival=3.0,
+    kin=1.5,
+    item_even=True,
+    least_words=True,
 )
 # The rules shipped before hidden elements, repeated paragraphs, quotations and the article's
 # start (the small stretches dropped before the main run): bench/content.py's candidate.
@@ -330,12 +335,14 @@ def main_region(doc: Any, rules: Rules = DEFAULT) -> tuple[Any | None, bool]:
     if rules.consent_kept:
         boilerplate.drop_kept_banners(page_blocks, kept)
     if rules.items is not None and any(kept):
-        items.widen(page_blocks, kept, rules.items, rules.item_links)
+        items.widen(page_blocks, kept, rules.items, rules.item_links, rules.item_even)
+    if rules.kin is not None and any(kept):
+        items.kin(page_blocks, kept, rules.kin)
     if rules.teasers is not None and any(kept):
         items.teasers(page_blocks, kept, rules.teasers, rules.entries)
     is_main = items.words(page_blocks, kept) >= MIN_MAIN_WORDS
     if rules.least is not None:
-        kept, is_main = items.fallback(page_blocks, kept, is_main, rules.least)
+        kept, is_main = items.fallback(page_blocks, kept, is_main, rules.least, rules.least_words)
     if items.words(page_blocks, kept) < MIN_MAIN_WORDS:
         return None, False
     try:  # lxml refuses to join text of control characters (a page of random bytes): whole page
@@ -356,6 +363,10 @@ def _lone(page_blocks: list[Block], kept: list[bool], texts: list[str], rules: R
     if name not in extractors:
         return kept
     text = texts[extractors.index(name)]
+    if rules.rival is not None and "readability" in extractors:
+        other = texts[extractors.index("readability")]
+        if len(WORD.findall(other)) > rules.rival * len(WORD.findall(text)):
+            name, text = "readability", other
     answer = items.words(page_blocks, kept)
     if answer >= share * len(WORD.findall(text.lower())):
         return kept

@@ -218,3 +218,77 @@ def test_kept_text_of_a_cookie_banner_is_dropped_after_the_vote_but_not_a_cookie
     kept = [True] * len(page_blocks)
     boilerplate.drop_kept_banners(page_blocks, kept)
     assert all(kept)  # the page about cookies, its title inside the named element
+
+
+def test_a_question_outside_its_answers_container_keeps_the_answers_of_its_shape() -> None:
+    question = f"<div class='post question'><div class='body'><p>Question: {REPLY}.</p></div></div>"
+    answers = "".join(
+        f"<div class='post answer'><div class='body'><p>Answer {n}: {REPLY}.</p></div>"
+        f"<div class='tools'><a href='/share/{n}'>share this answer with friends</a></div></div>"
+        for n in range(4)
+    )
+    _, page_blocks = parsed(f"{NAV}<main>{question}<section>{answers}</section></main>{FOOTER}")
+    kept = [b.words[0] == "question" for b in page_blocks]
+    items.widen(page_blocks, kept, ratio=1.5, links=False)  # no group holds the question
+    assert kept_text(page_blocks, kept).count("answer") == 0
+    items.kin(page_blocks, kept, ratio=1.5)  # the answers' bodies share the question's shape
+    text = kept_text(page_blocks, kept)
+    assert all(f"answer {n}" in text for n in range(4))
+    assert "share this answer" not in text and "sign in" not in text
+
+
+def test_comments_under_an_article_are_no_kin_of_its_body() -> None:
+    story = "".join(f"<p>{REPLY}, the story says in part {n}.</p>" for n in range(3))
+    comments = "".join(
+        f"<div class='comment'><p>Comment {n}: {REPLY}, {REPLY}.</p></div>" for n in range(6)
+    )
+    _, page_blocks = parsed(
+        f"<article class='story'>{story}</article><section>{comments}</section>"
+    )
+    kept = [b.words[0] != "comment" for b in page_blocks]
+    items.kin(page_blocks, kept, ratio=1.5)
+    assert "comment" not in kept_text(page_blocks, kept)
+
+
+def test_a_group_of_wrappers_one_of_them_the_whole_page_is_not_widened_with_even() -> None:
+    big = "".join(f"<p>Shop text {n}: {REPLY}.</p>" for n in range(8))
+    page = (
+        "<div class='section'><p>Kept intro of the page, a sentence of plain words here.</p></div>"
+        f"<div class='section'>{big}</div><div class='section'><p>Small {REPLY}.</p></div>"
+    )
+    _, page_blocks = parsed(page)
+    kept = [b.words[0] == "kept" for b in page_blocks]
+    items.widen(page_blocks, kept, ratio=1.5, links=False, even=True)
+    assert kept_text(page_blocks, kept).startswith("kept") and "shop" not in kept_text(
+        page_blocks, kept
+    )
+    items.widen(page_blocks, kept, ratio=1.5, links=False)
+    assert "shop" in kept_text(page_blocks, kept)  # without the guard, the wrappers are items
+
+
+def test_an_answer_of_linked_titles_is_not_replaced_by_a_smaller_region_with_least_words() -> None:
+    titles = "".join(
+        f"<li><a href='/job/{n}'>Senior engineer {n} for a remote team building tools</a></li>"
+        for n in range(20)
+    )
+    page = f"<p>Looking for roles? Fill your open roles with us today.</p><ul>{titles}</ul>"
+    _, page_blocks = parsed(page)
+    kept = [bool(b.link_chars) for b in page_blocks]  # the titles: all link text
+    answer = list(kept)
+    assert items.fallback(page_blocks, kept, True, 0.1, every=True) == (answer, True)
+    wider, is_main = items.fallback(page_blocks, kept, True, 0.1)
+    assert not is_main and wider != answer  # by plain words alone, the intro wins
+
+
+def test_readability_is_the_wider_reading_when_it_returned_far_more_than_trafilatura() -> None:
+    sections = "".join(
+        f"<section><h2>Part {n}</h2><p>{REPLY}, part {n}.</p></section>" for n in range(6)
+    )
+    _, page_blocks = parsed(f"<main>{sections}</main>")
+    first = " ".join(page_blocks[1].words)
+    whole = " ".join(" ".join(b.words) for b in page_blocks)
+    rules = replace(content.DEFAULT, rival=3.0)
+    kept = [i == 1 for i in range(len(page_blocks))]
+    texts = [first, first, whole]  # trafilatura's two modes and readability's
+    assert all(content._lone(page_blocks, kept, texts, rules)[2:])
+    assert content._lone(page_blocks, kept, texts, replace(rules, rival=None)) == kept
