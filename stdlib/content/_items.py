@@ -56,13 +56,14 @@ def _in_chrome(element: Any) -> bool:
     return element.tag in CHROME or any(a.tag in CHROME for a in element.iterancestors())
 
 
-def groups(page_blocks: list[Block], kept: list[bool], links: bool = False) -> list[_Group]:
-    """The page's groups of same-shaped siblings holding text, with their plain and kept words
-    (all their words, link text too, when `links`): each block counts for every ancestor's
-    child it lies in."""
+def _tallies(
+    page_blocks: list[Block], kept: list[bool], links: bool = False
+) -> tuple[dict[Any, int], dict[Any, int], set[Any]]:
+    """Each element's plain words (all its words, link text too, when `links`), its kept ones,
+    and the elements holding a block with link text: a block counts for each of its ancestors."""
     plains: dict[Any, int] = defaultdict(int)
     kept_words: dict[Any, int] = defaultdict(int)
-    with_links: set[Any] = set()  # the elements holding a block with link text
+    with_links: set[Any] = set()
     for block, keep in zip(page_blocks, kept, strict=True):
         count = len(block.words) if links else plain(block)
         if not count:
@@ -74,6 +75,14 @@ def groups(page_blocks: list[Block], kept: list[bool], links: bool = False) -> l
                 kept_words[node] += count
             if block.link_chars:
                 with_links.add(node)
+    return plains, kept_words, with_links
+
+
+def groups(page_blocks: list[Block], kept: list[bool], links: bool = False) -> list[_Group]:
+    """The page's groups of same-shaped siblings holding text, with their plain and kept words
+    (all their words, link text too, when `links`): each block counts for every ancestor's
+    child it lies in."""
+    plains, kept_words, with_links = _tallies(page_blocks, kept, links)
     found: dict[tuple[Any, tuple[str, str]], _Group] = {}
     for node, count in plains.items():
         parent = node.getparent()
@@ -154,25 +163,20 @@ def kin(page_blocks: list[Block], kept: list[bool], ratio: float) -> None:
     )
     if not answer or first is None:
         return
-    plains: dict[Any, int] = defaultdict(int)
-    unkept: dict[Any, int] = defaultdict(int)
-    for block, keep in zip(page_blocks, kept, strict=True):
-        count = plain(block)
-        for node in (block.element, *block.element.iterancestors()):
-            plains[node] += count
-            unkept[node] += 0 if keep else count
+    plains, kept_words, _ = _tallies(page_blocks, kept)
     shapes: dict[tuple[str, str], list[Any]] = defaultdict(list)
     for node, count in plains.items():
         if count and isinstance(node.tag, str) and node.get("class"):
             shapes[_shape(node)].append(node)
     for node in (first.element, *first.element.iterancestors()):
-        if node.tag in ("body", "html") or plains[node] > ratio * answer:
+        if node.tag in ("body", "html") or plains.get(node, 0) > ratio * answer:
             return
         if not node.get("class"):
             continue
         lineage = {node, *node.iterancestors(), *node.iterdescendants()}
         others = [n for n in shapes[_shape(node)] if n not in lineage and not _in_chrome(n)]
-        if len(others) < MIN_ITEMS - 1 or sum(unkept[n] for n in others) <= ratio * answer:
+        unkept = sum(plains[n] - kept_words.get(n, 0) for n in others)
+        if len(others) < MIN_ITEMS - 1 or unkept <= ratio * answer:
             continue
         members = set(others)
         for index, block in enumerate(page_blocks):
