@@ -61,7 +61,8 @@ BLOCK_TAGS = frozenset(
 # words (Chinese, Japanese kana and kanji) each character is one, so that a paragraph there
 # counts as long as it reads (a run of characters up to a comma is not one word).
 _UNSPACED = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-WORD = re.compile(rf"[{_UNSPACED}]{{1,2}}|[^\W{_UNSPACED}]+")
+# (The two kinds start with different characters, so the common one is tried first.)
+WORD = re.compile(rf"[^\W{_UNSPACED}]+|[{_UNSPACED}]{{1,2}}")
 _HEADINGS = frozenset(["h1", "h2", "h3", "h4", "h5", "h6"])
 _FIGURES = frozenset(["figure", "figcaption"])
 _QUOTES = frozenset(["blockquote"])

@@ -24,6 +24,7 @@ the voters _voters', the pruning _pruning's.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from dataclasses import replace
 from typing import Any
@@ -48,9 +49,18 @@ class _Reading:
 
     def __init__(self, text: str) -> None:
         words = WORD.findall(text.lower())
+        self.words = len(words)
         self.shingles = shingles(words)
         self.joined = f" {' '.join(words)} "
         self.vocabulary = set(words)
+
+    def fresh(self) -> _Reading:
+        """The same reading with none of its shingles used up (counting them again is most of
+        a large page's cost)."""
+        again = object.__new__(_Reading)
+        again.words, again.joined, again.vocabulary = self.words, self.joined, self.vocabulary
+        again.shingles = +self.shingles
+        return again
 
     def holds(self, words: list[str], wanted: Counter[tuple[str, ...]]) -> dict[Any, int] | None:
         """The shingles of a block this reading holds when it holds most of the block (its
@@ -70,6 +80,14 @@ class _Reading:
             have[shingle] -= count
 
 
+@functools.lru_cache(maxsize=8)
+def _read(text: str) -> _Reading:
+    """A text's reading, made once for one page (main_region empties this when it is done):
+    two extractors often return the same text, and _lone reads them again. Never spent: a
+    decision spends a `fresh` copy."""
+    return _Reading(text)
+
+
 def choose(page_blocks: list[Block], texts: list[str], rules: Rules) -> list[bool]:
     """For each block, whether enough voters voted for it (three of four by default): each
     extractor's text (texts, in the order of rules.voters) votes for the blocks it holds most
@@ -79,7 +97,7 @@ def choose(page_blocks: list[Block], texts: list[str], rules: Rules) -> list[boo
     With context, a short block (a few words: a heading, a label, a link) needs a kept long
     block next to it: the words of a menu item are easily found somewhere in an article.
     """
-    voters = [_Reading(text) for text in texts]
+    voters = [_read(text) for text in texts]
     # jusText's rules find no good block on a page with no paragraph long enough (its
     # neighbours rule then makes every block bad): it abstains, and one vote fewer is needed.
     # An extractor returning nothing votes against every block (that is a judgement).
@@ -114,12 +132,12 @@ def choose(page_blocks: list[Block], texts: list[str], rules: Rules) -> list[boo
     def decide(order: list[int]) -> tuple[list[bool | None], list[int]]:
         """The long blocks' decisions and vote counts, taken in the given order: an
         extractor's text is used up block by block (by every block, or by the kept ones)."""
-        readers = [_Reading(text) for text in texts]
+        readers = [voter.fresh() for voter in voters]
         kept: list[bool | None] = [None] * len(page_blocks)
         counts = [0] * len(page_blocks)
         for index in order:
             block = page_blocks[index]
-            held = [r.holds(block.words, shingles(block.words)) for r in readers]
+            held = [r.holds(block.words, wanted[index]) for r in readers]
             counts[index] = votes(index, block, held)
             keep = counts[index] >= (everyone if linked[index] else needed)
             if keep or rules.spend == "all":  # else a rejected block leaves its text to a copy
@@ -130,6 +148,7 @@ def choose(page_blocks: list[Block], texts: list[str], rules: Rules) -> list[boo
         return kept, counts
 
     longs = [i for i, long in enumerate(is_long) if long]
+    wanted = {i: shingles(page_blocks[i].words) for i in longs}
     kept, counts = decide(longs)
     if rules.spend == "run":  # again, the blocks between kept ones first: the body's copy wins
         inside = _inside(kept)
@@ -327,9 +346,12 @@ def main_region(doc: Any, rules: Rules = DEFAULT) -> tuple[Any | None, bool]:
         boilerplate.CLEANUPS[name](body)
     page_blocks = blocks(body)
     texts = readings(doc, rules.voters)
-    kept = choose(page_blocks, texts, rules)
-    if rules.lone is not None:
-        kept = _lone(page_blocks, kept, texts, rules)
+    try:
+        kept = choose(page_blocks, texts, rules)
+        if rules.lone is not None:
+            kept = _lone(page_blocks, kept, texts, rules)
+    finally:
+        _read.cache_clear()
     if rules.title_heading:
         _drop_title_heading(doc, page_blocks, kept)
     if rules.consent_kept:
@@ -365,10 +387,10 @@ def _lone(page_blocks: list[Block], kept: list[bool], texts: list[str], rules: R
     text = texts[extractors.index(name)]
     if rules.rival is not None and "readability" in extractors:
         other = texts[extractors.index("readability")]
-        if len(WORD.findall(other)) > rules.rival * len(WORD.findall(text)):
+        if _read(other).words > rules.rival * _read(text).words:
             name, text = "readability", other
     answer = items.words(page_blocks, kept)
-    if answer >= share * len(WORD.findall(text.lower())):
+    if answer >= share * _read(text).words:
         return kept
     alone = choose(page_blocks, [text], replace(rules, voters=(name,), votes=1, pair="apart"))
     if rules.lone_links:
