@@ -19,12 +19,12 @@ its short link lines left out (`lone`).
 The page is then pruned to those blocks, so what is kept keeps its own markup: headings, lists,
 tables, code, links and the images between kept blocks. Each rule is a `Rules` choice kept only
 when bench/content.py's cross-validation across corpora supports it. The blocks are _blocks',
-the voters _voters', the pruning _pruning's.
+the voters _voters', how a voter's text is read _reading's, the pruning
+_pruning's.
 """
 
 from __future__ import annotations
 
-import functools
 from collections import Counter
 from dataclasses import replace
 from typing import Any
@@ -33,59 +33,13 @@ from . import _boilerplate as boilerplate
 from . import _items as items
 from ._blocks import WORD, Block, blocks, shingles
 from ._pruning import prune
+from ._reading import read
 from ._rules import Rules as Rules
 from ._voters import VOTERS as VOTERS
 from ._voters import justext_votes, readings
 
-# An extractor "returned" a block when it holds at least this share of the block's 4-word
-# shingles (the votes a block needs: _rules.VOTES).
-COVERAGE = 0.5
 MIN_MAIN_WORDS = 10
 SHORT = 4  # a block of fewer words has no 4-word shingle: it is judged by its neighbours
-
-
-class _Reading:
-    """What one extractor returned, consumed block by block so a repeated block counts once."""
-
-    def __init__(self, text: str) -> None:
-        words = WORD.findall(text.lower())
-        self.words = len(words)
-        self.shingles = shingles(words)
-        self.joined = f" {' '.join(words)} "
-        self.vocabulary = set(words)
-
-    def fresh(self) -> _Reading:
-        """The same reading with none of its shingles used up (counting them again is most of
-        a large page's cost)."""
-        again = object.__new__(_Reading)
-        again.words, again.joined, again.vocabulary = self.words, self.joined, self.vocabulary
-        again.shingles = +self.shingles
-        return again
-
-    def holds(self, words: list[str], wanted: Counter[tuple[str, ...]]) -> dict[Any, int] | None:
-        """The shingles of a block this reading holds when it holds most of the block (its
-        words and their shingles), else None; nothing is used up yet (`spend`)."""
-        if not wanted:  # fewer than four words: the exact run of words
-            vocabulary = self.vocabulary
-            found = all(w in vocabulary for w in words) and f" {' '.join(words)} " in self.joined
-            return {} if found else None
-        have = self.shingles
-        got = {s: min(n, have[s]) for s, n in wanted.items() if have.get(s, 0) > 0}
-        return got if sum(got.values()) >= COVERAGE * (len(words) - 3) else None
-
-    def spend(self, got: dict[Any, int]) -> None:
-        """Use up the shingles a block took, so a repeated block counts once."""
-        have = self.shingles
-        for shingle, count in got.items():
-            have[shingle] -= count
-
-
-@functools.lru_cache(maxsize=8)
-def _read(text: str) -> _Reading:
-    """A text's reading, made once for one page (main_region empties this when it is done):
-    two extractors often return the same text, and _lone reads them again. Never spent: a
-    decision spends a `fresh` copy."""
-    return _Reading(text)
 
 
 def choose(page_blocks: list[Block], texts: list[str], rules: Rules) -> list[bool]:
@@ -97,7 +51,7 @@ def choose(page_blocks: list[Block], texts: list[str], rules: Rules) -> list[boo
     With context, a short block (a few words: a heading, a label, a link) needs a kept long
     block next to it: the words of a menu item are easily found somewhere in an article.
     """
-    voters = [_read(text) for text in texts]
+    voters = [read(text) for text in texts]
     # jusText's rules find no good block on a page with no paragraph long enough (its
     # neighbours rule then makes every block bad): it abstains, and one vote fewer is needed.
     # An extractor returning nothing votes against every block (that is a judgement).
@@ -351,7 +305,7 @@ def main_region(doc: Any, rules: Rules = DEFAULT) -> tuple[Any | None, bool]:
         if rules.lone is not None:
             kept = _lone(page_blocks, kept, texts, rules)
     finally:
-        _read.cache_clear()
+        read.cache_clear()
     if rules.title_heading:
         _drop_title_heading(doc, page_blocks, kept)
     if rules.consent_kept:
@@ -387,10 +341,10 @@ def _lone(page_blocks: list[Block], kept: list[bool], texts: list[str], rules: R
     text = texts[extractors.index(name)]
     if rules.rival is not None and "readability" in extractors:
         other = texts[extractors.index("readability")]
-        if _read(other).words > rules.rival * _read(text).words:
+        if read(other).words > rules.rival * read(text).words:
             name, text = "readability", other
     answer = items.words(page_blocks, kept)
-    if answer >= share * _read(text).words:
+    if answer >= share * read(text).words:
         return kept
     alone = choose(page_blocks, [text], replace(rules, voters=(name,), votes=1, pair="apart"))
     if rules.lone_links:
