@@ -15,7 +15,7 @@ from ._blocks import WORD, shingles
 COVERAGE = 0.5
 
 
-class Reading:
+class VoterText:
     """What one extractor returned, consumed block by block so a repeated block counts once."""
 
     def __init__(self, text: str) -> None:
@@ -25,10 +25,10 @@ class Reading:
         self.joined = f" {' '.join(words)} "
         self.vocabulary = set(words)
 
-    def fresh(self) -> Reading:
+    def fresh(self) -> VoterText:
         """The same reading with none of its shingles used up (counting them again is most of
         a large page's cost)."""
-        again = object.__new__(Reading)
+        again = object.__new__(VoterText)
         again.words, again.joined, again.vocabulary = self.words, self.joined, self.vocabulary
         again.shingles = +self.shingles
         return again
@@ -52,8 +52,8 @@ class Reading:
 
 
 @functools.lru_cache(maxsize=8)
-def read(text: str) -> Reading:
+def read(text: str) -> VoterText:
     """A text's reading, made once for one page (_selection.main_region empties this when it
     is done): two extractors often return the same text, and _lone reads them again. Never
     spent: a decision spends a `fresh` copy."""
-    return Reading(text)
+    return VoterText(text)
