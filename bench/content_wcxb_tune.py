@@ -276,6 +276,42 @@ def candidates() -> dict[str, content.Rules]:
         found[f"kin {ratio} least words rival 3.0"] = replace(
             base, kin=ratio, least_words=True, rival=3.0
         )
+    # #54, the third round: headings over kept text, and the prose of the answer's own element
+    # (or of the <main> around it), customer reviews dropped; "before fill": the rules before.
+    found["before fill"] = replace(
+        base,
+        cleanups=tuple(c for c in base.cleanups if c != "reviews"),
+        headings=False,
+        fill=None,
+        fill_region="common",
+        fill_grow=0,
+    )
+    found["headings"] = replace(base, headings=True)
+    for least in (1, 4, 10, 20, 40):
+        found[f"fill {least}"] = replace(base, fill=least)
+        found[f"fill {least} headings"] = replace(base, fill=least, headings=True)
+        found[f"main {least} headings"] = replace(
+            base, fill=least, fill_region="main", headings=True
+        )
+    found["reviews"] = replace(base, cleanups=(*base.cleanups, "reviews"))
+    for grow in (0.5, 1.0, 2.0):
+        for region in ("common", "main"):
+            found[f"{region} 10 grow {grow} headings"] = replace(
+                base, fill=10, fill_region=region, fill_grow=grow, headings=True
+            )
+    for least, grow in ((4, 0.5), (10, 0.25), (20, 0.5)):
+        found[f"main {least} grow {grow} headings"] = replace(
+            base, fill=least, fill_region="main", fill_grow=grow, headings=True
+        )
+    found["main 10 grow 0.5 headings reviews"] = replace(
+        found["main 10 grow 0.5 headings"], cleanups=(*base.cleanups, "reviews")
+    )
+    found["main 10 grow 1.0 headings reviews"] = replace(
+        found["main 10 grow 1.0 headings"], cleanups=(*base.cleanups, "reviews")
+    )
+    found["main 10 headings reviews"] = replace(
+        found["main 10 headings"], cleanups=(*base.cleanups, "reviews")
+    )
     return found
 
 

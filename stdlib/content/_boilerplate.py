@@ -13,6 +13,7 @@
   `visibility: hidden`): a copy kept for another layout, a template; never one holding most of
   the page's text (a body a script reveals).
 - Cookie and consent banners (by their names) and sign-in forms (a password field).
+- A product's customer reviews (by their names), never a review that is the page's article.
 - Threads of reader comments (named as comments, or schema.org Comment items), which pages'
   scripts write in after loading: long prose that voters take for the article; and by their
   shape, a reply form with the thread around it (reply_threads: never past a post before it).
@@ -75,6 +76,12 @@ def _named_candidates(body: Any) -> list[Any]:
         ):
             found.append(element)
     return found
+
+
+def name_parts(element: Any) -> list[str]:
+    """The lowercase words of an element's class and id names ("relatedPosts": related, posts)."""
+    names = f"{element.get('class', '')} {element.get('id', '')}"
+    return [part.lower() for part in _NAME_PARTS.findall(names)]
 
 
 def words(element: Any) -> int:
@@ -297,6 +304,34 @@ def drop_kept_banners(page_blocks: list[Block], kept: list[bool]) -> None:
             kept[i] = False
 
 
+# Whole words of class and id names that mark a product's customer reviews.
+REVIEW_WORDS = frozenset({"review", "reviews"})
+_ANY_REVIEW = re.compile("|".join(sorted(REVIEW_WORDS)), re.IGNORECASE)
+
+
+def drop_reviews(body: Any) -> None:
+    """Customer reviews (blocks named so in their class or id, whole words, any case), never
+    one holding the title or most of the page's text (a review that is the page's article)."""
+    limit = DOMINANT * words(body)
+    found = []
+    for element in body.iter(etree.Element):
+        names = f"{element.get('class', '')} {element.get('id', '')}"
+        if (
+            element is not body
+            and element.tag not in ("article", "main")
+            and _ANY_REVIEW.search(names)
+            and {p.lower() for p in _NAME_PARTS.findall(names)} & REVIEW_WORDS
+        ):
+            found.append(element)
+    for element in found:
+        if (
+            element.getparent() is not None
+            and not any(True for _ in element.iter("h1"))
+            and words(element) < limit
+        ):
+            element.drop_tree()
+
+
 CLEANUPS = {
     "consent": drop_consent_and_sign_in,
     "nested_teasers": drop_nested_teasers,
@@ -306,4 +341,5 @@ CLEANUPS = {
     "reply_forms": drop_reply_forms,
     "reply_threads": drop_reply_threads,
     "hidden": drop_hidden,
+    "reviews": drop_reviews,
 }

@@ -101,3 +101,13 @@ class Rules:
     # Only a group of entries for `teasers`: most of its items hold a link and none holds most
     # of its words (a page's few big sections, a review filter's rows are no listing).
     entries: bool = False
+    # Headings after the answer's start over a kept block (a section's, a card's title) kept.
+    headings: bool = False
+    # Blocks of at least this many words inside the element holding the whole answer (not the
+    # body), not link lines nor chrome, kept (_filling.fill); None: not.
+    fill: int | None = None
+    # Which region: "common" (the nearest element holding the answer) or "main" (the page's
+    # <main> around it).
+    fill_region: str = "common"
+    # ... only when the blocks added hold more than this many times the answer's words.
+    fill_grow: float = 0

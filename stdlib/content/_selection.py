@@ -15,12 +15,11 @@ repeats right after a kept copy is kept (extractors return a repeated text once)
 the quotations and embedded posts inside the article (extractors leave embedded posts out).
 When the vote kept less than a share of what trafilatura alone returned (one section of a
 service page, a collection's intro), that voter's blocks after the answer's start are kept too,
-its short link lines left out (`lone`).
-The page is then pruned to those blocks, so what is kept keeps its own markup: headings, lists,
-tables, code, links and the images between kept blocks. Each rule is a `Rules` choice kept only
-when bench/content.py's cross-validation across corpora supports it. The blocks are _blocks',
-the voters _voters', how a voter's text is read _reading's, the pruning
-_pruning's.
+its short link lines left out (`lone`); the items around the answer are _items', the headings
+over kept text and the <main> around one section of many _filling's. The page is then pruned to
+those blocks, so what is kept keeps its own markup: headings, lists, tables, code, links and the
+images between kept blocks. Each rule is a `Rules` choice kept only when cross-validation
+supports it; the blocks are _blocks', the voters _voters', how a voter's text is read _reading's.
 """
 
 from __future__ import annotations
@@ -30,6 +29,7 @@ from dataclasses import replace
 from typing import Any
 
 from . import _boilerplate as boilerplate
+from . import _filling as filling
 from . import _items as items
 from ._blocks import WORD, Block, blocks, shingles
 from ._pruning import prune
@@ -230,27 +230,22 @@ def _nearest(decisions: list[bool | None]) -> list[bool]:
 
 
 # The rules that raise the cross-validated F1 of every corpus of bench/content.py (the article
-# pages and readability's test pages) or leave it unchanged: the three extractors with two votes
-# of three, the clean-ups named here (hidden elements dropped first; nested_teasers changes no
-# page of either: without jusText's rules, a story's "you may also like" cards of the fixture
-# pages need it), the short-block context, a paragraph's repeats and the quotations and
-# embedded posts inside the article kept, tag lines after the article, small stretches before
-# its start and a first heading equal to the title dropped. The reply-form clean-up is the
-# guarded one (reply_threads: never past a post before the form), which no page of either
-# corpus tells from the unguarded one; it keeps a whole article the unguarded one can take.
-# Two shipped rules help the article pages and cost readability's 0.0002 each, where the two
-# corpora's marked text disagree (trailing lines of related links, which Readability.js keeps;
-# named boxes): kept, docs/benchmarks.md says why. jusText's rules as a fourth voter, lines of
-# link text needing every vote, small captions dropped and the run's copy of a text spending
-# first help one corpus and hurt the other: not shipped. items, least, offers, teasers:
-# bench/content_wcxb_tune.py (WCXB's dev split, folds by domain and by page type). lone as it
-# was (all of trafilatura's blocks) raised WCXB but cost the article pages 0.006 (a headline
-# and dek above the body, an archive's links and a tag cloud): shipped with only its blocks
-# after the answer's start and without its link lines under 5 words, which leaves every article
-# page as it was (docs/benchmarks.md). consent_kept changes WCXB by nothing: not shipped.
-# rival, kin, item_even, least_words: WCXB's folds chose them; no article page changes.
+# pages, readability's test pages) or leave it unchanged (docs/benchmarks.md has every run and
+# the two rules costing readability's 0.0002 each); jusText as a fourth voter, link lines
+# needing every vote, small captions dropped and the run's copy spending first help one corpus
+# and hurt the other: not shipped. items, least, offers, teasers, rival, kin, item_even,
+# least_words, headings, fill and reviews: bench/content_wcxb_tune.py (WCXB's dev split, folds by
+# domain and by page type); fill only with fill_grow (without it the article pages 0.9693), lone
+# only after the answer's start and without its link lines under 5 words (else 0.006 less).
 DEFAULT = Rules(
-    cleanups=("hidden", "nested_teasers", "named_boilerplate", "split_body", "reply_threads"),
+    cleanups=(
+        "hidden",
+        "nested_teasers",
+        "named_boilerplate",
+        "split_body",
+        "reply_threads",
+        "reviews",
+    ),
     voters=("trafilatura", "precision", "readability"),
     votes=2,
     tags=True,
@@ -271,6 +266,10 @@ DEFAULT = Rules(
     kin=1.5,
     item_even=True,
     least_words=True,
+    headings=True,
+    fill=10,
+    fill_region="main",
+    fill_grow=0.5,
 )
 # The rules shipped before hidden elements, repeated paragraphs, quotations and the article's
 # start (the small stretches dropped before the main run): bench/content.py's candidate.
@@ -316,6 +315,7 @@ def main_region(doc: Any, rules: Rules = DEFAULT) -> tuple[Any | None, bool]:
         items.kin(page_blocks, kept, rules.kin)
     if rules.teasers is not None and any(kept):
         items.teasers(page_blocks, kept, rules.teasers, rules.entries)
+    filling.widen(page_blocks, kept, rules)
     is_main = items.words(page_blocks, kept) >= MIN_MAIN_WORDS
     if rules.least is not None:
         kept, is_main = items.fallback(page_blocks, kept, is_main, rules.least, rules.least_words)

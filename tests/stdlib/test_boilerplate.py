@@ -11,6 +11,7 @@ from taskplate.stdlib.content._boilerplate import (
     drop_hidden,
     drop_reply_forms,
     drop_reply_threads,
+    drop_reviews,
 )
 from taskplate.stdlib.content._markdown import to_markdown
 from taskplate.stdlib.content._selection import main_content
@@ -187,3 +188,20 @@ def test_a_hidden_element_holding_most_of_the_page_stays() -> None:
     # A body a script reveals after loading, read without the script (engine http).
     page = f"<div hidden>{paragraphs('Body', 4)}</div><p>Menu, sign in, search.</p>"
     assert "Body 3" in hidden_dropped(page)
+
+
+def test_customer_reviews_are_dropped_but_not_a_review_that_is_the_page() -> None:
+    page = (
+        f"<main><h1>Trail pack</h1>{paragraphs('Description', 3)}"
+        f"<section class='product-reviews'><h2>Reviews</h2>{paragraphs('Buyer', 2)}</section>"
+        f"<div class='previewer'>{paragraphs('Preview', 1)}</div></main>"
+    )
+    doc = lxml.html.document_fromstring(f"<html><body>{page}</body></html>")
+    drop_reviews(doc.find("body"))
+    text = doc.text_content()
+    assert "Description 2" in text and "Preview 0" in text  # whole words only
+    assert "Buyer" not in text
+    review = f"<div class='review-body'><h1>Bridge, reviewed</h1>{paragraphs('Verdict', 4)}</div>"
+    doc = lxml.html.document_fromstring(f"<html><body>{review}</body></html>")
+    drop_reviews(doc.find("body"))
+    assert "Verdict 3" in doc.text_content()

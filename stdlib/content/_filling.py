@@ -1,0 +1,104 @@
+"""Blocks the vote missed inside the answer's own region: the headings over kept text, and the
+prose of the element that holds the whole answer. Pure functions of blocks; no voting here.
+
+The voters return runs of paragraphs: a service page's section and card titles, an FAQ's answers
+in an accordion, the short sections between a product's paragraphs fall through them, while the
+answer around them is kept. Only blocks inside the answer's span are added, never its chrome.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._blocks import Block
+from ._boilerplate import COMMENT_WORDS, name_parts
+from ._items import CHROME, LINKED
+from ._rules import Rules
+
+SHORT = 4  # a block of fewer words is judged by what follows it (as _selection's)
+
+
+def widen(page_blocks: list[Block], kept: list[bool], rules: Rules) -> None:
+    """The region's prose (`rules.fill`), then the headings over kept text (`rules.headings`)."""
+    if rules.fill is not None and any(kept):
+        fill(page_blocks, kept, rules.fill, rules.fill_region, rules.fill_grow)
+    if rules.headings:
+        headings(page_blocks, kept)
+
+
+def headings(page_blocks: list[Block], kept: list[bool]) -> None:
+    """A heading after the answer's first kept block whose next long block outside headings is
+    kept (a section's or a card's title over kept text) is kept; never one that is mostly link
+    text (a teaser's title) nor one above the answer (the page's headline)."""
+    start = next((i for i, k in enumerate(kept) if k), len(kept))
+    following = False  # whether the next long block after the position is kept
+    for index in range(len(page_blocks) - 1, start, -1):
+        block = page_blocks[index]
+        if block.heading:
+            if following and not kept[index] and block.link_chars <= LINKED * block.chars:
+                kept[index] = True
+        elif len(block.words) >= SHORT:
+            following = kept[index]
+
+
+def fill(
+    page_blocks: list[Block], kept: list[bool], least: int, region: str = "common", grow: float = 0
+) -> None:
+    """The blocks of at least `least` words, not link lines nor beside the content (_within),
+    inside the answer's region are kept: with `region` "common", the nearest element holding
+    every kept block (the first and the last kept one's common ancestor); "main", the page's
+    <main> (or role=main) around that. Never the page's body, and only when what they add holds
+    more than `grow` times the answer's words (the answer was one section of many, not an
+    article with its margins)."""
+    chosen = [b for b, k in zip(page_blocks, kept, strict=True) if k]
+    if not chosen:
+        return
+    found = _common(chosen[0].element, chosen[-1].element)
+    if found is not None and region == "main":
+        found = next((n for n in (found, *found.iterancestors()) if _is_main(n)), None)
+    if found is None or found.tag in ("body", "html"):
+        return
+    answer = {chosen[0].element, *chosen[0].element.iterancestors()}  # held: one proxy a node
+    added = [
+        i
+        for i, (block, keep) in enumerate(zip(page_blocks, kept, strict=True))
+        if not keep
+        and len(block.words) >= least
+        and block.link_chars <= LINKED * block.chars
+        and _within(block.element, found, answer)
+    ]
+    more = sum(len(page_blocks[i].words) for i in added)
+    if more <= grow * sum(len(b.words) for b in chosen):
+        return
+    for index in added:
+        kept[index] = True
+
+
+def _is_main(element: Any) -> bool:
+    return bool(element.tag == "main" or element.get("role") == "main")
+
+
+# Whole words of class and id names of what lies beside an article in its <main>: its readers'
+# comments and its author's box.
+BESIDE = COMMENT_WORDS | {"author"}
+
+
+def _within(element: Any, region: Any, answer: set[Any]) -> bool:
+    """Whether the element lies inside the region with nothing between that is not content:
+    chrome (an aside, a form), an element named as comments or an author's box, or another
+    <article> than the answer's own (a teaser's card, a comment)."""
+    for node in (element, *element.iterancestors()):
+        if node is region:
+            return True
+        if node.tag in CHROME or (node.tag == "article" and node not in answer):
+            return False
+        names = node.get("class") or node.get("id")
+        if names and set(name_parts(node)) & BESIDE:
+            return False
+    return False
+
+
+def _common(first: Any, last: Any) -> Any | None:
+    """The nearest element holding both (the first kept block's ancestors, innermost first)."""
+    around = {last, *last.iterancestors()}
+    return next((n for n in (first, *first.iterancestors()) if n in around), None)

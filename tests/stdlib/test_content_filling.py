@@ -1,0 +1,105 @@
+"""Blocks the vote missed inside the answer's region (stdlib/content/_filling.py): section titles
+over kept text, and the prose of the page's <main> around the answer. Pure functions of small pages."""
+
+from __future__ import annotations
+
+import lxml.html
+
+from taskplate.stdlib.content import _blocks as blocks
+from taskplate.stdlib.content import _filling as filling
+
+PROSE = (
+    "Our technicians service every kind of machine on site within two days of your call and "
+    "keep the parts they need in their vans, so most repairs are done in a single visit"
+)
+NAV = "<nav><ul><li><a href='/'>Home</a></li><li><a href='/services'>Services</a></li></ul></nav>"
+FOOTER = "<footer><p>Privacy policy, terms of use and cookie settings of the site</p></footer>"
+
+
+def parsed(body: str) -> list[blocks.Block]:
+    doc = lxml.html.document_fromstring(
+        f"<html><head><title>T</title></head><body>{body}</body></html>"
+    )
+    return blocks.blocks(doc.find("body"))
+
+
+def kept_text(page_blocks: list[blocks.Block], kept: list[bool]) -> str:
+    return " ".join(" ".join(b.words) for b, k in zip(page_blocks, kept, strict=True) if k)
+
+
+def sections(count: int) -> str:
+    return "".join(
+        f"<section class='row-{n}'><h2>Section {n} title</h2><h3>Its subtitle</h3>"
+        f"<p>Part {n}: {PROSE}.</p><ul><li>First point of part {n} in words</li></ul></section>"
+        for n in range(count)
+    )
+
+
+def test_a_section_title_over_kept_text_is_kept_but_not_the_headline_above_the_answer() -> None:
+    page_blocks = parsed(f"<main><h1>Workshop</h1>{sections(3)}</main>")
+    kept = [b.words[:1] == ["part"] for b in page_blocks]
+    filling.headings(page_blocks, kept)
+    text = kept_text(page_blocks, kept)
+    assert "section 1 title its subtitle part 1" in text
+    assert "section 2 title" in text
+    assert "section 0 title" not in text and "workshop" not in text  # above the answer's start
+
+
+def test_a_linked_heading_of_a_teaser_is_not_kept() -> None:
+    page_blocks = parsed(
+        f"<p>Kept: {PROSE}.</p><h3><a href='/other'>Another story entirely</a></h3><p>{PROSE}.</p>"
+    )
+    kept = [True, False, True]
+    filling.headings(page_blocks, kept)
+    assert kept == [True, False, True]
+
+
+def test_the_prose_of_the_main_around_the_answer_is_kept_not_its_chrome() -> None:
+    page = (
+        f"{NAV}<main><div class='hero'><p>Intro: {PROSE}.</p></div>{sections(3)}"
+        f"<aside><p>Sidebar words that are not the page's own content at all</p></aside></main>"
+        f"{FOOTER}"
+    )
+    page_blocks = parsed(page)
+    kept = [b.words[:2] == ["part", "1"] for b in page_blocks]  # one section of many kept
+    filling.fill(page_blocks, kept, 4)  # the answer's own element is one section: nothing new
+    assert kept_text(page_blocks, kept).startswith("part 1") and "part 0" not in kept_text(
+        page_blocks, kept
+    )
+    filling.fill(page_blocks, kept, 4, region="main")
+    text = kept_text(page_blocks, kept)
+    assert "intro" in text and all(f"part {n}" in text for n in range(3))
+    assert "first point of part 2" in text
+    assert "sidebar" not in text and "privacy" not in text and "home" not in text
+
+
+def test_without_a_main_the_answer_is_not_filled_from_the_body() -> None:
+    page_blocks = parsed(f"<div class='a'><p>Kept: {PROSE}.</p></div><p>Other: {PROSE}.</p>")
+    kept = [True, False]
+    filling.fill(page_blocks, kept, 4, region="main")
+    filling.fill(page_blocks, [True, False], 4)
+    assert kept == [True, False]
+
+
+def test_comments_an_author_box_and_other_articles_in_the_main_are_not_filled() -> None:
+    page = (
+        f"<main><article class='post'><p>Kept: {PROSE}.</p></article>"
+        f"<div class='author-box'><p>Author: {PROSE}.</p></div>"
+        f"<ol class='comment-list'><li><p>Comment: {PROSE}.</p></li></ol>"
+        f"<article class='teaser'><p>Teaser: {PROSE}.</p></article>"
+        f"<section><p>Section: {PROSE}.</p></section></main>"
+    )
+    page_blocks = parsed(page)
+    kept = [b.words[0] == "kept" for b in page_blocks]
+    filling.fill(page_blocks, kept, 4, region="main")
+    assert [b.words[0] for b, k in zip(page_blocks, kept, strict=True) if k] == ["kept", "section"]
+
+
+def test_an_answer_is_not_filled_when_the_region_adds_less_than_grow_times_its_words() -> None:
+    page = f"<main><div><p>Kept: {PROSE}. {PROSE}. {PROSE}.</p></div><p>Box: {PROSE}.</p></main>"
+    page_blocks = parsed(page)
+    kept = [True, False]
+    filling.fill(page_blocks, kept, 4, region="main", grow=0.5)  # a third: an article and its box
+    assert kept == [True, False]
+    filling.fill(page_blocks, kept, 4, region="main", grow=0.25)
+    assert kept == [True, True]
