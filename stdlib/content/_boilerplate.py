@@ -174,15 +174,22 @@ _ANY_COMMENT = re.compile("|".join(sorted(COMMENT_WORDS)), re.IGNORECASE)
 def drop_comment_threads(body: Any) -> None:
     """Reader comments: blocks named as comments in their class or id (whole words, any case)
     or marked up as schema.org Comments, never one holding the title or most of the page."""
+    _drop_named(body, COMMENT_WORDS, _ANY_COMMENT, "/Comment")
+
+
+def _drop_named(body: Any, named: frozenset[str], any_name: re.Pattern[str], kind: str) -> None:
+    """The blocks whose class or id holds one of `named` as a whole word (any case; `any_name`
+    finds a candidate quickly), or whose schema.org itemtype ends with `kind` (never `article`
+    or `main`, nor one holding the title or most of the page's text)."""
     limit = DOMINANT * words(body)
     found = []
     for element in body.iter(etree.Element):
         names = f"{element.get('class', '')} {element.get('id', '')}"
-        if element.get("itemtype", "").endswith("/Comment") or (
+        if (kind and element.get("itemtype", "").endswith(kind)) or (
             element is not body
             and element.tag not in ("article", "main")
-            and _ANY_COMMENT.search(names)
-            and {p.lower() for p in _NAME_PARTS.findall(names)} & COMMENT_WORDS
+            and any_name.search(names)
+            and {p.lower() for p in _NAME_PARTS.findall(names)} & named
         ):
             found.append(element)
     for element in found:
@@ -312,24 +319,7 @@ _ANY_REVIEW = re.compile("|".join(sorted(REVIEW_WORDS)), re.IGNORECASE)
 def drop_reviews(body: Any) -> None:
     """Customer reviews (blocks named so in their class or id, whole words, any case), never
     one holding the title or most of the page's text (a review that is the page's article)."""
-    limit = DOMINANT * words(body)
-    found = []
-    for element in body.iter(etree.Element):
-        names = f"{element.get('class', '')} {element.get('id', '')}"
-        if (
-            element is not body
-            and element.tag not in ("article", "main")
-            and _ANY_REVIEW.search(names)
-            and {p.lower() for p in _NAME_PARTS.findall(names)} & REVIEW_WORDS
-        ):
-            found.append(element)
-    for element in found:
-        if (
-            element.getparent() is not None
-            and not any(True for _ in element.iter("h1"))
-            and words(element) < limit
-        ):
-            element.drop_tree()
+    _drop_named(body, REVIEW_WORDS, _ANY_REVIEW, "")
 
 
 CLEANUPS = {
