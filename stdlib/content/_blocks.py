@@ -149,5 +149,9 @@ def blocks(root: Any) -> list[Block]:
     return found
 
 
+# A block of fewer words has no 4-word shingle: it is judged by its neighbours.
+SHORT = 4
+
+
 def shingles(words: list[str]) -> Counter[tuple[str, ...]]:
     return Counter(zip(words, words[1:], words[2:], words[3:], strict=False))

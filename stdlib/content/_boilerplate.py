@@ -189,7 +189,7 @@ def _drop_named(body: Any, named: frozenset[str], any_name: re.Pattern[str], kin
             element is not body
             and element.tag not in ("article", "main")
             and any_name.search(names)
-            and {p.lower() for p in _NAME_PARTS.findall(names)} & named
+            and set(name_parts(element)) & named
         ):
             found.append(element)
     for element in found:

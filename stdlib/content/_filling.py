@@ -10,12 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._blocks import Block
+from ._blocks import SHORT, Block
 from ._boilerplate import COMMENT_WORDS, name_parts
 from ._items import CHROME, LINKED
 from ._rules import Rules
-
-SHORT = 4  # a block of fewer words is judged by what follows it (as _selection's)
 
 
 def widen(page_blocks: list[Block], kept: list[bool], rules: Rules) -> None:

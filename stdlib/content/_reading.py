@@ -30,7 +30,7 @@ class VoterText:
         a large page's cost)."""
         again = object.__new__(VoterText)
         again.words, again.joined, again.vocabulary = self.words, self.joined, self.vocabulary
-        again.shingles = +self.shingles
+        again.shingles = self.shingles.copy()
         return again
 
     def holds(self, words: list[str], wanted: Counter[tuple[str, ...]]) -> dict[Any, int] | None:

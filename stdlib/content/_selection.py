@@ -31,7 +31,7 @@ from typing import Any
 from . import _boilerplate as boilerplate
 from . import _filling as filling
 from . import _items as items
-from ._blocks import WORD, Block, blocks, shingles
+from ._blocks import SHORT, WORD, Block, blocks, shingles
 from ._pruning import prune
 from ._reading import read
 from ._rules import Rules as Rules
@@ -39,7 +39,6 @@ from ._voters import VOTERS as VOTERS
 from ._voters import justext_votes, readings
 
 MIN_MAIN_WORDS = 10
-SHORT = 4  # a block of fewer words has no 4-word shingle: it is judged by its neighbours
 
 
 def choose(page_blocks: list[Block], texts: list[str], rules: Rules) -> list[bool]:

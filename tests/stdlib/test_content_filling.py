@@ -3,10 +3,8 @@ over kept text, and the prose of the page's <main> around the answer. Pure funct
 
 from __future__ import annotations
 
-import lxml.html
-
-from taskplate.stdlib.content import _blocks as blocks
 from taskplate.stdlib.content import _filling as filling
+from tests.stdlib.content_pages import kept_text, parsed
 
 PROSE = (
     "Our technicians service every kind of machine on site within two days of your call and "
@@ -14,17 +12,6 @@ PROSE = (
 )
 NAV = "<nav><ul><li><a href='/'>Home</a></li><li><a href='/services'>Services</a></li></ul></nav>"
 FOOTER = "<footer><p>Privacy policy, terms of use and cookie settings of the site</p></footer>"
-
-
-def parsed(body: str) -> list[blocks.Block]:
-    doc = lxml.html.document_fromstring(
-        f"<html><head><title>T</title></head><body>{body}</body></html>"
-    )
-    return blocks.blocks(doc.find("body"))
-
-
-def kept_text(page_blocks: list[blocks.Block], kept: list[bool]) -> str:
-    return " ".join(" ".join(b.words) for b, k in zip(page_blocks, kept, strict=True) if k)
 
 
 def sections(count: int) -> str:

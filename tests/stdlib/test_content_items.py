@@ -10,11 +10,12 @@ from dataclasses import replace
 
 import lxml.html
 
-from taskplate.stdlib.content import _blocks as blocks
 from taskplate.stdlib.content import _boilerplate as boilerplate
 from taskplate.stdlib.content import _items as items
 from taskplate.stdlib.content import _selection as content
 from taskplate.stdlib.content._markdown import render, to_markdown
+from tests.stdlib.content_pages import kept_text
+from tests.stdlib.content_pages import parsed_page as parsed
 
 REPLY = (
     "I had the same trouble with the cache after the upgrade and it went away once I cleared "
@@ -25,17 +26,6 @@ NAV = (
     "<li><a href='/help'>Help</a></li><li><a href='/login'>Sign in</a></li></ul></nav>"
 )
 FOOTER = "<footer><p>Privacy policy, terms of use and cookie settings of the site</p></footer>"
-
-
-def parsed(body: str) -> tuple[object, list[blocks.Block]]:
-    doc = lxml.html.document_fromstring(
-        f"<html><head><title>T</title></head><body>{body}</body></html>"
-    )
-    return doc, blocks.blocks(doc.find("body"))
-
-
-def kept_text(page_blocks: list[blocks.Block], kept: list[bool]) -> str:
-    return " ".join(" ".join(b.words) for b, k in zip(page_blocks, kept, strict=True) if k)
 
 
 def thread(posts: int) -> str:

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import lxml.html
-
 from taskplate.stdlib.content import _blocks as blocks
 from taskplate.stdlib.content import _items as items
 from taskplate.stdlib.content import _selection as content
+from tests.stdlib.content_pages import kept_text, parsed
 
 INTRO = (
     "Our team has spent hundreds of hours testing the gear in this guide and every pick below "
@@ -23,15 +22,6 @@ NAV = (
 )
 SHIPPED = content.DEFAULT.teasers or 0.0  # the shipped ratio
 FOOTER = "<footer><p>Privacy policy, terms of use and cookie settings of the site</p></footer>"
-
-
-def parsed(body: str) -> list[blocks.Block]:
-    doc = lxml.html.document_fromstring(f"<html><body>{body}</body></html>")
-    return blocks.blocks(doc.find("body"))
-
-
-def kept_text(page_blocks: list[blocks.Block], kept: list[bool]) -> str:
-    return " ".join(" ".join(b.words) for b, k in zip(page_blocks, kept, strict=True) if k)
 
 
 def entries(count: int) -> str:
