@@ -45,15 +45,17 @@ def fill(
     """The blocks of at least `least` words, not link lines nor beside the content (_within),
     inside the answer's region are kept: with `region` "common", the nearest element holding
     every kept block (the first and the last kept one's common ancestor); "main", the page's
-    <main> (or role=main) around that. Never the page's body, and only when what they add holds
+    <main> (or role=main) around that; "column", that <main> or, without one, the content
+    column around it (_column). Never the page's body, and only when what they add holds
     more than `grow` times the answer's words (the answer was one section of many, not an
     article with its margins)."""
     chosen = [b for b, k in zip(page_blocks, kept, strict=True) if k]
     if not chosen:
         return
     found = _common(chosen[0].element, chosen[-1].element)
-    if found is not None and region == "main":
-        found = next((n for n in (found, *found.iterancestors()) if _is_main(n)), None)
+    if found is not None and region in ("main", "column"):
+        main = next((n for n in (found, *found.iterancestors()) if _is_main(n)), None)
+        found = main if main is not None or region == "main" else _column(found)
     if found is None or found.tag in ("body", "html"):
         return
     answer = {chosen[0].element, *chosen[0].element.iterancestors()}  # held: one proxy a node
@@ -70,6 +72,24 @@ def fill(
         return
     for index in added:
         kept[index] = True
+
+
+# What marks a page's own header, footer and menus beside its content column.
+FRAME_TAGS = frozenset({"header", "footer", "nav"})
+FRAME_ROLES = frozenset({"banner", "contentinfo", "navigation"})
+
+
+def _column(element: Any) -> Any | None:
+    """The page's content column around an element, on a page without <main>: its outermost
+    ancestor whose parent holds no header, footer or menu of the page's frame (by tag or role)
+    beside it; None when that is the body's own child wrapping the whole page."""
+    for node in (element, *element.iterancestors()):
+        parent = node.getparent()
+        if parent is None or parent.tag in ("body", "html"):
+            return None
+        if any(c.tag in FRAME_TAGS or c.get("role") in FRAME_ROLES for c in parent):
+            return node
+    return None
 
 
 def _is_main(element: Any) -> bool:

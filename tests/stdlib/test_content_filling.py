@@ -64,8 +64,23 @@ def test_without_a_main_the_answer_is_not_filled_from_the_body() -> None:
     page_blocks = parsed(f"<div class='a'><p>Kept: {PROSE}.</p></div><p>Other: {PROSE}.</p>")
     kept = [True, False]
     filling.fill(page_blocks, kept, 4, region="main")
+    filling.fill(page_blocks, kept, 4, region="column")  # no header nor footer: no column
     filling.fill(page_blocks, [True, False], 4)
     assert kept == [True, False]
+
+
+def test_without_a_main_the_column_between_the_header_and_footer_is_the_region() -> None:
+    page = (
+        f"<div class='page'><header>{NAV}<p>Call us today for a quote on any repair, any time "
+        f"of day</p></header><div class='content'><div class='hero'><p>Intro: {PROSE}.</p></div>"
+        f"{sections(3)}</div>{FOOTER}</div>"
+    )
+    page_blocks = parsed(page)
+    kept = [b.words[:2] == ["part", "1"] for b in page_blocks]
+    filling.fill(page_blocks, kept, 4, region="column")
+    text = kept_text(page_blocks, kept)
+    assert "intro" in text and all(f"part {n}" in text for n in range(3))
+    assert "call us" not in text and "privacy" not in text
 
 
 def test_comments_an_author_box_and_other_articles_in_the_main_are_not_filled() -> None:
