@@ -325,6 +325,9 @@ def candidates() -> dict[str, content.Rules]:
     found["forms, main 10"] = replace(base, fill=10, fill_region="main")
     found["forms, fill 4"] = replace(base, fill_region="main")
     found["forms, column 10"] = replace(base, fill=10)
+    for grow in (0.25, 1.0):
+        found[f"column grow {grow}"] = replace(base, fill_grow=grow)
+    found["column 2"] = replace(base, fill=2)
     return found
 
 
