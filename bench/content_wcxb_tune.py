@@ -328,6 +328,12 @@ def candidates() -> dict[str, content.Rules]:
     for grow in (0.25, 1.0):
         found[f"column grow {grow}"] = replace(base, fill_grow=grow)
     found["column 2"] = replace(base, fill=2)
+    # #54, the fourth round: the items of a group read in part completed (a card's linked
+    # title and price beside its kept text), at most `complete_size` words an item.
+    for least in (2, 3, 5):
+        found[f"complete {least}"] = replace(base, complete=least)
+    for size in (40, 80, 150, 300):
+        found[f"complete 2 size {size}"] = replace(base, complete=2, complete_size=size)
     return found
 
 

@@ -112,3 +112,9 @@ class Rules:
     fill_region: str = "common"
     # ... only when the blocks added hold more than this many times the answer's words.
     fill_grow: float = 0
+    # Items of a group of same-shaped siblings (_items.groups) of which at least `complete`
+    # hold a kept block: their other blocks kept, link lines too (a card's linked title and
+    # price beside its kept text); None: not.
+    complete: int | None = None
+    # ... only items of at most this many words (a card; a thread's posts are read by the vote).
+    complete_size: int | None = None
