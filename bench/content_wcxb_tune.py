@@ -330,8 +330,9 @@ def candidates() -> dict[str, content.Rules]:
     found["column 2"] = replace(base, fill=2)
     # #54, the fourth round: the items of a group read in part completed (a card's linked
     # title and price beside its kept text), at most `complete_size` words an item.
+    found["before complete"] = replace(base, complete=None, complete_size=None)
     for least in (2, 3, 5):
-        found[f"complete {least}"] = replace(base, complete=least)
+        found[f"complete {least}"] = replace(base, complete=least, complete_size=None)
     for size in (40, 80, 150, 300):
         found[f"complete 2 size {size}"] = replace(base, complete=2, complete_size=size)
     return found

@@ -270,6 +270,8 @@ DEFAULT = Rules(
     fill=4,
     fill_region="column",
     fill_grow=0.5,
+    complete=2,
+    complete_size=150,
 )
 # The rules shipped before hidden elements, repeated paragraphs, quotations and the article's
 # start (the small stretches dropped before the main run): bench/content.py's candidate.
