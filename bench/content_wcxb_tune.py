@@ -312,6 +312,29 @@ def candidates() -> dict[str, content.Rules]:
     found["main 10 headings reviews"] = replace(
         found["main 10 headings"], cleanups=(*base.cleanups, "reviews")
     )
+    # #54, the fourth round: a form holding most of the page's words is its layout, not chrome
+    # ("forms"); where there is no <main>, the content column between the page's header and
+    # footer as fill's region ("column"); "before forms": the rules before.
+    before = replace(
+        base, cleanups=tuple(c for c in base.cleanups if c != "forms"), fill=10, fill_region="main"
+    )
+    found["before forms"] = before
+    found["before forms, fill 4"] = replace(before, fill=4)
+    for least in (4, 10):
+        found[f"before forms, column {least}"] = replace(before, fill=least, fill_region="column")
+    found["forms, main 10"] = replace(base, fill=10, fill_region="main")
+    found["forms, fill 4"] = replace(base, fill_region="main")
+    found["forms, column 10"] = replace(base, fill=10)
+    for grow in (0.25, 1.0):
+        found[f"column grow {grow}"] = replace(base, fill_grow=grow)
+    found["column 2"] = replace(base, fill=2)
+    # #54, the fourth round: the items of a group read in part completed (a card's linked
+    # title and price beside its kept text), at most `complete_size` words an item.
+    found["before complete"] = replace(base, complete=None, complete_size=None)
+    for least in (2, 3, 5):
+        found[f"complete {least}"] = replace(base, complete=least, complete_size=None)
+    for size in (40, 80, 150, 300):
+        found[f"complete 2 size {size}"] = replace(base, complete=2, complete_size=size)
     return found
 
 

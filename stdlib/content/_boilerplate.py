@@ -9,6 +9,8 @@
 - An article body split by ad rows into several containers of the same tag and class: the
   parts are joined into the first, so the selector sees one body instead of taking the first.
 
+- A form holding most of the page's words (the whole page, a thread inside a moderation form)
+  is its layout, not a widget: it becomes a plain container, as trafilatura treats it.
 - Elements hidden by their own markup (the `hidden` attribute, an inline `display: none` or
   `visibility: hidden`): a copy kept for another layout, a template; never one holding most of
   the page's text (a body a script reveals).
@@ -322,7 +324,24 @@ def drop_reviews(body: Any) -> None:
     _drop_named(body, REVIEW_WORDS, _ANY_REVIEW, "")
 
 
+LAYOUT_FORM = 0.5  # a form holding more than this share of the page's words is its layout
+
+
+def unwrap_layout_forms(body: Any) -> None:
+    """A form holding most of the page's words (a whole page or a thread inside a moderation
+    form: a layout wrapper, not a search box or a sign-in) becomes a plain container, as
+    trafilatura treats it: the rules that take a form for chrome then see its content."""
+    forms = list(body.iter("form"))
+    if not forms:
+        return
+    limit = LAYOUT_FORM * words(body)
+    for form in forms:
+        if words(form) > limit:
+            form.tag = "div"
+
+
 CLEANUPS = {
+    "forms": unwrap_layout_forms,
     "consent": drop_consent_and_sign_in,
     "nested_teasers": drop_nested_teasers,
     "named_boilerplate": drop_named_boilerplate,

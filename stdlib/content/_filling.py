@@ -12,7 +12,7 @@ from typing import Any
 
 from ._blocks import SHORT, Block
 from ._boilerplate import COMMENT_WORDS, name_parts
-from ._items import CHROME, LINKED
+from ._items import CHROME, LINKED, groups
 from ._rules import Rules
 
 
@@ -22,6 +22,8 @@ def widen(page_blocks: list[Block], kept: list[bool], rules: Rules) -> None:
         fill(page_blocks, kept, rules.fill, rules.fill_region, rules.fill_grow)
     if rules.headings:
         headings(page_blocks, kept)
+    if rules.complete is not None and any(kept):
+        complete(page_blocks, kept, rules.complete, rules.complete_size)
 
 
 def headings(page_blocks: list[Block], kept: list[bool]) -> None:
@@ -45,15 +47,17 @@ def fill(
     """The blocks of at least `least` words, not link lines nor beside the content (_within),
     inside the answer's region are kept: with `region` "common", the nearest element holding
     every kept block (the first and the last kept one's common ancestor); "main", the page's
-    <main> (or role=main) around that. Never the page's body, and only when what they add holds
+    <main> (or role=main) around that; "column", that <main> or, without one, the content
+    column around it (_column). Never the page's body, and only when what they add holds
     more than `grow` times the answer's words (the answer was one section of many, not an
     article with its margins)."""
     chosen = [b for b, k in zip(page_blocks, kept, strict=True) if k]
     if not chosen:
         return
     found = _common(chosen[0].element, chosen[-1].element)
-    if found is not None and region == "main":
-        found = next((n for n in (found, *found.iterancestors()) if _is_main(n)), None)
+    if found is not None and region in ("main", "column"):
+        main = next((n for n in (found, *found.iterancestors()) if _is_main(n)), None)
+        found = main if main is not None or region == "main" else _column(found)
     if found is None or found.tag in ("body", "html"):
         return
     answer = {chosen[0].element, *chosen[0].element.iterancestors()}  # held: one proxy a node
@@ -70,6 +74,55 @@ def fill(
         return
     for index in added:
         kept[index] = True
+
+
+# What marks a page's own header, footer and menus beside its content column.
+FRAME_TAGS = frozenset({"header", "footer", "nav"})
+FRAME_ROLES = frozenset({"banner", "contentinfo", "navigation"})
+
+
+def _column(element: Any) -> Any | None:
+    """The page's content column around an element, on a page without <main>: its outermost
+    ancestor whose parent holds no header, footer or menu of the page's frame (by tag or role)
+    beside it; None when that is the body's own child wrapping the whole page."""
+    for node in (element, *element.iterancestors()):
+        parent = node.getparent()
+        if parent is None or parent.tag in ("body", "html"):
+            return None
+        if any(c.tag in FRAME_TAGS or c.get("role") in FRAME_ROLES for c in parent):
+            return node
+    return None
+
+
+def complete(
+    page_blocks: list[Block], kept: list[bool], least: int, size: int | None = None
+) -> None:
+    """The items of each group of same-shaped siblings (_items.groups) of which at least `least`
+    hold a kept block, and of at most `size` words: each such item's other blocks are kept,
+    link lines too, never one in the chrome (a card read in part: its linked title, its price;
+    its basket button's form stays out)."""
+    tallies: dict[Any, list[int]] = {}  # element -> [its words, its kept words]
+    for block, keep in zip(page_blocks, kept, strict=True):
+        for node in (block.element, *block.element.iterancestors()):
+            tally = tallies.setdefault(node, [0, 0])
+            tally[0] += len(block.words)
+            tally[1] += len(block.words) if keep else 0
+    items: set[Any] = set()
+    for group in groups(page_blocks, kept, links=True):
+        held = [m for m in group.members if tallies[m][1]]
+        if len(held) >= least:
+            items.update(m for m in held if size is None or tallies[m][0] <= size)
+    if not items:
+        return
+    for index, block in enumerate(page_blocks):
+        if kept[index]:
+            continue
+        for node in (block.element, *block.element.iterancestors()):
+            if node.tag in CHROME:
+                break
+            if node in items:
+                kept[index] = True
+                break
 
 
 def _is_main(element: Any) -> bool:

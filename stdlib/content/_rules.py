@@ -106,8 +106,15 @@ class Rules:
     # Blocks of at least this many words inside the element holding the whole answer (not the
     # body), not link lines nor chrome, kept (_filling.fill); None: not.
     fill: int | None = None
-    # Which region: "common" (the nearest element holding the answer) or "main" (the page's
-    # <main> around it).
+    # Which region: "common" (the nearest element holding the answer), "main" (the page's
+    # <main> around it) or "column" (that <main>, or without one the content column between the
+    # page's header and footer around the answer).
     fill_region: str = "common"
     # ... only when the blocks added hold more than this many times the answer's words.
     fill_grow: float = 0
+    # Items of a group of same-shaped siblings (_items.groups) of which at least `complete`
+    # hold a kept block: their other blocks kept, link lines too (a card's linked title and
+    # price beside its kept text); None: not.
+    complete: int | None = None
+    # ... only items of at most this many words (a card; a thread's posts are read by the vote).
+    complete_size: int | None = None

@@ -233,11 +233,12 @@ def _nearest(decisions: list[bool | None]) -> list[bool]:
 # the two rules costing readability's 0.0002 each); jusText as a fourth voter, link lines
 # needing every vote, small captions dropped and the run's copy spending first help one corpus
 # and hurt the other: not shipped. items, least, offers, teasers, rival, kin, item_even,
-# least_words, headings, fill and reviews: bench/content_wcxb_tune.py (WCXB's dev split, folds by
-# domain and by page type); fill only with fill_grow (without it the article pages 0.9693), lone
+# least_words, headings, fill, reviews and forms: bench/content_wcxb_tune.py (WCXB's dev split,
+# folds by domain and by page type); fill only with fill_grow (without it the article pages 0.9693), lone
 # only after the answer's start and without its link lines under 5 words (else 0.006 less).
 DEFAULT = Rules(
     cleanups=(
+        "forms",
         "hidden",
         "nested_teasers",
         "named_boilerplate",
@@ -266,9 +267,11 @@ DEFAULT = Rules(
     item_even=True,
     least_words=True,
     headings=True,
-    fill=10,
-    fill_region="main",
+    fill=4,
+    fill_region="column",
     fill_grow=0.5,
+    complete=2,
+    complete_size=150,
 )
 # The rules shipped before hidden elements, repeated paragraphs, quotations and the article's
 # start (the small stretches dropped before the main run): bench/content.py's candidate.

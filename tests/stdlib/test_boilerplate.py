@@ -12,6 +12,7 @@ from taskplate.stdlib.content._boilerplate import (
     drop_reply_forms,
     drop_reply_threads,
     drop_reviews,
+    unwrap_layout_forms,
 )
 from taskplate.stdlib.content._markdown import to_markdown
 from taskplate.stdlib.content._selection import main_content
@@ -205,3 +206,20 @@ def test_customer_reviews_are_dropped_but_not_a_review_that_is_the_page() -> Non
     doc = lxml.html.document_fromstring(f"<html><body>{review}</body></html>")
     drop_reviews(doc.find("body"))
     assert "Verdict 3" in doc.text_content()
+
+
+def test_a_form_holding_most_of_the_page_is_its_layout_but_a_search_box_stays_a_form() -> None:
+    # A thread whose posts sit inside a moderation form (a checkbox beside each post).
+    posts = "".join(
+        f"<article class='post'><input type='checkbox' name='select'>{paragraphs(f'Post {n}')}"
+        "</article>"
+        for n in range(3)
+    )
+    page = (
+        "<form class='search'><input name='q'><button>Search the forum</button></form>"
+        f"<form class='moderation' method='post'>{posts}</form><p>Footer words.</p>"
+    )
+    doc = lxml.html.document_fromstring(f"<html><body>{page}</body></html>")
+    unwrap_layout_forms(doc.find("body"))
+    assert [f.get("class") for f in doc.iter("form")] == ["search"]
+    assert "Post 2 1" in doc.find("body").xpath("string(div[@class='moderation'])")

@@ -64,8 +64,23 @@ def test_without_a_main_the_answer_is_not_filled_from_the_body() -> None:
     page_blocks = parsed(f"<div class='a'><p>Kept: {PROSE}.</p></div><p>Other: {PROSE}.</p>")
     kept = [True, False]
     filling.fill(page_blocks, kept, 4, region="main")
+    filling.fill(page_blocks, kept, 4, region="column")  # no header nor footer: no column
     filling.fill(page_blocks, [True, False], 4)
     assert kept == [True, False]
+
+
+def test_without_a_main_the_column_between_the_header_and_footer_is_the_region() -> None:
+    page = (
+        f"<div class='page'><header>{NAV}<p>Call us today for a quote on any repair, any time "
+        f"of day</p></header><div class='content'><div class='hero'><p>Intro: {PROSE}.</p></div>"
+        f"{sections(3)}</div>{FOOTER}</div>"
+    )
+    page_blocks = parsed(page)
+    kept = [b.words[:2] == ["part", "1"] for b in page_blocks]
+    filling.fill(page_blocks, kept, 4, region="column")
+    text = kept_text(page_blocks, kept)
+    assert "intro" in text and all(f"part {n}" in text for n in range(3))
+    assert "call us" not in text and "privacy" not in text
 
 
 def test_comments_an_author_box_and_other_articles_in_the_main_are_not_filled() -> None:
@@ -90,3 +105,31 @@ def test_an_answer_is_not_filled_when_the_region_adds_less_than_grow_times_its_w
     assert kept == [True, False]
     filling.fill(page_blocks, kept, 4, region="main", grow=0.25)
     assert kept == [True, True]
+
+
+def cards(count: int) -> str:
+    return "".join(
+        f"<li class='card'><h3><a href='/p/{n}'>Oak chair model {n}</a></h3>"
+        f"<div><a href='/p/{n}'>$1{n}9.00</a></div><p>Card {n}: solid oak, seats one adult.</p>"
+        f"<form><button>Add chair {n} to basket</button></form></li>"
+        for n in range(count)
+    )
+
+
+def test_cards_read_in_part_are_completed_with_their_linked_title_and_price() -> None:
+    page_blocks = parsed(f"<main><h1>Chairs</h1><ul class='grid'>{cards(4)}</ul></main>")
+    kept = [b.words[:1] == ["card"] for b in page_blocks]  # the vote kept each card's text only
+    filling.complete(page_blocks, kept, 2)
+    text = kept_text(page_blocks, kept)
+    assert all(f"oak chair model {n} 1{n}9 00 card {n}" in text for n in range(4))
+    assert "basket" not in text and "chairs" not in text  # a form is chrome; outside the items
+    kept = [b.words[:1] == ["card"] for b in page_blocks]
+    filling.complete(page_blocks, kept, 2, size=10)  # items of more words: a thread's posts
+    assert "oak chair model" not in kept_text(page_blocks, kept)
+
+
+def test_one_card_read_is_no_list_read_in_part() -> None:
+    page_blocks = parsed(f"<main><ul class='grid'>{cards(4)}</ul></main>")
+    kept = [b.words[:2] == ["card", "1"] for b in page_blocks]  # one item: a quote, a match
+    filling.complete(page_blocks, kept, 2)
+    assert kept_text(page_blocks, kept) == "card 1 solid oak seats one adult"
