@@ -12,7 +12,7 @@ from typing import Any
 
 from ._blocks import SHORT, Block
 from ._boilerplate import COMMENT_WORDS, name_parts
-from ._items import CHROME, LINKED, groups
+from ._items import CHROME, LINKED, groups, tallies
 from ._rules import Rules
 
 
@@ -101,17 +101,13 @@ def complete(
     hold a kept block, and of at most `size` words: each such item's other blocks are kept,
     link lines too, never one in the chrome (a card read in part: its linked title, its price;
     its basket button's form stays out)."""
-    tallies: dict[Any, list[int]] = {}  # element -> [its words, its kept words]
-    for block, keep in zip(page_blocks, kept, strict=True):
-        for node in (block.element, *block.element.iterancestors()):
-            tally = tallies.setdefault(node, [0, 0])
-            tally[0] += len(block.words)
-            tally[1] += len(block.words) if keep else 0
+    counted = tallies(page_blocks, kept, links=True)
+    words, kept_words, _ = counted
     items: set[Any] = set()
-    for group in groups(page_blocks, kept, links=True):
-        held = [m for m in group.members if tallies[m][1]]
+    for group in groups(page_blocks, kept, counted=counted):
+        held = [m for m in group.members if kept_words.get(m)]
         if len(held) >= least:
-            items.update(m for m in held if size is None or tallies[m][0] <= size)
+            items.update(m for m in held if size is None or words[m] <= size)
     if not items:
         return
     for index, block in enumerate(page_blocks):

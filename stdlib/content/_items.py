@@ -56,9 +56,11 @@ def _in_chrome(element: Any) -> bool:
     return element.tag in CHROME or any(a.tag in CHROME for a in element.iterancestors())
 
 
-def _tallies(
-    page_blocks: list[Block], kept: list[bool], links: bool = False
-) -> tuple[dict[Any, int], dict[Any, int], set[Any]]:
+# Each element's words, its kept words and the elements holding link text (tallies).
+Tallies = tuple[dict[Any, int], dict[Any, int], set[Any]]
+
+
+def tallies(page_blocks: list[Block], kept: list[bool], links: bool = False) -> Tallies:
     """Each element's plain words (all its words, link text too, when `links`), its kept ones,
     and the elements holding a block with link text: a block counts for each of its ancestors."""
     plains: dict[Any, int] = defaultdict(int)
@@ -78,11 +80,13 @@ def _tallies(
     return plains, kept_words, with_links
 
 
-def groups(page_blocks: list[Block], kept: list[bool], links: bool = False) -> list[_Group]:
+def groups(
+    page_blocks: list[Block], kept: list[bool], links: bool = False, counted: Tallies | None = None
+) -> list[_Group]:
     """The page's groups of same-shaped siblings holding text, with their plain and kept words
     (all their words, link text too, when `links`): each block counts for every ancestor's
-    child it lies in."""
-    plains, kept_words, with_links = _tallies(page_blocks, kept, links)
+    child it lies in. `counted`: the page's tallies, when the caller has them already."""
+    plains, kept_words, with_links = counted or tallies(page_blocks, kept, links)
     found: dict[tuple[Any, tuple[str, str]], _Group] = {}
     for node, count in plains.items():
         parent = node.getparent()
@@ -163,7 +167,7 @@ def kin(page_blocks: list[Block], kept: list[bool], ratio: float) -> None:
     )
     if not answer or first is None:
         return
-    plains, kept_words, _ = _tallies(page_blocks, kept)
+    plains, kept_words, _ = tallies(page_blocks, kept)
     shapes: dict[tuple[str, str], list[Any]] = defaultdict(list)
     for node, count in plains.items():
         if count and isinstance(node.tag, str) and node.get("class"):
