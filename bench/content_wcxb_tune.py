@@ -335,6 +335,10 @@ def candidates() -> dict[str, content.Rules]:
         found[f"complete {least}"] = replace(base, complete=least, complete_size=None)
     for size in (40, 80, 150, 300):
         found[f"complete 2 size {size}"] = replace(base, complete=2, complete_size=size)
+    # #54, the fifth round: posts' signatures and authors' boxes named so, dropped before the vote
+    found["before signatures"] = replace(
+        base, cleanups=tuple(c for c in base.cleanups if c != "signatures")
+    )
     return found
 
 

@@ -324,6 +324,18 @@ def drop_reviews(body: Any) -> None:
     _drop_named(body, REVIEW_WORDS, _ANY_REVIEW, "")
 
 
+# Whole words of class and id names that mark a post's signature (the lines its author puts under
+# every post) or the author's box beside it.
+SIGNATURE_WORDS = frozenset({"signature", "signatures", "postsig", "postprofile"})
+_ANY_SIGNATURE = re.compile("|".join(sorted(SIGNATURE_WORDS)), re.IGNORECASE)
+
+
+def drop_signatures(body: Any) -> None:
+    """Posts' signatures and authors' boxes (blocks named so in their class or id, whole words,
+    any case), never one holding the title or most of the page's text."""
+    _drop_named(body, SIGNATURE_WORDS, _ANY_SIGNATURE, "")
+
+
 LAYOUT_FORM = 0.5  # a form holding more than this share of the page's words is its layout
 
 
@@ -342,6 +354,7 @@ def unwrap_layout_forms(body: Any) -> None:
 
 CLEANUPS = {
     "forms": unwrap_layout_forms,
+    "signatures": drop_signatures,
     "consent": drop_consent_and_sign_in,
     "nested_teasers": drop_nested_teasers,
     "named_boilerplate": drop_named_boilerplate,

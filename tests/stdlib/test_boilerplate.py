@@ -12,6 +12,7 @@ from taskplate.stdlib.content._boilerplate import (
     drop_reply_forms,
     drop_reply_threads,
     drop_reviews,
+    drop_signatures,
     unwrap_layout_forms,
 )
 from taskplate.stdlib.content._markdown import to_markdown
@@ -206,6 +207,25 @@ def test_customer_reviews_are_dropped_but_not_a_review_that_is_the_page() -> Non
     doc = lxml.html.document_fromstring(f"<html><body>{review}</body></html>")
     drop_reviews(doc.find("body"))
     assert "Verdict 3" in doc.text_content()
+
+
+def test_posts_signatures_and_author_boxes_are_dropped_but_not_a_page_about_signatures() -> None:
+    posts = "".join(
+        f"<article class='post'><dl class='postprofile'><dd>Posts: {n}00</dd></dl>"
+        f"{paragraphs(f'Post {n}')}<div class='message-signature'>My rig: tower {n}</div>"
+        "</article>"
+        for n in range(3)
+    )
+    doc = lxml.html.document_fromstring(f"<html><body><h1>Thread</h1>{posts}</body></html>")
+    drop_signatures(doc.find("body"))
+    text = doc.text_content()
+    assert "Post 2" in text
+    assert "My rig" not in text and "Posts: " not in text
+    # a page whose subject is signatures keeps its article (it holds the title)
+    about = f"<div class='signature-guide'><h1>Signing a letter</h1>{paragraphs('Sign', 4)}</div>"
+    doc = lxml.html.document_fromstring(f"<html><body>{about}</body></html>")
+    drop_signatures(doc.find("body"))
+    assert "Sign 3" in doc.text_content()
 
 
 def test_a_form_holding_most_of_the_page_is_its_layout_but_a_search_box_stays_a_form() -> None:
