@@ -31,6 +31,7 @@ from typing import Any
 from . import _boilerplate as boilerplate
 from . import _filling as filling
 from . import _items as items
+from . import _layers as layers
 from ._blocks import SHORT, WORD, Block, blocks, shingles
 from ._pruning import prune
 from ._reading import read
@@ -39,6 +40,8 @@ from ._voters import VOTERS as VOTERS
 from ._voters import justext_votes, readings
 
 MIN_MAIN_WORDS = 10
+# Every clean-up a Rules may name, by its name.
+CLEANUPS = boilerplate.CLEANUPS | layers.CLEANUPS
 
 
 def choose(page_blocks: list[Block], texts: list[str], rules: Rules) -> list[bool]:
@@ -298,7 +301,7 @@ def main_region(doc: Any, rules: Rules = DEFAULT) -> tuple[Any | None, bool]:
     if body is None:
         return None, False
     for name in rules.cleanups:
-        boilerplate.CLEANUPS[name](body)
+        CLEANUPS[name](body)
     page_blocks = blocks(body)
     texts = readings(doc, rules.voters)
     try:
