@@ -335,10 +335,15 @@ def candidates() -> dict[str, content.Rules]:
         found[f"complete {least}"] = replace(base, complete=least, complete_size=None)
     for size in (40, 80, 150, 300):
         found[f"complete 2 size {size}"] = replace(base, complete=2, complete_size=size)
-    # #54, the fifth round: link lines between kept prose (a list of forms inside a section).
+    # #54, the fifth round: the panels a reader opens (tabs, an accordion's answers) kept among
+    # the hidden elements, many cards in an <article> a listing, dialogs dropped; "before
+    # panels": the rules before, the base of the candidates below.
+    undo = {"hidden_panels": "hidden", "nested_listings": "nested_teasers", "dialogs": ""}
+    base = replace(base, cleanups=tuple(undo.get(c, c) for c in base.cleanups if undo.get(c, c)))
+    found["before panels"] = base
+    # link lines between kept prose (a list of forms inside a section)
     found["inner links"] = replace(base, inner_links=True)
     found["inner links grow 0.25"] = replace(base, inner_links=True, fill_grow=0.25)
-    # the panels a reader opens (tabs, an accordion's answers) kept among the hidden elements
     panels = tuple("hidden_panels" if c == "hidden" else c for c in base.cleanups)
     found["panels"] = replace(base, cleanups=panels)
     found["panels inner links"] = replace(base, cleanups=panels, inner_links=True)

@@ -236,18 +236,20 @@ def _nearest(decisions: list[bool | None]) -> list[bool]:
 # the two rules costing readability's 0.0002 each); jusText as a fourth voter, link lines
 # needing every vote, small captions dropped and the run's copy spending first help one corpus
 # and hurt the other: not shipped. items, least, offers, teasers, rival, kin, item_even,
-# least_words, headings, fill, reviews and forms: bench/content_wcxb_tune.py (WCXB's dev split,
+# least_words, headings, fill, reviews, forms, complete, hidden_panels, nested_listings and dialogs:
+# bench/content_wcxb_tune.py (WCXB's dev split,
 # folds by domain and by page type); fill only with fill_grow (without it the article pages 0.9693), lone
 # only after the answer's start and without its link lines under 5 words (else 0.006 less).
 DEFAULT = Rules(
     cleanups=(
         "forms",
-        "hidden",
-        "nested_teasers",
+        "hidden_panels",
+        "nested_listings",
         "named_boilerplate",
         "split_body",
         "reply_threads",
         "reviews",
+        "dialogs",
     ),
     voters=("trafilatura", "precision", "readability"),
     votes=2,
