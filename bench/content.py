@@ -58,7 +58,6 @@ from _setup import ROOT
 from markdown_it import MarkdownIt
 
 from taskplate.browser import BrowserConfig, BrowserRuntime
-from taskplate.stdlib.content import _boilerplate as boilerplate
 from taskplate.stdlib.content import _selection as content
 from taskplate.stdlib.content import _voters as voters
 from taskplate.stdlib.content._markdown import to_markdown
@@ -414,7 +413,7 @@ def candidate_rules() -> list[content.Rules]:
         for c in (False, True)
     ]
     # each clean-up of the shipped rules taken away alone, each other one added alone, none
-    for name in boilerplate.CLEANUPS:
+    for name in content.CLEANUPS:
         others = tuple(c for c in shipped.cleanups if c != name)
         found.append(
             replace(shipped, cleanups=others if name in shipped.cleanups else (*others, name))

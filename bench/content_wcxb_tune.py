@@ -335,6 +335,35 @@ def candidates() -> dict[str, content.Rules]:
         found[f"complete {least}"] = replace(base, complete=least, complete_size=None)
     for size in (40, 80, 150, 300):
         found[f"complete 2 size {size}"] = replace(base, complete=2, complete_size=size)
+    # #54, the fifth round: posts' signatures and authors' boxes named so, dropped before the vote
+    found["before signatures"] = replace(
+        base, cleanups=tuple(c for c in base.cleanups if c != "signatures")
+    )
+    # #54, the fifth round: the panels a reader opens (tabs, an accordion's answers) kept among
+    # the hidden elements, many cards in an <article> a listing, dialogs dropped; "before
+    # panels": the rules before, the base of the candidates below.
+    undo = {"hidden_panels": "hidden", "nested_listings": "nested_teasers", "dialogs": ""}
+    base = replace(base, cleanups=tuple(undo.get(c, c) for c in base.cleanups if undo.get(c, c)))
+    found["before panels"] = base
+    # link lines between kept prose (a list of forms inside a section)
+    found["inner links"] = replace(base, inner_links=True)
+    found["inner links grow 0.25"] = replace(base, inner_links=True, fill_grow=0.25)
+    panels = tuple("hidden_panels" if c == "hidden" else c for c in base.cleanups)
+    found["panels"] = replace(base, cleanups=panels)
+    found["panels inner links"] = replace(base, cleanups=panels, inner_links=True)
+    # stories' cards nested in an article kept when together they hold most of its words
+    nested = tuple("nested_listings" if c == "nested_teasers" else c for c in base.cleanups)
+    found["nested listings"] = replace(base, cleanups=nested)
+    both = tuple("hidden_panels" if c == "hidden" else c for c in nested)
+    found["nested listings panels"] = replace(base, cleanups=both)
+    found["nested listings panels inner links"] = replace(base, cleanups=both, inner_links=True)
+    # dialogs a button opens over the page (a policy, a sign-in, a cart) dropped
+    found["dialogs"] = replace(base, cleanups=(*base.cleanups, "dialogs"))
+    found["dialogs panels"] = replace(base, cleanups=(*panels, "dialogs"))
+    found["dialogs nested listings panels"] = replace(base, cleanups=(*both, "dialogs"))
+    found["dialogs nested listings panels inner links"] = replace(
+        base, cleanups=(*both, "dialogs"), inner_links=True
+    )
     return found
 
 

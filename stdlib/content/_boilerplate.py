@@ -11,9 +11,7 @@
 
 - A form holding most of the page's words (the whole page, a thread inside a moderation form)
   is its layout, not a widget: it becomes a plain container, as trafilatura treats it.
-- Elements hidden by their own markup (the `hidden` attribute, an inline `display: none` or
-  `visibility: hidden`): a copy kept for another layout, a template; never one holding most of
-  the page's text (a body a script reveals).
+- Elements hidden by their own markup, and dialogs: _layers.py.
 - Cookie and consent banners (by their names) and sign-in forms (a password field).
 - A product's customer reviews (by their names), never a review that is the page's article.
 - Threads of reader comments (named as comments, or schema.org Comment items), which pages'
@@ -100,29 +98,28 @@ def clean(doc: Any) -> None:
     join_split_body(body)
 
 
-def drop_nested_teasers(body: Any) -> None:
+def drop_nested_teasers(body: Any, listings: bool = False) -> None:
     for outer in body.xpath(".//article[not(ancestor::article)]"):
         total = words(outer)
-        for inner in outer.xpath(".//article"):
+        inners = outer.xpath(".//article")
+        if (
+            listings
+            and len(inners) >= LISTING_CARDS
+            and sum(map(words, inners)) >= MAJORITY * total
+        ):
+            continue  # many cards holding most of the outer article: a listing in an <article>
+        for inner in inners:
             if inner.getparent() is not None and words(inner) < MAJORITY * total:
                 inner.drop_tree()
 
 
-_HIDDEN_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\b", re.I)
+LISTING_CARDS = 10  # an article holding this many cards, most of its words, is a listing
 
 
-def _hidden(element: Any) -> bool:
-    return element.get("hidden") is not None or bool(_HIDDEN_STYLE.search(element.get("style", "")))
-
-
-def drop_hidden(body: Any) -> None:
-    hidden = [element for element in body.iter(etree.Element) if _hidden(element)]
-    if not hidden:
-        return
-    limit = DOMINANT * words(body)
-    for element in hidden:
-        if element.getparent() is not None and element is not body and words(element) < limit:
-            element.drop_tree()
+def drop_nested_teasers_but_listings(body: Any) -> None:
+    """Stories' cards nested in an article go, unless LISTING_CARDS or more of them hold most of
+    its words together (a listing laid out in one <article>; a story's few teasers stay out)."""
+    drop_nested_teasers(body, listings=True)
 
 
 def _names_boilerplate(element: Any) -> bool:
@@ -324,6 +321,18 @@ def drop_reviews(body: Any) -> None:
     _drop_named(body, REVIEW_WORDS, _ANY_REVIEW, "")
 
 
+# Whole words of class and id names that mark a post's signature (the lines its author puts under
+# every post) or the author's box beside it.
+SIGNATURE_WORDS = frozenset({"signature", "signatures", "postsig", "postprofile"})
+_ANY_SIGNATURE = re.compile("|".join(sorted(SIGNATURE_WORDS)), re.IGNORECASE)
+
+
+def drop_signatures(body: Any) -> None:
+    """Posts' signatures and authors' boxes (blocks named so in their class or id, whole words,
+    any case), never one holding the title or most of the page's text."""
+    _drop_named(body, SIGNATURE_WORDS, _ANY_SIGNATURE, "")
+
+
 LAYOUT_FORM = 0.5  # a form holding more than this share of the page's words is its layout
 
 
@@ -342,13 +351,14 @@ def unwrap_layout_forms(body: Any) -> None:
 
 CLEANUPS = {
     "forms": unwrap_layout_forms,
+    "signatures": drop_signatures,
     "consent": drop_consent_and_sign_in,
     "nested_teasers": drop_nested_teasers,
+    "nested_listings": drop_nested_teasers_but_listings,
     "named_boilerplate": drop_named_boilerplate,
     "split_body": join_split_body,
     "comment_threads": drop_comment_threads,
     "reply_forms": drop_reply_forms,
     "reply_threads": drop_reply_threads,
-    "hidden": drop_hidden,
     "reviews": drop_reviews,
 }

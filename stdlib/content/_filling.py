@@ -8,6 +8,7 @@ answer around them is kept. Only blocks inside the answer's span are added, neve
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 from ._blocks import SHORT, Block
@@ -20,6 +21,8 @@ def widen(page_blocks: list[Block], kept: list[bool], rules: Rules) -> None:
     """The region's prose (`rules.fill`), then the headings over kept text (`rules.headings`)."""
     if rules.fill is not None and any(kept):
         fill(page_blocks, kept, rules.fill, rules.fill_region, rules.fill_grow)
+    if rules.inner_links and any(kept):
+        inner_links(page_blocks, kept)
     if rules.headings:
         headings(page_blocks, kept)
     if rules.complete is not None and any(kept):
@@ -39,6 +42,40 @@ def headings(page_blocks: list[Block], kept: list[bool]) -> None:
                 kept[index] = True
         elif len(block.words) >= SHORT:
             following = kept[index]
+
+
+def inner_links(page_blocks: list[Block], kept: list[bool]) -> None:
+    """The link lines between kept prose are kept: an unkept block that is mostly link text
+    whose nearest long blocks of prose (not link lines) before and after it are kept, inside
+    the nearest element holding both, at most INNER_DEPTH levels above each (one section's
+    text, not the page's layout), with nothing of the chrome, comments or an author's box
+    between (a list of forms or permits inside a section's text)."""
+    prose = [
+        i
+        for i, b in enumerate(page_blocks)
+        if len(b.words) >= SHORT and b.link_chars <= LINKED * b.chars
+    ]
+    for before, after in pairwise(prose):
+        if after - before < 2 or not (kept[before] and kept[after]):
+            continue
+        first, last = page_blocks[before].element, page_blocks[after].element
+        region = _common(first, last)
+        if region is None or region.tag in ("body", "html"):
+            continue
+        if not (_near(first, region) and _near(last, region)):
+            continue  # two texts of the page's wider layout, not one section's
+        answer = {region, *region.iterancestors()}
+        for index in range(before + 1, after):
+            block = page_blocks[index]
+            if not kept[index] and _within(block.element, region, answer):
+                kept[index] = True
+
+
+INNER_DEPTH = 2  # the link lines' region: at most this many levels above each prose block
+
+
+def _near(element: Any, region: Any) -> bool:
+    return region in list(element.iterancestors())[:INNER_DEPTH]
 
 
 def fill(

@@ -118,3 +118,7 @@ class Rules:
     complete: int | None = None
     # ... only items of at most this many words (a card; a thread's posts are read by the vote).
     complete_size: int | None = None
+    # Link lines between kept prose (the nearest long blocks that are not link lines, on both
+    # sides, kept), inside the element holding both and outside the chrome (a list of forms and
+    # permits inside a service page's text) kept; False: not.
+    inner_links: bool = False

@@ -31,6 +31,7 @@ from typing import Any
 from . import _boilerplate as boilerplate
 from . import _filling as filling
 from . import _items as items
+from . import _layers as layers
 from ._blocks import SHORT, WORD, Block, blocks, shingles
 from ._pruning import prune
 from ._reading import read
@@ -39,6 +40,8 @@ from ._voters import VOTERS as VOTERS
 from ._voters import justext_votes, readings
 
 MIN_MAIN_WORDS = 10
+# Every clean-up a Rules may name, by its name.
+CLEANUPS = boilerplate.CLEANUPS | layers.CLEANUPS
 
 
 def choose(page_blocks: list[Block], texts: list[str], rules: Rules) -> list[bool]:
@@ -233,18 +236,21 @@ def _nearest(decisions: list[bool | None]) -> list[bool]:
 # the two rules costing readability's 0.0002 each); jusText as a fourth voter, link lines
 # needing every vote, small captions dropped and the run's copy spending first help one corpus
 # and hurt the other: not shipped. items, least, offers, teasers, rival, kin, item_even,
-# least_words, headings, fill, reviews and forms: bench/content_wcxb_tune.py (WCXB's dev split,
+# least_words, headings, fill, reviews, forms, complete, hidden_panels, nested_listings, dialogs
+# and signatures: bench/content_wcxb_tune.py (WCXB's dev split,
 # folds by domain and by page type); fill only with fill_grow (without it the article pages 0.9693), lone
 # only after the answer's start and without its link lines under 5 words (else 0.006 less).
 DEFAULT = Rules(
     cleanups=(
         "forms",
-        "hidden",
-        "nested_teasers",
+        "hidden_panels",
+        "nested_listings",
         "named_boilerplate",
         "split_body",
         "reply_threads",
         "reviews",
+        "signatures",
+        "dialogs",
     ),
     voters=("trafilatura", "precision", "readability"),
     votes=2,
@@ -298,7 +304,7 @@ def main_region(doc: Any, rules: Rules = DEFAULT) -> tuple[Any | None, bool]:
     if body is None:
         return None, False
     for name in rules.cleanups:
-        boilerplate.CLEANUPS[name](body)
+        CLEANUPS[name](body)
     page_blocks = blocks(body)
     texts = readings(doc, rules.voters)
     try:

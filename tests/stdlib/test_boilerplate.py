@@ -8,12 +8,14 @@ import lxml.html
 from taskplate.stdlib.content._boilerplate import (
     clean,
     drop_comment_threads,
-    drop_hidden,
+    drop_nested_teasers,
     drop_reply_forms,
     drop_reply_threads,
     drop_reviews,
+    drop_signatures,
     unwrap_layout_forms,
 )
+from taskplate.stdlib.content._layers import drop_dialogs, drop_hidden
 from taskplate.stdlib.content._markdown import to_markdown
 from taskplate.stdlib.content._selection import main_content
 
@@ -191,6 +193,52 @@ def test_a_hidden_element_holding_most_of_the_page_stays() -> None:
     assert "Body 3" in hidden_dropped(page)
 
 
+def test_hidden_panels_a_reader_opens_stay_when_panels_are_spared() -> None:
+    page = (
+        f"{paragraphs('Body', 4)}"
+        "<div role='tabpanel' style='display: none'>Second tab's forms.</div>"
+        "<div class='accordion-body' hidden>The answer to a question.</div>"
+        "<div class='tab-content' style='display:none'>Third tab.</div>"
+        "<div class='mobile-copy' hidden>Other layout.</div>"
+    )
+    doc = lxml.html.document_fromstring(f"<html><body>{page}</body></html>")
+    drop_hidden(doc.find("body"), panels=True)
+    text = " ".join(doc.text_content().split())
+    assert "Second tab's forms." in text and "The answer to a question." in text
+    assert "Third tab." in text and "Other layout" not in text
+    assert "Second tab" not in hidden_dropped(page)  # the clean-up shipped before: all go
+
+
+def test_dialogs_are_dropped_whatever_their_words_but_not_one_holding_the_title() -> None:
+    page = (
+        f"{paragraphs('Body', 2)}<div role='dialog' aria-modal='true'>{paragraphs('Policy', 9)}"
+        f"</div><dialog><p>Sign in to your account.</p></dialog>"
+        f"<div aria-modal='true'><h1>The page's title</h1>{paragraphs('Shown', 1)}</div>"
+    )
+    doc = lxml.html.document_fromstring(f"<html><body>{page}</body></html>")
+    drop_dialogs(doc.find("body"))
+    text = doc.text_content()
+    assert "Body 1" in text and "Shown 0" in text
+    assert "Policy" not in text and "Sign in" not in text
+
+
+def test_many_cards_holding_most_of_an_article_are_a_listing_not_its_teasers() -> None:
+    def cards(count: int) -> str:
+        return "".join(
+            f"<article><h3>Card {n}</h3><p>{SENTENCE}.</p></article>" for n in range(count)
+        )
+
+    def kept(page: str, listings: bool) -> str:
+        doc = lxml.html.document_fromstring(f"<html><body><article>{page}</article></body></html>")
+        drop_nested_teasers(doc.find("body"), listings=listings)
+        return doc.text_content()
+
+    listing = f"<h1>Reviews of electronics</h1><p>Intro.</p>{cards(12)}"
+    assert "Card 11" in kept(listing, listings=True) and "Card 11" not in kept(listing, False)
+    story = f"{paragraphs('Story', 1)}{cards(6)}"  # a short story's few teasers
+    assert "Card 0" not in kept(story, listings=True) and "Story 0" in kept(story, True)
+
+
 def test_customer_reviews_are_dropped_but_not_a_review_that_is_the_page() -> None:
     page = (
         f"<main><h1>Trail pack</h1>{paragraphs('Description', 3)}"
@@ -206,6 +254,25 @@ def test_customer_reviews_are_dropped_but_not_a_review_that_is_the_page() -> Non
     doc = lxml.html.document_fromstring(f"<html><body>{review}</body></html>")
     drop_reviews(doc.find("body"))
     assert "Verdict 3" in doc.text_content()
+
+
+def test_posts_signatures_and_author_boxes_are_dropped_but_not_a_page_about_signatures() -> None:
+    posts = "".join(
+        f"<article class='post'><dl class='postprofile'><dd>Posts: {n}00</dd></dl>"
+        f"{paragraphs(f'Post {n}')}<div class='message-signature'>My rig: tower {n}</div>"
+        "</article>"
+        for n in range(3)
+    )
+    doc = lxml.html.document_fromstring(f"<html><body><h1>Thread</h1>{posts}</body></html>")
+    drop_signatures(doc.find("body"))
+    text = doc.text_content()
+    assert "Post 2" in text
+    assert "My rig" not in text and "Posts: " not in text
+    # a page whose subject is signatures keeps its article (it holds the title)
+    about = f"<div class='signature-guide'><h1>Signing a letter</h1>{paragraphs('Sign', 4)}</div>"
+    doc = lxml.html.document_fromstring(f"<html><body>{about}</body></html>")
+    drop_signatures(doc.find("body"))
+    assert "Sign 3" in doc.text_content()
 
 
 def test_a_form_holding_most_of_the_page_is_its_layout_but_a_search_box_stays_a_form() -> None:

@@ -133,3 +133,18 @@ def test_one_card_read_is_no_list_read_in_part() -> None:
     kept = [b.words[:2] == ["card", "1"] for b in page_blocks]  # one item: a quote, a match
     filling.complete(page_blocks, kept, 2)
     assert kept_text(page_blocks, kept) == "card 1 solid oak seats one adult"
+
+
+def test_link_lines_between_kept_prose_in_its_element_are_kept_but_not_the_menu() -> None:
+    page = (
+        f"{NAV}<div class='text'><p>First: {PROSE}.</p><ul><li><a href='/f1'>Permit form, PDF"
+        f"</a></li><li><a href='/f2'>Complaint form</a></li></ul><p>Last: {PROSE}.</p></div>"
+        f"<aside><p>Around: {PROSE}.</p><p><a href='/x'>A link beside the text</a></p></aside>"
+        f"<p>Later: {PROSE}.</p>"
+    )
+    page_blocks = parsed(page)
+    kept = [b.words[:1] in (["first"], ["last"], ["around"], ["later"]) for b in page_blocks]
+    filling.inner_links(page_blocks, kept)
+    text = kept_text(page_blocks, kept)
+    assert "permit form pdf complaint form" in text
+    assert "home" not in text and "a link beside" not in text  # before the prose; in the chrome

@@ -1,0 +1,87 @@
+"""Page clean-up before main-content selection: what a page shows in layers, one at a time.
+
+- Elements hidden by their own markup (the `hidden` attribute, an inline `display: none` or
+  `visibility: hidden`): a copy kept for another layout, a template; never one holding most of
+  the page's text (a body a script reveals); with `panels`, never the panels a reader opens (a
+  tab's, an accordion's answers: content hidden until chosen).
+- Dialogs a button opens over the page (a policy, a sign-in, a cart), never one holding the
+  page's h1.
+
+All work on a parsed page (lxml) in place and only remove nodes; names read as _boilerplate's.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from lxml import etree
+
+from ._boilerplate import DOMINANT, name_parts, words
+
+_HIDDEN_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\b", re.I)
+
+
+def _hidden(element: Any) -> bool:
+    return element.get("hidden") is not None or bool(_HIDDEN_STYLE.search(element.get("style", "")))
+
+
+def drop_hidden(body: Any, panels: bool = False) -> None:
+    hidden = [
+        element
+        for element in body.iter(etree.Element)
+        if _hidden(element) and not (panels and _panel(element))
+    ]
+    if not hidden:
+        return
+    limit = DOMINANT * words(body)
+    for element in hidden:
+        if element.getparent() is not None and element is not body and words(element) < limit:
+            element.drop_tree()
+
+
+# Whole words of class and id names of the panels a page shows one at a time (tabs, an
+# accordion's answers): hidden until their tab or question is chosen, and content.
+PANEL_WORDS = frozenset({"accordion", "collapse", "collapsible", "tabpanel", "pane"})
+
+
+def _panel(element: Any) -> bool:
+    """Whether a hidden element is a panel a reader opens (a tab's, an accordion's)."""
+    if element.get("role") == "tabpanel":
+        return True
+    parts = set(name_parts(element))
+    return bool(parts & PANEL_WORDS) or ("tab" in parts and bool(parts & {"content", "panel"}))
+
+
+def drop_hidden_but_panels(body: Any) -> None:
+    """Hidden elements go, but not the panels a reader opens (tabs, an accordion's answers)."""
+    drop_hidden(body, panels=True)
+
+
+DIALOG_ROLES = frozenset({"dialog", "alertdialog"})
+
+
+def drop_dialogs(body: Any) -> None:
+    """Dialogs (a `<dialog>`, role dialog or alertdialog, aria-modal): a policy, a sign-in, a
+    cart a button opens over the page; never one holding the page's h1 (a page shown in one),
+    whatever its words (a refund policy's dialog outweighs a product's page)."""
+    found = [
+        element
+        for element in body.iter(etree.Element)
+        if element is not body
+        and (
+            element.tag == "dialog"
+            or element.get("role") in DIALOG_ROLES
+            or element.get("aria-modal") == "true"
+        )
+    ]
+    for element in found:
+        if element.getparent() is not None and not any(True for _ in element.iter("h1")):
+            element.drop_tree()
+
+
+CLEANUPS = {
+    "hidden": drop_hidden,
+    "hidden_panels": drop_hidden_but_panels,
+    "dialogs": drop_dialogs,
+}
