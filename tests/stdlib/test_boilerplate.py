@@ -3,6 +3,9 @@ and what its guards keep."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import lxml.html
 
 from taskplate.stdlib.content._boilerplate import (
@@ -15,7 +18,7 @@ from taskplate.stdlib.content._boilerplate import (
     drop_signatures,
     unwrap_layout_forms,
 )
-from taskplate.stdlib.content._layers import drop_dialogs, drop_hidden
+from taskplate.stdlib.content._layers import drop_dialogs, drop_hidden, drop_hidden_but_panels
 from taskplate.stdlib.content._markdown import to_markdown
 from taskplate.stdlib.content._selection import main_content
 
@@ -168,9 +171,10 @@ def test_a_guarded_reply_form_never_climbs_past_the_post_before_it() -> None:
     assert read is not None and "Story 3" in read.text_content()
 
 
-def hidden_dropped(body: str) -> str:
+def after(cleanup: Callable[[Any], None], body: str) -> str:
+    """The text of a page's `body` once one clean-up ran over it, spaces joined."""
     doc = lxml.html.document_fromstring(f"<html><body>{body}</body></html>")
-    drop_hidden(doc.find("body"))
+    cleanup(doc.find("body"))
     return " ".join(doc.text_content().split())
 
 
@@ -181,7 +185,7 @@ def test_elements_hidden_by_their_own_markup_are_dropped() -> None:
         "<p style='visibility: hidden'>Invisible.</p><p style='display: block'>Shown.</p>"
         "<p>Tail <span style='display:none'>inline</span> end.</p>"
     )
-    text = hidden_dropped(page)
+    text = after(drop_hidden, page)
     assert "Body 3" in text and "Shown." in text and "Tail end." in text
     for gone in ("Hidden copy", "Other layout", "Invisible", "inline"):
         assert gone not in text
@@ -190,7 +194,7 @@ def test_elements_hidden_by_their_own_markup_are_dropped() -> None:
 def test_a_hidden_element_holding_most_of_the_page_stays() -> None:
     # A body a script reveals after loading, read without the script (engine http).
     page = f"<div hidden>{paragraphs('Body', 4)}</div><p>Menu, sign in, search.</p>"
-    assert "Body 3" in hidden_dropped(page)
+    assert "Body 3" in after(drop_hidden, page)
 
 
 def test_hidden_panels_a_reader_opens_stay_when_panels_are_spared() -> None:
@@ -201,12 +205,10 @@ def test_hidden_panels_a_reader_opens_stay_when_panels_are_spared() -> None:
         "<div class='tab-content' style='display:none'>Third tab.</div>"
         "<div class='mobile-copy' hidden>Other layout.</div>"
     )
-    doc = lxml.html.document_fromstring(f"<html><body>{page}</body></html>")
-    drop_hidden(doc.find("body"), panels=True)
-    text = " ".join(doc.text_content().split())
+    text = after(drop_hidden_but_panels, page)
     assert "Second tab's forms." in text and "The answer to a question." in text
     assert "Third tab." in text and "Other layout" not in text
-    assert "Second tab" not in hidden_dropped(page)  # the clean-up shipped before: all go
+    assert "Second tab" not in after(drop_hidden, page)  # the clean-up shipped before: all go
 
 
 def test_dialogs_are_dropped_whatever_their_words_but_not_one_holding_the_title() -> None:
@@ -215,9 +217,7 @@ def test_dialogs_are_dropped_whatever_their_words_but_not_one_holding_the_title(
         f"</div><dialog><p>Sign in to your account.</p></dialog>"
         f"<div aria-modal='true'><h1>The page's title</h1>{paragraphs('Shown', 1)}</div>"
     )
-    doc = lxml.html.document_fromstring(f"<html><body>{page}</body></html>")
-    drop_dialogs(doc.find("body"))
-    text = doc.text_content()
+    text = after(drop_dialogs, page)
     assert "Body 1" in text and "Shown 0" in text
     assert "Policy" not in text and "Sign in" not in text
 
@@ -245,15 +245,11 @@ def test_customer_reviews_are_dropped_but_not_a_review_that_is_the_page() -> Non
         f"<section class='product-reviews'><h2>Reviews</h2>{paragraphs('Buyer', 2)}</section>"
         f"<div class='previewer'>{paragraphs('Preview', 1)}</div></main>"
     )
-    doc = lxml.html.document_fromstring(f"<html><body>{page}</body></html>")
-    drop_reviews(doc.find("body"))
-    text = doc.text_content()
+    text = after(drop_reviews, page)
     assert "Description 2" in text and "Preview 0" in text  # whole words only
     assert "Buyer" not in text
     review = f"<div class='review-body'><h1>Bridge, reviewed</h1>{paragraphs('Verdict', 4)}</div>"
-    doc = lxml.html.document_fromstring(f"<html><body>{review}</body></html>")
-    drop_reviews(doc.find("body"))
-    assert "Verdict 3" in doc.text_content()
+    assert "Verdict 3" in after(drop_reviews, review)
 
 
 def test_posts_signatures_and_author_boxes_are_dropped_but_not_a_page_about_signatures() -> None:
@@ -263,16 +259,12 @@ def test_posts_signatures_and_author_boxes_are_dropped_but_not_a_page_about_sign
         "</article>"
         for n in range(3)
     )
-    doc = lxml.html.document_fromstring(f"<html><body><h1>Thread</h1>{posts}</body></html>")
-    drop_signatures(doc.find("body"))
-    text = doc.text_content()
+    text = after(drop_signatures, f"<h1>Thread</h1>{posts}")
     assert "Post 2" in text
     assert "My rig" not in text and "Posts: " not in text
     # a page whose subject is signatures keeps its article (it holds the title)
     about = f"<div class='signature-guide'><h1>Signing a letter</h1>{paragraphs('Sign', 4)}</div>"
-    doc = lxml.html.document_fromstring(f"<html><body>{about}</body></html>")
-    drop_signatures(doc.find("body"))
-    assert "Sign 3" in doc.text_content()
+    assert "Sign 3" in after(drop_signatures, about)
 
 
 def test_a_form_holding_most_of_the_page_is_its_layout_but_a_search_box_stays_a_form() -> None:
