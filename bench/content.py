@@ -26,7 +26,8 @@ scoring is CPU-bound: BENCH_WORKERS processes (2).
 it; never its test split), scored with its own metric (word F1, macro mean over pages) per page
 type: the product path (default options) and the pipeline on the saved HTML, beside trafilatura's
 defaults on the same HTML, and how often `pageType` says the benchmark's label; `fast`: without
-the product path (the saved HTML only, for tuning; not the product's figure).
+the product path (the saved HTML only, for tuning; not the product's figure);
+TASKPLATE_WCXB_TYPES=forum,listing scores only those page types (the benchmark's labels).
 """
 
 from __future__ import annotations
@@ -687,6 +688,8 @@ def report_wcxb(fast: bool) -> None:
     found = wcxb.load()
     if not found:
         sys.exit(f"no WCXB pages in {wcxb.FOLDER}: run bench/wcxb.py first")
+    if types := os.environ.get("TASKPLATE_WCXB_TYPES"):  # a few page types, for a quicker check
+        found = [p for p in found if p.kind in types.split(",")]
     pages = {p.key: p.html for p in found}
     urls = {p.key: p.url for p in found}
     rows: dict[str, dict[str, str]] = {}
