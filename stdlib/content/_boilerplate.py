@@ -351,7 +351,6 @@ def unwrap_layout_forms(body: Any) -> None:
 
 CLEANUPS = {
     "forms": unwrap_layout_forms,
-    "signatures": drop_signatures,
     "consent": drop_consent_and_sign_in,
     "nested_teasers": drop_nested_teasers,
     "nested_listings": drop_nested_teasers_but_listings,
@@ -361,4 +360,5 @@ CLEANUPS = {
     "reply_forms": drop_reply_forms,
     "reply_threads": drop_reply_threads,
     "reviews": drop_reviews,
+    "signatures": drop_signatures,
 }

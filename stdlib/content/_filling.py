@@ -8,7 +8,7 @@ answer around them is kept. Only blocks inside the answer's span are added, neve
 
 from __future__ import annotations
 
-from itertools import pairwise
+from itertools import islice, pairwise
 from typing import Any
 
 from ._blocks import SHORT, Block
@@ -75,7 +75,7 @@ INNER_DEPTH = 2  # the link lines' region: at most this many levels above each p
 
 
 def _near(element: Any, region: Any) -> bool:
-    return region in list(element.iterancestors())[:INNER_DEPTH]
+    return region in islice(element.iterancestors(), INNER_DEPTH)
 
 
 def fill(
