@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from typing import Any
 
-from taskplate.browser import ListShape, list_shape, matched_element
+from taskplate.browser import ListShape, list_shape, matched_element, matched_reads
 
 from ._fingerprints import Seen, selector_of
 from ._match import anchor_of, selectors_for
@@ -50,6 +51,10 @@ async def regrown(
     shape = await list_shape(page, selector, root, attr=attr)
     if shape is None:
         return None
+    if shape.odd and not shape.uniform and not shape.strays:
+        inserted = await _without_inserted(page, selector, root, attr, shape, was)
+        if inserted is not None:
+            return inserted
     if not (shape.left or shape.apart or shape.strays):
         return _set_apart(shape) if not shape.uniform else _bare(shape, was)
     if not shape.uniform:
@@ -77,6 +82,72 @@ async def regrown(
         return None
     fit = [c for c, exact in zip(candidates, checked.exact, strict=True) if exact]
     return (fit[0], element) if fit else "no selector reads the list as it was"
+
+
+async def _without_inserted(
+    page: Any, selector: str, root: str | None, attr: str | None, shape: ListShape, was: Seen
+) -> tuple[str, dict[str, Any]] | None:
+    """The selector that keeps off what was inserted among a list's learned items: matches set
+    apart by a class of their own or of a box around them (`odd`: an ad among the cards, a
+    promoted copy of the list), reading none of what the list read when learned, while the
+    others read exactly the learned list, in its order, or do once the items they lost at the
+    items' place are back (an item's class removed beside the ad). An item the list held, now
+    marked (a card sold out), belongs to it: then, or when the rest changed otherwise too,
+    nothing is healed."""
+    before = _learned(was)
+    if not before or "," in selector:
+        return None
+    extra = Counter(shape.reads) - Counter(before)
+    if not extra or set(extra) & set(before):
+        return None
+    for mark in (c for c in shape.odd if _IDENT.fullmatch(c)):
+        for off in (f":not(.{mark})", f":not(.{mark} *)"):
+            kept = await list_shape(page, selector + off, root, attr=attr)
+            if kept is None or kept.strays:
+                continue
+            if kept.left:  # the rest lost items too: read with them, the mark kept off
+                found = await _lost_back(page, selector, root, attr, kept, was, off)
+            elif list(kept.reads) == before:
+                found = (selector + off, (await matched_element(page, selector + off, root))[1])
+            else:
+                continue
+            if found is not None and found[1] is not None:
+                return found[0], found[1]
+    return None
+
+
+async def _lost_back(
+    page: Any,
+    selector: str,
+    root: str | None,
+    attr: str | None,
+    kept: ListShape,
+    was: Seen,
+    off: str,
+) -> tuple[str, dict[str, Any] | None] | None:
+    """For a list kept off its inserted matches by `off` that lost items at its items' place:
+    the most stable selector, kept off them too, that reads exactly the learned list again."""
+    if not kept.uniform or kept.core + kept.left > was.count or not in_order(kept.reads, was):
+        return None
+    _, element = await matched_element(page, selector + off, root)
+    if element is None:
+        return None
+    candidates = tuple(c + off for c in _candidates(element, kept.box, selector))
+    checked = await list_shape(page, selector + off, root, candidates)
+    before = _learned(was)
+    for candidate, exact in zip(candidates, checked.exact if checked else (), strict=False):
+        if exact and await matched_reads(page, candidate, root, attr) == before:
+            return candidate, element
+    return None
+
+
+def _learned(was: Seen) -> list[str | None] | None:
+    """What a list read when learned, in its order (empty when not kept; None when unreadable)."""
+    try:
+        before = json.loads(was.read or "[]")
+    except ValueError:
+        return None
+    return before if isinstance(before, list) else None
 
 
 def _set_apart(shape: ListShape) -> str | None:
@@ -133,11 +204,8 @@ async def uniform(
 def in_order(reads: tuple[str | None, ...], was: Seen) -> bool:
     """Whether the items a list reads now that it read when learned come in the learned order:
     a list the page reordered is the site's content changing, where its lost items go unknown."""
-    try:
-        before = json.loads(was.read or "[]")
-    except ValueError:
-        return False
-    if not isinstance(before, list):
+    before = _learned(was)
+    if before is None:
         return False
     known = iter(before)
     return all(any(r == b for b in known) for r in reads if r in before)

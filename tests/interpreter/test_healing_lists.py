@@ -206,16 +206,29 @@ OUT_OF_ORDER = "the list's items are in another order than when it was learned"
             id="set-apart",
         ),
         pytest.param(
-            # an item set apart by a class of its own put among them, matched: an ad, or an
-            # item the site marks (sold out); which cannot be told, so the run says so
+            # an item the list held, now set apart by a class of its own (sold out): it
+            # belongs to the list, read as the page shows it, and the run says so
+            [
+                card("Oak chair"),
+                card("Pine stool", '<li class="card sold-out">'),
+                card("Ash bench"),
+                card("Elm table"),
+            ],
+            "1 of its 4 matches set apart by a class the others lack (.sold-out); keep them off "
+            "with :not() if not the list's",
+            id="held-item-marked",
+        ),
+        pytest.param(
+            # an item set apart put among them while a learned item went: the rest is not the
+            # learned list, so whether the new one is an ad or the site's new item is unknown
             [
                 card("Oak chair"),
                 card("Ad: hose", '<li class="card promo">'),
-                *map(card, TITLES[1:]),
+                *map(card, TITLES[2:]),
             ],
-            "1 of its 5 matches set apart by a class the others lack (.promo); keep them off with "
+            "1 of its 4 matches set apart by a class the others lack (.promo); keep them off with "
             ":not() if not the list's",
-            id="set-apart-matched",
+            id="inserted-and-changed",
         ),
         pytest.param(
             # unwrapped before every item, where a script drawing the list one item at a time
@@ -297,6 +310,68 @@ async def test_apply_keeps_off_a_look_alike_put_beside_an_items_match(
     ]
 
 
+COPY = '<ul class="cards promo">' + "".join(card(t) for t in ("Ad: hose", "Ad: rake")) + "</ul>"
+
+
+KEPT_OFF = "li.card h2.card-title:not(.promo *)"
+
+
+@pytest.mark.parametrize(
+    ("items", "new"),
+    [
+        pytest.param(
+            [
+                card("Oak chair"),
+                card("Ad: hose", '<li class="card promo">'),
+                *map(card, TITLES[1:]),
+            ],
+            KEPT_OFF,
+            id="an-item",
+        ),
+        pytest.param([*map(card, TITLES), f'</ul>{COPY}<ul class="more">'], KEPT_OFF, id="a-copy"),
+        pytest.param(
+            [
+                card("Oak chair"),
+                card("Ad: hose", '<li class="card promo">'),
+                card("Pine stool").replace('"card-title"', '"card-title new"'),
+                *map(card, TITLES[2:]),
+            ],
+            KEPT_OFF,
+            id="beside-an-item-marked-too",
+        ),
+        pytest.param(
+            # and an item lost its class: read with it again, the ad kept off
+            [
+                card("Oak chair"),
+                card("Ad: hose", '<li class="card promo">'),
+                card("Pine stool", "<li>"),
+                *map(card, TITLES[2:]),
+            ],
+            "#results h2.card-title:not(.promo *)",
+            id="beside-an-item-lost",
+        ),
+    ],
+)
+async def test_apply_keeps_off_what_was_inserted_apart_among_the_learned_items(
+    runs: RunManager, static_pages: tuple[Path, str], items: list[str], new: str
+) -> None:
+    """Matches set apart by a class of their own or their box's (an ad among the cards, a
+    promoted copy of the list), reading nothing the list read when learned, while the others
+    read exactly the learned list in its order (or do with the items they lost): kept off, the
+    list read as it was."""
+    folder, base = static_pages
+    url = f"{base}/list.html"
+    await learned(runs, folder, url)
+    page(folder, items)
+    answer = await finished(runs, url)
+    assert answer["status"] == "succeeded", answer.get("error")
+    assert answer["result"]["titles"] == TITLES
+    assert [(r["old"], r["new"], r["by"]) for r in answer["repairs"]] == [
+        ("li.card h2.card-title", new, "list")
+    ]
+    assert [s["stepId"] for s in answer["steps"] if s.get("healed")] == ["read"]
+
+
 PLANS = extracting("plans", "plans: {selector: 'table.plans td.name', all: true}")
 PROMO_ROW = '<tr class="row promo"><td class="name">Promo</td><td class="price">$9.99</td><td class="seats">1</td></tr>'
 
@@ -317,12 +392,22 @@ def plans_page(folder: Path, first_id: str, promo: str = "", cell: str = "") -> 
     (folder / "plans.html").write_text(html, encoding="utf-8")
 
 
+@pytest.mark.parametrize(
+    ("promo", "plans", "new"),
+    [
+        (PROMO_ROW, ["Basic", "Team", "Studio"], "table.plans td.name:not(.promo *)"),
+        (PROMO_ROW.replace(">Promo<", ">Team<"), ["Team", "Basic", "Team", "Studio"], None),
+    ],
+    ids=["kept-off", "reads-a-learned-name"],
+)
 async def test_a_list_is_never_relocated_to_elements_of_several_kinds(
-    tmp_path: Path, static_pages: tuple[Path, str]
+    tmp_path: Path, static_pages: tuple[Path, str], promo: str, plans: list[str], new: str | None
 ) -> None:
     """A look-alike row put first names another kind of element first: relocating the list
     by the row the names were read from would read that row's cells (a name, a price, seats),
-    not a list of names; nothing is healed."""
+    not a list of names. The row, set apart by a class of its own, is kept off when it reads
+    nothing the list read (the list of names reads as it was); when it reads a name the list
+    held, nothing is healed and the list reads as the page shows it."""
     folder, base = static_pages
     templates = tmp_path / "plans"
     templates.mkdir()
@@ -339,7 +424,7 @@ async def test_a_list_is_never_relocated_to_elements_of_several_kinds(
             with anyio.fail_after(60):
                 await runs.wait(run_id)
             assert (await runs.describe(run_id))["result"] == {"plans": ["Basic", "Team", "Studio"]}
-            plans_page(folder, "row-first", PROMO_ROW)
+            plans_page(folder, "row-first", promo)
             run_id = await runs.submit("plans", {"url": url})
             with anyio.fail_after(60):
                 await runs.wait(run_id)
@@ -347,8 +432,10 @@ async def test_a_list_is_never_relocated_to_elements_of_several_kinds(
     finally:
         await runtime.close()
     assert answer["status"] == "succeeded", answer.get("error")
-    assert answer["result"] == {"plans": ["Promo", "Basic", "Team", "Studio"]}  # as the page reads
-    assert "repairs" not in answer
+    assert answer["result"] == {"plans": plans}  # names, never a row's cells
+    assert [(r["new"], r["by"]) for r in answer.get("repairs", [])] == (
+        [(new, "list")] if new else []
+    )
 
 
 async def test_a_look_alike_cell_first_in_a_row_is_kept_off_the_list(
