@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import copy
 import random
+from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
 from _repair_drawn import drawn
 from _repair_pages import SITES, Node
@@ -153,6 +155,28 @@ class Change:
     kinds: list[str]
     said: list[str]
     html: str
+    shown: list[str]  # the texts of the elements a template reads, in the changed page's order
+
+
+def _text(node: Node) -> str:
+    return node.text + "".join(_text(c) for c in node.children)
+
+
+def as_shown(values: dict[str, Any], shown: list[str]) -> dict[str, Any]:
+    """The values a page gave, as the changed page shows them: a list whose items all stand on
+    it in another order (the site reordered it), in that order; the rest as they were."""
+    out = dict(values)
+    for key, value in values.items():
+        if not isinstance(value, list) or not value:
+            continue
+        left, order = Counter(value), []
+        for text in shown:
+            if left[text] > 0:
+                order.append(text)
+                left[text] -= 1
+        if len(order) == len(value):
+            out[key] = order
+    return out
 
 
 def original(site: str) -> str:
@@ -173,4 +197,5 @@ def change(site: str, seed: int) -> Change:
         kinds,
         said,
         drawn(site, "<!doctype html><meta charset=utf-8><title>bench</title>" + body.html()),
+        [_text(node) for node, _ in _walk(body) if node.read],
     )

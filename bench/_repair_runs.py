@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from _repair_changes import change, original
+from _repair_changes import as_shown, change, original
 from _repair_pages import SITES
 
 from taskplate.interpreter import RunManager, TemplateLibrary
@@ -56,6 +56,8 @@ async def one(
     await runs.store.keep_fingerprints(template, "1.0.0", learned["seen"])
     right = healed["status"] == "succeeded" and healed.get("result") == learned["result"]
     row: dict[str, Any] = {"site": site, "seed": seed, "kinds": made.kinds, "said": made.said}
+    shown = as_shown(learned["result"] or {}, made.shown)
+    row["shown"] = healed["status"] == "succeeded" and healed.get("result") == shown
     row["moved"] = plain["status"] != "succeeded" or plain.get("result") != learned["result"]
     row["healed"] = bool(healed.get("repairs"))
     before, was = learned["result"] or {}, plain.get("result") or {}
@@ -131,6 +133,8 @@ def summarize(rows: list[dict[str, Any]], seeds: range, sites: list[str]) -> Non
         for k in ("right", "wrong", "partly", "unseen", "failed")
     }
     print(f"  every value as before: {outcomes['right']} ({share['right']}); wrong after healing {outcomes['wrong']}; partly healed {outcomes['partly']}; unseen drift {outcomes['unseen']} ({share['unseen']}); failed {outcomes['failed']} ({share['failed']})")  # fmt: skip
+    shown = sum(r["shown"] for r in rows)
+    print(f"  every value as the changed page shows it (a list the site reordered, in its new order): {shown} ({100 * shown / len(rows):.1f}%)")  # fmt: skip
     unsaid = [r for r in rows if r["outcome"] in ("unseen", "partly")]
     print(f"  a run that succeeded with a value other than before: {len(unsaid)}; its answer warned: {sum(r['warned'] for r in unsaid)}")  # fmt: skip
     print(f"  a value moved without healing: {len(moved)}; of those, every value as before with healing: {moved_right} ({100 * moved_right / max(1, len(moved)):.1f}%)")  # fmt: skip
