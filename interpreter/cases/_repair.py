@@ -48,7 +48,7 @@ from ..heal import (
     selectors_for,
 )
 from ._expectations import broken
-from ._repair_why import why_no_repair
+from ._repair_why import why_no_repair, why_reordered
 from ._running import RECORDED_BY, run_once
 
 if TYPE_CHECKING:
@@ -294,6 +294,8 @@ async def suggest_repair(runs: RunManager, case: Case, template: Template) -> Re
         if not lost and not changes:
             problem, hint = why_no_repair(spans, live.seen, recorded.seen, answer)
             raise _no_repair(case, problem, hint)
+        if not changes and (why := why_reordered(spans, lost, live.seen, recorded.seen)):
+            raise _no_repair(case, *why)
         untried = {
             p: [
                 c

@@ -7,6 +7,8 @@ Pure: reads what the probes saw and the live run's answer; runs nothing.
 
 from __future__ import annotations
 
+import json
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any, Protocol
 
@@ -21,6 +23,8 @@ class Reading(Protocol):
 
     count: int
     element: dict[str, Any] | None
+    read: str | None
+    many: bool
 
     def strayed(self, was: Any) -> bool: ...
 
@@ -80,6 +84,35 @@ def why_no_repair(
         "reads what it read then: the output differs for another reason",
         "Read the diff above; record the case again if the site changed on purpose.",
     )
+
+
+def why_reordered(
+    spans: Mapping[Place, SelectorSpan],
+    lost: Mapping[Place, Key],
+    live: Mapping[Key, Reading],
+    recorded: Mapping[Key, Reading],
+) -> tuple[str, str] | None:
+    """The problem and the hint when every selector that lost its element is a list reading
+    the items it recorded, all of them and no other, in another order: the site reordered it,
+    which no selector undoes (None otherwise)."""
+    if not lost or not all(_reordered(live[k], recorded[k]) for k in lost.values()):
+        return None
+    said = [f"{spans[p].value!r} (line {spans[p].line})" for p in lost]
+    return (
+        f"the list{'s' * (len(said) > 1)} {', '.join(said)} read{'s' * (len(said) == 1)} the "
+        "items recorded, in another order: the site reordered them, which no selector undoes",
+        "Record the case again if the new order is the site's (`dsl record`).",
+    )
+
+
+def _reordered(seen: Reading, was: Reading) -> bool:
+    try:
+        now, before = json.loads(seen.read or "null"), json.loads(was.read or "null")
+    except ValueError:
+        return False
+    if not (seen.many and was.many and isinstance(now, list) and isinstance(before, list)):
+        return False
+    return now != before and Counter(map(json.dumps, now)) == Counter(map(json.dumps, before))
 
 
 def _unprinted(was: Reading | None) -> bool:

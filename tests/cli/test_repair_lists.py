@@ -2,7 +2,7 @@
 record` keeps how many elements at the items' place the list left out; when the first item's
 title was retagged, no selector of the element most like the recorded one names the four
 titles, and the list rule's does; a list the site reordered is not the list as it was, and
-nothing is suggested. Real Chromium, a local static site changed after the recording."""
+nothing is suggested (when it reads every recorded item, `dsl test` says the site reordered it). Real Chromium, a local static site changed after the recording."""
 
 from __future__ import annotations
 
@@ -66,3 +66,23 @@ def test_suggest_offers_nothing_for_a_list_the_site_reordered(tmp_path: Path) ->
     assert suggested.returncode == 1, suggested.stdout + suggested.stderr
     assert "+++ b/wood.yaml" not in suggested.stdout
     assert "no repair for wood/default" in suggested.stdout + suggested.stderr
+
+
+def test_suggest_says_a_list_reads_its_recorded_items_in_another_order(tmp_path: Path) -> None:
+    """Every item recorded, and no other, in another order: the site reordered the list, which
+    no selector undoes; `dsl test` says so at once instead of trying selectors."""
+    folder, pages = recorded(tmp_path)
+    with static_site(pages) as base:
+        made = dsl(folder, "record", "wood.yaml", "--input", f"url={base}/list.html")
+        assert made.returncode == 0, made.stderr
+        (pages / "list.html").write_text(listing(TITLES[::-1]), encoding="utf-8")
+        suggested = dsl(folder, "test", "--live", "--suggest")
+    said = suggested.stdout + suggested.stderr
+    assert suggested.returncode == 1, said
+    assert "+++ b/wood.yaml" not in said
+    assert (
+        "no repair for wood/default: ELEMENT_NOT_FOUND: wood/default: the list "
+        "'li.card h2.card-title' (line 15) reads the items recorded, in another order: the site "
+        "reordered them, which no selector undoes"
+    ) in said, said
+    assert "Traceback" not in said
