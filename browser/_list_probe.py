@@ -84,6 +84,7 @@ _LIST = """([root, selector, candidates, attr]) => {
         || (el.tagName === first.tagName && alone(el)))
     && nth(el) === nth(first) && placed(el));
   const kept = others.filter(el => !apart(el));
+  const aside = others.filter(el => apart(el));
   // items of the list's kind (a box's child holding a match) that hold none of its elements: a
   // card that lost the field read, read without it
   const kinds = new Set(core.filter(el => item(el) !== el).map(el => kind(item(el))));
@@ -97,6 +98,7 @@ _LIST = """([root, selector, candidates, attr]) => {
   });
   const norm = (el) => (el.innerText ?? el.textContent ?? '').trim().replace(/\\s+/g, ' ').slice(0, 200);
   const reads = [...wanted].sort((a, b) => after(a, b) ? -1 : 1).map(el => attr ? el.getAttribute(attr) : norm(el));
+  const asideMarks = [...new Set(aside.flatMap(el => [el, ...up(el, box)].flatMap(owns)))];
   const marks = [];
   for (const el of strays) {
     for (const c of owns(el)) marks.push([c, false]);
@@ -106,7 +108,8 @@ _LIST = """([root, selector, candidates, attr]) => {
   for (const a of box.attributes) if (a.name.startsWith('data-') && a.value.length <= 80) brief.data[a.name] = a.value;
   return {count: matched.length, core: core.length, strays: strays.size, marks, uniform,
     left: kept.length, apart: others.length - kept.length, exact, reads, box: brief,
-    odd: odd.slice(0, 5), oddItems, bare: bare.length, bareKind: bare.length ? kind(bare[0]) : null};
+    odd: odd.slice(0, 5), oddItems, bare: bare.length, bareKind: bare.length ? kind(bare[0]) : null,
+    asideReads: aside.map(el => attr ? el.getAttribute(attr) : norm(el)), asideMarks: asideMarks.slice(0, 5)};
 }"""
 
 
@@ -141,6 +144,8 @@ class ListShape:
     odd_items: int = 0  # the core's matches that carry one
     bare: int = 0  # the box's items of the list's kind (tag and classes) holding no match
     bare_kind: str | None = None  # the first of them, as `tag.class.class`
+    aside_reads: tuple[str | None, ...] = ()  # what those set apart at the items' place read
+    aside_marks: tuple[str, ...] = ()  # the classes that set them apart (theirs, their boxes')
 
 
 async def list_shape(
@@ -172,4 +177,6 @@ async def list_shape(
         int(found["oddItems"]),
         int(found["bare"]),
         found["bareKind"],
+        tuple(found["asideReads"]),
+        tuple(str(c) for c in found["asideMarks"]),
     )

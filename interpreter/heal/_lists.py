@@ -59,14 +59,15 @@ async def regrown(
         return _set_apart(shape) if not shape.uniform else _bare(shape, was)
     if not shape.uniform:
         return "items left out, and the items it matches are of several kinds"
-    if shape.apart or shape.core + shape.left > was.count:
+    offs = _offs(shape, was) if shape.apart else ("",)
+    if not offs or shape.core + shape.left > was.count:
         return "items left out that may not belong to the list (set apart, or more than before)"
     if not in_order(shape.reads, was):
         return "the list's items are in another order than when it was learned"
     _, element = await matched_element(page, selector, root)
     if element is None:
         return None
-    candidates = _candidates(element, shape.box, selector)
+    candidates = tuple(c + off for c in _candidates(element, shape.box, selector) for off in offs)
     if shape.strays:
         marks = [(c, inside) for c, inside in shape.marks if _IDENT.fullmatch(c)]
         candidates = (
@@ -81,7 +82,20 @@ async def regrown(
     if checked is None:
         return None
     fit = [c for c, exact in zip(candidates, checked.exact, strict=True) if exact]
+    if fit and shape.apart and await matched_reads(page, fit[0], root, attr) != _learned(was):
+        fit = []  # kept off look-alikes, the rest must read the learned list itself
     return (fit[0], element) if fit else "no selector reads the list as it was"
+
+
+def _offs(shape: ListShape, was: Seen) -> tuple[str, ...]:
+    """For a list whose elements at the items' place include some set apart by a class (theirs
+    or a box's) that read nothing the list read when learned (look-alikes put among its items):
+    the `:not()` that may keep them off; none when they may be the list's own."""
+    before = _learned(was)
+    if not before or set(shape.aside_reads) & set(before) or None in shape.aside_reads:
+        return ()
+    marks = [c for c in shape.aside_marks if _IDENT.fullmatch(c)]
+    return tuple(off for c in marks for off in (f":not(.{c})", f":not(.{c} *)"))
 
 
 async def _without_inserted(

@@ -372,6 +372,31 @@ async def test_apply_keeps_off_what_was_inserted_apart_among_the_learned_items(
     assert [s["stepId"] for s in answer["steps"] if s.get("healed")] == ["read"]
 
 
+async def test_apply_keeps_off_a_look_alike_item_left_out_beside_an_item_that_lost_its_class(
+    runs: RunManager, static_pages: tuple[Path, str]
+) -> None:
+    """An item's title lost its class, and a look-alike card set apart by a class of its own,
+    whose title has none either, stands before it: both at the items' place, the look-alike
+    reading nothing the list read. The list is read whole again, the look-alike kept off; one
+    that reads an item the list held may be the list's, and nothing heals."""
+    folder, base = static_pages
+    url = f"{base}/list.html"
+    await learned(runs, folder, url)
+    untitled = '<li class="card promo"><h2>{}</h2><span class="price">$1</span></li>'
+    pine = card("Pine stool").replace(' class="card-title"', "")
+    page(folder, [card("Oak chair"), untitled.format("Ad: hose"), pine, *map(card, TITLES[2:])])
+    answer = await finished(runs, url)
+    assert answer["status"] == "succeeded", answer.get("error")
+    assert answer["result"]["titles"] == TITLES
+    assert [(r["new"], r["by"]) for r in answer["repairs"]] == [
+        ("#results h2:not(.promo *)", "list")
+    ]
+    page(folder, [card("Oak chair"), untitled.format("Elm table"), pine, *map(card, TITLES[2:])])
+    again = await finished(runs, url)
+    assert again["status"] == "succeeded" and "repairs" not in again
+    assert again["result"]["titles"] == ["Oak chair", "Ash bench", "Elm table"]
+
+
 PLANS = extracting("plans", "plans: {selector: 'table.plans td.name', all: true}")
 PROMO_ROW = '<tr class="row promo"><td class="name">Promo</td><td class="price">$9.99</td><td class="seats">1</td></tr>'
 
