@@ -76,6 +76,29 @@ async def learned(runs: RunManager, folder: Path, url: str) -> dict[str, Any]:
     return await runs.store.fingerprints("wood_list", "1.0.0")
 
 
+async def changed_run(
+    runs: RunManager, static_pages: tuple[Path, str], items: list[str]
+) -> dict[str, Any]:
+    """The answer of a run that succeeded on the page changed to `items` after the list was
+    learned."""
+    folder, base = static_pages
+    url = f"{base}/list.html"
+    await learned(runs, folder, url)
+    page(folder, items)
+    answer = await finished(runs, url)
+    assert answer["status"] == "succeeded", answer.get("error")
+    return answer
+
+
+async def read_whole_again(
+    runs: RunManager, static_pages: tuple[Path, str], items: list[str]
+) -> dict[str, Any]:
+    """The answer of a changed page's run, once it read the learned titles again."""
+    answer = await changed_run(runs, static_pages, items)
+    assert answer["result"]["titles"] == TITLES
+    return answer
+
+
 async def test_a_list_learns_that_it_left_no_item_of_its_kind_out(
     runs: RunManager, static_pages: tuple[Path, str]
 ) -> None:
@@ -144,13 +167,7 @@ async def test_apply_reads_a_list_whole_again_when_its_first_or_last_item_was_un
 ) -> None:
     """Unwrapped before every item or after every item, its match keeps the items' own
     classes, and the list reads in the order it was learned: it is the list's item still."""
-    folder, base = static_pages
-    url = f"{base}/list.html"
-    await learned(runs, folder, url)
-    page(folder, items)
-    answer = await finished(runs, url)
-    assert answer["status"] == "succeeded", answer.get("error")
-    assert answer["result"]["titles"] == TITLES
+    answer = await read_whole_again(runs, static_pages, items)
     assert [(r["new"], r["by"]) for r in answer["repairs"]] == [("#results h2.card-title", "list")]
 
 
@@ -267,12 +284,7 @@ OUT_OF_ORDER = "the list's items are in another order than when it was learned"
 async def test_items_that_may_not_belong_to_the_list_heal_nothing(
     runs: RunManager, static_pages: tuple[Path, str], items: list[str], why: str | None
 ) -> None:
-    folder, base = static_pages
-    url = f"{base}/list.html"
-    await learned(runs, folder, url)
-    page(folder, items)
-    answer = await finished(runs, url)
-    assert answer["status"] == "succeeded", answer.get("error")
+    answer = await changed_run(runs, static_pages, items)
     assert "repairs" not in answer
     assert not [s for s in answer["steps"] if s.get("healed")]
     # what could not be told apart is said, not read silently
@@ -359,13 +371,7 @@ async def test_apply_keeps_off_what_was_inserted_apart_among_the_learned_items(
     promoted copy of the list), reading nothing the list read when learned, while the others
     read exactly the learned list in its order (or do with the items they lost): kept off, the
     list read as it was."""
-    folder, base = static_pages
-    url = f"{base}/list.html"
-    await learned(runs, folder, url)
-    page(folder, items)
-    answer = await finished(runs, url)
-    assert answer["status"] == "succeeded", answer.get("error")
-    assert answer["result"]["titles"] == TITLES
+    answer = await read_whole_again(runs, static_pages, items)
     assert [(r["old"], r["new"], r["by"]) for r in answer["repairs"]] == [
         ("li.card h2.card-title", new, "list")
     ]
