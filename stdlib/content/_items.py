@@ -263,7 +263,8 @@ def labels(
     """Each item's labels: kept blocks of at most `most` words, not headings, whose words are
     those of at least `times` kept blocks ("Share", "Link to comment", "Quote", "Member" under
     every post of a thread) are not kept; an item's own text differs from its siblings'. With
-    `linked`, only link lines are labels (a post's actions, not a table's repeated values)."""
+    `linked`, only link lines count (a post's actions, not a table's repeated values); a line
+    of the same words goes with them."""
     counts: dict[tuple[str, ...], int] = defaultdict(int)
     for block, keep in zip(page_blocks, kept, strict=True):
         if not keep or block.heading or len(block.words) > most:
