@@ -389,6 +389,10 @@ def rules_name(rules: content.Rules) -> str:
     spend += f", teasers {rules.teasers}" if rules.teasers is not None else ""
     spend += " (entries)" if rules.teasers is not None and rules.entries else ""
     spend += ", consent banners' kept text dropped" if rules.consent_kept else ""
+    spend += f", linked titles {rules.titles}" if rules.titles is not None else ""
+    if rules.labels is not None:
+        spend += f", labels {rules.labels}x{rules.label_times}"
+        spend += " (link lines)" if rules.label_links else ""
     context = ", context" if rules.context else ""
     return f"{names} {rules.votes}/{count}{context}{links}{spend}{cleanups}"
 

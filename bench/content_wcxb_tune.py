@@ -364,6 +364,28 @@ def candidates() -> dict[str, content.Rules]:
     found["dialogs nested listings panels inner links"] = replace(
         base, cleanups=(*both, "dialogs"), inner_links=True
     )
+    # #54, the sixth round: each item's labels (a post's "Share", "Quote", "Member": a short
+    # text kept in many items) dropped after the vote, and the linked titles of a page of
+    # entries kept over its intro; "before labels": the rules before, the base of the rest.
+    shipped = replace(content.DEFAULT, labels=None, label_links=False, titles=None)
+    found["before labels"] = shipped
+    for most in (2, 4, 6):
+        found[f"labels {most}"] = replace(shipped, labels=most)
+        for times in (2, 5):
+            found[f"labels {most} times {times}"] = replace(shipped, labels=most, label_times=times)
+    # linked headings (entries' titles) kept over an intro
+    for ratio in (1.0, 1.5, 3.0):
+        found[f"titles {ratio}"] = replace(shipped, titles=ratio)
+        found[f"titles {ratio} labels 4"] = replace(shipped, titles=ratio, labels=4)
+        found[f"titles {ratio} links 4"] = replace(
+            shipped, titles=ratio, labels=4, label_links=True
+        )
+    found["links 4"] = replace(shipped, labels=4, label_links=True)
+    for ratio in (0.5, 1.0):
+        for most, times in ((4, 2), (6, 3)):
+            found[f"titles {ratio} links {most} times {times}"] = replace(
+                shipped, titles=ratio, labels=most, label_times=times, label_links=True
+            )
     return found
 
 

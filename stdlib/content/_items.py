@@ -255,3 +255,46 @@ def _densest(page_blocks: list[Block]) -> Any | None:
     # not the wrappers around it.
     close = [n for n, w in plains.items() if w >= 0.9 * most]
     return max(close, key=lambda n: sum(1 for _ in n.iterancestors()))
+
+
+def labels(
+    page_blocks: list[Block], kept: list[bool], most: int, times: int, linked: bool = False
+) -> None:
+    """Each item's labels: kept blocks of at most `most` words, not headings, whose words are
+    those of at least `times` kept blocks ("Share", "Link to comment", "Quote", "Member" under
+    every post of a thread) are not kept; an item's own text differs from its siblings'. With
+    `linked`, only link lines count (a post's actions, not a table's repeated values); a line
+    of the same words goes with them."""
+    counts: dict[tuple[str, ...], int] = defaultdict(int)
+    for block, keep in zip(page_blocks, kept, strict=True):
+        if not keep or block.heading or len(block.words) > most:
+            continue
+        if not linked or block.link_chars > LINKED * block.chars:
+            counts[tuple(block.words)] += 1
+    for index, block in enumerate(page_blocks):
+        if kept[index] and counts.get(tuple(block.words), 0) >= times and not block.heading:
+            kept[index] = False
+
+
+MIN_TITLES = 6  # linked headings: fewer are a related box's, not a page of entries
+
+
+def titles(page_blocks: list[Block], kept: list[bool], ratio: float) -> None:
+    """A page of entries read as its intro: when at least MIN_TITLES headings that are links
+    (the entries' titles, in one grid or in several) lie outside the chrome, none kept, and
+    hold more than `ratio` times the answer's words, they are kept (a card's other text then
+    comes with `complete`)."""
+    found = [
+        index
+        for index, block in enumerate(page_blocks)
+        if block.heading
+        and not kept[index]
+        and block.link_chars > LINKED * block.chars
+        and not _in_chrome(block.element)
+    ]
+    if len(found) < MIN_TITLES:
+        return
+    if sum(len(page_blocks[i].words) for i in found) <= ratio * words(page_blocks, kept):
+        return
+    for index in found:
+        kept[index] = True

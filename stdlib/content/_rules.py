@@ -122,3 +122,12 @@ class Rules:
     # sides, kept), inside the element holding both and outside the chrome (a list of forms and
     # permits inside a service page's text) kept; False: not.
     inner_links: bool = False
+    # Each item's labels (_items.labels): kept blocks of at most `labels` words whose words are
+    # those of at least `label_times` kept blocks (a post's "Share", "Quote", "Member") dropped;
+    # with `label_links`, only link lines counted (a table's repeated values stay).
+    labels: int | None = None
+    label_times: int = 3
+    label_links: bool = False
+    # A page of entries read as its intro (_items.titles): its linked headings kept when they
+    # hold more than `titles` times the answer's words.
+    titles: float | None = None

@@ -278,6 +278,9 @@ DEFAULT = Rules(
     fill_grow=0.5,
     complete=2,
     complete_size=150,
+    labels=4,
+    label_links=True,
+    titles=1.0,
 )
 # The rules shipped before hidden elements, repeated paragraphs, quotations and the article's
 # start (the small stretches dropped before the main run): bench/content.py's candidate.
@@ -323,7 +326,11 @@ def main_region(doc: Any, rules: Rules = DEFAULT) -> tuple[Any | None, bool]:
         items.kin(page_blocks, kept, rules.kin)
     if rules.teasers is not None and any(kept):
         items.teasers(page_blocks, kept, rules.teasers, rules.entries)
+    if rules.titles is not None and any(kept):
+        items.titles(page_blocks, kept, rules.titles)
     filling.widen(page_blocks, kept, rules)
+    if rules.labels is not None:
+        items.labels(page_blocks, kept, rules.labels, rules.label_times, rules.label_links)
     is_main = items.words(page_blocks, kept) >= MIN_MAIN_WORDS
     if rules.least is not None:
         kept, is_main = items.fallback(page_blocks, kept, is_main, rules.least, rules.least_words)

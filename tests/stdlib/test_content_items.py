@@ -282,3 +282,39 @@ def test_readability_is_the_wider_reading_when_it_returned_far_more_than_trafila
     texts = [first, first, whole]  # trafilatura's two modes and readability's
     assert all(content._lone(page_blocks, kept, texts, rules)[2:])
     assert content._lone(page_blocks, kept, texts, replace(rules, rival=None)) == kept
+
+
+def test_the_labels_under_every_post_are_dropped_and_the_posts_stay() -> None:
+    posts = "".join(
+        f"<div class='post'><div class='who'>member{n}</div><p>Post {n}: {REPLY}.</p>"
+        "<div class='tools'><a href='#'>Share</a> <a href='#'>Quote</a></div></div>"
+        for n in range(4)
+    )
+    _, page_blocks = parsed(f"<main><h2>Replies</h2>{posts}<h2>Replies</h2></main>")
+    kept = [True] * len(page_blocks)
+    items.labels(page_blocks, kept, most=4, times=3)
+    text = kept_text(page_blocks, kept)
+    assert "share" not in text and "quote" not in text  # the same label under every post
+    assert all(f"member{n} post {n}" in text for n in range(4))  # each post's own short line
+    assert text.count("replies") == 2  # headings are never labels
+
+
+def test_a_short_line_kept_twice_is_no_label() -> None:
+    _, page_blocks = parsed(f"<main><p>{REPLY}.</p><p>See below</p><p>{REPLY}!</p><p>See below</p>"
+                            "</main>")  # fmt: skip
+    kept = [True] * len(page_blocks)
+    items.labels(page_blocks, kept, most=4, times=3)
+    assert all(kept)
+
+
+def test_with_linked_only_link_lines_are_labels() -> None:
+    posts = "".join(
+        f"<div class='post'><div class='rank'>Member</div><p>Post {n}: {REPLY}.</p>"
+        "<div class='tools'><a href='#'>Share</a> <a href='#'>Quote</a></div></div>"
+        for n in range(4)
+    )
+    _, page_blocks = parsed(f"<main>{posts}</main>")
+    kept = [True] * len(page_blocks)
+    items.labels(page_blocks, kept, most=4, times=3, linked=True)
+    text = kept_text(page_blocks, kept)
+    assert "share" not in text and text.count("member") == 4  # a rank is no link: it stays

@@ -167,3 +167,31 @@ def test_a_lone_voters_reading_left_no_wider_than_the_answer_once_filtered_is_no
     wide += " " + " ".join(f"Month {n} archive" for n in range(40)) + " Town hall, Main Street 1"
     rules = replace(content.DEFAULT, lone=("trafilatura", 0.7), lone_after=True, lone_links=5)
     assert content._lone(page_blocks, kept, [wide, "", ""], rules) == kept
+
+
+def linked_cards(count: int, start: int = 0) -> str:
+    return "".join(
+        f"<article class='tile-{start}'><a href='/r/{n}'><h3>Crispy air fryer recipe number {n}</h3>"
+        f"<span>{n} reviews</span></a></article>"
+        for n in range(start, start + count)
+    )
+
+
+def test_an_intro_over_grids_of_linked_titles_keeps_the_titles_of_every_grid() -> None:
+    carousel, grid = linked_cards(5), linked_cards(6, start=5)
+    page_blocks = parsed(f"{NAV}<main><p>{INTRO}</p><div class='carousel'>{carousel}</div>"
+                         f"<div class='grid'>{grid}</div></main>{FOOTER}")  # fmt: skip
+    kept = [b.words[:2] == ["our", "team"] for b in page_blocks]
+    items.titles(page_blocks, kept, ratio=1.5)
+    text = kept_text(page_blocks, kept)
+    assert all(f"recipe number {n}" in text for n in range(11))  # in the two groups
+    assert "sign in" not in text and "privacy" not in text
+
+
+def test_an_article_with_a_few_linked_titles_beside_keeps_its_body_alone() -> None:
+    body = "".join(f"<p>Paragraph {n}: {INTRO}.</p>" for n in range(6))
+    page_blocks = parsed(f"<main><article>{body}</article>{linked_cards(8)}</main>")
+    kept = [b.words[0] == "paragraph" for b in page_blocks]
+    before = list(kept)
+    items.titles(page_blocks, kept, ratio=1.5)
+    assert kept == before  # the titles hold fewer words than the article's
