@@ -284,13 +284,19 @@ def test_readability_is_the_wider_reading_when_it_returned_far_more_than_trafila
     assert content._lone(page_blocks, kept, texts, replace(rules, rival=None)) == kept
 
 
-def test_the_labels_under_every_post_are_dropped_and_the_posts_stay() -> None:
-    posts = "".join(
-        f"<div class='post'><div class='who'>member{n}</div><p>Post {n}: {REPLY}.</p>"
+def posts(line: str) -> str:
+    """Four forum posts, each with `line` over its text (`{n}`: its number) and the same links
+    under it."""
+    return "".join(
+        f"<div class='post'>{line.format(n=n)}<p>Post {n}: {REPLY}.</p>"
         "<div class='tools'><a href='#'>Share</a> <a href='#'>Quote</a></div></div>"
         for n in range(4)
     )
-    _, page_blocks = parsed(f"<main><h2>Replies</h2>{posts}<h2>Replies</h2></main>")
+
+
+def test_the_labels_under_every_post_are_dropped_and_the_posts_stay() -> None:
+    who = posts("<div class='who'>member{n}</div>")
+    _, page_blocks = parsed(f"<main><h2>Replies</h2>{who}<h2>Replies</h2></main>")
     kept = [True] * len(page_blocks)
     items.labels(page_blocks, kept, most=4, times=3)
     text = kept_text(page_blocks, kept)
@@ -308,12 +314,8 @@ def test_a_short_line_kept_twice_is_no_label() -> None:
 
 
 def test_with_linked_only_link_lines_are_labels() -> None:
-    posts = "".join(
-        f"<div class='post'><div class='rank'>Member</div><p>Post {n}: {REPLY}.</p>"
-        "<div class='tools'><a href='#'>Share</a> <a href='#'>Quote</a></div></div>"
-        for n in range(4)
-    )
-    _, page_blocks = parsed(f"<main>{posts}</main>")
+    rank = posts("<div class='rank'>Member</div>")
+    _, page_blocks = parsed(f"<main>{rank}</main>")
     kept = [True] * len(page_blocks)
     items.labels(page_blocks, kept, most=4, times=3, linked=True)
     text = kept_text(page_blocks, kept)
