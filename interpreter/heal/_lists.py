@@ -57,13 +57,9 @@ async def regrown(
             return inserted
     if not (shape.left or shape.apart or shape.strays):
         return _set_apart(shape) if not shape.uniform else _bare(shape, was)
-    if not shape.uniform:
-        return "items left out, and the items it matches are of several kinds"
     offs = _offs(shape, was) if shape.apart else ("",)
-    if not offs or shape.core + shape.left > was.count:
-        return "items left out that may not belong to the list (set apart, or more than before)"
-    if not in_order(shape.reads, was):
-        return "the list's items are in another order than when it was learned"
+    if why := _refused(shape, was, offs):
+        return why
     _, element = await matched_element(page, selector, root)
     if element is None:
         return None
@@ -85,6 +81,19 @@ async def regrown(
     if fit and shape.apart and await matched_reads(page, fit[0], root, attr) != _learned(was):
         fit = []  # kept off look-alikes, the rest must read the learned list itself
     return (fit[0], element) if fit else "no selector reads the list as it was"
+
+
+def _refused(shape: ListShape, was: Seen, offs: tuple[str, ...]) -> str | None:
+    """Why a list that lost items at its items' place cannot be read whole again: of several
+    kinds, set apart items it cannot keep off (`offs` empty), longer than learned, or out of
+    the learned order (None when it can be tried)."""
+    if not shape.uniform:
+        return "items left out, and the items it matches are of several kinds"
+    if not offs or shape.core + shape.left > was.count:
+        return "items left out that may not belong to the list (set apart, or more than before)"
+    if not in_order(shape.reads, was):
+        return "the list's items are in another order than when it was learned"
+    return None
 
 
 def _offs(shape: ListShape, was: Seen) -> tuple[str, ...]:
@@ -122,11 +131,12 @@ async def _without_inserted(
             if kept.left:  # the rest lost items too: read with them, the mark kept off
                 found = await _lost_back(page, selector, root, attr, kept, was, off)
             elif list(kept.reads) == before:
-                found = (selector + off, (await matched_element(page, selector + off, root))[1])
+                _, element = await matched_element(page, selector + off, root)
+                found = (selector + off, element) if element is not None else None
             else:
                 continue
-            if found is not None and found[1] is not None:
-                return found[0], found[1]
+            if found is not None:
+                return found
     return None
 
 
@@ -138,10 +148,10 @@ async def _lost_back(
     kept: ListShape,
     was: Seen,
     off: str,
-) -> tuple[str, dict[str, Any] | None] | None:
+) -> tuple[str, dict[str, Any]] | None:
     """For a list kept off its inserted matches by `off` that lost items at its items' place:
     the most stable selector, kept off them too, that reads exactly the learned list again."""
-    if not kept.uniform or kept.core + kept.left > was.count or not in_order(kept.reads, was):
+    if _refused(kept, was, (off,)):
         return None
     _, element = await matched_element(page, selector + off, root)
     if element is None:

@@ -43,11 +43,17 @@ def test_a_listing_whose_intro_alone_was_kept_keeps_its_entries_with_their_title
     assert "sign in" not in text and "privacy" not in text
 
 
-def test_an_article_with_a_few_related_teasers_keeps_its_body_alone() -> None:
+def article_beside(beside: str) -> tuple[list[blocks.Block], list[bool], list[bool]]:
+    """An article of six paragraphs with `beside` after it: its blocks, its body kept, and a
+    copy of that to compare with."""
     body = "".join(f"<p>Paragraph {n}: {INTRO}.</p>" for n in range(6))
-    page_blocks = parsed(f"<main><article>{body}</article><div>{entries(3)}</div></main>")
+    page_blocks = parsed(f"<main><article>{body}</article>{beside}</main>")
     kept = [b.words[0] == "paragraph" for b in page_blocks]
-    before = list(kept)
+    return page_blocks, kept, list(kept)
+
+
+def test_an_article_with_a_few_related_teasers_keeps_its_body_alone() -> None:
+    page_blocks, kept, before = article_beside(f"<div>{entries(3)}</div>")
     items.teasers(page_blocks, kept, ratio=SHIPPED)
     assert kept == before  # the teasers hold fewer words than twice the article's
 
@@ -189,9 +195,6 @@ def test_an_intro_over_grids_of_linked_titles_keeps_the_titles_of_every_grid() -
 
 
 def test_an_article_with_a_few_linked_titles_beside_keeps_its_body_alone() -> None:
-    body = "".join(f"<p>Paragraph {n}: {INTRO}.</p>" for n in range(6))
-    page_blocks = parsed(f"<main><article>{body}</article>{linked_cards(8)}</main>")
-    kept = [b.words[0] == "paragraph" for b in page_blocks]
-    before = list(kept)
+    page_blocks, kept, before = article_beside(linked_cards(8))
     items.titles(page_blocks, kept, ratio=1.5)
     assert kept == before  # the titles hold fewer words than the article's
