@@ -50,6 +50,7 @@ HEADLESS_SHELL = "chromium-headless-shell"
 # Playwright turns Chromium's popup blocker off; on, most windows a page opens by itself
 # (without a click or key press) are never even created, as in a normal browser.
 KEEP_POPUP_BLOCKER = ["--disable-popup-blocking"]
+DRIVER_START_S = 60  # Playwright's driver (a Node process) answers within a second or two
 
 
 @dataclass(frozen=True)
@@ -152,9 +153,22 @@ class BrowserRuntime:
 
     async def _driver(self) -> Playwright:
         async with self._lock:
-            if self._playwright is None:
+            return await self._driver_started()
+
+    async def _driver_started(self) -> Playwright:
+        """Playwright's driver, started whole even when the caller is cancelled meanwhile (a
+        client that leaves during the warm-up): cut short, its process would be left to the
+        garbage collector, past the event loop's end, where `close()` cannot reach it."""
+        if self._playwright is None:
+            with anyio.CancelScope(shield=True), anyio.move_on_after(DRIVER_START_S):
                 self._playwright = await async_playwright().start()
-            return self._playwright
+        if self._playwright is None:
+            raise TaskplateError(
+                ErrorCode.EXECUTION_ERROR,
+                f"Playwright's driver did not start within {DRIVER_START_S} s",
+                "Run `dsl doctor` to check the browser set-up.",
+            )
+        return self._playwright
 
     async def browser(self) -> Browser:
         if self.pool:
@@ -162,9 +176,7 @@ class BrowserRuntime:
         async with self._lock:
             if self._browser is not None and self._browser.is_connected():
                 return self._browser
-            if self._playwright is None:
-                self._playwright = await async_playwright().start()
-            self._browser = await self._start(self._playwright)
+            self._browser = await self._start(await self._driver_started())
             self.launches += 1
             return self._browser
 
