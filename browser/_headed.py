@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from playwright.async_api import Browser, BrowserContext, Page, Playwright, async_playwright
+from playwright.async_api import Browser, BrowserContext, Page, Playwright
 
 from taskplate.contract import ErrorCode
 
 from ._cleanup import cleanup
 from ._errors import translate
-from ._runtime import DEBIAN_CHROMIUM, LAUNCH_ARGS, find_chromium
+from ._runtime import DEBIAN_CHROMIUM, LAUNCH_ARGS, find_chromium, start_driver
 
 SETTING = "TASKPLATE_HAND_OVER_WINDOW"  # "0": never open a window (URL and screenshot only)
 OPEN_TIMEOUT_S = 60
@@ -58,7 +58,7 @@ class HeadedWindow:
         `options`: the run's proxy and identity (`Network.window_options`)."""
         state: Any = await session_page.context.storage_state()
         marker = f"--taskplate-hand-over={uuid.uuid4().hex}"
-        pw = await async_playwright().start()
+        pw = await start_driver()
         browser: Browser | None = None
         try:
             with anyio.fail_after(OPEN_TIMEOUT_S):

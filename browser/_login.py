@@ -21,6 +21,7 @@ import anyio
 
 from taskplate.contract import ErrorCode, TaskplateError
 
+from ._cleanup import cleanup
 from ._profiles import ProfileStore, with_indexed_db
 
 if TYPE_CHECKING:
@@ -89,13 +90,12 @@ async def login(
     folder = store.ensure(profile_id)
     pattern = re.compile(until_url) if until_url else None
     with login_lock(folder, profile_id):
-        from playwright.async_api import async_playwright  # only once the lock is ours
-
-        from ._runtime import LAUNCH_ARGS, find_chromium
+        from ._runtime import LAUNCH_ARGS, find_chromium, start_driver  # once the lock is ours
 
         user_data = data_dir / profile_id
         user_data.mkdir(parents=True, exist_ok=True, mode=0o700)
-        async with async_playwright() as pw:
+        pw = await start_driver()
+        try:
             context = await pw.chromium.launch_persistent_context(
                 str(user_data),
                 executable_path=executable
@@ -117,6 +117,9 @@ async def login(
                 return LoginOutcome(profile_id, version, done, reason)
             finally:
                 await context.close()
+        finally:
+            with cleanup(what="stopping Playwright's driver"):
+                await pw.stop()
 
 
 async def _watch(

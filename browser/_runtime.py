@@ -130,6 +130,22 @@ def find_chromium(playwright_path: str | None = None, *, headless: bool = False)
     return found
 
 
+async def start_driver() -> Playwright:
+    """Playwright's driver, started whole even when the caller is cancelled meanwhile (a
+    client that leaves during the warm-up): cut short, its process would be left to the
+    garbage collector, past the event loop's end, where no `stop()` reaches it."""
+    started: Playwright | None = None
+    with anyio.CancelScope(shield=True), anyio.move_on_after(DRIVER_START_S):
+        started = await async_playwright().start()
+    if started is None:
+        raise TaskplateError(
+            ErrorCode.EXECUTION_ERROR,
+            f"Playwright's driver did not start within {DRIVER_START_S} s",
+            "Run `dsl doctor` to check the browser set-up.",
+        )
+    return started
+
+
 @dataclass
 class BrowserRuntime:
     """Owns Playwright and the browsers; `browser()` answers a live one, starting it if needed.
@@ -156,18 +172,8 @@ class BrowserRuntime:
             return await self._driver_started()
 
     async def _driver_started(self) -> Playwright:
-        """Playwright's driver, started whole even when the caller is cancelled meanwhile (a
-        client that leaves during the warm-up): cut short, its process would be left to the
-        garbage collector, past the event loop's end, where `close()` cannot reach it."""
         if self._playwright is None:
-            with anyio.CancelScope(shield=True), anyio.move_on_after(DRIVER_START_S):
-                self._playwright = await async_playwright().start()
-        if self._playwright is None:
-            raise TaskplateError(
-                ErrorCode.EXECUTION_ERROR,
-                f"Playwright's driver did not start within {DRIVER_START_S} s",
-                "Run `dsl doctor` to check the browser set-up.",
-            )
+            self._playwright = await start_driver()
         return self._playwright
 
     async def browser(self) -> Browser:
