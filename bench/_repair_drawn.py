@@ -1,6 +1,7 @@
 """Pages whose lists a script draws, for the repair benchmarks: the page's `main` is empty at
-load and filled 200 ms later (`late`), or filled and then its list items (`li`, a table body's
-rows) added again one at a time, 80 ms apart (`drip`), as shops and dashboards draw them.
+load and filled 200 ms later (`late`), or filled and then its lists' items (the children of the
+boxes that hold `li` or a table body's rows) added again one at a time, 80 ms apart, in their
+order (`drip`), as shops and dashboards draw them.
 
 The same trees and changes as the static pages (`_repair_changes`); only the drawing differs.
 """
@@ -30,7 +31,10 @@ setTimeout(() => {
   const main = document.querySelector("main");
   main.innerHTML = INNER;
   if (!DRIP) return;
-  const items = [...main.querySelectorAll("li, tbody > tr")].map(el => [el, el.parentNode]);
+  // every child of a list's box, in its order: an item retagged or unwrapped by a change is
+  // still drawn in its place, as the site's own script would draw it
+  const boxes = new Set([...main.querySelectorAll("li, tbody > tr")].map(el => el.parentNode));
+  const items = [...boxes].flatMap(box => [...box.children].map(el => [el, box]));
   for (const [el] of items) el.remove();
   let i = 0;
   const next = () => {
