@@ -18,6 +18,7 @@ if TYPE_CHECKING:
         matched_reads,
         names_the_same,
         page_elements,
+        reads_of_each,
     )
     from ._endpoints import pid_alive, read_loads
     from ._errors import crashed, is_crash, navigation_failed, net_error, too_large, translate
@@ -124,6 +125,7 @@ __all__ = [
     "proxy_from_env",
     "read_har",
     "read_loads",
+    "reads_of_each",
     "redirect_elsewhere",
     "response_body",
     "sweep",

@@ -129,6 +129,30 @@ async def matched_reads(
     return reads
 
 
+_EACH_READS = """(base, [selectors, attr]) => {
+  const read = el => attr ? el.getAttribute(attr)
+    : (el.innerText ?? el.textContent ?? '').trim().replace(/\\s+/g, ' ').slice(0, 200);
+  return selectors.map(s => {
+    try { return Array.from((base ?? document).querySelectorAll(s), read); }
+    catch (e) { return null; }
+  });
+}"""
+
+
+async def reads_of_each(
+    page: Page, selectors: list[str], root: str | None = None, attr: str | None = None
+) -> list[list[str | None] | None]:
+    """What each CSS selector of `selectors` reads, as `matched_reads` does, in one call to the
+    page (None for a selector the page cannot parse)."""
+    reads: list[list[str | None] | None]
+    if root is None:
+        call = f"([s, a]) => ({_EACH_READS})(null, [s, a])"
+        reads = await page.evaluate(call, [selectors, attr])
+    else:
+        reads = await page.locator(root).first.evaluate(_EACH_READS, [selectors, attr])
+    return reads
+
+
 async def page_elements(page: Page, root: str | None = None) -> list[dict[str, Any]]:
     """Every element of the page (under `root`'s first match), described, in document order."""
     found: list[dict[str, Any]] = await page.evaluate(_ALL, root)

@@ -4,9 +4,10 @@ at that place are left out (an item's class renamed or removed, an item retagged
 between two items, or before or after every item keeping the items' classes), none of them set
 apart by a class of its own, or a look-alike marked by a class of its own stands beside a match
 in one item, and the list without the look-alikes and with the lost items is of one shape, no
-longer than it was and in the learned order. Then the most stable selector that matches
-exactly that list heals it: in a run (`Healer`), and first among `dsl test --suggest`'s
-candidates (cases' `PageReader`).
+longer than it was and in the learned order; or it reads some of its learned items and nothing
+else while the others stand in the box holding it, in the learned order (a card retagged and
+wrapped). Then the most stable selector that matches exactly that list heals it: in a run
+(`Healer`), and first among `dsl test --suggest`'s candidates (cases' `PageReader`).
 
 Anything less clear heals nothing (a wrong value is worse than a failure). Reads pages only.
 """
@@ -18,7 +19,13 @@ import re
 from collections import Counter
 from typing import Any
 
-from taskplate.browser import ListShape, list_shape, matched_element, matched_reads
+from taskplate.browser import (
+    ListShape,
+    list_shape,
+    matched_element,
+    matched_reads,
+    reads_of_each,
+)
 
 from ._fingerprints import Seen, selector_of
 from ._match import anchor_of, selectors_for
@@ -56,7 +63,9 @@ async def regrown(
         if inserted is not None:
             return inserted
     if not (shape.left or shape.apart or shape.strays):
-        return _set_apart(shape) if not shape.uniform else _bare(shape, was)
+        if not shape.uniform:
+            return _set_apart(shape)
+        return await _regained(page, selector, root, attr, shape, was) or _bare(shape, was)
     offs = _offs(shape, was) if shape.apart else ("",)
     if why := _refused(shape, was, offs):
         return why
@@ -165,6 +174,42 @@ async def _lost_back(
     return None
 
 
+async def _regained(
+    page: Any, selector: str, root: str | None, attr: str | None, shape: ListShape, was: Seen
+) -> tuple[str, dict[str, Any]] | str | None:
+    """For a list that reads some of its learned items, in their order, and nothing else: when
+    the items it lost still stand in the box holding it (a card retagged and wrapped, a card
+    unwrapped into the box), the most stable selector under the box that reads exactly the
+    learned list; why not, when they stand elsewhere on the page (a card's title moved out of
+    the list: whether it still belongs to it cannot be told). A list whose lost items are gone
+    from the page is the site's content changing: None."""
+    before = _learned(was)
+    if not before or len(shape.reads) >= len(before) or not _within(shape.reads, before):
+        return None
+    _, element = await matched_element(page, selector, root)
+    if element is None:
+        return None
+    names, anchor = _own_names(element), anchor_of(shape.box)
+    inside = [f"{anchor} {name}" for name in names] if anchor else []
+    read = await reads_of_each(page, [*inside, *names], root, attr)
+    for candidate, reads in zip(inside, read, strict=False):
+        if reads == before:
+            return candidate, element
+    lost = Counter(before) - Counter(shape.reads)
+    if any(reads and not lost - Counter(reads) for reads in read):
+        return (
+            f"{lost.total()} of the {len(before)} items it read when learned stand elsewhere "
+            "on the page, outside its items; read without them"
+        )
+    return None
+
+
+def _within(reads: tuple[str | None, ...], before: list[str | None]) -> bool:
+    """Whether `reads` are some of `before`, in its order, and nothing else."""
+    known = iter(before)
+    return all(any(r == b for b in known) for r in reads)
+
+
 def _learned(was: Seen) -> list[str | None] | None:
     """What a list read when learned, in its order (empty when not kept; None when unreadable)."""
     try:
@@ -204,13 +249,20 @@ def _candidates(element: dict[str, Any], box: dict[str, Any], selector: str) -> 
     """Selectors that may match the list whole: under the box holding it (by its id, data
     attribute or classes) the items' own names and classes, then the element's selectors
     (`selectors_for`), places last."""
-    own = selectors_for({**element, "parent": None, "ancestors": []})
-    own += [f".{c}" for c in element["classes"] if _IDENT.fullmatch(c)]
+    own = _own_names(element)
     anchor = anchor_of(box)
     under = [f"{anchor} {name}" for name in own] if anchor else []
     rest = selectors_for(element)
     ranked = [*under, *(s for s in rest if ":nth" not in s), *(s for s in rest if ":nth" in s)]
     return tuple(s for s in dict.fromkeys(ranked) if s != selector)
+
+
+def _own_names(element: dict[str, Any]) -> list[str]:
+    """The selectors naming an element by itself: its tag, classes and attributes."""
+    own = selectors_for({**element, "parent": None, "ancestors": []})
+    return list(
+        dict.fromkeys([*own, *(f".{c}" for c in element["classes"] if _IDENT.fullmatch(c))])
+    )
 
 
 async def uniform(

@@ -3,7 +3,9 @@ run that learned the list matched every item of its kind; when an item's class i
 removed, an item retagged or unwrapped (between two items, or before or after every item when
 its match keeps the items' classes and the list reads in the learned order), `heal: apply`
 reads the list whole again by the most stable selector matching exactly it and its lost items;
-a look-alike put beside an item's match, marked by a class of its own, is kept off; items set
+a look-alike put beside an item's match, marked by a class of its own, is kept off; a list
+reading some of its learned items while the others stand in its box (a card retagged and
+wrapped) reads them all again, and says so when they stand elsewhere on the page; items set
 apart by a class of their own, a list longer than it was, an item unwrapped out of the learned
 order or without the items' classes heal nothing, and the run says why in its warnings (a list
 read as the page shows it may miss items or hold others). Real Chromium, a local static site
@@ -33,10 +35,10 @@ TEMPLATE = extracting(
 PLACE = json.dumps(["read", ["fields", "titles"]], separators=(",", ":"))
 
 
-def page(folder: Path, items: list[str]) -> None:
+def page(folder: Path, items: list[str], after: str = "") -> None:
     html = (
         '<!doctype html><html><body><main><h1 class="heading">Wood</h1>'
-        f'<ul class="cards" id="results">{"".join(items)}</ul>'
+        f'<ul class="cards" id="results">{"".join(items)}</ul>{after}'
         '<h2 class="card-title">Not a card: the footer</h2></main></body></html>'
     )
     (folder / "list.html").write_text(html, encoding="utf-8")
@@ -204,6 +206,61 @@ OUT_OF_ORDER = "the list's items are in another order than when it was learned"
 
 
 @pytest.mark.parametrize(
+    ("items", "new"),
+    [
+        pytest.param(
+            # unwrapped before every item, its class renamed: no item of the list's kind is
+            # left out, but the learned items all stand in the list's box, in their order
+            ['<h2 class="title">Oak chair</h2><span>$9</span>', *(card(t) for t in TITLES[1:])],
+            "#results h2",
+            id="unwrapped-unlike",
+        ),
+        pytest.param(
+            # retagged and wrapped: no longer at the items' place
+            [card("Oak chair", '<span class="wrap"><div class="card">', "</div></span>")]
+            + [card(t) for t in TITLES[1:]],
+            "#results h2.card-title",
+            id="retagged-and-wrapped",
+        ),
+        pytest.param(
+            # the last item unwrapped, its title given a class of its own
+            [*map(card, TITLES[:3]), '<h2 class="card-title sc-1f">Elm table</h2><span>$9</span>'],
+            "#results h2.card-title",
+            id="unwrapped-last",
+        ),
+    ],
+)
+async def test_apply_reads_a_list_whole_again_when_its_lost_items_stand_in_its_box(
+    runs: RunManager, static_pages: tuple[Path, str], items: list[str], new: str
+) -> None:
+    """A list that reads some of its learned items and nothing else, silently short before,
+    reads them all again when the others stand in its box, in the learned order."""
+    answer = await read_whole_again(runs, static_pages, items)
+    assert [(r["old"], r["new"], r["by"]) for r in answer["repairs"]] == [
+        ("li.card h2.card-title", new, "list")
+    ]
+
+
+async def test_a_lists_item_moved_out_of_its_box_is_said_not_read(
+    runs: RunManager, static_pages: tuple[Path, str]
+) -> None:
+    """A card's title moved out of the list (after it, in the page's order): whether it still
+    belongs to the list cannot be told, so the list is read as the page shows it, and said."""
+    folder, base = static_pages
+    url = f"{base}/list.html"
+    await learned(runs, folder, url)
+    untitled = '<li class="card"><span class="price">$9</span></li>'
+    page(folder, [*map(card, TITLES[:3]), untitled], after='<h2 class="card-title">Elm table</h2>')
+    answer = await finished(runs, url)
+    assert answer["status"] == "succeeded" and answer["result"]["titles"] == TITLES[:3]
+    assert "repairs" not in answer
+    assert answer["warnings"] == [
+        "read: not healed, read as shown: 'li.card h2.card-title' (line 17): 1 of the 4 items "
+        "it read when learned stand elsewhere on the page, outside its items; read without them"
+    ]
+
+
+@pytest.mark.parametrize(
     ("items", "why"),  # why: what the run says of the list it read as the page shows it
     [
         pytest.param(
@@ -255,11 +312,10 @@ OUT_OF_ORDER = "the list's items are in another order than when it was learned"
             id="unwrapped-first",
         ),
         pytest.param(
-            # unwrapped before every item without the items' classes: no item of the list's
-            # kind is left out, so nothing to tell
-            ['<h2 class="title">Oak chair</h2><span>$9</span>', *(card(t) for t in TITLES[1:])],
+            # an item gone from the page: the site's content changed, nothing to tell
+            [card("Oak chair"), *map(card, TITLES[2:])],
             None,
-            id="unwrapped-unlike",
+            id="item-gone",
         ),
         pytest.param(
             # reordered since it was learned, one item without its class: where it goes is the
