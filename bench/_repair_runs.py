@@ -79,7 +79,7 @@ async def one(
     if row["outcome"] != "right":
         row["why"] = (
             f"{healed.get('result')} vs {learned['result']}; {healed.get('warnings', [])}; "
-            f"{healed.get('repairDiff', '')}"
+            f"{healed.get('error') or ''} {healed.get('repairDiff', '')}"
         )
     return row
 
@@ -115,7 +115,7 @@ async def runs_mode(seeds: range, sites: list[str], verbose: bool) -> None:
                         row = await one(runs, pages, base, site, seed, learned[site])
                         rows.append(row)
                         if verbose and row["outcome"] != "right":
-                            print(f"  {site}/{seed} {row['said']}: {row['outcome']}{' (warned)' if row['warned'] else ''} {row.get('why', '')[:400]}", flush=True)  # fmt: skip
+                            print(f"  {site}/{seed} {row['said']}: {row['outcome']}{' (warned)' if row['warned'] else ''} {row.get('why', '')[:4000]}", flush=True)  # fmt: skip
     summarize(rows, seeds, sites)
 
 

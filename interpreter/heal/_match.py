@@ -28,8 +28,11 @@ def likeness(recorded: dict[str, Any], live: dict[str, Any]) -> float:
     if recorded["id"] and recorded["id"] == live["id"]:
         score += 2
     for key, value in recorded["attrs"].items():
+        naming = key.startswith("data-") or key in _NAMING
         if key != "id" and live["attrs"].get(key) == value:
-            score += 1.5 if key.startswith("data-") or key in _NAMING else 0.5
+            score += 1.5 if naming else 0.5
+        elif naming and live["attrs"].get(key) not in (None, ""):
+            score -= 1.5  # named otherwise: another field (`name`, `type`), another item
     score += 1.5 * _overlap(recorded["classes"], live["classes"])
     if (recorded["nth"], recorded["siblings"]) == (live["nth"], live["siblings"]):
         score += 0.5

@@ -118,6 +118,23 @@ def test_boxes_named_by_other_ids_are_other_boxes_however_alike_their_classes() 
     assert likeness(no_ids, cell("€9", None)) - likeness(no_ids, near) < MARGIN
 
 
+def test_a_field_named_otherwise_is_another_field_not_a_rival() -> None:
+    """A login form's user field, its id changed and wrapped in a box of its own, ranks above
+    the password field beside it (still in the form, its place) by more than the margin: the
+    password field's `name` and `type` name another field."""
+    form = box("form", "login-form", id="login")
+
+    def field(name: str, kind: str, parent: dict[str, Any], **kw: Any) -> dict[str, Any]:
+        attrs = {"name": name, "type": kind}
+        return element("input", "", classes=["field"], attrs=attrs, parent=parent, **kw)
+
+    recorded = field("username", "text", form, id="user", nth=1, siblings=2, ancestors=[form])
+    wrapped = field("username", "text", box("div", "block-wrap"), ancestors=[form])
+    password = field("password", "password", form, id="pass", ancestors=[form])
+    (best, first), (rival, _) = ranked(recorded, [password, wrapped])
+    assert first == 1 and best - rival >= MARGIN
+
+
 def test_a_look_alike_is_kept_off_by_a_class_it_or_its_box_has_and_the_recorded_one_has_not() -> (
     None
 ):
