@@ -65,7 +65,8 @@ async def regrown(
     if not (shape.left or shape.apart or shape.strays):
         if not shape.uniform:
             return _set_apart(shape)
-        return await _regained(page, selector, root, attr, shape, was) or _bare(shape, was)
+        regained = await _regained(page, selector, root, attr, shape.box, shape.reads, was)
+        return regained or _bare(shape, was)
     offs = _offs(shape, was) if shape.apart else ("",)
     if why := _refused(shape, was, offs):
         return why
@@ -87,9 +88,14 @@ async def regrown(
     if checked is None:
         return None
     fit = [c for c, exact in zip(candidates, checked.exact, strict=True) if exact]
-    if fit and shape.apart and await matched_reads(page, fit[0], root, attr) != _learned(was):
-        fit = []  # kept off look-alikes, the rest must read the learned list itself
-    return (fit[0], element) if fit else "no selector reads the list as it was"
+    if not fit:
+        return "no selector reads the list as it was"
+    reads = tuple(await matched_reads(page, fit[0], root, attr))
+    if shape.apart and list(reads) != _learned(was):
+        return "no selector reads the list as it was"  # kept off look-alikes, the rest must
+    # read the learned list itself; one still short of it may have more to take back
+    regained = await _regained(page, fit[0], root, attr, shape.box, reads, was)
+    return regained or (fit[0], element)
 
 
 def _refused(shape: ListShape, was: Seen, offs: tuple[str, ...]) -> str | None:
@@ -175,7 +181,13 @@ async def _lost_back(
 
 
 async def _regained(
-    page: Any, selector: str, root: str | None, attr: str | None, shape: ListShape, was: Seen
+    page: Any,
+    selector: str,
+    root: str | None,
+    attr: str | None,
+    box: dict[str, Any],
+    reads: tuple[str | None, ...],
+    was: Seen,
 ) -> tuple[str, dict[str, Any]] | str | None:
     """For a list that reads some of its learned items, in their order, and nothing else: when
     the items it lost still stand in the box holding it (a card retagged and wrapped, a card
@@ -184,19 +196,19 @@ async def _regained(
     the list: whether it still belongs to it cannot be told). A list whose lost items are gone
     from the page is the site's content changing: None."""
     before = _learned(was)
-    if not before or len(shape.reads) >= len(before) or not _within(shape.reads, before):
+    if not before or len(reads) >= len(before) or not _within(reads, before):
         return None
     _, element = await matched_element(page, selector, root)
     if element is None:
         return None
-    names, anchor = _own_names(element), anchor_of(shape.box)
+    names, anchor = _own_names(element), anchor_of(box)
     inside = [f"{anchor} {name}" for name in names] if anchor else []
     read = await reads_of_each(page, [*inside, *names], root, attr)
-    for candidate, reads in zip(inside, read, strict=False):
-        if reads == before:
+    for candidate, got in zip(inside, read, strict=False):
+        if got == before:
             return candidate, element
-    lost = Counter(before) - Counter(shape.reads)
-    if any(reads and not lost - Counter(reads) for reads in read):
+    lost = Counter(before) - Counter(reads)
+    if any(got and not lost - Counter(got) for got in read):
         return (
             f"{lost.total()} of the {len(before)} items it read when learned stand elsewhere "
             "on the page, outside its items; read without them"

@@ -228,6 +228,17 @@ OUT_OF_ORDER = "the list's items are in another order than when it was learned"
             "#results h2.card-title",
             id="unwrapped-last",
         ),
+        pytest.param(
+            # one item wrapped, another's title renamed: read again by the items' place alone,
+            # the list would still lack the wrapped one
+            [
+                *map(card, TITLES[:2]),
+                card("Ash bench", '<div class="wrap"><div class="card">', "</div></div>"),
+                '<li class="card"><h2 class="unit-8">Elm table</h2><span>$9</span></li>',
+            ],
+            "#results h2",
+            id="wrapped-and-renamed",
+        ),
     ],
 )
 async def test_apply_reads_a_list_whole_again_when_its_lost_items_stand_in_its_box(
