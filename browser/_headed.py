@@ -17,8 +17,9 @@ from playwright.async_api import Browser, BrowserContext, Page, Playwright
 from taskplate.contract import ErrorCode
 
 from ._cleanup import cleanup
+from ._driver import start_driver
 from ._errors import translate
-from ._runtime import DEBIAN_CHROMIUM, LAUNCH_ARGS, find_chromium, start_driver
+from ._runtime import DEBIAN_CHROMIUM, LAUNCH_ARGS, find_chromium
 
 SETTING = "TASKPLATE_HAND_OVER_WINDOW"  # "0": never open a window (URL and screenshot only)
 OPEN_TIMEOUT_S = 60

@@ -90,7 +90,8 @@ async def login(
     folder = store.ensure(profile_id)
     pattern = re.compile(until_url) if until_url else None
     with login_lock(folder, profile_id):
-        from ._runtime import LAUNCH_ARGS, find_chromium, start_driver  # once the lock is ours
+        from ._driver import start_driver  # once the lock is ours
+        from ._runtime import LAUNCH_ARGS, find_chromium
 
         user_data = data_dir / profile_id
         user_data.mkdir(parents=True, exist_ok=True, mode=0o700)

@@ -15,11 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
+from playwright.async_api import Browser, BrowserContext, Playwright
 
 from taskplate.contract import ErrorCode, TaskplateError
 
 from ._cleanup import cleanup
+from ._driver import start_driver
 from ._endpoints import (
     CONNECT_TIMEOUT_MS,
     HEALTH_EVERY_S,
@@ -50,7 +51,6 @@ HEADLESS_SHELL = "chromium-headless-shell"
 # Playwright turns Chromium's popup blocker off; on, most windows a page opens by itself
 # (without a click or key press) are never even created, as in a normal browser.
 KEEP_POPUP_BLOCKER = ["--disable-popup-blocking"]
-DRIVER_START_S = 60  # Playwright's driver (a Node process) answers within a second or two
 
 
 @dataclass(frozen=True)
@@ -128,22 +128,6 @@ def find_chromium(playwright_path: str | None = None, *, headless: bool = False)
             "`python -m playwright install chromium`) or set TASKPLATE_CHROMIUM.",
         )
     return found
-
-
-async def start_driver() -> Playwright:
-    """Playwright's driver, started whole even when the caller is cancelled meanwhile (a
-    client that leaves during the warm-up): cut short, its process would be left to the
-    garbage collector, past the event loop's end, where no `stop()` reaches it."""
-    started: Playwright | None = None
-    with anyio.CancelScope(shield=True), anyio.move_on_after(DRIVER_START_S):
-        started = await async_playwright().start()
-    if started is None:
-        raise TaskplateError(
-            ErrorCode.EXECUTION_ERROR,
-            f"Playwright's driver did not start within {DRIVER_START_S} s",
-            "Run `dsl doctor` to check the browser set-up.",
-        )
-    return started
 
 
 @dataclass
