@@ -386,6 +386,27 @@ def candidates() -> dict[str, content.Rules]:
             found[f"titles {ratio} links {most} times {times}"] = replace(
                 shipped, titles=ratio, labels=most, label_times=times, label_links=True
             )
+    # #54, the seventh round: a page with neither <main> nor a frame around its content column
+    # (no header, footer or menu marked by tag or role) reads fill's region elsewhere: the
+    # nearest element holding the answer ("common") or the page's wrapper ("page"), for any
+    # answer or only one of fewer words ("under": one section, not an article's prose); and a
+    # reply's quotation of an earlier post dropped ("quoted"; "comments": containers named as
+    # comments dropped). "before else": the rules before, the base of the rest.
+    base = replace(content.DEFAULT, fill_else="", fill_else_words=0, quoted=False)
+    found["before else"] = base
+    for otherwise in ("common", "page"):
+        found[f"else {otherwise}"] = replace(base, fill_else=otherwise)
+        for grow in (1.0, 2.0):
+            found[f"else {otherwise} grow {grow}"] = replace(
+                base, fill_else=otherwise, fill_grow=grow
+            )
+    for most in (150, 250, 300):
+        found[f"else page under {most}"] = replace(base, fill_else="page", fill_else_words=most)
+    base = found["else page under 300"]
+    found["quoted"] = replace(base, quoted=True)  # shipped
+    comments = (*base.cleanups, "comment_threads")
+    found["comments"] = replace(base, cleanups=comments)
+    found["quoted comments"] = replace(base, cleanups=comments, quoted=True)
     return found
 
 

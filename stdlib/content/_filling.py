@@ -20,7 +20,15 @@ from ._rules import Rules
 def widen(page_blocks: list[Block], kept: list[bool], rules: Rules) -> None:
     """The region's prose (`rules.fill`), then the headings over kept text (`rules.headings`)."""
     if rules.fill is not None and any(kept):
-        fill(page_blocks, kept, rules.fill, rules.fill_region, rules.fill_grow)
+        fill(
+            page_blocks,
+            kept,
+            rules.fill,
+            rules.fill_region,
+            rules.fill_grow,
+            rules.fill_else,
+            rules.fill_else_words,
+        )
     if rules.inner_links and any(kept):
         inner_links(page_blocks, kept)
     if rules.headings:
@@ -79,7 +87,13 @@ def _near(element: Any, region: Any) -> bool:
 
 
 def fill(
-    page_blocks: list[Block], kept: list[bool], least: int, region: str = "common", grow: float = 0
+    page_blocks: list[Block],
+    kept: list[bool],
+    least: int,
+    region: str = "common",
+    grow: float = 0,
+    otherwise: str = "",
+    short: int = 0,
 ) -> None:
     """The blocks of at least `least` words, not link lines nor beside the content (_within),
     inside the answer's region are kept: with `region` "common", the nearest element holding
@@ -87,14 +101,21 @@ def fill(
     <main> (or role=main) around that; "column", that <main> or, without one, the content
     column around it (_column). Never the page's body, and only when what they add holds
     more than `grow` times the answer's words (the answer was one section of many, not an
-    article with its margins)."""
+    article with its margins). With "column" and `otherwise`, a page with neither (no frame
+    marked by tag or role) reads `otherwise`'s region: "common", the nearest element holding
+    the answer; "page", the body's child holding it (the page's wrapper, chrome left out); with
+    `short`, only for an answer of fewer words (one section, not an article's run of prose)."""
     chosen = [b for b, k in zip(page_blocks, kept, strict=True) if k]
     if not chosen:
         return
     found = _common(chosen[0].element, chosen[-1].element)
     if found is not None and region in ("main", "column"):
+        common = found
         main = next((n for n in (found, *found.iterancestors()) if _is_main(n)), None)
         found = main if main is not None or region == "main" else _column(found)
+        size = sum(len(b.words) for b in chosen)
+        if found is None and region == "column" and otherwise and (not short or size < short):
+            found = common if otherwise == "common" else _wrapper(common)
     if found is None or found.tag in ("body", "html"):
         return
     answer = {chosen[0].element, *chosen[0].element.iterancestors()}  # held: one proxy a node
@@ -127,6 +148,15 @@ def _column(element: Any) -> Any | None:
         if parent is None or parent.tag in ("body", "html"):
             return None
         if any(c.tag in FRAME_TAGS or c.get("role") in FRAME_ROLES for c in parent):
+            return node
+    return None
+
+
+def _wrapper(element: Any) -> Any | None:
+    """The body's child holding the element (the page's wrapper), or None for the body."""
+    for node in (element, *element.iterancestors()):
+        parent = node.getparent()
+        if parent is not None and parent.tag == "body":
             return node
     return None
 

@@ -7,7 +7,8 @@ such pages that is one item (the question without its answers, one feature secti
 When the group with the most plain words (words outside links) holds an item the voters kept
 and more plain words than the whole answer, every block inside its items that is not mostly link
 text is kept too (`widen`). When the voters keep nothing, the widest region (`region`) is the
-best group, or else the element with the most plain words, for an answer with a warning.
+best group, or else the element with the most plain words, for an answer with a warning. A
+reply's quotation of an earlier post the answer holds already is dropped (`quoted`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._blocks import Block
+from ._blocks import SHORT, Block, shingles
 
 MIN_ITEMS = 3  # siblings of one shape: fewer are a pair of columns, not a run of items
 LINKED = 0.5  # a block with more link text than this share of its characters is a link line
@@ -298,3 +299,21 @@ def titles(page_blocks: list[Block], kept: list[bool], ratio: float) -> None:
         return
     for index in found:
         kept[index] = True
+
+
+QUOTED = 0.8  # a quotation whose 4-word runs are this share of an earlier kept block's: a copy
+
+
+def quoted(page_blocks: list[Block], kept: list[bool]) -> None:
+    """A reply's quotation of an earlier post: a kept block inside a blockquote whose 4-word
+    runs are mostly found in the kept blocks before it outside quotations is not kept (the
+    thread says it once already; an article's quotation of another text stays)."""
+    seen: set[tuple[str, ...]] = set()
+    for index, block in enumerate(page_blocks):
+        if not kept[index] or len(block.words) < SHORT:
+            continue
+        runs = shingles(block.words)
+        if not block.quote:
+            seen.update(runs)
+        elif sum(1 for r in runs if r in seen) >= QUOTED * len(runs):
+            kept[index] = False

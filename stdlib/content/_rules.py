@@ -112,6 +112,12 @@ class Rules:
     fill_region: str = "common"
     # ... only when the blocks added hold more than this many times the answer's words.
     fill_grow: float = 0
+    # With "column", the region of a page without <main> nor a frame (header, footer, menus):
+    # "common" (the nearest element holding the answer), "page" (the body's child holding it);
+    # "": none. Only for an answer of fewer words than `fill_else_words` (one section of many,
+    # not an article's prose); 0: any.
+    fill_else: str = ""
+    fill_else_words: int = 0
     # Items of a group of same-shaped siblings (_items.groups) of which at least `complete`
     # hold a kept block: their other blocks kept, link lines too (a card's linked title and
     # price beside its kept text); None: not.
@@ -131,3 +137,6 @@ class Rules:
     # A page of entries read as its intro (_items.titles): its linked headings kept when they
     # hold more than `titles` times the answer's words.
     titles: float | None = None
+    # A reply's quotation of an earlier post (_items.quoted): a kept block in a blockquote whose
+    # words the kept blocks before it already hold dropped.
+    quoted: bool = False

@@ -236,10 +236,11 @@ def _nearest(decisions: list[bool | None]) -> list[bool]:
 # the two rules costing readability's 0.0002 each); jusText as a fourth voter, link lines
 # needing every vote, small captions dropped and the run's copy spending first help one corpus
 # and hurt the other: not shipped. items, least, offers, teasers, rival, kin, item_even,
-# least_words, headings, fill, reviews, forms, complete, hidden_panels, nested_listings, dialogs
-# and signatures: bench/content_wcxb_tune.py (WCXB's dev split,
+# least_words, headings, fill, reviews, forms, complete, hidden_panels, nested_listings, dialogs,
+# signatures, fill_else and quoted: bench/content_wcxb_tune.py (WCXB's dev split,
 # folds by domain and by page type); fill only with fill_grow (without it the article pages 0.9693), lone
-# only after the answer's start and without its link lines under 5 words (else 0.006 less).
+# only after the answer's start and without its link lines under 5 words (else 0.006 less),
+# fill_else only for an answer under 300 words (for any, the shared article pages 0.968).
 DEFAULT = Rules(
     cleanups=(
         "forms",
@@ -276,11 +277,14 @@ DEFAULT = Rules(
     fill=4,
     fill_region="column",
     fill_grow=0.5,
+    fill_else="page",
+    fill_else_words=300,
     complete=2,
     complete_size=150,
     labels=4,
     label_links=True,
     titles=1.0,
+    quoted=True,
 )
 # The rules shipped before hidden elements, repeated paragraphs, quotations and the article's
 # start (the small stretches dropped before the main run): bench/content.py's candidate.
@@ -329,6 +333,8 @@ def main_region(doc: Any, rules: Rules = DEFAULT) -> tuple[Any | None, bool]:
     if rules.titles is not None and any(kept):
         items.titles(page_blocks, kept, rules.titles)
     filling.widen(page_blocks, kept, rules)
+    if rules.quoted:
+        items.quoted(page_blocks, kept)
     if rules.labels is not None:
         items.labels(page_blocks, kept, rules.labels, rules.label_times, rules.label_links)
     is_main = items.words(page_blocks, kept) >= MIN_MAIN_WORDS

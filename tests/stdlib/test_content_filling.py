@@ -83,6 +83,24 @@ def test_without_a_main_the_column_between_the_header_and_footer_is_the_region()
     assert "call us" not in text and "privacy" not in text
 
 
+def test_a_page_without_main_nor_frame_fills_from_its_wrapper_when_told() -> None:
+    page = (
+        f"<div class='page'><div class='hero'><p>Intro: {PROSE}.</p></div>"
+        f"<div class='content'>{sections(3)}<aside><p>Sidebar words that are not the page's own "
+        f"content at all</p></aside></div></div><div class='legal'><p>Legal: {PROSE}.</p></div>"
+    )
+    page_blocks = parsed(page)
+    kept = [b.words[:2] == ["part", "1"] for b in page_blocks]
+    filling.fill(page_blocks, kept, 4, region="column")  # no frame: no column
+    assert kept_text(page_blocks, kept).startswith("part 1") and "intro" not in kept_text(
+        page_blocks, kept
+    )
+    filling.fill(page_blocks, kept, 4, region="column", otherwise="page")
+    text = kept_text(page_blocks, kept)
+    assert "intro" in text and all(f"part {n}" in text for n in range(3))
+    assert "sidebar" not in text and "legal" not in text
+
+
 def test_comments_an_author_box_and_other_articles_in_the_main_are_not_filled() -> None:
     page = (
         f"<main><article class='post'><p>Kept: {PROSE}.</p></article>"

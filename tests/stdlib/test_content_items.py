@@ -320,3 +320,17 @@ def test_with_linked_only_link_lines_are_labels() -> None:
     items.labels(page_blocks, kept, most=4, times=3, linked=True)
     text = kept_text(page_blocks, kept)
     assert "share" not in text and text.count("member") == 4  # a rank is no link: it stays
+
+
+def test_a_replys_quotation_of_an_earlier_post_is_not_kept_but_an_articles_quotation_is() -> None:
+    page = (
+        f"<div class='post'><p>First: {REPLY}.</p></div>"
+        f"<div class='post'><blockquote><p>First: {REPLY}.</p></blockquote>"
+        f"<p>Second: thanks, that worked for me as well after I cleared the folder.</p></div>"
+        f"<div class='post'><blockquote><p>A line quoted from a book that nobody here wrote "
+        f"before in this thread at all.</p></blockquote></div>"
+    )
+    _, page_blocks = parsed(page)
+    kept = [True] * len(page_blocks)
+    items.quoted(page_blocks, kept)
+    assert kept == [True, False, True, True]
