@@ -3,6 +3,8 @@ over kept text, and the prose of the page's <main> around the answer. Pure funct
 
 from __future__ import annotations
 
+from typing import Any
+
 from taskplate.stdlib.content import _filling as filling
 from tests.stdlib.content_pages import kept_text, parsed
 
@@ -69,16 +71,21 @@ def test_without_a_main_the_answer_is_not_filled_from_the_body() -> None:
     assert kept == [True, False]
 
 
+def filled_from_part_one(page: str, **options: Any) -> str:
+    """The text kept once the answer holding only the page's first part is filled so."""
+    page_blocks = parsed(page)
+    kept = [b.words[:2] == ["part", "1"] for b in page_blocks]
+    filling.fill(page_blocks, kept, 4, **options)
+    return kept_text(page_blocks, kept)
+
+
 def test_without_a_main_the_column_between_the_header_and_footer_is_the_region() -> None:
     page = (
         f"<div class='page'><header>{NAV}<p>Call us today for a quote on any repair, any time "
         f"of day</p></header><div class='content'><div class='hero'><p>Intro: {PROSE}.</p></div>"
         f"{sections(3)}</div>{FOOTER}</div>"
     )
-    page_blocks = parsed(page)
-    kept = [b.words[:2] == ["part", "1"] for b in page_blocks]
-    filling.fill(page_blocks, kept, 4, region="column")
-    text = kept_text(page_blocks, kept)
+    text = filled_from_part_one(page, region="column")
     assert "intro" in text and all(f"part {n}" in text for n in range(3))
     assert "call us" not in text and "privacy" not in text
 
@@ -89,14 +96,9 @@ def test_a_page_without_main_nor_frame_fills_from_its_wrapper_when_told() -> Non
         f"<div class='content'>{sections(3)}<aside><p>Sidebar words that are not the page's own "
         f"content at all</p></aside></div></div><div class='legal'><p>Legal: {PROSE}.</p></div>"
     )
-    page_blocks = parsed(page)
-    kept = [b.words[:2] == ["part", "1"] for b in page_blocks]
-    filling.fill(page_blocks, kept, 4, region="column")  # no frame: no column
-    assert kept_text(page_blocks, kept).startswith("part 1") and "intro" not in kept_text(
-        page_blocks, kept
-    )
-    filling.fill(page_blocks, kept, 4, region="column", otherwise="page")
-    text = kept_text(page_blocks, kept)
+    alone = filled_from_part_one(page, region="column")  # no frame: no column
+    assert alone.startswith("part 1") and "intro" not in alone
+    text = filled_from_part_one(page, region="column", otherwise="page")
     assert "intro" in text and all(f"part {n}" in text for n in range(3))
     assert "sidebar" not in text and "legal" not in text
 
