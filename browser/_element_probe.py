@@ -115,6 +115,11 @@ async def matched_element(
     return count, described
 
 
+# What a matched element reads: `attr`'s value, or its text as `describe` gives it.
+_READ = """(el, attr) => attr ? el.getAttribute(attr)
+  : (el.innerText ?? el.textContent ?? '').trim().replace(/\\s+/g, ' ').slice(0, 200)"""
+
+
 async def matched_reads(
     page: Page, selector: str, root: str | None = None, attr: str | None = None
 ) -> list[str | None]:
@@ -122,21 +127,22 @@ async def matched_reads(
     value, or its text as `describe` gives it."""
     base = page.locator(root).first if root else page
     reads: list[str | None] = await base.locator(selector).evaluate_all(
-        "(els, attr) => els.map(el => attr ? el.getAttribute(attr) : "
-        "(el.innerText ?? el.textContent ?? '').trim().replace(/\\s+/g, ' ').slice(0, 200))",
-        attr,
+        f"(els, attr) => els.map(el => ({_READ})(el, attr))", attr
     )
     return reads
 
 
-_EACH_READS = """(base, [selectors, attr]) => {
-  const read = el => attr ? el.getAttribute(attr)
-    : (el.innerText ?? el.textContent ?? '').trim().replace(/\\s+/g, ' ').slice(0, 200);
+_EACH_READS = (
+    """(base, [selectors, attr]) => {
+  const read = el => ("""
+    + _READ
+    + """)(el, attr);
   return selectors.map(s => {
     try { return Array.from((base ?? document).querySelectorAll(s), read); }
     catch (e) { return null; }
   });
 }"""
+)
 
 
 async def reads_of_each(

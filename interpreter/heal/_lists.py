@@ -293,7 +293,4 @@ def in_order(reads: tuple[str | None, ...], was: Seen) -> bool:
     """Whether the items a list reads now that it read when learned come in the learned order:
     a list the page reordered is the site's content changing, where its lost items go unknown."""
     before = _learned(was)
-    if before is None:
-        return False
-    known = iter(before)
-    return all(any(r == b for b in known) for r in reads if r in before)
+    return before is not None and _within(tuple(r for r in reads if r in before), before)
