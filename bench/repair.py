@@ -95,6 +95,9 @@ async def one(
         and still.get(s.path[-1]) == (recorded or {}).get(s.path[-1])
     ]  # fmt: skip
     row["outcome"] = "repaired" if right and not needless else "wrong"
+    if repair.reordered and not needless and again.get("result") == shown != recorded:
+        row["outcome"] = "reordered"  # the rest repaired; the site's new order said, as shown
+        row["why"] = f"the lists at {', '.join(repair.reordered)} in the page's new order"
     if row["outcome"] == "wrong":
         row["why"] = f"read {again.get('result')}; needless {needless}\n{repair.diff}"
     return row
@@ -119,7 +122,7 @@ async def main(seeds: range, sites: list[str], verbose: bool) -> None:
                         row = await one(runs, folder, pages, site, seed, base)
                         rows.append(row)
                         if verbose and (
-                            row.get("outcome") in ("none", "wrong")
+                            row.get("outcome") in ("none", "wrong", "reordered")
                             or (row["moved"] and not row["detected"])
                         ):
                             print(f"  {site}/{seed} {row['said']}: {row.get('outcome', 'MISSED')} {row.get('why', '')}", flush=True)  # fmt: skip
@@ -143,11 +146,14 @@ def summarize(rows: list[dict[str, Any]], seeds: range, sites: list[str]) -> Non
     )
     if detected:
         share = {
-            k: f"{100 * outcomes[k] / len(detected):.0f}%" for k in ("repaired", "wrong", "none")
+            k: f"{100 * outcomes[k] / len(detected):.0f}%"
+            for k in ("repaired", "reordered", "wrong", "none")
         }
         print(f"  repaired {outcomes['repaired']} ({share['repaired']}), wrong {outcomes['wrong']} ({share['wrong']}), none {outcomes['none']} ({share['none']})")  # fmt: skip
+        print(f"  repaired but for a list the site also reordered (the repair offered, the new order said): {outcomes['reordered']} ({share['reordered']})")  # fmt: skip
         said = sum(r["reordered"] and r["outcome"] == "none" for r in detected)
-        print(f"  of the none, the page reordered a list the template reads in its new order (nothing to repair, and no repair offered): {said}; repaired or that: {outcomes['repaired'] + said} ({100 * (outcomes['repaired'] + said) / len(detected):.0f}%)")  # fmt: skip
+        shown = outcomes["repaired"] + outcomes["reordered"] + said
+        print(f"  of the none, the page reordered a list the template reads in its new order (nothing to repair, and no repair offered): {said}; as the page shows: {shown} ({100 * shown / len(detected):.0f}%)")  # fmt: skip
         print(f"  seconds per suggestion: median {statistics.median(seconds):.2f} (spread {min(seconds):.2f}-{max(seconds):.2f})")  # fmt: skip
     if live:
         print(

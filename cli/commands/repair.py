@@ -69,6 +69,14 @@ async def _of_test(path: Path) -> Patch:
         raise TaskplateError(
             ErrorCode.ELEMENT_NOT_FOUND, f"no repair for {case.id}: {message}", hint
         )
+    if found.reordered:
+        raise TaskplateError(
+            ErrorCode.ELEMENT_NOT_FOUND,
+            f"the repair for {case.id} reads the list at {', '.join(found.reordered)} in the "
+            "site's new order: no selector makes the case pass as recorded",
+            "Write it with `dsl test --live --suggest --fix`, then record the case again "
+            f"({record_command(case)}).",
+        )
     return Patch(case.template, found.diff)
 
 

@@ -128,7 +128,18 @@ def _suggested(suggestions: list[Suggestion], fix: bool) -> str:
             lines.append(f"no repair for {case.id}: {found}")
             continue
         places = ", ".join(f"line {s.line}" for s in found.changes)
-        lines.append(f"suggested repair for {case.id} (the case passes live with it; {places}):")
+        if found.reordered:
+            lists = ", ".join(found.reordered)
+            lines.append(
+                f"suggested repair for {case.id} ({places}): with it the case reads every value "
+                f"it recorded, the list{'s' * (len(found.reordered) > 1)} at {lists} in another "
+                "order: the site reordered them, which no selector undoes; the case passes once "
+                f"recorded again ({record_command(case)}):"
+            )
+        else:
+            lines.append(
+                f"suggested repair for {case.id} (the case passes live with it; {places}):"
+            )
         lines.append(found.diff.rstrip("\n"))
         if fix:
             write_whole(case.template, found.after.encode("utf-8"))

@@ -111,6 +111,26 @@ def broken(expect: dict[str, Any], answer: dict[str, Any]) -> list[Broken]:
     return out
 
 
+def in_recorded_order(want: Any, got: Any, path: str = "") -> tuple[Any, list[str]]:
+    """`got` with each list that holds the items of the list at its place in `want`, all of
+    them and no other, in another order, put back in `want`'s order; with the places of those
+    lists (a JSON pointer each). What a case would read had the site not reordered them."""
+    if isinstance(want, dict) and isinstance(got, dict):
+        out, moved = dict(got), []
+        for key in [k for k in want if k in got]:
+            out[key], here = in_recorded_order(want[key], got[key], f"{path}/{_escape(key)}")
+            moved += here
+        return out, moved
+    if (
+        isinstance(want, list)
+        and isinstance(got, list)
+        and want != got
+        and sorted(map(_canonical, want)) == sorted(map(_canonical, got))
+    ):
+        return list(want), [path or "/"]
+    return got, []
+
+
 def said_once(drift_lines: list[str], broken_now: list[Broken]) -> list[str]:
     """The drift as a summary says it: the diff of the output only under a failed case whose
     broken expectations show none (one diff per failing case, none under a case that passed);
@@ -259,6 +279,10 @@ def _at(value: Any, pointer: str) -> tuple[bool, Any]:
         else:
             return False, None
     return True, value
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)
 
 
 def _short(value: Any) -> str:

@@ -47,8 +47,8 @@ from ..heal import (
     selector_of,
     selectors_for,
 )
-from ._expectations import broken
-from ._repair_why import why_no_repair, why_reordered
+from ._expectations import broken, in_recorded_order
+from ._repair_why import reads_reordered, why_no_repair, why_reordered
 from ._running import RECORDED_BY, run_once
 
 if TYPE_CHECKING:
@@ -124,7 +124,7 @@ class PageReader:
         if self.recorded is not None and was is not None and seen.strayed(was):
             # a list that lost items or gained look-alikes is read as it was first, as runs
             # heal it; then the elements most like the recorded one
-            whole = await regrown(page, args, span.path, was) if was.many else None
+            whole = await regrown(page, args, span.path, was, reordered=True) if was.many else None
             seen.candidates = [(whole[0], None)] if isinstance(whole, tuple) else []
             seen.candidates += await _candidates(page, root, was, selector, attr)
         if self.advise and element is not None and brittle(selector):
@@ -232,6 +232,9 @@ class Repair:
     after: str
     changes: dict[SelectorSpan, str]
     live_runs: int = 0  # live runs it took, the last one checking it
+    # the lists (JSON pointers in the output) that read every recorded item with it, in the
+    # page's new order: the site reordered them, and the case passes once recorded again
+    reordered: tuple[str, ...] = ()
 
     @property
     def diff(self) -> str:
@@ -285,17 +288,24 @@ async def suggest_repair(runs: RunManager, case: Case, template: Template) -> Re
         out.update({attrs[p]: c[1] for p, c in changes.items() if c[1] and p in attrs})
         return out
 
+    reordered: Repair | None = None  # a change with which only the site's new order differs
     for done in range(1, LIVE_RUNS + 1):
         live = PageReader(list(spans.values()), recorded.seen)
         answer = await run_once(runs, case, current, live=True, probe=live)
         if changes and not broken(case.expect, answer):
             return Repair(case, before, with_selectors(before, edits()), edits(), done)
+        if changes and reordered is None and (lists := _only_reordered(case, answer)):
+            reordered = Repair(case, before, with_selectors(before, edits()), edits(), done, lists)
         lost = _lost(live.seen, recorded.seen)
         if not lost and not changes:
             problem, hint = why_no_repair(spans, live.seen, recorded.seen, answer)
             raise _no_repair(case, problem, hint)
         if not changes and (why := why_reordered(spans, lost, live.seen, recorded.seen)):
             raise _no_repair(case, *why)
+        # a list reading its recorded items in another order is kept: no selector undoes that
+        lost = {
+            p: k for p, k in lost.items() if not reads_reordered(live.seen[k], recorded.seen[k])
+        }
         untried = {
             p: [
                 c
@@ -323,6 +333,8 @@ async def suggest_repair(runs: RunManager, case: Case, template: Template) -> Re
         if patched.template is None:
             break
         current = patched.template
+    if reordered is not None:  # no change made the case pass as recorded: the site reordered
+        return reordered
     said = ", ".join(
         f"{c[0]!r}" + (f" (attr {c[1]})" if c[1] else "") for found in tried.values() for c in found
     )
@@ -331,6 +343,19 @@ async def suggest_repair(runs: RunManager, case: Case, template: Template) -> Re
         f"the selectors most like the recorded elements ({said}) do not make the case pass live",
         "Fix the selector by hand, or record the case again if the site changed on purpose.",
     )
+
+
+def _only_reordered(case: Case, answer: dict[str, Any]) -> tuple[str, ...]:
+    """The lists of the output (JSON pointers) that read the recorded items in another order,
+    when the case would pass with them in the recorded order; empty otherwise."""
+    want = case.expect.get("output") or {}
+    recorded = want.get("equals", want.get("subset"))
+    if recorded is None:
+        return ()
+    result, lists = in_recorded_order(recorded, answer.get("result"))
+    if not lists or broken(case.expect, {**answer, "result": result}):
+        return ()
+    return tuple(lists)
 
 
 def _lost(live: dict[Key, Seen], recorded: dict[Key, Seen]) -> dict[Place, Key]:

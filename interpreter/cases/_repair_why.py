@@ -95,7 +95,7 @@ def why_reordered(
     """The problem and the hint when every selector that lost its element is a list reading
     the items it recorded, all of them and no other, in another order: the site reordered it,
     which no selector undoes (None otherwise)."""
-    if not lost or not all(_reordered(live[k], recorded[k]) for k in lost.values()):
+    if not lost or not all(reads_reordered(live[k], recorded[k]) for k in lost.values()):
         return None
     said = [f"{spans[p].value!r} (line {spans[p].line})" for p in lost]
     return (
@@ -105,7 +105,8 @@ def why_reordered(
     )
 
 
-def _reordered(seen: Reading, was: Reading) -> bool:
+def reads_reordered(seen: Reading, was: Reading) -> bool:
+    """Whether a list reads the items it recorded, all of them and no other, in another order."""
     try:
         now, before = json.loads(seen.read or "null"), json.loads(was.read or "null")
     except ValueError:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from taskplate.browser import (
@@ -44,11 +45,14 @@ async def learned_list(page: Any, selector: str, root: str | None) -> tuple[int 
 
 
 async def regrown(
-    page: Any, args: dict[str, Any], path: tuple[str, ...], was: Seen
+    page: Any, args: dict[str, Any], path: tuple[str, ...], was: Seen, reordered: bool = False
 ) -> tuple[str, dict[str, Any]] | str | None:
     """The selector (and the first element it matches) that reads the list as it was again:
     without the look-alikes put beside its matches, with the items it lost; why not, when it
-    changed so but the change cannot be told apart; None when it did not change so."""
+    changed so but the change cannot be told apart; None when it did not change so. With
+    `reordered` (`dsl test --suggest`, which says so), the items it lost may come back in the
+    page's new order; a run keeps the learned order (a list the site reordered is its content
+    changing)."""
     if not was.many or was.left != 0 or was.element is None:
         return None
     selector, root, field_ = selector_of(args, path)
@@ -65,10 +69,12 @@ async def regrown(
     if not (shape.left or shape.apart or shape.strays):
         if not shape.uniform:
             return _set_apart(shape)
-        regained = await _regained(page, selector, root, attr, shape.box, shape.reads, was)
+        regained = await _regained(
+            page, selector, root, attr, shape.box, shape.reads, was, reordered
+        )
         return regained or _bare(shape, was)
     offs = _offs(shape, was) if shape.apart else ("",)
-    if why := _refused(shape, was, offs):
+    if why := _refused(shape, was, offs, reordered):
         return why
     _, element = await matched_element(page, selector, root)
     if element is None:
@@ -91,22 +97,25 @@ async def regrown(
     if not fit:
         return "no selector reads the list as it was"
     reads = tuple(await matched_reads(page, fit[0], root, attr))
-    if shape.apart and list(reads) != _learned(was):
+    learned = _learned(was) or []
+    if shape.apart and list(reads) != learned and not (reordered and _same(reads, learned)):
         return "no selector reads the list as it was"  # kept off look-alikes, the rest must
     # read the learned list itself; one still short of it may have more to take back
-    regained = await _regained(page, fit[0], root, attr, shape.box, reads, was)
+    regained = await _regained(page, fit[0], root, attr, shape.box, reads, was, reordered)
     return regained or (fit[0], element)
 
 
-def _refused(shape: ListShape, was: Seen, offs: tuple[str, ...]) -> str | None:
+def _refused(
+    shape: ListShape, was: Seen, offs: tuple[str, ...], reordered: bool = False
+) -> str | None:
     """Why a list that lost items at its items' place cannot be read whole again: of several
     kinds, set apart items it cannot keep off (`offs` empty), longer than learned, or out of
-    the learned order (None when it can be tried)."""
+    the learned order unless `reordered` may be read (None when it can be tried)."""
     if not shape.uniform:
         return "items left out, and the items it matches are of several kinds"
     if not offs or shape.core + shape.left > was.count:
         return "items left out that may not belong to the list (set apart, or more than before)"
-    if not in_order(shape.reads, was):
+    if not reordered and not in_order(shape.reads, was):
         return "the list's items are in another order than when it was learned"
     return None
 
@@ -188,15 +197,19 @@ async def _regained(
     box: dict[str, Any],
     reads: tuple[str | None, ...],
     was: Seen,
+    reordered: bool = False,
 ) -> tuple[str, dict[str, Any]] | str | None:
-    """For a list that reads some of its learned items, in their order, and nothing else: when
-    the items it lost still stand in the box holding it (a card retagged and wrapped, a card
-    unwrapped into the box), the most stable selector under the box that reads exactly the
-    learned list; why not, when they stand elsewhere on the page (a card's title moved out of
-    the list: whether it still belongs to it cannot be told). A list whose lost items are gone
-    from the page is the site's content changing: None."""
+    """For a list that reads some of its learned items and nothing else: when the items it
+    lost still stand in the box holding it (a card retagged and wrapped, a card unwrapped into
+    the box), the most stable selector under the box that reads exactly the learned list, or
+    else, with `reordered`, every learned item in another order (the site reordered them too);
+    why not, when
+    they stand elsewhere on the page (a card's title moved out of the list: whether it still
+    belongs to it cannot be told). A list whose lost items are gone from the page is the
+    site's content changing: None."""
     before = _learned(was)
-    if not before or len(reads) >= len(before) or not _within(reads, before):
+    some = _within(reads, before or []) or (reordered and Counter(reads) <= Counter(before))
+    if not before or len(reads) >= len(before) or not some:
         return None
     _, element = await matched_element(page, selector, root)
     if element is None:
@@ -204,9 +217,11 @@ async def _regained(
     names, anchor = _own_names(element), anchor_of(box)
     inside = [f"{anchor} {name}" for name in names] if anchor else []
     read = await reads_of_each(page, [*inside, *names], root, attr)
-    for candidate, got in zip(inside, read, strict=False):
-        if got == before:
-            return candidate, element
+    pairs = list(zip(inside, read, strict=False))
+    exact = [c for c, got in pairs if got == before]
+    whole = [c for c, got in pairs if reordered and got and _same(got, before)]
+    if exact or whole:
+        return (exact or whole)[0], element
     lost = Counter(before) - Counter(reads)
     if any(got and not lost - Counter(got) for got in read):
         return (
@@ -214,6 +229,11 @@ async def _regained(
             "on the page, outside its items; read without them"
         )
     return None
+
+
+def _same(reads: Sequence[str | None], before: list[str | None]) -> bool:
+    """Whether `reads` are the items of `before`, all of them and no other, in any order."""
+    return Counter(reads) == Counter(before)
 
 
 def _within(reads: tuple[str | None, ...], before: list[str | None]) -> bool:

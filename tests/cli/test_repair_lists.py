@@ -1,8 +1,9 @@
 """`dsl test --live --suggest` reads a list as runs heal it (`regrown`, the list rules): `dsl
 record` keeps how many elements at the items' place the list left out; when the first item's
 title was retagged, no selector of the element most like the recorded one names the four
-titles, and the list rule's does; a list the site reordered is not the list as it was, and
-nothing is suggested (when it reads every recorded item, `dsl test` says the site reordered it). Real Chromium, a local static site changed after the recording."""
+titles, and the list rule's does; a list the site reordered reads the recorded items in the
+page's new order, which no selector undoes: `dsl test` says so (with the repair of what else
+changed, when something did); a list that lost an item too gets nothing. Real Chromium, a local static site changed after the recording."""
 
 from __future__ import annotations
 
@@ -55,12 +56,46 @@ def test_suggest_reads_a_list_whole_again_by_the_list_rule(tmp_path: Path) -> No
     ) in suggested.stdout
 
 
-def test_suggest_offers_nothing_for_a_list_the_site_reordered(tmp_path: Path) -> None:
+def test_suggest_repairs_a_list_the_site_also_reordered_and_says_it_was_reordered(
+    tmp_path: Path,
+) -> None:
+    """A title retagged while the site reordered the list: the repaired list reads every item
+    recorded, in the page's new order, which no selector undoes. The diff is offered with that
+    said and the command that records the case again; the case is not claimed to pass."""
     folder, pages = recorded(tmp_path)
     with static_site(pages) as base:
         made = dsl(folder, "record", "wood.yaml", "--input", f"url={base}/list.html")
         assert made.returncode == 0, made.stderr
         reordered = [TITLES[2], TITLES[0], TITLES[3], TITLES[1]]
+        (pages / "list.html").write_text(listing(reordered, "h3"), encoding="utf-8")
+        suggested = dsl(folder, "test", "--live", "--suggest")
+        applied = dsl(folder, "repair", "apply", "--from-test", "wood.yaml")
+    assert applied.returncode != 0, applied.stdout + applied.stderr
+    assert "reads the list at /titles in the site's new order" in applied.stderr, applied.stderr
+    assert (folder / "wood.yaml").read_text(encoding="utf-8") == TEMPLATE
+    said = suggested.stdout + suggested.stderr
+    assert suggested.returncode == 1, said
+    assert (
+        "suggested repair for wood/default (line 15): with it the case reads every value it "
+        "recorded, the list at /titles in another order: the site reordered them, which no "
+        "selector undoes; the case passes once recorded again (dsl record "
+    ) in said, said
+    assert "the case passes live with it" not in said
+    assert (
+        "-        titles: {selector: 'li.card h2.card-title', all: true}\n"
+        "+        titles: {selector: '#results .card-title', all: true}\n"
+    ) in said, said
+    assert "Traceback" not in said
+
+
+def test_suggest_offers_nothing_for_a_list_reordered_with_an_item_gone(tmp_path: Path) -> None:
+    """The site reordered the list and dropped an item: no selector reads what was recorded in
+    any order, and nothing is suggested."""
+    folder, pages = recorded(tmp_path)
+    with static_site(pages) as base:
+        made = dsl(folder, "record", "wood.yaml", "--input", f"url={base}/list.html")
+        assert made.returncode == 0, made.stderr
+        reordered = [TITLES[2], TITLES[0], TITLES[1]]
         (pages / "list.html").write_text(listing(reordered, "h3"), encoding="utf-8")
         suggested = dsl(folder, "test", "--live", "--suggest")
     assert suggested.returncode == 1, suggested.stdout + suggested.stderr

@@ -5,7 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from taskplate.interpreter.cases._expectations import Broken, broken, expectations_from
+from taskplate.interpreter.cases._expectations import (
+    Broken,
+    broken,
+    expectations_from,
+    in_recorded_order,
+)
 
 
 def step(path: str, status: str = "succeeded") -> dict[str, Any]:
@@ -63,3 +68,19 @@ def test_a_loop_inside_a_group_is_named_by_its_path() -> None:
         "steps": [step("read/pages[0]/open"), step("read/pages[1]/x", "failed")],
     }
     assert expectations_from(answer, answer)["items"]["loop"] == "read/pages"
+
+
+def test_lists_holding_the_recorded_items_in_another_order_are_put_back_and_named() -> None:
+    recorded = {"title": "Wood", "titles": ["Oak", "Pine", "Ash"], "rows": [{"a": 1}, {"a": 2}]}
+    read = {"title": "Wood", "titles": ["Ash", "Oak", "Pine"], "rows": [{"a": 2}, {"a": 1}]}
+    again, lists = in_recorded_order(recorded, read)
+    assert again == recorded
+    assert lists == ["/titles", "/rows"]
+
+
+def test_a_list_that_lost_gained_or_changed_an_item_is_left_as_read() -> None:
+    recorded = {"titles": ["Oak", "Pine", "Ash"]}
+    for read in (["Ash", "Oak"], ["Ash", "Oak", "Pine", "Elm"], ["Ash", "Oak", "Fir"]):
+        assert in_recorded_order(recorded, {"titles": read}) == ({"titles": read}, [])
+    assert in_recorded_order(recorded, recorded) == (recorded, [])
+    assert in_recorded_order(recorded, None) == (None, [])
