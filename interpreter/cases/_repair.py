@@ -198,12 +198,12 @@ async def _stabler(page: Any, root: str | None, element: dict[str, Any], count: 
 def _alike_stray(
     e: dict[str, Any], best: dict[str, Any], recorded: dict[str, Any], texts: set[str]
 ) -> bool:
-    """Whether `e` is a look-alike of the recorded element: its tag and a class, not a text
-    the field read."""
+    """Whether `e` is a look-alike of the recorded element: its tag and a class (any, when the
+    recorded element had none: a table's caption), not a text the field read."""
     return (
         e is not best
         and e["tag"] == recorded["tag"]
-        and bool(set(e["classes"]) & set(recorded["classes"]))
+        and (not recorded["classes"] or bool(set(e["classes"]) & set(recorded["classes"])))
         and e["text"] not in texts
     )
 

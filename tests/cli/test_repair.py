@@ -237,3 +237,38 @@ def test_record_warns_of_a_place_and_a_look_alike_and_a_renamed_attribute_are_re
         ]
         passes = dsl(folder, "test", "--live", "--format", "json")
         assert passes.returncode == 0, passes.stdout
+
+
+PLANS = SHOP.replace("template: shop", "template: plans").replace(
+    "        title: h1.title\n        sku: {selector: 'main > div:nth-of-type(1)', attr: data-sku}",
+    "        caption: table.plans caption\n        plans: {selector: 'table.plans td.name', all: true}",
+)
+
+
+def plans_table(caption: str, names: list[str], classes: str = "plans") -> str:
+    rows = "".join(f"<tr><td class=name>{n}</td><td class=price>9</td></tr>" for n in names)
+    return f'<table class="{classes}"><caption>{caption}</caption><tbody>{rows}</tbody></table>'
+
+
+def test_a_look_alike_of_an_element_without_classes_is_kept_off_by_its_box(
+    tmp_path: Path,
+) -> None:
+    """A promotion table with the plans table's class put before it: the caption, which has no
+    class of its own, is kept off the promotion's by the box that sets it apart, as the list
+    is."""
+    pages, folder = tmp_path / "pages", tmp_path / "case"
+    pages.mkdir()
+    folder.mkdir()
+    (folder / "plans.yaml").write_text(PLANS, encoding="utf-8")
+    plans = plans_table("Monthly prices", ["Basic", "Team", "Studio"])
+    (pages / "plans.html").write_text(f"<main>{plans}</main>", encoding="utf-8")
+    with static_site(pages) as base:
+        recorded = dsl(folder, "record", "plans.yaml", "--input", f"url={base}/plans.html")
+        assert recorded.returncode == 0, recorded.stderr
+        promo = plans_table("$9.99", ["Sold out", "2.1", "Promo"], "plans promo")
+        (pages / "plans.html").write_text(f"<main>{promo}{plans}</main>", encoding="utf-8")
+        suggested = dsl(folder, "test", "--live", "--suggest")
+    said = suggested.stdout + suggested.stderr
+    assert "suggested repair for plans/default (the case passes live with it" in said, said
+    assert "+        caption: 'table.plans caption:not(.promo *)'" in said, said
+    assert "+        plans: {selector: 'table.plans td.name:not(.promo *)', all: true}" in said
