@@ -81,13 +81,16 @@ _STILL = """(checks) => checks.map(([root, selector, tag, text, shape]) => {
   const base = root ? document.querySelector(root) : document;
   if (!base) return null;
   const norm = (el) => (el.innerText ?? el.textContent ?? '').trim().replace(/\\s+/g, ' ').slice(0, 200);
+  const kind = (el) => [...el.classList].sort().join('.');
   let same;
   try { same = [...base.querySelectorAll(tag)].filter(el => norm(el) === text); } catch { return null; }
+  if (!same.length && shape[0]) {  // retagged: the one element of its classes and text
+    same = [...base.querySelectorAll('*')].filter(el => kind(el) === shape[0] && norm(el) === text);
+  }
   if (same.length !== 1) return null;
   let first;
   try { first = base.querySelector(selector); } catch { return null; }
   if (first === same[0]) return true;
-  const kind = (el) => [...el.classList].sort().join('.');
   const boxes = [];
   for (let a = first?.parentElement; a && a !== document.body && boxes.length < shape.length - 1; a = a.parentElement) boxes.push(kind(a));
   const alike = first && first.tagName.toLowerCase() === tag
@@ -184,8 +187,9 @@ async def names_the_same(
     page: Page, checks: list[tuple[str | None, str, str, str, list[str]]]
 ) -> list[bool | None]:
     """For each (root, selector, tag, text, shape): whether the one element of that tag and
-    text (under `root`'s first match) is still the selector's first match; None when it cannot
-    be told: no element, or several, have that tag and text, or the first match is of the same
+    text (under `root`'s first match; when none has that tag, of its classes and text: the
+    element retagged) is still the selector's first match; None when it cannot be told: no
+    element, or several, have that tag and text, or the first match is of the same
     shape (its tag, and the classes of it and of its boxes, `shape`: the same kind of element
     in the same place with other content, the page's content changed, not its markup)."""
     found: list[bool | None] = await page.evaluate(_STILL, checks)

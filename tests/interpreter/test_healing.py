@@ -394,6 +394,31 @@ async def test_a_look_alike_put_first_is_kept_off_but_new_content_is_not_healed(
     assert changed["result"] == {"name": "Desk lamp", "price": "$45"} and "repairs" not in changed
 
 
+RETAGGED_BESIDE_A_LOOK_ALIKE = PRODUCT.format(price=ONE_PRICE.replace("span", "div")).replace(
+    "</main>", '<aside class="promo"><span class="price">$9.99</span></aside></main>'
+)
+
+
+async def test_an_element_retagged_beside_a_look_alike_is_healed_not_read_from_it(
+    tmp_path: Path, runtime: BrowserRuntime, static_pages: tuple[Path, str]
+) -> None:
+    """The price retagged (its classes and text kept) while a look-alike of its old tag stands
+    elsewhere: the selector now reads the look-alike, which is not the learned element (that
+    one stands on the page retagged), so the run heals instead of reading the look-alike."""
+    folder, base = static_pages
+    page = folder / "product.html"
+    page.write_text(PRODUCT.format(price=ONE_PRICE), encoding="utf-8")
+    runs = await shop(tmp_path, runtime, "apply", "shop_product")
+    url = f"{base}/product.html"
+    async with runs.running():
+        await finished(runs, "shop_product", url)
+        page.write_text(RETAGGED_BESIDE_A_LOOK_ALIKE, encoding="utf-8")
+        healed = await finished(runs, "shop_product", url)
+    assert healed["status"] == "succeeded", healed.get("error")
+    assert healed["result"] == {"name": "Desk lamp", "price": "$40"}
+    assert [r["old"] for r in healed["repairs"]] == ["span.price"]
+
+
 async def test_a_remote_caller_asking_apply_runs_with_the_templates_suggest(
     tmp_path: Path, runtime: BrowserRuntime
 ) -> None:
