@@ -156,10 +156,33 @@ class Change:
     said: list[str]
     html: str
     shown: list[str]  # the texts of the elements a template reads, in the changed page's order
+    texts: list[str]  # every element's text, in the changed page's order
+    values: frozenset[str]  # every attribute value on the changed page
+
+    def stands(self, reads: list[str | list[Any]]) -> bool:
+        """Whether every value a template read when recorded (an element's text or attribute
+        value; a list's items) still stands on the changed page as it was read, a list's items
+        in the recorded order. After a change that fails it (a value dropped, a list reordered,
+        an item moved out of order), no selector gives the recorded output: the case's
+        expectation is no longer what the page shows. The generator's knowledge, never
+        repair's: the bench sorts its figures by it."""
+        texts = [_plain(t) for t in self.texts]
+        for read in reads:
+            if isinstance(read, list):
+                left = iter(texts)
+                if not all(any(_plain(str(item)) == t for t in left) for item in read):
+                    return False
+            elif _plain(read) not in texts and read not in self.values:
+                return False
+        return True
 
 
 def _text(node: Node) -> str:
     return node.text + "".join(_text(c) for c in node.children)
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.split())
 
 
 def as_shown(values: dict[str, Any], shown: list[str]) -> dict[str, Any]:
@@ -198,4 +221,6 @@ def change(site: str, seed: int) -> Change:
         said,
         drawn(site, "<!doctype html><meta charset=utf-8><title>bench</title>" + body.html()),
         [_text(node) for node, _ in _walk(body) if node.read],
+        [_text(node) for node, _ in _walk(body)],
+        frozenset(v for node, _ in _walk(body) for v in node.attrs.values()),
     )

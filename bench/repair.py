@@ -16,6 +16,7 @@ Run: .venv/bin/python bench/repair.py [--seeds 100:300] [--sites product,listing
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -38,6 +39,7 @@ from taskplate.dsl import check_source, load_cases
 from taskplate.interpreter import RunManager, suggest_repair
 from taskplate.interpreter.cases import run_once
 from taskplate.interpreter.cases._expectations import broken
+from taskplate.interpreter.cases._repair import recorded_elements
 from tests.fixtures.static_site import static_site
 
 DSL = str(Path(sys.executable).parent / "dsl")
@@ -71,6 +73,7 @@ async def one(
     # the page reordered a list and the template reads it in its new order: nothing to repair
     shown = as_shown(recorded or {}, made.shown)
     row["reordered"] = shown != recorded and answer.get("result") == shown
+    row["stands"] = made.stands(recorded_reads(case.recording))
     if not row["detected"]:
         return row
     started = time.monotonic()
@@ -103,6 +106,16 @@ async def one(
     return row
 
 
+def recorded_reads(recording: Path) -> list[str | list[Any]]:
+    """What each selector read as the case was recorded (its fingerprints): a text or attribute
+    value, or a list's items."""
+    reads: list[str | list[Any]] = []
+    for seen in (recorded_elements(recording) or {}).values():
+        if seen.read is not None:
+            reads.append(json.loads(seen.read) if seen.many else seen.read)
+    return reads
+
+
 async def main(seeds: range, sites: list[str], verbose: bool) -> None:
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="taskplate-bench-repair-") as tmp:
@@ -125,7 +138,8 @@ async def main(seeds: range, sites: list[str], verbose: bool) -> None:
                             row.get("outcome") in ("none", "wrong", "reordered")
                             or (row["moved"] and not row["detected"])
                         ):
-                            print(f"  {site}/{seed} {row['said']}: {row.get('outcome', 'MISSED')} {row.get('why', '')}", flush=True)  # fmt: skip
+                            stands = "" if row["stands"] else " (recorded values gone)"
+                            print(f"  {site}/{seed} {row['said']}{stands}: {row.get('outcome', 'MISSED')} {row.get('why', '')}", flush=True)  # fmt: skip
                 (pages / f"{site}.html").write_text(original(site), encoding="utf-8")
     summarize(rows, seeds, sites)
 
@@ -154,6 +168,9 @@ def summarize(rows: list[dict[str, Any]], seeds: range, sites: list[str]) -> Non
         said = sum(r["reordered"] and r["outcome"] == "none" for r in detected)
         shown = outcomes["repaired"] + outcomes["reordered"] + said
         print(f"  of the none, the page reordered a list the template reads in its new order (nothing to repair, and no repair offered): {said}; as the page shows: {shown} ({100 * shown / len(detected):.0f}%)")  # fmt: skip
+        stand = [r for r in detected if r["stands"]]
+        kept = sum(r["outcome"] == "repaired" for r in stand)
+        print(f"  drifts after which every recorded value still stands on the page as read (a list in its order: a repair can give the recorded output): {len(stand)}; repaired {kept} ({100 * kept / max(len(stand), 1):.0f}%); the other {len(detected) - len(stand)} (a value dropped, a list reordered): repaired {outcomes['repaired'] - kept}, wrong {sum(r['outcome'] == 'wrong' for r in detected if not r['stands'])}")  # fmt: skip
         print(f"  seconds per suggestion: median {statistics.median(seconds):.2f} (spread {min(seconds):.2f}-{max(seconds):.2f})")  # fmt: skip
     if live:
         print(
