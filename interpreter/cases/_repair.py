@@ -23,6 +23,7 @@ from taskplate.browser import (
     matched_reads,
     page_elements,
     read_har,
+    reads_of_each,
 )
 from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.dsl import (
@@ -177,7 +178,24 @@ async def _candidates(
         if rank == 0 and selector in fit and reads is None and not was.many:
             return []  # the selector names the recorded element still: kept (a list: checked whole)
         found += [(s, reads) for s in fit if s != selector or reads]
-    return list(dict.fromkeys(found))
+    found = list(dict.fromkeys(found))
+    return await _lists_first(page, root, was, attr, found) if was.many else found
+
+
+async def _lists_first(
+    page: Any, root: str | None, was: Seen, attr: str | None, found: list[Candidate]
+) -> list[Candidate]:
+    """A list field's candidates, those that read the recorded list now first, then those
+    that read its items in another order, then the rest: each costs a live run to check."""
+    recorded = json.loads(was.read or "[]")
+    plain = [c for c in found if c[1] is None]
+    reads = await reads_of_each(page, [c[0] for c in plain], root, attr)
+    rank = {
+        c: 0 if got == recorded else 1 if sorted(map(str, got)) == sorted(map(str, recorded)) else 2
+        for c, got in zip(plain, reads, strict=True)
+        if got is not None
+    }
+    return sorted(found, key=lambda c: rank.get(c, 2))
 
 
 async def _stabler(page: Any, root: str | None, element: dict[str, Any], count: int) -> str | None:

@@ -272,3 +272,40 @@ def test_a_look_alike_of_an_element_without_classes_is_kept_off_by_its_box(
     assert "suggested repair for plans/default (the case passes live with it" in said, said
     assert "+        caption: 'table.plans caption:not(.promo *)'" in said, said
     assert "+        plans: {selector: 'table.plans td.name:not(.promo *)', all: true}" in said
+
+
+def plans_rows(table_class: str, first_class: str, promo: str = "") -> str:
+    rows = "".join(
+        f'<tr id="row-{n.lower()}" class="row"><td class="{first_class if i == 0 else "name"}">'
+        f"{n}</td>{promo if i == 2 else ''}<td class=price>{p}</td><td class=seats>{s}</td></tr>"
+        for i, (n, p, s) in enumerate(
+            [("Basic", "9", "1"), ("Team", "29", "5"), ("Studio", "79", "20")]
+        )
+    )
+    return (
+        f'<main><table class="{table_class}"><caption>Monthly prices</caption>'
+        f"<tbody>{rows}</tbody></table></main>"
+    )
+
+
+def test_a_list_is_offered_first_the_selectors_that_read_the_recorded_items(
+    tmp_path: Path,
+) -> None:
+    """The table's class renamed, the first cell's class dropped and a look-alike cell put in
+    a row: the first element's own selectors (its row's cells) fit the list's count but read
+    other items; the one that reads the recorded items (each row's first cell) is checked
+    first, before the live runs run out."""
+    pages, folder = tmp_path / "pages", tmp_path / "case"
+    pages.mkdir()
+    folder.mkdir()
+    (folder / "plans.yaml").write_text(PLANS, encoding="utf-8")
+    (pages / "plans.html").write_text(plans_rows("plans", "name"), encoding="utf-8")
+    with static_site(pages) as base:
+        recorded = dsl(folder, "record", "plans.yaml", "--input", f"url={base}/plans.html")
+        assert recorded.returncode == 0, recorded.stderr
+        promo = '<td class="name promo">$9.99</td>'
+        changed = plans_rows("sc-b9c70e", "", promo)
+        (pages / "plans.html").write_text(changed, encoding="utf-8")
+        suggested = dsl(folder, "test", "--live", "--suggest")
+    said = suggested.stdout + suggested.stderr
+    assert "suggested repair for plans/default (the case passes live with it" in said, said
