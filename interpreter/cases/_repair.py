@@ -216,11 +216,12 @@ async def _stabler(page: Any, root: str | None, element: dict[str, Any], count: 
 def _alike_stray(
     e: dict[str, Any], best: dict[str, Any], recorded: dict[str, Any], texts: set[str]
 ) -> bool:
-    """Whether `e` is a look-alike of the recorded element: its tag and a class (any, when the
-    recorded element had none: a table's caption), not a text the field read."""
+    """Whether `e` is a look-alike of the recorded element: its tag (or the live element's,
+    when the site retagged it) and a class (any, when the recorded element had none: a table's
+    caption), not a text the field read."""
     return (
         e is not best
-        and e["tag"] == recorded["tag"]
+        and e["tag"] in (recorded["tag"], best["tag"])
         and (not recorded["classes"] or bool(set(e["classes"]) & set(recorded["classes"])))
         and e["text"] not in texts
     )

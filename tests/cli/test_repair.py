@@ -309,3 +309,37 @@ def test_a_list_is_offered_first_the_selectors_that_read_the_recorded_items(
         suggested = dsl(folder, "test", "--live", "--suggest")
     said = suggested.stdout + suggested.stderr
     assert "suggested repair for plans/default (the case passes live with it" in said, said
+
+
+STORY = SHOP.replace("template: shop", "template: story").replace(
+    "        title: h1.title\n        sku: {selector: 'main > div:nth-of-type(1)', attr: data-sku}",
+    "        headline: article h1.headline\n        lead: p.lead",
+)
+
+
+def story(tag: str, headline: str, lead: str, classes: str = "story") -> str:
+    return (
+        f'<article class="{classes}"><{tag} class="headline">{headline}</{tag}>'
+        f'<p class="lead">{lead}</p></article>'
+    )
+
+
+def test_look_alikes_of_a_retagged_element_have_its_new_tag(tmp_path: Path) -> None:
+    """The headline retagged (h1 to h2) and a promotion with the story's classes put after it:
+    the look-alikes to keep off are of the new tag, set apart by the promotion's class."""
+    pages, folder = tmp_path / "pages", tmp_path / "case"
+    pages.mkdir()
+    folder.mkdir()
+    (folder / "story.yaml").write_text(STORY, encoding="utf-8")
+    first = story("h1", "River town opens a bridge", "It links both banks.")
+    (pages / "story.html").write_text(f"<main>{first}</main>", encoding="utf-8")
+    with static_site(pages) as base:
+        recorded = dsl(folder, "record", "story.yaml", "--input", f"url={base}/story.html")
+        assert recorded.returncode == 0, recorded.stderr
+        retagged = story("h2", "River town opens a bridge", "It links both banks.")
+        promo = story("h2", "$9.99", "Sold out", "story promo")
+        (pages / "story.html").write_text(f"<main>{retagged}{promo}</main>", encoding="utf-8")
+        suggested = dsl(folder, "test", "--live", "--suggest")
+    said = suggested.stdout + suggested.stderr
+    assert "suggested repair for story/default (the case passes live with it" in said, said
+    assert "+        headline: 'h2.headline:not(.promo *)'" in said, said
