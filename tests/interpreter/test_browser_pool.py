@@ -82,7 +82,7 @@ async def test_a_batch_of_runs_is_spread_over_both_endpoints(
     assert per_endpoint == {servers[0].url: 2, servers[1].url: 2}, per_endpoint
     with anyio.fail_after(120):
         answers = [await manager.wait(run_id) for run_id in runs]
-    assert [a["status"] for a in answers] == ["succeeded"] * 4
+    assert [a["status"] for a in answers] == ["succeeded"] * 4, [a.get("error") for a in answers]
     assert all(i["success"] for a in answers for i in a["result"]["items"])
     assert {row["url"]: row["sessions"] for row in manager.runtime.status()} == {
         s.url: 0 for s in servers
