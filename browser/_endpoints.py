@@ -25,6 +25,10 @@ BACKOFF_MAX_S = 60.0
 CONNECT_TIMEOUT_MS = 15_000
 HEALTH_EVERY_S = 10.0  # the periodic check of every endpoint
 HEALTH_TIMEOUT_S = 5.0  # a check that takes longer marks the endpoint down
+# A connected endpoint with sessions running that is only slow (a busy host) keeps them: it
+# gets no new session until a check answers in time, and is closed after this many slow
+# checks in a row.
+SLOW_CHECKS = 3
 REPORT_EVERY_S = 2.0  # a serving process writes its endpoints' load this often
 REPORT_FRESH_S = 30.0  # an older load report is of a process that is gone
 SCHEMES = ("ws://", "wss://", "http://", "https://")
@@ -106,6 +110,13 @@ class Endpoint:
         self.failures, self.down_until, self.last_error = 0, 0.0, None
         self.checked_at = time.time()
 
+    def mark_slow(self, reason: str) -> None:
+        """A check or a new context that took too long while sessions run in it: no new
+        session goes to it until a check answers in time; its browser and sessions are kept."""
+        self.failures += 1
+        self.last_error = reason
+        self.checked_at = time.time()
+
     def mark_down(self, reason: str) -> None:
         self.failures += 1
         self.down_until = time.monotonic() + min(BACKOFF_MAX_S, 2.0 ** (self.failures - 1))
@@ -115,7 +126,15 @@ class Endpoint:
         self.contexts.clear()
 
     def status(self) -> dict[str, Any]:
-        state = "up" if self.up else "down" if self.down else "not connected"
+        state = (
+            "slow"
+            if self.up and self.down
+            else "up"
+            if self.up
+            else "down"
+            if self.down
+            else "not connected"
+        )
         out: dict[str, Any] = {"url": self.url, "state": state, "sessions": len(self.contexts)}
         if self.down:
             out["error"] = self.last_error

@@ -26,6 +26,7 @@ from ._endpoints import (
     HEALTH_EVERY_S,
     HEALTH_TIMEOUT_S,
     REPORT_EVERY_S,
+    SLOW_CHECKS,
     Endpoint,
     parse_endpoints,
     unavailable,
@@ -279,10 +280,9 @@ class BrowserRuntime:
                     and not isinstance(exc, TimeoutError)
                 ):
                     raise  # the options were refused, not the endpoint
-                endpoint.mark_down(f"could not open a context: {_first_line(exc)}")
-                shielded = anyio.CancelScope(shield=True)
-                with shielded, anyio.move_on_after(5), contextlib.suppress(Exception):
-                    await browser.close()
+                await _failed(
+                    endpoint, browser, f"could not open a context: {_first_line(exc)}", exc
+                )
                 continue
             finally:
                 endpoint.opening -= 1
@@ -319,10 +319,7 @@ class BrowserRuntime:
                 await cdp.detach()
             endpoint.mark_up()
         except Exception as exc:
-            endpoint.mark_down(f"health check failed: {_first_line(exc)}")
-            shielded = anyio.CancelScope(shield=True)
-            with shielded, anyio.move_on_after(2), contextlib.suppress(Exception):
-                await browser.close()
+            await _failed(endpoint, browser, f"health check failed: {_first_line(exc)}", exc)
 
     async def watch(self, report: Path | None = None, every_s: float = HEALTH_EVERY_S) -> None:
         """Checks the pool until cancelled: a round trip to each endpoint every `every_s`
@@ -381,6 +378,21 @@ def _count(endpoint: Endpoint, context: BrowserContext) -> None:
 
 class _Failed(Exception):
     """An endpoint could not be reached (it is marked down already)."""
+
+
+async def _failed(endpoint: Endpoint, browser: Browser, reason: str, exc: Exception) -> None:
+    """An endpoint that failed a health check or a new context: marked down and its browser
+    closed (its sessions fail and are retried elsewhere). One still connected that only took
+    too long while sessions run in it (a busy host) is marked slow instead: the work running
+    there is not killed for a late answer, until SLOW_CHECKS such failures in a row."""
+    slow = isinstance(exc, TimeoutError) and browser.is_connected() and bool(endpoint.contexts)
+    if slow and endpoint.failures + 1 < SLOW_CHECKS:
+        endpoint.mark_slow(reason)
+        return
+    endpoint.mark_down(reason)
+    shielded = anyio.CancelScope(shield=True)
+    with shielded, anyio.move_on_after(5), contextlib.suppress(Exception):
+        await browser.close()
 
 
 def _first_line(exc: BaseException) -> str:

@@ -355,6 +355,47 @@ async def test_the_health_check_marks_a_hung_endpoint_down(
         os.kill(hung.process.pid, signal.SIGCONT)
 
 
+async def test_a_slow_check_keeps_the_sessions_running_in_a_busy_endpoint(
+    two: tuple[list[BrowserServer], BrowserRuntime], site: FixtureServer
+) -> None:
+    """An endpoint whose host is busy answers a health check late while a session runs in it
+    (stopped longer than the check's timeout, then going on): it is marked slow, not closed, so
+    the session goes on once it answers; no new session goes to it meanwhile; a check answered
+    in time brings it back. Only SLOW_CHECKS late checks in a row close it."""
+    import os
+    import signal
+
+    from taskplate.browser._endpoints import SLOW_CHECKS
+
+    servers, runtime = two
+    await runtime.check()
+    sessions = Sessions(runtime)
+    try:
+        running = await sessions.create()
+        busy = next(s for s in servers if s.url == running.endpoint)
+        other = next(s for s in servers if s is not busy)
+        tab = await running.new_tab()
+        assert busy.process is not None
+        os.kill(busy.process.pid, signal.SIGSTOP)
+        try:
+            with anyio.fail_after(30):
+                await runtime.check()
+            status = {row["url"]: row for row in runtime.status()}
+            assert status[busy.url]["state"] == "slow", status
+            assert "health check failed" in status[busy.url]["error"]
+            assert (await sessions.create()).endpoint == other.url
+        finally:
+            os.kill(busy.process.pid, signal.SIGCONT)
+        with anyio.fail_after(30):
+            await tab.page.goto(site.url("/"))
+            await runtime.check()
+        assert {row["url"]: row["state"] for row in runtime.status()}[busy.url] == "up"
+        assert tab.page.url == site.url("/")
+        assert SLOW_CHECKS > 1
+    finally:
+        await sessions.close_all()
+
+
 def test_a_new_report_removes_those_of_processes_gone_from_this_host(tmp_path: Path) -> None:
     import socket
     import subprocess
