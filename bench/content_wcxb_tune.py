@@ -409,7 +409,12 @@ def candidates() -> dict[str, content.Rules]:
     found["quoted comments"] = replace(base, cleanups=comments, quoted=True)
     # #54, the eighth round: fill's region around the answer's prose, its link lines (a menu
     # item the vote kept far from the answer) left out ("prose"); fill_else for longer answers.
-    base = content.DEFAULT
+    base = replace(
+        content.DEFAULT,
+        cleanups=tuple(c for c in content.DEFAULT.cleanups if c != "modals"),
+        fill_prose=False,
+        fill_else_articles=False,
+    )
     found["before prose"] = base
     found["prose"] = replace(base, fill_prose=True)
     for most in (400, 500, 700):
@@ -430,6 +435,9 @@ def candidates() -> dict[str, content.Rules]:
         base, cleanups=both, fill_else_words=700, fill_prose=True
     )
     found["modals post comments prose"] = replace(base, cleanups=both, fill_prose=True)
+    found["modals prose else articles"] = replace(  # shipped
+        base, cleanups=(*base.cleanups, "modals"), fill_else_articles=True, fill_prose=True
+    )
     found["prose else articles"] = replace(base, fill_prose=True, fill_else_articles=True)
     return found
 

@@ -237,8 +237,8 @@ def _nearest(decisions: list[bool | None]) -> list[bool]:
 # needing every vote, small captions dropped and the run's copy spending first help one corpus
 # and hurt the other: not shipped. items, least, offers, teasers, rival, kin, item_even,
 # least_words, headings, fill, reviews, forms, complete, hidden_panels, nested_listings, dialogs,
-# signatures, fill_else, quoted, modals, post_comments, fill_prose: bench/content_wcxb_tune.py (WCXB
-# dev, folds by domain and type); fill only with fill_grow (else the article pages 0.9693), lone
+# signatures, fill_else, quoted, modals, fill_prose: bench/content_wcxb_tune.py (WCXB dev, folds
+# by domain and type; post_comments cost the forum pages 0.005); fill only with fill_grow (else the article pages 0.9693), lone
 # only after the answer's start, without its link lines under 5 words (else 0.006 less), fill_else
 # under 300 words on a page declaring an article (for any answer the article pages 0.968).
 DEFAULT = Rules(
@@ -253,7 +253,6 @@ DEFAULT = Rules(
         "signatures",
         "dialogs",
         "modals",
-        "post_comments",
     ),
     voters=("trafilatura", "precision", "readability"),
     votes=2,
