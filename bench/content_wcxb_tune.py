@@ -407,6 +407,38 @@ def candidates() -> dict[str, content.Rules]:
     comments = (*base.cleanups, "comment_threads")
     found["comments"] = replace(base, cleanups=comments)
     found["quoted comments"] = replace(base, cleanups=comments, quoted=True)
+    # #54, the eighth round: fill's region around the answer's prose, its link lines (a menu
+    # item the vote kept far from the answer) left out ("prose"); fill_else for longer answers.
+    base = replace(
+        content.DEFAULT,
+        cleanups=tuple(c for c in content.DEFAULT.cleanups if c != "modals"),
+        fill_prose=False,
+        fill_else_articles=False,
+    )
+    found["before prose"] = base
+    found["prose"] = replace(base, fill_prose=True)
+    for most in (400, 500, 700):
+        found[f"else under {most}"] = replace(base, fill_else_words=most)
+        found[f"prose else under {most}"] = replace(base, fill_prose=True, fill_else_words=most)
+    found["else articles"] = replace(base, fill_else_articles=True)
+    found["post comments"] = replace(base, cleanups=(*base.cleanups, "post_comments"))
+    found["modals"] = replace(base, cleanups=(*base.cleanups, "modals"))
+    both = (*base.cleanups, "modals", "post_comments")
+    found["modals post comments"] = replace(base, cleanups=both)
+    found["modals post comments else articles"] = replace(
+        base, cleanups=both, fill_else_articles=True
+    )
+    found["modals post comments prose else articles"] = replace(
+        base, cleanups=both, fill_else_articles=True, fill_prose=True
+    )
+    found["modals post comments prose else under 700"] = replace(
+        base, cleanups=both, fill_else_words=700, fill_prose=True
+    )
+    found["modals post comments prose"] = replace(base, cleanups=both, fill_prose=True)
+    found["modals prose else articles"] = replace(  # shipped
+        base, cleanups=(*base.cleanups, "modals"), fill_else_articles=True, fill_prose=True
+    )
+    found["prose else articles"] = replace(base, fill_prose=True, fill_else_articles=True)
     return found
 
 

@@ -311,6 +311,34 @@ def drop_kept_banners(page_blocks: list[Block], kept: list[bool]) -> None:
 
 
 # Whole words of class and id names that mark a product's customer reviews.
+# Whole words of class and id names of a post of a thread (a question, an answer), and of the
+# comments under one post.
+POST_WORDS = frozenset({"answer", "question", "post"})
+POST_COMMENT_WORDS = frozenset({"comment", "comments"})
+
+
+def drop_post_comments(body: Any) -> None:
+    """The comments under a post (a Q&A answer's short remarks): blocks named as comments (not
+    as a post) inside an element named as a post, answer or question holding other text too,
+    never one holding the title or most of the page's text (a thread of replies)."""
+    limit = DOMINANT * words(body)
+    for element in [e for e in body.iter(etree.Element) if _post_comments(e)]:
+        size = words(element) if element.getparent() is not None else limit
+        if size < limit and not any(True for _ in element.iter("h1")):
+            for node in element.iterancestors():
+                if node is body:
+                    break
+                if set(name_parts(node)) & POST_WORDS and words(node) - size >= MIN_PART_WORDS:
+                    element.drop_tree()
+                    break
+
+
+def _post_comments(element: Any) -> bool:
+    names = f"{element.get('class', '')} {element.get('id', '')}"
+    parts = set(name_parts(element)) if _ANY_COMMENT.search(names) else set()
+    return bool(parts & POST_COMMENT_WORDS) and not parts & POST_WORDS
+
+
 REVIEW_WORDS = frozenset({"review", "reviews"})
 _ANY_REVIEW = re.compile("|".join(sorted(REVIEW_WORDS)), re.IGNORECASE)
 
@@ -357,6 +385,7 @@ CLEANUPS = {
     "named_boilerplate": drop_named_boilerplate,
     "split_body": join_split_body,
     "comment_threads": drop_comment_threads,
+    "post_comments": drop_post_comments,
     "reply_forms": drop_reply_forms,
     "reply_threads": drop_reply_threads,
     "reviews": drop_reviews,

@@ -14,12 +14,16 @@ from typing import Any
 from ._blocks import SHORT, Block
 from ._boilerplate import COMMENT_WORDS, name_parts
 from ._items import CHROME, LINKED, groups, tallies
+from ._page_type import declares_article
 from ._rules import Rules
 
 
 def widen(page_blocks: list[Block], kept: list[bool], rules: Rules) -> None:
     """The region's prose (`rules.fill`), then the headings over kept text (`rules.headings`)."""
     if rules.fill is not None and any(kept):
+        short = rules.fill_else_words
+        if rules.fill_else_articles and not declares_article(page_blocks[0].element.getroottree()):
+            short = 0  # only an article's answer of many words is its prose, not one section
         fill(
             page_blocks,
             kept,
@@ -27,7 +31,8 @@ def widen(page_blocks: list[Block], kept: list[bool], rules: Rules) -> None:
             rules.fill_region,
             rules.fill_grow,
             rules.fill_else,
-            rules.fill_else_words,
+            short,
+            rules.fill_prose,
         )
     if rules.inner_links and any(kept):
         inner_links(page_blocks, kept)
@@ -94,6 +99,7 @@ def fill(
     grow: float = 0,
     otherwise: str = "",
     short: int = 0,
+    prose: bool = False,
 ) -> None:
     """The blocks of at least `least` words, not link lines nor beside the content (_within),
     inside the answer's region are kept: with `region` "common", the nearest element holding
@@ -104,11 +110,15 @@ def fill(
     article with its margins). With "column" and `otherwise`, a page with neither (no frame
     marked by tag or role) reads `otherwise`'s region: "common", the nearest element holding
     the answer; "page", the body's child holding it (the page's wrapper, chrome left out); with
-    `short`, only for an answer of fewer words (one section, not an article's run of prose)."""
+    `short`, only for an answer of fewer words (one section, not an article's run of prose).
+    With `prose`, the region is found around the answer's blocks that are not link lines (a
+    menu item the vote kept far from the answer would widen it to the page)."""
     chosen = [b for b, k in zip(page_blocks, kept, strict=True) if k]
     if not chosen:
         return
-    found = _common(chosen[0].element, chosen[-1].element)
+    ends = [b for b in chosen if b.link_chars <= LINKED * b.chars] if prose else chosen
+    ends = ends or chosen
+    found = _common(ends[0].element, ends[-1].element)
     if found is not None and region in ("main", "column"):
         common = found
         main = next((n for n in (found, *found.iterancestors()) if _is_main(n)), None)
@@ -118,7 +128,7 @@ def fill(
             found = common if otherwise == "common" else _wrapper(common)
     if found is None or found.tag in ("body", "html"):
         return
-    answer = {chosen[0].element, *chosen[0].element.iterancestors()}  # held: one proxy a node
+    answer = {ends[0].element, *ends[0].element.iterancestors()}  # held: one proxy a node
     added = [
         i
         for i, (block, keep) in enumerate(zip(page_blocks, kept, strict=True))

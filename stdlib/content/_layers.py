@@ -80,8 +80,37 @@ def drop_dialogs(body: Any) -> None:
             element.drop_tree()
 
 
+# Whole words of class and id names of a layer a button opens over the page.
+MODAL_WORDS = frozenset({"modal", "popup", "lightbox"})
+LAYERS = frozenset({"div", "section", "aside", "dialog", "form"})  # what a layer is built of
+_ANY_MODAL = re.compile("|".join(sorted(MODAL_WORDS)), re.IGNORECASE)
+
+
+def drop_named_modals(body: Any) -> None:
+    """Layers named as modals or pop-ups in their class or id (whole words, any case): a
+    policy, a newsletter sign-up, a cart; only containers (a `<div>`, a `<section>`: not a link
+    or a span, a word's gloss inside the text), never one holding every h1 of the page (a page
+    shown in one), whatever its words (as the dialogs)."""
+    found = [
+        element
+        for element in body.iter(etree.Element)
+        if element is not body
+        and element.tag in LAYERS
+        and _ANY_MODAL.search(f"{element.get('class', '')} {element.get('id', '')}")
+        and set(name_parts(element)) & MODAL_WORDS
+    ]
+    if not found:
+        return
+    titles = sum(1 for _ in body.iter("h1"))
+    for element in found:
+        inside = sum(1 for _ in element.iter("h1"))
+        if element.getparent() is not None and (not inside or inside < titles):
+            element.drop_tree()
+
+
 CLEANUPS = {
     "hidden": drop_hidden,
+    "modals": drop_named_modals,
     "hidden_panels": drop_hidden_but_panels,
     "dialogs": drop_dialogs,
 }

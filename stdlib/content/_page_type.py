@@ -80,6 +80,18 @@ def _declared(doc: Any) -> Counter[str]:
     return kinds
 
 
+def declares_article(doc: Any) -> bool:
+    """Whether the parsed page's own markup (og:type, microdata's itemtype) says it is an
+    article; JSON-LD is not read here (the reader's parse has dropped its scripts)."""
+    for meta in doc.xpath("//meta[@property='og:type']"):
+        if (meta.get("content") or "").strip().lower().split(":")[0] == "article":
+            return True
+    return any(
+        (node.get("itemtype") or "").rstrip("/").rsplit("/", 1)[-1].lower() in DECLARED["article"]
+        for node in doc.xpath("//*[@itemtype]")
+    )
+
+
 def features(doc: Any) -> dict[str, float]:
     """The page's features (counts, log-scaled, and shares) from an lxml document."""
     found: dict[str, float] = {}

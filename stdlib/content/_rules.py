@@ -118,6 +118,12 @@ class Rules:
     # not an article's prose); 0: any.
     fill_else: str = ""
     fill_else_words: int = 0
+    # ... that limit only on a page whose markup declares an article (og:type, itemtype); any
+    # other page's answer of any length reads the region.
+    fill_else_articles: bool = False
+    # The region around the answer's prose: its link lines (a menu item the vote kept, far from
+    # the answer) left out of the nearest element holding it.
+    fill_prose: bool = False
     # Items of a group of same-shaped siblings (_items.groups) of which at least `complete`
     # hold a kept block: their other blocks kept, link lines too (a card's linked title and
     # price beside its kept text); None: not.

@@ -237,10 +237,10 @@ def _nearest(decisions: list[bool | None]) -> list[bool]:
 # needing every vote, small captions dropped and the run's copy spending first help one corpus
 # and hurt the other: not shipped. items, least, offers, teasers, rival, kin, item_even,
 # least_words, headings, fill, reviews, forms, complete, hidden_panels, nested_listings, dialogs,
-# signatures, fill_else and quoted: bench/content_wcxb_tune.py (WCXB's dev split,
-# folds by domain and by page type); fill only with fill_grow (without it the article pages 0.9693), lone
-# only after the answer's start and without its link lines under 5 words (else 0.006 less),
-# fill_else only for an answer under 300 words (for any, the shared article pages 0.968).
+# signatures, fill_else, quoted, modals, fill_prose: bench/content_wcxb_tune.py (WCXB dev, folds
+# by domain and type; post_comments cost the forum pages 0.005); fill only with fill_grow (else the article pages 0.9693), lone
+# only after the answer's start, without its link lines under 5 words (else 0.006 less), fill_else
+# under 300 words on a page declaring an article (for any answer the article pages 0.968).
 DEFAULT = Rules(
     cleanups=(
         "forms",
@@ -252,6 +252,7 @@ DEFAULT = Rules(
         "reviews",
         "signatures",
         "dialogs",
+        "modals",
     ),
     voters=("trafilatura", "precision", "readability"),
     votes=2,
@@ -279,6 +280,8 @@ DEFAULT = Rules(
     fill_grow=0.5,
     fill_else="page",
     fill_else_words=300,
+    fill_else_articles=True,
+    fill_prose=True,
     complete=2,
     complete_size=150,
     labels=4,
@@ -286,8 +289,7 @@ DEFAULT = Rules(
     titles=1.0,
     quoted=True,
 )
-# The rules shipped before hidden elements, repeated paragraphs, quotations and the article's
-# start (the small stretches dropped before the main run): bench/content.py's candidate.
+# The rules before hidden elements, repeats, quotes and the article's start: bench/content.py's.
 BEFORE = Rules(
     cleanups=("nested_teasers", "named_boilerplate", "split_body", "reply_threads"),
     voters=("trafilatura", "precision", "readability"),

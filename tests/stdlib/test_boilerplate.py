@@ -12,13 +12,19 @@ from taskplate.stdlib.content._boilerplate import (
     clean,
     drop_comment_threads,
     drop_nested_teasers,
+    drop_post_comments,
     drop_reply_forms,
     drop_reply_threads,
     drop_reviews,
     drop_signatures,
     unwrap_layout_forms,
 )
-from taskplate.stdlib.content._layers import drop_dialogs, drop_hidden, drop_hidden_but_panels
+from taskplate.stdlib.content._layers import (
+    drop_dialogs,
+    drop_hidden,
+    drop_hidden_but_panels,
+    drop_named_modals,
+)
 from taskplate.stdlib.content._markdown import to_markdown
 from taskplate.stdlib.content._selection import main_content
 
@@ -220,6 +226,36 @@ def test_dialogs_are_dropped_whatever_their_words_but_not_one_holding_the_title(
     text = after(drop_dialogs, page)
     assert "Body 1" in text and "Shown 0" in text
     assert "Policy" not in text and "Sign in" not in text
+
+
+def test_layers_named_as_modals_are_dropped_but_not_a_gloss_nor_one_holding_every_title() -> None:
+    page = (
+        f"<h1>Sneakers</h1>{paragraphs('Body', 2)}"
+        f"<footer><div id='modal-terms-of-service'><h1>Terms of service</h1>"
+        f"{paragraphs('Terms', 9)}</div><div class='newsletter-popup'>Sign up</div></footer>"
+        "<p>A <a class='popup' href='#g'>scrivener</a> copies law papers by hand.</p>"
+    )
+    text = after(drop_named_modals, page)
+    assert "Body 1" in text and "scrivener" in text
+    assert "Terms" not in text and "Sign up" not in text
+    shown = f"<div class='modal-page'><h1>The page's title</h1>{paragraphs('Shown', 1)}</div>"
+    assert "Shown 0" in after(drop_named_modals, shown)
+
+
+def test_comments_under_a_post_are_dropped_but_not_a_thread_of_replies() -> None:
+    def answer(n: int) -> str:
+        return (
+            f"<div class='answer' id='answer-{n}'>{paragraphs(f'Answer {n}')}"
+            f"<div class='post-layout'><div class='comments'><ul><li class='comment'>"
+            f"Nice trick {n}, thanks</li></ul></div></div></div>"
+        )
+
+    text = after(drop_post_comments, f"<h1>Question</h1>{answer(0)}{answer(1)}")
+    assert "Answer 1 1" in text and "Nice trick" not in text
+    # replies named as comments that are the page's thread (most of its words) stay
+    replies = "".join(f"<div class='comment'>{paragraphs(f'Reply {n}')}</div>" for n in range(4))
+    thread = f"<div class='post'><p>First post of the thread.</p>{replies}</div>"
+    assert "Reply 3 1" in after(drop_post_comments, thread)
 
 
 def test_many_cards_holding_most_of_an_article_are_a_listing_not_its_teasers() -> None:

@@ -103,6 +103,23 @@ def test_a_page_without_main_nor_frame_fills_from_its_wrapper_when_told() -> Non
     assert "sidebar" not in text and "legal" not in text
 
 
+def test_a_menu_link_the_vote_kept_does_not_widen_the_region_with_prose() -> None:
+    page = (
+        f"<div class='site'><div class='menu'><a href='/repair'>Repair</a></div>"
+        f"<main><div class='row'><p>Part 0: {PROSE}.</p></div>"
+        f"<div class='row'><h2>Part 1 title</h2><p>Part 1: {PROSE}.</p></div></main>"
+        f"<div class='legal'><p>Legal: {PROSE}.</p></div></div>"
+    )
+    page_blocks = parsed(page)
+    kept = [b.words[:1] == ["repair"] or b.words[:2] == ["part", "1"] for b in page_blocks]
+    filling.fill(page_blocks, kept, 4, region="main", prose=True)
+    text = kept_text(page_blocks, kept)
+    assert "part 0" in text and "legal" not in text
+    kept = [b.words[:1] == ["repair"] or b.words[:2] == ["part", "1"] for b in page_blocks]
+    filling.fill(page_blocks, kept, 4, region="main")  # around the link too: no <main>
+    assert "part 0" not in kept_text(page_blocks, kept)
+
+
 def test_comments_an_author_box_and_other_articles_in_the_main_are_not_filled() -> None:
     page = (
         f"<main><article class='post'><p>Kept: {PROSE}.</p></article>"

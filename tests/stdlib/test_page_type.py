@@ -56,3 +56,20 @@ def test_the_weights_name_features_of_markup_never_a_site() -> None:
     assert set(weights.WEIGHTS) == set(weights.BIAS) == set(classifier.TYPES)
     for row in (weights.MEANS, weights.SDS, *weights.WEIGHTS.values()):
         assert len(row) == len(weights.FEATURES)
+
+
+@pytest.mark.parametrize(
+    ("head", "body", "declared"),
+    [
+        ("<meta property='og:type' content='article'>", "", True),
+        ("<meta property='og:type' content='article:section'>", "", True),
+        ("<meta property='og:type' content='website'>", "", False),
+        ("", "<div itemscope itemtype='https://schema.org/NewsArticle/'>Story</div>", True),
+        ("", "<div itemscope itemtype='https://schema.org/Product'>Chair</div>", False),
+    ],
+)
+def test_a_page_declares_an_article_by_its_opengraph_type_or_microdata(
+    head: str, body: str, declared: bool
+) -> None:
+    doc = lxml.html.document_fromstring(f"<html><head>{head}</head><body>{body}</body></html>")
+    assert classifier.declares_article(doc) is declared
