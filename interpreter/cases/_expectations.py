@@ -121,12 +121,7 @@ def in_recorded_order(want: Any, got: Any, path: str = "") -> tuple[Any, list[st
             out[key], here = in_recorded_order(want[key], got[key], f"{path}/{_escape(key)}")
             moved += here
         return out, moved
-    if (
-        isinstance(want, list)
-        and isinstance(got, list)
-        and want != got
-        and sorted(map(_canonical, want)) == sorted(map(_canonical, got))
-    ):
+    if isinstance(want, list) and isinstance(got, list) and want != got and same_items(want, got):
         return list(want), [path or "/"]
     return got, []
 
@@ -279,6 +274,11 @@ def _at(value: Any, pointer: str) -> tuple[bool, Any]:
         else:
             return False, None
     return True, value
+
+
+def same_items(a: list[Any], b: list[Any]) -> bool:
+    """Whether two lists of JSON values hold the same items, as many times each, in any order."""
+    return sorted(map(_canonical, a)) == sorted(map(_canonical, b))
 
 
 def _canonical(value: Any) -> str:

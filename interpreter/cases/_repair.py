@@ -48,7 +48,7 @@ from ..heal import (
     selector_of,
     selectors_for,
 )
-from ._expectations import broken, in_recorded_order
+from ._expectations import broken, in_recorded_order, same_items
 from ._repair_why import reads_reordered, why_no_repair, why_reordered
 from ._running import RECORDED_BY, run_once
 
@@ -191,7 +191,7 @@ async def _lists_first(
     plain = [c for c in found if c[1] is None]
     reads = await reads_of_each(page, [c[0] for c in plain], root, attr)
     rank = {
-        c: 0 if got == recorded else 1 if sorted(map(str, got)) == sorted(map(str, recorded)) else 2
+        c: 0 if got == recorded else 1 if same_items(got, recorded) else 2
         for c, got in zip(plain, reads, strict=True)
         if got is not None
     }

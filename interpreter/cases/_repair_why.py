@@ -8,11 +8,12 @@ Pure: reads what the probes saw and the live run's answer; runs nothing.
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Mapping
 from typing import Any, Protocol
 
 from taskplate.dsl import SelectorSpan
+
+from ._expectations import same_items
 
 Place = tuple[str, tuple[str, ...]]  # a selector: its step, and where in the step's `with`
 Key = tuple[Place, int | None]  # a selector, in a loop's item
@@ -113,7 +114,7 @@ def reads_reordered(seen: Reading, was: Reading) -> bool:
         return False
     if not (seen.many and was.many and isinstance(now, list) and isinstance(before, list)):
         return False
-    return now != before and Counter(map(json.dumps, now)) == Counter(map(json.dumps, before))
+    return now != before and same_items(now, before)
 
 
 def _unprinted(was: Reading | None) -> bool:

@@ -203,10 +203,9 @@ async def _regained(
     lost still stand in the box holding it (a card retagged and wrapped, a card unwrapped into
     the box), the most stable selector under the box that reads exactly the learned list, or
     else, with `reordered`, every learned item in another order (the site reordered them too);
-    why not, when
-    they stand elsewhere on the page (a card's title moved out of the list: whether it still
-    belongs to it cannot be told). A list whose lost items are gone from the page is the
-    site's content changing: None."""
+    why not, when they stand elsewhere on the page (a card's title moved out of the list:
+    whether it still belongs to it cannot be told). A list whose lost items are gone from the
+    page is the site's content changing: None."""
     before = _learned(was)
     some = _within(reads, before or []) or (reordered and Counter(reads) <= Counter(before))
     if not before or len(reads) >= len(before) or not some:
