@@ -61,14 +61,16 @@ def worst_steps() -> list[dict[str, Any]]:
 async def test_another_call_answers_while_run_steps_evaluates_costly_expressions(
     client: Client,
 ) -> None:
-    lags: list[float] = []
+    lags: list[float] = []  # wall seconds between looks, past the sleep asked for
+    held: list[float] = []  # the event loop's thread's CPU seconds between looks
     done = anyio.Event()
 
     async def watch_loop() -> None:
         while not done.is_set():
-            began = time.monotonic()
+            began, spent = time.monotonic(), time.thread_time()
             await anyio.sleep(0.005)
             lags.append(time.monotonic() - began - 0.005)
+            held.append(time.thread_time() - spent)
 
     async def call_meanwhile() -> None:  # a second caller's call (ping is gone in 2026-07-28)
         while not done.is_set():
@@ -88,5 +90,11 @@ async def test_another_call_answers_while_run_steps_evaluates_costly_expressions
     assert results["round"] == {"v": 2.5} and results["to_number"] == {"v": None}
     refused = {"characters", "operations", "unique", "regex", "format", "equal"}
     assert all(results[name] is None for name in refused)  # failed at a bound, went on
-    print(f"event loop held at most {max(lags) * 1000:.0f} ms over {len(lags)} looks")
-    assert max(lags) < 1.0
+    print(
+        f"event loop held at most {max(held) * 1000:.0f} ms of CPU, {max(lags) * 1000:.0f} ms"
+        f" of wall time, over {len(lags)} looks"
+    )
+    # The CPU the loop's thread spent between two looks is what the evaluations hold it for,
+    # whatever the machine's load (about 120 ms idle); wall time adds the waits for a core, which
+    # on a busy machine (a suite's workers, a benchmark beside) reached 2.8 s with the same CPU.
+    assert max(held) < 0.5
