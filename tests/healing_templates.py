@@ -42,26 +42,28 @@ def extracting(name: str, *fields: str, required: str = "", heal: str | None = "
 
 
 async def answers_over(
-    tmp_path: Path, name: str, template: str, url: str, versions: Iterable[Callable[[], object]]
+    tmp_path: Path,
+    name: str,
+    template: str,
+    url: str,
+    versions: Iterable[Callable[[], object]],
+    runtime: BrowserRuntime,
 ) -> list[dict[str, Any]]:
     """The template `name`'s run described after each of `versions` wrote the page at `url`, in
-    order, on one manager and browser: what a run learned heals the next."""
+    order, on one manager and the browser given (a module's, tests/conftest.py): what a run
+    learned heals the next."""
     templates = tmp_path / "templates"
     templates.mkdir()
     (templates / f"{name}.yaml").write_text(template, encoding="utf-8")
-    runtime = BrowserRuntime()
     answers = []
-    try:
-        runs = RunManager(
-            tmp_path / "home", TemplateLibrary(REGISTRY).load([templates]), runtime=runtime
-        )
-        async with runs.running():
-            for write in versions:
-                write()
-                run_id = await runs.submit(name, {"url": url})
-                with anyio.fail_after(60):
-                    await runs.wait(run_id)
-                answers.append(await runs.describe(run_id))
-    finally:
-        await runtime.close()
+    runs = RunManager(
+        tmp_path / "home", TemplateLibrary(REGISTRY).load([templates]), runtime=runtime
+    )
+    async with runs.running():
+        for write in versions:
+            write()
+            run_id = await runs.submit(name, {"url": url})
+            with anyio.fail_after(60):
+                await runs.wait(run_id)
+            answers.append(await runs.describe(run_id))
     return answers

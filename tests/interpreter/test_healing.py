@@ -8,7 +8,6 @@ Real Chromium, a local static site whose pages a test changes between runs."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -107,13 +106,6 @@ def library(tmp_path: Path, name: str, text: str) -> TemplateLibrary:
     lib = TemplateLibrary(REGISTRY).load([folder])
     assert name in lib.templates, lib.rejected
     return lib
-
-
-@pytest.fixture
-async def runtime() -> AsyncIterator[BrowserRuntime]:
-    rt = BrowserRuntime()
-    yield rt
-    await rt.close()
 
 
 async def finished(runs: RunManager, template: str, url: str, **kw: Any) -> dict[str, Any]:

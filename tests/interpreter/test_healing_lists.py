@@ -24,7 +24,7 @@ import pytest
 from taskplate.browser import BrowserRuntime
 from taskplate.interpreter import RunManager, TemplateLibrary
 from taskplate.stdlib import REGISTRY
-from tests.healing_templates import extracting
+from tests.healing_templates import answers_over, extracting
 
 pytestmark = pytest.mark.anyio
 
@@ -49,19 +49,16 @@ def card(title: str, box: str = '<li class="card">', close: str = "</li>") -> st
 
 
 @pytest.fixture
-async def runs(tmp_path: Path) -> AsyncIterator[RunManager]:
+async def runs(tmp_path: Path, runtime: BrowserRuntime) -> AsyncIterator[RunManager]:
+    """A manager of the wood_list template on the module's browser (tests/conftest.py)."""
     folder = tmp_path / "templates"
     folder.mkdir()
     (folder / "wood_list.yaml").write_text(TEMPLATE, encoding="utf-8")
-    runtime = BrowserRuntime()
-    try:
-        manager = RunManager(
-            tmp_path / "home", TemplateLibrary(REGISTRY).load([folder]), runtime=runtime
-        )
-        async with manager.running():
-            yield manager
-    finally:
-        await runtime.close()
+    manager = RunManager(
+        tmp_path / "home", TemplateLibrary(REGISTRY).load([folder]), runtime=runtime
+    )
+    async with manager.running():
+        yield manager
 
 
 async def finished(runs: RunManager, url: str) -> dict[str, Any]:
@@ -499,7 +496,12 @@ def plans_page(folder: Path, first_id: str, promo: str = "", cell: str = "") -> 
     ids=["kept-off", "reads-a-learned-name"],
 )
 async def test_a_list_is_never_relocated_to_elements_of_several_kinds(
-    tmp_path: Path, static_pages: tuple[Path, str], promo: str, plans: list[str], new: str | None
+    tmp_path: Path,
+    runtime: BrowserRuntime,
+    static_pages: tuple[Path, str],
+    promo: str,
+    plans: list[str],
+    new: str | None,
 ) -> None:
     """A look-alike row put first names another kind of element first: relocating the list
     by the row the names were read from would read that row's cells (a name, a price, seats),
@@ -507,28 +509,12 @@ async def test_a_list_is_never_relocated_to_elements_of_several_kinds(
     nothing the list read (the list of names reads as it was); when it reads a name the list
     held, nothing is healed and the list reads as the page shows it."""
     folder, base = static_pages
-    templates = tmp_path / "plans"
-    templates.mkdir()
-    (templates / "plans.yaml").write_text(PLANS, encoding="utf-8")
-    runtime = BrowserRuntime()
-    try:
-        runs = RunManager(
-            tmp_path / "home2", TemplateLibrary(REGISTRY).load([templates]), runtime=runtime
-        )
-        async with runs.running():
-            plans_page(folder, "row-basic")
-            url = f"{base}/plans.html"
-            run_id = await runs.submit("plans", {"url": url})
-            with anyio.fail_after(60):
-                await runs.wait(run_id)
-            assert (await runs.describe(run_id))["result"] == {"plans": ["Basic", "Team", "Studio"]}
-            plans_page(folder, "row-first", promo)
-            run_id = await runs.submit("plans", {"url": url})
-            with anyio.fail_after(60):
-                await runs.wait(run_id)
-            answer = await runs.describe(run_id)
-    finally:
-        await runtime.close()
+    learned, answer = await answers_over(
+        tmp_path, "plans", PLANS, f"{base}/plans.html",
+        [lambda: plans_page(folder, "row-basic"), lambda: plans_page(folder, "row-first", promo)],
+        runtime,
+    )  # fmt: skip
+    assert learned["result"] == {"plans": ["Basic", "Team", "Studio"]}
     assert answer["status"] == "succeeded", answer.get("error")
     assert answer["result"] == {"plans": plans}  # names, never a row's cells
     assert [(r["new"], r["by"]) for r in answer.get("repairs", [])] == (
@@ -537,33 +523,18 @@ async def test_a_list_is_never_relocated_to_elements_of_several_kinds(
 
 
 async def test_a_look_alike_cell_first_in_a_row_is_kept_off_the_list(
-    tmp_path: Path, static_pages: tuple[Path, str]
+    tmp_path: Path, runtime: BrowserRuntime, static_pages: tuple[Path, str]
 ) -> None:
     """A look-alike cell put before the first row's name names first another kind of element;
     relocating the list by its first name is not clear (the rows' cells alike), reading the
     list as it was without the look-alike is."""
     folder, base = static_pages
-    templates = tmp_path / "plans"
-    templates.mkdir()
-    (templates / "plans.yaml").write_text(PLANS, encoding="utf-8")
-    runtime = BrowserRuntime()
-    try:
-        runs = RunManager(
-            tmp_path / "home2", TemplateLibrary(REGISTRY).load([templates]), runtime=runtime
-        )
-        async with runs.running():
-            plans_page(folder, "row-basic")
-            url = f"{base}/plans.html"
-            run_id = await runs.submit("plans", {"url": url})
-            with anyio.fail_after(60):
-                await runs.wait(run_id)
-            plans_page(folder, "row-basic", cell='<td class="name promo">Sold out</td>')
-            run_id = await runs.submit("plans", {"url": url})
-            with anyio.fail_after(60):
-                await runs.wait(run_id)
-            answer = await runs.describe(run_id)
-    finally:
-        await runtime.close()
+    _, answer = await answers_over(
+        tmp_path, "plans", PLANS, f"{base}/plans.html",
+        [lambda: plans_page(folder, "row-basic"),
+         lambda: plans_page(folder, "row-basic", cell='<td class="name promo">Sold out</td>')],
+        runtime,
+    )  # fmt: skip
     assert answer["status"] == "succeeded", answer.get("error")
     assert answer["result"] == {"plans": ["Basic", "Team", "Studio"]}
     assert [(r["new"], r["by"]) for r in answer["repairs"]] == [

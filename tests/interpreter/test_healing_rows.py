@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from taskplate.browser import BrowserRuntime
 from tests.healing_templates import answers_over, extracting
 
 pytestmark = pytest.mark.anyio
@@ -39,22 +40,23 @@ def table(folder: Path, ids: bool = True, price: str = " class=price") -> None:
 
 
 async def learned_then(
-    tmp_path: Path, static_pages: tuple[Path, str], ids: bool, price: str
+    tmp_path: Path, runtime: BrowserRuntime, static_pages: tuple[Path, str], ids: bool, price: str
 ) -> dict[str, Any]:
     """The template's run on the table as it was (learned), then on the table changed."""
     folder, base = static_pages
     first, answer = await answers_over(
         tmp_path, "plan_price", TEMPLATE, f"{base}/plans.html",
         [lambda: table(folder), lambda: table(folder, ids=ids, price=price)],
+        runtime,
     )  # fmt: skip
     assert first["result"] == {"caption": "Monthly prices", "basic": "€9"}
     return answer
 
 
 async def test_a_cell_that_lost_its_class_is_told_from_near_prices_in_rows_of_other_ids(
-    tmp_path: Path, static_pages: tuple[Path, str]
+    tmp_path: Path, runtime: BrowserRuntime, static_pages: tuple[Path, str]
 ) -> None:
-    answer = await learned_then(tmp_path, static_pages, ids=True, price="")
+    answer = await learned_then(tmp_path, runtime, static_pages, ids=True, price="")
     assert answer["status"] == "succeeded", answer.get("error")
     assert answer["result"] == {"caption": "Monthly prices", "basic": "€9"}
     assert [(r["old"], r["new"]) for r in answer["repairs"]] == [
@@ -63,11 +65,11 @@ async def test_a_cell_that_lost_its_class_is_told_from_near_prices_in_rows_of_ot
 
 
 async def test_the_same_cell_among_rows_without_ids_heals_nothing(
-    tmp_path: Path, static_pages: tuple[Path, str]
+    tmp_path: Path, runtime: BrowserRuntime, static_pages: tuple[Path, str]
 ) -> None:
     """The other rows lost their ids too: their prices are as like the recorded cell as the
     cell itself (a near price, the same class, a row of the same classes): ambiguous."""
-    answer = await learned_then(tmp_path, static_pages, ids=False, price="")
+    answer = await learned_then(tmp_path, runtime, static_pages, ids=False, price="")
     assert answer["status"] == "failed"
     assert "repairs" not in answer and "repairs" not in answer["error"]["details"]
     assert any("ambiguous" in why for why in answer["error"]["details"]["unhealed"])

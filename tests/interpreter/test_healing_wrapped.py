@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from taskplate.browser import BrowserRuntime
 from tests.fixtures.static_site import static_site
 from tests.healing_templates import answers_over, extracting
 
@@ -26,7 +27,9 @@ BEFORE = '<p class="pager" data-role="pager">Page 1 of 1</p>'
 WRAPPED = '<span class="block-wrap"><p class="pager" data-label="pager">Page 1 of 1</p></span>'
 
 
-async def test_a_wrapper_reading_the_same_text_is_no_rival(tmp_path: Path) -> None:
+async def test_a_wrapper_reading_the_same_text_is_no_rival(
+    tmp_path: Path, runtime: BrowserRuntime
+) -> None:
     folder = tmp_path / "pages"
     folder.mkdir()
     page = folder / "list.html"
@@ -35,6 +38,7 @@ async def test_a_wrapper_reading_the_same_text_is_no_rival(tmp_path: Path) -> No
             tmp_path, "pager", TEMPLATE, f"{base}/list.html",
             [lambda p=pager: page.write_text(PAGE.format(pager=p), encoding="utf-8")
              for pager in (BEFORE, WRAPPED)],
+            runtime,
         )  # fmt: skip
     assert learned["result"] == {"heading": "4 results", "pager": "Page 1 of 1"}
     assert healed["status"] == "succeeded", healed.get("error")
@@ -53,7 +57,9 @@ PRODUCT = (
 )
 
 
-async def sku_runs(tmp_path: Path, changed: str) -> tuple[dict[str, Any], dict[str, Any]]:
+async def sku_runs(
+    tmp_path: Path, runtime: BrowserRuntime, changed: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """The sku template's run on the product as it was (learned), then on `changed`."""
     folder = tmp_path / "pages"
     folder.mkdir()
@@ -74,28 +80,31 @@ async def sku_runs(tmp_path: Path, changed: str) -> tuple[dict[str, Any], dict[s
             SKU_TEMPLATE,
             f"{base}/product.html",
             [showing(PRODUCT), showing(changed)],
+            runtime,
         )
     assert learned["result"] == {"title": "Desk lamp", "sku": "LMP-204"}
     return learned, answer
 
 
-async def test_a_wrapper_holding_not_the_attribute_read_is_no_rival(tmp_path: Path) -> None:
+async def test_a_wrapper_holding_not_the_attribute_read_is_no_rival(
+    tmp_path: Path, runtime: BrowserRuntime
+) -> None:
     """The box whose id the field named got another id and a wrapper of its own: the wrapper
     reads the same text but holds no attribute with the value the field read, so it can give
     the field nothing and is no rival."""
     moved = PRODUCT.replace('id="product-main"', 'id="item-50"')
-    learned, healed = await sku_runs(tmp_path, f'<div class="block-wrap">{moved}</div>')
+    learned, healed = await sku_runs(tmp_path, runtime, f'<div class="block-wrap">{moved}</div>')
     assert healed["status"] == "succeeded", healed.get("error")
     assert healed["result"] == learned["result"]
     assert [(r["old"], r["new"]) for r in healed["repairs"]] == [("#product-main", "#item-50")]
 
 
 async def test_a_wrapper_holding_the_same_attribute_is_a_rival_and_nothing_heals(
-    tmp_path: Path,
+    tmp_path: Path, runtime: BrowserRuntime
 ) -> None:
     moved = PRODUCT.replace('id="product-main"', 'id="item-50"')
     wrapper = f'<div class="block-wrap" data-sku="LMP-204">{moved}</div>'
-    _, answer = await sku_runs(tmp_path, wrapper)
+    _, answer = await sku_runs(tmp_path, runtime, wrapper)
     assert answer["status"] == "failed"
     assert "repairs" not in answer and "repairs" not in answer["error"]["details"]
     assert any("ambiguous" in why for why in answer["error"]["details"]["unhealed"])
