@@ -70,4 +70,6 @@ def last_json(text: str) -> Any:
     try:
         return json.loads(text)
     except ValueError:
+        if not text:
+            raise  # nothing printed: the caller shows what the client said on stderr
         return json.loads(text.splitlines()[-1])

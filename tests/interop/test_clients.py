@@ -108,7 +108,7 @@ def inspector(node: Path, home: Path, target: list[str], *args: str) -> tuple[in
     try:
         return done.returncode, last_json(done.stdout)
     except ValueError:
-        raise AssertionError(done.stdout + done.stderr) from None
+        raise AssertionError(f"exit {done.returncode}: {done.stdout}{done.stderr}") from None
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
