@@ -56,7 +56,6 @@ def test_code_blocks_are_fenced_verbatim_with_their_language() -> None:
     assert "````\na ``` fence inside\n````" in markdown
 
 
-
 def test_a_highlighted_code_block_in_the_main_content_keeps_its_spaces() -> None:
     code = (
         '<pre><span class="kn">from</span><span class="w"> </span><span class="nn">db</span>'
@@ -65,6 +64,7 @@ def test_a_highlighted_code_block_in_the_main_content_keeps_its_spaces() -> None
     page = f"<html><body><main><h1>Models</h1><p>{SENTENCE}.</p>{code}<p>{SENTENCE}.</p></main>"
     markdown, is_main = to_markdown(f"{page}</body></html>", "http://x/")
     assert is_main and "```\nfrom db import models\n```" in markdown
+
 
 def test_links_and_images_are_absolute_and_links_inside_lists_stay() -> None:
     markdown = whole(
