@@ -439,6 +439,8 @@ def candidates() -> dict[str, content.Rules]:
         base, cleanups=(*base.cleanups, "modals"), fill_else_articles=True, fill_prose=True
     )
     found["prose else articles"] = replace(base, fill_prose=True, fill_else_articles=True)
+    # #54, the ninth round: a thread's posts from its JSON-LD when the answer lacks most of them
+    found["posts"] = replace(content.DEFAULT, posts=True)
     return found
 
 

@@ -246,6 +246,8 @@ def select(
         if main is not None:  # the main content, or the page's widest region (is_main False)
             if rules.offers:
                 _structured.add_description(main, structured)
+            if rules.posts:
+                _structured.add_posts(main, structured)
             return _absolute(main, base), is_main
         doc = _page(html, url)  # the whole page, as it was before pruning
         assert doc is not None  # the same text parsed a moment ago

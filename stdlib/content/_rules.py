@@ -81,6 +81,9 @@ class Rules:
     least_words: bool = False
     # A product's description from its JSON-LD, added when the answer lacks most of it.
     offers: bool = False
+    # A thread's posts and replies from its JSON-LD (schema.org DiscussionForumPosting,
+    # SocialMediaPosting or Question), added when the answer lacks most of their words.
+    posts: bool = False
     # (voter, share): when the voted answer holds fewer words than `share` of that one voter's
     # text, the blocks that voter returned are kept too (the voters disagree: one item kept).
     # Kept blocks inside an element named as a cookie or consent banner dropped after the vote

@@ -164,6 +164,25 @@ def test_a_product_description_hidden_from_the_page_comes_from_its_json_ld() -> 
     assert "Cotton blend 2" in markdown and "application" not in markdown
 
 
+def test_a_threads_posts_missing_from_the_page_come_from_its_json_ld() -> None:
+    question = "Since Tuesday's upgrade every build stops at the deploy step, whichever branch"
+    answer = "Pin the runtime's version in the settings panel; the worker has run ever since."
+    data = {"@context": "https://schema.org", "@type": "DiscussionForumPosting"}
+    data |= {"headline": "Cache trouble", "text": question}
+    data["comment"] = [{"@type": "Comment", "text": answer}]
+    menu = "".join(f"<li><a href='/s{n}'>Search scope {n}</a></li>" for n in range(8))
+    page = (
+        "<html><head><title>Cache trouble</title><script type='application/ld+json'>"
+        f"{json.dumps(data)}</script></head><body>{NAV}<main><h1>Cache trouble</h1>"
+        f"<p>{REPLY}, said the sidebar of tips on every page of the forum.</p><ul>{menu}</ul>"
+        f"</main>{FOOTER}</body></html>"
+    )
+    without, _ = to_markdown(page, "http://x/", rules=replace(content.DEFAULT, posts=False))
+    markdown, _ = to_markdown(page, "http://x/", rules=replace(content.DEFAULT, posts=True))
+    assert "the worker has run ever since" not in without
+    assert question in markdown and "the worker has run ever since" in markdown
+
+
 def test_cookie_banners_and_sign_in_forms_are_dropped_before_the_vote() -> None:
     page = lxml.html.document_fromstring(
         "<html><body><div id='cookie-banner'><p>We use cookies to improve your experience "
