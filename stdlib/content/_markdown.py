@@ -48,7 +48,9 @@ class _Writer:
             text = self.inline_of(element)
             if not text:
                 return []
-            return [text if self.plain else f"{'#' * _HEADINGS[tag]} {text}"]
+            # a heading is one line: a line break inside it (a linked title's <br>) is a space
+            one_line = " ".join(line.strip() for line in text.split("\n") if line.strip())
+            return [text if self.plain else f"{'#' * _HEADINGS[tag]} {one_line}"]
         if tag == "pre":
             return self.code(element)
         if tag in ("ul", "ol"):

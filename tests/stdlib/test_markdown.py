@@ -29,6 +29,11 @@ def test_headings_paragraphs_and_inline_markup() -> None:
     )
 
 
+def test_a_heading_with_a_line_break_stays_one_line_and_its_link_whole() -> None:
+    markdown = whole('<h3><a href="/kotlin">Kotlin: <br> A modern language</a></h3>')
+    assert markdown == "### [Kotlin: A modern language](http://x/kotlin)\n"
+
+
 def test_lists_keep_their_kind_order_and_nesting() -> None:
     markdown = whole(
         "<ol><li>Open a tab</li><li>Read it<ul><li>fields</li><li>links</li></ul></li></ol>"
