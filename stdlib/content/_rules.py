@@ -143,6 +143,9 @@ class Rules:
     labels: int | None = None
     label_times: int = 3
     label_links: bool = False
+    # ... and with `label_lines`, short lines outside tables, lists and code too ("Member",
+    # "Share on other sites" under every post).
+    label_lines: bool = False
     # A page of entries read as its intro (_items.titles): its linked headings kept when they
     # hold more than `titles` times the answer's words.
     titles: float | None = None

@@ -338,7 +338,8 @@ def main_region(doc: Any, rules: Rules = DEFAULT) -> tuple[Any | None, bool]:
     if rules.quoted:
         items.quoted(page_blocks, kept)
     if rules.labels is not None:
-        items.labels(page_blocks, kept, rules.labels, rules.label_times, rules.label_links)
+        most, times = rules.labels, rules.label_times
+        items.labels(page_blocks, kept, most, times, rules.label_links, rules.label_lines)
     is_main = items.words(page_blocks, kept) >= MIN_MAIN_WORDS
     if rules.least is not None:
         kept, is_main = items.fallback(page_blocks, kept, is_main, rules.least, rules.least_words)

@@ -341,6 +341,16 @@ def test_with_linked_only_link_lines_are_labels() -> None:
     assert "share" not in text and text.count("member") == 4  # a rank is no link: it stays
 
 
+def test_with_lines_a_rank_is_a_label_but_not_a_tables_repeated_value() -> None:
+    rank = posts("<div class='rank'>Member</div>")
+    cells = "".join(f"<tr><td>Port {n}</td><td>Default</td></tr>" for n in range(4))
+    _, page_blocks = parsed(f"<main>{rank}<table>{cells}</table></main>")
+    kept = [True] * len(page_blocks)
+    items.labels(page_blocks, kept, most=4, times=3, linked=True, lines=True)
+    text = kept_text(page_blocks, kept)
+    assert "member" not in text and "share" not in text and text.count("default") == 4
+
+
 def test_a_replys_quotation_of_an_earlier_post_is_not_kept_but_an_articles_quotation_is() -> None:
     page = (
         f"<div class='post'><p>First: {REPLY}.</p></div>"
