@@ -320,22 +320,22 @@ def drop_post_comments(body: Any) -> None:
     """The comments under posts (a Q&A answer's remarks): blocks named as comments (not as a post)
     in an element named as a post, answer or question with other text and no such post inside, in
     two posts or more (replies under a first post are the thread); never the title nor most words."""
-    limit = DOMINANT * words(body)
-    found: list[tuple[Any, Any]] = []
+    counted: dict[Any, int] = {body: words(body)}  # each element's words, counted once
+    limit, found = DOMINANT * counted[body], list[tuple[Any, Any]]()
     for element in [e for e in body.iter(etree.Element) if _post_comments(e)]:
-        size, titled = words(element), next(element.iter("h1"), None) is not None
-        if size >= limit or titled:
+        above = list(element.iterancestors())
+        if next(element.iter("h1"), None) is not None:
             continue
-        for node in element.iterancestors():
-            if node is body:
-                break
-            if set(name_parts(node)) & POST_WORDS and words(node) - size >= MIN_PART_WORDS:
+        size = counted[element] = words(element)
+        for node in above[: above.index(body)] if size < limit else []:
+            held = set(name_parts(node)) & POST_WORDS and (counted.get(node) or words(node))
+            if held and counted.setdefault(node, held) - size >= MIN_PART_WORDS:
                 found.append((element, node))
                 break
     posts = {post for _, post in found}
-    inner = {p for p in posts if not any(q in posts for q in p.iterdescendants())}
+    outer = {a for p in posts for a in p.iterancestors() if a in posts}
     for element, post in found if len(posts) >= 2 else []:
-        if post in inner:  # a post's own, not a thread's wrapper around posts of its own
+        if post not in outer:  # a post's own, not a thread's wrapper around posts of its own
             element.drop_tree()
 
 
