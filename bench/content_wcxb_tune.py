@@ -439,6 +439,25 @@ def candidates() -> dict[str, content.Rules]:
         base, cleanups=(*base.cleanups, "modals"), fill_else_articles=True, fill_prose=True
     )
     found["prose else articles"] = replace(base, fill_prose=True, fill_else_articles=True)
+    # #54, the ninth round: a thread's posts from its JSON-LD when the answer lacks most of them
+    # a post's labels outside tables, lists and code ("Member" under every post); the comments
+    # under posts, in two posts or more (a Q&A answer's remarks)
+    base = replace(
+        content.DEFAULT,
+        cleanups=tuple(c for c in content.DEFAULT.cleanups if c != "post_comments"),
+        posts=False,
+    )
+    found["before posts"] = base
+    found["posts"] = replace(base, posts=True)
+    found["label lines"] = replace(base, label_lines=True)
+    found["label lines 6"] = replace(base, label_lines=True, labels=6)
+    comments = (*base.cleanups, "post_comments")
+    found["comments under posts"] = replace(base, cleanups=comments)
+    found["posts label lines"] = replace(base, posts=True, label_lines=True)
+    found["posts comments"] = replace(base, posts=True, cleanups=comments)  # shipped
+    found["posts comments label lines"] = replace(
+        base, posts=True, cleanups=comments, label_lines=True
+    )
     return found
 
 

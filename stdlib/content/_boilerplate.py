@@ -310,7 +310,6 @@ def drop_kept_banners(page_blocks: list[Block], kept: list[bool]) -> None:
             kept[i] = False
 
 
-# Whole words of class and id names that mark a product's customer reviews.
 # Whole words of class and id names of a post of a thread (a question, an answer), and of the
 # comments under one post.
 POST_WORDS = frozenset({"answer", "question", "post"})
@@ -318,19 +317,26 @@ POST_COMMENT_WORDS = frozenset({"comment", "comments"})
 
 
 def drop_post_comments(body: Any) -> None:
-    """The comments under a post (a Q&A answer's short remarks): blocks named as comments (not
-    as a post) inside an element named as a post, answer or question holding other text too,
-    never one holding the title or most of the page's text (a thread of replies)."""
-    limit = DOMINANT * words(body)
+    """The comments under posts (a Q&A answer's remarks): blocks named as comments (not as a post)
+    in an element named as a post, answer or question with other text and no such post inside, in
+    two posts or more (replies under a first post are the thread); never the title nor most words."""
+    counted: dict[Any, int] = {body: words(body)}  # each element's words, counted once
+    limit, found = DOMINANT * counted[body], list[tuple[Any, Any]]()
     for element in [e for e in body.iter(etree.Element) if _post_comments(e)]:
-        size = words(element) if element.getparent() is not None else limit
-        if size < limit and not any(True for _ in element.iter("h1")):
-            for node in element.iterancestors():
-                if node is body:
-                    break
-                if set(name_parts(node)) & POST_WORDS and words(node) - size >= MIN_PART_WORDS:
-                    element.drop_tree()
-                    break
+        above = list(element.iterancestors())
+        if next(element.iter("h1"), None) is not None:
+            continue
+        size = counted[element] = words(element)
+        for node in above[: above.index(body)] if size < limit else []:
+            held = set(name_parts(node)) & POST_WORDS and (counted.get(node) or words(node))
+            if held and counted.setdefault(node, held) - size >= MIN_PART_WORDS:
+                found.append((element, node))
+                break
+    posts = {post for _, post in found}
+    outer = {a for p in posts for a in p.iterancestors() if a in posts}
+    for element, post in found if len(posts) >= 2 else []:
+        if post not in outer:  # a post's own, not a thread's wrapper around posts of its own
+            element.drop_tree()
 
 
 def _post_comments(element: Any) -> bool:
@@ -339,6 +345,7 @@ def _post_comments(element: Any) -> bool:
     return bool(parts & POST_COMMENT_WORDS) and not parts & POST_WORDS
 
 
+# Whole words of class and id names that mark a product's customer reviews.
 REVIEW_WORDS = frozenset({"review", "reviews"})
 _ANY_REVIEW = re.compile("|".join(sorted(REVIEW_WORDS)), re.IGNORECASE)
 

@@ -259,22 +259,39 @@ def _densest(page_blocks: list[Block]) -> Any | None:
 
 
 def labels(
-    page_blocks: list[Block], kept: list[bool], most: int, times: int, linked: bool = False
+    page_blocks: list[Block],
+    kept: list[bool],
+    most: int,
+    times: int,
+    linked: bool = False,
+    lines: bool = False,
 ) -> None:
     """Each item's labels: kept blocks of at most `most` words, not headings, whose words are
     those of at least `times` kept blocks ("Share", "Link to comment", "Quote", "Member" under
     every post of a thread) are not kept; an item's own text differs from its siblings'. With
-    `linked`, only link lines count (a post's actions, not a table's repeated values); a line
-    of the same words goes with them."""
+    `linked`, only link lines count (a post's actions, not a table's repeated values), and with
+    `lines` also lines outside tables, lists and code; a line of the same words goes with them."""
     counts: dict[tuple[str, ...], int] = defaultdict(int)
     for block, keep in zip(page_blocks, kept, strict=True):
         if not keep or block.heading or len(block.words) > most:
             continue
-        if not linked or block.link_chars > LINKED * block.chars:
+        if (
+            not linked
+            or block.link_chars > LINKED * block.chars
+            or (lines and not _in_cells(block.element))
+        ):
             counts[tuple(block.words)] += 1
     for index, block in enumerate(page_blocks):
         if kept[index] and counts.get(tuple(block.words), 0) >= times and not block.heading:
             kept[index] = False
+
+
+# Where a short line repeats as a value, not as a label: a table's cells, a list's items, code.
+_CELLS = frozenset({"table", "ul", "ol", "dl", "pre", "code"})
+
+
+def _in_cells(element: Any) -> bool:
+    return element.tag in _CELLS or any(a.tag in _CELLS for a in element.iterancestors())
 
 
 MIN_TITLES = 6  # linked headings: fewer are a related box's, not a page of entries

@@ -48,7 +48,9 @@ class _Writer:
             text = self.inline_of(element)
             if not text:
                 return []
-            return [text if self.plain else f"{'#' * _HEADINGS[tag]} {text}"]
+            # a heading is one line: a line break inside it (a linked title's <br>) is a space
+            one_line = " ".join(line.strip() for line in text.split("\n") if line.strip())
+            return [text if self.plain else f"{'#' * _HEADINGS[tag]} {one_line}"]
         if tag == "pre":
             return self.code(element)
         if tag in ("ul", "ol"):
@@ -246,6 +248,8 @@ def select(
         if main is not None:  # the main content, or the page's widest region (is_main False)
             if rules.offers:
                 _structured.add_description(main, structured)
+            if rules.posts:
+                _structured.add_posts(main, structured)
             return _absolute(main, base), is_main
         doc = _page(html, url)  # the whole page, as it was before pruning
         assert doc is not None  # the same text parsed a moment ago

@@ -76,7 +76,8 @@ def _drop_lone_images(root: Any, page_blocks: list[Block], kept: list[bool]) -> 
 
 
 def _drop_empty(element: Any) -> bool:
-    """Remove descendants with neither text nor kept images; True when element is empty."""
+    """Remove descendants with neither text nor kept images, keeping the spaces they held; True
+    when element is empty."""
     empty = not (element.text or "").strip()
     children = [c for c in element if isinstance(c.tag, str)]
     for comment in [c for c in element if not isinstance(c.tag, str)]:
@@ -85,6 +86,8 @@ def _drop_empty(element: Any) -> bool:
     in_row = element.tag == "tr" and not all(emptied)  # a row keeps its empty cells in place
     for child, gone in zip(children, emptied, strict=True):
         if gone and not in_row:
+            # an element holding only a space (a code line's `<span> </span>`) leaves the space
+            child.tail = (child.text or "") + (child.tail or "")
             child.drop_tree()
         else:
             empty = False

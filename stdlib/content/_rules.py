@@ -81,6 +81,9 @@ class Rules:
     least_words: bool = False
     # A product's description from its JSON-LD, added when the answer lacks most of it.
     offers: bool = False
+    # A thread's posts and replies from its JSON-LD (schema.org DiscussionForumPosting,
+    # SocialMediaPosting or Question), added when the answer lacks most of their words.
+    posts: bool = False
     # (voter, share): when the voted answer holds fewer words than `share` of that one voter's
     # text, the blocks that voter returned are kept too (the voters disagree: one item kept).
     # Kept blocks inside an element named as a cookie or consent banner dropped after the vote
@@ -140,6 +143,9 @@ class Rules:
     labels: int | None = None
     label_times: int = 3
     label_links: bool = False
+    # ... and with `label_lines`, short lines outside tables, lists and code too ("Member",
+    # "Share on other sites" under every post).
+    label_lines: bool = False
     # A page of entries read as its intro (_items.titles): its linked headings kept when they
     # hold more than `titles` times the answer's words.
     titles: float | None = None

@@ -232,15 +232,13 @@ def _nearest(decisions: list[bool | None]) -> list[bool]:
 
 
 # The rules that raise the cross-validated F1 of every corpus of bench/content.py (the article
-# pages, readability's test pages) or leave it unchanged (docs/benchmarks.md has every run and
-# the two rules costing readability's 0.0002 each); jusText as a fourth voter, link lines
-# needing every vote, small captions dropped and the run's copy spending first help one corpus
-# and hurt the other: not shipped. items, least, offers, teasers, rival, kin, item_even,
-# least_words, headings, fill, reviews, forms, complete, hidden_panels, nested_listings, dialogs,
-# signatures, fill_else, quoted, modals, fill_prose: bench/content_wcxb_tune.py (WCXB dev, folds
-# by domain and type; post_comments cost the forum pages 0.005); fill only with fill_grow (else the article pages 0.9693), lone
-# only after the answer's start, without its link lines under 5 words (else 0.006 less), fill_else
-# under 300 words on a page declaring an article (for any answer the article pages 0.968).
+# pages, readability's test pages) or leave it unchanged (docs/benchmarks.md: every run, and the two
+# rules costing readability's 0.0002 each); jusText as a fourth voter, link lines needing every
+# vote, small captions dropped and the run's copy spending first help one corpus and hurt the other.
+# WCXB dev's (bench/content_wcxb_tune.py, folds by domain and type): items to post_comments below;
+# label_lines costs the article pages 0.0005; fill only with fill_grow (else the article pages
+# 0.9693), lone only after the answer's start, without link lines under 5 words (else 0.006 less),
+# fill_else under 300 words on a page declaring an article (for any answer the article pages 0.968).
 DEFAULT = Rules(
     cleanups=(
         "forms",
@@ -253,6 +251,7 @@ DEFAULT = Rules(
         "signatures",
         "dialogs",
         "modals",
+        "post_comments",
     ),
     voters=("trafilatura", "precision", "readability"),
     votes=2,
@@ -265,6 +264,7 @@ DEFAULT = Rules(
     items=1.5,
     least=0.1,
     offers=True,
+    posts=True,
     teasers=3.0,
     entries=True,
     lone=("trafilatura", 0.7),
@@ -338,7 +338,8 @@ def main_region(doc: Any, rules: Rules = DEFAULT) -> tuple[Any | None, bool]:
     if rules.quoted:
         items.quoted(page_blocks, kept)
     if rules.labels is not None:
-        items.labels(page_blocks, kept, rules.labels, rules.label_times, rules.label_links)
+        most, times = rules.labels, rules.label_times
+        items.labels(page_blocks, kept, most, times, rules.label_links, rules.label_lines)
     is_main = items.words(page_blocks, kept) >= MIN_MAIN_WORDS
     if rules.least is not None:
         kept, is_main = items.fallback(page_blocks, kept, is_main, rules.least, rules.least_words)

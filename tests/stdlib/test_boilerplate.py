@@ -256,6 +256,20 @@ def test_comments_under_a_post_are_dropped_but_not_a_thread_of_replies() -> None
     replies = "".join(f"<div class='comment'>{paragraphs(f'Reply {n}')}</div>" for n in range(4))
     thread = f"<div class='post'><p>First post of the thread.</p>{replies}</div>"
     assert "Reply 3 1" in after(drop_post_comments, thread)
+    # ... and so do a few under the first post beside a long sidebar: one post holds them all
+    few = "".join(f"<div class='comment'>{paragraphs(f'Reply {n}', 1)}</div>" for n in range(2))
+    first = f"<div class='post'>{paragraphs('First', 2)}{few}</div>"
+    assert "Reply 1 0" in after(
+        drop_post_comments, f"{first}<aside>{paragraphs('Side', 6)}</aside>"
+    )
+    # ... and posts whose own text is named as a comment, in a feed named as posts, stay
+    feed = "".join(
+        f"<article class='post'><aside class='comment-author'>member{n}</aside>"
+        f"<div class='comment-content'>{paragraphs(f'Post {n}')}</div></article>"
+        for n in range(3)
+    )
+    text = after(drop_post_comments, f"<div id='postFeed'>{feed}</div>")
+    assert "Post 2 1" in text and "member2" not in text
 
 
 def test_many_cards_holding_most_of_an_article_are_a_listing_not_its_teasers() -> None:

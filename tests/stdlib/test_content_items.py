@@ -164,6 +164,25 @@ def test_a_product_description_hidden_from_the_page_comes_from_its_json_ld() -> 
     assert "Cotton blend 2" in markdown and "application" not in markdown
 
 
+def test_a_threads_posts_missing_from_the_page_come_from_its_json_ld() -> None:
+    question = "Since Tuesday's upgrade every build stops at the deploy step, whichever branch"
+    answer = "Pin the runtime's version in the settings panel; the worker has run ever since."
+    data = {"@context": "https://schema.org", "@type": "DiscussionForumPosting"}
+    data |= {"headline": "Cache trouble", "text": question}
+    data["comment"] = [{"@type": "Comment", "text": answer}]
+    menu = "".join(f"<li><a href='/s{n}'>Search scope {n}</a></li>" for n in range(8))
+    page = (
+        "<html><head><title>Cache trouble</title><script type='application/ld+json'>"
+        f"{json.dumps(data)}</script></head><body>{NAV}<main><h1>Cache trouble</h1>"
+        f"<p>{REPLY}, said the sidebar of tips on every page of the forum.</p><ul>{menu}</ul>"
+        f"</main>{FOOTER}</body></html>"
+    )
+    without, _ = to_markdown(page, "http://x/", rules=replace(content.DEFAULT, posts=False))
+    markdown, _ = to_markdown(page, "http://x/", rules=replace(content.DEFAULT, posts=True))
+    assert "the worker has run ever since" not in without
+    assert question in markdown and "the worker has run ever since" in markdown
+
+
 def test_cookie_banners_and_sign_in_forms_are_dropped_before_the_vote() -> None:
     page = lxml.html.document_fromstring(
         "<html><body><div id='cookie-banner'><p>We use cookies to improve your experience "
@@ -320,6 +339,16 @@ def test_with_linked_only_link_lines_are_labels() -> None:
     items.labels(page_blocks, kept, most=4, times=3, linked=True)
     text = kept_text(page_blocks, kept)
     assert "share" not in text and text.count("member") == 4  # a rank is no link: it stays
+
+
+def test_with_lines_a_rank_is_a_label_but_not_a_tables_repeated_value() -> None:
+    rank = posts("<div class='rank'>Member</div>")
+    cells = "".join(f"<tr><td>Port {n}</td><td>Default</td></tr>" for n in range(4))
+    _, page_blocks = parsed(f"<main>{rank}<table>{cells}</table></main>")
+    kept = [True] * len(page_blocks)
+    items.labels(page_blocks, kept, most=4, times=3, linked=True, lines=True)
+    text = kept_text(page_blocks, kept)
+    assert "member" not in text and "share" not in text and text.count("default") == 4
 
 
 def test_a_replys_quotation_of_an_earlier_post_is_not_kept_but_an_articles_quotation_is() -> None:

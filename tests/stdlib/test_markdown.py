@@ -29,6 +29,11 @@ def test_headings_paragraphs_and_inline_markup() -> None:
     )
 
 
+def test_a_heading_with_a_line_break_stays_one_line_and_its_link_whole() -> None:
+    markdown = whole('<h3><a href="/kotlin">Kotlin: <br> A modern language</a></h3>')
+    assert markdown == "### [Kotlin: A modern language](http://x/kotlin)\n"
+
+
 def test_lists_keep_their_kind_order_and_nesting() -> None:
     markdown = whole(
         "<ol><li>Open a tab</li><li>Read it<ul><li>fields</li><li>links</li></ul></li></ol>"
@@ -54,6 +59,16 @@ def test_code_blocks_are_fenced_verbatim_with_their_language() -> None:
     )
     assert "```python\ndef f(x):\n    return x * 2\n```" in markdown
     assert "````\na ``` fence inside\n````" in markdown
+
+
+def test_a_highlighted_code_block_in_the_main_content_keeps_its_spaces() -> None:
+    code = (
+        '<pre><span class="kn">from</span><span class="w"> </span><span class="nn">db</span>'
+        '<span class="w"> </span><span class="kn">import</span> <span class="n">models</span></pre>'
+    )
+    page = f"<html><body><main><h1>Models</h1><p>{SENTENCE}.</p>{code}<p>{SENTENCE}.</p></main>"
+    markdown, is_main = to_markdown(f"{page}</body></html>", "http://x/")
+    assert is_main and "```\nfrom db import models\n```" in markdown
 
 
 def test_links_and_images_are_absolute_and_links_inside_lists_stay() -> None:
