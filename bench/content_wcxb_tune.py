@@ -458,6 +458,22 @@ def candidates() -> dict[str, content.Rules]:
     found["posts comments label lines"] = replace(
         base, posts=True, cleanups=comments, label_lines=True
     )
+    # #54, the ninth round (a second helper's): text only a screen reader speaks dropped before the vote ("sr"), and
+    # a card's title said again in it dropped after ("echoes N": of at most N words).
+    base = content.DEFAULT  # the rules shipped with the posts and the comments under posts
+    screen = (*base.cleanups, "screen_reader")
+    found["sr"] = replace(base, cleanups=screen)
+    for most in (8, 16):
+        found[f"echoes {most}"] = replace(base, echoes=most)
+        found[f"sr echoes {most}"] = replace(base, cleanups=screen, echoes=most)
+    # buttons' few words and drop-downs' choices dropped before the vote ("controls")
+    found["controls"] = replace(base, cleanups=(*base.cleanups, "controls"))
+    found["sr controls"] = replace(base, cleanups=(*screen, "controls"))
+    found["sr controls echoes 16"] = replace(base, cleanups=(*screen, "controls"), echoes=16)
+    # a FAQ's hidden answers (named as answers) kept among the panels a reader opens
+    answers = tuple("hidden_answers" if c == "hidden_panels" else c for c in base.cleanups)
+    found["answers"] = replace(base, cleanups=answers)
+    found["answers sr echoes 16"] = replace(base, cleanups=(*answers, "screen_reader"), echoes=16)
     return found
 
 

@@ -334,3 +334,23 @@ def quoted(page_blocks: list[Block], kept: list[bool]) -> None:
             seen.update(runs)
         elif sum(1 for r in runs if r in seen) >= QUOTED * len(runs):
             kept[index] = False
+
+
+ECHO_WINDOW = 3  # a card's title repeated: among the kept blocks just before
+
+
+def echoes(page_blocks: list[Block], kept: list[bool], most: int) -> None:
+    """A card's title said again (an image's link, a heading for another layout, a quick-view
+    button's): a kept heading or link line of at most `most` words, at least two, that repeats
+    word for word one of the ECHO_WINDOW kept blocks before it is not kept (the reader sees it
+    once; a price or a value the next card repeats is no title and stays)."""
+    recent: list[tuple[str, ...]] = []
+    for index, block in enumerate(page_blocks):
+        if not kept[index]:
+            continue
+        said = tuple(block.words)
+        titled = block.heading or block.link_chars > LINKED * block.chars
+        if titled and 2 <= len(said) <= most and said in recent:
+            kept[index] = False
+            continue
+        recent = [*recent[1 - ECHO_WINDOW :], said]

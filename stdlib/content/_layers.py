@@ -6,6 +6,10 @@
   tab's, an accordion's answers: content hidden until chosen).
 - Dialogs a button opens over the page (a policy, a sign-in, a cart), never one holding the
   page's h1.
+- Text only a screen reader speaks (classed `sr-only`, `visually-hidden`, ...): "Regular
+  price", "Opens in a new window" beside what the page shows; never most of the page's text.
+- Controls: a button's few words ("Quick Shop", "Add to cart", "Compare") and a drop-down's
+  choices (a sort order, a filter); never a longer button (an accordion's question).
 
 All work on a parsed page (lxml) in place and only remove nodes; names read as _boilerplate's.
 """
@@ -26,11 +30,11 @@ def _hidden(element: Any) -> bool:
     return element.get("hidden") is not None or bool(_HIDDEN_STYLE.search(element.get("style", "")))
 
 
-def drop_hidden(body: Any, panels: bool = False) -> None:
+def drop_hidden(body: Any, panels: bool = False, answers: bool = False) -> None:
     hidden = [
         element
         for element in body.iter(etree.Element)
-        if _hidden(element) and not (panels and _panel(element))
+        if _hidden(element) and not (panels and _panel(element, answers))
     ]
     if not hidden:
         return
@@ -43,19 +47,29 @@ def drop_hidden(body: Any, panels: bool = False) -> None:
 # Whole words of class and id names of the panels a page shows one at a time (tabs, an
 # accordion's answers): hidden until their tab or question is chosen, and content.
 PANEL_WORDS = frozenset({"accordion", "collapse", "collapsible", "tabpanel", "pane"})
+# ... and of a question's answer a reader opens (a FAQ's "faq__answer").
+ANSWER_WORDS = frozenset({"answer", "answers", "faq", "faqs"})
 
 
-def _panel(element: Any) -> bool:
-    """Whether a hidden element is a panel a reader opens (a tab's, an accordion's)."""
+def _panel(element: Any, answers: bool = False) -> bool:
+    """Whether a hidden element is a panel a reader opens (a tab's, an accordion's; with
+    `answers`, a FAQ's answer)."""
     if element.get("role") == "tabpanel":
         return True
     parts = set(name_parts(element))
+    if answers and parts & ANSWER_WORDS:
+        return True
     return bool(parts & PANEL_WORDS) or ("tab" in parts and bool(parts & {"content", "panel"}))
 
 
 def drop_hidden_but_panels(body: Any) -> None:
     """Hidden elements go, but not the panels a reader opens (tabs, an accordion's answers)."""
     drop_hidden(body, panels=True)
+
+
+def drop_hidden_but_answers(body: Any) -> None:
+    """drop_hidden_but_panels that keeps a FAQ's hidden answers too (named as answers)."""
+    drop_hidden(body, panels=True, answers=True)
 
 
 DIALOG_ROLES = frozenset({"dialog", "alertdialog"})
@@ -108,9 +122,66 @@ def drop_named_modals(body: Any) -> None:
             element.drop_tree()
 
 
+# Whole class names of text shown only to screen readers (Bootstrap's, WordPress's, Shopify's).
+SCREEN_READER_CLASSES = frozenset(
+    {
+        "sr-only",
+        "visually-hidden",
+        "visuallyhidden",
+        "screen-reader-text",
+        "screen-reader-only",
+        "u-visually-hidden",
+        "element-invisible",
+    }
+)
+_ANY_SCREEN_READER = re.compile(
+    "|".join(("sr-only", "visually-?hidden", "screen-reader", "element-invisible")), re.I
+)
+
+
+def drop_screen_reader_text(body: Any) -> None:
+    """Text only a screen reader speaks (a class of SCREEN_READER_CLASSES: "Regular price",
+    "Opens in a new window", a skip link), never an element holding most of the page's text."""
+    found = [
+        element
+        for element in body.iter(etree.Element)
+        if element is not body
+        and _ANY_SCREEN_READER.search(element.get("class", ""))
+        and set(element.get("class", "").lower().split()) & SCREEN_READER_CLASSES
+    ]
+    if not found:
+        return
+    limit = DOMINANT * words(body)
+    for element in found:
+        if element.getparent() is not None and words(element) < limit:
+            element.drop_tree()
+
+
+CONTROL_WORDS = 4  # a button of more words is a question or a title a reader opens, not a control
+
+
+def drop_controls(body: Any) -> None:
+    """Buttons of at most CONTROL_WORDS words and drop-downs (`<select>`): what a reader
+    clicks or chooses, not what the page says; never one holding most of the page's text."""
+    found = [
+        element
+        for element in body.iter("button", "select")
+        if element.tag == "select" or words(element) <= CONTROL_WORDS
+    ]
+    if not found:
+        return
+    limit = DOMINANT * words(body)
+    for element in found:
+        if element.getparent() is not None and words(element) < limit:
+            element.drop_tree()
+
+
 CLEANUPS = {
     "hidden": drop_hidden,
+    "controls": drop_controls,
+    "screen_reader": drop_screen_reader_text,
     "modals": drop_named_modals,
     "hidden_panels": drop_hidden_but_panels,
+    "hidden_answers": drop_hidden_but_answers,
     "dialogs": drop_dialogs,
 }

@@ -152,3 +152,6 @@ class Rules:
     # A reply's quotation of an earlier post (_items.quoted): a kept block in a blockquote whose
     # words the kept blocks before it already hold dropped.
     quoted: bool = False
+    # A card's title said again (_items.echoes): a kept block of at most `echoes` words (two or
+    # more) repeating one of the few kept blocks just before it dropped; None: kept.
+    echoes: int | None = None

@@ -40,8 +40,7 @@ from ._voters import VOTERS as VOTERS
 from ._voters import justext_votes, readings
 
 MIN_MAIN_WORDS = 10
-# Every clean-up a Rules may name, by its name.
-CLEANUPS = boilerplate.CLEANUPS | layers.CLEANUPS
+CLEANUPS = boilerplate.CLEANUPS | layers.CLEANUPS  # every clean-up a Rules may name, by name
 
 
 def choose(page_blocks: list[Block], texts: list[str], rules: Rules) -> list[bool]:
@@ -337,6 +336,8 @@ def main_region(doc: Any, rules: Rules = DEFAULT) -> tuple[Any | None, bool]:
     filling.widen(page_blocks, kept, rules)
     if rules.quoted:
         items.quoted(page_blocks, kept)
+    if rules.echoes is not None:
+        items.echoes(page_blocks, kept, rules.echoes)
     if rules.labels is not None:
         most, times = rules.labels, rules.label_times
         items.labels(page_blocks, kept, most, times, rules.label_links, rules.label_lines)

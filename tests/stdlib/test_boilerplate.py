@@ -20,10 +20,13 @@ from taskplate.stdlib.content._boilerplate import (
     unwrap_layout_forms,
 )
 from taskplate.stdlib.content._layers import (
+    drop_controls,
     drop_dialogs,
     drop_hidden,
+    drop_hidden_but_answers,
     drop_hidden_but_panels,
     drop_named_modals,
+    drop_screen_reader_text,
 )
 from taskplate.stdlib.content._markdown import to_markdown
 from taskplate.stdlib.content._selection import main_content
@@ -217,6 +220,17 @@ def test_hidden_panels_a_reader_opens_stay_when_panels_are_spared() -> None:
     assert "Second tab" not in after(drop_hidden, page)  # the clean-up shipped before: all go
 
 
+def test_a_faqs_hidden_answers_stay_when_answers_are_spared() -> None:
+    page = (
+        f"{paragraphs('Body', 4)}<div class='faq__question'>What is a certificate?</div>"
+        "<div class='faq__answer' style='display: none;'>A short course's record.</div>"
+        "<div class='mobile-copy' hidden>Other layout.</div>"
+    )
+    text = after(drop_hidden_but_answers, page)
+    assert "A short course's record." in text and "Other layout" not in text
+    assert "A short course" not in after(drop_hidden_but_panels, page)
+
+
 def test_dialogs_are_dropped_whatever_their_words_but_not_one_holding_the_title() -> None:
     page = (
         f"{paragraphs('Body', 2)}<div role='dialog' aria-modal='true'>{paragraphs('Policy', 9)}"
@@ -240,6 +254,28 @@ def test_layers_named_as_modals_are_dropped_but_not_a_gloss_nor_one_holding_ever
     assert "Terms" not in text and "Sign up" not in text
     shown = f"<div class='modal-page'><h1>The page's title</h1>{paragraphs('Shown', 1)}</div>"
     assert "Shown 0" in after(drop_named_modals, shown)
+
+
+def test_screen_reader_text_is_dropped_but_not_one_holding_the_page() -> None:
+    page = (
+        f"{paragraphs('Body', 2)}<p><span class='visually-hidden'>Regular price</span> $19.99"
+        "</p><a class='skip sr-only' href='#main'>Skip to content</a>"
+    )
+    text = after(drop_screen_reader_text, page)
+    assert "Body 1" in text and "$19.99" in text
+    assert "Regular price" not in text and "Skip to" not in text
+    whole = f"<div class='screen-reader-text'>{paragraphs('Spoken', 3)}</div>"
+    assert "Spoken 2" in after(drop_screen_reader_text, whole)
+
+
+def test_controls_are_dropped_but_not_a_longer_button() -> None:
+    page = (
+        f"{paragraphs('Body', 2)}<button>Quick shop</button><select><option>Price, low to high"
+        "</option></select><button class='accordion'>How long does a repair take?</button>"
+    )
+    text = after(drop_controls, page)
+    assert "Body 1" in text and "How long does a repair take" in text
+    assert "Quick shop" not in text and "low to high" not in text
 
 
 def test_comments_under_a_post_are_dropped_but_not_a_thread_of_replies() -> None:

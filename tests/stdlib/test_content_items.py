@@ -363,3 +363,19 @@ def test_a_replys_quotation_of_an_earlier_post_is_not_kept_but_an_articles_quota
     kept = [True] * len(page_blocks)
     items.quoted(page_blocks, kept)
     assert kept == [True, False, True, True]
+
+
+def test_a_cards_title_said_again_is_kept_once_but_a_line_far_apart_stays() -> None:
+    def card(name: str) -> str:
+        return (
+            f"<div class='card'><a href='/p'>{name} coffee</a><h3><a href='/p'>{name} coffee</a>"
+            f"</h3><p>$19.99</p><p>Dark roast, fair trade beans from {name}.</p></div>"
+        )
+
+    page = f"<main>{card('Blue')}{card('Red')}<p>Blue coffee</p></main>"
+    _, page_blocks = parsed(page)
+    kept = [True] * len(page_blocks)
+    items.echoes(page_blocks, kept, most=16)
+    text = kept_text(page_blocks, kept)
+    assert text.count("red coffee") == 1 and text.count("19 99") == 2
+    assert text.count("blue coffee") == 2  # the card's title once, and the line far below it
