@@ -339,11 +339,13 @@ def quoted(page_blocks: list[Block], kept: list[bool]) -> None:
 ECHO_WINDOW = 3  # a card's title repeated: among the kept blocks just before
 
 
-def echoes(page_blocks: list[Block], kept: list[bool], most: int) -> None:
+def echoes(page_blocks: list[Block], kept: list[bool], most: int | None) -> None:
     """A card's title said again (an image's link, a heading for another layout, a quick-view
     button's): a kept heading or link line of at most `most` words, at least two, that repeats
     word for word one of the ECHO_WINDOW kept blocks before it is not kept (the reader sees it
-    once; a price or a value the next card repeats is no title and stays)."""
+    once; a price or a value the next card repeats is no title and stays). None: none dropped."""
+    if most is None:
+        return
     recent: list[tuple[str, ...]] = []
     for index, block in enumerate(page_blocks):
         if not kept[index]:

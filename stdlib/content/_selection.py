@@ -336,8 +336,7 @@ def main_region(doc: Any, rules: Rules = DEFAULT) -> tuple[Any | None, bool]:
     filling.widen(page_blocks, kept, rules)
     if rules.quoted:
         items.quoted(page_blocks, kept)
-    if rules.echoes is not None:
-        items.echoes(page_blocks, kept, rules.echoes)
+    items.echoes(page_blocks, kept, rules.echoes)
     if rules.labels is not None:
         most, times = rules.labels, rules.label_times
         items.labels(page_blocks, kept, most, times, rules.label_links, rules.label_lines)
