@@ -104,7 +104,11 @@ def test_the_typescript_sdk_over_http_with_a_token(
 
 
 def inspector(node: Path, home: Path, target: list[str], *args: str) -> tuple[int, Any]:
-    done = run_node(node, [INSPECTOR, "--cli", *target, *args], node_env(home))
+    # The Inspector gives a server 15 s to answer its start, which a fresh `dsl serve` beside a
+    # busy suite (load 13 on 2 cores) overran; its own message says to raise it for a slow server.
+    # How fast `dsl serve` starts is tests/server/test_front.py's and bench/start.py's to hold.
+    command = [INSPECTOR, "--cli", "--connect-timeout", "60000", *target, *args]
+    done = run_node(node, command, node_env(home))
     try:
         return done.returncode, last_json(done.stdout)
     except ValueError:
