@@ -105,7 +105,15 @@ class Session(SessionContexts):
             await page.close()
             return
         self.registry.reserve_tab(self)
-        tab = await self._register(page)
+        try:
+            tab = await self._register(page)
+        except Exception:
+            if not page.is_closed():
+                raise
+            # closed while it was adopted (its window gone, its session closing): nothing to
+            # adopt, and no error for a listener to raise into the connection's next call
+            self._closed(next((t.id for t in self.tabs.values() if t.page is page), ""))
+            return
         tab.opened_by = opener_tab.id
         # A popup's first request may leave before its guard is attached: check where it went.
         why = await self.policy.refusal_async(page.url) if page.url != "about:blank" else None
