@@ -36,10 +36,16 @@ def drop_hidden(body: Any, panels: bool = False, answers: bool = False) -> None:
         for element in body.iter(etree.Element)
         if _hidden(element) and not (panels and _panel(element, answers))
     ]
-    if not hidden:
+    _drop_minor(body, hidden)
+
+
+def _drop_minor(body: Any, found: list[Any]) -> None:
+    """Each of `found` still in the page dropped, never the body nor one holding DOMINANT of the
+    page's words (a page that is all of it)."""
+    if not found:
         return
     limit = DOMINANT * words(body)
-    for element in hidden:
+    for element in found:
         if element.getparent() is not None and element is not body and words(element) < limit:
             element.drop_tree()
 
@@ -149,12 +155,7 @@ def drop_screen_reader_text(body: Any) -> None:
         and _ANY_SCREEN_READER.search(element.get("class", ""))
         and set(element.get("class", "").lower().split()) & SCREEN_READER_CLASSES
     ]
-    if not found:
-        return
-    limit = DOMINANT * words(body)
-    for element in found:
-        if element.getparent() is not None and words(element) < limit:
-            element.drop_tree()
+    _drop_minor(body, found)
 
 
 CONTROL_WORDS = 4  # a button of more words is a question or a title a reader opens, not a control
@@ -168,12 +169,7 @@ def drop_controls(body: Any) -> None:
         for element in body.iter("button", "select")
         if element.tag == "select" or words(element) <= CONTROL_WORDS
     ]
-    if not found:
-        return
-    limit = DOMINANT * words(body)
-    for element in found:
-        if element.getparent() is not None and words(element) < limit:
-            element.drop_tree()
+    _drop_minor(body, found)
 
 
 CLEANUPS = {

@@ -29,9 +29,22 @@ def _things(value: Any) -> Iterator[dict[str, Any]]:
                 yield from _things(value[key])
 
 
+_PRODUCTS = frozenset({"Product", "ProductGroup"})  # a product's kinds
+
+
 def description(scripts: list[str]) -> str:
     """The longest description of a schema.org Product (or ProductGroup) in the scripts."""
     found = ""
+    for thing in _of_kinds(scripts, _PRODUCTS):
+        said = thing.get("description")
+        if isinstance(said, str) and len(said) > len(found):
+            found = " ".join(said.split())
+    return found
+
+
+def _of_kinds(scripts: list[str], wanted: frozenset[str]) -> Iterator[dict[str, Any]]:
+    """The things of the scripts' JSON-LD whose @type is one of `wanted` (a script that is not
+    JSON skipped)."""
     for text in scripts:
         try:
             data = json.loads(text)
@@ -40,12 +53,8 @@ def description(scripts: list[str]) -> str:
         for thing in _things(data):
             kinds = thing.get("@type")
             kinds = kinds if isinstance(kinds, list) else [kinds]
-            if not {"Product", "ProductGroup"} & {str(k) for k in kinds}:
-                continue
-            said = thing.get("description")
-            if isinstance(said, str) and len(said) > len(found):
-                found = " ".join(said.split())
-    return found
+            if wanted & {str(k) for k in kinds}:
+                yield thing
 
 
 def add_description(main: Any, scripts: list[str]) -> None:
@@ -76,20 +85,11 @@ def posts(scripts: list[str]) -> list[str]:
     """The texts of a thread's posts and replies in the scripts (schema.org
     DiscussionForumPosting, SocialMediaPosting or Question, their comments and answers)."""
     found: list[str] = []
-    for text in scripts:
-        try:
-            data = json.loads(text)
-        except ValueError:
-            continue
-        for thing in _things(data):
-            kinds = thing.get("@type")
-            kinds = kinds if isinstance(kinds, list) else [kinds]
-            if not _POSTS & {str(k) for k in kinds}:
-                continue
-            for post in _replies(thing):
-                said = post.get("text") or post.get("articleBody")
-                if isinstance(said, str) and said.strip() and said not in found:
-                    found.append(said)
+    for thing in _of_kinds(scripts, _POSTS):
+        for post in _replies(thing):
+            said = post.get("text") or post.get("articleBody")
+            if isinstance(said, str) and said.strip() and said not in found:
+                found.append(said)
     return found
 
 
