@@ -460,7 +460,15 @@ def candidates() -> dict[str, content.Rules]:
     )
     # #54, the ninth round (a second helper's): text only a screen reader speaks dropped before the vote ("sr"), and
     # a card's title said again in it dropped after ("echoes N": of at most N words).
-    base = content.DEFAULT  # the rules shipped with the posts and the comments under posts
+    # "before echoes": the rules shipped with the posts and the comments under posts, the base
+    # of this round's candidates; "answers sr controls echoes 16" is shipped.
+    undo = {"hidden_answers": "hidden_panels", "screen_reader": "", "controls": ""}
+    base = replace(
+        content.DEFAULT,
+        cleanups=tuple(undo.get(c, c) for c in content.DEFAULT.cleanups if undo.get(c, c)),
+        echoes=None,
+    )
+    found["before echoes"] = base
     screen = (*base.cleanups, "screen_reader")
     found["sr"] = replace(base, cleanups=screen)
     for most in (8, 16):
@@ -474,6 +482,9 @@ def candidates() -> dict[str, content.Rules]:
     answers = tuple("hidden_answers" if c == "hidden_panels" else c for c in base.cleanups)
     found["answers"] = replace(base, cleanups=answers)
     found["answers sr echoes 16"] = replace(base, cleanups=(*answers, "screen_reader"), echoes=16)
+    found["answers sr controls echoes 16"] = replace(
+        base, cleanups=(*answers, "screen_reader", "controls"), echoes=16
+    )
     return found
 
 

@@ -8,7 +8,6 @@
   title or most of the page's text.
 - An article body split by ad rows into several containers of the same tag and class: the
   parts are joined into the first, so the selector sees one body instead of taking the first.
-
 - A form holding most of the page's words (the whole page, a thread inside a moderation form)
   is its layout, not a widget: it becomes a plain container, as trafilatura treats it.
 - Elements hidden by their own markup, and dialogs: _layers.py.
@@ -180,7 +179,6 @@ def _drop_named(body: Any, named: frozenset[str], any_name: re.Pattern[str], kin
     """The blocks whose class or id holds one of `named` as a whole word (any case; `any_name`
     finds a candidate quickly), or whose schema.org itemtype ends with `kind` (never `article`
     or `main`, nor one holding the title or most of the page's text)."""
-    limit = DOMINANT * words(body)
     found = []
     for element in body.iter(etree.Element):
         names = f"{element.get('class', '')} {element.get('id', '')}"
@@ -191,6 +189,7 @@ def _drop_named(body: Any, named: frozenset[str], any_name: re.Pattern[str], kin
             and set(name_parts(element)) & named
         ):
             found.append(element)
+    limit = DOMINANT * words(body) if found else 0
     for element in found:
         if (
             element.getparent() is not None
@@ -320,9 +319,10 @@ def drop_post_comments(body: Any) -> None:
     """The comments under posts (a Q&A answer's remarks): blocks named as comments (not as a post)
     in an element named as a post, answer or question with other text and no such post inside, in
     two posts or more (replies under a first post are the thread); never the title nor most words."""
-    counted: dict[Any, int] = {body: words(body)}  # each element's words, counted once
+    comments = [e for e in body.iter(etree.Element) if e is not body and _post_comments(e)]
+    counted: dict[Any, int] = {body: words(body) if comments else 0}  # counted once, if needed
     limit, found = DOMINANT * counted[body], list[tuple[Any, Any]]()
-    for element in [e for e in body.iter(etree.Element) if _post_comments(e)]:
+    for element in comments:
         above = list(element.iterancestors())
         if next(element.iter("h1"), None) is not None:
             continue

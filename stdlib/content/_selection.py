@@ -230,18 +230,15 @@ def _nearest(decisions: list[bool | None]) -> list[bool]:
     return out
 
 
-# The rules that raise the cross-validated F1 of every corpus of bench/content.py (the article
-# pages, readability's test pages) or leave it unchanged (docs/benchmarks.md: every run, and the two
-# rules costing readability's 0.0002 each); jusText as a fourth voter, link lines needing every
-# vote, small captions dropped and the run's copy spending first help one corpus and hurt the other.
-# WCXB dev's (bench/content_wcxb_tune.py, folds by domain and type): items to post_comments below;
-# label_lines costs the article pages 0.0005; fill only with fill_grow (else the article pages
-# 0.9693), lone only after the answer's start, without link lines under 5 words (else 0.006 less),
-# fill_else under 300 words on a page declaring an article (for any answer the article pages 0.968).
+# The rules raising the cross-validated F1 of bench/content.py's corpora or leaving it (docs/
+# benchmarks.md; jusText voting, link lines needing every vote, small captions dropped help one
+# corpus and hurt the other), and WCXB dev's (bench/content_wcxb_tune.py, folds by domain and type):
+# items to echoes; label_lines costs the article pages 0.0005, fill without fill_grow 0.008, lone
+# before the answer's start or with link lines under 5 words 0.006, fill_else for any answer 0.01.
 DEFAULT = Rules(
     cleanups=(
         "forms",
-        "hidden_panels",
+        "hidden_answers",
         "nested_listings",
         "named_boilerplate",
         "split_body",
@@ -251,6 +248,8 @@ DEFAULT = Rules(
         "dialogs",
         "modals",
         "post_comments",
+        "screen_reader",
+        "controls",
     ),
     voters=("trafilatura", "precision", "readability"),
     votes=2,
@@ -287,6 +286,7 @@ DEFAULT = Rules(
     label_links=True,
     titles=1.0,
     quoted=True,
+    echoes=16,
 )
 # The rules before hidden elements, repeats, quotes and the article's start: bench/content.py's.
 BEFORE = Rules(

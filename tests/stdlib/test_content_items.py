@@ -379,3 +379,46 @@ def test_a_cards_title_said_again_is_kept_once_but_a_line_far_apart_stays() -> N
     text = kept_text(page_blocks, kept)
     assert text.count("red coffee") == 1 and text.count("19 99") == 2
     assert text.count("blue coffee") == 2  # the card's title once, and the line far below it
+
+
+def test_a_shops_grid_reads_each_card_once_without_spoken_labels_and_buttons() -> None:
+    """The shipped rules on a shop's grid: a card's title said again (its image's link), the
+    "Regular price" only a screen reader speaks and the "Quick shop" button go; its title,
+    price and text stay."""
+
+    def card(name: str) -> str:
+        return (
+            f"<div class='product-card'><a href='/p/{name}'>{name} roast coffee</a>"
+            f"<h3><a href='/p/{name}'>{name} roast coffee</a></h3><p><span class="
+            f"'visually-hidden'>Regular price</span> $19.99</p><p>Whole beans from {name} "
+            f"farms, roasted each week and sent within two days.</p><button>Quick shop</button>"
+            "</div>"
+        )
+
+    names = ("Dark", "Light", "House", "Winter", "Morning", "Evening")
+    page = (
+        f"<html><body>{NAV}<main><h1>Coffee</h1><div class='grid'>"
+        f"{''.join(card(n) for n in names)}</div></main>{FOOTER}</body></html>"
+    )
+    text = to_markdown(page, "https://shop.test/coffee")[0]
+    for name in names:
+        assert text.count(f"{name} roast coffee") == 1, text
+    assert text.count("$19.99") == len(names) and "Whole beans from Winter" in text
+    assert "Regular price" not in text and "Quick shop" not in text
+
+
+def test_a_faqs_answers_hidden_until_opened_are_read() -> None:
+    faq = "".join(
+        f"<div class='faq__item'><div class='faq__question'>How fresh are the beans {n}?</div>"
+        f"<div class='faq__answer' style='display: none'>Roasted in the week you order them {n}"
+        ", never older than seven days when they leave the roastery for your door.</div></div>"
+        for n in range(3)
+    )
+    page = (
+        f"<html><body>{NAV}<main><h1>Coffee</h1><p>Our coffee is roasted in small batches "
+        f"every week.</p><h2>Questions</h2>{faq}</main>{FOOTER}</body></html>"
+    )
+    text = to_markdown(page, "https://shop.test/coffee")[0]
+    assert all(f"Roasted in the week you order them {n}" in text for n in range(3)), text
+    hidden = replace(content.DEFAULT, cleanups=("hidden_panels",))  # the clean-up before
+    assert "Roasted in the week" not in to_markdown(page, "https://shop.test/c", rules=hidden)[0]
