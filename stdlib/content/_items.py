@@ -13,6 +13,7 @@ reply's quotation of an earlier post the answer holds already is dropped (`quote
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -49,8 +50,12 @@ def words(page_blocks: list[Block], kept: list[bool]) -> int:
 
 
 def _shape(element: Any) -> tuple[str, str]:
-    names = _DIGITS.sub("", " ".join(sorted((element.get("class") or "").split())))
-    return element.tag, names
+    return element.tag, _class_shape(element.get("class") or "")
+
+
+@functools.lru_cache(maxsize=4096)  # a page's few hundred class names, read for every group
+def _class_shape(names: str) -> str:
+    return _DIGITS.sub("", " ".join(sorted(names.split())))
 
 
 def _in_chrome(element: Any) -> bool:
