@@ -114,10 +114,9 @@ demo: bootstrap
 
 # Test files spread over TEST_WORKERS processes (pytest-xdist), a file's tests in one of them so
 # its module fixtures (a Chromium, a server) start once: the suite runs in about a third of the
-# time of one process on 2 cores. `make test TEST_WORKERS=0` runs it in one process. The files go
-# out longest first (tests/conftest.py LONG), not in xdist's order by count.
+# time of one process on 2 cores. `make test TEST_WORKERS=0` runs it in one process.
 TEST_WORKERS ?= 4
-PYTEST := $(BIN)/python -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
+PYTEST := $(BIN)/python -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile
 
 test: bootstrap
 	$(PYTEST)

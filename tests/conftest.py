@@ -32,48 +32,6 @@ PUBLIC_HOST = (
 NOWHERE_HOST = "nowhere.test"  # a name Chromium cannot resolve: ERR_NAME_NOT_RESOLVED
 
 
-# The files whose tests take longest together (seconds, summed per file from `pytest
-# --durations=0` in a whole run on 2 busy cores). `make test` hands the files to its workers
-# longest first (and the rest by how many tests they hold, as xdist's own order), so that none of
-# these starts last and runs alone while the other workers idle: xdist's order by count alone
-# started the wheel's install and mypy last.
-LONG = {
-    "tests/cli/test_repair.py": 272,
-    "tests/server/test_front.py": 258,
-    "tests/cli/test_record_and_test.py": 250,
-    "tests/interop/test_clients.py": 197,
-    "tests/test_install.py": 192,
-    "tests/server/test_ui.py": 186,
-    "tests/server/test_scale_out.py": 170,
-    "tests/interpreter/test_healing_lists.py": 164,
-    "tests/interop/test_tasks.py": 163,
-    "tests/cli/test_repair_apply.py": 162,
-    "tests/server/test_hostile_bytes.py": 160,
-    "tests/server/test_load_balancer.py": 160,
-    "tests/cli/test_repair_drawn.py": 144,
-    "tests/server/test_protocol_versions.py": 143,
-    "tests/browser/test_endpoints.py": 140,
-    "tests/server/test_tasks.py": 137,
-    "tests/server/test_http_security.py": 133,
-    "tests/test_lint.py": 128,
-    "tests/cli/test_repair_lists.py": 117,
-    "tests/server/test_llm_extract.py": 116,
-}
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Each file's tests kept together, the LONG files first, longest first, then the others by
-    how many tests they hold (a file named in LONG that is gone is an error, not a quiet slip)."""
-    gone = [name for name in LONG if not (config.rootpath / name).is_file()]
-    if gone:
-        raise pytest.UsageError(f"tests/conftest.py LONG names files that are gone: {gone}")
-    files: dict[str, list[pytest.Item]] = {}
-    for item in items:
-        files.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
-    order = sorted(files, key=lambda name: (-LONG.get(name, 0), -len(files[name])))
-    items[:] = [item for name in order for item in files[name]]
-
-
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
     with watching(item.nodeid, capture=item.config.pluginmanager.getplugin("capturemanager")):
