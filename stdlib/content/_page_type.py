@@ -9,13 +9,12 @@ dev split, cross-validated by domain; docs/reading.md has the figures).
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
 from collections import Counter
 from typing import Any
-
-from lxml import etree
 
 from ._page_type_weights import BIAS, FEATURES, MEANS, SDS, WEIGHTS
 
@@ -52,7 +51,6 @@ _MARK = re.compile(
     "(?<![a-z])(?:" + "|".join(f"(?P<{m}>{'|'.join(h)})" for m, h in MARKS.items()) + ")"
 )
 _PRICE = re.compile(r"[$€£¥₹]\s?\d|\d\s?(?:€|USD|EUR|GBP)\b")
-_PARSER = etree.HTMLParser()  # lxml.html's options, without its element classes
 _LD_TYPE = re.compile(r'"@type"\s*:\s*(\[[^\]]*\]|"[^"]*")')
 
 
@@ -137,7 +135,9 @@ def features(doc: Any) -> dict[str, float]:
     return found
 
 
-_text = etree.XPath("string()")  # an element's text, as lxml.html's text_content reads it
+def _text(element: Any) -> str:
+    """An element's text, as lxml.html's text_content reads it (its string value)."""
+    return str(element.xpath("string()"))
 
 
 def _drop_tree(element: Any) -> None:
@@ -162,12 +162,23 @@ def scores(found: dict[str, float]) -> dict[str, float]:
     }
 
 
+@functools.cache
+def _parser() -> Any:
+    """lxml.html's parser options without its element classes (a third of page_type's time);
+    lxml imported here, not for `dsl validate`."""
+    from lxml import etree
+
+    return etree.HTMLParser()
+
+
 def page_type(html: str) -> str:
     """The kind of page the HTML is; "other" when it holds almost no text or cannot be read."""
+    from lxml import etree
+
     if not html.strip():
         return OTHER
     try:
-        doc = etree.fromstring(html, _PARSER)  # as lxml.html.document_fromstring parses it
+        doc = etree.fromstring(html, _parser())  # as lxml.html.document_fromstring parses it
     except (ValueError, etree.ParserError):
         return OTHER
     if doc is None:
