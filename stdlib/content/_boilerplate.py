@@ -28,6 +28,7 @@ from typing import Any
 from lxml import etree
 
 from ._blocks import Block
+from ._names import may_be_named, name_parts, parts_of
 
 # Single words of class and id names that mark a block as not the page's own content.
 BOILERPLATE_WORDS = frozenset(
@@ -50,14 +51,14 @@ BOILERPLATE_WORDS = frozenset(
 # Pairs that name a listing of other content ("latest-news", "moreStories").
 LISTING_FIRST = frozenset({"latest", "more"})
 LISTING_SECOND = frozenset({"news", "stories", "posts", "articles", "videos"})
+_NAMED_WORDS = BOILERPLATE_WORDS | LISTING_FIRST  # in every name _names_boilerplate takes
 
 MAJORITY = 0.5  # a nested article holding this share of its outer article is the story itself
 DOMINANT = 0.4  # a block holding this share of the page's words is never dropped as boilerplate
 MIN_PART_WORDS = 20  # a split body's part has paragraphs of at least this many words
 
-_NAME_PARTS = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])")
 _WORD = re.compile(r"\w+")
-_ANY_NAME = re.compile("|".join(sorted(BOILERPLATE_WORDS | LISTING_FIRST)), re.IGNORECASE)
+_ANY_NAME = re.compile("|".join(sorted(_NAMED_WORDS)), re.IGNORECASE)
 
 
 def _named_candidates(body: Any) -> list[Any]:
@@ -75,12 +76,6 @@ def _named_candidates(body: Any) -> list[Any]:
         ):
             found.append(element)
     return found
-
-
-def name_parts(element: Any) -> list[str]:
-    """The lowercase words of an element's class and id names ("relatedPosts": related, posts)."""
-    names = f"{element.get('class', '')} {element.get('id', '')}"
-    return [part.lower() for part in _NAME_PARTS.findall(names)]
 
 
 def words(element: Any) -> int:
@@ -123,11 +118,13 @@ def drop_nested_teasers_but_listings(body: Any) -> None:
 
 def _names_boilerplate(element: Any) -> bool:
     names = f"{element.get('class', '')} {element.get('id', '')}"
-    parts = {part.lower() for part in _NAME_PARTS.findall(names)}
+    parts = set(parts_of(names))
     return bool(parts & BOILERPLATE_WORDS) or bool(parts & LISTING_FIRST and parts & LISTING_SECOND)
 
 
 def drop_named_boilerplate(body: Any) -> None:
+    if not may_be_named(body, _NAMED_WORDS):
+        return
     named = [element for element in _named_candidates(body) if _names_boilerplate(element)]
     if not named:
         return
@@ -179,6 +176,8 @@ def _drop_named(body: Any, named: frozenset[str], any_name: re.Pattern[str], kin
     """The blocks whose class or id holds one of `named` as a whole word (any case; `any_name`
     finds a candidate quickly), or whose schema.org itemtype ends with `kind` (never `article`
     or `main`, nor one holding the title or most of the page's text)."""
+    if not kind and not may_be_named(body, named):
+        return
     found = []
     for element in body.iter(etree.Element):
         names = f"{element.get('class', '')} {element.get('id', '')}"
@@ -283,9 +282,7 @@ def drop_consent_and_sign_in(body: Any) -> None:
 def names_consent(element: Any) -> bool:
     """Whether an element's class or id names it as a cookie or consent banner (whole words)."""
     names = f"{element.get('class', '')} {element.get('id', '')}"
-    return bool(_ANY_CONSENT.search(names)) and bool(
-        {p.lower() for p in _NAME_PARTS.findall(names)} & CONSENT_WORDS
-    )
+    return bool(_ANY_CONSENT.search(names)) and bool(set(parts_of(names)) & CONSENT_WORDS)
 
 
 def drop_kept_banners(page_blocks: list[Block], kept: list[bool]) -> None:
@@ -319,6 +316,8 @@ def drop_post_comments(body: Any) -> None:
     """The comments under posts (a Q&A answer's remarks): blocks named as comments (not as a post)
     in an element named as a post, answer or question with other text and no such post inside, in
     two posts or more (replies under a first post are the thread); never the title nor most words."""
+    if not may_be_named(body, POST_COMMENT_WORDS):
+        return
     comments = [e for e in body.iter(etree.Element) if e is not body and _post_comments(e)]
     counted: dict[Any, int] = {body: words(body) if comments else 0}  # counted once, if needed
     limit, found = DOMINANT * counted[body], list[tuple[Any, Any]]()

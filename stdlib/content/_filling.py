@@ -12,8 +12,9 @@ from itertools import islice, pairwise
 from typing import Any
 
 from ._blocks import SHORT, Block
-from ._boilerplate import COMMENT_WORDS, name_parts
+from ._boilerplate import COMMENT_WORDS
 from ._items import CHROME, LINKED, groups, tallies
+from ._names import name_parts
 from ._page_type import declares_article
 from ._rules import Rules
 

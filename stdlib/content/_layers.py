@@ -17,11 +17,12 @@ All work on a parsed page (lxml) in place and only remove nodes; names read as _
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
 from lxml import etree
 
-from ._boilerplate import DOMINANT, name_parts, words
+from ._boilerplate import DOMINANT, words
+from ._names import may_be_named, name_parts
 
 _HIDDEN_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\b", re.I)
 
@@ -30,10 +31,14 @@ def _hidden(element: Any) -> bool:
     return element.get("hidden") is not None or bool(_HIDDEN_STYLE.search(element.get("style", "")))
 
 
+# What may be hidden by its own markup (as body.iter would find them, in document order)
+_MARKED = etree.XPath("descendant-or-self::*[@hidden or @style]")
+
+
 def drop_hidden(body: Any, panels: bool = False, answers: bool = False) -> None:
     hidden = [
         element
-        for element in body.iter(etree.Element)
+        for element in cast("list[Any]", _MARKED(body))
         if _hidden(element) and not (panels and _panel(element, answers))
     ]
     _drop_minor(body, hidden)
@@ -79,6 +84,7 @@ def drop_hidden_but_answers(body: Any) -> None:
 
 
 DIALOG_ROLES = frozenset({"dialog", "alertdialog"})
+_DIALOG_LIKE = etree.XPath("descendant::*[self::dialog or @role or @aria-modal]")
 
 
 def drop_dialogs(body: Any) -> None:
@@ -87,9 +93,8 @@ def drop_dialogs(body: Any) -> None:
     whatever its words (a refund policy's dialog outweighs a product's page)."""
     found = [
         element
-        for element in body.iter(etree.Element)
-        if element is not body
-        and (
+        for element in cast("list[Any]", _DIALOG_LIKE(body))
+        if (
             element.tag == "dialog"
             or element.get("role") in DIALOG_ROLES
             or element.get("aria-modal") == "true"
@@ -111,6 +116,8 @@ def drop_named_modals(body: Any) -> None:
     policy, a newsletter sign-up, a cart; only containers (a `<div>`, a `<section>`: not a link
     or a span, a word's gloss inside the text), never one holding every h1 of the page (a page
     shown in one), whatever its words (as the dialogs)."""
+    if not may_be_named(body, MODAL_WORDS):
+        return
     found = [
         element
         for element in body.iter(etree.Element)
@@ -148,6 +155,8 @@ _ANY_SCREEN_READER = re.compile(
 def drop_screen_reader_text(body: Any) -> None:
     """Text only a screen reader speaks (a class of SCREEN_READER_CLASSES: "Regular price",
     "Opens in a new window", a skip link), never an element holding most of the page's text."""
+    if not may_be_named(body, SCREEN_READER_CLASSES):
+        return
     found = [
         element
         for element in body.iter(etree.Element)
