@@ -26,10 +26,11 @@ from collections import Counter
 from pathlib import Path
 
 import _setup
-import lxml.html
 import wcxb
 
 from taskplate.stdlib.content import _page_type as classifier
+from taskplate.stdlib.content import _parse as reader
+from taskplate.stdlib.content._parse import parse
 
 WEIGHTS = _setup.ROOT / "stdlib" / "content" / "_page_type_weights.py"
 STRENGTHS = (0.01, 0.03, 0.1, 0.3)  # sklearn's C: the inverse of the regularisation
@@ -37,13 +38,16 @@ FOLDS = 5
 
 
 def _features(html: bytes) -> dict[str, float]:
-    text = html.decode("utf-8", errors="replace")
-    return classifier.features(lxml.html.document_fromstring(text)) if text.strip() else {}
+    """The page's features as the product reads them: from the reader's parse."""
+    scripts: list[str] = []
+    doc = parse(html.decode("utf-8", errors="replace"), scripts)
+    return {} if doc is None else classifier.features(doc, scripts)
 
 
 def table(pages: list[wcxb.Page]) -> tuple[list[str], list[list[float]]]:
     """Every page's features, kept in the corpus folder until _page_type.py changes."""
-    source = hashlib.sha256(Path(classifier.__file__).read_bytes()).hexdigest()[:16]
+    read = (Path(m.__file__ or "").read_bytes() for m in (classifier, reader))
+    source = hashlib.sha256(b"".join(read)).hexdigest()[:16]
     kept = wcxb.FOLDER / f"features-{source}.json"
     if kept.exists():
         found = json.loads(kept.read_text(encoding="utf-8"))
@@ -171,19 +175,21 @@ def save(
 
 def speed(pages: list[wcxb.Page], rounds: int = 5, every: int = 30) -> None:
     """CPU ms a page of the conversion each reading answer runs (get_page_content's
-    `render_typed`, Markdown of the main content) with and without `page_type`, on every
+    `render_typed`, Markdown of the main content and `pageType` from one parse) against the
+    Markdown alone and `page_type` alone, on every
     `every`th dev page: interleaved page by page in a rotating order, the median of rounds and
     its spread; CPU time of this process, the machine being shared."""
-    from taskplate.stdlib.reading.get_page_content import render, render_typed
+    from taskplate.stdlib.content import to_markdown
+    from taskplate.stdlib.reading.get_page_content import render_typed
 
     sample = [(p.html.decode("utf-8", errors="replace"), p.url) for p in pages[::every]]
     ways = {
-        "markdown (render)": lambda h, u: render(h, u, "markdown", True),
+        "markdown (to_markdown)": lambda h, u: to_markdown(h, u, True),
         "markdown + pageType (render_typed)": lambda h, u: render_typed(h, u, "markdown", True),
         "pageType alone": lambda h, u: classifier.page_type(h),
     }
     names, times = list(ways), {name: [] for name in ways}  # type: ignore[var-annotated]
-    render(*sample[0], "markdown", True)  # stopwords and models loaded, as in a warm worker
+    to_markdown(*sample[0], True)  # stopwords and models loaded, as in a warm worker
     for _ in range(rounds):
         spent = dict.fromkeys(names, 0.0)
         for index, (html, url) in enumerate(sample):

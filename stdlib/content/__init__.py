@@ -12,7 +12,7 @@ from taskplate.contract import lazy_names
 
 if TYPE_CHECKING:
     from ._conversion import conversion_workers, convert, warm_workers
-    from ._markdown import to_html, to_links, to_markdown, to_text
+    from ._markdown import read_typed, to_html, to_links, to_markdown, to_text
     from ._needs_script import needs_script
     from ._page_type import PAGE_TYPES, page_type
 
@@ -24,6 +24,7 @@ __all__ = [
     "convert",
     "needs_script",
     "page_type",
+    "read_typed",
     "to_html",
     "to_links",
     "to_markdown",

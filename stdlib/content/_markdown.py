@@ -5,7 +5,7 @@ links, with absolute links; pure functions of HTML text, no browser.
 from __future__ import annotations
 
 import re
-from typing import Any, cast
+from typing import Any
 from urllib.parse import urljoin
 
 import lxml.html
@@ -13,20 +13,15 @@ import lxml.html
 from . import _selection as content
 from . import _structured
 from ._blocks import BLOCK_TAGS
+from ._page_type import OTHER, page_type_of
+from ._parse import parse
 
 _BLANK_RUNS = re.compile(r"\n{3,}")
-# As trafilatura's own loader parses: comments and processing instructions never reach a voter.
-# React writes `<!-- -->` between the text nodes of a paragraph; kept, they cut its text in
-# pieces that trafilatura's voters then drop together (bench/content.py, React-built pages).
-_PARSER = lxml.html.HTMLParser(remove_comments=True, remove_pis=True)
-
-
 # What starts a block of its own: the block-level tags main-content selection cuts the page's
 # text at (_blocks.py, the one list), and the document itself; a line break is inline here.
 _BLOCKS = (BLOCK_TAGS | {"html"}) - {"br"}
 _SPACES = re.compile(r"\s+")
 _LIST_ITEM = re.compile(r"(- |\d+\. )")
-_WORDS = re.compile(r"\w+")
 _READABLE = re.compile(r"\w|!\[")  # a word, or an image
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _DROPPED = frozenset({"button", "svg", "iframe", "select", "input", "textarea", "head", "title"})
@@ -205,43 +200,25 @@ def render(element: Any, plain: bool = False) -> str:
     return _BLANK_RUNS.sub("\n\n", text).strip() + "\n"
 
 
-def _page(html: str, url: str, structured: list[str] | None = None) -> Any | None:
-    """The parsed page, without comments and processing instructions, scripts and styles
-    dropped (the texts of its JSON-LD scripts added to `structured`); None when there is
-    nothing to parse."""
-    if not html.strip():
-        return None
-    try:
-        doc = lxml.html.document_fromstring(html, parser=_PARSER)
-    except (ValueError, lxml.etree.ParserError):
-        return None
-    for node in cast("list[Any]", doc.xpath("//script|//style|//template")):
-        if structured is not None and node.get("type") == "application/ld+json":
-            structured.append(node.text or "")
-        node.drop_tree()
-    fallbacks = cast("list[Any]", doc.xpath("//noscript[not(ancestor::noscript)]"))
-    if fallbacks:
-        # A page whose text is all in its <noscript> (a script-built app's view for readers
-        # without script: a forum's thread) is read from it; elsewhere it is another copy.
-        inside = sum(len(_WORDS.findall(n.text_content())) for n in fallbacks)
-        outside = len(_WORDS.findall(cast("Any", doc).text_content())) - inside
-        for node in fallbacks:
-            if inside > outside:
-                node.drop_tag()
-            else:
-                node.drop_tree()
-    return doc
-
-
 def select(
     html: str, url: str, only_main: bool, rules: content.Rules = content.DEFAULT
 ) -> tuple[Any | None, bool]:
     """(element to render, whether it is the main content) with links absolute; None when the
     page has nothing to parse."""
+    chosen, is_main, _ = _select(html, url, only_main, rules, typed=False)
+    return chosen, is_main
+
+
+def _select(
+    html: str, url: str, only_main: bool, rules: content.Rules, typed: bool
+) -> tuple[Any | None, bool, str]:
+    """select's (element, is_main) and, when `typed`, the page's `pageType` (else "other"),
+    read from the same parse before the reading changes it."""
     structured: list[str] = []
-    doc = _page(html, url, structured)
+    doc = parse(html, structured)
     if doc is None:
-        return None, False
+        return None, False, OTHER
+    kind = page_type_of(doc, structured) if typed else OTHER
     base = _base(doc, url)
     if only_main:
         main, is_main = content.main_region(doc, rules)
@@ -250,11 +227,11 @@ def select(
                 _structured.add_description(main, structured)
             if rules.posts:
                 _structured.add_posts(main, structured)
-            return _absolute(main, base), is_main
-        doc = _page(html, url)  # the whole page, as it was before pruning
+            return _absolute(main, base), is_main, kind
+        doc = parse(html)  # the whole page, as it was before pruning
         assert doc is not None  # the same text parsed a moment ago
     body = doc.find("body")
-    return _absolute(body if body is not None else doc, base), False
+    return _absolute(body if body is not None else doc, base), False, kind
 
 
 def _base(doc: Any, url: str) -> str | None:
@@ -292,8 +269,27 @@ def to_text(html: str, url: str, only_main: bool = True) -> tuple[str, bool]:
 
 def to_links(html: str, url: str, only_main: bool = True) -> tuple[list[dict[str, str]], bool]:
     chosen, is_main = select(html, url, only_main)
+    return ([] if chosen is None else _links(chosen)), is_main
+
+
+def read_typed(html: str, url: str, fmt: str, only_main: bool) -> tuple[str, bool, str]:
+    """(the page in `fmt`: markdown, text, links (a Markdown link a line) or html; whether it
+    is the main content; the page's `pageType`), from one parse of the page."""
+    chosen, is_main, kind = _select(html, url, only_main, content.DEFAULT, typed=True)
     if chosen is None:
-        return [], is_main
+        return "", is_main, kind
+    if fmt == "markdown":
+        return render(chosen), is_main, kind
+    if fmt == "text":
+        return render(chosen, plain=True), is_main, kind
+    if fmt == "links":
+        lines = "".join(f"[{link['text']}]({link['url']})\n" for link in _links(chosen))
+        return lines, is_main, kind
+    return lxml.html.tostring(chosen, encoding="unicode"), is_main, kind
+
+
+def _links(chosen: Any) -> list[dict[str, str]]:
+    """The element's links, each target once, in document order (not script or in-page ones)."""
     seen, links = set(), []
     for a in chosen.iter("a"):
         href = (a.get("href") or "").strip()
@@ -301,4 +297,4 @@ def to_links(html: str, url: str, only_main: bool = True) -> tuple[list[dict[str
             continue
         seen.add(href)
         links.append({"text": " ".join(a.text_content().split()), "url": href})
-    return links, is_main
+    return links

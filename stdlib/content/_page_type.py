@@ -9,7 +9,7 @@ dev split, cross-validated by domain; docs/reading.md has the figures).
 
 from __future__ import annotations
 
-import functools
+import bisect
 import json
 import math
 import re
@@ -50,16 +50,18 @@ MARKS = {
 _MARK = re.compile(
     "(?<![a-z])(?:" + "|".join(f"(?P<{m}>{'|'.join(h)})" for m, h in MARKS.items()) + ")"
 )
+_NUL = re.compile("\x00")
 _PRICE = re.compile(r"[$€£¥₹]\s?\d|\d\s?(?:€|USD|EUR|GBP)\b")
 _LD_TYPE = re.compile(r'"@type"\s*:\s*(\[[^\]]*\]|"[^"]*")')
 
 
-def _declared(doc: Any) -> Counter[str]:
-    """The kinds the page declares: schema.org @type in JSON-LD and itemtype, og:type."""
+def _declared(doc: Any, scripts: list[str]) -> Counter[str]:
+    """The kinds the page declares: schema.org @type in JSON-LD (its scripts' texts) and
+    itemtype, og:type."""
     names: list[str] = []
-    for script in doc.iter("script"):
-        if (script.get("type") or "").lower() == "application/ld+json" and script.text:
-            for found in _LD_TYPE.findall(script.text[:200_000]):
+    for text in scripts:
+        if text:
+            for found in _LD_TYPE.findall(text[:200_000]):
                 try:
                     value = json.loads(found)
                 except ValueError:
@@ -93,33 +95,35 @@ def declares_article(doc: Any) -> bool:
     )
 
 
-def features(doc: Any) -> dict[str, float]:
-    """The page's features (counts, log-scaled, and shares) from an lxml document."""
+def features(doc: Any, scripts: list[str]) -> dict[str, float]:
+    """The page's features (counts, log-scaled, and shares) from the reader's parse of it
+    (_parse.parse: comments, scripts, styles and fallbacks gone; `scripts`: the texts of its
+    JSON-LD), read before the reading changes it; the page is left as it is."""
     found: dict[str, float] = {}
-    for kind, count in _declared(doc).items():
+    for kind, count in _declared(doc, scripts).items():
         found[f"declares {kind}"] = min(count, 3)
-    tags: Counter[str] = Counter()
-    marks: Counter[str] = Counter()
+    names: list[str] = []
+    attrs: list[str] = []
     best_run = 0
     for node in doc.iter():
-        tag = node.tag if isinstance(node.tag, str) else ""
-        tags[tag] += 1
-        attrs = f"{node.get('class') or ''} {node.get('id') or ''}".lower()
-        if attrs.strip():
-            marks.update({hit.lastgroup or "" for hit in _MARK.finditer(attrs)} - {""})
+        tag = node.tag
+        names.append(tag if isinstance(tag, str) else "")
+        cls, ident = node.get("class"), node.get("id")
+        if cls or ident:
+            attrs.append(f"{cls or ''} {ident or ''}")
         if len(node) >= 3:  # repeated item structure: siblings of one tag and class
-            alike = Counter((c.tag, c.get("class")) for c in node if isinstance(c.tag, str))
-            best_run = max(best_run, alike.most_common(1)[0][1] if alike else 0)
+            alike = Counter([(c.tag, c.get("class")) for c in node if isinstance(c.tag, str)])
+            best_run = max(best_run, max(alike.values(), default=0))
+    tags = Counter(names)
+    marks = _marks(attrs)
     props = Counter((p or "").lower() for p in doc.xpath("//@itemprop"))
     found["itemprop offer"] = math.log1p(props["price"] + props["offers"] + props["sku"])
     found["itemprop post"] = math.log1p(props["author"] + props["datepublished"] + props["text"])
     found["paged"] = min(len(doc.xpath("//*[@rel='next' or @rel='prev']")), 3)
-    for script in doc.xpath("//script|//style|//noscript|//template"):
-        _drop_tree(script)
     body = doc.find("body")
     text = _text(body) if body is not None else ""
     words = len(text.split())
-    link_words = sum(len(_text(a).split()) for a in doc.iter("a"))
+    link_words = sum(len("".join(a.itertext()).split()) for a in doc.iter("a"))
     found["words"] = math.log1p(words)
     found["link share"] = link_words / words if words else 0.0
     found["prices"] = math.log1p(len(_PRICE.findall(text)))
@@ -135,22 +139,19 @@ def features(doc: Any) -> dict[str, float]:
     return found
 
 
+def _marks(attrs: list[str]) -> Counter[str]:
+    """How many elements' class and id words (one string an element) start with each mark's
+    hint: one pass of the pattern over them all, joined (a pass an element was a third of
+    page_type's time), each hit found its element by where it lies."""
+    joined = "\x00".join(attrs).lower()  # lowered once joined: a NUL is no letter
+    ends = [found.start() for found in _NUL.finditer(joined)]
+    hits = {(bisect.bisect(ends, hit.start()), hit.lastgroup) for hit in _MARK.finditer(joined)}
+    return Counter(mark for _, mark in hits if mark)
+
+
 def _text(element: Any) -> str:
     """An element's text, as lxml.html's text_content reads it (its string value)."""
     return str(element.xpath("string()"))
-
-
-def _drop_tree(element: Any) -> None:
-    """An element and its children removed, its tail kept (lxml.html's drop_tree, for any
-    element: page_type parses without lxml.html's element classes, a third of its time)."""
-    parent, tail = element.getparent(), element.tail
-    if tail:
-        previous = element.getprevious()
-        if previous is None:
-            parent.text = (parent.text or "") + tail
-        else:
-            previous.tail = (previous.tail or "") + tail
-    parent.remove(element)
 
 
 def scores(found: dict[str, float]) -> dict[str, float]:
@@ -162,28 +163,19 @@ def scores(found: dict[str, float]) -> dict[str, float]:
     }
 
 
-@functools.cache
-def _parser() -> Any:
-    """lxml.html's parser options without its element classes (a third of page_type's time);
-    lxml imported here, not for `dsl validate`."""
-    from lxml import etree
-
-    return etree.HTMLParser()
-
-
 def page_type(html: str) -> str:
     """The kind of page the HTML is; "other" when it holds almost no text or cannot be read."""
-    from lxml import etree
+    from ._parse import parse  # lxml: not for `dsl validate`
 
-    if not html.strip():
-        return OTHER
-    try:
-        doc = etree.fromstring(html, _parser())  # as lxml.html.document_fromstring parses it
-    except (ValueError, etree.ParserError):
-        return OTHER
-    if doc is None:
-        return OTHER
-    found = features(doc)
+    scripts: list[str] = []
+    doc = parse(html, scripts)
+    return OTHER if doc is None else page_type_of(doc, scripts)
+
+
+def page_type_of(doc: Any, scripts: list[str]) -> str:
+    """The kind of page a page is, from the reader's parse of it (`features`), before the
+    reading changes it."""
+    found = features(doc, scripts)
     if found["words"] < math.log1p(FEW_WORDS):
         return OTHER
     ranked = scores(found)

@@ -46,13 +46,12 @@ def read_html(
     from taskplate.dsl import url_normalize as normalize_url
 
     from ..content import needs_script, page_type, to_links
-    from .get_page_content import render
+    from .get_page_content import render_typed
 
     if fmt == "html" and not only_main:
-        content, is_main = html, True
+        content, is_main, kind = html, True, page_type(html)
     else:
-        content, is_main = render(html, url, fmt, only_main)
-    kind = page_type(html)
+        content, is_main, kind = render_typed(html, url, fmt, only_main)
     title, why = "", None
     if html.strip():
         try:

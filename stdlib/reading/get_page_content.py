@@ -58,26 +58,13 @@ def truncate(text: str, max_bytes: int | None) -> tuple[str, int, bool]:
     return cut, len(cut.encode()), True
 
 
-def render(html: str, url: str, fmt: str, only_main: bool) -> tuple[str, bool]:
-    # Imported here: trafilatura is heavy, and checking templates needs only the declaration.
-    from ..content import to_html, to_links, to_markdown, to_text
-
-    if fmt == "markdown":
-        return to_markdown(html, url, only_main)
-    if fmt == "text":
-        return to_text(html, url, only_main)
-    if fmt == "links":
-        links, is_main = to_links(html, url, only_main)
-        return "".join(f"[{link['text']}]({link['url']})\n" for link in links), is_main
-    return to_html(html, url, only_main)
-
-
 def render_typed(html: str, url: str, fmt: str, only_main: bool) -> tuple[str, bool, str]:
-    """render's (content, is_main) and the kind of page the HTML is (`pageType`), in one call
-    (one trip to the conversion worker)."""
-    from ..content import page_type
+    """The page's content in `fmt` (markdown, text, links or html; its main content when
+    `only_main`), whether it is the main content, and the kind of page it is (`pageType`), from
+    one parse, in one call (one trip to the conversion worker)."""
+    from ..content import read_typed
 
-    return (*render(html, url, fmt, only_main), page_type(html))
+    return read_typed(html, url, fmt, only_main)
 
 
 async def settle(tab: Tab, args: dict[str, Any]) -> list[str]:

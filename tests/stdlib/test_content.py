@@ -13,7 +13,8 @@ import pytest
 from taskplate.stdlib.content import _blocks as blocks
 from taskplate.stdlib.content import _selection as content
 from taskplate.stdlib.content import _voters as voters
-from taskplate.stdlib.content._markdown import _page, to_markdown
+from taskplate.stdlib.content._markdown import to_markdown
+from taskplate.stdlib.content._parse import parse
 from tests.fixtures.server import SITE
 
 SENTENCE = (
@@ -34,7 +35,7 @@ def words(text: str) -> list[str]:
 
 @pytest.mark.parametrize("page", ["article.html", "story.html", "recipe.html"])
 def test_shared_trafilatura_run_reads_what_the_public_api_reads(page: str) -> None:
-    doc = _page((SITE / page).read_text(encoding="utf-8"), "http://x/")
+    doc = parse((SITE / page).read_text(encoding="utf-8"))
     shared = voters.readings(doc, ("trafilatura", "precision", "readability"))
     public = [
         voters._trafilatura(doc, precision=False),

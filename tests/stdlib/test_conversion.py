@@ -15,7 +15,7 @@ from taskplate.stdlib.content._conversion import (
     warm_workers,
     worker_pids,
 )
-from taskplate.stdlib.reading.get_page_content import render
+from taskplate.stdlib.reading.get_page_content import render_typed
 from tests.fixtures.processes import process_alive
 
 pytestmark = pytest.mark.anyio
@@ -47,9 +47,10 @@ async def test_a_warm_worker_converts_and_ends_with_the_runtime() -> None:
         worker = await convert(os.getpid)
         assert worker != os.getpid()
         assert worker_pids() == [worker]
-        markdown, is_main = await convert(render, PAGE, "http://x.test/a", "markdown", True)
+        read = await convert(render_typed, PAGE, "http://x.test/a", "markdown", True)
+        markdown, is_main, _kind = read
         assert is_main and "# Windows of tabs" in markdown and "Home" not in markdown
-        assert (markdown, is_main) == render(PAGE, "http://x.test/a", "markdown", True)
+        assert read == render_typed(PAGE, "http://x.test/a", "markdown", True)
     assert not process_alive(worker)
     assert _conversion._workers is None
     assert await convert(os.getpid) == os.getpid()  # after it: threads again

@@ -8,9 +8,10 @@ from pathlib import Path
 import lxml.html
 import pytest
 
-from taskplate.stdlib.content import PAGE_TYPES, page_type
+from taskplate.stdlib.content import PAGE_TYPES, page_type, read_typed
 from taskplate.stdlib.content import _page_type as classifier
 from taskplate.stdlib.content import _page_type_weights as weights
+from taskplate.stdlib.content._parse import parse
 
 SITE = Path(__file__).parents[1] / "fixtures" / "site"
 
@@ -49,7 +50,8 @@ def test_every_answer_is_one_of_the_published_types() -> None:
 def test_the_weights_name_features_of_markup_never_a_site() -> None:
     """Every weight is of a feature `features` computes (tags, marks of class and id words,
     declared schema.org and OpenGraph types, counts): no host, domain or URL is among them."""
-    known = set(classifier.features(lxml.html.document_fromstring(read("kinds/forum.html"))))
+    scripts: list[str] = []
+    known = set(classifier.features(parse(read("kinds/forum.html"), scripts), scripts))
     known |= {f"declares {k}" for k in classifier.DECLARED}
     known |= {f"declares og:{k}" for k in (*classifier.OPENGRAPH, "other")}
     assert set(weights.FEATURES) <= known, set(weights.FEATURES) - known
@@ -73,3 +75,17 @@ def test_a_page_declares_an_article_by_its_opengraph_type_or_microdata(
 ) -> None:
     doc = lxml.html.document_fromstring(f"<html><head>{head}</head><body>{body}</body></html>")
     assert classifier.declares_article(doc) is declared
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "text", "links", "html"])
+def test_a_reading_says_the_type_of_the_page_as_it_was_before_the_reading_pruned_it(
+    fmt: str,
+) -> None:
+    """The reading and `pageType` share one parse: the type is read before the main content is
+    cut out of it, so it is the type of the whole page, in every format."""
+    for name in ("kinds/news.html", "kinds/forum.html", "kinds/product.html", "kinds/docs.html"):
+        html = read(name)
+        for only_main in (True, False):
+            content, _, kind = read_typed(html, "http://x.test/", fmt, only_main)
+            assert kind == page_type(html), (name, fmt, only_main)
+            assert content or fmt == "links"  # a main content may hold no link
