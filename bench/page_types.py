@@ -30,7 +30,6 @@ import wcxb
 
 from taskplate.stdlib.content import _page_type as classifier
 from taskplate.stdlib.content import _parse as reader
-from taskplate.stdlib.content._parse import parse
 
 WEIGHTS = _setup.ROOT / "stdlib" / "content" / "_page_type_weights.py"
 STRENGTHS = (0.01, 0.03, 0.1, 0.3)  # sklearn's C: the inverse of the regularisation
@@ -40,7 +39,7 @@ FOLDS = 5
 def _features(html: bytes) -> dict[str, float]:
     """The page's features as the product reads them: from the reader's parse."""
     scripts: list[str] = []
-    doc = parse(html.decode("utf-8", errors="replace"), scripts)
+    doc = reader.parse(html.decode("utf-8", errors="replace"), scripts)
     return {} if doc is None else classifier.features(doc, scripts)
 
 

@@ -251,20 +251,20 @@ def _absolute(element: Any, base: str | None) -> Any:
 
 def to_html(html: str, url: str, only_main: bool = True) -> tuple[str, bool]:
     chosen, is_main = select(html, url, only_main)
-    return ("" if chosen is None else lxml.html.tostring(chosen, encoding="unicode")), is_main
+    return _as(chosen, "html"), is_main
 
 
 def to_markdown(
     html: str, url: str, only_main: bool = True, rules: content.Rules = content.DEFAULT
 ) -> tuple[str, bool]:
     chosen, is_main = select(html, url, only_main, rules)
-    return ("" if chosen is None else render(chosen)), is_main
+    return _as(chosen, "markdown"), is_main
 
 
 def to_text(html: str, url: str, only_main: bool = True) -> tuple[str, bool]:
     """Text with every block (heading, paragraph, list item, table row) on lines of its own."""
     chosen, is_main = select(html, url, only_main)
-    return ("" if chosen is None else render(chosen, plain=True)), is_main
+    return _as(chosen, "text"), is_main
 
 
 def to_links(html: str, url: str, only_main: bool = True) -> tuple[list[dict[str, str]], bool]:
@@ -276,16 +276,21 @@ def read_typed(html: str, url: str, fmt: str, only_main: bool) -> tuple[str, boo
     """(the page in `fmt`: markdown, text, links (a Markdown link a line) or html; whether it
     is the main content; the page's `pageType`), from one parse of the page."""
     chosen, is_main, kind = _select(html, url, only_main, content.DEFAULT, typed=True)
+    return _as(chosen, fmt), is_main, kind
+
+
+def _as(chosen: Any | None, fmt: str) -> str:
+    """The chosen element in `fmt` ("" when there is none): markdown, text, links (a Markdown
+    link a line) or html."""
     if chosen is None:
-        return "", is_main, kind
+        return ""
     if fmt == "markdown":
-        return render(chosen), is_main, kind
+        return render(chosen)
     if fmt == "text":
-        return render(chosen, plain=True), is_main, kind
+        return render(chosen, plain=True)
     if fmt == "links":
-        lines = "".join(f"[{link['text']}]({link['url']})\n" for link in _links(chosen))
-        return lines, is_main, kind
-    return lxml.html.tostring(chosen, encoding="unicode"), is_main, kind
+        return "".join(f"[{link['text']}]({link['url']})\n" for link in _links(chosen))
+    return str(lxml.html.tostring(chosen, encoding="unicode"))
 
 
 def _links(chosen: Any) -> list[dict[str, str]]:
