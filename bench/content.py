@@ -27,7 +27,9 @@ it; never its test split), scored with its own metric (word F1, macro mean over 
 type: the product path (default options) and the pipeline on the saved HTML, beside trafilatura's
 defaults on the same HTML, and how often `pageType` says the benchmark's label; `fast`: without
 the product path (the saved HTML only, for tuning; not the product's figure);
-TASKPLATE_WCXB_TYPES=forum,listing scores only those page types (the benchmark's labels).
+TASKPLATE_WCXB_TYPES=forum,listing scores only those page types (the benchmark's labels); the
+pages where the product path and the saved HTML differ by more than 0.05 are listed;
+TASKPLATE_WCXB_SAVE=FILE writes every row's answers ({row: {page: text}}) as JSON.
 """
 
 from __future__ import annotations
@@ -727,6 +729,16 @@ def report_wcxb(fast: bool) -> None:
         answered = PAGE_TYPES["default options"]
         right = sum(answered.get(p.key) == p.kind for p in found)
         print(f"pageType answered = the benchmark's label: {right}/{len(found)}")
+        product, saved = (rows[name] for name in list(rows)[:2])
+        for page in found:  # where the product path and the saved HTML differ, to look at by hand
+            browser_f1 = wcxb.word_f1(product.get(page.key, ""), page.text)[2]
+            saved_f1 = wcxb.word_f1(saved.get(page.key, ""), page.text)[2]
+            if abs(browser_f1 - saved_f1) > 0.05:
+                print(
+                    f"  {page.key} {page.kind}: product path {browser_f1:.3f}, saved {saved_f1:.3f}"
+                )
+    if keep := os.environ.get("TASKPLATE_WCXB_SAVE"):  # every row's answers, to read page by page
+        Path(keep).write_text(json.dumps(rows), encoding="utf-8")
 
 
 def main() -> None:

@@ -78,14 +78,16 @@ async def _auto(ctx: ActionContext, web: WebClient, args: dict[str, Any]) -> dic
         why = f"over HTTP the page answered {out['status']}"
         return _also_paced(out, await _in_browser(ctx, web, args, why))
     if why is not None:
-        return await _in_browser(ctx, web, args, f"its HTML needs script: {why}")
+        return _unless_blank(
+            out, await _in_browser(ctx, web, args, f"its HTML needs script: {why}")
+        )
     reading = web.host(out["url"]).reading
     while reading.engine is None and reading.trying + reading.agreed >= LEARN_PAGES:
         await reading.changed.wait()
     if reading.engine == "http":
         return _read_over_http(out)
     if reading.engine == "browser":
-        return _also_paced(out, await _in_browser(ctx, web, args, reading.why))
+        return _unless_blank(out, _also_paced(out, await _in_browser(ctx, web, args, reading.why)))
     reading.trying += 1
     try:
         return await _both_ways(ctx, web, args, out, reading)
@@ -109,6 +111,8 @@ async def _both_ways(
         kept = _read_over_http(out)
         kept.setdefault("warnings", []).append(f"not compared with the browser: {exc.message}")
         return kept
+    if _blank(seen) and not _blank(out):  # nothing learned: the browser showed nothing
+        return _unless_blank(out, seen)
     alike = token_f1(out["content"], seen["content"])
     if alike >= AGREE:
         reading.agreed += 1
@@ -122,6 +126,31 @@ async def _both_ways(
     )
     why = f"read both ways, they differ (token F1 {alike:.3f})"
     return _also_paced(out, {**seen, "engineReason": why})
+
+
+# What engine auto answers when the browser shows no text where the HTML holds some: a script
+# that emptied the page (or failed without what it loads, and took the page down with it).
+BLANK = (
+    "in the browser the page showed no text (its script emptied it, or failed); this is the"
+    " page's HTML as the server sent it, read over HTTP"
+)
+
+
+def _blank(out: dict[str, Any]) -> bool:
+    """Whether a reading holds no word (an HTML answer's tags are not words)."""
+    content = out["content"]
+    if out.get("format") == "html":
+        content = re.sub(r"<[^>]*>", " ", content)
+    return _TOKEN.search(content) is None
+
+
+def _unless_blank(out: dict[str, Any], seen: dict[str, Any]) -> dict[str, Any]:
+    """The browser's reading, or the HTTP one with a warning when the browser's is blank and
+    the HTTP one is not: the text the server sent, never an empty answer."""
+    if not _blank(seen) or _blank(out):
+        return seen
+    kept = _read_over_http(out)
+    return kept | {"warnings": [*kept.get("warnings", []), BLANK]}
 
 
 def _also_paced(out: dict[str, Any], seen: dict[str, Any]) -> dict[str, Any]:

@@ -11,7 +11,7 @@ import pytest
 from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.interpreter import RunManager
 from taskplate.stdlib import ActionContext, run_action
-from taskplate.stdlib.reading.read_page import token_f1
+from taskplate.stdlib.reading.read_page import BLANK, token_f1
 from tests.conftest import login_inputs
 from tests.fixtures.server import FixtureServer
 
@@ -114,3 +114,16 @@ async def test_a_host_whose_pages_read_differently_both_ways_is_read_in_the_brow
     for item in others:
         assert item["engine"] == "browser", item
         assert "read differently over HTTP and in the browser" in item["engineReason"]
+
+
+async def test_a_page_its_script_empties_is_read_over_http_saying_so(
+    manager: RunManager, site: FixtureServer
+) -> None:
+    # Nothing in its HTML asks for script; in the browser the page shows no text at all. auto
+    # answers the HTML the server sent, with a warning, never an empty reading.
+    url = site.url("/blanked.html")
+    (seen,) = (await batch(manager, [url], engine="browser")).values()
+    assert "harbour" not in seen["content"].lower()
+    (item,) = (await batch(manager, [url])).values()
+    assert item["engine"] == "http" and "fuel pontoon stays open" in item["content"], item
+    assert BLANK in item["warnings"]
