@@ -485,6 +485,20 @@ def candidates() -> dict[str, content.Rules]:
     found["answers sr controls echoes 16"] = replace(
         base, cleanups=(*answers, "screen_reader", "controls"), echoes=16
     )
+    # each rule after the vote left out in turn, from the shipped rules: where it helps and hurts
+    base = content.DEFAULT
+    found["without least"] = replace(base, least=None)
+    found["without kin"] = replace(base, kin=None)
+    found["without teasers"] = replace(base, teasers=None)
+    found["without items"] = replace(base, items=None)
+    found["without fill"] = replace(base, fill=None, fill_else="")
+    found["without lone"] = replace(base, lone=None)
+    # jusText's good blocks kept too when every extractor returned one small part
+    for share in (0.2, 0.35, 0.5):
+        found[f"lone justext {share}"] = replace(base, lone_justext=share)
+    # lone_after only when the answer holds this many words: a stray line anchors nothing
+    for least in (10, 20, 40):
+        found[f"anchor {least}"] = replace(base, lone_anchor=least)
     return found
 
 

@@ -95,9 +95,14 @@ class Rules:
     rival: float | None = None
     # Only the lone voter's blocks after the answer's first (never a headline above it) ...
     lone_after: bool = False
+    # ... when the answer holds at least this many words (fewer: a stray line anchors nothing).
+    lone_anchor: int = 0
     # ... and not its link lines of fewer words than this (a menu, an archive); 0: all of them.
     # Either way, what is left must still hold more than the answer by its share.
     lone_links: int = 0
+    # jusText's good blocks on the page's own blocks kept too when the answer holds fewer words
+    # than this share of theirs (its short link lines left out as `lone_links` says); None: not.
+    lone_justext: float | None = None
     # A listing's entries (_items.teasers): the group of same-shaped siblings with the most words,
     # link text counted, none kept and over `teasers` times the answer's words, kept.
     teasers: float | None = None

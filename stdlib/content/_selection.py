@@ -15,7 +15,7 @@ repeats right after a kept copy is kept (extractors return a repeated text once)
 the quotations and embedded posts inside the article (extractors leave embedded posts out).
 When the vote kept less than a share of what trafilatura alone returned (one section of a
 service page, a collection's intro), that voter's blocks after the answer's start are kept too,
-its short link lines left out (`lone`); the items around the answer are _items', the headings
+its short link lines left out (`lone`, _lone's); the items around the answer are _items', the headings
 over kept text and the <main> around one section of many _filling's. The page is then pruned to
 those blocks, so what is kept keeps its own markup: headings, lists, tables, code, links and the
 images between kept blocks. Each rule is a `Rules` choice kept only when cross-validation
@@ -25,13 +25,13 @@ supports it; the blocks are _blocks', the voters _voters', how a voter's text is
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
 from typing import Any
 
 from . import _boilerplate as boilerplate
 from . import _filling as filling
 from . import _items as items
 from . import _layers as layers
+from . import _lone as lone
 from ._blocks import SHORT, WORD, Block, blocks, shingles
 from ._pruning import prune
 from ._reading import read
@@ -318,7 +318,9 @@ def main_region(doc: Any, rules: Rules = DEFAULT) -> tuple[Any | None, bool]:
     try:
         kept = choose(page_blocks, texts, rules)
         if rules.lone is not None:
-            kept = _lone(page_blocks, kept, texts, rules)
+            kept = lone.widen(page_blocks, kept, texts, rules, choose)
+        if rules.lone_justext is not None:
+            kept = lone.justext(page_blocks, kept, rules)
     finally:
         read.cache_clear()
     if rules.title_heading:
@@ -349,41 +351,6 @@ def main_region(doc: Any, rules: Rules = DEFAULT) -> tuple[Any | None, bool]:
         return prune(body, page_blocks, kept), is_main
     except ValueError:
         return None, False
-
-
-def _lone(page_blocks: list[Block], kept: list[bool], texts: list[str], rules: Rules) -> list[bool]:
-    """kept, and the blocks `rules.lone`'s voter returned when the answer holds fewer words
-    than its share of that voter's text. With `lone_after`, only its blocks after the answer's
-    first (never a headline or a box above it), and with `lone_links`, not its link lines of
-    fewer words (a menu, an archive, the voter took in); what is left must still hold more than
-    the answer by that share, or the answer stands."""
-    assert rules.lone is not None
-    name, share = rules.lone
-    extractors = [n for n in rules.voters if n != "justext"]
-    if name not in extractors:
-        return kept
-    text = texts[extractors.index(name)]
-    if rules.rival is not None and "readability" in extractors:
-        other = texts[extractors.index("readability")]
-        if read(other).words > rules.rival * read(text).words:
-            name, text = "readability", other
-    answer = items.words(page_blocks, kept)
-    if answer >= share * read(text).words:
-        return kept
-    alone = choose(page_blocks, [text], replace(rules, voters=(name,), votes=1, pair="apart"))
-    if rules.lone_links:
-        alone = [
-            a and (b.link_chars <= items.LINKED * b.chars or len(b.words) >= rules.lone_links)
-            for a, b in zip(alone, page_blocks, strict=True)
-        ]
-    if rules.lone_after:
-        start = next((i for i, k in enumerate(kept) if k), -1)
-        alone = [a and i > start for i, a in enumerate(alone)]
-    merged = [k or a for k, a in zip(kept, alone, strict=True)]
-    filtered = rules.lone_links or rules.lone_after
-    if filtered and answer >= share * items.words(page_blocks, merged):
-        return kept
-    return merged
 
 
 def _drop_title_heading(doc: Any, page_blocks: list[Block], kept: list[bool]) -> None:

@@ -12,6 +12,7 @@ import lxml.html
 
 from taskplate.stdlib.content import _boilerplate as boilerplate
 from taskplate.stdlib.content import _items as items
+from taskplate.stdlib.content import _lone as lone
 from taskplate.stdlib.content import _selection as content
 from taskplate.stdlib.content._markdown import render, to_markdown
 from tests.stdlib.content_pages import kept_text
@@ -299,8 +300,8 @@ def test_readability_is_the_wider_reading_when_it_returned_far_more_than_trafila
     rules = replace(content.DEFAULT, rival=3.0)
     kept = [i == 1 for i in range(len(page_blocks))]
     texts = [first, first, whole]  # trafilatura's two modes and readability's
-    assert all(content._lone(page_blocks, kept, texts, rules)[2:])
-    assert content._lone(page_blocks, kept, texts, replace(rules, rival=None)) == kept
+    assert all(lone.widen(page_blocks, kept, texts, rules, content.choose)[2:])
+    assert lone.widen(page_blocks, kept, texts, replace(rules, rival=None), content.choose) == kept
 
 
 def posts(line: str) -> str:

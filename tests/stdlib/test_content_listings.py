@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from taskplate.stdlib.content import _blocks as blocks
 from taskplate.stdlib.content import _items as items
+from taskplate.stdlib.content import _lone as lone
 from taskplate.stdlib.content import _selection as content
 from tests.stdlib.content_pages import kept_text, parsed
 
@@ -76,7 +77,7 @@ def test_a_lone_voters_wider_reading_is_kept_when_the_vote_kept_a_small_part_of_
     wide = " ".join(f"Feature {n}\n\nFeature {n} explained: {INTRO}." for n in range(5))
     texts = [wide, f"Feature 0 explained: {INTRO}.", ""]
     rules = replace(content.DEFAULT, lone=("trafilatura", 0.5))
-    widened = content._lone(page_blocks, kept, texts, rules)
+    widened = lone.widen(page_blocks, kept, texts, rules, content.choose)
     text = kept_text(page_blocks, widened)
     assert all(f"feature {n} explained" in text for n in range(5))
     assert "sign in" not in text and "privacy" not in text
@@ -87,7 +88,7 @@ def test_a_vote_holding_most_of_the_lone_voters_reading_is_left_as_it_is() -> No
     kept = [True, False]
     texts = [f"Paragraph one: {INTRO}. Two: {INTRO}.", "", ""]
     rules = replace(content.DEFAULT, lone=("trafilatura", 0.3))
-    assert content._lone(page_blocks, kept, texts, rules) == [True, False]
+    assert lone.widen(page_blocks, kept, texts, rules, content.choose) == [True, False]
 
 
 def test_entries_are_a_group_of_linked_items_not_the_pages_few_big_sections() -> None:
@@ -152,13 +153,13 @@ def sections_page() -> tuple[list[blocks.Block], list[bool], list[str]]:
 def test_a_lone_voters_reading_below_the_answer_is_kept_without_its_short_link_lines() -> None:
     page_blocks, kept, texts = sections_page()
     rules = replace(content.DEFAULT, lone=("trafilatura", 0.7), lone_after=True, lone_links=5)
-    text = kept_text(page_blocks, content._lone(page_blocks, kept, texts, rules))
+    text = kept_text(page_blocks, lone.widen(page_blocks, kept, texts, rules, content.choose))
     assert all(f"feature {n} explained" in text for n in range(5))
     assert "platform" not in text  # above the answer: a headline, a box
     assert "month" not in text  # short link lines: a menu, an archive
     assert "town hall" in text
     everything = replace(rules, lone_after=False, lone_links=0)
-    text = kept_text(page_blocks, content._lone(page_blocks, kept, texts, everything))
+    text = kept_text(page_blocks, lone.widen(page_blocks, kept, texts, everything, content.choose))
     assert "platform" in text and "month 3" in text
 
 
@@ -172,7 +173,38 @@ def test_a_lone_voters_reading_left_no_wider_than_the_answer_once_filtered_is_no
     wide = " ".join(f"Paragraph {n}: {INTRO}." for n in range(3))
     wide += " " + " ".join(f"Month {n} archive" for n in range(40)) + " Town hall, Main Street 1"
     rules = replace(content.DEFAULT, lone=("trafilatura", 0.7), lone_after=True, lone_links=5)
-    assert content._lone(page_blocks, kept, [wide, "", ""], rules) == kept
+    assert lone.widen(page_blocks, kept, [wide, "", ""], rules, content.choose) == kept
+
+
+def test_a_stray_line_at_the_pages_end_anchors_nothing_with_lone_anchor() -> None:
+    # The vote kept one short line below the article (a box's heading); the lone voter returned
+    # the article above it. lone_after keeps only what is below the answer: nothing. With
+    # lone_anchor, an answer under that many words is no anchor, and the article comes back.
+    body = "".join(f"<p>Paragraph {n}: {INTRO}.</p>" for n in range(4))
+    page_blocks = parsed(f"<main>{body}</main><aside><h3>Best of the year</h3></aside>")
+    kept = [b.words[:2] == ["best", "of"] for b in page_blocks]
+    wide = " ".join(f"Paragraph {n}: {INTRO}." for n in range(4)) + " Best of the year"
+    rules = replace(content.DEFAULT, lone=("trafilatura", 0.7), lone_after=True, lone_links=5)
+    assert lone.widen(page_blocks, kept, [wide, "", ""], rules, content.choose) == kept
+    anchored = replace(rules, lone_anchor=10)
+    text = kept_text(
+        page_blocks, lone.widen(page_blocks, kept, [wide, "", ""], anchored, content.choose)
+    )
+    assert all(f"paragraph {n}" in text for n in range(4))
+
+
+def test_justexts_good_blocks_are_kept_when_the_answer_is_a_small_part_of_them() -> None:
+    body = "".join(
+        f"<p>Paragraph {n} says this in full sentences, and it is the text of the page: {INTRO}.</p>"
+        for n in range(4)
+    )
+    menu = "".join(f"<li><a href='/m{n}'>Month {n}</a></li>" for n in range(12))
+    page_blocks = parsed(f"<ul>{menu}</ul><main>{body}</main>")
+    kept = [b.words[:2] == ["paragraph", "0"] for b in page_blocks]
+    rules = replace(content.DEFAULT, lone_justext=0.5)
+    text = kept_text(page_blocks, lone.justext(page_blocks, kept, rules))
+    assert all(f"paragraph {n}" in text for n in range(4)) and "month" not in text
+    assert lone.justext(page_blocks, kept, replace(rules, lone_justext=0.1)) == kept
 
 
 def linked_cards(count: int, start: int = 0) -> str:
