@@ -118,7 +118,14 @@ demo: bootstrap
 TEST_WORKERS ?= 4
 PYTEST := $(BIN)/python -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile
 
+# The sources compiled to bytecode first, as pip compiles an installed package: the editable
+# install has none, and where PYTHONDONTWRITEBYTECODE is set (CI's environment) each process the
+# suite starts (every `dsl run`, `dsl serve`, conversion worker, test worker) compiled them again,
+# a third of a second of CPU each, hundreds of times.
+COMPILED := contract dsl interpreter stdlib browser providers server cli taskplate tests
+
 test: bootstrap
+	$(BIN)/python -m compileall -q -j 0 -x node_modules $(COMPILED)
 	$(PYTEST)
 
 # The fuzz and generated tests alone, twenty times as long as in `make test`, with random seeds.
