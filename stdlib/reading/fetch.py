@@ -204,12 +204,12 @@ async def answer(
     content, is_main, title, links, why, kind = await convert(
         read_html, html, body.url, fmt, only_main, want_links
     )
-    from .get_page_content import NO_MAIN, truncate
+    from .get_page_content import not_main, truncate
 
     content, size, truncated = truncate(content, args.get("maxBytes"))
     warnings = list(body.notes)
     if only_main and not is_main and fmt != "links":
-        warnings.append(NO_MAIN)
+        warnings.append(not_main(content, fmt))
     if truncated:
         warnings.append(f"the content was cut at {args['maxBytes']} bytes")
     if why:

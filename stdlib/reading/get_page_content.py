@@ -103,8 +103,23 @@ NO_MAIN = (
 )
 
 
+# What an answer with no word at all says instead: there was no region of text to fall back on.
+NO_TEXT = "the page shows no text to read: no main content and no region of text"
+
+
 def _words(text: str) -> int:
     return len(_WORD.findall(text))
+
+
+def has_words(content: str, fmt: str) -> bool:
+    """Whether an answer holds a word (an HTML answer's tags are not words)."""
+    return _WORD.search(re.sub(r"<[^>]*>", " ", content) if fmt == "html" else content) is not None
+
+
+def not_main(content: str, fmt: str) -> str:
+    """The warning of an answer that is not the page's main content: the widest region, or
+    nothing at all."""
+    return NO_MAIN if has_words(content, fmt) else NO_TEXT
 
 
 async def read_page(tab: Tab, fmt: str, only_main: bool) -> tuple[str, str, bool, str, list[str]]:
@@ -161,7 +176,7 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
         warnings += kept
     content, size, truncated = truncate(content, args.get("maxBytes"))
     if only_main and not is_main:
-        warnings.append(NO_MAIN)
+        warnings.append(not_main(content, fmt))
     if truncated:
         warnings.append(f"the content was cut at {args['maxBytes']} bytes")
     result: dict[str, Any] = {

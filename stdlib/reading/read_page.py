@@ -137,11 +137,9 @@ BLANK = (
 
 
 def _blank(out: dict[str, Any]) -> bool:
-    """Whether a reading holds no word (an HTML answer's tags are not words)."""
-    content = out["content"]
-    if out.get("format") == "html":
-        content = re.sub(r"<[^>]*>", " ", content)
-    return _TOKEN.search(content) is None
+    from .get_page_content import has_words
+
+    return not has_words(out["content"], out.get("format", "markdown"))
 
 
 def _unless_blank(out: dict[str, Any], seen: dict[str, Any]) -> dict[str, Any]:

@@ -11,6 +11,7 @@ import pytest
 from taskplate.contract import ErrorCode, TaskplateError
 from taskplate.interpreter import RunManager
 from taskplate.stdlib import ActionContext, run_action
+from taskplate.stdlib.reading.get_page_content import NO_TEXT
 from taskplate.stdlib.reading.read_page import BLANK, token_f1
 from tests.conftest import login_inputs
 from tests.fixtures.server import FixtureServer
@@ -123,7 +124,18 @@ async def test_a_page_its_script_empties_is_read_over_http_saying_so(
     # answers the HTML the server sent, with a warning, never an empty reading.
     url = site.url("/blanked.html")
     (seen,) = (await batch(manager, [url], engine="browser")).values()
-    assert "harbour" not in seen["content"].lower()
+    assert "harbour" not in seen["content"].lower() and NO_TEXT in seen["warnings"]
     (item,) = (await batch(manager, [url])).values()
     assert item["engine"] == "http" and "fuel pontoon stays open" in item["content"], item
     assert BLANK in item["warnings"]
+
+
+async def test_a_page_with_no_text_says_so_rather_than_naming_a_region(
+    manager: RunManager, site: FixtureServer
+) -> None:
+    # An app's shell: a title, a description, no word on the page. Neither engine has a region
+    # of text to fall back on; each says the page shows none.
+    url = site.url("/shell.html")
+    for engine in ("http", "browser"):
+        (item,) = (await batch(manager, [url], engine=engine)).values()
+        assert item["content"].strip() == "" and NO_TEXT in item["warnings"], item
