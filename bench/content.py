@@ -729,7 +729,8 @@ def report_wcxb(fast: bool) -> None:
         answered = PAGE_TYPES["default options"]
         right = sum(answered.get(p.key) == p.kind for p in found)
         print(f"pageType answered = the benchmark's label: {right}/{len(found)}")
-        product, saved = (rows[name] for name in list(rows)[:2])
+        product = rows["taskplate, product path (default options)"]
+        saved = rows["taskplate pipeline on the saved HTML (not the product path)"]
         for page in found:  # where the product path and the saved HTML differ, to look at by hand
             browser_f1 = wcxb.word_f1(product.get(page.key, ""), page.text)[2]
             saved_f1 = wcxb.word_f1(saved.get(page.key, ""), page.text)[2]

@@ -29,9 +29,9 @@ def widen(
     """kept, and the blocks `rules.lone`'s voter returned when the answer holds fewer words
     than its share of that voter's text. With `lone_after`, only its blocks after the answer's
     first (never a headline or a box above it; not when the answer holds fewer words than
-    `lone_anchor`: a line at the page's end anchors nothing), and with `lone_links`, not its link lines of
-    fewer words (a menu, an archive, the voter took in); what is left must still hold more than
-    the answer by that share, or the answer stands."""
+    `lone_anchor`: a line at the page's end anchors nothing), and with `lone_links`, not its
+    link lines of fewer words (a menu, an archive, the voter took in); what is left must still
+    hold more than the answer by that share, or the answer stands."""
     assert rules.lone is not None
     name, share = rules.lone
     extractors = [n for n in rules.voters if n != "justext"]

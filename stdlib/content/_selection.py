@@ -15,8 +15,8 @@ repeats right after a kept copy is kept (extractors return a repeated text once)
 the quotations and embedded posts inside the article (extractors leave embedded posts out).
 When the vote kept less than a share of what trafilatura alone returned (one section of a
 service page, a collection's intro), that voter's blocks after the answer's start are kept too,
-its short link lines left out (`lone`, _lone's); the items around the answer are _items', the headings
-over kept text and the <main> around one section of many _filling's. The page is then pruned to
+its short link lines left out (`lone`, _lone's); the items around the answer are _items', the
+headings over kept text and the <main> around one section of many _filling's. The page is then pruned to
 those blocks, so what is kept keeps its own markup: headings, lists, tables, code, links and the
 images between kept blocks. Each rule is a `Rules` choice kept only when cross-validation
 supports it; the blocks are _blocks', the voters _voters', how a voter's text is read _reading's.

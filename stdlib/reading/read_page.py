@@ -111,7 +111,7 @@ async def _both_ways(
         kept = _read_over_http(out)
         kept.setdefault("warnings", []).append(f"not compared with the browser: {exc.message}")
         return kept
-    if _blank(seen) and not _blank(out):  # nothing learned: the browser showed nothing
+    if _blank_in_browser(out, seen):  # nothing learned: the browser showed nothing
         return _unless_blank(out, seen)
     alike = token_f1(out["content"], seen["content"])
     if alike >= AGREE:
@@ -142,10 +142,15 @@ def _blank(out: dict[str, Any]) -> bool:
     return not has_words(out["content"], out.get("format", "markdown"))
 
 
+def _blank_in_browser(out: dict[str, Any], seen: dict[str, Any]) -> bool:
+    """Whether the browser's reading holds no word where the HTTP one holds some."""
+    return _blank(seen) and not _blank(out)
+
+
 def _unless_blank(out: dict[str, Any], seen: dict[str, Any]) -> dict[str, Any]:
     """The browser's reading, or the HTTP one with a warning when the browser's is blank and
     the HTTP one is not: the text the server sent, never an empty answer."""
-    if not _blank(seen) or _blank(out):
+    if not _blank_in_browser(out, seen):
         return seen
     kept = _read_over_http(out)
     return kept | {"warnings": [*kept.get("warnings", []), BLANK]}
