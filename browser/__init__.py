@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from ._own_profiles import OwnProfiles, sweep
     from ._profiles import ProfileStore, Snapshot
     from ._runtime import BrowserConfig, BrowserRuntime, find_chromium
+    from ._screenshot import screenshot
     from ._session import Session
     from ._sessions import MAX_TABS_PER_PROCESS, MAX_TABS_PER_SESSION, Sessions
     from ._steady import STATE, Steady, wait_for_steady
@@ -128,6 +129,7 @@ __all__ = [
     "reads_of_each",
     "redirect_elsewhere",
     "response_body",
+    "screenshot",
     "sweep",
     "system_resolver",
     "through_proxy",

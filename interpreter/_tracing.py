@@ -23,7 +23,7 @@ from urllib.parse import quote, quote_plus
 
 import anyio
 
-from taskplate.browser import Session
+from taskplate.browser import Session, screenshot
 from taskplate.contract import ErrorCode, StepStatus, TaskplateError, TrustLevel
 
 from ._step_log import StepRow
@@ -256,7 +256,7 @@ async def failure_screenshot(
         return None
     png: bytes | None = None
     with anyio.move_on_after(SCREENSHOT_TIMEOUT_S), contextlib.suppress(Exception):
-        png = await tab.page.screenshot(type="png", timeout=SCREENSHOT_TIMEOUT_S * 1000)
+        png = await screenshot(tab.page, type="png", timeout=SCREENSHOT_TIMEOUT_S * 1000)
     if not png:
         return None
     artifact_id: str = await artifacts.save(f"failure-{label}.png", png, "image/png")

@@ -8,7 +8,7 @@ import re
 import time
 from typing import TYPE_CHECKING, Any
 
-from taskplate.browser import translate
+from taskplate.browser import screenshot, translate
 from taskplate.contract import ErrorCode, Level, TaskplateError
 from taskplate.dsl import ActionSpec
 
@@ -59,7 +59,7 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     if await done():
         return {"resumedBy": "condition", "waitedMs": 0, "url": page.url}
     try:
-        shot = await ctx.save_artifact("hand-over.png", bytes(await page.screenshot()), "image/png")
+        shot = await ctx.save_artifact("hand-over.png", await screenshot(page), "image/png")
     except Exception as exc:
         raise translate(
             exc, doing="taking the hand-over screenshot", timeout_code=ErrorCode.EXECUTION_ERROR

@@ -8,7 +8,7 @@ from __future__ import annotations
 import struct
 from typing import TYPE_CHECKING, Any
 
-from taskplate.browser import translate
+from taskplate.browser import screenshot, translate
 from taskplate.contract import ErrorCode, Level, TaskplateError
 from taskplate.dsl import ActionSpec
 
@@ -37,12 +37,12 @@ async def _full_page(page: Any, warnings: list[str]) -> bytes:
         "() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]"
     )
     if height <= MAX_FULL_PAGE_HEIGHT:
-        return bytes(await page.screenshot(full_page=True, timeout=FULL_PAGE_TIMEOUT_MS))
+        return await screenshot(page, full_page=True, timeout=FULL_PAGE_TIMEOUT_MS)
     warnings.append(
         f"the page is {height} px tall; the screenshot shows its first {MAX_FULL_PAGE_HEIGHT} px"
     )
     clip = {"x": 0, "y": 0, "width": width, "height": MAX_FULL_PAGE_HEIGHT}
-    return bytes(await page.screenshot(full_page=True, clip=clip, timeout=FULL_PAGE_TIMEOUT_MS))
+    return await screenshot(page, full_page=True, clip=clip, timeout=FULL_PAGE_TIMEOUT_MS)
 
 
 async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -50,11 +50,11 @@ async def run(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     warnings: list[str] = []
     try:
         if "selector" in args:
-            data = await (await find(page, args, state="visible")).screenshot()
+            data = await screenshot(await find(page, args, state="visible"))
         elif args.get("fullPage", False):
             data = await _full_page(page, warnings)
         else:
-            data = await page.screenshot()
+            data = await screenshot(page)
     except TaskplateError:
         raise
     except Exception as exc:

@@ -248,7 +248,18 @@ async def test_every_tool_taking_a_profile_or_template_id_has_a_rule(served: Ser
     assert addresses == set(RESOURCE_RULES), "every resource template says whose it reaches"
 
 
+@pytest.fixture
+async def sessions_closed_after(served: Served) -> AsyncIterator[None]:
+    """Every session closed after the test, passed or failed: the server is the module's, and a
+    session left open would be listed by the next test's caller."""
+    yield
+    async with caller(served, OPERATOR, MODERN) as operator:
+        for each in (await operator.ok("list_sessions", {}))["sessions"]:
+            await operator.ok("close_session", {"sessionId": each["sessionId"]})
+
+
 @pytest.mark.parametrize("version", [MODERN, LEGACY])
+@pytest.mark.usefixtures("sessions_closed_after")
 async def test_another_callers_ids_are_unknown_to_every_tool(
     served: Served, site: FixtureServer, version: str
 ) -> None:
