@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from taskplate.contract import lazy_names
 
 if TYPE_CHECKING:
-    from ._capture import SHRUNK, Capture, capture_page, element_html, page_state
+    from ._capture import SHRUNK, Capture, capture_page, element_html, page_state, screenshot
     from ._cleanup import cleanup
     from ._element_probe import (
         check_selectors,
@@ -40,7 +40,6 @@ if TYPE_CHECKING:
     from ._own_profiles import OwnProfiles, sweep
     from ._profiles import ProfileStore, Snapshot
     from ._runtime import BrowserConfig, BrowserRuntime, find_chromium
-    from ._screenshot import screenshot
     from ._session import Session
     from ._sessions import MAX_TABS_PER_PROCESS, MAX_TABS_PER_SESSION, Sessions
     from ._steady import STATE, Steady, wait_for_steady

@@ -1,10 +1,19 @@
-"""The page's HTML as the reader sees it: open shadow roots composed in place (slots filled with
-what is assigned to them). Reads the page; never changes it.
+"""What a page shows, captured: its HTML as the reader sees it (open shadow roots composed in
+place, slots filled with what is assigned to them), and its picture (`screenshot`). Reads the
+page; never changes it.
+
+Under load, Chromium's `Page.captureScreenshot` sometimes answers a protocol error ("Unable to
+capture screenshot": the compositor gave no frame in time) for a page it paints a moment later;
+the screenshot action failed on that alone in CI (a fresh session's tab on a loaded machine).
+`screenshot` asks again twice after a short pause; any other failure, and a third refusal, go to
+the caller as they are.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+import anyio
 
 from taskplate.contract import lazy_dataclass, valid_text
 
@@ -127,3 +136,22 @@ async def page_state(page: Any) -> Capture:
 async def element_html(element: Any) -> str:
     """One element's outer HTML, open shadow roots included."""
     return valid_text(str(await element.evaluate(_CAPTURE)))
+
+
+# The protocol call Playwright's page and element screenshots make; its errors name it.
+_PAINT = "Protocol error (Page.captureScreenshot)"
+# Pauses before the second and the third try: well under a step's default timeout.
+PAUSES_S = (0.2, 0.8)
+
+
+async def screenshot(target: Any, **options: Any) -> bytes:
+    """`target.screenshot(**options)` (a page, a locator or an element), asked again after
+    Chromium's passing refusal to paint."""
+    for pause in PAUSES_S:
+        try:
+            return bytes(await target.screenshot(**options))
+        except Exception as exc:
+            if _PAINT not in str(exc):
+                raise
+        await anyio.sleep(pause)
+    return bytes(await target.screenshot(**options))

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from playwright.async_api import Error as PlaywrightError
 
-from taskplate.browser import _screenshot, screenshot
+from taskplate.browser import _capture, screenshot
 
 pytestmark = pytest.mark.anyio
 REFUSED = "Page.screenshot: Protocol error (Page.captureScreenshot): Unable to capture screenshot"
@@ -33,7 +33,7 @@ class Refusing:
 
 @pytest.fixture(autouse=True)
 def no_pause(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_screenshot, "PAUSES_S", (0.0, 0.0))
+    monkeypatch.setattr(_capture, "PAUSES_S", (0.0, 0.0))
 
 
 async def test_a_refusal_to_paint_is_asked_again_with_the_same_options() -> None:
