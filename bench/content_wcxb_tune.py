@@ -488,6 +488,8 @@ def candidates() -> dict[str, content.Rules]:
     # each rule after the vote left out in turn, from the shipped rules: where it helps and hurts
     base = content.DEFAULT
     found["without least"] = replace(base, least=None)
+    anywhere = tuple("split_body_anywhere" if c == "split_body" else c for c in base.cleanups)
+    found["split anywhere"] = replace(base, cleanups=anywhere)
     found["without kin"] = replace(base, kin=None)
     found["without teasers"] = replace(base, teasers=None)
     found["without items"] = replace(base, items=None)

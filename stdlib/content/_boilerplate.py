@@ -6,8 +6,8 @@
   recommended, promoted or trending lists, ad networks' widgets. Matched on whole words of
   the names in any case ("Newsletter-container", "relatedPosts"), never on a block holding the
   title or most of the page's text.
-- An article body split by ad rows into several containers of the same tag and class: the
-  parts are joined into the first, so the selector sees one body instead of taking the first.
+- An article body split by ad rows into several containers of the same tag and class:
+  _split_body.py.
 - A form holding most of the page's words (the whole page, a thread inside a moderation form)
   is its layout, not a widget: it becomes a plain container, as trafilatura treats it.
 - Elements hidden by their own markup, and dialogs: _layers.py.
@@ -82,16 +82,6 @@ def words(element: Any) -> int:
     return len(_WORD.findall(element.text_content()))
 
 
-def clean(doc: Any) -> None:
-    """Apply the three clean-ups to a parsed page, in place."""
-    body = doc.find("body")
-    if body is None:
-        return
-    drop_nested_teasers(body)
-    drop_named_boilerplate(body)
-    join_split_body(body)
-
-
 def drop_nested_teasers(body: Any, listings: bool = False) -> None:
     for outer in body.xpath(".//article[not(ancestor::article)]"):
         total = words(outer)
@@ -136,28 +126,6 @@ def drop_named_boilerplate(body: Any) -> None:
             and words(element) < limit
         ):
             element.drop_tree()
-
-
-def join_split_body(body: Any) -> None:
-    total = words(body)
-    groups: dict[tuple[str, str], list[Any]] = {}
-    for element in body.xpath(".//*[@class][p]"):
-        name = " ".join(element.get("class").split())
-        if name:
-            groups.setdefault((element.tag, name), []).append(element)
-    for parts in groups.values():
-        members = set(parts)
-        outermost = [p for p in parts if not any(a in members for a in p.iterancestors())]
-        if len(outermost) < 2:
-            continue
-        text = [sum(words(p) for p in part.findall("p")) for part in outermost]
-        if sum(text) < DOMINANT * total or sum(n >= MIN_PART_WORDS for n in text) < 2:
-            continue
-        first = outermost[0]
-        for part in outermost[1:]:
-            for child in list(part):
-                first.append(child)
-            part.drop_tree()
 
 
 # Whole words of class and id names that mark a thread of reader comments (as pages' scripts
@@ -389,7 +357,6 @@ CLEANUPS = {
     "nested_teasers": drop_nested_teasers,
     "nested_listings": drop_nested_teasers_but_listings,
     "named_boilerplate": drop_named_boilerplate,
-    "split_body": join_split_body,
     "comment_threads": drop_comment_threads,
     "post_comments": drop_post_comments,
     "reply_forms": drop_reply_forms,

@@ -32,6 +32,7 @@ from . import _filling as filling
 from . import _items as items
 from . import _layers as layers
 from . import _lone as lone
+from . import _split_body as split_body
 from ._blocks import SHORT, WORD, Block, blocks, shingles
 from ._pruning import prune
 from ._reading import read
@@ -40,7 +41,8 @@ from ._voters import VOTERS as VOTERS
 from ._voters import justext_votes, readings
 
 MIN_MAIN_WORDS = 10
-CLEANUPS = boilerplate.CLEANUPS | layers.CLEANUPS  # every clean-up a Rules may name, by name
+# Every clean-up a Rules may name, by name.
+CLEANUPS = boilerplate.CLEANUPS | layers.CLEANUPS | split_body.CLEANUPS
 
 
 def choose(page_blocks: list[Block], texts: list[str], rules: Rules) -> list[bool]:

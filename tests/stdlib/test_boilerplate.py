@@ -9,8 +9,8 @@ from typing import Any
 import lxml.html
 
 from taskplate.stdlib.content._boilerplate import (
-    clean,
     drop_comment_threads,
+    drop_named_boilerplate,
     drop_nested_teasers,
     drop_post_comments,
     drop_reply_forms,
@@ -30,12 +30,21 @@ from taskplate.stdlib.content._layers import (
 )
 from taskplate.stdlib.content._markdown import to_markdown
 from taskplate.stdlib.content._selection import main_content
+from taskplate.stdlib.content._split_body import join_split_body
 
 SENTENCE = "The council met on Tuesday to decide how the new bridge over the river will be paid for"
 
 
 def paragraphs(label: str, count: int = 2) -> str:
     return "".join(f"<p>{label} {n}: {SENTENCE}.</p>" for n in range(count))
+
+
+def clean(doc: Any) -> None:
+    """The first three clean-ups: teasers in the story, blocks named as boilerplate, a split body."""
+    body = doc.find("body")
+    drop_nested_teasers(body)
+    drop_named_boilerplate(body)
+    join_split_body(body)
 
 
 def cleaned(body: str) -> str:
@@ -103,6 +112,33 @@ def test_a_body_split_by_ad_rows_is_joined_in_order() -> None:
                                                          "Second 0", "Second 1", "Second 2"]  # fmt: skip
     markdown, is_main = to_markdown(lxml.html.tostring(doc, encoding="unicode"), "http://x/")
     assert is_main and "First 0" in markdown and "Second 2" in markdown
+
+
+def test_a_body_is_not_joined_into_the_banner_that_shares_its_class() -> None:
+    # a page builder's widgets share one class: the banner's, the article's, the footer's
+    widget = 'class="widget-container"'
+    page = (
+        f"<header><div {widget}><p>Coffee reviews, guides and news</p></div></header>"
+        f"<main><h1>Drip coffee makers</h1><div {widget}>{paragraphs('Story', 8)}</div>"
+        f"<div {widget}>{paragraphs('More', 4)}</div></main>"
+        f"<footer><div {widget}>{paragraphs('Footer', 2)}</div></footer>"
+    )
+    doc = lxml.html.document_fromstring(f"<html><body>{page}</body></html>")
+    clean(doc)
+    main = doc.find(".//main")
+    assert "Story 7" in main.text_content() and "More 3" in main.text_content()
+    assert "Story" not in doc.find(".//header").text_content()
+    assert "Footer 1" in doc.find(".//footer").text_content()
+    markdown, is_main = to_markdown(lxml.html.tostring(doc, encoding="unicode"), "http://x/")
+    assert is_main and "Story 7" in markdown and "More 3" in markdown
+
+
+def test_a_body_split_inside_a_menu_is_still_joined() -> None:
+    # the parts' own frame (a builder that wraps the whole page in a <nav>) is no reason apart
+    parts = "".join(f'<div class="text">{paragraphs(f"Part{n}", 2)}</div><hr>' for n in range(3))
+    doc = lxml.html.document_fromstring(f"<html><body><nav>{parts}</nav></body></html>")
+    clean(doc)
+    assert len(doc.xpath("//div[@class='text']")) == 1
 
 
 def test_small_repeated_blocks_are_not_joined() -> None:
