@@ -488,8 +488,6 @@ def candidates() -> dict[str, content.Rules]:
     # each rule after the vote left out in turn, from the shipped rules: where it helps and hurts
     base = content.DEFAULT
     found["without least"] = replace(base, least=None)
-    anywhere = tuple("split_body_anywhere" if c == "split_body" else c for c in base.cleanups)
-    found["split anywhere"] = replace(base, cleanups=anywhere)
     found["without kin"] = replace(base, kin=None)
     found["without teasers"] = replace(base, teasers=None)
     found["without items"] = replace(base, items=None)
@@ -501,6 +499,9 @@ def candidates() -> dict[str, content.Rules]:
     # lone_after only when the answer holds this many words: a stray line anchors nothing
     for least in (10, 20, 40):
         found[f"anchor {least}"] = replace(base, lone_anchor=least)
+    # a split body's parts joined whatever frame they lie in (the clean-up before its frame)
+    anywhere = tuple("split_body_anywhere" if c == "split_body" else c for c in base.cleanups)
+    found["split anywhere"] = replace(base, cleanups=anywhere)
     return found
 
 
