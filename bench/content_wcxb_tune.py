@@ -502,6 +502,9 @@ def candidates() -> dict[str, content.Rules]:
     # a split body's parts joined whatever frame they lie in (the clean-up before its frame)
     anywhere = tuple("split_body_anywhere" if c == "split_body" else c for c in base.cleanups)
     found["split anywhere"] = replace(base, cleanups=anywhere)
+    # customer reviews dropped on every page, an article's too (the clean-up before its guard)
+    reviews = tuple("reviews_anywhere" if c == "reviews" else c for c in base.cleanups)
+    found["reviews anywhere"] = replace(base, cleanups=reviews)
     return found
 
 

@@ -12,7 +12,8 @@
   is its layout, not a widget: it becomes a plain container, as trafilatura treats it.
 - Elements hidden by their own markup, and dialogs: _layers.py.
 - Cookie and consent banners (by their names) and sign-in forms (a password field).
-- A product's customer reviews (by their names), never a review that is the page's article.
+- A product's customer reviews (by their names), never a review that is the page's article, nor
+  on a page that declares itself an article (a review site names its verdict's sections so).
 - Threads of reader comments (named as comments, or schema.org Comment items), which pages'
   scripts write in after loading: long prose that voters take for the article; and by their
   shape, a reply form with the thread around it (reply_threads: never past a post before it).
@@ -29,6 +30,7 @@ from lxml import etree
 
 from ._blocks import Block
 from ._names import may_be_named, name_parts, parts_of
+from ._page_type import declares_article
 
 # Single words of class and id names that mark a block as not the page's own content.
 BOILERPLATE_WORDS = frozenset(
@@ -319,7 +321,15 @@ _ANY_REVIEW = re.compile("|".join(sorted(REVIEW_WORDS)), re.IGNORECASE)
 
 def drop_reviews(body: Any) -> None:
     """Customer reviews (blocks named so in their class or id, whole words, any case), never
-    one holding the title or most of the page's text (a review that is the page's article)."""
+    one holding the title or most of the page's text (a review that is the page's article),
+    and none on a page whose markup declares an article (og:type, itemtype): there the blocks
+    named as reviews are the article's own (a review site's verdict, its list of picks)."""
+    if not declares_article(body.getroottree()):
+        drop_reviews_anywhere(body)
+
+
+def drop_reviews_anywhere(body: Any) -> None:
+    """drop_reviews on every page, an article's too (the clean-up before its guard)."""
     _drop_named(body, REVIEW_WORDS, _ANY_REVIEW, "")
 
 
@@ -362,5 +372,6 @@ CLEANUPS = {
     "reply_forms": drop_reply_forms,
     "reply_threads": drop_reply_threads,
     "reviews": drop_reviews,
+    "reviews_anywhere": drop_reviews_anywhere,
     "signatures": drop_signatures,
 }

@@ -16,6 +16,7 @@ from taskplate.stdlib.content._boilerplate import (
     drop_reply_forms,
     drop_reply_threads,
     drop_reviews,
+    drop_reviews_anywhere,
     drop_signatures,
     unwrap_layout_forms,
 )
@@ -372,6 +373,29 @@ def test_customer_reviews_are_dropped_but_not_a_review_that_is_the_page() -> Non
     assert "Buyer" not in text
     review = f"<div class='review-body'><h1>Bridge, reviewed</h1>{paragraphs('Verdict', 4)}</div>"
     assert "Verdict 3" in after(drop_reviews, review)
+
+
+def test_blocks_named_as_reviews_stay_on_a_page_that_declares_an_article() -> None:
+    picks = (
+        f"<main><h1>The best laptops</h1>{paragraphs('Intro', 1)}"
+        f"<section class='review-card'><h2>Pick one</h2>{paragraphs('Verdict', 2)}</section>"
+        f"<section class='product-reviews'><h2>Pick two</h2>{paragraphs('Tested', 2)}</section>"
+        "</main>"
+    )
+    for declared in (
+        "<meta property='og:type' content='article'>",
+        "<div itemscope itemtype='https://schema.org/BlogPosting'></div>",
+    ):
+        doc = lxml.html.document_fromstring(f"<html><head>{declared}</head><body>{picks}</body>")
+        drop_reviews(doc.find("body"))
+        text = doc.text_content()
+        assert "Verdict 1" in text and "Tested 1" in text, declared
+    shop = lxml.html.document_fromstring(
+        f"<html><head><meta property='og:type' content='product'></head><body>{picks}</body>"
+    )
+    drop_reviews(shop.find("body"))
+    assert "Intro 0" in shop.text_content() and "Verdict" not in shop.text_content()
+    assert "Verdict" not in after(drop_reviews_anywhere, picks)  # the clean-up before its guard
 
 
 def test_posts_signatures_and_author_boxes_are_dropped_but_not_a_page_about_signatures() -> None:
