@@ -213,6 +213,20 @@ ENGINES = {"default options": {}, "engine browser": {"engine": "browser"}}
 ENGINES["engine http"] = {"engine": "http"}
 
 
+def same_answers(
+    answers: dict[str, str], apart: dict[str, str], least_words: int = 50
+) -> list[list[str]]:
+    """The pages answered with the same text of at least `least_words` words that `apart` (the
+    same reading of the saved HTML) reads differently: an item that read another item's page
+    (a tab left on the page before once answered so). Pages saved twice read the same both
+    ways, and are no such group."""
+    by_text: dict[str, list[str]] = {}
+    for key, text in answers.items():
+        if len(text.split()) >= least_words:
+            by_text.setdefault(text, []).append(key)
+    return [keys for keys in by_text.values() if len({apart.get(k) for k in keys}) > 1]
+
+
 async def through_product(
     base: str, keys: list[str], both: bool, cert: Path, engines: dict[str, dict[str, str]] = ENGINES
 ) -> tuple[dict[str, dict[str, str]], dict[str, float], dict[str, bytes]]:
@@ -738,6 +752,8 @@ def report_wcxb(fast: bool) -> None:
                 print(
                     f"  {page.key} {page.kind}: product path {browser_f1:.3f}, saved {saved_f1:.3f}"
                 )
+        for twins in same_answers(product, saved):
+            print(f"  the same answer for different pages (one read another's): {twins}")
     if keep := os.environ.get("TASKPLATE_WCXB_SAVE"):  # every row's answers, to read page by page
         Path(keep).write_text(json.dumps(rows), encoding="utf-8")
 

@@ -103,3 +103,18 @@ def test_the_fetched_split_reads_with_the_benchmarks_labels_and_metric(tmp_path:
     assert wcxb.word_f1("", "") == (1.0, 1.0, 1.0) and wcxb.word_f1("x", "") == (0.0, 0.0, 0.0)
     scored = wcxb.per_type({"0001": "first dev page words"}, pages)
     assert scored["article"] == (1, 1.0, 1.0, 1.0) and scored["all"][0] == 2
+
+
+def test_the_product_paths_check_names_pages_that_answered_another_pages_text() -> None:
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import content  # bench/content.py
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    long = " ".join(f"word{n}" for n in range(60))
+    other = " ".join(f"other{n}" for n in range(60))
+    product = {"a": long, "b": long, "c": other, "d": other, "e": "short", "f": "short"}
+    saved = {"a": long, "b": other, "c": other, "d": other, "e": "x", "f": "y"}
+    # a and b read apart on the saved HTML: one read the other's page; c and d are one page
+    # saved twice; e and f answered too few words to tell
+    assert content.same_answers(product, saved) == [["a", "b"]]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import urlsplit
 
 from taskplate.browser import (
     Capture,
@@ -51,6 +52,21 @@ async def _page_crashed(tab: Any, page: Any) -> bool:
 
 
 ABORTED = "ERR_ABORTED"  # replaced, a download, an empty answer, a redirect to javascript:
+
+
+def arrived(shown: str, asked: str) -> bool:
+    """Whether the tab shows the http(s) document asked for, or any other kind of address (a
+    fragment, and an empty path against "/", aside): a navigation that ended without an answer
+    (the same document, a new fragment) arrived when it is; one elsewhere did not."""
+    if not asked.startswith(("http://", "https://")):
+        return True
+    one, other = urlsplit(shown), urlsplit(asked)
+    return (one.scheme, one.netloc.lower(), one.path or "/", one.query) == (
+        other.scheme,
+        other.netloc.lower(),
+        other.path or "/",
+        other.query,
+    )
 
 
 def _left_ms(timeout_ms: float, started: float) -> float:
@@ -193,6 +209,23 @@ async def _opened(
     # javascript:, which Chromium aborts without a reason, and an answer past
     # maxBodyBytes are refused there and said so by run.
     response = await page.goto(url, wait_until=first, timeout=_left_ms(timeout_ms, started))
+    if response is None and not arrived(page.url, url):
+        # The page before moved itself on (its own script's navigation) as ours began, and the
+        # navigation ended without an answer while the tab still showed that page: read then,
+        # a batch item answered the last item's page as its own. Once more from a blank tab,
+        # where no script of the page before runs; a second miss is an error, never its text.
+        stayed = page.url
+        await tab.blank(ending=True)
+        tab.navigating()
+        response = await page.goto(url, wait_until=first, timeout=_left_ms(timeout_ms, started))
+        if response is None and not arrived(page.url, url):
+            await tab.blank(ending=True)
+            raise TaskplateError(
+                ErrorCode.NAVIGATION_FAILED,
+                f"opening {url} failed: the tab stayed on {stayed}, whose own script moved it",
+                "Try again; if it happens again, open the page in a new tab.",
+                {"url": url},
+            )
     notes = [w for w in (waited, _paced(throttle, url, response, time.monotonic() - asked)) if w]
     if response is None:
         return None, None, None, notes
