@@ -27,7 +27,7 @@ from taskplate.dsl import ActionSpec
 from .._schemas import STRING, TIMEOUT_MS, URL, args, result
 
 if TYPE_CHECKING:
-    from playwright.async_api import Response
+    from playwright.async_api import Page, Response
 
     from taskplate.browser import HostThrottle
 
@@ -208,16 +208,21 @@ async def _opened(
     # The tab's document answers are looked at (browser/_guard.py): a redirect to
     # javascript:, which Chromium aborts without a reason, and an answer past
     # maxBodyBytes are refused there and said so by run.
-    response = await page.goto(url, wait_until=first, timeout=_left_ms(timeout_ms, started))
-    if response is None and not arrived(page.url, url):
-        # The page before moved itself on (its own script's navigation) as ours began, and the
-        # navigation ended without an answer while the tab still showed that page: read then,
-        # a batch item answered the last item's page as its own. Once more from a blank tab,
-        # where no script of the page before runs; a second miss is an error, never its text.
-        stayed = page.url
-        await tab.blank(ending=True)
-        tab.navigating()
+    recycled = tab.stale  # the item before's page, not blanked (a blank costs a renderer)
+    try:
         response = await page.goto(url, wait_until=first, timeout=_left_ms(timeout_ms, started))
+    except Exception as exc:
+        if not (recycled and net_error(exc) == ABORTED):
+            raise
+        # The page before moved itself on (its own script's navigation) as ours began, and cut
+        # ours short: once more from a blank tab, where no script of the page before runs.
+        response = await _from_blank(tab, page, url, first, timeout_ms, started)
+    if response is None and not arrived(page.url, url):
+        # ... or the navigation ended without an answer while the tab still showed that page:
+        # read then, a batch item answered the last item's page as its own. Once more from a
+        # blank tab too; a second miss is an error, never the page before's text.
+        stayed = page.url
+        response = await _from_blank(tab, page, url, first, timeout_ms, started)
         if response is None and not arrived(page.url, url):
             await tab.blank(ending=True)
             raise TaskplateError(
@@ -230,6 +235,20 @@ async def _opened(
     if response is None:
         return None, None, None, notes
     return response, response.status, response.headers.get("retry-after"), notes
+
+
+async def _from_blank(
+    tab: Any,
+    page: Page,
+    url: str,
+    first: Literal["commit", "domcontentloaded"],
+    timeout_ms: float,
+    started: float,
+) -> Response | None:
+    """The navigation made again from about:blank, in what is left of its time."""
+    await tab.blank(ending=True)
+    tab.navigating()
+    return await page.goto(url, wait_until=first, timeout=_left_ms(timeout_ms, started))
 
 
 def _paced(

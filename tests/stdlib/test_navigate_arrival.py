@@ -1,8 +1,8 @@
 """A navigation that ends without an answer while the tab still shows the page before (that
 page's own script moved it as ours began) is made again from a blank tab, never read as the
 page asked for: a batch item answered the item before's page as its own (#54's product-path
-bench, under load). Chromium does this only under load, so the page here misses on cue; the
-real navigations are the navigate action's browser tests."""
+bench, under load). Chromium does this only under load, so the page here misses on cue; a
+recycled tab's navigation cut short so is tests/browser/test_recycled_tab.py's, in Chromium."""
 
 from __future__ import annotations
 
@@ -31,11 +31,12 @@ class Throttle:
 @dataclass
 class Tab:
     page: Page
+    stale: bool = True  # a finished item's tab, handed on (ItemTabs.recycle)
     calls: list[str] = field(default_factory=list)
 
     async def blank(self, *, ending: bool = False) -> None:
         self.calls.append("blank")
-        self.page.url = "about:blank"
+        self.page.url, self.stale = "about:blank", False
 
     def navigating(self) -> None:
         self.calls.append("navigating")
@@ -44,7 +45,8 @@ class Tab:
 @dataclass
 class Page:
     """Each goto lands where `landings` says next: None stays on the page shown, without an
-    answer (the page before moved itself on); a URL lands there with an answer of 200."""
+    answer (the page before moved itself on); "aborted" fails as Chromium's ERR_ABORTED (the
+    page before's navigation cut ours short); a URL lands there with an answer of 200."""
 
     landings: list[str | None]
     url: str = BEFORE
@@ -55,6 +57,8 @@ class Page:
         landing = self.landings.pop(0)
         if landing is None:
             return None
+        if landing == "aborted":
+            raise RuntimeError(f"Page.goto: net::ERR_ABORTED at {url}")
         self.url = landing
         return SimpleNamespace(url=landing, status=200, headers={})
 
@@ -64,8 +68,8 @@ def context() -> Any:
     return SimpleNamespace(need_session=lambda: session)
 
 
-async def open_(page: Page) -> tuple[Any, Tab]:
-    tab = Tab(page)
+async def open_(page: Page, recycled: bool = True) -> tuple[Any, Tab]:
+    tab = Tab(page, stale=recycled)
     opened = await _opened(context(), tab, page, ASKED, "domcontentloaded", 20_000, 0.0)
     return opened, tab
 
@@ -95,6 +99,15 @@ async def test_a_navigation_within_the_same_document_is_not_made_again() -> None
     (response, status, _, _), tab = await open_(page)
     assert response is None and status is None and page.asked == [ASKED]
     assert "blank" not in tab.calls
+
+
+async def test_a_recycled_tabs_navigation_cut_short_by_the_page_before_is_made_again() -> None:
+    page = Page(["aborted", ASKED])
+    (_, status, _, _), tab = await open_(page)
+    assert status == 200 and page.asked == [ASKED, ASKED] and "blank" in tab.calls
+    # a tab of this item's own (not the item before's): its abort is the page's own answer
+    with pytest.raises(RuntimeError, match="ERR_ABORTED"):
+        await open_(Page(["aborted", ASKED]), recycled=False)
 
 
 @pytest.mark.parametrize(
