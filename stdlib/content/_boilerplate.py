@@ -324,7 +324,7 @@ def drop_reviews(body: Any) -> None:
     one holding the title or most of the page's text (a review that is the page's article),
     and none on a page whose markup declares an article (og:type, itemtype): there the blocks
     named as reviews are the article's own (a review site's verdict, its list of picks)."""
-    if not declares_article(body.getroottree()):
+    if may_be_named(body, REVIEW_WORDS) and not declares_article(body.getroottree()):
         drop_reviews_anywhere(body)
 
 

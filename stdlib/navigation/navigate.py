@@ -208,7 +208,9 @@ async def _opened(
     # The tab's document answers are looked at (browser/_guard.py): a redirect to
     # javascript:, which Chromium aborts without a reason, and an answer past
     # maxBodyBytes are refused there and said so by run.
-    recycled = tab.stale  # the item before's page, not blanked (a blank costs a renderer)
+    # The item before's page, left as it was: blanking every such tab first cost a batch a fifth
+    # of its speed (docs/runs.md), so only a navigation it spoilt is made again from blank.
+    recycled = tab.stale
     try:
         response = await page.goto(url, wait_until=first, timeout=_left_ms(timeout_ms, started))
     except Exception as exc:
