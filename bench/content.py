@@ -167,6 +167,14 @@ def load() -> tuple[dict[str, str], dict[str, bytes], dict[str, str]]:
 
 
 class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def finish_request(self, request: Any, client_address: Any) -> None:
+        # The TLS handshake in the request's own thread, not in accept: there one connection
+        # that says nothing (a browser's preconnect) holds up every other until it ends.
+        request.do_handshake()
+        super().finish_request(request, client_address)
+
     def handle_error(self, request: object, client_address: object) -> None:
         pass  # a page left before its answer was written: nothing to report
 
@@ -185,7 +193,9 @@ def serve(pages: dict[str, bytes], folder: Path) -> ThreadingHTTPServer:
             self.wfile.write(body or b"")
 
     server = _QuietServer(("127.0.0.1", 0), Handler)
-    server.socket = _tls(folder).wrap_socket(server.socket, server_side=True)
+    server.socket = _tls(folder).wrap_socket(
+        server.socket, server_side=True, do_handshake_on_connect=False
+    )
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 
