@@ -505,6 +505,14 @@ def candidates() -> dict[str, content.Rules]:
     # customer reviews dropped on every page, an article's too (the clean-up before its guard)
     reviews = tuple("reviews_anywhere" if c == "reviews" else c for c in base.cleanups)
     found["reviews anywhere"] = replace(base, cleanups=reviews)
+    # a text said again (a layout's second copy, a carousel's clones): dropped wherever it lies
+    # ("again N": of at least N words) or only when another element holds it ("apart": shipped
+    # with 3); "without again": every copy kept
+    found["without again"] = replace(base, again=None)
+    for least in (3, 6):
+        found[f"again {least}"] = replace(base, again_apart=False, again=least)
+    for least in (6, 10):
+        found[f"again apart {least}"] = replace(base, again=least)
     return found
 
 

@@ -8,7 +8,8 @@ When the group with the most plain words (words outside links) holds an item the
 and more plain words than the whole answer, every block inside its items that is not mostly link
 text is kept too (`widen`). When the voters keep nothing, the widest region (`region`) is the
 best group, or else the element with the most plain words, for an answer with a warning. A
-reply's quotation of an earlier post the answer holds already is dropped (`quoted`).
+reply's quotation of an earlier post the answer holds already is dropped (`quoted`), and so is
+a text another element of the answer says again (`said_again`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._blocks import SHORT, Block, shingles
+from ._blocks import BLOCK_TAGS, SHORT, Block, shingles
 
 MIN_ITEMS = 3  # siblings of one shape: fewer are a pair of columns, not a run of items
 LINKED = 0.5  # a block with more link text than this share of its characters is a link line
@@ -361,3 +362,38 @@ def echoes(page_blocks: list[Block], kept: list[bool], most: int | None) -> None
             kept[index] = False
             continue
         recent = [*recent[1 - ECHO_WINDOW :], said]
+
+
+# Where a text repeats by design: code (a line a program repeats), a table's cells (a value).
+_BY_DESIGN = frozenset({"pre", "code", "td", "th"})
+
+
+def said_again(page_blocks: list[Block], kept: list[bool], least: int | None, apart: bool) -> None:
+    """A text the answer says again (a carousel's cloned slides, a second layout's copy of a
+    section, a reply's preview of the post it answers): a kept block of at least `least` words
+    repeating word for word an earlier kept block is not kept, never code nor a table's cell.
+    With `apart`, only a copy held by another element than its first (an article's own
+    repeated line, in its one body, stays). None: none dropped."""
+    if least is None:
+        return
+    first: dict[tuple[str, ...], Any] = {}
+    for index, block in enumerate(page_blocks):
+        said = tuple(block.words)
+        if not kept[index] or len(said) < least or _by_design(block.element):
+            continue
+        holder = _holder(block.element)
+        if said not in first:
+            first[said] = holder
+        elif not apart or first[said] is not holder:
+            kept[index] = False
+
+
+def _by_design(element: Any) -> bool:
+    return element.tag in _BY_DESIGN or any(True for _ in element.iterancestors(*_BY_DESIGN))
+
+
+def _holder(element: Any) -> Any:
+    """What holds a block: the parent of the block-level element its text lies in."""
+    while element.tag not in BLOCK_TAGS and element.getparent() is not None:
+        element = element.getparent()
+    return element.getparent() if element.getparent() is not None else element

@@ -160,3 +160,8 @@ class Rules:
     # A card's title said again (_items.echoes): a kept block of at most `echoes` words (two or
     # more) repeating one of the few kept blocks just before it dropped; None: kept.
     echoes: int | None = None
+    # A text said again (_items.said_again): a kept block of at least `again` words repeating
+    # word for word an earlier kept block, never code nor a table's cell, dropped; None: kept.
+    again: int | None = None
+    # ... only a copy held by another element than its first (not an article's own repeat).
+    again_apart: bool = False

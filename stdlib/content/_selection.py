@@ -235,8 +235,9 @@ def _nearest(decisions: list[bool | None]) -> list[bool]:
 # The rules raising the cross-validated F1 of bench/content.py's corpora or leaving it (docs/
 # benchmarks.md; jusText voting, link lines needing every vote, small captions dropped help one
 # corpus and hurt the other), and WCXB dev's (bench/content_wcxb_tune.py, folds by domain and type):
-# items to echoes; label_lines costs the article pages 0.0005, fill without fill_grow 0.008, lone
-# before the answer's start or with link lines under 5 words 0.006, fill_else for any answer 0.01.
+# items to again; label_lines costs the article pages 0.0005, fill without fill_grow 0.008, lone
+# before the answer's start or with link lines under 5 words 0.006, fill_else for any answer 0.01,
+# again anywhere (an article's own repeats too) readability's pages 0.034.
 DEFAULT = Rules(
     cleanups=(
         "forms",
@@ -289,6 +290,8 @@ DEFAULT = Rules(
     titles=1.0,
     quoted=True,
     echoes=16,
+    again=3,
+    again_apart=True,
 )
 # The rules before hidden elements, repeats, quotes and the article's start: bench/content.py's.
 BEFORE = Rules(
@@ -341,6 +344,7 @@ def main_region(doc: Any, rules: Rules = DEFAULT) -> tuple[Any | None, bool]:
     if rules.quoted:
         items.quoted(page_blocks, kept)
     items.echoes(page_blocks, kept, rules.echoes)
+    items.said_again(page_blocks, kept, rules.again, rules.again_apart)
     if rules.labels is not None:
         most, times = rules.labels, rules.label_times
         items.labels(page_blocks, kept, most, times, rules.label_links, rules.label_lines)
