@@ -17,7 +17,7 @@ from mcp.server.mcpserver import MCPServer
 from starlette.routing import Mount
 from uvicorn.server import HANDLED_SIGNALS
 
-from taskplate.contract import TrustLevel
+from taskplate.contract import ErrorCode, TaskplateError, TrustLevel
 from taskplate.interpreter import DRAIN_S, RunManager
 
 from ._app import build_server
@@ -92,9 +92,10 @@ class ServeSettings:
         return f"http://{host}:{self.port}"
 
 
-async def serve(manager: RunManager, settings: ServeSettings) -> list[int]:
+async def serve(manager: RunManager, settings: ServeSettings) -> list[int] | None:
     """Serve until the client leaves (stdio) or a signal stops the server (HTTP); answers the
-    signals caught, for `run` to raise again once everything is closed.
+    signals caught, for `run` to raise again once everything is closed (None: HTTP could not
+    listen).
 
     Its first run finds the browser and Markdown conversion warm: on stdio they start once the
     client has the tool list (never before an answer: they would share the cores with it), on
@@ -118,8 +119,11 @@ async def serve(manager: RunManager, settings: ServeSettings) -> list[int]:
     return caught
 
 
-async def _serving(server: MCPServer, manager: RunManager, settings: ServeSettings) -> list[int]:
-    """What serve does inside the run manager's life: the MCP server on its transport."""
+async def _serving(
+    server: MCPServer, manager: RunManager, settings: ServeSettings
+) -> list[int] | None:
+    """What serve does inside the run manager's life: the MCP server on its transport; None
+    when it could not listen."""
     for path, diagnostics in manager.rejected_templates().items():
         log.warning(
             "template %s is not served (%d problems; run dsl validate)", path, len(diagnostics)
@@ -150,13 +154,17 @@ async def _serving(server: MCPServer, manager: RunManager, settings: ServeSettin
         timeout_graceful_shutdown=int(settings.drain_s + REQUESTS_AFTER_DRAIN_S),
     )
     http_server = _Server(config)
+    listened = True
     async with anyio.create_task_group() as draining:
         draining.start_soon(_drain_on_sigterm, http_server, manager, settings.drain_s)
-        await http_server.serve()
+        try:
+            await http_server.serve()
+        except SystemExit:  # uvicorn could not listen (the port taken): it logged why
+            listened = False
         if signal.SIGTERM not in http_server.caught:
             draining.cancel_scope.cancel()  # stopped otherwise: no drain
     log.info("stopping: ending runs, sessions and browsers")
-    return http_server.caught
+    return http_server.caught if listened else None
 
 
 async def _drain_on_sigterm(http_server: _Server, manager: RunManager, drain_s: float) -> None:
@@ -176,5 +184,13 @@ async def _drain_on_sigterm(http_server: _Server, manager: RunManager, drain_s: 
 def run(manager: RunManager, settings: ServeSettings) -> None:
     """Serve until stopped, then raise the signals that stopped it."""
     caught = anyio.run(serve, manager, settings)
+    if caught is None:
+        raise TaskplateError(
+            ErrorCode.INVALID_PARAMETER,
+            f"could not listen on {settings.url}: the port is in use or the address is not this"
+            " machine's (uvicorn's ERROR line above says which)",
+            "Pick another --port, or stop what listens there; or another --host.",
+            {"url": settings.url},
+        )
     for sig in reversed(caught):  # as uvicorn would, but after the manager has closed
         signal.raise_signal(sig)

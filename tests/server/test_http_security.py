@@ -4,7 +4,9 @@ address, and the Host/Origin checks against DNS rebinding on a server bound to 0
 
 from __future__ import annotations
 
+import socket
 import subprocess
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -25,6 +27,7 @@ from taskplate.server.transports._auth import (
     parse_tokens,
     shares,
 )
+from tests.fixtures.processes import all_gone, descendants
 from tests.server.conftest import DSL, Served, env_for, free_port, start_http, stop
 
 pytestmark = pytest.mark.anyio
@@ -139,6 +142,31 @@ def test_a_non_loopback_address_without_tokens_is_refused(home: Path) -> None:
     assert refused.returncode == 1
     assert "without bearer tokens" in refused.stderr and "--token-file" in refused.stderr
     assert "Traceback" not in refused.stderr
+
+
+def test_a_port_in_use_is_said_in_one_line_and_nothing_is_left_running(home: Path) -> None:
+    """`dsl serve` on a port something else listens on: exit 1, the error and a hint, no
+    traceback; the processes it started on the way (the conversion worker) end with it."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        process = subprocess.Popen(
+            [DSL, "serve", "--transport", "http", "--port", str(port)],
+            env=env_for(home),
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        started: set[int] = set()
+        while process.poll() is None:  # what it starts, seen while it runs
+            started.update(descendants(process.pid))
+            time.sleep(0.05)
+        said = process.communicate(timeout=60)[1]
+    assert process.returncode == 1, said
+    assert f"error: could not listen on http://127.0.0.1:{port}" in said, said
+    assert "[INVALID_PARAMETER]" in said and "hint: Pick another --port" in said
+    assert "Traceback" not in said
+    assert not all_gone(sorted(started), within_s=15)
 
 
 @pytest.mark.parametrize(
