@@ -39,29 +39,38 @@ def env_for(home: Path) -> dict[str, str]:
     return {**os.environ, "TASKPLATE_HOME": str(home), "TASKPLATE_TEMPLATES": str(TEST_TEMPLATES)}
 
 
+TAKEN = "could not listen on"  # what `dsl serve` says when its port is taken
+
+
 def start_http(
     home: Path, *flags: str, env: dict[str, str] | None = None, wrapper: tuple[str, ...] = ()
 ) -> Served:
-    """`wrapper`: a command that execs the server (same process), e.g. in another namespace."""
-    port = free_port()
-    log = open(home.parent / f"serve-{port}.log", "wb")  # noqa: SIM115 - closed with the process
-    process = subprocess.Popen(
-        [*wrapper, DSL, "serve", "--transport", "http", "--port", str(port), *flags],
-        env={**env_for(home), **(env or {})},
-        stdout=log,
-        stderr=log,
-    )
-    # A start is a second on a quiet machine; 60 s leaves room for a loaded one (two servers
-    # starting beside three other test workers on 2 cores took over 30 s at a load of 20).
-    if listening(port, process, within_s=60):
-        return Served(f"http://127.0.0.1:{port}/mcp", home, process, log)
-    ended = process.poll()
-    process.kill()
-    process.wait()
-    log.close()
-    said = (home.parent / f"serve-{port}.log").read_text()
-    why = f"exited with {ended}" if ended is not None else "was not listening after 60 s"
-    raise RuntimeError(f"dsl serve on port {port} {why}:\n{said}")
+    """`wrapper`: a command that execs the server (same process), e.g. in another namespace.
+    A port another test worker took between free_port and the server's bind is left for a new
+    one (three tries)."""
+    for _ in range(3):
+        port = free_port()
+        name = home.parent / f"serve-{port}.log"
+        log = open(name, "wb")  # noqa: SIM115 - closed with the process
+        process = subprocess.Popen(
+            [*wrapper, DSL, "serve", "--transport", "http", "--port", str(port), *flags],
+            env={**env_for(home), **(env or {})},
+            stdout=log,
+            stderr=log,
+        )
+        # A start is a second on a quiet machine; 60 s leaves room for a loaded one (two servers
+        # starting beside three other test workers on 2 cores took over 30 s at a load of 20).
+        if listening(port, process, within_s=60):
+            return Served(f"http://127.0.0.1:{port}/mcp", home, process, log)
+        ended = process.poll()
+        process.kill()
+        process.wait()
+        log.close()
+        said = name.read_text()
+        if TAKEN not in said:
+            why = f"exited with {ended}" if ended is not None else "was not listening after 60 s"
+            raise RuntimeError(f"dsl serve on port {port} {why}:\n{said}")
+    raise RuntimeError(f"dsl serve found its port taken three times:\n{said}")
 
 
 __all__ = ["end", "free_port"]  # imported from here by the server's tests
