@@ -237,7 +237,8 @@ def _nearest(decisions: list[bool | None]) -> list[bool]:
 # corpus and hurt the other), and WCXB dev's (bench/content_wcxb_tune.py, folds by domain and type):
 # items to again; label_lines costs the article pages 0.0005, fill without fill_grow 0.008, lone
 # before the answer's start or with link lines under 5 words 0.006, fill_else for any answer 0.01,
-# again anywhere (an article's own repeats too) readability's pages 0.034.
+# again anywhere (an article's own repeats too) readability's pages 0.034, and again apart itself
+# 0.006 there (its test pages say a paragraph of lorem ipsum twice on purpose).
 DEFAULT = Rules(
     cleanups=(
         "forms",
