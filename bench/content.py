@@ -167,8 +167,6 @@ def load() -> tuple[dict[str, str], dict[str, bytes], dict[str, str]]:
 
 
 class _QuietServer(ThreadingHTTPServer):
-    daemon_threads = True
-
     def finish_request(self, request: Any, client_address: Any) -> None:
         # The TLS handshake in the request's own thread, not in accept: there one connection
         # that says nothing (a browser's preconnect) holds up every other until it ends.

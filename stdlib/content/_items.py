@@ -59,8 +59,9 @@ def _class_shape(names: str) -> str:
     return _DIGITS.sub("", " ".join(sorted(names.split())))
 
 
-def _in_chrome(element: Any) -> bool:
-    return element.tag in CHROME or any(a.tag in CHROME for a in element.iterancestors())
+def _within(element: Any, tags: frozenset[str]) -> bool:
+    """Whether the element or one of its ancestors is one of `tags`."""
+    return element.tag in tags or any(True for _ in element.iterancestors(*tags))
 
 
 # Each element's words, its kept words and the elements holding link text (tallies).
@@ -109,7 +110,7 @@ def groups(
         group.linked += node in with_links
         group.kept += kept_words.get(node, 0)
         group.with_text += 1
-    return [g for g in found.values() if g.with_text >= MIN_ITEMS and not _in_chrome(g.parent)]
+    return [g for g in found.values() if g.with_text >= MIN_ITEMS and not _within(g.parent, CHROME)]
 
 
 def _inside(block: Block, members: set[Any]) -> bool:
@@ -185,7 +186,7 @@ def kin(page_blocks: list[Block], kept: list[bool], ratio: float) -> None:
         if not node.get("class"):
             continue
         lineage = {node, *node.iterancestors(), *node.iterdescendants()}
-        others = [n for n in shapes[_shape(node)] if n not in lineage and not _in_chrome(n)]
+        others = [n for n in shapes[_shape(node)] if n not in lineage and not _within(n, CHROME)]
         unkept = sum(plains[n] - kept_words.get(n, 0) for n in others)
         if len(others) < MIN_ITEMS - 1 or unkept <= ratio * answer:
             continue
@@ -249,7 +250,7 @@ def _densest(page_blocks: list[Block]) -> Any | None:
         if not count:
             continue
         element = block.element
-        if _in_chrome(element):
+        if _within(element, CHROME):
             continue
         for node in (element, *element.iterancestors()):
             if node.tag in ("body", "html"):
@@ -284,7 +285,7 @@ def labels(
         if (
             not linked
             or block.link_chars > LINKED * block.chars
-            or (lines and not _in_cells(block.element))
+            or (lines and not _within(block.element, _CELLS))
         ):
             counts[tuple(block.words)] += 1
     for index, block in enumerate(page_blocks):
@@ -294,10 +295,6 @@ def labels(
 
 # Where a short line repeats as a value, not as a label: a table's cells, a list's items, code.
 _CELLS = frozenset({"table", "ul", "ol", "dl", "pre", "code"})
-
-
-def _in_cells(element: Any) -> bool:
-    return element.tag in _CELLS or any(a.tag in _CELLS for a in element.iterancestors())
 
 
 MIN_TITLES = 6  # linked headings: fewer are a related box's, not a page of entries
@@ -314,7 +311,7 @@ def titles(page_blocks: list[Block], kept: list[bool], ratio: float) -> None:
         if block.heading
         and not kept[index]
         and block.link_chars > LINKED * block.chars
-        and not _in_chrome(block.element)
+        and not _within(block.element, CHROME)
     ]
     if len(found) < MIN_TITLES:
         return
@@ -379,17 +376,13 @@ def said_again(page_blocks: list[Block], kept: list[bool], least: int | None, ap
     first: dict[tuple[str, ...], Any] = {}
     for index, block in enumerate(page_blocks):
         said = tuple(block.words)
-        if not kept[index] or len(said) < least or _by_design(block.element):
+        if not kept[index] or len(said) < least or _within(block.element, _BY_DESIGN):
             continue
         holder = _holder(block.element)
         if said not in first:
             first[said] = holder
         elif not apart or first[said] is not holder:
             kept[index] = False
-
-
-def _by_design(element: Any) -> bool:
-    return element.tag in _BY_DESIGN or any(True for _ in element.iterancestors(*_BY_DESIGN))
 
 
 def _holder(element: Any) -> Any:
