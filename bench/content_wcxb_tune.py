@@ -513,6 +513,15 @@ def candidates() -> dict[str, content.Rules]:
         found[f"again {least}"] = replace(base, again_apart=False, again=least)
     for least in (6, 10):
         found[f"again apart {least}"] = replace(base, again=least)
+    # sections headed as other things than the page's own ("Similar items", "Customers also
+    # viewed") and not prose, dropped before the vote on every page ("related") or only on
+    # pages of some kinds ("related product", shipped: the pageType read from the page);
+    # "without related": every such section kept
+    found["without related"] = replace(base, related=())
+    found["related"] = replace(base, related=("*",))
+    found["related product"] = replace(base, related=("product",))
+    found["related product collection"] = replace(base, related=("product", "collection"))
+    found["related product article"] = replace(base, related=("product", "article"))
     return found
 
 

@@ -213,15 +213,16 @@ def _select(
     html: str, url: str, only_main: bool, rules: content.Rules, typed: bool
 ) -> tuple[Any | None, bool, str]:
     """select's (element, is_main) and, when `typed`, the page's `pageType` (else "other"),
-    read from the same parse before the reading changes it."""
+    read from the same parse before the reading changes it (and then given to the reading's
+    rules that ask for it)."""
     structured: list[str] = []
     doc = parse(html, structured)
     if doc is None:
         return None, False, OTHER
-    kind = page_type_of(doc, structured) if typed else OTHER
+    kind = page_type_of(doc, structured) if typed or (only_main and rules.related) else OTHER
     base = _base(doc, url)
     if only_main:
-        main, is_main = content.main_region(doc, rules)
+        main, is_main = content.main_region(doc, rules, kind)
         if main is not None:  # the main content, or the page's widest region (is_main False)
             if rules.offers:
                 _structured.add_description(main, structured)

@@ -165,3 +165,7 @@ class Rules:
     again: int | None = None
     # ... only a copy held by another element than its first (not an article's own repeat).
     again_apart: bool = False
+    # The kinds of page (pageType: "product", ...; "*" any) where a section whose heading says
+    # it lists other things than the page's own ("Similar items") goes before the vote
+    # (_related.py); (): kept on every page.
+    related: tuple[str, ...] = ()

@@ -32,6 +32,7 @@ from . import _filling as filling
 from . import _items as items
 from . import _layers as layers
 from . import _lone as lone
+from . import _related as related
 from . import _split_body as split_body
 from ._blocks import SHORT, WORD, Block, blocks, shingles
 from ._pruning import prune
@@ -238,7 +239,8 @@ def _nearest(decisions: list[bool | None]) -> list[bool]:
 # items to again; label_lines costs the article pages 0.0005, fill without fill_grow 0.008, lone
 # before the answer's start or with link lines under 5 words 0.006, fill_else for any answer 0.01,
 # again anywhere (an article's own repeats too) readability's pages 0.034, and again apart itself
-# 0.006 there (its test pages say a paragraph of lorem ipsum twice on purpose).
+# 0.006 there (its test pages say a paragraph of lorem ipsum twice on purpose); related on every
+# kind of page costs collections 0.004 (a shop's "Related articles" there are its content).
 DEFAULT = Rules(
     cleanups=(
         "forms",
@@ -293,6 +295,7 @@ DEFAULT = Rules(
     echoes=16,
     again=3,
     again_apart=True,
+    related=("product",),
 )
 # The rules before hidden elements, repeats, quotes and the article's start: bench/content.py's.
 BEFORE = Rules(
@@ -311,14 +314,17 @@ def main_content(doc: Any, rules: Rules = DEFAULT) -> Any | None:
     return found if is_main else None
 
 
-def main_region(doc: Any, rules: Rules = DEFAULT) -> tuple[Any | None, bool]:
+def main_region(doc: Any, rules: Rules = DEFAULT, kind: str = "") -> tuple[Any | None, bool]:
     """(the main content, pruned in place, True), or (the widest region, False) when it is under
-    `rules.least` of the page (_items.fallback), or (None, False) when there is neither."""
+    `rules.least` of the page (_items.fallback), or (None, False) when there is neither. `kind`:
+    the page's pageType, read before (its `related` rule), or "" (unknown)."""
     body = doc.find("body")
     if body is None:
         return None, False
     for name in rules.cleanups:
         CLEANUPS[name](body)
+    if kind in rules.related or "*" in rules.related:
+        related.drop_related(body)
     page_blocks = blocks(body)
     texts = readings(doc, rules.voters)
     try:
