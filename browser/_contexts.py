@@ -215,7 +215,7 @@ class SessionContexts:
         try:
             for one in [*retired, context]:
                 if one is not None:
-                    with cleanup():
+                    with cleanup(what="closing a browser context"):
                         await one.close()
         finally:
             if self.recording is not None and not keep_recording:

@@ -78,9 +78,9 @@ class HeadedWindow:
             return HeadedWindow(pw, browser, context, page, marker)
         except BaseException:
             if browser is not None:
-                with cleanup():
+                with cleanup(what="closing the headed browser"):
                     await browser.close()
-            with cleanup():
+            with cleanup(what="stopping Playwright's driver"):
                 await pw.stop()
             raise
 
@@ -116,7 +116,7 @@ class HeadedWindow:
 
     async def close(self) -> None:
         """The browser process and Playwright's driver end; safe to call twice, never raises."""
-        with cleanup():
+        with cleanup(what="closing the headed browser"):
             await self.browser.close()
-        with cleanup():
+        with cleanup(what="stopping Playwright's driver"):
             await self.playwright.stop()

@@ -362,10 +362,10 @@ class BrowserRuntime:
                 endpoint.contexts.clear()
             for browser in browsers:
                 if browser is not None:
-                    with cleanup():
+                    with cleanup(what="closing a browser"):
                         await browser.close()
             if self._playwright is not None:
-                with cleanup():
+                with cleanup(what="stopping Playwright's driver"):
                     await self._playwright.stop()
                 self._playwright = None
 

@@ -60,7 +60,7 @@ class Session(SessionContexts):
             if not any(t.page is page for t in self.tabs.values()):
                 self.registry.release_tab()
                 if page is not None:
-                    with cleanup():
+                    with cleanup(what="closing a tab that failed to open"):
                         await page.close()
             if isinstance(exc, Exception) and is_crash(exc):
                 raise crashed(str(exc).splitlines()[0]) from None
@@ -148,7 +148,7 @@ class Session(SessionContexts):
 
     async def close_tab(self, tab_id: str) -> None:
         tab = self.tab(tab_id)
-        with cleanup():
+        with cleanup(what=f"closing tab {tab_id}"):
             await tab.page.close()
         self._closed(tab_id)
         if self._retired:
