@@ -28,6 +28,7 @@ _OTHERS = re.compile(
 )
 _LEVELS = {f"h{n}": n for n in range(1, 7)}
 MAX_HEADING_WORDS = 8  # a longer heading is a sentence of the content, not a section's name
+PROSE, PARAGRAPH = 0.5, 25  # a section with this share of its words in such paragraphs is prose
 
 
 def drop_related(body: Any) -> None:
@@ -48,6 +49,7 @@ def drop_related(body: Any) -> None:
 
 
 def _says_others(text: str) -> bool:
+    """Whether a heading's text names a list of other things than the page's own."""
     return 0 < len(text.split()) <= MAX_HEADING_WORDS and bool(_OTHERS.search(text))
 
 
@@ -75,6 +77,3 @@ def _prose(section: Any) -> bool:
     total = words(section)
     prose = sum(n for n in map(words, section.iter("p")) if n >= PARAGRAPH)
     return prose >= PROSE * total
-
-
-PROSE, PARAGRAPH = 0.5, 25
