@@ -32,25 +32,22 @@ PROSE, PARAGRAPH = 0.5, 25  # a section with this share of its words in such par
 
 
 def drop_related(body: Any) -> None:
-    headings = [
-        h
-        for h in body.iter("h2", "h3", "h4", "h5", "h6")
-        if _says_others(" ".join(h.text_content().split()))
-    ]
+    headings = [h for h in body.iter("h2", "h3", "h4", "h5", "h6") if _says_others(h)]
     if not headings:
         return
     limit = DOMINANT * words(body)
     for heading in headings:
-        if heading.getparent() is None or not any(a is body for a in heading.iterancestors()):
+        if not any(a is body for a in heading.iterancestors()):
             continue  # gone with an earlier section
         section = _section(body, heading, limit)
         if words(section) > words(heading) and not _prose(section):
             section.drop_tree()
 
 
-def _says_others(text: str) -> bool:
+def _says_others(heading: Any) -> bool:
     """Whether a heading's text names a list of other things than the page's own."""
-    return 0 < len(text.split()) <= MAX_HEADING_WORDS and bool(_OTHERS.search(text))
+    said = heading.text_content().split()
+    return 0 < len(said) <= MAX_HEADING_WORDS and bool(_OTHERS.search(" ".join(said)))
 
 
 def _section(body: Any, heading: Any, limit: float) -> Any:
