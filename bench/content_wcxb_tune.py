@@ -88,8 +88,9 @@ _CURRENT: list[str] = [""]  # the page being read, in a worker: the key of its v
 
 
 def _memo_readings() -> None:
-    """The voters' texts of a page read once for every candidate of the same clean-ups and
-    voters (the candidates differ after the vote): the costly part of a page, read once."""
+    """The voters' texts of a page read once for every candidate of the same clean-ups (those
+    spared and the related sections dropped too) and voters (the candidates differ after the
+    vote): the costly part of a page, read once."""
     original = content.readings
     memo: dict[tuple[str, tuple[str, ...]], list[str]] = {}
 
@@ -118,7 +119,9 @@ def _run(job: tuple[dict[str, tuple[str, Any]], list[tuple[str, str]]]) -> dict[
     for key, url in items:
         html = _html(key)
         for name, (kind, setting) in ways.items():
-            _CURRENT[0] = f"{key} {setting.cleanups if kind == 'rules' else ''}"
+            # the voters read the page after everything that runs before the vote
+            before = (setting.cleanups, setting.related, setting.spared) if kind == "rules" else ""
+            _CURRENT[0] = f"{key} {before}"
             start = time.process_time()
             if kind == "rules":
                 text = visible(to_markdown(html, url, rules=setting)[0])
@@ -522,6 +525,16 @@ def candidates() -> dict[str, content.Rules]:
     found["related product"] = replace(base, related=("product",))
     found["related product collection"] = replace(base, related=("product", "collection"))
     found["related product article"] = replace(base, related=("product", "article"))
+    # Clean-ups that stand down on some kinds of page (Rules.spared), each tried on service
+    # pages alone first (the 13 clean-ups; reviews and split_body raise them), then together:
+    # "without spared" runs every clean-up everywhere, "shipped" spares reviews and split_body
+    # on service and listing pages.
+    found["without spared"] = replace(base, spared=())
+    for name in base.cleanups:
+        found[f"spare {name} on service"] = replace(base, spared=(("service", name),))
+    service = (("service", "reviews"), ("service", "split_body"))
+    found["spare on service"] = replace(base, spared=service)
+    found["spare hidden too"] = replace(base, spared=(*service, ("service", "hidden_answers")))
     return found
 
 

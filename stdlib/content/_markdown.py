@@ -219,7 +219,8 @@ def _select(
     doc = parse(html, structured)
     if doc is None:
         return None, False, OTHER
-    kind = page_type_of(doc, structured) if typed or (only_main and rules.related) else OTHER
+    asks = only_main and bool(rules.related or rules.spared)  # a rule that asks for the kind
+    kind = page_type_of(doc, structured) if typed or asks else OTHER
     base = _base(doc, url)
     if only_main:
         main, is_main = content.main_region(doc, rules, kind)

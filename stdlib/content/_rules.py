@@ -169,3 +169,8 @@ class Rules:
     # it lists other things than the page's own ("Similar items") goes before the vote
     # (_related.py); (): kept on every page.
     related: tuple[str, ...] = ()
+    # (kind of page, clean-up) pairs: the clean-ups that do not run on pages of that kind (a
+    # service page's testimonials are its pitch and a listing's reviews its entries, not a
+    # product's customer reviews; their sections or entries of one class are theirs, not an
+    # article body split by ad rows); (): all run.
+    spared: tuple[tuple[str, str], ...] = ()

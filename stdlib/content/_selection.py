@@ -240,7 +240,8 @@ def _nearest(decisions: list[bool | None]) -> list[bool]:
 # before the answer's start or with link lines under 5 words 0.006, fill_else for any answer 0.01,
 # again anywhere (an article's own repeats too) readability's pages 0.034, and again apart itself
 # 0.006 there (its test pages say a paragraph of lorem ipsum twice on purpose); related on every
-# kind of page costs collections 0.004 (a shop's "Related articles" there are its content).
+# kind of page costs collections 0.004 (a shop's "Related articles" there are its content), and
+# sparing hidden elements on service pages too reads an article's hidden copy twice (0.97->0.65).
 DEFAULT = Rules(
     cleanups=(
         "forms",
@@ -296,6 +297,12 @@ DEFAULT = Rules(
     again=3,
     again_apart=True,
     related=("product",),
+    spared=(
+        ("service", "reviews"),
+        ("service", "split_body"),
+        ("listing", "reviews"),
+        ("listing", "split_body"),
+    ),
 )
 # The rules before hidden elements, repeats, quotes and the article's start: bench/content.py's.
 BEFORE = Rules(
@@ -317,12 +324,13 @@ def main_content(doc: Any, rules: Rules = DEFAULT) -> Any | None:
 def main_region(doc: Any, rules: Rules = DEFAULT, kind: str = "") -> tuple[Any | None, bool]:
     """(the main content, pruned in place, True), or (the widest region, False) when it is under
     `rules.least` of the page (_items.fallback), or (None, False) when there is neither. `kind`:
-    the page's pageType, read before (its `related` rule), or "" (unknown)."""
+    the page's pageType, read before (its `related` and `spared` rules), or "" (unknown)."""
     body = doc.find("body")
     if body is None:
         return None, False
     for name in rules.cleanups:
-        CLEANUPS[name](body)
+        if (kind, name) not in rules.spared:
+            CLEANUPS[name](body)
     if kind in rules.related or "*" in rules.related:
         related.drop_related(body)
     page_blocks = blocks(body)
