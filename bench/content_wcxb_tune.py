@@ -526,15 +526,20 @@ def candidates() -> dict[str, content.Rules]:
     found["related product collection"] = replace(base, related=("product", "collection"))
     found["related product article"] = replace(base, related=("product", "article"))
     # Clean-ups that stand down on some kinds of page (Rules.spared), each tried on service
-    # pages alone first (the 13 clean-ups; reviews and split_body raise them), then together:
-    # "without spared" runs every clean-up everywhere, "shipped" spares reviews and split_body
-    # on service and listing pages.
+    # pages alone first (the 13 clean-ups; reviews and split_body raise them), then together,
+    # on listings too ("spared first"); then each clean-up spared on each other kind, the pages
+    # read as that kind alone scored: a product's split body and a thread's nested posts raised
+    # them (both: "shipped"). "without spared" runs every clean-up everywhere.
     found["without spared"] = replace(base, spared=())
     for name in base.cleanups:
         found[f"spare {name} on service"] = replace(base, spared=(("service", name),))
     service = (("service", "reviews"), ("service", "split_body"))
     found["spare on service"] = replace(base, spared=service)
     found["spare hidden too"] = replace(base, spared=(*service, ("service", "hidden_answers")))
+    first = (*service, ("listing", "reviews"), ("listing", "split_body"))
+    found["spared first"] = replace(base, spared=first)
+    found["spare product split"] = replace(base, spared=(*first, ("product", "split_body")))
+    found["spare forum nested"] = replace(base, spared=(*first, ("forum", "nested_listings")))
     return found
 
 

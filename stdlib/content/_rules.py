@@ -171,6 +171,7 @@ class Rules:
     related: tuple[str, ...] = ()
     # (kind of page, clean-up) pairs: the clean-ups that do not run on pages of that kind (a
     # service page's testimonials are its pitch and a listing's reviews its entries, not a
-    # product's customer reviews; their sections or entries of one class are theirs, not an
-    # article body split by ad rows); (): all run.
+    # product's customer reviews; the sections or entries of one class of a service, a listing
+    # or a product are theirs, not an article body split by ad rows; a thread's posts nested in
+    # an <article> are its posts, not a story's teasers); (): all run.
     spared: tuple[tuple[str, str], ...] = ()

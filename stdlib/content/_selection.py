@@ -302,6 +302,8 @@ DEFAULT = Rules(
         ("service", "split_body"),
         ("listing", "reviews"),
         ("listing", "split_body"),
+        ("product", "split_body"),
+        ("forum", "nested_listings"),
     ),
 )
 # The rules before hidden elements, repeats, quotes and the article's start: bench/content.py's.

@@ -1,19 +1,21 @@
 """Clean-ups that stand down on some kinds of page (`Rules.spared`): on a service page the
 testimonials named as reviews are its pitch, and its sections of one class are its sections;
-on a product page the customer reviews still go. The shipped rules spare both on service pages
-and listings.
+on a product page the customer reviews still go; a thread's replies nested in the question's
+<article> are its posts. The shipped rules spare reviews and the split body on service pages and
+listings, the split body on products and the nested cards on forums.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import replace
+from typing import Any
 
 import lxml.html
 
 from taskplate.stdlib.content._markdown import read_typed, render
 from taskplate.stdlib.content._rules import Rules
-from taskplate.stdlib.content._selection import DEFAULT, main_region
+from taskplate.stdlib.content._selection import CLEANUPS, DEFAULT, main_region
 
 INTRO = (
     "<h1>Bookkeeping for small firms</h1><p>We keep the books of small firms across the region: "
@@ -78,8 +80,9 @@ def test_the_split_body_clean_up_stands_down_where_the_kind_spares_it() -> None:
     which then head no text and go."""
     rules = replace(DEFAULT, cleanups=("split_body",), spared=(("service", "split_body"),))
     html = page("ProfessionalService", INTRO + SECTIONS)
-    kept = read(html, "service", rules)
-    assert kept.index("## Payroll") < kept.index("We run the payroll") < kept.index("## Tax")
+    for kind in ("service", "product"):
+        kept = read(html, kind, replace(rules, spared=((kind, "split_body"),)))
+        assert kept.index("## Payroll") < kept.index("We run the payroll") < kept.index("## Tax")
     joined = read(html, "article", rules)
     assert "We run the payroll" in joined and "## Payroll" not in joined
 
@@ -90,3 +93,17 @@ def test_the_shipped_rules_keep_a_service_pages_testimonials() -> None:
     assert kind == "service" and is_main
     assert "whole mess of receipts" in text and "We run the payroll" in text
     assert "1 High Street" not in text
+
+
+def test_the_shipped_rules_spare_each_clean_up_only_on_its_kinds(monkeypatch: Any) -> None:
+    """A thread's replies nested in the question's <article> are its posts, not a story's
+    teasers: the nested cards' clean-up does not run on a page read as a forum, and runs on
+    an article; every pair the shipped rules spare names a clean-up they run."""
+    ran: list[str] = []
+    monkeypatch.setitem(CLEANUPS, "nested_listings", lambda body: ran.append("nested"))
+    html = page("DiscussionForumPosting", INTRO + SECTIONS)
+    for kind, runs in (("forum", []), ("article", ["nested"]), ("", ["nested"])):
+        ran.clear()
+        main_region(lxml.html.document_fromstring(html), DEFAULT, kind)
+        assert ran == runs, kind
+    assert {name for _, name in DEFAULT.spared} <= set(DEFAULT.cleanups)
