@@ -78,7 +78,7 @@ def test_reviews_go_on_a_product_page_and_stay_where_the_kind_spares_them() -> N
 def test_the_split_body_clean_up_stands_down_where_the_kind_spares_it() -> None:
     """Joined, the sections' paragraphs move into the first part, away from their headings,
     which then head no text and go."""
-    rules = replace(DEFAULT, cleanups=("split_body",), spared=(("service", "split_body"),))
+    rules = replace(DEFAULT, cleanups=("split_body",), spared=())
     html = page("ProfessionalService", INTRO + SECTIONS)
     for kind in ("service", "product"):
         kept = read(html, kind, replace(rules, spared=((kind, "split_body"),)))
