@@ -21,6 +21,7 @@ _BLANK_RUNS = re.compile(r"\n{3,}")
 # text at (_blocks.py, the one list), and the document itself; a line break is inline here.
 _BLOCKS = (BLOCK_TAGS | {"html"}) - {"br"}
 _SPACES = re.compile(r"\s+")
+_RUN_OF_SPACES = re.compile(r" {2,}")
 _LIST_ITEM = re.compile(r"(- |\d+\. )")
 _READABLE = re.compile(r"\w|!\[")  # a word, or an image
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
@@ -71,7 +72,8 @@ class _Writer:
 
         def close() -> None:
             text = "".join(run).strip()
-            text = "\n".join(line.strip() for line in text.split("\n") if line.strip())
+            lines = (_RUN_OF_SPACES.sub(" ", line.strip()) for line in text.split("\n"))
+            text = "\n".join(line for line in lines if line)
             if text:
                 out.append(text)
             run.clear()
@@ -91,12 +93,15 @@ class _Writer:
         return out
 
     def inline_of(self, element: Any) -> str:
+        return self._inline_raw(element).strip()
+
+    def _inline_raw(self, element: Any) -> str:
         parts = [_SPACES.sub(" ", element.text or "")]
         for child in element:
             if isinstance(child.tag, str):
                 parts.append(self.inline(child))
             parts.append(_SPACES.sub(" ", child.tail or ""))
-        return "".join(parts).strip()
+        return "".join(parts)
 
     def inline(self, element: Any) -> str:
         tag = element.tag
@@ -114,9 +119,18 @@ class _Writer:
             return f"![{alt}]({src})"
         if tag in _BLOCKS:  # a block inside inline content: flattened
             return " " + " ".join(self.blocks(element)) + " "
-        text = self.inline_of(element)
+        raw = self._inline_raw(element)
+        text = raw.strip()
+        # the space or line break at an inline element's edge stays outside its markers:
+        # `<b>BOOK: </b>By` is `**BOOK:** By`, never `**BOOK:**By` (nor "BOOK:By" as text)
+        before, after = _edge(raw[: len(raw) - len(raw.lstrip())]), _edge(raw[len(raw.rstrip()) :])
         if self.plain or not text:
-            return text if text else ""
+            return before + text + after if text else before or after
+        return before + self.marked(element, text) + after
+
+    def marked(self, element: Any, text: str) -> str:
+        """An inline element's (stripped, non-empty) text in its Markdown markers."""
+        tag = element.tag
         if tag == "a":
             href = (element.get("href") or "").strip()
             if href and not href.startswith(("javascript:", "#")):
@@ -175,6 +189,11 @@ class _Writer:
             if index == 0:
                 lines.append("| " + " | ".join(["---"] * width) + " |")
         return ["\n".join(lines)]
+
+
+def _edge(space: str) -> str:
+    """The whitespace at an inline element's edge, as it reads: a line break, a space or none."""
+    return "\n" if "\n" in space else " " if space else ""
 
 
 def _is_data(table: Any) -> bool:

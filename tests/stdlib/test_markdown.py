@@ -130,3 +130,18 @@ def test_react_comment_markers_inside_paragraphs_are_read_whole() -> None:
     for paragraph in re.findall(r"<p>(.*?)</p>", plain)[:-1]:  # the last is the footer
         assert " ".join(paragraph.split()) in read, paragraph
     assert "News desk" not in read and "Copyright" not in read and "processing" not in read
+
+
+def test_the_space_at_an_inline_elements_edge_stays_outside_its_markers() -> None:
+    # `<b>BOOK: </b>By` was `**BOOK:**By`: CommonMark does not close emphasis there, and the
+    # text read "BOOK:By", "wordthen", "linkafter": two words made one.
+    body = (
+        "<p><strong>BOOK: </strong>By Dec 31<strong><br> TRAVEL: </strong>Through July</p>"
+        '<p>A <em>word </em>then <a href="/x">link </a>after, x<span> </span>y, <b> bold</b>.</p>'
+    )
+    assert whole(body) == (
+        "**BOOK:** By Dec 31\n**TRAVEL:** Through July\n\n"
+        "A *word* then [link](http://x/x) after, x y, **bold**.\n"
+    )
+    text, _ = to_text(f"<html><body>{body}</body></html>", "http://x/", False)
+    assert text == "BOOK: By Dec 31\nTRAVEL: Through July\nA word then link after, x y, bold.\n"
