@@ -34,6 +34,7 @@ class _Writer:
 
     def __init__(self, plain: bool) -> None:
         self.plain = plain
+        self.in_code = 0  # inside inline code: its highlighted spans are one text
 
     def blocks(self, element: Any) -> list[str]:
         """The element's content as blocks (paragraphs, headings, lists...) in order."""
@@ -80,15 +81,19 @@ class _Writer:
 
         if element.text:
             run.append(_SPACES.sub(" ", element.text))
+        previous = None
         for child in element:
             tag = child.tag if isinstance(child.tag, str) else ""
             if tag and tag in _BLOCKS and tag != "img":
                 close()
                 out.extend(self.blocks(child))
+                previous = None
             elif tag:
-                run.append(self.inline(child))
+                run.append(self.joint(previous, child) + self.inline(child))
+                previous = child
             if child.tail:
                 run.append(_SPACES.sub(" ", child.tail))
+                previous = None
         close()
         return out
 
@@ -97,11 +102,28 @@ class _Writer:
 
     def _inline_raw(self, element: Any) -> str:
         parts = [_SPACES.sub(" ", element.text or "")]
+        previous = None
         for child in element:
             if isinstance(child.tag, str):
-                parts.append(self.inline(child))
-            parts.append(_SPACES.sub(" ", child.tail or ""))
+                parts.append(self.joint(previous, child) + self.inline(child))
+                previous = child
+            if child.tail:
+                parts.append(_SPACES.sub(" ", child.tail))
+                previous = None
         return "".join(parts)
+
+    def joint(self, previous: Any, element: Any) -> str:
+        """A space between two inline elements that abut, a word of letters ending one and
+        starting the other (`<span>amount</span><span>integer</span>`, a brand beside a
+        product's name): the page sets them apart by its style, and read together they make
+        a word the page does not show. Never in code, nor between single letters (a drop
+        cap, a heading drawn letter by letter)."""
+        if previous is None or self.in_code or element.tag in _DROPPED:
+            return ""
+        before, after = previous.text_content().rstrip(), element.text_content().lstrip()
+        if len(before) < 2 or len(after) < 2 or not (before[-1].isalpha() and after[0].isalpha()):
+            return ""
+        return " " if before[-2].isalpha() and after[1].isalpha() else ""
 
     def inline(self, element: Any) -> str:
         tag = element.tag
@@ -119,7 +141,9 @@ class _Writer:
             return f"![{alt}]({src})"
         if tag in _BLOCKS:  # a block inside inline content: flattened
             return " " + " ".join(self.blocks(element)) + " "
+        self.in_code += tag == "code"
         raw = self._inline_raw(element)
+        self.in_code -= tag == "code"
         text = raw.strip()
         # the space or line break at an inline element's edge stays outside its markers:
         # `<b>BOOK: </b>By` is `**BOOK:** By`, never `**BOOK:**By` (nor "BOOK:By" as text)

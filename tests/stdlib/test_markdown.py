@@ -145,3 +145,16 @@ def test_the_space_at_an_inline_elements_edge_stays_outside_its_markers() -> Non
     )
     text, _ = to_text(f"<html><body>{body}</body></html>", "http://x/", False)
     assert text == "BOOK: By Dec 31\nTRAVEL: Through July\nA word then link after, x y, bold.\n"
+
+
+def test_inline_elements_that_abut_are_read_apart_as_the_page_shows_them() -> None:
+    # A page sets `<span>amount</span><span>integer</span>` apart by its style; read together
+    # they made "amountinteger", a word the page does not show.
+    body = (
+        '<p><span>amount</span><span>integer</span>, <a href="/b">La Sportiva</a><span>Aragon'
+        "</span>, <code><span>set</span><span>Form</span></code>, <span>H</span><span>ello</span>,"
+        " <b>96</b><span>.73</span>, 10<sup>th</sup>.</p>"
+    )
+    assert whole(body) == (
+        "amount integer, [La Sportiva](http://x/b) Aragon, `setForm`, Hello, **96**.73, 10th.\n"
+    )
