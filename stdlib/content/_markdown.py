@@ -24,6 +24,7 @@ _SPACES = re.compile(r"\s+")
 _RUN_OF_SPACES = re.compile(r" {2,}")
 _LIST_ITEM = re.compile(r"(- |\d+\. )")
 _READABLE = re.compile(r"\w|!\[")  # a word, or an image
+_WORDS = re.compile(r"\w(?:.*\w)?", re.S)  # from the first word character to the last
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _DROPPED = frozenset({"button", "svg", "iframe", "select", "input", "textarea", "head", "title"})
 _TABLE_BLOCKS = ".//table|.//p|.//div|.//ul|.//ol|.//h1|.//h2|.//h3|.//h4|.//pre|.//blockquote"
@@ -150,20 +151,23 @@ class _Writer:
         before, after = _edge(raw[: len(raw) - len(raw.lstrip())]), _edge(raw[len(raw.rstrip()) :])
         if self.plain or not text:
             return before + text + after if text else before or after
-        return before + self.marked(element, text) + after
+        spaced = bool(after) or (element.tail or "x")[:1].isspace()  # a space follows it
+        return before + self.marked(element, text, spaced) + after
 
-    def marked(self, element: Any, text: str) -> str:
-        """An inline element's (stripped, non-empty) text in its Markdown markers."""
+    def marked(self, element: Any, text: str, spaced: bool) -> str:
+        """An inline element's (stripped, non-empty) text in its Markdown markers (`spaced`:
+        a space follows it)."""
         tag = element.tag
         if tag == "a":
             href = (element.get("href") or "").strip()
             if href and not href.startswith(("javascript:", "#")):
                 return f"[{text}]({href.replace(' ', '%20')})"
             return text
-        if tag in ("strong", "b"):
-            return f"**{text}**"
-        if tag in ("em", "i"):
-            return f"*{text}*"
+        if tag in ("strong", "b", "em", "i"):
+            marker = "**" if tag in ("strong", "b") else "*"
+            if len(element):  # its children's Markdown (a link's brackets) is not punctuation
+                return f"{marker}{text}{marker}" if _WORDS.search(text) else text
+            return _emphasis(marker, text, spaced)
         if tag == "code":
             return f"`{text}`"
         return text
@@ -213,6 +217,18 @@ class _Writer:
             if index == 0:
                 lines.append("| " + " | ".join(["---"] * width) + " |")
         return ["\n".join(lines)]
+
+
+def _emphasis(marker: str, text: str, spaced: bool) -> str:
+    """Text in emphasis markers CommonMark reads as emphasis whatever stands beside them: the
+    punctuation at its start outside, and at its end too unless a space follows (`**7.3/**10`
+    would show its asterisks, `**7.3**/10` does not; `**Note:** x` stays); no markers around
+    punctuation alone (`Audience**:**` is `Audience:`)."""
+    words = _WORDS.search(text)
+    if words is None:
+        return text
+    end = len(text) if spaced else words.end()
+    return f"{text[: words.start()]}{marker}{text[words.start() : end]}{marker}{text[end:]}"
 
 
 def _edge(space: str) -> str:

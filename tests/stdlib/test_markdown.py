@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import re
 
+import lxml.html
+from markdown_it import MarkdownIt
+
 from taskplate.stdlib.content._markdown import to_markdown, to_text
 from tests.fixtures.server import SITE
 
@@ -158,3 +161,18 @@ def test_inline_elements_that_abut_are_read_apart_as_the_page_shows_them() -> No
     assert whole(body) == (
         "amount integer, [La Sportiva](http://x/b) Aragon, `setForm`, Hello, **96**.73, 10th.\n"
     )
+
+
+def test_emphasis_is_written_so_that_commonmark_reads_it_as_emphasis() -> None:
+    # `**7.3/**10` and `Audience**:**` show their asterisks: CommonMark closes no emphasis
+    # after punctuation that a letter or digit follows.
+    markdown = whole(
+        "<p>Audience<b>:</b> all, <b>7.3/</b>10, <em>(aside)</em>then, <b>Note:</b> x, "
+        '<b><a href="/w">ways</a></b> go, <b>end.</b></p>'
+    )
+    assert markdown == (
+        "Audience: all, **7.3**/10, (*aside*)then, **Note:** x, **[ways](http://x/w)** go,"
+        " **end**.\n"
+    )
+    rendered = MarkdownIt().render(markdown)
+    assert "*" not in lxml.html.fromstring(rendered).text_content()
