@@ -24,6 +24,7 @@ _SPACES = re.compile(r"\s+")
 _RUN_OF_SPACES = re.compile(r" {2,}")
 _LIST_ITEM = re.compile(r"(- |\d+\. )")
 _READABLE = re.compile(r"\w|!\[")  # a word, or an image
+_MARKERS = {"strong": "**", "b": "**", "em": "*", "i": "*"}  # emphasis, by tag
 _WORDS = re.compile(r"\w(?:.*\w)?", re.S)  # from the first word character to the last
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _DROPPED = frozenset({"button", "svg", "iframe", "select", "input", "textarea", "head", "title"})
@@ -90,7 +91,7 @@ class _Writer:
                 out.extend(self.blocks(child))
                 previous = None
             elif tag:
-                run.append(self.joint(previous, child) + self.inline(child))
+                self.follow(run, previous, child)
                 previous = child
             if child.tail:
                 run.append(_SPACES.sub(" ", child.tail))
@@ -106,12 +107,29 @@ class _Writer:
         previous = None
         for child in element:
             if isinstance(child.tag, str):
-                parts.append(self.joint(previous, child) + self.inline(child))
+                self.follow(parts, previous, child)
                 previous = child
             if child.tail:
                 parts.append(_SPACES.sub(" ", child.tail))
                 previous = None
         return "".join(parts)
+
+    def follow(self, parts: list[str], previous: Any, element: Any) -> None:
+        """An inline element's Markdown after `previous`, the element it abuts (or None): set
+        apart from it (`joint`), or one emphasis with it when both are of one kind
+        (`<b>S</b><b>pecific</b>` is `**Specific**`, never `**S****pecific**`)."""
+        space, piece = self.joint(previous, element), self.inline(element)
+        marker = _MARKERS.get(element.tag)
+        if (
+            marker
+            and not space
+            and previous is not None
+            and _MARKERS.get(previous.tag) == marker
+            and parts[-1].endswith(marker)
+            and piece.startswith(marker)
+        ):
+            parts[-1], piece = parts[-1][: -len(marker)], piece[len(marker) :]
+        parts.append(space + piece)
 
     def joint(self, previous: Any, element: Any) -> str:
         """A space between two inline elements that abut, a word of letters ending one and
@@ -163,8 +181,8 @@ class _Writer:
             if href and not href.startswith(("javascript:", "#")):
                 return f"[{text}]({href.replace(' ', '%20')})"
             return text
-        if tag in ("strong", "b", "em", "i"):
-            marker = "**" if tag in ("strong", "b") else "*"
+        marker = _MARKERS.get(tag)
+        if marker:
             if len(element):  # its children's Markdown (a link's brackets) is not punctuation
                 return f"{marker}{text}{marker}" if _WORDS.search(text) else text
             return _emphasis(marker, text, spaced)

@@ -176,3 +176,14 @@ def test_emphasis_is_written_so_that_commonmark_reads_it_as_emphasis() -> None:
     )
     rendered = MarkdownIt().render(markdown)
     assert "*" not in lxml.html.fromstring(rendered).text_content()
+
+
+def test_abutting_emphasis_of_one_kind_is_one_emphasis() -> None:
+    # `<b>S</b><b>pecific</b>` was `**S****pecific**`, which shows its asterisks.
+    markdown = whole(
+        "<p><b>S</b><b>pecific</b>: state it, <em>a</em><em>b</em>, <b>one</b> <b>two</b>,"
+        " <b><i>x</i></b><b>y</b>.</p>"
+    )
+    assert markdown == "**Specific**: state it, *ab*, **one** **two**, ***x*y**.\n"
+    rendered = MarkdownIt().render(markdown)
+    assert "*" not in lxml.html.fromstring(rendered).text_content()
