@@ -540,6 +540,24 @@ def candidates() -> dict[str, content.Rules]:
     found["spared first"] = replace(base, spared=first)
     found["spare product split"] = replace(base, spared=(*first, ("product", "split_body")))
     found["spare forum nested"] = replace(base, spared=(*first, ("forum", "nested_listings")))
+    # A post's labels again: short lines outside tables, lists and code without a figure ("label
+    # lines": a card's price repeated on every card is a value), and the author's column beside
+    # each post of a thread (an aside in each of 3 sibling articles: "post asides"); "before
+    # asides" is the rules before them
+    threads = ("post_asides", "author_boxes")
+    cleanups = tuple(c for c in base.cleanups if c not in threads)
+    before = replace(base, cleanups=cleanups)
+    found["before asides"] = before
+    found["label lines now"] = replace(before, label_lines=True)
+    asides = tuple(c for c in base.cleanups if c != "author_boxes")
+    found["post asides"] = replace(before, cleanups=asides)
+    found["label lines asides"] = replace(before, cleanups=asides, label_lines=True)
+    # the author's box beside each post by its names (a poster's word and a box's, 3 or more):
+    # "asides boxes" is shipped ("label lines" drops a spec grid's "Yes" and "No" on every row,
+    # an entry's "Difficulty: Beginner": values the page shows)
+    found["asides boxes"] = base
+    found["label lines asides boxes"] = replace(base, label_lines=True)
+    found["author boxes"] = replace(before, cleanups=(*cleanups, "author_boxes"))
     return found
 
 

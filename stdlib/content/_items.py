@@ -277,7 +277,8 @@ def labels(
     those of at least `times` kept blocks ("Share", "Link to comment", "Quote", "Member" under
     every post of a thread) are not kept; an item's own text differs from its siblings'. With
     `linked`, only link lines count (a post's actions, not a table's repeated values), and with
-    `lines` also lines outside tables, lists and code; a line of the same words goes with them."""
+    `lines` also lines outside tables, lists and code and without a figure (a card's price is
+    a value); a line of the same words goes with them."""
     counts: dict[tuple[str, ...], int] = defaultdict(int)
     for block, keep in zip(page_blocks, kept, strict=True):
         if not keep or block.heading or len(block.words) > most:
@@ -285,12 +286,17 @@ def labels(
         if (
             not linked
             or block.link_chars > LINKED * block.chars
-            or (lines and not _within(block.element, _CELLS))
+            or (lines and not _within(block.element, _CELLS) and not _figures(block.words))
         ):
             counts[tuple(block.words)] += 1
     for index, block in enumerate(page_blocks):
         if kept[index] and counts.get(tuple(block.words), 0) >= times and not block.heading:
             kept[index] = False
+
+
+def _figures(words: list[str]) -> bool:
+    """Whether a line holds a figure: a price, a date, a count (a value, never a label)."""
+    return any(c.isdigit() for word in words for c in word)
 
 
 # Where a short line repeats as a value, not as a label: a table's cells, a list's items, code.

@@ -32,6 +32,7 @@ from . import _filling as filling
 from . import _items as items
 from . import _layers as layers
 from . import _lone as lone
+from . import _posts as threads
 from . import _related as related
 from . import _split_body as split_body
 from ._blocks import SHORT, WORD, Block, blocks, shingles
@@ -43,7 +44,7 @@ from ._voters import justext_votes, readings
 
 MIN_MAIN_WORDS = 10
 # Every clean-up a Rules may name, by name.
-CLEANUPS = boilerplate.CLEANUPS | layers.CLEANUPS | split_body.CLEANUPS
+CLEANUPS = boilerplate.CLEANUPS | layers.CLEANUPS | split_body.CLEANUPS | threads.CLEANUPS
 
 
 def choose(page_blocks: list[Block], texts: list[str], rules: Rules) -> list[bool]:
@@ -236,8 +237,9 @@ def _nearest(decisions: list[bool | None]) -> list[bool]:
 # The rules raising the cross-validated F1 of bench/content.py's corpora or leaving it (docs/
 # benchmarks.md; jusText voting, link lines needing every vote, small captions dropped help one
 # corpus and hurt the other), and WCXB dev's (bench/content_wcxb_tune.py, folds by domain and type):
-# items to again; label_lines costs the article pages 0.0005, fill without fill_grow 0.008, lone
-# before the answer's start or with link lines under 5 words 0.006, fill_else for any answer 0.01,
+# items to again; label_lines drops values (a spec grid's "Yes" on every row) and costs the
+# article pages 0.0005, fill without fill_grow 0.008, lone before the answer's start or with link
+# lines under 5 words 0.006, fill_else for any answer 0.01,
 # again anywhere (an article's own repeats too) readability's pages 0.034, and again apart itself
 # 0.006 there (its test pages say a paragraph of lorem ipsum twice on purpose); related on every
 # kind of page costs collections 0.004 (a shop's "Related articles" there are its content), and
@@ -252,6 +254,8 @@ DEFAULT = Rules(
         "reply_threads",
         "reviews",
         "signatures",
+        "post_asides",
+        "author_boxes",
         "dialogs",
         "modals",
         "post_comments",

@@ -30,6 +30,7 @@ from taskplate.stdlib.content._layers import (
     drop_screen_reader_text,
 )
 from taskplate.stdlib.content._markdown import to_markdown
+from taskplate.stdlib.content._posts import drop_author_boxes, drop_post_asides
 from taskplate.stdlib.content._selection import main_content
 from taskplate.stdlib.content._split_body import join_split_body
 
@@ -411,6 +412,47 @@ def test_posts_signatures_and_author_boxes_are_dropped_but_not_a_page_about_sign
     # a page whose subject is signatures keeps its article (it holds the title)
     about = f"<div class='signature-guide'><h1>Signing a letter</h1>{paragraphs('Sign', 4)}</div>"
     assert "Sign 3" in after(drop_signatures, about)
+
+
+def test_the_authors_column_beside_each_post_is_dropped_but_an_articles_own_aside_stays() -> None:
+    def thread(count: int) -> str:
+        return "".join(
+            f"<article class='post'><aside><div>member{n}</div><ul><li>{n}.2k Reputation</li>"
+            f"<li>Joined 201{n}</li></ul></aside><div>{paragraphs(f'Post {n}')}</div></article>"
+            for n in range(count)
+        )
+
+    text = after(drop_post_asides, f"<h1>Thread</h1><div class='posts'>{thread(3)}</div>")
+    assert all(f"Post {n} 1" in text for n in range(3))
+    assert "Reputation" not in text and "member" not in text and "Joined" not in text
+    # two posts are no thread of authors' columns; a story's pull quote is its own
+    assert "Reputation" in after(drop_post_asides, f"<div>{thread(2)}</div>")
+    story = f"<article>{paragraphs('Story')}<aside><p>The quote that matters.</p></aside></article>"
+    assert "The quote that matters" in after(drop_post_asides, story)
+    # asides in articles that are not siblings (three stories, each in its own column)
+    apart = "".join(f"<div class='column'>{story}</div>" for _ in range(3))
+    assert after(drop_post_asides, apart).count("The quote that matters") == 3
+
+
+def test_the_authors_box_named_under_every_post_is_dropped_but_an_articles_byline_stays() -> None:
+    def thread(count: int) -> str:
+        return "".join(
+            f"<div class='message'><div class='message-userDetails'><b>member{n}</b> Well-known "
+            f"member</div><div class='message-userExtras'>Joined 201{n} Messages {n}0</div>"
+            f"<div class='message-body'>{paragraphs(f'Post {n}')}</div></div>"
+            for n in range(count)
+        )
+
+    text = after(drop_author_boxes, f"<h1>Thread</h1>{thread(2)}")
+    assert all(f"Post {n} 1" in text for n in range(2))
+    assert "Well-known" not in text and "Joined" not in text and "member1" not in text
+    # one author's box is an article's byline; a team page's members' boxes are its text
+    byline = f"<div class='author-info'>By Ann Lee</div>{paragraphs('Story', 4)}"
+    assert "By Ann Lee" in after(drop_author_boxes, byline)
+    team = "".join(
+        f"<div class='member-profile'><h3>Member {n}</h3><p>{SENTENCE}.</p></div>" for n in range(4)
+    )
+    assert "Member 3" in after(drop_author_boxes, f"<h1>Our team</h1>{team}")
 
 
 def test_a_form_holding_most_of_the_page_is_its_layout_but_a_search_box_stays_a_form() -> None:

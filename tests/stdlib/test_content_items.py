@@ -352,6 +352,15 @@ def test_with_lines_a_rank_is_a_label_but_not_a_tables_repeated_value() -> None:
     assert "member" not in text and "share" not in text and text.count("default") == 4
 
 
+def test_with_lines_a_price_on_every_card_is_a_value_not_a_label() -> None:
+    cards = posts("<div class='price'>$19.99</div><div class='rank'>Member</div>")
+    _, page_blocks = parsed(f"<main>{cards}</main>")
+    kept = [True] * len(page_blocks)
+    items.labels(page_blocks, kept, most=4, times=3, linked=True, lines=True)
+    text = kept_text(page_blocks, kept)
+    assert text.count("19") == 4 and "member" not in text
+
+
 def test_a_replys_quotation_of_an_earlier_post_is_not_kept_but_an_articles_quotation_is() -> None:
     page = (
         f"<div class='post'><p>First: {REPLY}.</p></div>"

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from taskplate.stdlib.content import _boilerplate, _layers, _names
+from taskplate.stdlib.content import _boilerplate, _layers, _names, _posts
 from taskplate.stdlib.content._boilerplate import (
     drop_named_boilerplate,
     drop_post_comments,
@@ -20,6 +20,7 @@ from taskplate.stdlib.content._boilerplate import (
 )
 from taskplate.stdlib.content._layers import drop_named_modals, drop_screen_reader_text
 from taskplate.stdlib.content._names import may_be_named
+from taskplate.stdlib.content._posts import drop_author_boxes
 
 SENTENCE = "The council met on Tuesday to decide how the new bridge over the river will be paid for"
 
@@ -63,13 +64,15 @@ CLEANUPS = [
     drop_signatures,
     drop_named_modals,
     drop_screen_reader_text,
+    drop_author_boxes,
 ]
 # Class and id words: the clean-ups' own words in several cases and joined to others, and words
 # that are none of theirs.
 WORDS = st.sampled_from(
     ["related", "Related", "RELATED", "moreStories", "latest-news", "comment", "comments",
      "post", "answer", "Question", "review", "reviews", "signature", "postSig", "modal",
-     "Popup", "sr-only", "visually-hidden", "SR-only", "content", "main", "card", "x1", ""]
+     "Popup", "sr-only", "visually-hidden", "SR-only", "content", "main", "card", "x1",
+     "user-info", "messageUserDetails", "AUTHOR", "stats", ""]
 )  # fmt: skip
 NAMES = st.lists(WORDS, max_size=3).map(" ".join)
 
@@ -98,7 +101,7 @@ def test_the_quick_test_never_passes_over_a_page_the_clean_up_would_change(
     quick = body_of(page)
     cleanup(quick)
     with pytest.MonkeyPatch.context() as patched:  # the pass over every element, always made
-        for module in (_boilerplate, _layers):
+        for module in (_boilerplate, _layers, _posts):
             patched.setattr(module, "may_be_named", lambda body, words: True)
         full = body_of(page)
         cleanup(full)
