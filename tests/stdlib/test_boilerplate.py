@@ -414,19 +414,30 @@ def test_posts_signatures_and_author_boxes_are_dropped_but_not_a_page_about_sign
     assert "Sign 3" in after(drop_signatures, about)
 
 
-def test_the_authors_column_beside_each_post_is_dropped_but_an_articles_own_aside_stays() -> None:
-    def thread(count: int) -> str:
-        return "".join(
-            f"<article class='post'><aside><div>member{n}</div><ul><li>{n}.2k Reputation</li>"
-            f"<li>Joined 201{n}</li></ul></aside><div>{paragraphs(f'Post {n}')}</div></article>"
-            for n in range(count)
-        )
+def thread(author: str, count: int, tag: str) -> str:
+    """`count` posts of a thread, each with `author` (`{n}`: the post's number) beside its text."""
+    return "".join(
+        f"<{tag} class='post'>{author.format(n=n)}<div>{paragraphs(f'Post {n}')}</div></{tag}>"
+        for n in range(count)
+    )
 
-    text = after(drop_post_asides, f"<h1>Thread</h1><div class='posts'>{thread(3)}</div>")
-    assert all(f"Post {n} 1" in text for n in range(3))
+
+def thread_after(cleanup: Callable[[Any], None], author: str, count: int, tag: str) -> str:
+    """A thread's text once `cleanup` ran over it: every post's own text is still there."""
+    text = after(cleanup, f"<h1>Thread</h1><div class='posts'>{thread(author, count, tag)}</div>")
+    assert all(f"Post {n} 1" in text for n in range(count))
+    return text
+
+
+def test_the_authors_column_beside_each_post_is_dropped_but_an_articles_own_aside_stays() -> None:
+    column = (
+        "<aside><div>member{n}</div><ul><li>{n}.2k Reputation</li><li>Joined 201{n}</li></ul>"
+        "</aside>"
+    )
+    text = thread_after(drop_post_asides, column, 3, "article")
     assert "Reputation" not in text and "member" not in text and "Joined" not in text
     # two posts are no thread of authors' columns; a story's pull quote is its own
-    assert "Reputation" in after(drop_post_asides, f"<div>{thread(2)}</div>")
+    assert "Reputation" in thread_after(drop_post_asides, column, 2, "article")
     story = f"<article>{paragraphs('Story')}<aside><p>The quote that matters.</p></aside></article>"
     assert "The quote that matters" in after(drop_post_asides, story)
     # asides in articles that are not siblings (three stories, each in its own column)
@@ -435,16 +446,11 @@ def test_the_authors_column_beside_each_post_is_dropped_but_an_articles_own_asid
 
 
 def test_the_authors_box_named_under_every_post_is_dropped_but_an_articles_byline_stays() -> None:
-    def thread(count: int) -> str:
-        return "".join(
-            f"<div class='message'><div class='message-userDetails'><b>member{n}</b> Well-known "
-            f"member</div><div class='message-userExtras'>Joined 201{n} Messages {n}0</div>"
-            f"<div class='message-body'>{paragraphs(f'Post {n}')}</div></div>"
-            for n in range(count)
-        )
-
-    text = after(drop_author_boxes, f"<h1>Thread</h1>{thread(2)}")
-    assert all(f"Post {n} 1" in text for n in range(2))
+    boxes = (
+        "<div class='message-userDetails'><b>member{n}</b> Well-known member</div>"
+        "<div class='message-userExtras'>Joined 201{n} Messages {n}0</div>"
+    )
+    text = thread_after(drop_author_boxes, boxes, 2, "div")
     assert "Well-known" not in text and "Joined" not in text and "member1" not in text
     # one author's box is an article's byline; a team page's members' boxes are its text
     byline = f"<div class='author-info'>By Ann Lee</div>{paragraphs('Story', 4)}"
