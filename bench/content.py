@@ -416,8 +416,8 @@ def rules_name(rules: content.Rules) -> str:
     spend += f", linked titles {rules.titles}" if rules.titles is not None else ""
     if rules.labels is not None:
         spend += f", labels {rules.labels}x{rules.label_times}"
-        spend += " (link lines)" if rules.label_links and not rules.label_lines else ""
-        spend += " (link lines, lines without figures)" if rules.label_lines else ""
+        lines = " (link lines, lines without figures)" if rules.label_lines else " (link lines)"
+        spend += lines if rules.label_links or rules.label_lines else ""
     context = ", context" if rules.context else ""
     return f"{names} {rules.votes}/{count}{context}{links}{spend}{cleanups}"
 

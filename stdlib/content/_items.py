@@ -296,7 +296,7 @@ def labels(
 
 def _figures(words: list[str]) -> bool:
     """Whether a line holds a figure: a price, a date, a count (a value, never a label)."""
-    return any(c.isdigit() for word in words for c in word)
+    return any(_DIGITS.search(word) for word in words)
 
 
 # Where a short line repeats as a value, not as a label: a table's cells, a list's items, code.

@@ -32,9 +32,9 @@ from . import _filling as filling
 from . import _items as items
 from . import _layers as layers
 from . import _lone as lone
-from . import _posts as threads
 from . import _related as related
 from . import _split_body as split_body
+from . import _threads as threads
 from ._blocks import SHORT, WORD, Block, blocks, shingles
 from ._pruning import prune
 from ._reading import read

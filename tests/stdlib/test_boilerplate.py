@@ -30,9 +30,9 @@ from taskplate.stdlib.content._layers import (
     drop_screen_reader_text,
 )
 from taskplate.stdlib.content._markdown import to_markdown
-from taskplate.stdlib.content._posts import drop_author_boxes, drop_post_asides
 from taskplate.stdlib.content._selection import main_content
 from taskplate.stdlib.content._split_body import join_split_body
+from taskplate.stdlib.content._threads import drop_author_boxes, drop_post_asides
 
 SENTENCE = "The council met on Tuesday to decide how the new bridge over the river will be paid for"
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from taskplate.stdlib.content import _boilerplate, _layers, _names, _posts
+from taskplate.stdlib.content import _boilerplate, _layers, _names, _threads
 from taskplate.stdlib.content._boilerplate import (
     drop_named_boilerplate,
     drop_post_comments,
@@ -20,7 +20,7 @@ from taskplate.stdlib.content._boilerplate import (
 )
 from taskplate.stdlib.content._layers import drop_named_modals, drop_screen_reader_text
 from taskplate.stdlib.content._names import may_be_named
-from taskplate.stdlib.content._posts import drop_author_boxes
+from taskplate.stdlib.content._threads import drop_author_boxes
 
 SENTENCE = "The council met on Tuesday to decide how the new bridge over the river will be paid for"
 
@@ -101,7 +101,7 @@ def test_the_quick_test_never_passes_over_a_page_the_clean_up_would_change(
     quick = body_of(page)
     cleanup(quick)
     with pytest.MonkeyPatch.context() as patched:  # the pass over every element, always made
-        for module in (_boilerplate, _layers, _posts):
+        for module in (_boilerplate, _layers, _threads):
             patched.setattr(module, "may_be_named", lambda body, words: True)
         full = body_of(page)
         cleanup(full)

@@ -37,12 +37,8 @@ def drop_post_asides(body: Any) -> None:
     more sibling `<article>`s: a rank, a reputation), never an article's own (a pull quote)."""
     posts: dict[Any, dict[Any, list[Any]]] = {}
     for aside in body.iter("aside"):
-        for above in aside.iterancestors():
-            if above.tag in ("aside", "article"):
-                break
-        else:
-            continue
-        if above.tag == "article":
+        above = next(aside.iterancestors("aside", "article"), None)  # the nearest around it
+        if above is not None and above.tag == "article":
             posts.setdefault(above.getparent(), {}).setdefault(above, []).append(aside)
     for articles in posts.values():
         if len(articles) >= POST_ASIDES:
