@@ -13,6 +13,7 @@ import lxml.html
 from . import _selection as content
 from . import _structured
 from ._blocks import BLOCK_TAGS
+from ._code import code_text
 from ._page_type import OTHER, page_type_of
 from ._parse import parse
 
@@ -191,7 +192,7 @@ class _Writer:
         return text
 
     def code(self, element: Any) -> list[str]:
-        code = element.text_content().strip("\n")
+        code = code_text(element).strip("\n")
         if not code.strip():
             return []
         if self.plain:

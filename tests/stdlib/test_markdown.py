@@ -74,6 +74,48 @@ def test_a_highlighted_code_block_in_the_main_content_keeps_its_spaces() -> None
     assert is_main and "```\nfrom db import models\n```" in markdown
 
 
+def test_code_drawn_a_line_an_element_keeps_its_lines() -> None:
+    """A highlighter's lines as `<span class="line">` or `<div>`s with no newline between
+    them (the page's styles set them on lines), and `<br>`s, are lines; where the page has
+    its own newline between them there is still one, never a blank line."""
+    spans = whole(
+        '<pre><code><span class="line"><span>import</span> x</span>'
+        '<span class="line">print(x)</span></code></pre>'
+    )
+    assert "```\nimport x\nprint(x)\n```" in spans
+    divs = whole('<pre><div>{</div><div>  "id": 7</div><div>}</div></pre>')
+    assert '```\n{\n  "id": 7\n}\n```' in divs
+    newlines = whole('<pre><span class="line">a = 1</span>\n<span class="line">b = 2</span></pre>')
+    assert "```\na = 1\nb = 2\n```" in newlines
+    breaks = whole("<pre>cd app<br>make</pre>")
+    assert "```\ncd app\nmake\n```" in breaks
+
+
+def test_a_code_blocks_line_numbers_are_left_out_and_its_numbers_stay() -> None:
+    """A gutter drawn in the block (digits alone, set against each line's code, counting on by
+    one) is the page's margin: the code reads as "Copy" gives it. Numbers of the code itself
+    stay: a list of them, numbers that do not count on, a session's output lines."""
+    gutter = "".join(
+        f'<div><span class="n">{n}</span><div>{line}\n</div></div>'
+        for n, line in enumerate(["&lt;?php", "", "require_once 'a.php';"], start=1)
+    )
+    assert "```\n<?php\n\nrequire_once 'a.php';\n```" in whole(f"<pre>{gutter}</pre>")
+    inline = whole('<pre><span class="ln">9</span>x = 1\n<span class="ln">10</span>y = 2</pre>')
+    assert "```\nx = 1\ny = 2\n```" in inline
+    values = whole("<pre>x = [<span>1</span>, <span>2</span>, <span>3</span>]</pre>")
+    assert "x = [1, 2, 3]" in values
+    uneven = whole(
+        "<pre><div><span>3</span><span>a</span></div><div><span>7</span><span>b</span></div></pre>"
+    )
+    assert "```\n3a\n7b\n```" in uneven
+    output = whole("<pre>&gt;&gt;&gt; list(range(2))\n<span>0</span>\n<span>1</span>\n</pre>")
+    assert "```\n>>> list(range(2))\n0\n1\n```" in output
+    sections = whole(
+        '<pre><a href="#s2">2</a>. Terms\nA line.\n<a href="#s3">3</a>. Storage\n</pre>'
+    )
+    assert "```\n2. Terms\nA line.\n3. Storage\n```" in sections
+
+
 def test_links_and_images_are_absolute_and_links_inside_lists_stay() -> None:
     markdown = whole(
         '<p>See the <a href="/docs/window.html">window reference</a>.</p>'
