@@ -40,7 +40,10 @@ def widen(page_blocks: list[Block], kept: list[bool], rules: Rules) -> None:
     if rules.headings:
         headings(page_blocks, kept)
     if rules.complete is not None and any(kept):
-        complete(page_blocks, kept, rules.complete, rules.complete_size)
+        size, every = rules.complete_size, rules.complete_all
+        if every and not rules.complete_all_articles:
+            every = not declares_article(page_blocks[0].element.getroottree())
+        complete(page_blocks, kept, rules.complete, size, every)
 
 
 def headings(page_blocks: list[Block], kept: list[bool]) -> None:
@@ -173,19 +176,25 @@ def _wrapper(element: Any) -> Any | None:
 
 
 def complete(
-    page_blocks: list[Block], kept: list[bool], least: int, size: int | None = None
+    page_blocks: list[Block],
+    kept: list[bool],
+    least: int,
+    size: int | None = None,
+    every: bool = False,
 ) -> None:
     """The items of each group of same-shaped siblings (_items.groups) of which at least `least`
     hold a kept block, and of at most `size` words: each such item's other blocks are kept,
     link lines too, never one in the chrome (a card read in part: its linked title, its price;
-    its basket button's form stays out)."""
+    its basket button's form stays out). With `every`, the group's items holding no kept block
+    are kept too (the one step of a guide's grid the voters passed over)."""
     counted = tallies(page_blocks, kept, links=True)
     words, kept_words, _ = counted
     items: set[Any] = set()
     for group in groups(page_blocks, kept, counted=counted):
         held = [m for m in group.members if kept_words.get(m)]
         if len(held) >= least:
-            items.update(m for m in held if size is None or words[m] <= size)
+            chosen = group.members if every else held
+            items.update(m for m in chosen if size is None or words[m] <= size)
     if not items:
         return
     for index, block in enumerate(page_blocks):

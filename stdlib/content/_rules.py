@@ -138,6 +138,13 @@ class Rules:
     complete: int | None = None
     # ... only items of at most this many words (a card; a thread's posts are read by the vote).
     complete_size: int | None = None
+    # ... and with `complete_all`, the group's items holding no kept block as well, of at most
+    # `complete_size` words (the one step of a guide's grid, the one section of a service's row
+    # of sections the voters passed over: items of equal standing); False: not.
+    complete_all: bool = False
+    # ... on a page whose markup declares an article (og:type, an article's itemtype) too: there
+    # the groups around the story are its teasers of other stories; False: not there.
+    complete_all_articles: bool = True
     # Link lines between kept prose (the nearest long blocks that are not link lines, on both
     # sides, kept), inside the element holding both and outside the chrome (a list of forms and
     # permits inside a service page's text) kept; False: not.

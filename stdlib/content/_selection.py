@@ -243,7 +243,8 @@ def _nearest(decisions: list[bool | None]) -> list[bool]:
 # again anywhere (an article's own repeats too) readability's pages 0.034, and again apart itself
 # 0.006 there (its test pages say a paragraph of lorem ipsum twice on purpose); related on every
 # kind of page costs collections 0.004 (a shop's "Related articles" there are its content), and
-# sparing hidden elements on service pages too reads an article's hidden copy twice (0.97->0.65).
+# sparing hidden elements on service pages too reads an article's hidden copy twice (0.97->0.65);
+# complete_all on articles too adds teasers of other stories (the shared article pages 0.002).
 DEFAULT = Rules(
     cleanups=(
         "forms",
@@ -293,6 +294,8 @@ DEFAULT = Rules(
     fill_prose=True,
     complete=2,
     complete_size=150,
+    complete_all=True,
+    complete_all_articles=False,
     labels=4,
     label_links=True,
     titles=1.0,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from taskplate.stdlib.content import _filling as filling
+from taskplate.stdlib.content._rules import Rules
 from tests.stdlib.content_pages import kept_text, parsed
 
 PROSE = (
@@ -170,6 +171,49 @@ def test_one_card_read_is_no_list_read_in_part() -> None:
     kept = [b.words[:2] == ["card", "1"] for b in page_blocks]  # one item: a quote, a match
     filling.complete(page_blocks, kept, 2)
     assert kept_text(page_blocks, kept) == "card 1 solid oak seats one adult"
+
+
+def test_with_every_the_items_of_a_group_read_in_part_that_hold_no_kept_block_are_kept() -> None:
+    """A guide's steps in one grid: the vote passed over the first step's text, kept the others;
+    the step is an item of equal standing. A single item read (a match, a quote) is still no
+    group read in part, a form stays chrome, and an item over `size` words stays out."""
+    steps = "".join(
+        f"<div class='step'><h4>Step {n}</h4><p>Do {n}: {PROSE}.</p></div>" for n in range(4)
+    )
+    page_blocks = parsed(f"<main><div class='grid'>{steps}</div>{FOOTER}</main>")
+    kept = [b.words[:2] in (["do", "1"], ["do", "2"]) for b in page_blocks]
+    filling.complete(page_blocks, kept, 2)  # the two steps read, their headings: not the others
+    assert "do 0" not in kept_text(page_blocks, kept)
+    filling.complete(page_blocks, kept, 2, every=True)
+    text = kept_text(page_blocks, kept)
+    assert all(f"step {n} do {n}" in text for n in range(4)) and "privacy" not in text
+    one = [b.words[:2] == ["do", "1"] for b in page_blocks]
+    filling.complete(page_blocks, one, 2, every=True)
+    assert kept_text(page_blocks, one).startswith("do 1") and "do 0" not in kept_text(
+        page_blocks, one
+    )
+    kept = [b.words[:2] in (["do", "1"], ["do", "2"]) for b in page_blocks]
+    filling.complete(page_blocks, kept, 2, size=10, every=True)
+    assert "do 0" not in kept_text(page_blocks, kept)
+    forms = parsed(f"<main><ul class='grid'>{cards(4)}</ul></main>")
+    kept = [b.words[:2] in (["card", "1"], ["card", "2"]) for b in forms]
+    filling.complete(forms, kept, 2, every=True)
+    text = kept_text(forms, kept)
+    assert "card 0" in text and "card 3" in text and "basket" not in text
+
+
+def test_on_a_page_declaring_an_article_the_items_the_vote_passed_over_stay_out() -> None:
+    """The shipped rules complete a group's unread items on every page but an article's (its
+    markup says so): there the groups around the story are teasers of other stories."""
+    teasers = "".join(
+        f"<div class='card'><h4>Story {n}</h4><p>Teaser {n}: {PROSE}.</p></div>" for n in range(4)
+    )
+    rules = Rules(complete=2, complete_size=150, complete_all=True, complete_all_articles=False)
+    for head, read in (("", True), ("<meta property='og:type' content='article'>", False)):
+        page_blocks = parsed(f"{head}<main><div class='grid'>{teasers}</div></main>")
+        kept = [b.words[:2] in (["teaser", "1"], ["teaser", "2"]) for b in page_blocks]
+        filling.widen(page_blocks, kept, rules)
+        assert ("teaser 0" in kept_text(page_blocks, kept)) is read
 
 
 def test_link_lines_between_kept_prose_in_its_element_are_kept_but_not_the_menu() -> None:
