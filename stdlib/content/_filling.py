@@ -20,10 +20,12 @@ from ._rules import Rules
 
 
 def widen(page_blocks: list[Block], kept: list[bool], rules: Rules) -> None:
-    """The region's prose (`rules.fill`), then the headings over kept text (`rules.headings`)."""
+    """The region's prose (`rules.fill`), then the headings over kept text (`rules.headings`),
+    then the items of the groups read in part (`rules.complete`)."""
+    article = any(kept) and declares_article(page_blocks[0].element.getroottree())
     if rules.fill is not None and any(kept):
         short = rules.fill_else_words
-        if rules.fill_else_articles and not declares_article(page_blocks[0].element.getroottree()):
+        if rules.fill_else_articles and not article:
             short = 0  # only an article's answer of many words is its prose, not one section
         fill(
             page_blocks,
@@ -40,10 +42,8 @@ def widen(page_blocks: list[Block], kept: list[bool], rules: Rules) -> None:
     if rules.headings:
         headings(page_blocks, kept)
     if rules.complete is not None and any(kept):
-        size, every = rules.complete_size, rules.complete_all
-        if every and not rules.complete_all_articles:
-            every = not declares_article(page_blocks[0].element.getroottree())
-        complete(page_blocks, kept, rules.complete, size, every)
+        every = rules.complete_all and (rules.complete_all_articles or not article)
+        complete(page_blocks, kept, rules.complete, rules.complete_size, every)
 
 
 def headings(page_blocks: list[Block], kept: list[bool]) -> None:
