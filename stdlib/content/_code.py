@@ -10,9 +10,11 @@ from typing import Any
 
 from ._names import name_parts
 
-# Elements a code block's lines are drawn in: each on a line of its own.
+# Elements a code block's lines are drawn in: each on a line of its own. Not _blocks.BLOCK_TAGS:
+# a row's cells (td, th) lie side by side, a gutter's number beside its line.
 _LINES = frozenset({"div", "p", "li", "tr", "table", "ul", "ol", "section", "pre"})
-_LINE_WORDS = frozenset({"line", "code-line", "codeline"})
+# ... and words of their class or id names (name_parts: "code-line" is "code" and "line").
+_LINE_WORDS = frozenset({"line", "codeline"})
 
 
 def code_text(pre: Any) -> str:
