@@ -38,6 +38,7 @@ class _Writer:
     def __init__(self, plain: bool) -> None:
         self.plain = plain
         self.in_code = 0  # inside inline code: its highlighted spans are one text
+        self.in_link = 0  # inside a link: its text is one line, with no link of its own
 
     def blocks(self, element: Any) -> list[str]:
         """The element's content as blocks (paragraphs, headings, lists...) in order."""
@@ -158,12 +159,15 @@ class _Writer:
                 return ""
             if not alt and any(a.tag == "a" for a in element.iterancestors()):
                 return ""  # a link of an image without words: no `[![](…)](…)`, nothing to read
-            return f"![{alt}]({src})"
-        if tag in _BLOCKS:  # a block inside inline content: flattened
-            return " " + " ".join(self.blocks(element)) + " "
+            return f"![{alt}]({src.replace(' ', '%20')})"
+        if tag in _BLOCKS:  # a block inside inline content: flattened (in a link, to its text)
+            inner = self._inline_raw(element) if self.in_link else " ".join(self.blocks(element))
+            return f" {inner} "
         self.in_code += tag == "code"
+        self.in_link += tag == "a"
         raw = self._inline_raw(element)
         self.in_code -= tag == "code"
+        self.in_link -= tag == "a"
         text = raw.strip()
         # the space or line break at an inline element's edge stays outside its markers:
         # `<b>BOOK: </b>By` is `**BOOK:** By`, never `**BOOK:**By` (nor "BOOK:By" as text)
@@ -179,8 +183,10 @@ class _Writer:
         tag = element.tag
         if tag == "a":
             href = (element.get("href") or "").strip()
-            if href and not href.startswith(("javascript:", "#")):
-                return f"[{text}]({href.replace(' ', '%20')})"
+            if href and not href.startswith(("javascript:", "#")) and not self.in_link:
+                if self.in_code:  # a code span shows no link: the link goes around the code
+                    return text
+                return f"[{' '.join(text.split())}]({href.replace(' ', '%20')})"
             return text
         marker = _MARKERS.get(tag)
         if marker:
@@ -188,6 +194,9 @@ class _Writer:
                 return f"{marker}{text}{marker}" if _WORDS.search(text) else text
             return _emphasis(marker, text, spaced)
         if tag == "code":
+            link = _only_link(element)
+            if link is not None and not self.in_link:
+                return self.marked(link, f"`{text}`", spaced)
             return f"`{text}`"
         return text
 
@@ -250,6 +259,13 @@ def _emphasis(marker: str, text: str, spaced: bool) -> str:
     return f"{text[: words.start()]}{marker}{text[words.start() : end]}{marker}{text[end:]}"
 
 
+def _only_link(code: Any) -> Any | None:
+    """The link that is all of an inline code's text (`<code><a>+ipc</a></code>`), or None."""
+    links = [a for a in code.iter("a") if a.get("href")]
+    whole = len(links) == 1 and links[0].text_content().strip() == code.text_content().strip()
+    return links[0] if whole else None
+
+
 def _edge(space: str) -> str:
     """The whitespace at an inline element's edge, as it reads: a line break, a space or none."""
     return "\n" if "\n" in space else " " if space else ""
@@ -281,8 +297,7 @@ def render(element: Any, plain: bool = False) -> str:
 def select(
     html: str, url: str, only_main: bool, rules: content.Rules = content.DEFAULT
 ) -> tuple[Any | None, bool]:
-    """(element to render, whether it is the main content) with links absolute; None when the
-    page has nothing to parse."""
+    """(element to render, whether it is the main content), links absolute; None: no page."""
     chosen, is_main, _ = _select(html, url, only_main, rules, typed=False)
     return chosen, is_main
 

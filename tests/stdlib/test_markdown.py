@@ -229,3 +229,28 @@ def test_abutting_emphasis_of_one_kind_is_one_emphasis() -> None:
     assert markdown == "**Specific**: state it, *ab*, **one** **two**, ***x*y**.\n"
     rendered = MarkdownIt().render(markdown)
     assert "*" not in lxml.html.fromstring(rendered).text_content()
+
+
+def test_links_hold_one_line_of_text_so_commonmark_reads_them_as_links() -> None:
+    # A product card's link around a list of its photos was `[- ![A](…)\n  - ![B](…)](…)`: the
+    # list broke the link, and a reader saw `](https://…)`. A link inside a link (`[[x](u)](u)`)
+    # and a link inside inline code (`` `[+ipc](u)` ``) showed their syntax too; an image's
+    # address holding spaces (a srcset put in `src`) ended at the first.
+    markdown = whole(
+        '<ul><li><a href="/p"><ul><li><img src="/a.jpg" alt="Front"></li>'
+        '<li><img src="/b.jpg" alt="Back"></li></ul></a><a href="/p">Trail helmet</a></li></ul>'
+        '<div><a href="/card"><img src="/i.jpg" alt="Sofa"><h3>Grey sofa</h3>'
+        "<p>$99<br>In stock</p></a></div>"
+        '<p>Or <a href="/c"><span><a href="/c">couches for sale</a></span></a>, and the flag'
+        ' <code><a href="/flags/ipc">+ipc</a></code> or <code>x <a href="/y">y</a></code>.</p>'
+        '<p><img src="/s.jpg 1000w, /l.jpg 2000w" alt="Tee"></p>'
+    )
+    assert "- [![Front](http://x/a.jpg) ![Back](http://x/b.jpg)](http://x/p)" in markdown
+    assert "[![Sofa](http://x/i.jpg) Grey sofa $99 In stock](http://x/card)" in markdown
+    assert "Or [couches for sale](http://x/c), and the flag" in markdown
+    assert "flag [`+ipc`](http://x/flags/ipc) or" in markdown
+    assert "or `x y`." in markdown
+    assert "![Tee](http://x/s.jpg%201000w,%20/l.jpg%202000w)" in markdown
+    shown = lxml.html.fromstring(MarkdownIt().render(markdown)).text_content()
+    assert "](" not in shown and "[" not in shown and "`" not in shown
+    assert "Trail helmet" in shown and "Grey sofa $99 In stock" in shown
