@@ -14,6 +14,7 @@ from . import _selection as content
 from . import _structured
 from ._blocks import BLOCK_TAGS
 from ._code import code_text
+from ._marks import WORDS, destination, edge, emphasis, link_text, only_link
 from ._page_type import OTHER, page_type_of
 from ._parse import parse
 
@@ -26,7 +27,6 @@ _RUN_OF_SPACES = re.compile(r" {2,}")
 _LIST_ITEM = re.compile(r"(- |\d+\. )")
 _READABLE = re.compile(r"\w|!\[")  # a word, or an image
 _MARKERS = {"strong": "**", "b": "**", "em": "*", "i": "*"}  # emphasis, by tag
-_WORDS = re.compile(r"\w(?:.*\w)?", re.S)  # from the first word character to the last
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _DROPPED = frozenset({"button", "svg", "iframe", "select", "input", "textarea", "head", "title"})
 _TABLE_BLOCKS = ".//table|.//p|.//div|.//ul|.//ol|.//h1|.//h2|.//h3|.//h4|.//pre|.//blockquote"
@@ -105,16 +105,21 @@ class _Writer:
         return self._inline_raw(element).strip()
 
     def _inline_raw(self, element: Any) -> str:
-        parts = [_SPACES.sub(" ", element.text or "")]
+        parts = [self.text(element.text)]
         previous = None
         for child in element:
             if isinstance(child.tag, str):
                 self.follow(parts, previous, child)
                 previous = child
             if child.tail:
-                parts.append(_SPACES.sub(" ", child.tail))
+                parts.append(self.text(child.tail))
                 previous = None
         return "".join(parts)
+
+    def text(self, text: str | None) -> str:
+        """A text of the page, its spaces one; in a link's Markdown, its brackets escaped."""
+        text = _SPACES.sub(" ", text or "")
+        return link_text(text) if self.in_link and not self.in_code and not self.plain else text
 
     def follow(self, parts: list[str], previous: Any, element: Any) -> None:
         """An inline element's Markdown after `previous`, the element it abuts (or None): set
@@ -159,7 +164,7 @@ class _Writer:
                 return ""
             if not alt and any(a.tag == "a" for a in element.iterancestors()):
                 return ""  # a link of an image without words: no `[![](…)](…)`, nothing to read
-            return f"![{alt}]({src.replace(' ', '%20')})"
+            return f"![{link_text(alt)}]({destination(src)})"
         if tag in _BLOCKS:  # a block inside inline content: flattened (in a link, to its text)
             inner = self._inline_raw(element) if self.in_link else " ".join(self.blocks(element))
             return f" {inner} "
@@ -171,7 +176,7 @@ class _Writer:
         text = raw.strip()
         # the space or line break at an inline element's edge stays outside its markers:
         # `<b>BOOK: </b>By` is `**BOOK:** By`, never `**BOOK:**By` (nor "BOOK:By" as text)
-        before, after = _edge(raw[: len(raw) - len(raw.lstrip())]), _edge(raw[len(raw.rstrip()) :])
+        before, after = edge(raw[: len(raw) - len(raw.lstrip())]), edge(raw[len(raw.rstrip()) :])
         if self.plain or not text:
             return before + text + after if text else before or after
         spaced = bool(after) or (element.tail or "x")[:1].isspace()  # a space follows it
@@ -186,15 +191,15 @@ class _Writer:
             if href and not href.startswith(("javascript:", "#")) and not self.in_link:
                 if self.in_code:  # a code span shows no link: the link goes around the code
                     return text
-                return f"[{' '.join(text.split())}]({href.replace(' ', '%20')})"
+                return f"[{' '.join(text.split())}]({destination(href)})"
             return text
         marker = _MARKERS.get(tag)
         if marker:
             if len(element):  # its children's Markdown (a link's brackets) is not punctuation
-                return f"{marker}{text}{marker}" if _WORDS.search(text) else text
-            return _emphasis(marker, text, spaced)
+                return f"{marker}{text}{marker}" if WORDS.search(text) else text
+            return emphasis(marker, text, spaced)
         if tag == "code":
-            link = _only_link(element)
+            link = only_link(element)
             if link is not None and not self.in_link:
                 return self.marked(link, f"`{text}`", spaced)
             return f"`{text}`"
@@ -245,30 +250,6 @@ class _Writer:
             if index == 0:
                 lines.append("| " + " | ".join(["---"] * width) + " |")
         return ["\n".join(lines)]
-
-
-def _emphasis(marker: str, text: str, spaced: bool) -> str:
-    """Text in emphasis markers CommonMark reads as emphasis whatever stands beside them: the
-    punctuation at its start outside, and at its end too unless a space follows (`**7.3/**10`
-    would show its asterisks, `**7.3**/10` does not; `**Note:** x` stays); no markers around
-    punctuation alone (`Audience**:**` is `Audience:`)."""
-    words = _WORDS.search(text)
-    if words is None:
-        return text
-    end = len(text) if spaced else words.end()
-    return f"{text[: words.start()]}{marker}{text[words.start() : end]}{marker}{text[end:]}"
-
-
-def _only_link(code: Any) -> Any | None:
-    """The link that is all of an inline code's text (`<code><a>+ipc</a></code>`), or None."""
-    links = [a for a in code.iter("a") if a.get("href")]
-    whole = len(links) == 1 and links[0].text_content().strip() == code.text_content().strip()
-    return links[0] if whole else None
-
-
-def _edge(space: str) -> str:
-    """The whitespace at an inline element's edge, as it reads: a line break, a space or none."""
-    return "\n" if "\n" in space else " " if space else ""
 
 
 def _is_data(table: Any) -> bool:

@@ -254,3 +254,23 @@ def test_links_hold_one_line_of_text_so_commonmark_reads_them_as_links() -> None
     shown = lxml.html.fromstring(MarkdownIt().render(markdown)).text_content()
     assert "](" not in shown and "[" not in shown and "`" not in shown
     assert "Trail helmet" in shown and "Grey sofa $99 In stock" in shown
+
+
+def test_brackets_in_a_links_text_and_parentheses_in_its_address_keep_the_link_whole() -> None:
+    # `[Price list (Riverside Press], 1873)](…)` ended at its `]`; an address whose parentheses
+    # do not pair (`Load_balancing_(computing`) ran on into the text after the link.
+    markdown = whole(
+        '<p><a href="/r/1">Price list (Riverside Press], 1873)</a>, <a href="/w/Load_(computing">'
+        'load balancing</a> and <a href="/w/Mips_(bike)">Mips</a>, <a href="/n">[edit]</a>,'
+        ' <a href="/i"><img src="/i.png" alt="[logo]"></a>, and [not a link].</p>'
+    )
+    assert "[Price list (Riverside Press\\], 1873)](http://x/r/1)" in markdown
+    assert "[load balancing](http://x/w/Load_%28computing)" in markdown
+    assert "[Mips](http://x/w/Mips_(bike))" in markdown
+    assert "[\\[edit\\]](http://x/n)" in markdown
+    assert "[![\\[logo\\]](http://x/i.png)](http://x/i)" in markdown
+    assert "and [not a link]." in markdown
+    shown = lxml.html.fromstring(MarkdownIt().render(markdown)).text_content()
+    assert shown.strip() == (
+        "Price list (Riverside Press], 1873), load balancing and Mips, [edit], , and [not a link]."
+    )
