@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ._parse import place_streamed
+
 # A page whose HTML holds fewer words than this, and scripts, is read as one that needs script.
 FEW_WORDS = 20
 APP_ROOTS = ("root", "app", "__next", "__nuxt", "svelte", "main-app")
@@ -20,6 +22,7 @@ def needs_script(doc: Any, size: int = 0) -> str | None:
     a <noscript> asking for JavaScript, a <meta> refresh, a declarative shadow root, images
     put in by script, an empty app root, <main> or custom element, or little text beside scripts (`size`: of the HTML)."""
     has_scripts = bool(doc.xpath("//script"))
+    place_streamed(doc)  # a React page's streamed parts are its HTML's, in their places
     for node in doc.xpath("//body//noscript"):
         if _ASKS_FOR_SCRIPT.search(node.text_content() or ""):
             return "a <noscript> asks for JavaScript"

@@ -1,6 +1,6 @@
 """The one parse of a page that its reading and its `pageType` share: lxml.html's, without
 comments and processing instructions, scripts and styles dropped, a script-built page's
-`<noscript>` view read in their place.
+`<noscript>` view read in their place, a React page's streamed parts put in their places.
 """
 
 from __future__ import annotations
@@ -14,19 +14,61 @@ import lxml.html
 # React writes `<!-- -->` between the text nodes of a paragraph; kept, they cut its text in
 # pieces that trafilatura's voters then drop together (bench/content.py, React-built pages).
 _PARSER = lxml.html.HTMLParser(remove_comments=True, remove_pis=True)
+# ... and for a React page streamed from its server, its comments kept until its parts are placed
+_STREAMED_PARSER = lxml.html.HTMLParser(remove_comments=False, remove_pis=True)
 # Every element an lxml.html element, its class found in C: lxml.html's own lookup (a Python call
 # each time an element is reached, for the form classes no reader here uses) was 3% of a page's
-# reading; trafilatura and readability work on copies of this parser's trees.
-_PARSER.set_element_class_lookup(
-    lxml.etree.ElementDefaultClassLookup(
-        element=lxml.html.HtmlElement,
-        comment=lxml.html.HtmlComment,
-        pi=lxml.html.HtmlProcessingInstruction,
-        entity=lxml.html.HtmlEntity,
-    )
+# reading; trafilatura and readability work on copies of these parsers' trees.
+_LOOKUP = lxml.etree.ElementDefaultClassLookup(
+    element=lxml.html.HtmlElement,
+    comment=lxml.html.HtmlComment,
+    pi=lxml.html.HtmlProcessingInstruction,
+    entity=lxml.html.HtmlEntity,
 )
+_PARSER.set_element_class_lookup(_LOOKUP)
+_STREAMED_PARSER.set_element_class_lookup(_LOOKUP)
 
 _WORDS = re.compile(r"\w+")
+
+# React's streamed server rendering sends a page's late parts after the rest, each in a hidden
+# <div id="S:n"> that an inline script moves into the place of its <template id="B:n"> (or
+# "P:n"); read without script (engine http, `fetch`) they stay hidden, and the page reads as
+# its banner. They are put in place as the script puts them.
+_STREAMED = lxml.etree.XPath("//div[@hidden][starts-with(@id, 'S:')]")
+
+
+def place_streamed(doc: Any) -> None:
+    """A React page's streamed parts (hidden `<div id="S:n">`s) put in their templates' places."""
+    segments = cast("list[Any]", _STREAMED(doc))
+    if not segments:
+        return
+    holders = {t.get("id"): t for t in doc.iter("template") if t.get("id", "")[1:2] == ":"}
+    for segment in segments:
+        number = segment.get("id")[2:]
+        holder = holders.get(f"B:{number}", holders.get(f"P:{number}"))
+        if holder is None or segment in holder.iterancestors() or segment.getparent() is None:
+            continue
+        _drop_fallback(holder)
+        before, parent, tail = segment.getprevious(), segment.getparent(), segment.tail
+        segment.tail = None
+        holder.addprevious(segment)
+        if tail and before is not None:  # the text after the segment stays where it was
+            before.tail = (before.tail or "") + tail
+        elif tail:
+            parent.text = (parent.text or "") + tail
+        holder.drop_tree()
+        segment.drop_tag()
+
+
+def _drop_fallback(holder: Any) -> None:
+    """What the page shows until its part comes (a spinner, "Loading..."): the nodes after the
+    template up to React's `<!--/$-->`, when the parse kept comments; nothing without one."""
+    after = list(holder.itersiblings())
+    end = next(
+        (i for i, n in enumerate(after) if n.tag is lxml.etree.Comment and n.text == "/$"), None
+    )
+    for node in after[: end or 0]:
+        node.drop_tree()
 
 
 def parse(html: str, structured: list[str] | None = None) -> Any | None:
@@ -35,10 +77,15 @@ def parse(html: str, structured: list[str] | None = None) -> Any | None:
     nothing to parse. The one parse of a page its reading and its `pageType` share."""
     if not html.strip():
         return None
+    streamed = '"S:' in html  # a React page's streamed parts (place_streamed), cheaply ruled out
     try:
-        doc = lxml.html.document_fromstring(html, parser=_PARSER)
+        doc = lxml.html.document_fromstring(html, parser=_STREAMED_PARSER if streamed else _PARSER)
     except (ValueError, lxml.etree.ParserError):
         return None
+    if streamed:  # its comments mark what shows until each part comes; gone once it is placed
+        place_streamed(doc)
+        for comment in cast("list[Any]", doc.xpath("//comment()")):
+            comment.drop_tree()
     for node in cast("list[Any]", doc.xpath("//script|//style|//template")):
         if structured is not None and node.get("type") == "application/ld+json":
             structured.append(node.text or "")

@@ -18,7 +18,8 @@ from tests.fixtures.server import FixtureServer
 
 pytestmark = pytest.mark.anyio
 
-STATIC = ["/article.html", "/recipe.html", "/story.html", "/react-article.html"]
+# (React's streamed page: its late parts put in place over HTTP as its script puts them)
+STATIC = ["/article.html", "/recipe.html", "/story.html", "/react-article.html", "/streamed.html"]
 SCRIPTED = [
     "/js.html",
     "/script-article.html",
@@ -70,6 +71,9 @@ async def test_engine_http_never_starts_a_browser(manager: RunManager, site: Fix
     items = await batch(manager, [site.url(p) for p in STATIC], engine="http")
     assert {item["engine"] for item in items.values()} == {"http"}
     assert "sliding window" in items[site.url("/article.html")]["content"]
+    streamed = items[site.url("/streamed.html")]["content"]
+    assert "Every spring" in streamed and "Fishermen" in streamed
+    assert "Spring sale" not in streamed and "Loading" not in streamed
     assert manager.sessions.sessions == {}  # no session was opened for the run
 
 

@@ -274,3 +274,22 @@ def test_brackets_in_a_links_text_and_parentheses_in_its_address_keep_the_link_w
     assert shown.strip() == (
         "Price list (Riverside Press], 1873), load balancing and Mips, [edit], , and [not a link]."
     )
+
+
+def test_a_react_pages_streamed_parts_are_read_in_their_places() -> None:
+    # React streams a page's late parts after its shell, each in a hidden <div id="S:n"> that
+    # an inline script moves into its <template id="B:n">. Read without script (engine http,
+    # `fetch`) the parts stayed hidden and were dropped: the page read as its promotion's line.
+    html = (SITE / "streamed.html").read_text(encoding="utf-8")
+    text, is_main = to_text(html, "http://x/")
+    assert is_main
+    lines = text.split("\n")  # the heading that is the page's title is the answer's title
+    assert [line[:12] for line in lines if line] == ["Every spring", "The measurem", "Fishermen an"]
+    assert "Spring sale" not in text and "Copyright" not in text
+    # what shows until the part comes goes, as the script takes it away
+    page, _ = to_text(html, "http://x/", False)
+    assert "Loading" not in page and "Fishermen" in page and "Spring sale" in page
+    # a part whose place is not on the page stays hidden, as the browser leaves it
+    orphan = html.replace('<template id="B:1"></template>', "")
+    text, _ = to_text(orphan, "http://x/")
+    assert "Every spring" in text and "Fishermen" not in text
