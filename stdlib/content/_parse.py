@@ -46,18 +46,29 @@ def place_streamed(doc: Any) -> None:
     for segment in segments:
         number = segment.get("id")[2:]
         holder = holders.get(f"B:{number}", holders.get(f"P:{number}"))
-        if holder is None or segment in holder.iterancestors() or segment.getparent() is None:
+        if (
+            holder is None
+            or holder.getparent() is None  # gone with what showed before another part came
+            or segment.getparent() is None
+            or segment in holder.iterancestors()
+        ):
             continue
+        _detach(segment)
         _drop_fallback(holder)
-        before, parent, tail = segment.getprevious(), segment.getparent(), segment.tail
-        segment.tail = None
         holder.addprevious(segment)
-        if tail and before is not None:  # the text after the segment stays where it was
-            before.tail = (before.tail or "") + tail
-        elif tail:
-            parent.text = (parent.text or "") + tail
         holder.drop_tree()
         segment.drop_tag()
+
+
+def _detach(element: Any) -> None:
+    """The element out of the tree, the text after it left where it was."""
+    before, parent, tail = element.getprevious(), element.getparent(), element.tail
+    element.tail = None
+    parent.remove(element)
+    if tail and before is not None:
+        before.tail = (before.tail or "") + tail
+    elif tail:
+        parent.text = (parent.text or "") + tail
 
 
 def _drop_fallback(holder: Any) -> None:

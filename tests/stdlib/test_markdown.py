@@ -7,10 +7,15 @@ from __future__ import annotations
 import re
 
 import lxml.html
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
+from taskplate.stdlib.content import needs_script
 from taskplate.stdlib.content._markdown import to_markdown, to_text
 from tests.fixtures.server import SITE
+from tests.fuzzing import fuzz_settings
 
 SENTENCE = "The council met on Tuesday to decide how the new bridge over the river will be paid for"
 
@@ -293,3 +298,37 @@ def test_a_react_pages_streamed_parts_are_read_in_their_places() -> None:
     orphan = html.replace('<template id="B:1"></template>', "")
     text, _ = to_text(orphan, "http://x/")
     assert "Every spring" in text and "Fishermen" not in text
+
+
+_STREAM_PIECES = st.sampled_from(
+    [
+        '<template id="B:0"></template>',
+        '<template id="B:1"></template>',
+        '<template id="P:1"></template>',
+        '<div hidden id="S:0">',
+        '<div hidden id="S:1">',
+        '<div hidden id="S:2">',
+        "</div>",
+        "<!--$?-->",
+        "<!--/$-->",
+        "<p>Tides at the pier are measured every ten minutes for a month.</p>",
+        "<main>",
+        "</main>",
+        "text",
+    ]
+)
+
+
+@pytest.mark.fuzz
+@fuzz_settings(150)
+@given(st.lists(_STREAM_PIECES, max_size=14))
+def test_streamed_parts_in_any_arrangement_read_without_error(pieces: list[str]) -> None:
+    # Parts before or inside their own templates, a template inside what shows until another
+    # part comes, two parts for one template, a part with none: the page is read, never an
+    # error (one such page failed read_page with an internal error).
+    html = f"<html><body>{''.join(pieces)}</body></html>"
+    for only_main in (True, False):
+        text, _ = to_text(html, "http://x/", only_main)
+        assert "S:" not in text
+    doc = lxml.html.document_fromstring(html)
+    needs_script(doc, len(html))
