@@ -96,7 +96,8 @@ def parse(html: str, structured: list[str] | None = None) -> Any | None:
     if streamed:  # its comments mark what shows until each part comes; gone once it is placed
         place_streamed(doc)
         for comment in cast("list[Any]", doc.xpath("//comment()")):
-            comment.drop_tree()
+            if comment.getparent() is not None:  # not one before or after the page's <html>
+                comment.drop_tree()
     for node in cast("list[Any]", doc.xpath("//script|//style|//template")):
         if structured is not None and node.get("type") == "application/ld+json":
             structured.append(node.text or "")

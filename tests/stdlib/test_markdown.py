@@ -326,7 +326,7 @@ def test_streamed_parts_in_any_arrangement_read_without_error(pieces: list[str])
     # Parts before or inside their own templates, a template inside what shows until another
     # part comes, two parts for one template, a part with none: the page is read, never an
     # error (one such page failed read_page with an internal error).
-    html = f"<html><body>{''.join(pieces)}</body></html>"
+    html = f"<!-- streamed --><html><body>{''.join(pieces)}</body></html><!--/$-->"
     for only_main in (True, False):
         text, _ = to_text(html, "http://x/", only_main)
         assert "S:" not in text
