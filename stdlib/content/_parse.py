@@ -72,13 +72,22 @@ def _detach(element: Any) -> None:
 
 
 def _drop_fallback(holder: Any) -> None:
-    """What the page shows until its part comes (a spinner, "Loading..."): the nodes after the
-    template up to React's `<!--/$-->`, when the parse kept comments; nothing without one."""
-    after = list(holder.itersiblings())
-    end = next(
-        (i for i, n in enumerate(after) if n.tag is lxml.etree.Comment and n.text == "/$"), None
-    )
-    for node in after[: end or 0]:
+    """What a boundary shows until its part comes (a spinner, "Loading..."): the nodes after its
+    template up to the `<!--/$-->` that closes it (boundaries inside it counted, as React's
+    script counts them); nothing without one (a parse without comments), nor for a part's
+    placeholder ("P:n"), which has none."""
+    if not holder.get("id", "").startswith("B:"):
+        return
+    fallback, depth = [], 0
+    for node in holder.itersiblings():
+        if node.tag is lxml.etree.Comment:
+            if node.text == "/$" and not depth:
+                break
+            depth += {"/$": -1, "$": 1, "$?": 1, "$!": 1}.get(node.text or "", 0)
+        fallback.append(node)
+    else:
+        return
+    for node in fallback:
         node.drop_tree()
 
 

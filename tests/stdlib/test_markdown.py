@@ -294,6 +294,19 @@ def test_a_react_pages_streamed_parts_are_read_in_their_places() -> None:
     # what shows until the part comes goes, as the script takes it away
     page, _ = to_text(html, "http://x/", False)
     assert "Loading" not in page and "Fishermen" in page and "Spring sale" in page
+    # a part's placeholder ("P:n") has no fallback: the text after it stays; a boundary's
+    # fallback ends at the `<!--/$-->` that closes it, boundaries inside it counted
+    page, _ = to_text(
+        "<html><body><main><p>Intro.</p><template id='P:5'></template><p>After the place.</p>"
+        "<!--/$--><!--$?--><template id='B:7'></template><!--$--><p>Inner wait.</p><!--/$-->"
+        "<p>Outer wait.</p><!--/$--><p>After the boundary.</p></main>"
+        "<div hidden id='S:5'><p>Part five.</p></div><div hidden id='S:7'><p>Part seven.</p>"
+        '</div><script>$RC("B:7","S:7")</script></body></html>',
+        "http://x/",
+        False,
+    )
+    read = " ".join(page.split())
+    assert read == "Intro. Part five. After the place. Part seven. After the boundary."
     # a part whose place is not on the page stays hidden, as the browser leaves it
     orphan = html.replace('<template id="B:1"></template>', "")
     text, _ = to_text(orphan, "http://x/")
