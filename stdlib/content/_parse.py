@@ -33,7 +33,8 @@ _WORDS = re.compile(r"\w+")
 # React's streamed server rendering sends a page's late parts after the rest, each in a hidden
 # <div id="S:n"> that an inline script moves into the place of its <template id="B:n"> (or
 # "P:n"); read without script (engine http, `fetch`) they stay hidden, and the page reads as
-# its banner. They are put in place as the script puts them.
+# its banner. They are put in place as the script puts them, a part n in place n (as each of
+# the 274 calls on the 37 such WCXB dev pages pairs them).
 _STREAMED = lxml.etree.XPath("//div[@hidden][starts-with(@id, 'S:')]")
 
 
