@@ -4,6 +4,8 @@
   `visibility: hidden`): a copy kept for another layout, a template; never one holding most of
   the page's text (a body a script reveals); with `panels`, never the panels a reader opens (a
   tab's, an accordion's answers: content hidden until chosen).
+- The panels a reader opens one at a time, read whole: when the answer holds one panel of a
+  group (a tab's, an accordion's), it holds the others (run after the vote, on its blocks).
 - Dialogs a button opens over the page (a policy, a sign-in, a cart), never one holding the
   page's h1.
 - Text only a screen reader speaks (classed `sr-only`, `visually-hidden`, ...): "Regular
@@ -11,18 +13,22 @@
 - Controls: a button's few words ("Quick Shop", "Add to cart", "Compare") and a drop-down's
   choices (a sort order, a filter); never a longer button (an accordion's question).
 
-All work on a parsed page (lxml) in place and only remove nodes; names read as _boilerplate's.
+All but read_panels_whole work on a parsed page (lxml) in place and only remove nodes; names
+read as _boilerplate's.
 """
 
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from typing import Any, cast
 
 from lxml import etree
 
+from ._blocks import Block
 from ._boilerplate import DOMINANT, words
-from ._names import may_be_named, name_parts
+from ._items import CHROME
+from ._names import may_be_named, name_parts, parts_of
 
 _HIDDEN_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\b", re.I)
 
@@ -81,6 +87,96 @@ def drop_hidden_but_panels(body: Any) -> None:
 def drop_hidden_but_answers(body: Any) -> None:
     """drop_hidden_but_panels that keeps a FAQ's hidden answers too (named as answers)."""
     drop_hidden(body, panels=True, answers=True)
+
+
+# Words of a panel's class names that say its state (shown, chosen, folded), not what it is:
+# two panels of one group differ by them alone ("tab-pane active", "tab-pane").
+STATE_WORDS = frozenset(
+    {
+        "active",
+        "show",
+        "shown",
+        "showing",
+        "in",
+        "open",
+        "opened",
+        "hidden",
+        "collapsed",
+        "current",
+        "selected",
+        "is",
+        "fade",
+        "visible",
+        "expanded",
+        "closed",
+        "js",
+        "on",
+        "first",
+        "last",
+        "default",
+    }
+)
+
+
+def _holders(page_blocks: list[Block]) -> list[Any | None]:
+    """The panel a reader opens holding each block (its element or the nearest such ancestor),
+    None for a block in no panel or in the chrome (a menu's collapsible lists). Each element is
+    asked once: the answer is shared by the blocks below it."""
+    found: dict[Any, Any | None] = {}
+    holders = []
+    for block in page_blocks:
+        path, node = [], block.element
+        while node is not None and node not in found and not _panel(node):
+            path.append(node)
+            node = node.getparent()
+        panel = None if node is None else found.get(node, node)
+        found.update(dict.fromkeys(path, panel))
+        if panel is not None:
+            found[panel] = panel
+        chrome = panel is not None and (
+            block.element.tag in CHROME or any(True for _ in block.element.iterancestors(*CHROME))
+        )
+        holders.append(None if chrome else panel)
+    return holders
+
+
+def _panel_kind(panel: Any) -> tuple[str, frozenset[str] | str]:
+    """What makes panels one group's: their tag, and their role tabpanel or else their class
+    names but for their state."""
+    if panel.get("role") == "tabpanel":
+        return panel.tag, "tabpanel"
+    return panel.tag, frozenset(parts_of(panel.get("class", ""))) - STATE_WORDS
+
+
+def _group_of(panel: Any, others: set[Any]) -> Any | None:
+    """The nearest element holding the panel and another of its kind: their group's."""
+    around = {a for other in others if other is not panel for a in other.iterancestors()}
+    return next((a for a in panel.iterancestors() if a in around), None)
+
+
+def read_panels_whole(page_blocks: list[Block], kept: list[bool]) -> None:
+    """The panels a reader opens one at a time (a tab's, an accordion's answers; their hidden
+    ones spared by the clean-ups) read whole: when a kept block lies in one panel of a group,
+    the blocks of the group's other panels are kept too (the other languages' steps, the other
+    questions' answers). A group: panels of one kind (role tabpanel, or the same class names
+    but for their state) under the nearest element holding two of them; never the chrome's (a
+    menu's collapsible lists)."""
+    holders = _holders(page_blocks)
+    if not any(h is not None and keep for h, keep in zip(holders, kept, strict=True)):
+        return
+    kinds = {h: _panel_kind(h) for h in holders if h is not None}
+    of_kind: dict[Any, set[Any]] = defaultdict(set)
+    for holder, kind in kinds.items():
+        of_kind[kind].add(holder)
+    groups: set[tuple[Any, Any]] = set()
+    for holder in {h for h, keep in zip(holders, kept, strict=True) if keep and h is not None}:
+        group = _group_of(holder, of_kind[kinds[holder]])
+        if group is not None:
+            groups.add((group, kinds[holder]))
+    inside = {h: any((a, kind) in groups for a in h.iterancestors()) for h, kind in kinds.items()}
+    for index, holder in enumerate(holders):
+        if holder is not None and inside[holder]:
+            kept[index] = True
 
 
 DIALOG_ROLES = frozenset({"dialog", "alertdialog"})

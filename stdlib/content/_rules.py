@@ -176,6 +176,10 @@ class Rules:
     # it lists other things than the page's own ("Similar items") goes before the vote
     # (_related.py); (): kept on every page.
     related: tuple[str, ...] = ()
+    # The kinds of page (pageType; "*" any) where a group of panels a reader opens one at a time
+    # (tabs, an accordion's answers) is read whole when the answer holds one of them
+    # (_layers.read_panels_whole; a product's tabs are its reviews and terms); (): nowhere.
+    panels: tuple[str, ...] = ()
     # (kind of page, clean-up) pairs: the clean-ups that do not run on pages of that kind (a
     # service page's testimonials are its pitch and a listing's reviews its entries, not a
     # product's customer reviews; the sections or entries of one class of a service, a listing

@@ -239,12 +239,12 @@ def _nearest(decisions: list[bool | None]) -> list[bool]:
 # corpus and hurt the other), and WCXB dev's (bench/content_wcxb_tune.py, folds by domain and type):
 # items to again; label_lines drops values (a spec grid's "Yes" on every row) and costs the
 # article pages 0.0005, fill without fill_grow 0.008, lone before the answer's start or with link
-# lines under 5 words 0.006, fill_else for any answer 0.01,
-# again anywhere (an article's own repeats too) readability's pages 0.034, and again apart itself
-# 0.006 there (its test pages say a paragraph of lorem ipsum twice on purpose); related on every
-# kind of page costs collections 0.004 (a shop's "Related articles" there are its content), and
-# sparing hidden elements on service pages too reads an article's hidden copy twice (0.97->0.65);
-# complete_all on articles too adds teasers of other stories (the shared article pages 0.002).
+# lines under 5 words 0.006, fill_else for any answer 0.01, again anywhere (an article's own
+# repeats too) readability's pages 0.034, and again apart itself 0.006 there (its test pages say
+# a paragraph of lorem ipsum twice on purpose); related on every kind of page costs collections
+# 0.004 (a shop's "Related articles" there are its content), sparing hidden elements on service
+# pages too reads an article's hidden copy twice (0.97->0.65), complete_all on articles too adds
+# teasers of other stories (the article pages 0.002), panels on products their reviews' tabs.
 DEFAULT = Rules(
     cleanups=(
         "forms",
@@ -304,6 +304,7 @@ DEFAULT = Rules(
     again=3,
     again_apart=True,
     related=("product",),
+    panels=("article", "documentation", "service", "forum", "collection", "listing"),
     spared=(
         ("service", "reviews"),
         ("service", "split_body"),
@@ -365,6 +366,8 @@ def main_region(doc: Any, rules: Rules = DEFAULT, kind: str = "") -> tuple[Any |
     if rules.titles is not None and any(kept):
         items.titles(page_blocks, kept, rules.titles)
     filling.widen(page_blocks, kept, rules)
+    if kind in rules.panels or "*" in rules.panels:
+        layers.read_panels_whole(page_blocks, kept)
     if rules.quoted:
         items.quoted(page_blocks, kept)
     items.echoes(page_blocks, kept, rules.echoes)
