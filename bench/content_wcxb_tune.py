@@ -566,6 +566,19 @@ def candidates() -> dict[str, content.Rules]:
     found["before complete all"] = before_all
     found["complete all"] = replace(base, complete_all_articles=True)
     found["complete all but articles"] = base
+    # a group of panels a reader opens (tabs, an accordion's answers) read whole when the answer
+    # holds one, on these kinds of page: "panels whole but products" is shipped (a product's tabs
+    # are its reviews and terms); "before panels whole" is the rules before
+    found["before panels whole"] = replace(base, panels=())
+    kinds = {
+        "docs": ("documentation",),
+        "docs service article": ("documentation", "service", "article"),
+        "service article": ("service", "article"),
+        "but products": ("article", "documentation", "service", "forum", "collection", "listing"),
+        "everywhere": ("*",),
+    }
+    for name, chosen in kinds.items():
+        found[f"panels whole {name}"] = replace(base, panels=chosen)
     return found
 
 
