@@ -76,6 +76,10 @@ def _panel(element: Any, answers: bool = False) -> bool:
     parts = set(name_parts(element))
     if answers and parts & ANSWER_WORDS:
         return True
+    return _named_panel(parts)
+
+
+def _named_panel(parts: set[str]) -> bool:
     return bool(parts & PANEL_WORDS) or ("tab" in parts and bool(parts & {"content", "panel"}))
 
 
@@ -140,12 +144,14 @@ def _holders(page_blocks: list[Block]) -> list[Any | None]:
     return holders
 
 
-def _panel_kind(panel: Any) -> tuple[str, frozenset[str] | str]:
+def _panel_kind(panel: Any) -> tuple[str, frozenset[str] | str] | None:
     """What makes panels one group's: their tag, and their role tabpanel or else their class
-    names but for their state."""
+    names but for their state; None for a panel only its id names (a layout's "ContentPane3"
+    beside its "ContentPane5": no kind a page repeats for its tabs)."""
     if panel.get("role") == "tabpanel":
         return panel.tag, "tabpanel"
-    return panel.tag, frozenset(parts_of(panel.get("class", ""))) - STATE_WORDS
+    words = set(parts_of(panel.get("class", "")))
+    return (panel.tag, frozenset(words - STATE_WORDS)) if _named_panel(words) else None
 
 
 def _group_of(panel: Any, others: set[Any]) -> Any | None:
@@ -159,23 +165,23 @@ def read_panels_whole(page_blocks: list[Block], kept: list[bool]) -> None:
     ones spared by the clean-ups) read whole: when a kept block lies in one panel of a group,
     the blocks of the group's other panels are kept too (the other languages' steps, the other
     questions' answers). A group: panels of one kind (role tabpanel, or the same class names
-    but for their state) under the nearest element holding two of them; never the chrome's (a
-    menu's collapsible lists)."""
+    but for their state, naming a panel) under the nearest element holding two of them; never
+    the chrome's (a menu's collapsible lists)."""
     holders = _holders(page_blocks)
     if not any(h is not None and keep for h, keep in zip(holders, kept, strict=True)):
         return
-    kinds = {h: _panel_kind(h) for h in holders if h is not None}
+    kinds = {h: kind for h in holders if h is not None and (kind := _panel_kind(h)) is not None}
     of_kind: dict[Any, set[Any]] = defaultdict(set)
     for holder, kind in kinds.items():
         of_kind[kind].add(holder)
     groups: set[tuple[Any, Any]] = set()
-    for holder in {h for h, keep in zip(holders, kept, strict=True) if keep and h is not None}:
+    for holder in {h for h, keep in zip(holders, kept, strict=True) if keep and h in kinds}:
         group = _group_of(holder, of_kind[kinds[holder]])
         if group is not None:
             groups.add((group, kinds[holder]))
     inside = {h: any((a, kind) in groups for a in h.iterancestors()) for h, kind in kinds.items()}
     for index, holder in enumerate(holders):
-        if holder is not None and inside[holder]:
+        if inside.get(holder, False):
             kept[index] = True
 
 

@@ -86,6 +86,17 @@ def test_layout_panes_a_menus_collapsible_lists_and_a_lone_panel_are_no_group() 
     assert kept_after(html, "shop") == ["shop"]  # the chrome's lists: no group read whole
 
 
+def test_panels_only_their_ids_name_are_a_layouts_not_a_group() -> None:
+    """A portal's columns named by id alone ("ContentPane3", "ContentPane5") share no class a
+    page repeats for its tabs: the story in one does not bring the menus of the others."""
+    html = (
+        "<html><body><div id='ContentPane3'><p>Allergies home, quizzes, slideshows</p></div>"
+        "<div id='ContentPane5'><p>Babies who eat peanuts early may avoid allergy</p></div>"
+        "<div id='ContentPane22'><p>Find an allergist near you</p></div></body></html>"
+    )
+    assert kept_after(html, "peanuts") == ["babies who eat peanuts early may avoid allergy"]
+
+
 def test_a_panel_group_is_read_whole_only_where_the_vote_kept_one_of_its_panels() -> None:
     html = f"<html><body><p>An introduction of the guide</p>{tabs()}</body></html>"
     assert kept_after(html, "introduction") == ["an introduction of the guide"]
