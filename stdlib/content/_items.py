@@ -78,13 +78,14 @@ def tallies(page_blocks: list[Block], kept: list[bool], links: bool = False) -> 
         count = len(block.words) if links else plain(block)
         if not count:
             continue
-        element = block.element
-        for node in (element, *element.iterancestors()):
+        nodes = (block.element, *block.element.iterancestors())
+        for node in nodes:
             plains[node] += count
-            if keep:
+        if keep:
+            for node in nodes:
                 kept_words[node] += count
-            if block.link_chars:
-                with_links.add(node)
+        if block.link_chars:
+            with_links.update(nodes)
     return plains, kept_words, with_links
 
 

@@ -68,11 +68,19 @@ PANEL_WORDS = frozenset({"accordion", "collapse", "collapsible", "tabpanel", "pa
 ANSWER_WORDS = frozenset({"answer", "answers", "faq", "faqs"})
 
 
+# What each word of PANEL_WORDS ("tab" with it) and ANSWER_WORDS holds, lowercased.
+_PANEL_HINTS = ("accordion", "collaps", "pane", "tab")
+_ANSWER_HINTS = (*_PANEL_HINTS, "answer", "faq")
+
+
 def _panel(element: Any, answers: bool = False) -> bool:
     """Whether a hidden element is a panel a reader opens (a tab's, an accordion's; with
     `answers`, a FAQ's answer)."""
     if element.get("role") == "tabpanel":
         return True
+    names = f"{element.get('class', '')} {element.get('id', '')}".lower()
+    if not any(hint in names for hint in (_ANSWER_HINTS if answers else _PANEL_HINTS)):
+        return False  # the quick test: no name holds a word of either set
     parts = set(name_parts(element))
     if answers and parts & ANSWER_WORDS:
         return True
@@ -167,9 +175,10 @@ def read_panels_whole(page_blocks: list[Block], kept: list[bool]) -> None:
     questions' answers). A group: panels of one kind (role tabpanel, or the same class names
     but for their state, naming a panel) under the nearest element holding two of them; never
     the chrome's (a menu's collapsible lists)."""
+    answer = [b for b, keep in zip(page_blocks, kept, strict=True) if keep]
+    if all(holder is None for holder in _holders(answer)):
+        return  # the answer holds no panel (most pages): the others' blocks are not looked at
     holders = _holders(page_blocks)
-    if not any(h is not None and keep for h, keep in zip(holders, kept, strict=True)):
-        return
     kinds = {h: kind for h in holders if h is not None and (kind := _panel_kind(h)) is not None}
     of_kind: dict[Any, set[Any]] = defaultdict(set)
     for holder, kind in kinds.items():
