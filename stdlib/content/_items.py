@@ -59,7 +59,7 @@ def _class_shape(names: str) -> str:
     return _DIGITS.sub("", " ".join(sorted(names.split())))
 
 
-def _within(element: Any, tags: frozenset[str]) -> bool:
+def within(element: Any, tags: frozenset[str]) -> bool:
     """Whether the element or one of its ancestors is one of `tags`."""
     return element.tag in tags or any(True for _ in element.iterancestors(*tags))
 
@@ -111,7 +111,7 @@ def groups(
         group.linked += node in with_links
         group.kept += kept_words.get(node, 0)
         group.with_text += 1
-    return [g for g in found.values() if g.with_text >= MIN_ITEMS and not _within(g.parent, CHROME)]
+    return [g for g in found.values() if g.with_text >= MIN_ITEMS and not within(g.parent, CHROME)]
 
 
 def _inside(block: Block, members: set[Any]) -> bool:
@@ -187,7 +187,7 @@ def kin(page_blocks: list[Block], kept: list[bool], ratio: float) -> None:
         if not node.get("class"):
             continue
         lineage = {node, *node.iterancestors(), *node.iterdescendants()}
-        others = [n for n in shapes[_shape(node)] if n not in lineage and not _within(n, CHROME)]
+        others = [n for n in shapes[_shape(node)] if n not in lineage and not within(n, CHROME)]
         unkept = sum(plains[n] - kept_words.get(n, 0) for n in others)
         if len(others) < MIN_ITEMS - 1 or unkept <= ratio * answer:
             continue
@@ -251,7 +251,7 @@ def _densest(page_blocks: list[Block]) -> Any | None:
         if not count:
             continue
         element = block.element
-        if _within(element, CHROME):
+        if within(element, CHROME):
             continue
         for node in (element, *element.iterancestors()):
             if node.tag in ("body", "html"):
@@ -287,7 +287,7 @@ def labels(
         if (
             not linked
             or block.link_chars > LINKED * block.chars
-            or (lines and not _within(block.element, _CELLS) and not _figures(block.words))
+            or (lines and not within(block.element, _CELLS) and not _figures(block.words))
         ):
             counts[tuple(block.words)] += 1
     for index, block in enumerate(page_blocks):
@@ -318,7 +318,7 @@ def titles(page_blocks: list[Block], kept: list[bool], ratio: float) -> None:
         if block.heading
         and not kept[index]
         and block.link_chars > LINKED * block.chars
-        and not _within(block.element, CHROME)
+        and not within(block.element, CHROME)
     ]
     if len(found) < MIN_TITLES:
         return
@@ -383,7 +383,7 @@ def said_again(page_blocks: list[Block], kept: list[bool], least: int | None, ap
     first: dict[tuple[str, ...], Any] = {}
     for index, block in enumerate(page_blocks):
         said = tuple(block.words)
-        if not kept[index] or len(said) < least or _within(block.element, _BY_DESIGN):
+        if not kept[index] or len(said) < least or within(block.element, _BY_DESIGN):
             continue
         holder = _holder(block.element)
         if said not in first:

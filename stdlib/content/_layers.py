@@ -27,7 +27,7 @@ from lxml import etree
 
 from ._blocks import Block
 from ._boilerplate import DOMINANT, words
-from ._items import CHROME
+from ._items import CHROME, within
 from ._names import may_be_named, name_parts, parts_of
 
 _HIDDEN_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\b", re.I)
@@ -145,10 +145,7 @@ def _holders(page_blocks: list[Block]) -> list[Any | None]:
         found.update(dict.fromkeys(path, panel))
         if panel is not None:
             found[panel] = panel
-        chrome = panel is not None and (
-            block.element.tag in CHROME or any(True for _ in block.element.iterancestors(*CHROME))
-        )
-        holders.append(None if chrome else panel)
+        holders.append(None if panel is None or within(block.element, CHROME) else panel)
     return holders
 
 
