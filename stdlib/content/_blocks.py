@@ -104,9 +104,18 @@ class Block:
             self.copyright = True
 
 
-def blocks(root: Any) -> list[Block]:
+class PageBlocks(list[Block]):
+    """A page's blocks in document order, and what _groups counted of them (`layout`): counted
+    once, as the page's tree stays as it is while its blocks are read."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.layout: Any = None
+
+
+def blocks(root: Any) -> PageBlocks:
     """The page's text blocks in document order: text runs split at block-level tags."""
-    found: list[Block] = []
+    found = PageBlocks()
     current = Block()
     links = headings = figures = quotes = 0  # open <a>, headings, figures, quotes around the text
     for event, element in etree.iterwalk(root, events=("start", "end", "comment", "pi")):

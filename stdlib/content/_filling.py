@@ -13,7 +13,8 @@ from typing import Any
 
 from ._blocks import SHORT, Block
 from ._boilerplate import COMMENT_WORDS
-from ._items import CHROME, LINKED, groups, tallies
+from ._groups import CHROME, groups, tallies
+from ._items import LINKED
 from ._names import name_parts
 from ._page_type import declares_article
 from ._rules import Rules
@@ -182,15 +183,14 @@ def complete(
     size: int | None = None,
     every: bool = False,
 ) -> None:
-    """The items of each group of same-shaped siblings (_items.groups) of which at least `least`
+    """The items of each group of same-shaped siblings (_groups.groups) of which at least `least`
     hold a kept block, and of at most `size` words: each such item's other blocks are kept,
     link lines too, never one in the chrome (a card read in part: its linked title, its price;
     its basket button's form stays out). With `every`, the group's items holding no kept block
     are kept too (the one step of a guide's grid the voters passed over)."""
-    counted = tallies(page_blocks, kept, links=True)
-    words, kept_words, _ = counted
+    words, kept_words, _ = tallies(page_blocks, kept, links=True)
     items: set[Any] = set()
-    for group in groups(page_blocks, kept, counted=counted):
+    for group in groups(page_blocks, kept, links=True):
         held = [m for m in group.members if kept_words.get(m)]
         if len(held) >= least:
             chosen = group.members if every else held

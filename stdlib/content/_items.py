@@ -1,8 +1,8 @@
 """Pages of many items of equal standing (a thread's posts, a product's sections, a listing's
 entries): the region whose repeated sibling blocks hold the page's text. Pure functions of blocks.
 
-A group is the children of one element that share a shape (tag and class names, digits left
-out) and hold text: at least MIN_ITEMS of them. The voters find one article-shaped run; on
+A group (_groups') is the children of one element that share a shape (tag and class names,
+digits left out) and hold text: at least MIN_ITEMS of them. The voters find one article-shaped run; on
 such pages that is one item (the question without its answers, one feature section of many).
 When the group with the most plain words (words outside links) holds an item the voters kept
 and more plain words than the whole answer, every block inside its items that is not mostly link
@@ -14,104 +14,20 @@ a text another element of the answer says again (`said_again`).
 
 from __future__ import annotations
 
-import functools
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field
 from typing import Any
 
 from ._blocks import BLOCK_TAGS, SHORT, Block, shingles
+from ._groups import CHROME, MIN_ITEMS, Group, groups, plain, shape, tallies, within
 
-MIN_ITEMS = 3  # siblings of one shape: fewer are a pair of columns, not a run of items
-LINKED = 0.5  # a block with more link text than this share of its characters is a link line
 _DIGITS = re.compile(r"\d+")
-# Where a page's chrome lives: never an item group nor a widest region.
-CHROME = frozenset({"nav", "header", "footer", "aside", "form", "select", "menu"})
-
-
-@dataclass
-class _Group:
-    parent: Any
-    members: list[Any] = field(default_factory=list)
-    plain: int = 0  # words outside links in its members
-    kept: int = 0  # plain words of kept blocks in its members
-    with_text: int = 0  # members holding words
-    largest: int = 0  # the words of its member holding the most
-    linked: int = 0  # members holding a link with words
-
-
-def plain(block: Block) -> int:
-    """A block's words outside links (its words less its link share)."""
-    return round(len(block.words) * (1 - block.link_chars / max(1, block.chars)))
+LINKED = 0.5  # a block with more link text than this share of its characters is a link line
 
 
 def words(page_blocks: list[Block], kept: list[bool]) -> int:
     """The words of the kept blocks."""
     return sum(len(b.words) for b, k in zip(page_blocks, kept, strict=True) if k)
-
-
-def _shape(element: Any) -> tuple[str, str]:
-    return element.tag, _class_shape(element.get("class") or "")
-
-
-@functools.lru_cache(maxsize=4096)  # a page's few hundred class names, read for every group
-def _class_shape(names: str) -> str:
-    return _DIGITS.sub("", " ".join(sorted(names.split())))
-
-
-def within(element: Any, tags: frozenset[str]) -> bool:
-    """Whether the element or one of its ancestors is one of `tags`."""
-    return element.tag in tags or any(True for _ in element.iterancestors(*tags))
-
-
-# Each element's words, its kept words and the elements holding link text (tallies).
-Tallies = tuple[dict[Any, int], dict[Any, int], set[Any]]
-
-
-def tallies(page_blocks: list[Block], kept: list[bool], links: bool = False) -> Tallies:
-    """Each element's plain words (all its words, link text too, when `links`), its kept ones,
-    and the elements holding a block with link text: a block counts for each of its ancestors."""
-    plains: dict[Any, int] = defaultdict(int)
-    kept_words: dict[Any, int] = defaultdict(int)
-    with_links: set[Any] = set()
-    for block, keep in zip(page_blocks, kept, strict=True):
-        count = len(block.words) if links else plain(block)
-        if not count:
-            continue
-        nodes = (block.element, *block.element.iterancestors())
-        for node in nodes:
-            plains[node] += count
-        if keep:
-            for node in nodes:
-                kept_words[node] += count
-        if block.link_chars:
-            with_links.update(nodes)
-    return plains, kept_words, with_links
-
-
-def groups(
-    page_blocks: list[Block], kept: list[bool], links: bool = False, counted: Tallies | None = None
-) -> list[_Group]:
-    """The page's groups of same-shaped siblings holding text, with their plain and kept words
-    (all their words, link text too, when `links`): each block counts for every ancestor's
-    child it lies in. `counted`: the page's tallies, when the caller has them already."""
-    plains, kept_words, with_links = counted or tallies(page_blocks, kept, links)
-    found: dict[tuple[Any, tuple[str, str]], _Group] = {}
-    for node, count in plains.items():
-        parent = node.getparent()
-        if parent is None or not isinstance(node.tag, str):
-            continue
-        key = (parent, _shape(node))
-        group = found.get(key)
-        if group is None:
-            group = found[key] = _Group(parent)
-        group.members.append(node)
-        group.plain += count
-        group.largest = max(group.largest, count)
-        group.linked += node in with_links
-        group.kept += kept_words.get(node, 0)
-        group.with_text += 1
-    return [g for g in found.values() if g.with_text >= MIN_ITEMS and not within(g.parent, CHROME)]
 
 
 def _inside(block: Block, members: set[Any]) -> bool:
@@ -180,14 +96,14 @@ def kin(page_blocks: list[Block], kept: list[bool], ratio: float) -> None:
     shapes: dict[tuple[str, str], list[Any]] = defaultdict(list)
     for node, count in plains.items():
         if count and isinstance(node.tag, str) and node.get("class"):
-            shapes[_shape(node)].append(node)
+            shapes[shape(node)].append(node)
     for node in (first.element, *first.element.iterancestors()):
         if node.tag in ("body", "html") or plains.get(node, 0) > ratio * answer:
             return
         if not node.get("class"):
             continue
         lineage = {node, *node.iterancestors(), *node.iterdescendants()}
-        others = [n for n in shapes[_shape(node)] if n not in lineage and not within(n, CHROME)]
+        others = [n for n in shapes[shape(node)] if n not in lineage and not within(n, CHROME)]
         unkept = sum(plains[n] - kept_words.get(n, 0) for n in others)
         if len(others) < MIN_ITEMS - 1 or unkept <= ratio * answer:
             continue
@@ -202,7 +118,7 @@ ENTRY_LINKS = 0.5  # a group of entries: more than this share of its items hold 
 LARGEST = 0.5  # ... and none of them more than this share of its words
 
 
-def _entries(group: _Group) -> bool:
+def _entries(group: Group) -> bool:
     return group.linked > ENTRY_LINKS * group.with_text and group.largest <= LARGEST * group.plain
 
 

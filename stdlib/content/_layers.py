@@ -27,7 +27,7 @@ from lxml import etree
 
 from ._blocks import Block
 from ._boilerplate import DOMINANT, words
-from ._items import CHROME, within
+from ._groups import CHROME, within
 from ._names import may_be_named, name_parts, parts_of
 
 _HIDDEN_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\b", re.I)

@@ -16,9 +16,8 @@ from dataclasses import replace
 
 from . import _items as items
 from ._blocks import Block
-from ._reading import read
 from ._rules import Rules
-from ._voters import justext_votes
+from ._voters import justext_votes, read
 
 Choose = Callable[[list[Block], list[str], Rules], list[bool]]
 

@@ -132,7 +132,7 @@ class Rules:
     # The region around the answer's prose: its link lines (a menu item the vote kept, far from
     # the answer) left out of the nearest element holding it.
     fill_prose: bool = False
-    # Items of a group of same-shaped siblings (_items.groups) of which at least `complete`
+    # Items of a group of same-shaped siblings (_groups.groups) of which at least `complete`
     # hold a kept block: their other blocks kept, link lines too (a card's linked title and
     # price beside its kept text); None: not.
     complete: int | None = None

@@ -19,7 +19,7 @@ its short link lines left out (`lone`, _lone's); the items around the answer are
 headings over kept text and the <main> around one section of many _filling's. The page is then pruned to
 those blocks, so what is kept keeps its own markup: headings, lists, tables, code, links and the
 images between kept blocks. Each rule is a `Rules` choice kept only when cross-validation
-supports it; the blocks are _blocks', the voters _voters', how a voter's text is read _reading's.
+supports it; the blocks are _blocks', the voters and how a voter's text is read _voters'.
 """
 
 from __future__ import annotations
@@ -37,10 +37,9 @@ from . import _split_body as split_body
 from . import _threads as threads
 from ._blocks import SHORT, WORD, Block, blocks, shingles
 from ._pruning import prune
-from ._reading import read
 from ._rules import Rules as Rules
 from ._voters import VOTERS as VOTERS
-from ._voters import justext_votes, readings
+from ._voters import justext_votes, read, readings
 
 MIN_MAIN_WORDS = 10
 # Every clean-up a Rules may name, by name.
