@@ -9,7 +9,7 @@ import lxml.html
 from taskplate.stdlib.content import _blocks as blocks
 
 
-def parsed_page(body: str) -> tuple[Any, list[blocks.Block]]:
+def parsed_page(body: str) -> tuple[Any, blocks.PageBlocks]:
     """The page (titled "T") around `body`, and its body's blocks."""
     doc = lxml.html.document_fromstring(
         f"<html><head><title>T</title></head><body>{body}</body></html>"
