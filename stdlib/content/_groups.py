@@ -26,6 +26,10 @@ MIN_ITEMS = 3  # siblings of one shape: fewer are a pair of columns, not a run o
 _DIGITS = re.compile(r"\d+")
 # Where a page's chrome lives: never an item group nor a widest region.
 CHROME = frozenset({"nav", "header", "footer", "aside", "form", "select", "menu"})
+# ... and the landmark roles that say the same of another element (a <div role="navigation">).
+CHROME_ROLES = frozenset(
+    {"navigation", "banner", "contentinfo", "complementary", "search", "menu", "menubar"}
+)
 
 
 @dataclass
@@ -47,6 +51,15 @@ def plain(block: Block) -> int:
 def within(element: Any, tags: frozenset[str]) -> bool:
     """Whether the element or one of its ancestors is one of `tags`."""
     return element.tag in tags or any(True for _ in element.iterancestors(*tags))
+
+
+def chrome(element: Any) -> bool:
+    """Whether the element lies in the page's chrome: it or an ancestor is one of CHROME or
+    has one of CHROME_ROLES."""
+    return any(
+        node.tag in CHROME or node.get("role") in CHROME_ROLES
+        for node in (element, *element.iterancestors())
+    )
 
 
 def shape(element: Any) -> tuple[str, str]:
@@ -121,7 +134,7 @@ def _counts(page_blocks: list[Block], layout: _Layout, links: bool) -> _Counts:
         group.largest = max(group.largest, count)
         group.linked += node in with_links
         group.with_text += 1
-    kept = [g for g in found.values() if g.with_text >= MIN_ITEMS and not within(g.parent, CHROME)]
+    kept = [g for g in found.values() if g.with_text >= MIN_ITEMS and not chrome(g.parent)]
     layout.counted[links] = _Counts(counts, dict(words), with_links, kept)
     return layout.counted[links]
 

@@ -19,7 +19,7 @@ from collections import defaultdict
 from typing import Any
 
 from ._blocks import BLOCK_TAGS, SHORT, Block, shingles
-from ._groups import CHROME, MIN_ITEMS, Group, groups, plain, shape, tallies, within
+from ._groups import MIN_ITEMS, Group, chrome, groups, plain, shape, tallies, within
 
 _DIGITS = re.compile(r"\d+")
 LINKED = 0.5  # a block with more link text than this share of its characters is a link line
@@ -103,7 +103,7 @@ def kin(page_blocks: list[Block], kept: list[bool], ratio: float) -> None:
         if not node.get("class"):
             continue
         lineage = {node, *node.iterancestors(), *node.iterdescendants()}
-        others = [n for n in shapes[shape(node)] if n not in lineage and not within(n, CHROME)]
+        others = [n for n in shapes[shape(node)] if n not in lineage and not chrome(n)]
         unkept = sum(plains[n] - kept_words.get(n, 0) for n in others)
         if len(others) < MIN_ITEMS - 1 or unkept <= ratio * answer:
             continue
@@ -167,7 +167,7 @@ def _densest(page_blocks: list[Block]) -> Any | None:
         if not count:
             continue
         element = block.element
-        if within(element, CHROME):
+        if chrome(element):
             continue
         for node in (element, *element.iterancestors()):
             if node.tag in ("body", "html"):
@@ -234,7 +234,7 @@ def titles(page_blocks: list[Block], kept: list[bool], ratio: float) -> None:
         if block.heading
         and not kept[index]
         and block.link_chars > LINKED * block.chars
-        and not within(block.element, CHROME)
+        and not chrome(block.element)
     ]
     if len(found) < MIN_TITLES:
         return

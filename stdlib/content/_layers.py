@@ -27,7 +27,7 @@ from lxml import etree
 
 from ._blocks import Block
 from ._boilerplate import DOMINANT, words
-from ._groups import CHROME, within
+from ._groups import chrome
 from ._names import may_be_named, name_parts, parts_of
 
 _HIDDEN_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\b", re.I)
@@ -145,7 +145,7 @@ def _holders(page_blocks: list[Block]) -> list[Any | None]:
         found.update(dict.fromkeys(path, panel))
         if panel is not None:
             found[panel] = panel
-        holders.append(None if panel is None or within(block.element, CHROME) else panel)
+        holders.append(None if panel is None or chrome(block.element) else panel)
     return holders
 
 

@@ -63,6 +63,27 @@ def test_the_prose_of_the_main_around_the_answer_is_kept_not_its_chrome() -> Non
     assert "sidebar" not in text and "privacy" not in text and "home" not in text
 
 
+def test_what_a_landmark_role_marks_as_chrome_is_not_filled_in_nor_completed() -> None:
+    filters = "".join(
+        f"<label><input type='checkbox'><span>Filter size with value {size} for the list</span>"
+        "</label>"
+        for size in ("small", "medium", "large", "extra large")
+    )
+    page = (
+        f"<main><div role='navigation'><fieldset>{filters}</fieldset></div>"
+        f"<div role='search'><p>Search the catalogue of every machine we repair</p></div>"
+        f"{sections(3)}</main>"
+    )
+    page_blocks = parsed(page)
+    kept = [b.words[:2] == ["part", "1"] for b in page_blocks]
+    filling.fill(page_blocks, kept, 4, region="main")
+    text = kept_text(page_blocks, kept)
+    assert all(f"part {n}" in text for n in range(3))
+    assert "filter" not in text and "catalogue" not in text
+    filling.complete(page_blocks, kept, 1, every=True)  # the filters' labels are no item group
+    assert "filter" not in kept_text(page_blocks, kept)
+
+
 def test_without_a_main_the_answer_is_not_filled_from_the_body() -> None:
     page_blocks = parsed(f"<div class='a'><p>Kept: {PROSE}.</p></div><p>Other: {PROSE}.</p>")
     kept = [True, False]

@@ -49,3 +49,18 @@ def test_a_list_made_by_hand_is_counted_as_the_page_blocks_are() -> None:
             list(page_blocks), kept, links
         )
     assert not any(g.parent.tag == "nav" for g in counts.groups(page_blocks, kept, True))
+
+
+def test_a_group_in_a_landmark_of_the_chrome_is_no_group() -> None:
+    links = "".join(
+        f"<div class='entry'><a href='/{n}'>Entry {n} of the menu</a></div>" for n in range(5)
+    )
+    for frame in (
+        "<div role='navigation'>{}</div>",
+        "<div role='search'>{}</div>",
+        "<nav>{}</nav>",
+    ):
+        _, page_blocks = parsed(f"<main>{frame.format(links)}</main>")
+        assert counts.groups(page_blocks, [False] * len(page_blocks), links=True) == []
+    _, page_blocks = parsed(f"<main><div role='list'>{links}</div></main>")
+    assert len(counts.groups(page_blocks, [False] * len(page_blocks), links=True)) == 1
