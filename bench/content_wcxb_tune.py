@@ -170,7 +170,10 @@ def cross_validate(
         by_type[page["type"]].append(key)
 
     def best(train: list[str]) -> str:
-        # The mean over page types of each type's mean (every type weighs the same), then all.
+        # The mean over page types of each type's mean (every type weighs the same), then all;
+        # nothing to train on (one type's pages, that type left out): the first, as shipped.
+        if not train:
+            return next(iter(scores))
         def value(name: str) -> tuple[float, float]:
             kinds = defaultdict(list)
             for k in train:
