@@ -13,7 +13,7 @@ from typing import Any
 
 from ._blocks import SHORT, Block
 from ._boilerplate import COMMENT_WORDS
-from ._groups import CHROME, CHROME_ROLES, groups, tallies
+from ._groups import groups, is_chrome, tallies
 from ._items import LINKED
 from ._names import name_parts
 from ._page_type import declares_article
@@ -201,7 +201,7 @@ def complete(
         if kept[index]:
             continue
         for node in (block.element, *block.element.iterancestors()):
-            if node.tag in CHROME or node.get("role") in CHROME_ROLES:
+            if is_chrome(node):
                 break
             if node in items:
                 kept[index] = True
@@ -224,7 +224,7 @@ def _within(element: Any, region: Any, answer: set[Any]) -> bool:
     for node in (element, *element.iterancestors()):
         if node is region:
             return True
-        if node.tag in CHROME or node.get("role") in CHROME_ROLES:
+        if is_chrome(node):
             return False
         if node.tag == "article" and node not in answer:
             return False

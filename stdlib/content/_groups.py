@@ -53,13 +53,15 @@ def within(element: Any, tags: frozenset[str]) -> bool:
     return element.tag in tags or any(True for _ in element.iterancestors(*tags))
 
 
+def is_chrome(element: Any) -> bool:
+    """Whether the element itself is a part of the page's chrome: one of CHROME, or an element
+    with one of CHROME_ROLES."""
+    return element.tag in CHROME or element.get("role") in CHROME_ROLES
+
+
 def chrome(element: Any) -> bool:
-    """Whether the element lies in the page's chrome: it or an ancestor is one of CHROME or
-    has one of CHROME_ROLES."""
-    return any(
-        node.tag in CHROME or node.get("role") in CHROME_ROLES
-        for node in (element, *element.iterancestors())
-    )
+    """Whether the element lies in the page's chrome: it or one of its ancestors is_chrome."""
+    return any(is_chrome(node) for node in (element, *element.iterancestors()))
 
 
 def shape(element: Any) -> tuple[str, str]:

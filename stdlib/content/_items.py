@@ -2,11 +2,11 @@
 entries): the region whose repeated sibling blocks hold the page's text. Pure functions of blocks.
 
 A group (_groups') is the children of one element that share a shape (tag and class names,
-digits left out) and hold text: at least MIN_ITEMS of them. The voters find one article-shaped run; on
-such pages that is one item (the question without its answers, one feature section of many).
-When the group with the most plain words (words outside links) holds an item the voters kept
-and more plain words than the whole answer, every block inside its items that is not mostly link
-text is kept too (`widen`). When the voters keep nothing, the widest region (`region`) is the
+digits left out) and hold text: at least MIN_ITEMS of them. The voters find one article-shaped
+run; on such pages that is one item (the question without its answers, one feature section of
+many). When the group with the most plain words (words outside links) holds an item the voters
+kept and more plain words than the whole answer, every block inside its items that is not mostly
+link text is kept too (`widen`). When the voters keep nothing, the widest region (`region`) is the
 best group, or else the element with the most plain words, for an answer with a warning. A
 reply's quotation of an earlier post the answer holds already is dropped (`quoted`), and so is
 a text another element of the answer says again (`said_again`).
