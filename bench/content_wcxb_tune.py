@@ -174,6 +174,7 @@ def cross_validate(
         # nothing to train on (one type's pages, that type left out): the first, as shipped.
         if not train:
             return next(iter(scores))
+
         def value(name: str) -> tuple[float, float]:
             kinds = defaultdict(list)
             for k in train:
