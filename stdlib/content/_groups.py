@@ -18,7 +18,7 @@ import functools
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from ._blocks import Block, PageBlocks
 
@@ -34,6 +34,8 @@ CHROME_ROLES = frozenset(
 
 @dataclass
 class Group:
+    """Same-shaped children of one element holding text, and what they hold."""
+
     parent: Any
     members: list[Any] = field(default_factory=list)
     plain: int = 0  # words outside links in its members
@@ -96,12 +98,11 @@ class _Layout:
 
 def _layout(page_blocks: list[Block]) -> _Layout:
     """The page's layout, made once for a PageBlocks (each time for a list made by hand)."""
-    known = page_blocks.layout if isinstance(page_blocks, PageBlocks) else None
-    if known is None:
-        known = _Layout([(b.element, *b.element.iterancestors()) for b in page_blocks])
-        if isinstance(page_blocks, PageBlocks):
-            page_blocks.layout = known
-    return known
+    if not isinstance(page_blocks, PageBlocks):
+        return _Layout([(b.element, *b.element.iterancestors()) for b in page_blocks])
+    if page_blocks.layout is None:
+        page_blocks.layout = _Layout([(b.element, *b.element.iterancestors()) for b in page_blocks])
+    return cast("_Layout", page_blocks.layout)
 
 
 def _counts(page_blocks: list[Block], layout: _Layout, links: bool) -> _Counts:
@@ -136,13 +137,22 @@ def _counts(page_blocks: list[Block], layout: _Layout, links: bool) -> _Counts:
         group.largest = max(group.largest, count)
         group.linked += node in with_links
         group.with_text += 1
-    kept = [g for g in found.values() if g.with_text >= MIN_ITEMS and not chrome(g.parent)]
-    layout.counted[links] = _Counts(counts, dict(words), with_links, kept)
+    enough = [g for g in found.values() if g.with_text >= MIN_ITEMS and not chrome(g.parent)]
+    layout.counted[links] = _Counts(counts, dict(words), with_links, enough)
     return layout.counted[links]
 
 
 # Each element's words, its kept words and the elements holding link text (tallies).
 Tallies = tuple[dict[Any, int], dict[Any, int], set[Any]]
+
+
+def _kept_words(layout: _Layout, counted: _Counts, kept: list[bool]) -> dict[Any, int]:
+    kept_words: dict[Any, int] = defaultdict(int)
+    for nodes, count, keep in zip(layout.lineages, counted.counts, kept, strict=True):
+        if keep and count:
+            for node in nodes:
+                kept_words[node] += count
+    return kept_words
 
 
 def tallies(page_blocks: list[Block], kept: list[bool], links: bool = False) -> Tallies:
@@ -151,20 +161,17 @@ def tallies(page_blocks: list[Block], kept: list[bool], links: bool = False) -> 
     The first and the last are the page's, shared: never to be changed."""
     layout = _layout(page_blocks)
     counted = _counts(page_blocks, layout, links)
-    kept_words: dict[Any, int] = defaultdict(int)
-    for nodes, count, keep in zip(layout.lineages, counted.counts, kept, strict=True):
-        if keep and count:
-            for node in nodes:
-                kept_words[node] += count
-    return counted.words, kept_words, counted.with_links
+    return counted.words, _kept_words(layout, counted, kept), counted.with_links
 
 
 def groups(page_blocks: list[Block], kept: list[bool], links: bool = False) -> list[Group]:
     """The page's groups of same-shaped siblings holding text, with their plain and kept words
     (all their words, link text too, when `links`): each block counts for every ancestor's
     child it lies in. Their members are the page's, shared: never to be changed."""
-    kept_words = tallies(page_blocks, kept, links)[1]
-    found = _counts(page_blocks, _layout(page_blocks), links).groups
+    layout = _layout(page_blocks)
+    counted = _counts(page_blocks, layout, links)
+    kept_words = _kept_words(layout, counted, kept)
     return [
-        dataclasses.replace(g, kept=sum(kept_words.get(m, 0) for m in g.members)) for g in found
+        dataclasses.replace(g, kept=sum(kept_words.get(m, 0) for m in g.members))
+        for g in counted.groups
     ]
