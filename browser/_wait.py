@@ -5,8 +5,8 @@ The watcher (`_watcher.WATCHER`, an init script of every session's context) reco
 the document (DOM mutations, responses, short timers firing) and the work still scheduled: short
 `setTimeout`s and animation frames, chains of them followed a few links deep. A page is stable
 when it has loaded, nothing is scheduled or in flight, and, if it changed after loading, it has
-been quiet for `quiet_ms` since (else 100 ms after loading and until its intervals due within
-those 100 ms have run once, unless it has no script, frame or load handler: then nothing it
+been quiet for `quiet_ms` since (else 100 ms after loading, or after the last timer or frame it
+follows ran if later, and until its intervals due within those 100 ms have run once, unless it has no script, frame or load handler: then nothing it
 cannot see may change it, and it is stable once loaded). Quiet time counts from the page's
 real last change, so a page that was already quiet when the wait starts is stable at once.
 """
@@ -63,7 +63,7 @@ def _still_to_wait_s(tab: Tab, state: dict[str, Any] | None, quiet_ms: int) -> f
     elif _waiting_for_an_interval(state, min(quiet_ms, SETTLE_MS)):
         return POLL_S
     else:
-        left_ms = min(quiet_ms, SETTLE_MS) - state["sinceLoadMs"]
+        left_ms = min(quiet_ms, SETTLE_MS) - _since_settled_ms(state)
     return max(POLL_S, float(left_ms) / 1000)
 
 
@@ -89,11 +89,19 @@ def _busy(tab: Tab, state: dict[str, Any] | None, late_quiet_ms: float, quiet_ms
         busy.append("the page is changing")
     elif state["loaded"] and not state.get("scriptless"):  # else nothing unseen can change it
         window_ms = min(quiet_ms, SETTLE_MS)
-        if state["sinceLoadMs"] < window_ms:
+        if _since_settled_ms(state) < window_ms:
             busy.append("the page has just loaded")
         elif _waiting_for_an_interval(state, window_ms):
             busy.append("an interval of the page has not run since it loaded")
     return busy
+
+
+def _since_settled_ms(state: dict[str, Any]) -> float:
+    """How long ago the page loaded or, if later, a timer or frame the watcher follows last ran:
+    what such a callback scheduled beyond the chain the watcher follows (an interval started a
+    few frames after loading) shows itself within SETTLE_MS of it, however late a busy machine
+    runs the chain."""
+    return float(state.get("sinceWorkMs", state["sinceLoadMs"]))
 
 
 def _waiting_for_an_interval(state: dict[str, Any], window_ms: int) -> bool:

@@ -17,7 +17,7 @@ WATCHER = (
   // Responses that scripts act on; not images, beacons or the browser's own favicon request.
   const LOADS = new Set(['fetch', 'xmlhttprequest', 'script', 'link', 'css', 'iframe']);
   const now = () => performance.now();
-  const w = {loadedAt: null, last: now(), timers: new Map(), frames: new Map(), intervals: new Map(), atLoad: null, dirty: true, done: false};
+  const w = {loadedAt: null, last: now(), workedAt: null, timers: new Map(), frames: new Map(), intervals: new Map(), atLoad: null, dirty: true, done: false};
   Object.defineProperty(window, '__taskplateWatch', {value: w, enumerable: false});
   // dirty: the DOM changed since the watcher kept the document as it loaded (w.atLoad), so a
   // reader must read it again; while clean, the kept copy is the page (capture_page).
@@ -34,9 +34,11 @@ WATCHER = (
   const setI = window.setInterval, clearI = window.clearInterval;
   const raf = window.requestAnimationFrame, caf = window.cancelAnimationFrame;
   let depth = 0;  // how deep in a chain of tracked callbacks the running code is
+  // workedAt: when a tracked callback last ran. What it scheduled beyond the chain's depth shows
+  // itself soon after, so a page just loaded is watched from the later of its load and this.
   const run = (fn, level, self, args) => {
     const outer = depth; depth = level;
-    try { return fn.apply(self, args); } finally { depth = outer; }
+    try { return fn.apply(self, args); } finally { depth = outer; w.workedAt = now(); }
   };
   window.addEventListener('load', () => {
     setT.call(window, () => { w.loadedAt = now(); }, 0);
@@ -132,6 +134,8 @@ READ = """() => {
     loaded: w.loadedAt !== null,
     changedAfterLoad: w.loadedAt !== null && w.last > w.loadedAt,
     sinceLoadMs: w.loadedAt === null ? 0 : t - w.loadedAt,
+    // Since the page loaded or, if later, since a tracked timer or frame last ran.
+    sinceWorkMs: w.loadedAt === null ? 0 : t - Math.max(w.loadedAt, w.workedAt || 0),
     quietMs: t - w.last,
     timers: w.timers.size,
     frames: w.frames.size,
