@@ -5,14 +5,15 @@ The watcher (`_watcher.WATCHER`, an init script of every session's context) reco
 the document (DOM mutations, responses, short timers firing) and the work still scheduled: short
 `setTimeout`s and animation frames, chains of them followed a few links deep. A page is stable
 when it has loaded, nothing is scheduled or in flight, and, if it changed after loading, it has
-been quiet for `quiet_ms` since (else 100 ms after loading, or after the last timer or frame it
-follows ran if later, and until its intervals due within those 100 ms have run once, unless it has no script, frame or load handler: then nothing it
-cannot see may change it, and it is stable once loaded). Quiet time counts from the page's
+been quiet for `quiet_ms` since (else 100 ms and six of its frames after loading, and until its
+intervals due within those 100 ms have run once, unless it has no script, frame or load
+handler: then nothing it cannot see may change it, and it is stable once loaded). Quiet time counts from the page's
 real last change, so a page that was already quiet when the wait starts is stable at once.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,12 +22,14 @@ import anyio
 
 from ._errors import crashed, is_crash
 from ._tab import Tab
-from ._watcher import READ
+from ._watcher import READ, SETTLE_FRAMES
 
 POLL_S = 0.025
 # A page unchanged since it loaded is watched this long after loading (or quiet_ms if shorter):
 # what no watcher sees (intervals, message-channel schedulers) shows itself within it.
 SETTLE_MS = 100
+# ... and until it has drawn as many frames as that is at 60 a second, unless it draws none.
+FRAMELESS_MS = 1000
 
 # Without a watcher: the old way, an observer from now on and a full quiet window.
 _OBSERVE_FROM_NOW = """() => {
@@ -63,7 +66,7 @@ def _still_to_wait_s(tab: Tab, state: dict[str, Any] | None, quiet_ms: int) -> f
     elif _waiting_for_an_interval(state, min(quiet_ms, SETTLE_MS)):
         return POLL_S
     else:
-        left_ms = min(quiet_ms, SETTLE_MS) - _since_settled_ms(state)
+        left_ms = min(quiet_ms, SETTLE_MS) - state["sinceLoadMs"]
     return max(POLL_S, float(left_ms) / 1000)
 
 
@@ -89,19 +92,25 @@ def _busy(tab: Tab, state: dict[str, Any] | None, late_quiet_ms: float, quiet_ms
         busy.append("the page is changing")
     elif state["loaded"] and not state.get("scriptless"):  # else nothing unseen can change it
         window_ms = min(quiet_ms, SETTLE_MS)
-        if _since_settled_ms(state) < window_ms:
+        if _just_loaded(state, window_ms):
             busy.append("the page has just loaded")
         elif _waiting_for_an_interval(state, window_ms):
             busy.append("an interval of the page has not run since it loaded")
     return busy
 
 
-def _since_settled_ms(state: dict[str, Any]) -> float:
-    """How long ago the page loaded or, if later, a timer or frame the watcher follows last ran:
-    what such a callback scheduled beyond the chain the watcher follows (an interval started a
-    few frames after loading) shows itself within SETTLE_MS of it, however late a busy machine
-    runs the chain."""
-    return float(state.get("sinceWorkMs", state["sinceLoadMs"]))
+def _just_loaded(state: dict[str, Any], window_ms: int) -> bool:
+    """Whether the page is still in its window after loading: `window_ms` of time and as many of
+    its own frames (60 a second). A busy machine runs a page's frames late, and a chain of them
+    started at load (a clock started a few frames on, deeper than the watcher follows) would
+    show itself only after the window's time; a page drawing no frames at all (hidden) is held
+    at most FRAMELESS_MS."""
+    since_ms = state["sinceLoadMs"]
+    frames = state.get("framesAfterLoad")
+    if since_ms < window_ms:
+        return True
+    owed = min(SETTLE_FRAMES, math.ceil(window_ms * 60 / 1000))
+    return frames is not None and frames < owed and since_ms < FRAMELESS_MS
 
 
 def _waiting_for_an_interval(state: dict[str, Any], window_ms: int) -> bool:

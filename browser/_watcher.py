@@ -8,6 +8,7 @@ from ._capture import DOCUMENT, LOADED_BINDING
 
 SHORT_TIMER_MS = 1500  # longer timers are polls or ads, not the page filling itself
 CHAIN_DEPTH = 4  # a timer or frame scheduled by a tracked one is tracked, this many links deep
+SETTLE_FRAMES = 6  # 100 ms at 60 frames a second: a page's frames counted after loading, up to this
 
 # Runs in every frame of every page of a session before the page's scripts (add_init_script).
 WATCHER = (
@@ -17,7 +18,7 @@ WATCHER = (
   // Responses that scripts act on; not images, beacons or the browser's own favicon request.
   const LOADS = new Set(['fetch', 'xmlhttprequest', 'script', 'link', 'css', 'iframe']);
   const now = () => performance.now();
-  const w = {loadedAt: null, last: now(), workedAt: null, timers: new Map(), frames: new Map(), intervals: new Map(), atLoad: null, dirty: true, done: false};
+  const w = {loadedAt: null, last: now(), framesAfterLoad: 0, timers: new Map(), frames: new Map(), intervals: new Map(), atLoad: null, dirty: true, done: false};
   Object.defineProperty(window, '__taskplateWatch', {value: w, enumerable: false});
   // dirty: the DOM changed since the watcher kept the document as it loaded (w.atLoad), so a
   // reader must read it again; while clean, the kept copy is the page (capture_page).
@@ -34,14 +35,16 @@ WATCHER = (
   const setI = window.setInterval, clearI = window.clearInterval;
   const raf = window.requestAnimationFrame, caf = window.cancelAnimationFrame;
   let depth = 0;  // how deep in a chain of tracked callbacks the running code is
-  // workedAt: when a tracked callback last ran. What it scheduled beyond the chain's depth shows
-  // itself soon after, so a page just loaded is watched from the later of its load and this.
   const run = (fn, level, self, args) => {
     const outer = depth; depth = level;
-    try { return fn.apply(self, args); } finally { depth = outer; w.workedAt = now(); }
+    try { return fn.apply(self, args); } finally { depth = outer; }
   };
   window.addEventListener('load', () => {
     setT.call(window, () => { w.loadedAt = now(); }, 0);
+    // The frames the page has drawn since it loaded, up to SETTLE_FRAMES: its time after
+    // loading counted in its own frames, which a busy machine slows down with its scripts.
+    const frame = () => { if (++w.framesAfterLoad < SETTLE_FRAMES) raf.call(window, frame); };
+    if (raf) raf.call(window, frame);
     // The top document as it loaded, before the page's own load handlers run: what a reader
     // gets back if the page's script then takes its content away (get_page_content). Kept
     // here: its HTML crosses to the reader only when it is needed (below, and capture_page).
@@ -115,6 +118,7 @@ WATCHER = (
   }
 })();""".replace("SHORT_MS", str(SHORT_TIMER_MS))
     .replace("CHAIN_DEPTH", str(CHAIN_DEPTH))
+    .replace("SETTLE_FRAMES", str(SETTLE_FRAMES))
     .replace("(DOCUMENT)", f"({DOCUMENT})")
     .replace("BINDING", LOADED_BINDING)
 )
@@ -134,8 +138,7 @@ READ = """() => {
     loaded: w.loadedAt !== null,
     changedAfterLoad: w.loadedAt !== null && w.last > w.loadedAt,
     sinceLoadMs: w.loadedAt === null ? 0 : t - w.loadedAt,
-    // Since the page loaded or, if later, since a tracked timer or frame last ran.
-    sinceWorkMs: w.loadedAt === null ? 0 : t - Math.max(w.loadedAt, w.workedAt || 0),
+    framesAfterLoad: w.framesAfterLoad,
     quietMs: t - w.last,
     timers: w.timers.size,
     frames: w.frames.size,
