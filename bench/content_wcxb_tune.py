@@ -294,6 +294,20 @@ def candidates() -> dict[str, content.Rules]:
         fill_grow=0,
     )
     found["headings"] = replace(base, headings=True)
+    # #54: a link holding a card read as text (a shop's tiles are whole links); shipped on
+    # collections
+    for kinds in ((), ("collection", "listing"), ("collection", "listing", "product"), ("*",)):
+        found["cards " + (" ".join(kinds) or "nowhere")] = replace(base, cards=kinds)
+    # #54: the prose between the page's h1 and the answer (a service page's pitch); shipped on
+    # services, collections, listings and documentation
+    for kinds in (
+        (),
+        ("service",),
+        ("service", "collection"),
+        ("service", "collection", "listing", "documentation"),
+        ("service", "collection", "listing", "documentation", "product", "forum"),
+    ):
+        found["leads " + (" ".join(kinds) or "nowhere")] = replace(base, leads=kinds)
     for least in (1, 4, 10, 20, 40):
         found[f"fill {least}"] = replace(base, fill=least)
         found[f"fill {least} headings"] = replace(base, fill=least, headings=True)

@@ -113,11 +113,25 @@ class PageBlocks(list[Block]):
         self.layout: Any = None
 
 
-def blocks(root: Any) -> PageBlocks:
-    """The page's text blocks in document order: text runs split at block-level tags."""
+def _card(link: Any) -> bool:
+    """Whether a link holds a card: two or more elements of its own text that each start a block
+    (a tile's name and its price line, a card's heading and its summary)."""
+    found = 0
+    for element in link.iterdescendants(*BLOCK_TAGS):
+        if element.tag != "br" and element.text and not element.text.isspace():
+            found += 1
+            if found == 2:
+                return True
+    return False
+
+
+def blocks(root: Any, cards: bool = False) -> PageBlocks:
+    """The page's text blocks in document order: text runs split at block-level tags. `cards`:
+    the text of a link holding a card is not link text (_card)."""
     found = PageBlocks()
     current = Block()
     links = headings = figures = quotes = 0  # open <a>, headings, figures, quotes around the text
+    card_links: list[Any] = []  # the open links read as cards
     for event, element in etree.iterwalk(root, events=("start", "end", "comment", "pi")):
         tag = element.tag
         if event == "start":
@@ -125,7 +139,10 @@ def blocks(root: Any) -> PageBlocks:
                 found.append(current)
                 current = Block()
             if tag == "a":
-                links += 1
+                if cards and _card(element):
+                    card_links.append(element)
+                else:
+                    links += 1
             elif tag in _HEADINGS:
                 headings += 1
             elif tag in _FIGURES:
@@ -139,7 +156,10 @@ def blocks(root: Any) -> PageBlocks:
             continue
         if event == "end":
             if tag == "a":
-                links -= 1
+                if card_links and card_links[-1] is element:
+                    card_links.pop()
+                else:
+                    links -= 1
             elif tag in _HEADINGS:
                 headings -= 1
             elif tag in _FIGURES:

@@ -62,6 +62,38 @@ def headings(page_blocks: list[Block], kept: list[bool]) -> None:
             following = kept[index]
 
 
+def lead(page_blocks: list[Block], kept: list[bool]) -> None:
+    """The page's lead: the blocks of prose between the page's title (an h1 at most LEAD_GAP
+    blocks above the answer) and the answer's first kept block are kept (a service page's pitch
+    under its title, a collection's intro, a guide's summary); nothing when no h1 is so near."""
+    start = next((i for i, k in enumerate(kept) if k), None)
+    if start is None:
+        return
+    title = next(
+        (i for i in range(start - 1, max(-1, start - 1 - LEAD_GAP), -1) if _titles(page_blocks[i])),
+        None,
+    )
+    if title is None:
+        return
+    for index in range(title + 1, start):
+        block = page_blocks[index]
+        if len(block.words) >= SHORT and block.link_chars <= LINKED * block.chars:
+            kept[index] = True
+
+
+LEAD_GAP = 5  # the lead's title: an h1 at most this many blocks above the answer's first
+
+
+def _titles(block: Block) -> bool:
+    """Whether the block is (in) an h1."""
+    element = block.element
+    return (
+        block.heading
+        and element is not None
+        and (element.tag == "h1" or any(a.tag == "h1" for a in element.iterancestors("h1")))
+    )
+
+
 def inner_links(page_blocks: list[Block], kept: list[bool]) -> None:
     """The link lines between kept prose are kept: an unkept block that is mostly link text
     whose nearest long blocks of prose (not link lines) before and after it are kept, inside

@@ -186,3 +186,10 @@ class Rules:
     # or a product are theirs, not an article body split by ad rows; a thread's posts nested in
     # an <article> are its posts, not a story's teasers); (): all run.
     spared: tuple[tuple[str, str], ...] = ()
+    # The kinds of page (pageType; "*" any) where a link holding a card (two or more elements
+    # of text: a tile's name and price, a card's heading and summary) is read as text, not as
+    # a link (_blocks.blocks): a shop's whole tile is one link; (): a link everywhere.
+    cards: tuple[str, ...] = ()
+    # The kinds of page (pageType; "*" any) where the prose between the page's h1 and the
+    # answer is kept (_filling.lead: a service page's pitch, a collection's intro); (): nowhere.
+    leads: tuple[str, ...] = ()

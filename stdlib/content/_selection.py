@@ -312,6 +312,8 @@ DEFAULT = Rules(
         ("product", "split_body"),
         ("forum", "nested_listings"),
     ),
+    cards=("collection",),
+    leads=("service", "collection", "listing", "documentation"),
 )
 # The rules before hidden elements, repeats, quotes and the article's start: bench/content.py's.
 BEFORE = Rules(
@@ -342,7 +344,7 @@ def main_region(doc: Any, rules: Rules = DEFAULT, kind: str = "") -> tuple[Any |
             CLEANUPS[name](body)
     if kind in rules.related or "*" in rules.related:
         related.drop_related(body)
-    page_blocks = blocks(body)
+    page_blocks = blocks(body, kind in rules.cards or "*" in rules.cards)
     texts = readings(doc, rules.voters)
     try:
         kept = choose(page_blocks, texts, rules)
@@ -374,6 +376,8 @@ def main_region(doc: Any, rules: Rules = DEFAULT, kind: str = "") -> tuple[Any |
     if rules.labels is not None:
         most, times = rules.labels, rules.label_times
         items.labels(page_blocks, kept, most, times, rules.label_links, rules.label_lines)
+    if kind in rules.leads or "*" in rules.leads:
+        filling.lead(page_blocks, kept)
     is_main = items.words(page_blocks, kept) >= MIN_MAIN_WORDS
     if rules.least is not None:
         kept, is_main = items.fallback(page_blocks, kept, is_main, rules.least, rules.least_words)

@@ -250,3 +250,22 @@ def test_link_lines_between_kept_prose_in_its_element_are_kept_but_not_the_menu(
     text = kept_text(page_blocks, kept)
     assert "permit form pdf complaint form" in text
     assert "home" not in text and "a link beside" not in text  # before the prose; in the chrome
+
+
+def test_the_prose_between_the_page_title_and_the_answer_is_its_lead() -> None:
+    lead = "<p class='lead'>Repairs of every machine in your workshop, on site, within two days</p>"
+    links = "<p><a href='/a'>Call us now</a> <a href='/b'>Book a visit online today</a></p>"
+    page_blocks = parsed(f"{NAV}<main><h1>Workshop repairs</h1>{lead}{links}{sections(2)}</main>")
+    kept = [b.words[:1] == ["part"] for b in page_blocks]
+    filling.lead(page_blocks, kept)
+    text = kept_text(page_blocks, kept)
+    assert "repairs of every machine in your workshop" in text
+    assert "book a visit" not in text and "workshop repairs" not in text and "home" not in text
+    # no h1 near above the answer: no lead
+    far = "".join(
+        f"<p>Paragraph {n} of a long story told before the answer starts</p>" for n in range(6)
+    )
+    page_blocks = parsed(f"<main><h1>Workshop repairs</h1>{far}{lead}{sections(2)}</main>")
+    kept = [b.words[:1] == ["part"] for b in page_blocks]
+    filling.lead(page_blocks, kept)
+    assert "repairs of every machine" not in kept_text(page_blocks, kept)

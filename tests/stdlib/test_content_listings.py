@@ -11,7 +11,7 @@ from taskplate.stdlib.content import _blocks as blocks
 from taskplate.stdlib.content import _items as items
 from taskplate.stdlib.content import _lone as lone
 from taskplate.stdlib.content import _selection as content
-from tests.stdlib.content_pages import kept_text, parsed
+from tests.stdlib.content_pages import kept_text, parsed, parsed_page
 
 INTRO = (
     "Our team has spent hundreds of hours testing the gear in this guide and every pick below "
@@ -230,3 +230,45 @@ def test_an_article_with_a_few_linked_titles_beside_keeps_its_body_alone() -> No
     page_blocks, kept, before = article_beside(linked_cards(8))
     items.titles(page_blocks, kept, ratio=1.5)
     assert kept == before  # the titles hold fewer words than the article's
+
+
+def tiles(count: int) -> str:
+    """A shop's grid whose every tile is one link: its name, its colours, its size and price."""
+    return "".join(
+        f"<li class='tile'><a href='/p/{n}'><img src='/{n}.jpg' alt=''><h3>Walnut stool {n}</h3>"
+        "<div class='swatches'><div><span>Oak</span></div><div><span>Ash</span></div></div>"
+        f"<div class='price'><span>4{n} cm</span> <span>$1{n}9.00</span></div>"
+        "<p>Oiled walnut with a brass footrest</p></a></li>"
+        for n in range(count)
+    )
+
+
+PROMO = (
+    "<div class='notice'><p>Free delivery on every order over fifty dollars to any address in the"
+    " country, and returns are free for thirty days after your stool arrives at your door.</p></div>"
+)
+SHOP = (
+    f"{NAV}{PROMO}<main><h1>Stools</h1><p>Showing all 6 results</p><ul class='grid'>{tiles(6)}"
+    "</ul></main><nav><a href='/help'><div>Help</div></a><a href='/returns'><div>Returns</div>"
+    f"</a></nav>{FOOTER}"
+)
+
+
+def test_a_link_holding_a_card_is_read_as_text_where_the_rules_say() -> None:
+    as_links = parsed(SHOP)
+    as_cards = blocks.blocks(parsed_page(SHOP)[0].find("body"), cards=True)
+    tile = [i for i, b in enumerate(as_cards) if b.words[:2] == ["walnut", "stool"]]
+    assert len(tile) == 6 and all(as_links[i].link_chars == as_links[i].chars for i in tile)
+    assert all(as_cards[i].link_chars == 0 for i in tile)
+    # a link of one element of text (a menu's entry) and a bare link stay links
+    assert all(b.link_chars == b.chars for b in as_cards if b.words in (["help"], ["reviews"]))
+
+
+def test_a_shop_whose_tiles_are_whole_links_answers_their_names_and_prices() -> None:
+    # Read as links, the tiles are no text of the page's, and the answer is its delivery notice:
+    # so on an article (the shipped rules read cards on collections only).
+    for kind, tiles_read in (("collection", True), ("article", False)):
+        found, _ = content.main_region(parsed_page(SHOP)[0], content.DEFAULT, kind)
+        text = " ".join(found.text_content().split()) if found is not None else ""
+        assert ("Walnut stool 5" in text and "$159.00" in text) is tiles_read, (kind, text)
+        assert "Sign in" not in text and "Privacy" not in text
