@@ -8,6 +8,7 @@ from ._capture import DOCUMENT, LOADED_BINDING
 
 SHORT_TIMER_MS = 1500  # longer timers are polls or ads, not the page filling itself
 CHAIN_DEPTH = 4  # a timer or frame scheduled by a tracked one is tracked, this many links deep
+SETTLE_FRAMES = 6  # 100 ms at 60 frames a second: a page's own frames run after loading
 
 # Runs in every frame of every page of a session before the page's scripts (add_init_script).
 WATCHER = (
@@ -17,7 +18,7 @@ WATCHER = (
   // Responses that scripts act on; not images, beacons or the browser's own favicon request.
   const LOADS = new Set(['fetch', 'xmlhttprequest', 'script', 'link', 'css', 'iframe']);
   const now = () => performance.now();
-  const w = {loadedAt: null, last: now(), timers: new Map(), frames: new Map(), intervals: new Map(), atLoad: null, dirty: true, done: false};
+  const w = {loadedAt: null, last: now(), framesRun: 0, beyond: new Map(), timers: new Map(), frames: new Map(), intervals: new Map(), atLoad: null, dirty: true, done: false};
   Object.defineProperty(window, '__taskplateWatch', {value: w, enumerable: false});
   // dirty: the DOM changed since the watcher kept the document as it loaded (w.atLoad), so a
   // reader must read it again; while clean, the kept copy is the page (capture_page).
@@ -99,17 +100,24 @@ WATCHER = (
   window.clearTimeout = function (id) { forget(id); return clearT.call(this, id); };
   window.clearInterval = function (id) { forget(id); return clearI.call(this, id); };
   if (raf) {
+    // A frame scheduled deeper than the chain followed is not pending work (`beyond`, not
+    // `frames`), but it is noted, and the page's frames run since it loaded are counted
+    // (framesRun): a page just loaded is watched until it has run a few (_wait).
     window.requestAnimationFrame = function (fn) {
-      if (typeof fn !== 'function' || depth >= DEPTH) return raf.call(this, fn);
-      const level = depth + 1;
+      if (typeof fn !== 'function') return raf.call(this, fn);
+      const level = depth + 1, tracked = depth < DEPTH;
       const id = raf.call(this, function (...args) {
-        w.frames.delete(id);
-        return run(fn, level, this, args);
+        w.frames.delete(id); w.beyond.delete(id);
+        if (w.loadedAt !== null) w.framesRun += 1;
+        return tracked ? run(fn, level, this, args) : fn.apply(this, args);
       });
-      w.frames.set(id, level);
+      (tracked ? w.frames : w.beyond).set(id, level);
       return id;
     };
-    window.cancelAnimationFrame = function (id) { w.frames.delete(id); return caf.call(this, id); };
+    window.cancelAnimationFrame = function (id) {
+      w.frames.delete(id); w.beyond.delete(id);
+      return caf.call(this, id);
+    };
   }
 })();""".replace("SHORT_MS", str(SHORT_TIMER_MS))
     .replace("CHAIN_DEPTH", str(CHAIN_DEPTH))
@@ -132,6 +140,8 @@ READ = """() => {
     loaded: w.loadedAt !== null,
     changedAfterLoad: w.loadedAt !== null && w.last > w.loadedAt,
     sinceLoadMs: w.loadedAt === null ? 0 : t - w.loadedAt,
+    framesAfterLoad: w.framesRun,
+    beyond: w.beyond.size,
     quietMs: t - w.last,
     timers: w.timers.size,
     frames: w.frames.size,

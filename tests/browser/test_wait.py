@@ -37,6 +37,22 @@ def test_a_page_just_loaded_is_watched_until_its_short_intervals_have_run() -> N
     assert _busy(tab, {**state, "unranMs": None}, 0, 300) == []
 
 
+def test_a_page_still_drawing_frames_is_watched_until_it_has_run_six() -> None:
+    # late-interval.html starts its clock six frames after loading, two beyond the chain the
+    # watcher follows; a busy machine ran them late, and the 100 ms after loading were over
+    # before the clock had started (CI, 3.13, stable at 117 ms).
+    tab: Any = SimpleNamespace(inflight=0)
+    state = {**JUST_LOADED, "sinceLoadMs": 130, "timers": 0, "frames": 0, "scriptless": False}
+    drawing = {**state, "beyond": 1}
+    assert _busy(tab, {**drawing, "framesAfterLoad": 4}, 0, 300) == ["the page has just loaded"]
+    assert _busy(tab, {**drawing, "framesAfterLoad": 6}, 0, 300) == []
+    assert _busy(tab, {**drawing, "framesAfterLoad": 2}, 0, 30) == []  # 30 ms: two frames owed
+    # No frame pending beyond the chain (a page done with its frames): 100 ms are enough.
+    assert _busy(tab, {**state, "beyond": 0, "framesAfterLoad": 2}, 0, 300) == []
+    # A page whose frames never run (hidden) is not held for them for ever.
+    assert _busy(tab, {**drawing, "framesAfterLoad": 0, "sinceLoadMs": 1000}, 0, 300) == []
+
+
 async def test_a_clock_started_just_after_loading_is_seen_changing(
     ctx: ActionContext, site: FixtureServer
 ) -> None:
