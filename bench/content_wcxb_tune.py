@@ -299,7 +299,8 @@ def candidates() -> dict[str, content.Rules]:
     for kinds in ((), ("collection", "listing"), ("collection", "listing", "product"), ("*",)):
         found["cards " + (" ".join(kinds) or "nowhere")] = replace(base, cards=kinds)
     # #54: the prose between the page's h1 and the answer (a service page's pitch); shipped on
-    # services, collections, listings and documentation
+    # services and collections (on listings and documentation too, the article corpora lost
+    # 0.0026: articles taken for them)
     for kinds in (
         (),
         ("service",),

@@ -313,7 +313,7 @@ DEFAULT = Rules(
         ("forum", "nested_listings"),
     ),
     cards=("collection",),
-    leads=("service", "collection", "listing", "documentation"),
+    leads=("service", "collection"),
 )
 # The rules before hidden elements, repeats, quotes and the article's start: bench/content.py's.
 BEFORE = Rules(
