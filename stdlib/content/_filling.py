@@ -1,5 +1,6 @@
 """Blocks the vote missed inside the answer's own region: the headings over kept text, and the
-prose of the element that holds the whole answer. Pure functions of blocks; no voting here.
+prose of the element that holds the whole answer; and the page's title heading left out of the
+answer's start (drop_title_heading). Pure functions of blocks; no voting here.
 
 The voters return runs of paragraphs: a service page's section and card titles, an FAQ's answers
 in an accordion, the short sections between a product's paragraphs fall through them, while the
@@ -11,7 +12,7 @@ from __future__ import annotations
 from itertools import islice, pairwise
 from typing import Any
 
-from ._blocks import SHORT, Block
+from ._blocks import SHORT, WORD, Block
 from ._boilerplate import COMMENT_WORDS
 from ._groups import groups, is_chrome, tallies
 from ._items import LINKED
@@ -270,3 +271,17 @@ def _common(first: Any, last: Any) -> Any | None:
     """The nearest element holding both (the first kept block's ancestors, innermost first)."""
     around = {last, *last.iterancestors()}
     return next((n for n in (first, *first.iterancestors()) if n in around), None)
+
+
+def drop_title_heading(doc: Any, page_blocks: list[Block], kept: list[bool]) -> None:
+    """The first kept block is not kept when it is a heading whose words are a run of at least
+    half of the words of the page's <title> ("Headline" of "Headline | Site")."""
+    first = next((i for i, k in enumerate(kept) if k), None)
+    if first is None or not page_blocks[first].heading:
+        return
+    title = WORD.findall(" ".join(doc.xpath("string(//head/title)").split()).lower())
+    heading = page_blocks[first].words
+    if not heading or 2 * len(heading) < len(title):
+        return
+    if f" {' '.join(heading)} " in f" {' '.join(title)} ":
+        kept[first] = False

@@ -35,7 +35,7 @@ from . import _lone as lone
 from . import _related as related
 from . import _split_body as split_body
 from . import _threads as threads
-from ._blocks import SHORT, WORD, Block, blocks, shingles
+from ._blocks import SHORT, Block, blocks, shingles
 from ._pruning import prune
 from ._rules import Rules as Rules
 from ._voters import VOTERS as VOTERS
@@ -355,7 +355,7 @@ def main_region(doc: Any, rules: Rules = DEFAULT, kind: str = "") -> tuple[Any |
     finally:
         read.cache_clear()
     if rules.title_heading:
-        _drop_title_heading(doc, page_blocks, kept)
+        filling.drop_title_heading(doc, page_blocks, kept)
     if rules.consent_kept:
         boilerplate.drop_kept_banners(page_blocks, kept)
     if rules.items is not None and any(kept):
@@ -387,17 +387,3 @@ def main_region(doc: Any, rules: Rules = DEFAULT, kind: str = "") -> tuple[Any |
         return prune(body, page_blocks, kept), is_main
     except ValueError:
         return None, False
-
-
-def _drop_title_heading(doc: Any, page_blocks: list[Block], kept: list[bool]) -> None:
-    """The first kept block is not kept when it is a heading whose words are a run of at least
-    half of the words of the page's <title> ("Headline" of "Headline | Site")."""
-    first = next((i for i, k in enumerate(kept) if k), None)
-    if first is None or not page_blocks[first].heading:
-        return
-    title = WORD.findall(" ".join(doc.xpath("string(//head/title)").split()).lower())
-    heading = page_blocks[first].words
-    if not heading or 2 * len(heading) < len(title):
-        return
-    if f" {' '.join(heading)} " in f" {' '.join(title)} ":
-        kept[first] = False

@@ -11,6 +11,7 @@ import lxml.html
 import pytest
 
 from taskplate.stdlib.content import _blocks as blocks
+from taskplate.stdlib.content import _filling as filling
 from taskplate.stdlib.content import _selection as content
 from taskplate.stdlib.content import _voters as voters
 from taskplate.stdlib.content._markdown import to_markdown
@@ -151,7 +152,7 @@ def test_a_first_heading_repeating_the_title_can_be_dropped() -> None:
         page_blocks = blocks.blocks(doc.find("body"))
         kept = content.choose(page_blocks, texts, rules)
         if rules.title_heading:
-            content._drop_title_heading(doc, page_blocks, kept)
+            filling.drop_title_heading(doc, page_blocks, kept)
         return " ".join(" ".join(b.words) for b, k in zip(page_blocks, kept, strict=True) if k)
 
     assert chosen(content.Rules(context=False)).startswith("bridge tolls approved the council")
