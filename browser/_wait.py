@@ -6,9 +6,9 @@ the document (DOM mutations, responses, short timers firing) and the work still 
 `setTimeout`s and animation frames, chains of them followed a few links deep. A page is stable
 when it has loaded, nothing is scheduled or in flight, and, if it changed after loading, it has
 been quiet for `quiet_ms` since (else 100 ms after loading, or six of its own frames if it is
-still drawing them, and until its intervals due within those 100 ms have run once, unless it has no script, frame or load
-handler: then nothing it cannot see may change it, and it is stable once loaded). Quiet time counts from the page's
-real last change, so a page that was already quiet when the wait starts is stable at once.
+still drawing them, and until its intervals due within those 100 ms have run once, unless it
+has no script, frame or load handler: then nothing it cannot see may change it, and it is
+stable once loaded). Quiet time counts from the page's real last change, so a page that was already quiet when the wait starts is stable at once.
 """
 
 from __future__ import annotations
