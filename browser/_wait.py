@@ -8,7 +8,8 @@ when it has loaded, nothing is scheduled or in flight, and, if it changed after 
 been quiet for `quiet_ms` since (else 100 ms after loading, or six of its own frames if it is
 still drawing them, and until its intervals due within those 100 ms have run once, unless it
 has no script, frame or load handler: then nothing it cannot see may change it, and it is
-stable once loaded). Quiet time counts from the page's real last change, so a page that was already quiet when the wait starts is stable at once.
+stable once loaded). Quiet time counts from the page's real last change, so a page that was
+already quiet when the wait starts is stable at once.
 """
 
 from __future__ import annotations
