@@ -14,6 +14,7 @@ import anyio
 from playwright.async_api import BrowserContext, Page
 
 from ._cleanup import cleanup
+from ._error_loops import ERROR_LOOPS
 from ._har import HarRecording
 from ._tab import Tab
 from ._watcher import WATCHER
@@ -106,6 +107,7 @@ class SessionContexts:
             **self.network.context_options(),
         )
         await context.add_init_script(WATCHER)  # before any page of the session exists
+        await context.add_init_script(ERROR_LOOPS)
         context.on("page", self._adopt_popup)
         context.on("close", self._context_gone)
         return context
