@@ -535,6 +535,11 @@ def candidates() -> dict[str, content.Rules]:
         found[f"again {least}"] = replace(base, again_apart=False, again=least)
     for least in (6, 10):
         found[f"again apart {least}"] = replace(base, again=least)
+    # a list a kept block introduces ("...how to:") kept whole (shipped) or left to the vote
+    found["introduced lists nowhere"] = replace(base, introduced=False)
+    # a list item or heading said again kept on documentation (a tutorial's steps; shipped) or
+    # dropped as any text
+    found["again steps nowhere"] = replace(base, again_steps=())
     # sections headed as other things than the page's own ("Similar items", "Customers also
     # viewed") and not prose, dropped before the vote on every page ("related") or only on
     # pages of some kinds ("related product", shipped: the pageType read from the page);

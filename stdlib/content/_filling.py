@@ -12,7 +12,7 @@ from __future__ import annotations
 from itertools import islice, pairwise
 from typing import Any
 
-from ._blocks import SHORT, WORD, Block
+from ._blocks import BLOCK_TAGS, SHORT, WORD, Block
 from ._boilerplate import COMMENT_WORDS
 from ._groups import groups, is_chrome, tallies
 from ._items import LINKED
@@ -41,6 +41,8 @@ def widen(page_blocks: list[Block], kept: list[bool], rules: Rules) -> None:
         )
     if rules.inner_links and any(kept):
         inner_links(page_blocks, kept)
+    if rules.introduced and any(kept):
+        introduced(page_blocks, kept)
     if rules.headings:
         headings(page_blocks, kept)
     if rules.complete is not None and any(kept):
@@ -93,6 +95,41 @@ def _titles(block: Block) -> bool:
         and element is not None
         and (element.tag == "h1" or any(a.tag == "h1" for a in element.iterancestors("h1")))
     )
+
+
+def introduced(page_blocks: list[Block], kept: list[bool]) -> None:
+    """A list that a kept block introduces is kept, its link lines left out: the block's text
+    ends with a colon and the list (<ul> or <ol>) is the next element after the block-level
+    element holding it (the steps after "You will learn how to:", the reasons after "what I
+    like about it:"; short items the vote passes over, under a sentence it kept)."""
+    for index, block in enumerate(page_blocks):
+        if not kept[index] or not _ends_with_colon(block):
+            continue
+        follows = _next_list(block.element)
+        if follows is None:
+            continue
+        for later in range(index + 1, len(page_blocks)):
+            item = page_blocks[later]
+            if follows not in item.element.iterancestors():
+                break
+            if item.link_chars <= LINKED * item.chars:
+                kept[later] = True
+
+
+def _ends_with_colon(block: Block) -> bool:
+    element, slot = block.pieces[-1]
+    text = element.text if slot == "text" else element.tail
+    return (text or "").rstrip().endswith(":")
+
+
+def _next_list(element: Any) -> Any | None:
+    """The <ul> or <ol> right after the block-level element holding `element`, else None."""
+    while element.tag not in BLOCK_TAGS and element.getparent() is not None:
+        element = element.getparent()
+    after = element.getnext()
+    while after is not None and not isinstance(after.tag, str):  # a comment between
+        after = after.getnext()
+    return after if after is not None and after.tag in ("ul", "ol") else None
 
 
 def inner_links(page_blocks: list[Block], kept: list[bool]) -> None:

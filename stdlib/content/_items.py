@@ -286,20 +286,26 @@ def echoes(page_blocks: list[Block], kept: list[bool], most: int | None) -> None
 
 # Where a text repeats by design: code (a line a program repeats), a table's cells (a value).
 _BY_DESIGN = frozenset({"pre", "code", "td", "th"})
+# ... and in a guide, its steps and their headings.
+_STEPS = frozenset({"li", "h1", "h2", "h3", "h4", "h5", "h6"})
 
 
-def said_again(page_blocks: list[Block], kept: list[bool], least: int | None, apart: bool) -> None:
+def said_again(
+    page_blocks: list[Block], kept: list[bool], least: int | None, apart: bool, steps: bool = False
+) -> None:
     """A text the answer says again (a carousel's cloned slides, a second layout's copy of a
     section, a reply's preview of the post it answers): a kept block of at least `least` words
     repeating word for word an earlier kept block is not kept, never code nor a table's cell.
     With `apart`, only a copy held by another element than its first (an article's own
-    repeated line, in its one body, stays). None: none dropped."""
+    repeated line, in its one body, stays). With `steps`, never a list item nor a heading
+    either (a tutorial's steps: "Reset the view", "Press Enter"). None: none dropped."""
     if least is None:
         return
+    by_design = _BY_DESIGN | _STEPS if steps else _BY_DESIGN
     first: dict[tuple[str, ...], Any] = {}
     for index, block in enumerate(page_blocks):
         said = tuple(block.words)
-        if not kept[index] or len(said) < least or within(block.element, _BY_DESIGN):
+        if not kept[index] or len(said) < least or within(block.element, by_design):
             continue
         holder = _holder(block.element)
         if said not in first:

@@ -172,6 +172,9 @@ class Rules:
     again: int | None = None
     # ... only a copy held by another element than its first (not an article's own repeat).
     again_apart: bool = False
+    # The kinds of page (pageType; "*" any) where a list item or heading said again stays (a
+    # tutorial's steps: "Reset the view", "Press Enter"); (): dropped as any text.
+    again_steps: tuple[str, ...] = ()
     # The kinds of page (pageType: "product", ...; "*" any) where a section whose heading says
     # it lists other things than the page's own ("Similar items") goes before the vote
     # (_related.py); (): kept on every page.
@@ -190,6 +193,9 @@ class Rules:
     # of text: a tile's name and price, a card's heading and summary) is read as text, not as
     # a link (_blocks.blocks): a shop's whole tile is one link; (): a link everywhere.
     cards: tuple[str, ...] = ()
+    # A list a kept block introduces (its text ends with a colon, the list comes next) kept,
+    # its link lines left out (_filling.introduced).
+    introduced: bool = False
     # The kinds of page (pageType; "*" any) where the prose between the page's h1 and the
     # answer is kept (_filling.lead: a service page's pitch, a collection's intro); (): nowhere.
     leads: tuple[str, ...] = ()

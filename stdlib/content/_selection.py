@@ -314,6 +314,8 @@ DEFAULT = Rules(
     ),
     cards=("collection",),
     leads=("service", "collection"),
+    again_steps=("documentation",),
+    introduced=True,
 )
 # The rules before hidden elements, repeats, quotes and the article's start: bench/content.py's.
 BEFORE = Rules(
@@ -372,7 +374,8 @@ def main_region(doc: Any, rules: Rules = DEFAULT, kind: str = "") -> tuple[Any |
     if rules.quoted:
         items.quoted(page_blocks, kept)
     items.echoes(page_blocks, kept, rules.echoes)
-    items.said_again(page_blocks, kept, rules.again, rules.again_apart)
+    steps = kind in rules.again_steps or "*" in rules.again_steps
+    items.said_again(page_blocks, kept, rules.again, rules.again_apart, steps)
     if rules.labels is not None:
         most, times = rules.labels, rules.label_times
         items.labels(page_blocks, kept, most, times, rules.label_links, rules.label_lines)

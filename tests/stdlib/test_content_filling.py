@@ -269,3 +269,25 @@ def test_the_prose_between_the_page_title_and_the_answer_is_its_lead() -> None:
     kept = [b.words[:1] == ["part"] for b in page_blocks]
     filling.lead(page_blocks, kept)
     assert "repairs of every machine" not in kept_text(page_blocks, kept)
+
+
+def test_a_list_a_kept_sentence_introduces_is_kept_without_its_links() -> None:
+    steps = (
+        "<ol><li>Loft the curves</li><li>Cap the holes</li><!-- a comment -->"
+        "<li><a href='/pipes'>Create solid pipes, a tutorial of its own</a></li></ol>"
+    )
+    page = (
+        f"<div><p>Kept: {PROSE}.</p><p>You will learn how <em>to</em>:</p>{steps}"
+        f"<p>Not introduced, {PROSE}.</p><ul><li>Mirror objects</li></ul>"
+        f"<p>Kept again: {PROSE}.</p></div>"
+    )
+    page_blocks = parsed(page)
+    kept = [b.words[:1] == ["kept"] or b.words[:1] == ["you"] for b in page_blocks]
+    filling.introduced(page_blocks, kept)
+    text = kept_text(page_blocks, kept)
+    assert "you will learn how to loft the curves cap the holes" in text
+    assert "pipes" not in text and "mirror" not in text  # a link line; a list no kept line opens
+    # An introducing sentence the answer left out opens nothing.
+    kept = [b.words[:1] == ["kept"] for b in page_blocks]
+    filling.introduced(page_blocks, kept)
+    assert "loft" not in kept_text(page_blocks, kept)

@@ -1,11 +1,14 @@
 """A text the answer says again (_items.said_again): a second layout's copy, a carousel's clones,
 a reply's preview of the post it answers are read once; an article's own repeated line, code and
-a table's values stay. Pure functions of small pages, and the shipped rules on whole ones."""
+a table's values stay, and on documentation a guide's steps and their headings. Pure functions of small pages, and the shipped rules on whole ones."""
 
 from __future__ import annotations
 
+import lxml.html
+
 from taskplate.stdlib.content import _items as items
-from taskplate.stdlib.content._markdown import to_markdown
+from taskplate.stdlib.content._markdown import render, to_markdown
+from taskplate.stdlib.content._selection import DEFAULT, main_region
 from tests.stdlib.content_pages import kept_text
 from tests.stdlib.content_pages import parsed_page as parsed
 
@@ -15,10 +18,10 @@ SECTION = (
 )
 
 
-def said_again(page: str, least: int = 3, apart: bool = True) -> str:
+def said_again(page: str, least: int = 3, apart: bool = True, steps: bool = False) -> str:
     _, page_blocks = parsed(page)
     kept = [True] * len(page_blocks)
-    items.said_again(page_blocks, kept, least, apart)
+    items.said_again(page_blocks, kept, least, apart, steps)
     return kept_text(page_blocks, kept)
 
 
@@ -69,3 +72,33 @@ def test_the_shipped_rules_read_a_page_laid_out_twice_once() -> None:
     text = to_markdown(page, "https://work.test/")[0]
     for name in ("Boards", "Docs", "Forms", "Goals"):
         assert text.count(f"{name} for teams that ship every week") == 1, text
+
+
+def test_a_guides_repeated_steps_stay_with_steps_and_its_carousel_goes() -> None:
+    step = (
+        "<div class='step'><h4>Reset the view</h4><p>Part {n}: loft the curves of the shell and "
+        "join them.</p><ol><li><p>On the View menu, click Zoom Extents All.</p></li></ol></div>"
+    )
+    slide = "<div class='slide'><p>Prompt to code anything you can imagine</p></div>"
+    page = f"<main>{step.format(n=1)}{slide}{step.format(n=2)}{slide}</main>"
+    guide = said_again(page, steps=True)
+    assert guide.count("reset the view") == 2 and guide.count("zoom extents all") == 2
+    assert guide.count("prompt to code") == 1  # not a step: a carousel's clone
+    assert said_again(page).count("zoom extents all") == 1
+
+
+def test_the_shipped_rules_keep_a_guides_repeated_steps_on_documentation_only() -> None:
+    step = (
+        "<div class='step'><h4>Reset the view</h4><p>Part {n}: loft the curves of the shell, cap "
+        "its holes, and join the surfaces into one solid before the next part.</p><ol><li>On "
+        "the View menu, click Zoom Extents All.</li></ol></div>"
+    )
+    body = "".join(step.format(n=n) for n in range(3))
+    page = f"<html><body><main><h1>Tutorial: headphones</h1>{body}</main></body></html>"
+
+    def read(kind: str) -> str:
+        found, _ = main_region(lxml.html.document_fromstring(page), DEFAULT, kind)
+        return render(found) if found is not None else ""
+
+    assert read("documentation").count("Zoom Extents All") == 3
+    assert read("article").count("Zoom Extents All") == 1
