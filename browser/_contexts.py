@@ -14,10 +14,9 @@ import anyio
 from playwright.async_api import BrowserContext, Page
 
 from ._cleanup import cleanup
-from ._error_loops import ERROR_LOOPS
 from ._har import HarRecording
 from ._tab import Tab
-from ._watcher import WATCHER
+from ._watcher import ERROR_LOOPS, WATCHER
 from .traffic import Network, UrlPolicy
 
 if TYPE_CHECKING:

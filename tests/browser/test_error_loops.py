@@ -1,6 +1,6 @@
 """A picture whose error handler swaps in a fallback that fails too fails again and again for as
 long as the page is open (blocked, as reads block pictures, or missing); every session cuts the
-loop short (browser/_error_loops.py): the page loads, is read without a warning, and sends
+loop short (browser/_watcher.py, ERROR_LOOPS): the page loads, is read without a warning, and sends
 nothing more."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from taskplate.browser._error_loops import LOOP_FAILURES
+from taskplate.browser._watcher import LOOP_FAILURES
 from taskplate.stdlib import ActionContext, run_action
 from tests.fixtures.server import FixtureServer
 
