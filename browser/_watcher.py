@@ -5,10 +5,11 @@ nothing it shows or does; and the cut of error-handler loops (ERROR_LOOPS).
 Error-handler loops: a picture whose error handler swaps in a fallback that fails too
 (`<img onerror="this.src='fallback.jpg'">` with the fallback missing, on a host the machine
 cannot reach, or blocked: reads block pictures by default) fails, runs its handler, fails again,
-hundreds of times a second, for as long as the page is open. The page never fires `load`; every failed request
-crosses to the driver as an event (an article page of the shared corpus sent 360 a second), and
-under that flood Playwright's client lost track of the page's objects ("Cannot find object to
-__dispose__") and a batch of such pages overran its run's time (bench/content.py).
+hundreds of times a second, for as long as the page is open. The page never fires `load`; every
+failed request crosses to the driver as an event (an article page of the shared corpus sent 360
+a second), and under that flood Playwright's client lost track of the page's objects ("Cannot
+find object to __dispose__") and a batch of such pages overran its run's time
+(bench/content.py).
 
 An element whose resource has failed `LOOP_FAILURES` times is not told of its failures any more:
 a listener on the window, which hears an element's `error` event before the element's own

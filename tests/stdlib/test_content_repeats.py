@@ -1,6 +1,7 @@
 """A text the answer says again (_items.said_again): a second layout's copy, a carousel's clones,
 a reply's preview of the post it answers are read once; an article's own repeated line, code and
-a table's values stay, and on documentation a guide's steps and their headings. Pure functions of small pages, and the shipped rules on whole ones."""
+a table's values stay, and on documentation a guide's steps and their headings. Pure functions
+of small pages, and the shipped rules on whole ones."""
 
 from __future__ import annotations
 
