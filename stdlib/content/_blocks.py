@@ -182,5 +182,12 @@ def blocks(root: Any, cards: bool = False) -> PageBlocks:
 SHORT = 4
 
 
+def block_level(element: Any) -> Any:
+    """The block-level element (one of BLOCK_TAGS) holding `element`, or the root above it."""
+    while element.tag not in BLOCK_TAGS and element.getparent() is not None:
+        element = element.getparent()
+    return element
+
+
 def shingles(words: list[str]) -> Counter[tuple[str, ...]]:
     return Counter(zip(words, words[1:], words[2:], words[3:], strict=False))

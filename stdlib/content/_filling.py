@@ -12,7 +12,7 @@ from __future__ import annotations
 from itertools import islice, pairwise
 from typing import Any
 
-from ._blocks import BLOCK_TAGS, SHORT, WORD, Block
+from ._blocks import SHORT, WORD, Block, block_level
 from ._boilerplate import COMMENT_WORDS
 from ._groups import groups, is_chrome, tallies
 from ._items import LINKED
@@ -124,9 +124,7 @@ def _ends_with_colon(block: Block) -> bool:
 
 def _next_list(element: Any) -> Any | None:
     """The <ul> or <ol> right after the block-level element holding `element`, else None."""
-    while element.tag not in BLOCK_TAGS and element.getparent() is not None:
-        element = element.getparent()
-    after = element.getnext()
+    after = block_level(element).getnext()
     while after is not None and not isinstance(after.tag, str):  # a comment between
         after = after.getnext()
     return after if after is not None and after.tag in ("ul", "ol") else None

@@ -18,7 +18,7 @@ import re
 from collections import defaultdict
 from typing import Any
 
-from ._blocks import BLOCK_TAGS, SHORT, Block, shingles
+from ._blocks import SHORT, Block, block_level, shingles
 from ._groups import MIN_ITEMS, Group, chrome, groups, plain, shape, tallies, within
 
 _DIGITS = re.compile(r"\d+")
@@ -316,6 +316,5 @@ def said_again(
 
 def _holder(element: Any) -> Any:
     """What holds a block: the parent of the block-level element its text lies in."""
-    while element.tag not in BLOCK_TAGS and element.getparent() is not None:
-        element = element.getparent()
+    element = block_level(element)
     return element.getparent() if element.getparent() is not None else element
